@@ -1,0 +1,75 @@
+# oomscope: `make` builds everything (installing missing Debian packages first),
+# `make test` runs the whole test suite, `make demo` the newcomer's demo,
+# `make bench` the benchmark tables.
+ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+BUILD := build
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= gcc
+
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
+CPPFLAGS := -Iuser -Ibpf -I$(BUILD)
+LDLIBS := -lbpf -lelf -lz -llzma
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf -Wall -Werror
+TARGET_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
+
+USER_SRCS := $(shell find user -name '*.c' ! -path user/main.c | sort)
+USER_OBJS := $(USER_SRCS:%.c=$(BUILD)/%.o)
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.bpf.o)
+SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TARGET_SRCS := $(wildcard tests/targets/*.c)
+TARGET_BINS := $(TARGET_SRCS:tests/targets/%.c=$(BUILD)/targets/%)
+DEPS_OK := $(BUILD)/.deps-ok
+
+.SECONDARY:
+.PHONY: all deps test unit demo bench clean
+all: oomscope $(TARGET_BINS)
+
+deps: $(DEPS_OK)
+$(DEPS_OK): scripts/install-deps.sh
+	@mkdir -p $(BUILD)
+	scripts/install-deps.sh
+	@touch $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	llvm-strip -g $@.tmp -o $@ && rm -f $@.tmp	# keep BTF, drop DWARF
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/user/%.o: user/%.c $(shell find user bpf -name '*.h') | $(SKELS) $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libooms.a: $(USER_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+oomscope: $(BUILD)/user/main.o $(BUILD)/libooms.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libooms.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(BUILD)/libooms.a $(LDLIBS) -ldl
+
+$(BUILD)/targets/%: tests/targets/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
+
+unit: $(UNIT_BINS)
+
+test: all unit
+	scripts/run-tests.sh
+
+demo: all
+	scripts/demo.sh
+
+bench: all
+	scripts/bench.sh
+
+clean:
+	rm -rf $(BUILD) oomscope

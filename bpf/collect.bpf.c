@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The collector's kernel side: threads, file descriptors and address space of
+ * one target process (tgid), filtered in the kernel.
+ *
+ * - raw_syscalls:sys_exit (raw tracepoint) sees every syscall's result. The
+ *   arguments are still in the saved user registers at exit, so one program per
+ *   syscall is enough (no sys_enter). The syscall number is mapped to a class
+ *   through nr_class[], filled by user space from its per-architecture tables.
+ * - sched:sched_process_fork / sched_process_exit (raw tracepoints) keep the
+ *   thread set exact, whichever way a thread was made or died.
+ * - a uprobe on the target libc's pthread_create remembers the start routine and
+ *   the caller's stack for the clone that follows.
+ *
+ * Running totals live in `totals` (.bss, read by user space through mmap); the
+ * fd and thread sets are hash maps, so a dup2 over an open fd or a double close
+ * does not skew the counts. Attribution events go through one ring buffer;
+ * every failed reservation is counted.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "collect.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile __u32 target_tgid = 0;
+const volatile __u64 big_map_bytes = 1 << 20;
+const volatile __u64 page_size = 4096;
+const volatile __u8 nr_class[OOMS_NR_SLOTS] = {};
+
+struct ooms_totals totals = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22); /* resized from the page size at load */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536); /* resized from RLIMIT_NOFILE at load */
+	__type(key, __u32);
+	__type(value, __u8);
+} live_fds SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, __u8);
+} live_threads SEC(".maps");
+
+/* A pthread_create call in flight on a thread: its start routine and stack,
+ * for the clone it is about to make. */
+struct pending_thread {
+	__u64 start;
+	__u64 sp;
+	__s32 stack_bytes;
+	__u64 ustack[OOMS_STACK_DEPTH];
+	__u64 slice[OOMS_SLICE_WORDS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct pending_thread);
+} pending_threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pending_thread);
+} pending_scratch SEC(".maps");
+
+#define F_DUPFD 0
+#define F_DUPFD_CLOEXEC 1030
+#define MAX_ERRNO 4095
+
+static __always_inline int is_target(void)
+{
+	return (bpf_get_current_pid_tgid() >> 32) == target_tgid;
+}
+
+#if defined(__TARGET_ARCH_x86)
+static __always_inline long sys_nr(struct pt_regs *regs)
+{
+	return BPF_CORE_READ(regs, orig_ax);
+}
+static __always_inline int is_compat(struct pt_regs *regs)
+{
+	return 0; /* i386 apps on x86_64: not followed (see README) */
+}
+static __always_inline __u64 user_sp(struct pt_regs *regs)
+{
+	return BPF_CORE_READ(regs, sp);
+}
+#elif defined(__TARGET_ARCH_arm64)
+static __always_inline long sys_nr(struct pt_regs *regs)
+{
+	return BPF_CORE_READ(regs, syscallno);
+}
+static __always_inline int is_compat(struct pt_regs *regs)
+{
+	return (BPF_CORE_READ(regs, pstate) & 0x10) != 0; /* PSR_MODE32_BIT */
+}
+static __always_inline __u64 user_sp(struct pt_regs *regs)
+{
+	return BPF_CORE_READ(regs, sp);
+}
+#else
+#error "unsupported architecture"
+#endif
+
+static __always_inline __u64 page_up(__u64 len)
+{
+	return (len + page_size - 1) & ~(page_size - 1);
+}
+
+static __always_inline void read_slice(__u64 *slice, __u64 sp)
+{
+	/* Near the top of a stack a full slice may cross into an unmapped page:
+	 * fall back to half. Zero where nothing could be read. */
+	if (bpf_probe_read_user(slice, OOMS_SLICE_WORDS * 8, (void *)sp) == 0)
+		return;
+	__builtin_memset(slice, 0, OOMS_SLICE_WORDS * 8);
+	bpf_probe_read_user(slice, OOMS_SLICE_WORDS * 4, (void *)sp);
+}
+
+/* Reserve an event and fill the fields every event has. */
+static __always_inline struct ooms_event *event_start(__u16 type)
+{
+	struct ooms_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		__sync_fetch_and_add(&totals.ringbuf_drops, 1);
+		return NULL;
+	}
+	e->type = type;
+	e->version = OOMS_EVENT_VERSION;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->ts_ns = bpf_ktime_get_ns();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->ret = 0;
+	e->arg0 = 0;
+	e->arg1 = 0;
+	e->nr = 0;
+	return e;
+}
+
+static __always_inline void event_stack(void *ctx, struct ooms_event *e, __u64 sp)
+{
+	e->stack_bytes = bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK);
+	e->sp = sp;
+	read_slice(e->slice, sp);
+}
+
+static __always_inline void event_send(struct ooms_event *e)
+{
+	bpf_ringbuf_submit(e, 0);
+	__sync_fetch_and_add(&totals.events_sent, 1);
+}
+
+static __always_inline void fd_added(void *ctx, struct pt_regs *regs, long nr, __s64 fd, __s64 fd2)
+{
+	__u32 key = fd;
+	__u8 one = 1;
+	struct ooms_event *e;
+
+	__sync_fetch_and_add(&totals.fd_opens, 1);
+	if (bpf_map_update_elem(&live_fds, &key, &one, BPF_NOEXIST) == 0)
+		__sync_fetch_and_add(&totals.fds_live, 1);
+	else if (!bpf_map_lookup_elem(&live_fds, &key))
+		__sync_fetch_and_add(&totals.set_full_drops, 1);
+	if (fd2 >= 0) {
+		key = fd2;
+		__sync_fetch_and_add(&totals.fd_opens, 1);
+		if (bpf_map_update_elem(&live_fds, &key, &one, BPF_NOEXIST) == 0)
+			__sync_fetch_and_add(&totals.fds_live, 1);
+		else if (!bpf_map_lookup_elem(&live_fds, &key))
+			__sync_fetch_and_add(&totals.set_full_drops, 1);
+	}
+
+	e = event_start(EV_FD_OPEN);
+	if (!e)
+		return;
+	e->ret = fd;
+	e->arg0 = fd2;
+	e->nr = nr;
+	event_stack(ctx, e, user_sp(regs));
+	event_send(e);
+}
+
+static __always_inline void fd_pair(void *ctx, struct pt_regs *regs, long nr, __u64 uptr)
+{
+	int fds[2] = {-1, -1};
+
+	if (bpf_probe_read_user(fds, sizeof(fds), (void *)uptr) == 0)
+		fd_added(ctx, regs, nr, fds[0], fds[1]);
+}
+
+static __always_inline void fd_closed(__u64 fd)
+{
+	__u32 key = fd;
+
+	__sync_fetch_and_add(&totals.fd_closes, 1);
+	if (bpf_map_delete_elem(&live_fds, &key) == 0)
+		__sync_fetch_and_add(&totals.fds_live, -1);
+}
+
+static __always_inline void map_big(void *ctx, struct pt_regs *regs, long nr, __u64 addr,
+				    __u64 len, __u64 flags)
+{
+	struct ooms_event *e;
+
+	if (len < big_map_bytes)
+		return;
+	e = event_start(EV_MMAP_BIG);
+	if (!e)
+		return;
+	e->ret = addr;
+	e->arg0 = len;
+	e->arg1 = flags;
+	e->nr = nr;
+	event_stack(ctx, e, user_sp(regs));
+	event_send(e);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	long nr, slot;
+	__u8 cls;
+
+	if (!is_target())
+		return 0;
+	nr = sys_nr(regs);
+	if (nr < 0 || nr >= OOMS_COMPAT_BASE)
+		return 0;
+	slot = is_compat(regs) ? nr + OOMS_COMPAT_BASE : nr;
+	if (slot < 0 || slot >= OOMS_NR_SLOTS)
+		return 0;
+	cls = nr_class[slot];
+	if (cls == SC_NONE)
+		return 0;
+	/* a failed call changes nothing (mmap returns addresses, so check errno range) */
+	if (ret < 0 && ret >= -MAX_ERRNO)
+		return 0;
+
+	switch (cls) {
+	case SC_FD_RET:
+		fd_added(ctx, regs, slot, ret, -1);
+		break;
+	case SC_FD_PAIR_A0:
+		fd_pair(ctx, regs, slot, PT_REGS_PARM1_CORE_SYSCALL(regs));
+		break;
+	case SC_FD_PAIR_A3:
+		fd_pair(ctx, regs, slot, PT_REGS_PARM4_CORE_SYSCALL(regs));
+		break;
+	case SC_FCNTL: {
+		__u64 cmd = PT_REGS_PARM2_CORE_SYSCALL(regs);
+
+		if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+			fd_added(ctx, regs, slot, ret, -1);
+		break;
+	}
+	case SC_CLOSE:
+		fd_closed(PT_REGS_PARM1_CORE_SYSCALL(regs));
+		break;
+	case SC_MMAP: {
+		__u64 len = page_up(PT_REGS_PARM2_CORE_SYSCALL(regs));
+
+		__sync_fetch_and_add(&totals.mmaps, 1);
+		__sync_fetch_and_add(&totals.vm_delta_bytes, len);
+		map_big(ctx, regs, slot, ret, len, PT_REGS_PARM4_CORE_SYSCALL(regs));
+		break;
+	}
+	case SC_MUNMAP:
+		__sync_fetch_and_add(&totals.munmaps, 1);
+		__sync_fetch_and_add(&totals.vm_delta_bytes,
+				     -(__s64)page_up(PT_REGS_PARM2_CORE_SYSCALL(regs)));
+		break;
+	case SC_MREMAP: {
+		__u64 old_len = page_up(PT_REGS_PARM2_CORE_SYSCALL(regs));
+		__u64 new_len = page_up(PT_REGS_PARM3_CORE_SYSCALL(regs));
+
+		__sync_fetch_and_add(&totals.mremaps, 1);
+		__sync_fetch_and_add(&totals.vm_delta_bytes, (__s64)new_len - (__s64)old_len);
+		if (new_len > old_len)
+			map_big(ctx, regs, slot, ret, new_len, 0);
+		break;
+	}
+	case SC_BRK: {
+		__u64 prev = totals.brk_cur;
+
+		__sync_fetch_and_add(&totals.brks, 1);
+		totals.brk_cur = ret;
+		if (prev && (__u64)ret != prev)
+			__sync_fetch_and_add(&totals.vm_delta_bytes,
+					     (__s64)page_up(ret) - (__s64)page_up(prev));
+		break;
+	}
+	}
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(thread_new, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pending_thread *p;
+	struct ooms_event *e;
+	__u32 child_tid;
+	__u8 one = 1;
+
+	if (!is_target() || BPF_CORE_READ(child, tgid) != target_tgid)
+		return 0; /* not ours, or a child process rather than a thread */
+	child_tid = BPF_CORE_READ(child, pid);
+	__sync_fetch_and_add(&totals.thread_news, 1);
+	if (bpf_map_update_elem(&live_threads, &child_tid, &one, BPF_NOEXIST) == 0)
+		__sync_fetch_and_add(&totals.threads_live, 1);
+	else if (!bpf_map_lookup_elem(&live_threads, &child_tid))
+		__sync_fetch_and_add(&totals.set_full_drops, 1);
+
+	e = event_start(EV_THREAD_NEW);
+	if (!e)
+		return 0;
+	e->ret = child_tid;
+	p = bpf_map_lookup_elem(&pending_threads, &tid);
+	if (p) {
+		/* made by pthread_create: the stack at its entry is the caller's */
+		e->arg1 = p->start;
+		e->stack_bytes = p->stack_bytes;
+		e->sp = p->sp;
+		__builtin_memcpy(e->ustack, p->ustack, sizeof(e->ustack));
+		__builtin_memcpy(e->slice, p->slice, sizeof(e->slice));
+		bpf_map_delete_elem(&pending_threads, &tid);
+	} else {
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+		event_stack(ctx, e, BPF_CORE_READ(regs, sp));
+	}
+	event_send(e);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(thread_exit)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (!is_target())
+		return 0;
+	__sync_fetch_and_add(&totals.thread_exits, 1);
+	if (bpf_map_delete_elem(&live_threads, &tid) == 0)
+		__sync_fetch_and_add(&totals.threads_live, -1);
+	bpf_map_delete_elem(&pending_threads, &tid);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(pthread_create_entry, void *thread, void *attr, void *start)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pending_thread *p;
+	__u32 zero = 0;
+
+	if (!is_target())
+		return 0;
+	p = bpf_map_lookup_elem(&pending_scratch, &zero);
+	if (!p)
+		return 0;
+	p->start = (__u64)start;
+	p->sp = PT_REGS_SP(ctx);
+	p->stack_bytes = bpf_get_stack(ctx, p->ustack, sizeof(p->ustack), BPF_F_USER_STACK);
+	read_slice(p->slice, p->sp);
+	bpf_map_update_elem(&pending_threads, &tid, p, BPF_ANY);
+	return 0;
+}

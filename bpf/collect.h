@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Event ABI between collect.bpf.c and user space.
+ *
+ * Fixed-size structs, a type and a version in every event, kernel monotonic
+ * timestamps, stacks as fixed-depth arrays of user addresses. Nothing in here
+ * points into the collector's memory. Included by BPF (vmlinux.h types) and
+ * by user space (stdint types), so only plain integer types are used.
+ */
+#ifndef OOMSCOPE_BPF_COLLECT_H
+#define OOMSCOPE_BPF_COLLECT_H
+
+#ifndef __VMLINUX_H__
+#include <stdint.h> /* user space; BPF gets the same names from vmlinux.h */
+#endif
+
+#define OOMS_EVENT_VERSION 1
+#define OOMS_STACK_DEPTH 40   /* frames captured by bpf_get_stack */
+#define OOMS_SLICE_WORDS 32   /* words copied from the user stack pointer up */
+#define OOMS_COMM_LEN 16
+#define OOMS_NR_SLOTS 1024    /* syscall class table: native nr, then compat nr + 512 */
+#define OOMS_COMPAT_BASE 512
+
+/* What a syscall number means to the collector. User space fills the
+ * nr -> class table from its per-architecture number tables, so the BPF
+ * program holds no architecture-specific syscall numbers. */
+enum ooms_sysclass {
+	SC_NONE = 0,
+	SC_FD_RET,      /* returns a new fd: open(at), socket, eventfd, dup*, accept*, ... */
+	SC_FD_PAIR_A0,  /* pipe/pipe2: int fds[2] at arg0 */
+	SC_FD_PAIR_A3,  /* socketpair: int sv[2] at arg3 */
+	SC_FCNTL,       /* new fd only for F_DUPFD / F_DUPFD_CLOEXEC */
+	SC_CLOSE,
+	SC_MMAP,        /* len at arg1 */
+	SC_MUNMAP,      /* len at arg1 */
+	SC_MREMAP,      /* old len arg1, new len arg2 */
+	SC_BRK,
+	SC_CLASS_MAX,
+};
+
+enum ooms_event_type {
+	EV_FD_OPEN = 1,    /* fd (and fd2 for pairs) created, with stack */
+	EV_THREAD_NEW = 2, /* a thread of the target was created, with creator's stack */
+	EV_MMAP_BIG = 3,   /* an mmap/mremap of at least big_map_bytes, with stack */
+	EV_TYPE_MAX,
+};
+
+struct ooms_event {
+	uint16_t type;        /* enum ooms_event_type */
+	uint16_t version;     /* OOMS_EVENT_VERSION */
+	uint32_t tid;         /* thread that made the call */
+	uint64_t ts_ns;       /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	char comm[OOMS_COMM_LEN]; /* name of the calling thread */
+	int64_t ret;          /* new fd, new thread id, or mapped address */
+	uint64_t arg0;        /* EV_FD_OPEN: second fd of a pair or -1; EV_MMAP_BIG: length */
+	uint64_t arg1;        /* EV_THREAD_NEW: pthread start routine or 0; EV_MMAP_BIG: flags */
+	uint32_t nr;          /* syscall number (as seen, compat offset applied) or 0 */
+	int32_t stack_bytes;  /* bytes of ustack filled, or a negative errno */
+	uint64_t ustack[OOMS_STACK_DEPTH];
+	uint64_t sp;          /* user stack pointer at the probe */
+	uint64_t slice[OOMS_SLICE_WORDS]; /* user stack words from sp up (zero where unreadable) */
+};
+
+/* Running totals, one copy, updated atomically by the BPF programs and read by
+ * user space through the mmap-able .bss map. */
+struct ooms_totals {
+	int64_t threads_live;   /* members of the thread set */
+	int64_t fds_live;       /* members of the fd set */
+	int64_t vm_delta_bytes; /* mmap - munmap + mremap growth + brk growth since attach */
+	uint64_t fd_opens;
+	uint64_t fd_closes;
+	uint64_t thread_news;
+	uint64_t thread_exits;
+	uint64_t mmaps;
+	uint64_t munmaps;
+	uint64_t mremaps;
+	uint64_t brks;
+	uint64_t ringbuf_drops;  /* failed bpf_ringbuf_reserve: events lost */
+	uint64_t set_full_drops; /* fd/thread set map was full */
+	uint64_t events_sent;
+	uint64_t brk_cur;        /* last program break seen */
+};
+
+#endif

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# `make bench`: the collector's overhead on syscall-heavy loops, side by side in
+# one run: the loop alone, under `oomscope run`, and under `strace -f -c`.
+# Each cell is the median ns per iteration of REPS runs; ratios are against alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ "$(id -u)" -eq 0 ] || { echo "bench: run as root (BPF)" >&2; exit 1; }
+REPS=${REPS:-5}
+loop=build/targets/bench_loop
+tmp=$(mktemp -d /tmp/oomscope-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+declare -A ITERS=([open]=200000 [mmap]=100000 [thread]=10000 [mix]=10000)
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+ns_alone()   { "$loop" "$1" "$2" | awk '{print $4}'; }
+ns_oomscope() {
+  ./oomscope run --json -i 1 -o "$tmp/run" -- "$loop" "$1" "$2" > "$tmp/out" 2>&1
+  awk -v m="$1" '$1 == m {print $4}' "$tmp/out"
+  jq -r 'select(.type=="end") | "\(.ringbuf_drops) \(.events_sent)"' "$tmp/run/timeline.jsonl" > "$tmp/drops"
+}
+ns_strace()  { strace -f -c -o /dev/null "$loop" "$1" "$2" | awk '{print $4}'; }
+
+printf '%-7s %9s | %12s %12s %8s | %12s %8s | %s\n' mode iters "alone ns/it" "oomscope" ratio "strace -f -c" ratio "oomscope events (lost)"
+for mode in open mmap thread mix; do
+  n=${ITERS[$mode]}
+  a=(); o=(); s=()
+  for _ in $(seq 1 "$REPS"); do
+    a+=("$(ns_alone "$mode" "$n")")
+    o+=("$(ns_oomscope "$mode" "$n")")
+    s+=("$(ns_strace "$mode" "$n")")
+  done
+  ma=$(printf '%s\n' "${a[@]}" | median)
+  mo=$(printf '%s\n' "${o[@]}" | median)
+  ms=$(printf '%s\n' "${s[@]}" | median)
+  read -r drops sent < "$tmp/drops"
+  printf '%-7s %9d | %12.0f %12.0f %7.2fx | %12.0f %7.2fx | %s (%s)\n' "$mode" "$n" "$ma" "$mo" \
+    "$(echo "$mo / $ma" | bc -l)" "$ms" "$(echo "$ms / $ma" | bc -l)" "$sent" "$drops"
+done
+echo "(median of $REPS runs each; ratio = ns per iteration / alone; lower is better)"

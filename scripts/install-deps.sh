@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every Debian package oomscope needs to build, test and benchmark.
+# Idempotent: installs only what is missing. Debian packages only (apt).
+#   scripts/install-deps.sh            build + test + bench packages
+#   scripts/install-deps.sh --check    exit 1 and list what is missing, install nothing
+set -euo pipefail
+
+PKGS=(
+  # build
+  make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev liblzma-dev bpftool
+  # tests
+  bats jq binutils xz-utils procps
+  # bench
+  strace bc
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${1:-}" = "--check" ]; then
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "missing Debian packages: ${missing[*]} (run scripts/install-deps.sh as root)" >&2
+    exit 1
+  fi
+  exit 0
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: need root to install: ${missing[*]}" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs the C unit tests and the BATS suites, all speaking TAP, and ends with
+# one line: "N passed, N failed" (", N skipped" when a test skipped itself,
+# each skip saying why in its TAP line).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+pass=0 fail=0 skip=0
+log=$(mktemp -d /tmp/oomscope-tests.XXXXXX)
+trap 'rm -rf "$log"' EXIT
+
+count() { # $1: file with TAP output
+  local p f s
+  p=$(grep -cE '^ok [0-9]+' "$1" | tr -d ' ')
+  s=$(grep -cE '^ok [0-9]+.*# ?[Ss][Kk][Ii][Pp]' "$1" | tr -d ' ')
+  f=$(grep -cE '^not ok [0-9]+' "$1" | tr -d ' ')
+  pass=$((pass + p - s)); skip=$((skip + s)); fail=$((fail + f))
+}
+
+for t in build/tests/test_*; do
+  [ -x "$t" ] || continue
+  name=$(basename "$t")
+  echo "# unit: $name"
+  args=()
+  [ -x "tests/unit/${name}.args" ] && mapfile -t args < <("tests/unit/${name}.args" "$log")
+  timeout 120 "$t" "${args[@]}" > "$log/$name.tap" 2>&1
+  rc=$?
+  cat "$log/$name.tap"
+  count "$log/$name.tap"
+  if [ $rc -ne 0 ] && ! grep -q '^not ok' "$log/$name.tap"; then
+    echo "not ok - $name exited with status $rc"
+    fail=$((fail + 1))
+  fi
+done
+
+if ls tests/bats/*.bats >/dev/null 2>&1; then
+  echo "# bats: tests/bats"
+  timeout 1800 bats --tap tests/bats > "$log/bats.tap" 2>&1
+  rc=$?
+  cat "$log/bats.tap"
+  count "$log/bats.tap"
+  if [ $rc -ne 0 ] && ! grep -q '^not ok' "$log/bats.tap"; then
+    echo "not ok - bats exited with status $rc"
+    fail=$((fail + 1))
+  fi
+fi
+
+if [ "$skip" -gt 0 ]; then
+  echo "$pass passed, $fail failed, $skip skipped"
+else
+  echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]

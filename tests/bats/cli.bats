@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# The CLI refuses bad input with one clear line and a non-zero exit.
+load helpers
+
+@test "help explains the commands and options" {
+  run "$OOMSCOPE" help
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"watch -p PID"* ]]
+  [[ "$output" == *"run [options] -- CMD"* ]]
+  run "$OOMSCOPE" watch --help
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"--interval"* ]]
+  [[ "$output" == *"--fd-ratio"* ]]
+  [[ "$output" == *"timeline.jsonl"* ]]
+}
+
+@test "no command and an unknown command exit 2 with one line" {
+  run "$OOMSCOPE"
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" frobnicate
+  [ "$status" -eq 2 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"unknown command 'frobnicate'"* ]]
+}
+
+@test "watch refuses a PID that does not exist" {
+  run "$OOMSCOPE" watch -p 999999999 -d 1
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"invalid PID"* || "$output" == *"no process with PID"* ]]
+  # a free PID below pid_max
+  local pid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
+  while [ -e "/proc/$pid" ]; do pid=$((pid - 1)); done
+  run "$OOMSCOPE" watch -p "$pid" -d 1 -o "$TMP/run"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == "oomscope: no process with PID $pid" ]]
+  [ ! -e "$TMP/run" ]
+}
+
+@test "bad option values are refused" {
+  run "$OOMSCOPE" watch -p 1 -i abc
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"invalid interval 'abc'"* ]]
+  run "$OOMSCOPE" watch -p 1 -d -3
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" watch -p 1 --fd-ratio 1.5
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"invalid ratio"* ]]
+  run "$OOMSCOPE" watch -p 1 --big-map 12Q
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" watch
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"watch needs -p PID"* ]]
+  run "$OOMSCOPE" run
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"run needs a command"* ]]
+}
+
+@test "not root: refused with a reason" {
+  run setpriv --reuid=65534 --regid=65534 --clear-groups "$OOMSCOPE" watch -p 1 -d 1
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"must run as root"* ]]
+}
+
+@test "run of a command that does not exist says so, leaves no child" {
+  run timeout 30 "$OOMSCOPE" run -d 2 -o "$TMP/run" -- /nonexistent/prog
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"cannot run /nonexistent/prog: No such file or directory"* ]]
+}
+
+@test "an unreadable --btf file is named" {
+  run timeout 30 "$OOMSCOPE" watch -p $$ -d 1 --btf "$TMP/missing.btf" -o "$TMP/run"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"cannot read BTF file $TMP/missing.btf"* ]]
+}
+
+@test "an unwritable run directory is refused before watching" {
+  touch "$TMP/file"
+  run timeout 30 "$OOMSCOPE" watch -p $$ -d 1 -o "$TMP/file/sub"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"cannot create run directory"* ]]
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# File descriptors: exact counts, groups by kind, creation stacks naming the function.
+load helpers
+
+@test "run: fd_target's fds are counted, grouped and attributed to open_looper_pairs" {
+  run timeout 60 "$OOMSCOPE" run --json -d 3 -o "$TMP/run" -- "$TARGETS/fd_target" -n 100
+  [ "$status" -eq 0 ]
+  local d="$TMP/run"
+  [ -s "$d/timeline.jsonl" ] && [ -s "$d/fds.json" ] && [ -s "$d/threads.json" ] && [ -s "$d/vmsize.json" ]
+  # every line of the timeline is JSON, first is start, last is end
+  jq -e . "$d/timeline.jsonl" > /dev/null
+  [ "$(head -n1 "$d/timeline.jsonl" | jq -r .type)" = start ]
+  [ "$(tail -n1 "$d/timeline.jsonl" | jq -r .type)" = end ]
+  [ "$(tail -n1 "$d/timeline.jsonl" | jq -r .ringbuf_drops)" = 0 ]
+
+  # fd_target -n 100: 100 eventfd + 100 epoll + 10 files + 10 socketpairs + 10 pipes + stdio 3
+  local s; s=$(last_sample "$d/timeline.jsonl")
+  [ "$(jq .fds <<<"$s")" -eq 253 ]
+  [ "$(jq .fds_bpf <<<"$s")" -eq 253 ]
+  [ "$(jq .fds "$d/fds.json")" -eq 253 ]
+
+  local f="$d/fds.json"
+  [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$f")" -eq 100 ]
+  [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventpoll]") | .count' "$f")" -eq 100 ]
+  [ "$(jq '.groups[] | select(.kind=="socket") | .count' "$f")" -eq 20 ]
+  [ "$(jq '.groups[] | select(.kind=="pipe") | .count' "$f")" -eq 20 ]
+  [ "$(jq '.groups[] | select(.kind=="file") | .paths[] | select(.path=="/etc/hostname") | .count' "$f")" -eq 10 ]
+
+  # one creation stack per group, naming the function that made them
+  [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].count' "$f")" -eq 100 ]
+  [ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].syscall' "$f")" = eventfd2 ]
+  [ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventpoll]") | .stacks[0].syscall' "$f")" = epoll_create1 ]
+  group_symbols "$f" kind "anon_inode:[eventfd]" | grep -qx open_looper_pairs
+  group_symbols "$f" kind "anon_inode:[eventpoll]" | grep -qx open_looper_pairs
+  group_symbols "$f" kind socket | grep -qx open_socket_pairs
+  group_symbols "$f" kind pipe | grep -qx open_pipes
+  group_symbols "$f" kind file | grep -qx open_data_files
+  [ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].created_by' "$f")" = "open_looper_pairs (fd_target)" ]
+  # the immediate caller comes right after the libc frame
+  [ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].frames[1].symbol' "$f")" = open_looper_pairs ]
+  # crash-log form: module 0xADDR 0xBASE + OFFSET symbol+off
+  jq -r '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].frames[1].text' "$f" \
+    | grep -qE '^fd_target 0x[0-9a-f]+ 0x[0-9a-f]+ \+ [0-9]+ open_looper_pairs\+[0-9]+$'
+  # stdio existed before the target ran our probes? no: run attaches before exec,
+  # so the 3 stdio fds are inherited: they have no creation stack
+  [ "$(jq '[.groups[].stacks[] | select(.unknown == "existed at attach") | .count] | add' "$f")" -eq 3 ]
+}
+
+@test "watch: fds opened after attach are followed; earlier ones are marked" {
+  start_bg target "$TARGETS/fd_target" -w -n 40 -t 30
+  wait_for "$TMP/target.out" '^waiting pid='
+  local tpid; tpid=$(cat "$TMP/target.pid")
+  start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -d 4 -o "$TMP/run"
+  wait_for "$TMP/watch.out" '"type":"sample"' 20
+  kill -USR1 "$tpid"
+  wait_for "$TMP/target.out" '^ready pid=' 10
+  wait_exit "$(cat "$TMP/watch.pid")" 30
+  local f="$TMP/run/fds.json"
+  [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$f")" -eq 40 ]
+  group_symbols "$f" kind "anon_inode:[eventfd]" | grep -qx open_looper_pairs
+  local s; s=$(last_sample "$TMP/run/timeline.jsonl")
+  [ "$(jq .fds <<<"$s")" -eq "$(jq .fds_bpf <<<"$s")" ]
+  [ "$(jq .fds <<<"$s")" -eq "$(ls /proc/$tpid/fd | wc -l)" ]
+  # watch leaves the target running
+  kill -0 "$tpid"
+}

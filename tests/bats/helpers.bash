@@ -1,0 +1,77 @@
+# Shared helpers for the BATS suites. Every process a test starts is recorded
+# and ended by PID in teardown; temp dirs are removed.
+
+ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+OOMSCOPE="$ROOT/oomscope"
+TARGETS="$ROOT/build/targets"
+
+setup() {
+  TMP="$(mktemp -d /tmp/oomscope-bats.XXXXXX)"
+  STARTED_PIDS=()
+  TRACEFS_BEFORE="$(tracefs_state)"
+}
+
+teardown() {
+  local p
+  for p in "${STARTED_PIDS[@]}"; do
+    kill -TERM "$p" 2>/dev/null || true
+  done
+  for p in "${STARTED_PIDS[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+  done
+  # oomscope unmounts tracefs when it mounted it: the state must be as before
+  [ "$(tracefs_state)" = "$TRACEFS_BEFORE" ] || echo "# tracefs state changed: $TRACEFS_BEFORE -> $(tracefs_state)" >&3
+  rm -rf "$TMP"
+}
+
+tracefs_state() {
+  if grep -q ' /sys/kernel/tracing tracefs' /proc/mounts; then echo mounted; else echo unmounted; fi
+}
+
+# start_bg NAME CMD...: runs CMD in the background, stdout+stderr to $TMP/NAME.out,
+# records its PID in STARTED_PIDS and in $TMP/NAME.pid.
+start_bg() {
+  local name=$1; shift
+  "$@" > "$TMP/$name.out" 2>&1 &
+  local pid=$!
+  STARTED_PIDS+=("$pid")
+  echo "$pid" > "$TMP/$name.pid"
+}
+
+# wait_for FILE REGEX [SECS]: until a line of FILE matches.
+wait_for() {
+  local file=$1 re=$2 secs=${3:-10} i
+  for i in $(seq 1 $((secs * 10))); do
+    grep -qE "$re" "$file" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "# timed out waiting for /$re/ in $file:" >&3
+  sed 's/^/#   /' "$file" >&3 2>/dev/null || true
+  return 1
+}
+
+# wait_exit PID [SECS]: until PID is gone (it must be our child); returns its status.
+wait_exit() {
+  local pid=$1 secs=${2:-20} i
+  for i in $(seq 1 $((secs * 10))); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "# PID $pid still running after ${secs}s" >&3
+    return 124
+  fi
+  wait "$pid"
+}
+
+# The last sample line of a timeline.
+last_sample() {
+  grep '"type":"sample"' "$1" | tail -n 1
+}
+
+# Frames' symbols of the stacks of group KEY=VALUE in a threads/fds json, one per line.
+group_symbols() { # FILE KEYFIELD VALUE
+  jq -r --arg v "$3" ".groups[] | select(.$2 == \$v) | .stacks[].frames[].symbol // empty" "$1"
+}

@@ -1,0 +1,331 @@
+/* Unit tests of user/sym/symbolize.c against this very process, libc, a
+ * MiniDebugInfo binary and corrupt ELF files.
+ *
+ * Usage: test_symbolize [MINIDEBUG_ELF]
+ *   MINIDEBUG_ELF: the "minidebug" file written by
+ *   tests/unit/make_minidebuginfo.sh OUT_DIR (with MINIDEBUG_ELF.syms next to
+ *   it). Without it the script is run into a temporary directory when
+ *   tests/unit/make_minidebuginfo.sh is reachable from the current directory. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sym/symbolize.h"
+#include "tap.h"
+
+volatile int probe_sink;
+static uint64_t probe_ra;
+
+__attribute__((noinline)) int sym_probe_target(int x)
+{
+	probe_ra = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	probe_sink += x;
+	return probe_sink * 3;
+}
+
+/* The "+ 1" after the call keeps it a call (no tail jump), so probe_ra is a
+ * return address inside this function. */
+__attribute__((noinline)) int sym_probe_caller(int x)
+{
+	return sym_probe_target(x) + 1;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	return s ? s + 1 : p;
+}
+
+/* Build-id of the main program, read from its PT_NOTE in memory: an
+ * independent check of what the symbolizer reads from the file. */
+static int main_build_id_cb(struct dl_phdr_info *info, size_t size, void *out)
+{
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		for (end = p + ph->p_memsz; p + sizeof(ElfW(Nhdr)) <= end;) {
+			const ElfW(Nhdr) *nh = (const void *)p;
+			size_t al = ph->p_align == 8 ? 8 : 4;
+			const char *name = p + sizeof(*nh);
+			const unsigned char *desc =
+				(const void *)(name + ((nh->n_namesz + al - 1) & ~(al - 1)));
+
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(name, "GNU", 4) && nh->n_descsz <= 64) {
+				for (unsigned j = 0; j < nh->n_descsz; j++)
+					sprintf((char *)out + 2 * j, "%02x", desc[j]);
+				return 1;
+			}
+			p = (const char *)desc + ((nh->n_descsz + al - 1) & ~(al - 1));
+		}
+	}
+	return 1;       /* the first object is the main program: stop */
+}
+
+static void test_self(struct ooms_symbolizer *s)
+{
+	struct ooms_frame f;
+	char exe[4096], bid[129] = "";
+	uint64_t a = (uint64_t)(uintptr_t)&sym_probe_target;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	TAP_EQ_INT(ooms_sym_resolve(s, a + 3, 0, &f), 0, "resolve own function");
+	TAP_EQ_STR(f.module, exe, "module is the test binary");
+	TAP_EQ_STR(f.symbol, "sym_probe_target", "own function name");
+	TAP_EQ_INT(f.sym_offset, 3, "own function sym_offset");
+	TAP_EQ_INT(f.addr, a + 3, "frame keeps the captured address");
+	TAP_EQ_INT(f.offset, a + 3 - f.base, "offset = addr - base");
+	TAP_OK(f.base <= a && (f.base & 0xfff) == 0, "base 0x%" PRIx64 " is page-aligned, below", f.base);
+
+	dl_iterate_phdr(main_build_id_cb, bid);
+	TAP_OK(bid[0] != '\0', "test binary has a build-id in memory");
+	TAP_EQ_STR(f.build_id, bid, "build-id read from the file matches memory");
+
+	TAP_EQ_INT(ooms_sym_is_exec(s, a), 1, "function address is executable");
+	TAP_EQ_INT(ooms_sym_is_exec(s, (uint64_t)(uintptr_t)&f), 0, "stack is not executable");
+}
+
+static void test_return_addr(struct ooms_symbolizer *s)
+{
+	struct ooms_frame f;
+	uint64_t a = (uint64_t)(uintptr_t)&sym_probe_target;
+	unsigned char code[8];
+#if defined(__x86_64__)
+	const int callsz = 5;   /* call rel32 */
+#else
+	const int callsz = 4;   /* bl */
+#endif
+	sym_probe_caller(1);
+	TAP_EQ_INT(ooms_sym_resolve(s, probe_ra, 1, &f), 0, "resolve a real return address");
+	TAP_EQ_STR(f.symbol, "sym_probe_caller", "return address names the caller");
+	TAP_OK(f.sym_offset > 0, "sym_offset %" PRIu64 " of the return address", f.sym_offset);
+
+	/* the function's first byte as a return address means "the call was
+	 * just before": that is not sym_probe_target */
+	TAP_EQ_INT(ooms_sym_resolve(s, a, 1, &f), 0, "resolve function start as return address");
+	TAP_OK(!f.symbol || strcmp(f.symbol, "sym_probe_target") != 0,
+	       "return address at a function start looks up addr-1 (got %s)", f.symbol ? f.symbol : "none");
+	TAP_EQ_INT(ooms_sym_resolve(s, a + 1, 1, &f), 0, "resolve start+1 as return address");
+	TAP_EQ_STR(f.symbol, "sym_probe_target", "start+1 as return address is the function");
+	TAP_EQ_INT(f.sym_offset, 1, "sym_offset is relative to the captured address");
+
+	/* read_code reads the file; the code mapped in memory is the same bytes */
+	TAP_EQ_INT(ooms_sym_read_code(s, probe_ra - callsz, code, callsz), callsz,
+		   "read_code returns the call instruction bytes");
+	TAP_OK(memcmp(code, (const void *)(uintptr_t)(probe_ra - callsz), callsz) == 0,
+	       "read_code bytes equal the code in memory");
+}
+
+static void test_libc(struct ooms_symbolizer *s)
+{
+	struct ooms_frame f;
+	void *p = dlsym(RTLD_DEFAULT, "eventfd");
+	uint64_t a = (uint64_t)(uintptr_t)p;
+
+	TAP_OK(p != NULL, "dlsym(eventfd)");
+	TAP_EQ_INT(ooms_sym_resolve(s, a + 4, 0, &f), 0, "resolve eventfd+4");
+	TAP_OK(f.module && strncmp(base_name(f.module), "libc", 4) == 0,
+	       "module %s is libc", f.module ? f.module : "(null)");
+	/* Debian's libc.so.6 has only .dynsym, where eventfd has no alias */
+	TAP_EQ_STR(f.symbol, "eventfd", "libc symbol name");
+	TAP_EQ_INT(f.sym_offset, 4, "libc sym_offset");
+	TAP_OK(f.build_id && strlen(f.build_id) >= 16, "libc build-id %s", f.build_id ? f.build_id : "(null)");
+}
+
+static void test_unmapped(struct ooms_symbolizer *s)
+{
+	struct ooms_frame f;
+	unsigned char c;
+	void *page;
+
+	TAP_EQ_INT(ooms_sym_resolve(s, 8, 0, &f), -ENOENT, "unmapped address: -ENOENT");
+	TAP_OK(f.module == NULL && f.symbol == NULL && f.addr == 8, "unmapped frame is empty");
+	TAP_EQ_INT(ooms_sym_resolve(s, 0, 1, &f), -ENOENT, "return address 0: -ENOENT");
+	TAP_EQ_INT(ooms_sym_is_exec(s, 8), 0, "unmapped is not executable");
+	TAP_EQ_INT(ooms_sym_read_code(s, 8, &c, 1), -ENOENT, "read_code unmapped: -ENOENT");
+
+	/* a mapping made after ooms_sym_new appears after ooms_sym_refresh */
+	page = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	TAP_OK(page != MAP_FAILED, "mmap an executable anonymous page");
+	TAP_EQ_INT(ooms_sym_resolve(s, (uint64_t)(uintptr_t)page + 16, 0, &f), -ENOENT,
+		   "new mapping unknown before refresh");
+	TAP_EQ_INT(ooms_sym_refresh(s), 0, "refresh");
+	TAP_EQ_INT(ooms_sym_resolve(s, (uint64_t)(uintptr_t)page + 16, 0, &f), 0,
+		   "new mapping known after refresh");
+	TAP_OK(f.module == NULL && f.symbol == NULL, "anonymous mapping: no module, no symbol");
+	TAP_EQ_INT(ooms_sym_is_exec(s, (uint64_t)(uintptr_t)page), 1, "anonymous r-x page is executable");
+	TAP_OK(ooms_sym_read_code(s, (uint64_t)(uintptr_t)page, &c, 1) < 0,
+	       "read_code of anonymous memory fails");
+	munmap(page, 4096);
+
+	/* symbols loaded before the refresh are still there (and strings valid) */
+	TAP_EQ_INT(ooms_sym_resolve(s, (uint64_t)(uintptr_t)&sym_probe_target, 0, &f), 0,
+		   "resolve after refresh");
+	TAP_EQ_STR(f.symbol, "sym_probe_target", "symbol after refresh");
+}
+
+static void test_format(void)
+{
+	struct ooms_frame f = {
+		.addr = 0x7f1234567890, .module = "/usr/lib/x86_64-linux-gnu/libc.so.6",
+		.base = 0x7f1234500000, .offset = 0x67890, .symbol = "eventfd", .sym_offset = 16,
+	};
+	char buf[256];
+	const char *want = "libc.so.6 0x7f1234567890 0x7f1234500000 + 424080 eventfd+16";
+
+	TAP_EQ_INT(ooms_frame_format(&f, buf, sizeof(buf)), strlen(want), "format returns the length");
+	TAP_EQ_STR(buf, want, "format with symbol");
+	f.symbol = NULL;
+	ooms_frame_format(&f, buf, sizeof(buf));
+	TAP_EQ_STR(buf, "libc.so.6 0x7f1234567890 0x7f1234500000 + 424080", "format without symbol");
+	f.module = NULL;
+	ooms_frame_format(&f, buf, sizeof(buf));
+	TAP_EQ_STR(buf, "[unknown] 0x7f1234567890", "format without module");
+	TAP_EQ_INT(ooms_frame_format(&f, buf, 5), -ENOSPC, "format into a short buffer: -ENOSPC");
+	TAP_EQ_INT(strlen(buf), 4, "short buffer stays terminated");
+}
+
+/* 1 if path has a section of the given type / name. */
+static int has_section(const char *path, unsigned type, const char *name)
+{
+	int fd = open(path, O_RDONLY), found = 0;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *n;
+
+			if (!gelf_getshdr(scn, &sh))
+				break;
+			n = elf_strptr(elf, shstrndx, sh.sh_name);
+			found = sh.sh_type == type && (!name || (n && !strcmp(n, name)));
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+static void test_minidebuginfo(const char *elf)
+{
+	char syms[4200], name[128], got[128];
+	uint64_t vaddr, off;
+	FILE *f;
+	int n = 0;
+
+	snprintf(syms, sizeof(syms), "%s.syms", elf);
+	f = fopen(syms, "r");
+	TAP_OK(f != NULL, "open %s", syms);
+	if (!f)
+		return;
+	TAP_EQ_INT(has_section(elf, SHT_SYMTAB, NULL), 0, "stripped binary has no .symtab");
+	TAP_EQ_INT(has_section(elf, SHT_PROGBITS, ".gnu_debugdata"), 1, "it has .gnu_debugdata");
+	while (fscanf(f, "%127s %" SCNx64, name, &vaddr) == 2) {
+		n++;
+		got[0] = '\0';
+		off = 99;
+		TAP_EQ_INT(ooms_sym_elf_lookup(elf, vaddr + 2, got, sizeof(got), &off), 0,
+			   "elf_lookup %s+2 (0x%" PRIx64 ")", name, vaddr + 2);
+		TAP_EQ_STR(got, name, "name from .gnu_debugdata");
+		TAP_EQ_INT(off, 2, "sym_offset from .gnu_debugdata");
+	}
+	fclose(f);
+	TAP_EQ_INT(n, 2, "two functions listed in %s", syms);
+}
+
+static void test_corrupt(const char *self)
+{
+	char path[] = "/tmp/test_symbolize.XXXXXX", name[64];
+	unsigned char buf[4096];
+	uint64_t off;
+	int fd = mkstemp(path), src;
+	ssize_t n;
+
+	TAP_OK(fd >= 0, "temp file");
+	if (fd < 0)
+		return;
+	srand(42);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)rand();
+	TAP_EQ_INT(write(fd, buf, sizeof(buf)), sizeof(buf), "write random bytes");
+	TAP_OK(ooms_sym_elf_lookup(path, 0x1000, name, sizeof(name), &off) < 0, "random bytes: error");
+
+	/* a real ELF header followed by garbage: sections point past the end */
+	src = open(self, O_RDONLY);
+	n = src >= 0 ? read(src, buf, 64) : -1;
+	if (src >= 0)
+		close(src);
+	TAP_EQ_INT(n, 64, "read own ELF header");
+	TAP_OK(ftruncate(fd, 0) == 0 && pwrite(fd, buf, 64, 0) == 64, "write truncated ELF");
+	TAP_OK(ooms_sym_elf_lookup(path, 0x1000, name, sizeof(name), &off) < 0, "truncated ELF: error");
+
+	/* header + section headers pointing at random data */
+	memset(buf + 64, 0xa5, sizeof(buf) - 64);
+	TAP_OK(pwrite(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf), "write ELF header + junk");
+	TAP_OK(ooms_sym_elf_lookup(path, 0x1000, name, sizeof(name), &off) < 0, "junk ELF: error");
+	close(fd);
+	unlink(path);
+
+	TAP_EQ_INT(ooms_sym_elf_lookup("/nonexistent/x", 0, name, sizeof(name), &off), -ENOENT,
+		   "missing file: -ENOENT");
+	TAP_OK(ooms_sym_elf_lookup("/dev/null", 0, name, sizeof(name), &off) < 0, "device: error");
+}
+
+int main(int argc, char **argv)
+{
+	struct ooms_symbolizer *s = ooms_sym_new(getpid());
+	char tmp[] = "/tmp/test_symbolize_md.XXXXXX", cmd[256], elf[300];
+	const char *script = "tests/unit/make_minidebuginfo.sh";
+
+	TAP_OK(s != NULL, "ooms_sym_new(self)");
+	if (!s)
+		return tap_done();
+	test_self(s);
+	test_return_addr(s);
+	test_libc(s);
+	test_unmapped(s);
+	ooms_sym_free(s);
+	TAP_OK(ooms_sym_new(-5) == NULL && errno == ENOENT, "ooms_sym_new(bad pid) fails");
+
+	test_format();
+	test_corrupt("/proc/self/exe");
+
+	if (argc > 1) {
+		test_minidebuginfo(argv[1]);
+	} else if (access(script, R_OK) == 0 && mkdtemp(tmp)) {
+		snprintf(cmd, sizeof(cmd), "sh %s %s >/dev/null", script, tmp);
+		snprintf(elf, sizeof(elf), "%s/minidebug", tmp);
+		TAP_EQ_INT(system(cmd), 0, "%s", cmd);
+		test_minidebuginfo(elf);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", tmp);
+	} else {
+		printf("ok %d - # SKIP no MiniDebugInfo ELF (argv[1])\n", ++tap_n);
+	}
+	return tap_done();
+}

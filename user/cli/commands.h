@@ -1,0 +1,7 @@
+/* Subcommands of the oomscope CLI; each returns the process exit code. */
+#ifndef OOMSCOPE_COMMANDS_H
+#define OOMSCOPE_COMMANDS_H
+
+int cmd_watch_or_run(int argc, char **argv, int is_run);
+
+#endif

@@ -1,0 +1,943 @@
+#define _GNU_SOURCE
+#include "collector/collector.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "collect.skel.h"
+#include "collector/attrib.h"
+#include "collector/launch.h"
+#include "collector/procfs.h"
+#include "collector/syscall_table.h"
+#include "collector/tracefs.h"
+#include "sym/symbolize.h"
+#include "util/json.h"
+
+struct coll {
+	const struct ooms_watch_opts *o;
+	pid_t pid;
+	struct launch launch;
+	int launched;
+	struct collect_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link *libc_link;
+	char libc_path[512];
+	struct ooms_symbolizer *sym;
+	struct ooms_attrib *attrib;
+	struct ooms_detector det;
+	enum ooms_arch arch;
+	char dir[4096];
+	FILE *timeline;
+	char tracefs[256];
+	int tracefs_mounted;
+	struct ooms_snapshot last; /* the latest snapshot of a live target */
+	uint64_t start_ns;
+	int64_t threads_max;
+	int64_t prev_vmsize_kb;
+	int64_t prev_vm_delta;
+	int drift_fds, drift_threads; /* consecutive samples with a difference */
+	int crossings;
+	int is_32bit;
+	long samples;
+	uint64_t last_sample_ns;
+};
+
+static volatile struct ooms_totals *totals(struct coll *c)
+{
+	return &c->skel->bss->totals;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static double since_start(struct coll *c)
+{
+	return (now_ns() - c->start_ns) / 1e9;
+}
+
+static void err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("oomscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int verbose_level;
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && verbose_level < 2)
+		return 0;
+	if (!verbose_level)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* One JSON object per line to the timeline, and to stdout with --json. */
+static void emit(struct coll *c, void (*body)(struct json *j, void *arg), void *arg)
+{
+	struct json j;
+
+	if (c->timeline) {
+		json_init(&j, c->timeline, 0);
+		body(&j, arg);
+		json_end_line(&j);
+		fflush(c->timeline);
+	}
+	if (c->o->json) {
+		json_init(&j, stdout, 0);
+		body(&j, arg);
+		json_end_line(&j);
+		fflush(stdout);
+	}
+}
+
+/* ---- setup ---- */
+
+static int make_dir(const char *path)
+{
+	char tmp[4096];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int check_kernel(struct coll *c)
+{
+	static const char *const needed[][2] = {
+		{"raw_syscalls", "sys_exit"},
+		{"sched", "sched_process_fork"},
+		{"sched", "sched_process_exit"},
+	};
+	int e = tracefs_ensure(c->tracefs, sizeof(c->tracefs), &c->tracefs_mounted);
+
+	if (e) {
+		err("tracefs is not mounted and mounting it at /sys/kernel/tracing failed: %s", strerror(-e));
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		if (!tracefs_has_event(c->tracefs, needed[i][0], needed[i][1])) {
+			err("this kernel has no tracepoint %s:%s (looked in %s/events); it is needed to follow %s",
+			    needed[i][0], needed[i][1], c->tracefs,
+			    i == 0 ? "syscalls (CONFIG_HAVE_SYSCALL_TRACEPOINTS)" : "threads");
+			return -1;
+		}
+	}
+	if (!c->o->btf_path && access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		err("this kernel has no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF); pass --btf FILE "
+		    "with the BTF of this exact kernel");
+		return -1;
+	}
+	if (c->o->btf_path && access(c->o->btf_path, R_OK) != 0) {
+		err("cannot read BTF file %s: %s", c->o->btf_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void explain_bpf_error(const char *what, int e)
+{
+	if (e == -EPERM || e == -EACCES)
+		err("%s: permission denied (%s). Run as root; on Android user builds SELinux denies bpf() "
+		    "and perf_event_open() to shells, use a userdebug/eng build", what, strerror(-e));
+	else
+		err("%s: %s (rerun with -v for the BPF verifier and libbpf log)", what, strerror(-e));
+}
+
+static uint32_t ringbuf_bytes(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t size = 8u << 20;
+
+	/* a power of two and a multiple of the page size (16 KiB pages exist) */
+	while (size < (uint32_t)page * 64)
+		size <<= 1;
+	return size;
+}
+
+static int load_bpf(struct coll *c)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = c->o->btf_path);
+	struct proc_limits lim;
+	uint32_t fd_entries = 65536;
+	int e;
+
+	if (proc_read_limits(c->pid, &lim) == 0 && lim.nofile_hard > 0)
+		fd_entries = lim.nofile_hard + 64;
+	if (fd_entries < 4096)
+		fd_entries = 4096;
+	if (fd_entries > (1u << 18))
+		fd_entries = 1u << 18;
+
+	c->skel = collect_bpf__open_opts(&oo);
+	if (!c->skel) {
+		explain_bpf_error("opening the BPF object", -errno);
+		return -1;
+	}
+	c->skel->rodata->target_tgid = c->pid;
+	c->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
+	c->skel->rodata->big_map_bytes = c->o->big_map_bytes;
+	ooms_syscall_classes(c->arch, (uint8_t *)c->skel->rodata->nr_class);
+	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_bytes());
+	bpf_map__set_max_entries(c->skel->maps.live_fds, fd_entries);
+	e = collect_bpf__load(c->skel);
+	if (e) {
+		explain_bpf_error("loading the BPF programs", e);
+		return -1;
+	}
+	e = collect_bpf__attach(c->skel);
+	if (e) {
+		explain_bpf_error("attaching to the raw_syscalls and sched tracepoints", e);
+		return -1;
+	}
+	return 0;
+}
+
+/* The libc mapped by the target, as a path that resolves in its mount namespace. */
+static int find_libc(pid_t pid, char *out, size_t len)
+{
+	struct ooms_snapshot s;
+	int found = 0;
+
+	memset(&s, 0, sizeof(s));
+	if (ooms_snapshot_take(pid, &s) != 0)
+		return 0;
+	for (size_t i = 0; i < s.nmaps && !found; i++) {
+		const char *base = strrchr(s.maps[i].path, '/');
+
+		if (!base || s.maps[i].perms[2] != 'x')
+			continue;
+		base++;
+		if (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-2.", 7)) {
+			snprintf(out, len, "%s", s.maps[i].path);
+			found = 1;
+		}
+	}
+	ooms_snapshot_free(&s);
+	return found;
+}
+
+/* pthread_create uprobe on the target's libc; again if the target's libc changed (exec). */
+static void attach_libc(struct coll *c)
+{
+	char libc[512], path[600];
+	uint64_t off;
+	int e;
+
+	if (!find_libc(c->pid, libc, sizeof(libc)) || !strcmp(libc, c->libc_path))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, libc);
+	bpf_link__destroy(c->libc_link);
+	c->libc_link = NULL;
+	/* libbpf 1.1 refuses glibc's two versions of pthread_create: resolve it here */
+	e = ooms_sym_elf_find(path, "pthread_create", &off);
+	if (!e) {
+		c->libc_link = bpf_program__attach_uprobe(c->skel->progs.pthread_create_entry, false,
+							   c->pid, path, off);
+		e = c->libc_link ? 0 : -errno;
+	}
+	if (e) {
+		if (c->o->verbose)
+			err("no pthread_create uprobe on %s: %s (thread start routines not shown)", libc,
+			    strerror(-e));
+		c->libc_path[0] = 0;
+		return;
+	}
+	snprintf(c->libc_path, sizeof(c->libc_path), "%s", libc);
+}
+
+/* Adds what /proc lists to a BPF set; returns how many were new. */
+static int64_t seed_set(int map_fd, const int *keys, size_t n)
+{
+	uint8_t one = 1;
+	int64_t added = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = keys[i];
+
+		if (bpf_map_update_elem(map_fd, &k, &one, BPF_NOEXIST) == 0)
+			added++;
+	}
+	return added;
+}
+
+/* Makes a BPF set equal to /proc's list; returns the change in members. */
+static int64_t resync_set(int map_fd, const int *keys, size_t n)
+{
+	uint32_t k, next, *stale = NULL;
+	size_t nstale = 0, cap = 0;
+	int64_t delta = seed_set(map_fd, keys, n);
+	int more = bpf_map_get_next_key(map_fd, NULL, &next) == 0;
+
+	while (more) {
+		int live = 0;
+
+		k = next;
+		more = bpf_map_get_next_key(map_fd, &k, &next) == 0;
+		for (size_t i = 0; i < n && !live; i++)
+			live = (uint32_t)keys[i] == k;
+		if (live)
+			continue;
+		if (nstale == cap) {
+			void *p = realloc(stale, (cap = cap ? cap * 2 : 64) * sizeof(*stale));
+
+			if (!p)
+				break;
+			stale = p;
+		}
+		stale[nstale++] = k;
+	}
+	for (size_t i = 0; i < nstale; i++)
+		if (bpf_map_delete_elem(map_fd, &stale[i]) == 0)
+			delta--;
+	free(stale);
+	return delta;
+}
+
+static int *snapshot_keys(const struct ooms_snapshot *s, int fds)
+{
+	size_t n = fds ? s->nfds : s->nthreads;
+	int *k = malloc((n + 1) * sizeof(*k));
+
+	for (size_t i = 0; k && i < n; i++)
+		k[i] = fds ? s->fds[i].fd : s->threads[i].tid;
+	return k;
+}
+
+static void resync(struct coll *c, const struct ooms_snapshot *s, int fds)
+{
+	int *keys = snapshot_keys(s, fds);
+	int64_t d;
+
+	if (!keys)
+		return;
+	if (fds) {
+		d = resync_set(bpf_map__fd(c->skel->maps.live_fds), keys, s->nfds);
+		__atomic_fetch_add(&totals(c)->fds_live, d, __ATOMIC_SEQ_CST);
+	} else {
+		d = resync_set(bpf_map__fd(c->skel->maps.live_threads), keys, s->nthreads);
+		__atomic_fetch_add(&totals(c)->threads_live, d, __ATOMIC_SEQ_CST);
+	}
+	free(keys);
+}
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct coll *c = ctx;
+
+	if (size >= sizeof(struct ooms_event))
+		ooms_attrib_event(c->attrib, data);
+	return 0;
+}
+
+/* ---- samples ---- */
+
+struct sample_rec {
+	struct coll *c;
+	const struct ooms_sample *s;
+};
+
+static void sample_body(struct json *j, void *arg)
+{
+	struct sample_rec *r = arg;
+	const struct ooms_sample *s = r->s;
+	volatile struct ooms_totals *t = totals(r->c);
+
+	json_obj(j);
+	json_kstr(j, "type", "sample");
+	json_kdbl(j, "t", s->t);
+	json_kint(j, "rss_kb", s->rss_kb);
+	json_kint(j, "vmsize_kb", s->vmsize_kb);
+	json_kint(j, "vmpeak_kb", s->vmpeak_kb);
+	json_kint(j, "vmsize_bpf_kb", s->vmsize_bpf_kb);
+	json_kint(j, "threads", s->threads);
+	json_kint(j, "threads_bpf", s->threads_bpf);
+	json_kint(j, "thread_limit", s->thread_limit);
+	json_kstr(j, "thread_limit_src", s->thread_limit_src);
+	json_kint(j, "fds", s->fds);
+	json_kint(j, "fds_bpf", s->fds_bpf);
+	json_kint(j, "fd_limit", s->fd_limit);
+	json_kuint(j, "ringbuf_drops", s->ringbuf_drops);
+	json_kuint(j, "set_full_drops", s->set_full_drops);
+	json_kuint(j, "events", s->events);
+	json_key(j, "syscalls");
+	json_obj(j);
+	json_kuint(j, "fd_opens", t->fd_opens);
+	json_kuint(j, "fd_closes", t->fd_closes);
+	json_kuint(j, "thread_news", t->thread_news);
+	json_kuint(j, "thread_exits", t->thread_exits);
+	json_kuint(j, "mmaps", t->mmaps);
+	json_kuint(j, "munmaps", t->munmaps);
+	json_kuint(j, "mremaps", t->mremaps);
+	json_kuint(j, "brks", t->brks);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+struct crossing_rec {
+	double t;
+	const struct ooms_crossing *x;
+	const char *file;
+};
+
+static void crossing_body(struct json *j, void *arg)
+{
+	struct crossing_rec *r = arg;
+
+	json_obj(j);
+	json_kstr(j, "type", "crossing");
+	json_kdbl(j, "t", r->t);
+	json_kstr(j, "rule", ooms_rule_name(r->x->rule));
+	json_kint(j, "value", r->x->value);
+	json_kint(j, "limit", r->x->limit);
+	json_kstr(j, "reason", r->x->reason);
+	json_kstr(j, "wrote", r->file);
+	json_obj_end(j);
+}
+
+struct drift_rec {
+	double t;
+	const char *what;
+	int64_t proc, bpf;
+};
+
+static void drift_body(struct json *j, void *arg)
+{
+	struct drift_rec *r = arg;
+
+	json_obj(j);
+	json_kstr(j, "type", "drift");
+	json_kdbl(j, "t", r->t);
+	json_kstr(j, "what", r->what);
+	json_kint(j, "proc", r->proc);
+	json_kint(j, "bpf", r->bpf);
+	json_kstr(j, "action", "BPF set resynchronized from /proc");
+	json_obj_end(j);
+}
+
+static void check_drift(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp)
+{
+	struct { const char *what; int64_t proc, bpf; int *run; int fds; } d[] = {
+		{"fds", smp->fds, smp->fds_bpf, &c->drift_fds, 1},
+		{"threads", smp->threads, smp->threads_bpf, &c->drift_threads, 0},
+	};
+
+	/* A call in flight can differ for one sample; two in a row is drift. */
+	for (size_t i = 0; i < 2; i++) {
+		if (d[i].proc == d[i].bpf) {
+			*d[i].run = 0;
+			continue;
+		}
+		if (++*d[i].run < 2)
+			continue;
+		struct drift_rec r = {smp->t, d[i].what, d[i].proc, d[i].bpf};
+
+		emit(c, drift_body, &r);
+		resync(c, s, d[i].fds);
+		*d[i].run = 0;
+	}
+}
+
+static const char *rule_file(enum ooms_rule r)
+{
+	switch (r) {
+	case RULE_THREAD_COUNT:
+	case RULE_THREAD_RATIO:
+		return "threads.json";
+	case RULE_FD_COUNT:
+	case RULE_FD_RATIO:
+		return "fds.json";
+	default:
+		return "vmsize.json";
+	}
+}
+
+static int write_file(struct coll *c, const struct ooms_snapshot *s, const char *name)
+{
+	char path[4200];
+	int e;
+
+	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
+	if (!strcmp(name, "threads.json"))
+		e = ooms_attrib_write_threads(c->attrib, s, path);
+	else if (!strcmp(name, "fds.json"))
+		e = ooms_attrib_write_fds(c->attrib, s, path);
+	else
+		e = ooms_attrib_write_vmsize(c->attrib, s, path);
+	if (e)
+		err("cannot write %s: %s", path, strerror(-e));
+	return e;
+}
+
+static void print_header(void)
+{
+	printf("%8s %9s %10s %15s %15s %7s\n", "TIME(s)", "RSS(MB)", "VMSIZE(MB)", "THREADS/LIMIT",
+	       "FDS/LIMIT", "DROPS");
+}
+
+static void print_row(const struct ooms_sample *s)
+{
+	char th[32], fd[32];
+
+	snprintf(th, sizeof(th), "%" PRId64 "/%" PRId64, s->threads, s->thread_limit);
+	snprintf(fd, sizeof(fd), "%" PRId64 "/%" PRId64, s->fds, s->fd_limit);
+	printf("%8.1f %9.1f %10.1f %15s %15s %7" PRIu64 "\n", s->t, s->rss_kb / 1024.0,
+	       s->vmsize_kb / 1024.0, th, fd, s->ringbuf_drops + s->set_full_drops);
+	fflush(stdout);
+}
+
+/* Returns 1 when the target is gone. */
+static int take_sample(struct coll *c)
+{
+	struct ooms_snapshot s;
+	struct proc_status st;
+	struct proc_limits lim;
+	struct ooms_sample smp;
+	struct ooms_crossing xs[RULE_MAX];
+	volatile struct ooms_totals *t = totals(c);
+	int64_t vm_delta;
+	size_t nx;
+
+	ring_buffer__consume(c->rb);
+	if (ooms_snapshot_take(c->pid, &s) != 0 || proc_read_status(c->pid, &st) != 0 ||
+	    proc_read_limits(c->pid, &lim) != 0) {
+		ooms_snapshot_free(&s);
+		return 1;
+	}
+	ooms_sym_refresh(c->sym);
+	if (c->launched && c->samples == 0)
+		attach_libc(c); /* after exec the target may map another libc */
+
+	memset(&smp, 0, sizeof(smp));
+	smp.t = since_start(c);
+	smp.ts_ns = now_ns();
+	smp.rss_kb = st.rss_kb;
+	smp.vmsize_kb = st.vmsize_kb;
+	smp.vmpeak_kb = st.vmpeak_kb;
+	vm_delta = t->vm_delta_bytes;
+	smp.vmsize_bpf_kb = c->prev_vmsize_kb + (vm_delta - c->prev_vm_delta) / 1024;
+	c->prev_vmsize_kb = st.vmsize_kb;
+	c->prev_vm_delta = vm_delta;
+	smp.threads = s.nthreads;
+	smp.threads_bpf = t->threads_live;
+	smp.thread_limit = c->threads_max;
+	smp.thread_limit_src = "threads-max";
+	if (lim.nproc_soft > 0 && lim.nproc_soft < smp.thread_limit) {
+		smp.thread_limit = lim.nproc_soft;
+		smp.thread_limit_src = "RLIMIT_NPROC";
+	}
+	if (c->o->detect.thread_ratio > 0 && c->o->thread_limit > 0 &&
+	    c->o->thread_limit < smp.thread_limit) {
+		smp.thread_limit = c->o->thread_limit;
+		smp.thread_limit_src = "--thread-limit";
+	}
+	smp.fds = s.nfds;
+	smp.fds_bpf = t->fds_live;
+	smp.fd_limit = lim.nofile_soft;
+	smp.ringbuf_drops = t->ringbuf_drops;
+	smp.set_full_drops = t->set_full_drops;
+	smp.events = ooms_attrib_events(c->attrib);
+	smp.is_32bit = c->is_32bit;
+	s.t = smp.t;
+	s.thread_limit = smp.thread_limit;
+	s.fd_limit = smp.fd_limit;
+
+	struct sample_rec rec = {c, &smp};
+
+	emit(c, sample_body, &rec);
+	if (!c->o->json)
+		print_row(&smp);
+	check_drift(c, &s, &smp);
+
+	nx = ooms_detect_feed(&c->det, &smp, xs, RULE_MAX);
+	for (size_t i = 0; i < nx; i++) {
+		const char *file = rule_file(xs[i].rule);
+		struct crossing_rec cr = {smp.t, &xs[i], file};
+
+		write_file(c, &s, file);
+		emit(c, crossing_body, &cr);
+		if (!c->o->json)
+			printf("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir, file);
+		c->crossings++;
+	}
+	ooms_snapshot_free(&c->last);
+	c->last = s;
+	c->samples++;
+	c->last_sample_ns = now_ns();
+	return 0;
+}
+
+/* ---- start / end records ---- */
+
+static void start_body(struct json *j, void *arg)
+{
+	struct coll *c = arg;
+	char cmd[1024] = "";
+	struct utsname_like { char r[128]; } k = {""};
+	FILE *f = fopen("/proc/sys/kernel/osrelease", "re");
+
+	if (f) {
+		if (fgets(k.r, sizeof(k.r), f))
+			k.r[strcspn(k.r, "\n")] = 0;
+		fclose(f);
+	}
+	proc_cmdline(c->pid, cmd, sizeof(cmd));
+	json_obj(j);
+	json_kstr(j, "type", "start");
+	json_kdbl(j, "t", 0);
+	json_kint(j, "pid", c->pid);
+	json_kstr(j, "command", cmd);
+	json_kstr(j, "mode", c->launched ? "run" : "watch");
+	json_kstr(j, "kernel", k.r);
+	json_kstr(j, "arch", c->arch == ARCH_X86_64 ? "x86_64" : "arm64");
+	json_kbool(j, "target_32bit", c->is_32bit);
+	json_kdbl(j, "interval_s", c->o->interval_s);
+	json_kdbl(j, "duration_s", c->o->duration_s);
+	json_kstr(j, "libc", c->libc_path[0] ? c->libc_path : NULL);
+	json_kint(j, "page_size", sysconf(_SC_PAGESIZE));
+	json_kuint(j, "ringbuf_bytes", ringbuf_bytes());
+	json_key(j, "sources");
+	json_obj(j);
+	json_kstr(j, "threads", "/proc/PID/task; threads_bpf: sched_process_fork/exit");
+	json_kstr(j, "fds", "/proc/PID/fd; fds_bpf: raw_syscalls:sys_exit");
+	json_kstr(j, "vmsize_kb", "/proc/PID/status VmSize");
+	json_kstr(j, "vmsize_bpf_kb", "previous VmSize + mmap/munmap/mremap/brk since");
+	json_kstr(j, "fd_limit", "/proc/PID/limits Max open files (soft)");
+	json_kstr(j, "thread_limit", "min(threads-max, RLIMIT_NPROC soft, --thread-limit)");
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+struct end_rec {
+	struct coll *c;
+	const char *reason;
+	int exit_status; /* wait status or -1 */
+};
+
+static void end_body(struct json *j, void *arg)
+{
+	struct end_rec *r = arg;
+	volatile struct ooms_totals *t = totals(r->c);
+
+	json_obj(j);
+	json_kstr(j, "type", "end");
+	json_kdbl(j, "t", since_start(r->c));
+	json_kstr(j, "reason", r->reason);
+	if (r->exit_status >= 0) {
+		if (WIFEXITED(r->exit_status))
+			json_kint(j, "target_exit_code", WEXITSTATUS(r->exit_status));
+		else if (WIFSIGNALED(r->exit_status))
+			json_kint(j, "target_signal", WTERMSIG(r->exit_status));
+	}
+	json_kuint(j, "ringbuf_drops", t->ringbuf_drops);
+	json_kuint(j, "set_full_drops", t->set_full_drops);
+	json_kuint(j, "events_sent", t->events_sent);
+	json_kuint(j, "events_received", ooms_attrib_events(r->c->attrib));
+	json_kint(j, "crossings", r->c->crossings);
+	json_obj_end(j);
+}
+
+static void default_dir(struct coll *c)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(c->dir, sizeof(c->dir), "oomscope-%d-%s", (int)c->pid, stamp);
+}
+
+static int setup(struct coll *c)
+{
+	struct ooms_snapshot s;
+	int e, *keys;
+
+	if (check_kernel(c))
+		return -1;
+	if (load_bpf(c))
+		return -1;
+	c->sym = ooms_sym_new(c->pid);
+	c->attrib = c->sym ? ooms_attrib_new(c->pid, c->arch, c->sym) : NULL;
+	if (!c->attrib) {
+		err("out of memory");
+		return -1;
+	}
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), handle_event, c, NULL);
+	if (!c->rb) {
+		explain_bpf_error("opening the ring buffer", -errno);
+		return -1;
+	}
+	/* Seed after attaching: anything made in between is in the sets already. */
+	e = ooms_snapshot_take(c->pid, &s);
+	if (e) {
+		err("process %d exited while attaching", (int)c->pid);
+		return -1;
+	}
+	keys = snapshot_keys(&s, 1);
+	if (keys)
+		__atomic_fetch_add(&totals(c)->fds_live,
+				   seed_set(bpf_map__fd(c->skel->maps.live_fds), keys, s.nfds), __ATOMIC_SEQ_CST);
+	free(keys);
+	keys = snapshot_keys(&s, 0);
+	if (keys)
+		__atomic_fetch_add(&totals(c)->threads_live,
+				   seed_set(bpf_map__fd(c->skel->maps.live_threads), keys, s.nthreads),
+				   __ATOMIC_SEQ_CST);
+	free(keys);
+	ooms_attrib_mark_preexisting(c->attrib, &s);
+	c->prev_vmsize_kb = s.vmsize_kb;
+	ooms_snapshot_free(&s);
+	attach_libc(c);
+	return 0;
+}
+
+static int open_run_dir(struct coll *c)
+{
+	char path[4200];
+	int e;
+
+	if (c->o->out_dir)
+		snprintf(c->dir, sizeof(c->dir), "%s", c->o->out_dir);
+	else
+		default_dir(c);
+	e = make_dir(c->dir);
+	if (e) {
+		err("cannot create run directory %s: %s", c->dir, strerror(-e));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/timeline.jsonl", c->dir);
+	c->timeline = fopen(path, "we");
+	if (!c->timeline) {
+		err("cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int add_fd(int ep, int fd, uint32_t tag)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = tag};
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+enum { TAG_RB, TAG_TIMER, TAG_SIGNAL, TAG_TARGET };
+
+/* The event loop; returns why it ended. */
+static const char *loop(struct coll *c)
+{
+	struct itimerspec its = {0};
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	int pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	int sfd;
+	sigset_t mask;
+	const char *why = NULL;
+	uint64_t deadline = c->o->duration_s > 0 ? c->start_ns + (uint64_t)(c->o->duration_s * 1e9) : 0;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	its.it_value.tv_sec = (time_t)c->o->interval_s;
+	its.it_value.tv_nsec = (long)((c->o->interval_s - (time_t)c->o->interval_s) * 1e9);
+	its.it_interval = its.it_value;
+	if (ep < 0 || tfd < 0 || sfd < 0 || timerfd_settime(tfd, 0, &its, NULL) != 0 ||
+	    add_fd(ep, ring_buffer__epoll_fd(c->rb), TAG_RB) || add_fd(ep, tfd, TAG_TIMER) ||
+	    add_fd(ep, sfd, TAG_SIGNAL) || (pidfd >= 0 && add_fd(ep, pidfd, TAG_TARGET))) {
+		err("event loop setup failed: %s", strerror(errno));
+		why = "error";
+	}
+	while (!why) {
+		struct epoll_event evs[8];
+		int timeout = -1, n;
+
+		if (deadline) {
+			uint64_t now = now_ns();
+
+			if (now >= deadline) {
+				why = "duration";
+				break;
+			}
+			timeout = (int)((deadline - now) / 1000000) + 1;
+		}
+		n = epoll_wait(ep, evs, 8, timeout);
+		if (n < 0 && errno != EINTR) {
+			why = "error";
+			break;
+		}
+		for (int i = 0; i < n && !why; i++) {
+			uint64_t ticks;
+			struct signalfd_siginfo si;
+
+			switch (evs[i].data.u32) {
+			case TAG_RB:
+				ring_buffer__consume(c->rb);
+				break;
+			case TAG_TIMER:
+				if (read(tfd, &ticks, sizeof(ticks)) < 0)
+					break;
+				if (take_sample(c))
+					why = "target exited";
+				else if (c->o->stop_on_crossing && c->crossings)
+					why = "threshold crossed";
+				break;
+			case TAG_SIGNAL:
+				if (read(sfd, &si, sizeof(si)) == sizeof(si))
+					why = si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM";
+				break;
+			case TAG_TARGET:
+				why = "target exited";
+				break;
+			}
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	close(sfd);
+	close(tfd);
+	close(ep);
+	return why;
+}
+
+int ooms_collect(const struct ooms_watch_opts *o)
+{
+	struct coll c;
+	const char *why;
+	int rc = 1, status = -1, e;
+	sigset_t mask;
+
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.arch = ooms_host_arch();
+	c.threads_max = proc_threads_max();
+	verbose_level = o->verbose;
+	libbpf_set_print(libbpf_log);
+
+	if (geteuid() != 0) {
+		err("must run as root (loading BPF programs and reading another process's /proc need it)");
+		return 1;
+	}
+	/* Signals arrive through the signalfd in the loop; the launched child resets its mask. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+
+	if (o->argv) {
+		e = launch_prepare(&c.launch, o->argv);
+		if (e) {
+			err("cannot start %s: %s", o->argv[0], strerror(-e));
+			return 1;
+		}
+		c.launched = 1;
+		c.pid = c.launch.pid;
+	} else {
+		c.pid = o->pid;
+		if (!proc_exists(c.pid)) {
+			err("no process with PID %d", (int)c.pid);
+			return 1;
+		}
+	}
+	if (setup(&c) || open_run_dir(&c))
+		goto out;
+	if (c.launched) {
+		e = launch_go(&c.launch);
+		if (e) {
+			err("cannot run %s: %s", o->argv[0], strerror(-e));
+			goto out;
+		}
+	}
+	c.is_32bit = proc_exe_is_32bit(c.pid) == 1;
+	ooms_detect_init(&c.det, &o->detect);
+	c.start_ns = now_ns();
+	emit(&c, start_body, &c);
+	if (!o->json) {
+		fprintf(stderr, "oomscope: watching PID %d, run directory %s (Ctrl-C to stop)\n", (int)c.pid, c.dir);
+		print_header();
+	}
+
+	why = loop(&c);
+	ring_buffer__consume(c.rb);
+	if (!strcmp(why, "target exited") || !proc_exists(c.pid)) {
+		why = "target exited";
+		c.last.alive = 0;
+	} else if (now_ns() - c.last_sample_ns > 100 * 1000 * 1000ull && take_sample(&c) != 0) {
+		/* a last sample at the end, unless one was just taken */
+		why = "target exited";
+		c.last.alive = 0;
+	}
+	if (c.launched && !strcmp(why, "target exited"))
+		status = launch_stop(&c.launch, 0);
+	write_file(&c, &c.last, "threads.json");
+	write_file(&c, &c.last, "fds.json");
+	write_file(&c, &c.last, "vmsize.json");
+	{
+		struct end_rec er = {&c, why, status};
+		char summary[4096];
+
+		emit(&c, end_body, &er);
+		if (!o->json) {
+			volatile struct ooms_totals *t = totals(&c);
+
+			fprintf(stderr, "oomscope: stopped (%s) after %.1f s; %d crossing(s); %" PRIu64
+				" events, %" PRIu64 " lost in the kernel\n",
+				why, since_start(&c), c.crossings, ooms_attrib_events(c.attrib),
+				(uint64_t)(t->ringbuf_drops + t->set_full_drops));
+			if (ooms_attrib_summary(c.attrib, &c.last, summary, sizeof(summary)) > 0)
+				fprintf(stderr, "largest groups at the end:\n%s", summary);
+			fprintf(stderr, "oomscope: run directory: %s\n", c.dir);
+		}
+	}
+	rc = 0;
+out:
+	if (c.timeline)
+		fclose(c.timeline);
+	if (c.launched && c.launch.pid > 0)
+		launch_stop(&c.launch, 2000);
+	ring_buffer__free(c.rb);
+	bpf_link__destroy(c.libc_link);
+	collect_bpf__destroy(c.skel);
+	ooms_attrib_free(c.attrib);
+	ooms_sym_free(c.sym);
+	ooms_snapshot_free(&c.last);
+	tracefs_release(c.tracefs, c.tracefs_mounted);
+	return rc;
+}

@@ -1,0 +1,29 @@
+/* The collector: loads and attaches the BPF programs for one target, seeds
+ * and reconciles the totals from /proc, consumes attribution events, runs the
+ * detectors every interval and writes the run directory. */
+#ifndef OOMSCOPE_COLLECTOR_H
+#define OOMSCOPE_COLLECTOR_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "detect/detect.h"
+
+struct ooms_watch_opts {
+	pid_t pid;               /* watch: the target */
+	char *const *argv;       /* run: the command to launch (NULL for watch) */
+	double interval_s;       /* -i, default 1 */
+	double duration_s;       /* -d, 0 = until the target exits or a signal */
+	const char *out_dir;     /* -o, run directory */
+	const char *btf_path;    /* --btf */
+	int json;                /* --json: JSON lines on stdout */
+	int verbose;             /* -v */
+	int stop_on_crossing;    /* --stop-on-crossing */
+	uint64_t big_map_bytes;  /* --big-map: mmaps at least this big get a stack */
+	int64_t thread_limit;    /* --thread-limit: a per-process limit (vendor ROMs) */
+	struct ooms_detect_config detect;
+};
+
+/* Returns the process exit code: 0 ok, 1 runtime failure (message printed). */
+int ooms_collect(const struct ooms_watch_opts *o);
+
+#endif

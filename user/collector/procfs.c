@@ -1,0 +1,194 @@
+#define _GNU_SOURCE
+#include "collector/procfs.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static FILE *proc_open(pid_t pid, const char *what)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	return fopen(path, "re");
+}
+
+int proc_read_status(pid_t pid, struct proc_status *st)
+{
+	char line[256];
+	FILE *f = proc_open(pid, "status");
+
+	if (!f)
+		return -errno;
+	st->vmsize_kb = st->vmpeak_kb = st->rss_kb = st->threads = -1;
+	st->name[0] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		long long v;
+
+		if (sscanf(line, "VmSize: %lld", &v) == 1)
+			st->vmsize_kb = v;
+		else if (sscanf(line, "VmPeak: %lld", &v) == 1)
+			st->vmpeak_kb = v;
+		else if (sscanf(line, "VmRSS: %lld", &v) == 1)
+			st->rss_kb = v;
+		else if (sscanf(line, "Threads: %lld", &v) == 1)
+			st->threads = v;
+		else
+			sscanf(line, "Name: %63[^\n]", st->name);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int64_t limit_value(const char *s)
+{
+	return strncmp(s, "unlimited", 9) == 0 ? -1 : strtoll(s, NULL, 10);
+}
+
+int proc_read_limits(pid_t pid, struct proc_limits *lim)
+{
+	char line[256], soft[32], hard[32];
+	FILE *f = proc_open(pid, "limits");
+
+	if (!f)
+		return -errno;
+	lim->nofile_soft = lim->nofile_hard = lim->nproc_soft = -1;
+	while (fgets(line, sizeof(line), f)) {
+		/* "Max open files            1024                 524288               files" */
+		if (sscanf(line, "Max open files %31s %31s", soft, hard) == 2) {
+			lim->nofile_soft = limit_value(soft);
+			lim->nofile_hard = limit_value(hard);
+		} else if (sscanf(line, "Max processes %31s %31s", soft, hard) == 2) {
+			lim->nproc_soft = limit_value(soft);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static int64_t read_sysctl(const char *path)
+{
+	long long v = -1;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+int64_t proc_threads_max(void) { return read_sysctl("/proc/sys/kernel/threads-max"); }
+int64_t proc_pid_max(void) { return read_sysctl("/proc/sys/kernel/pid_max"); }
+
+int64_t proc_list(pid_t pid, const char *dir, void (*fn)(void *ctx, int64_t n), void *ctx)
+{
+	char path[64];
+	struct dirent *de;
+	int64_t count = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, dir);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		count++;
+		if (fn)
+			fn(ctx, strtoll(de->d_name, NULL, 10));
+	}
+	closedir(d);
+	return count;
+}
+
+int proc_fd_target(pid_t pid, int fd, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+int proc_task_comm(pid_t pid, int tid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && (buf[n - 1] == '\n'))
+		n--;
+	buf[n] = 0;
+	return 0;
+}
+
+int proc_exe_is_32bit(pid_t pid)
+{
+	unsigned char ident[EI_NIDENT];
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, ident, sizeof(ident));
+	close(fd);
+	if (n != (ssize_t)sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) != 0)
+		return -ENOEXEC;
+	return ident[EI_CLASS] == ELFCLASS32;
+}
+
+int proc_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == 0)
+			buf[i] = ' ';
+	while (n > 0 && buf[n - 1] == ' ')
+		n--;
+	buf[n] = 0;
+	return 0;
+}
+
+int proc_exists(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return access(path, F_OK) == 0;
+}

@@ -1,0 +1,37 @@
+/* Figures read from /proc for one process: the collector's seed and its
+ * reconciliation against the BPF totals. Every reader returns -errno when
+ * the process is gone or the file cannot be read; figures not found are -1. */
+#ifndef OOMSCOPE_PROCFS_H
+#define OOMSCOPE_PROCFS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct proc_status {
+	int64_t vmsize_kb, vmpeak_kb, rss_kb, threads;
+	char name[64];
+};
+
+struct proc_limits {
+	int64_t nofile_soft, nofile_hard; /* -1 = unlimited */
+	int64_t nproc_soft;
+};
+
+int proc_read_status(pid_t pid, struct proc_status *st);
+int proc_read_limits(pid_t pid, struct proc_limits *lim);
+int64_t proc_threads_max(void);                 /* /proc/sys/kernel/threads-max */
+int64_t proc_pid_max(void);                     /* /proc/sys/kernel/pid_max */
+/* Calls fn for each numeric entry of /proc/PID/<dir> ("fd" or "task").
+ * Returns the count, or -errno. fn may be NULL. */
+int64_t proc_list(pid_t pid, const char *dir, void (*fn)(void *ctx, int64_t n), void *ctx);
+/* Link target of /proc/PID/fd/FD into buf. 0 or -errno. */
+int proc_fd_target(pid_t pid, int fd, char *buf, size_t len);
+/* /proc/PID/task/TID/comm, newline stripped. 0 or -errno. */
+int proc_task_comm(pid_t pid, int tid, char *buf, size_t len);
+/* 1 if /proc/PID/exe is ELFCLASS32, 0 if 64-bit, -errno. */
+int proc_exe_is_32bit(pid_t pid);
+/* Command line, arguments joined by spaces. 0 or -errno. */
+int proc_cmdline(pid_t pid, char *buf, size_t len);
+int proc_exists(pid_t pid);
+
+#endif

@@ -1,0 +1,19 @@
+/* Per-architecture syscall numbers of the calls the collector follows,
+ * turned into the nr -> class table the BPF program reads. */
+#ifndef OOMSCOPE_SYSCALL_TABLE_H
+#define OOMSCOPE_SYSCALL_TABLE_H
+
+#include <stdint.h>
+
+enum ooms_arch { ARCH_X86_64, ARCH_ARM64 };
+
+/* Fill classes[OOMS_NR_SLOTS]: native numbers of arch, and for arm64 the
+ * 32-bit (arm EABI) numbers at OOMS_COMPAT_BASE + nr. */
+void ooms_syscall_classes(enum ooms_arch arch, uint8_t *classes);
+
+/* Name of a syscall slot (as in events' nr), or "?" */
+const char *ooms_syscall_name(enum ooms_arch arch, uint32_t slot);
+
+enum ooms_arch ooms_host_arch(void);
+
+#endif

@@ -1,0 +1,64 @@
+/* Threshold detectors: pure functions over the sample sequence.
+ *
+ * No kernel, no /proc, no I/O: a detector is fed samples one at a time and
+ * says whether a rule crossed. Tested with scripted sequences. */
+#ifndef OOMSCOPE_DETECT_H
+#define OOMSCOPE_DETECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sample.h"
+
+enum ooms_rule {
+	RULE_THREAD_COUNT = 0, /* KOOM 2.x: threads over a limit, not falling by more than a gap, N polls */
+	RULE_FD_COUNT,         /* KOOM 2.x: fds over a limit, not falling by more than a gap, N polls */
+	RULE_FD_RATIO,         /* Probe: fds >= ratio * RLIMIT_NOFILE */
+	RULE_THREAD_RATIO,     /* threads >= ratio * tightest thread limit */
+	RULE_VMSIZE,           /* VmSize over a limit (32-bit targets by default) */
+	RULE_MAX,
+};
+
+struct ooms_detect_config {
+	int64_t thread_count_limit;   /* default 750 */
+	int64_t thread_count_gap;     /* default 50 */
+	int thread_count_polls;       /* default 3 */
+	int64_t fd_count_limit;       /* default 1000 */
+	int64_t fd_count_gap;         /* default 50 */
+	int fd_count_polls;           /* default 3 */
+	double fd_ratio;              /* default 0.95; <= 0 disables */
+	double thread_ratio;          /* default 0.90; <= 0 disables */
+	int64_t vmsize_limit_kb;      /* default 3,650,000 for 32-bit targets; 0 = off */
+	int vmsize_limit_64bit;       /* apply vmsize_limit_kb to 64-bit targets too */
+};
+
+/* A rule that crossed. The reason is a complete sentence with the numbers. */
+struct ooms_crossing {
+	enum ooms_rule rule;
+	int64_t value;     /* the figure that crossed */
+	int64_t limit;     /* what it was compared against */
+	char reason[192];
+};
+
+struct ooms_rule_state {
+	int count;         /* consecutive polls the rising rule has counted */
+	int64_t last;      /* figure at the previous poll (-1 before the first) */
+	int armed;         /* 1 while the rule may fire; re-armed when it stops holding */
+};
+
+struct ooms_detector {
+	struct ooms_detect_config cfg;
+	struct ooms_rule_state st[RULE_MAX];
+};
+
+void ooms_detect_defaults(struct ooms_detect_config *cfg);
+void ooms_detect_init(struct ooms_detector *d, const struct ooms_detect_config *cfg);
+
+/* Feed one sample. Writes up to max crossings into out; returns how many.
+ * A rule fires once when it starts to hold and again only after it stopped
+ * holding (no storms). */
+size_t ooms_detect_feed(struct ooms_detector *d, const struct ooms_sample *s,
+			struct ooms_crossing *out, size_t max);
+
+const char *ooms_rule_name(enum ooms_rule r); /* "thread_count", "fd_ratio", ... */
+
+#endif

@@ -1,0 +1,29 @@
+/* One sample per interval: every figure a detector may use.
+ * Where each figure comes from is in the comment beside it; the collector
+ * fills it, the detectors only read it. */
+#ifndef OOMSCOPE_SAMPLE_H
+#define OOMSCOPE_SAMPLE_H
+
+#include <stdint.h>
+
+struct ooms_sample {
+	double t;                 /* seconds since the collector attached */
+	uint64_t ts_ns;           /* CLOCK_MONOTONIC at the sample */
+	int64_t rss_kb;           /* /proc/PID/status VmRSS */
+	int64_t vmsize_kb;        /* /proc/PID/status VmSize */
+	int64_t vmpeak_kb;        /* /proc/PID/status VmPeak */
+	int64_t vmsize_bpf_kb;    /* VmSize at the last sample + BPF mmap/munmap/mremap/brk delta */
+	int64_t threads;          /* entries of /proc/PID/task */
+	int64_t threads_bpf;      /* BPF thread set (clone/exit) */
+	int64_t thread_limit;     /* tightest of threads-max, RLIMIT_NPROC, --thread-limit */
+	const char *thread_limit_src; /* which one it was (static string) */
+	int64_t fds;              /* entries of /proc/PID/fd */
+	int64_t fds_bpf;          /* BPF fd set (open-like syscalls / close) */
+	int64_t fd_limit;         /* RLIMIT_NOFILE soft limit from /proc/PID/limits */
+	uint64_t ringbuf_drops;   /* events the kernel could not deliver, cumulative */
+	uint64_t set_full_drops;  /* fds/threads the BPF sets could not hold, cumulative */
+	uint64_t events;          /* attribution events received, cumulative */
+	int is_32bit;             /* target's executable is ELFCLASS32 */
+};
+
+#endif

@@ -1,0 +1,48 @@
+/* oomscope: kernel-assisted OOM investigator. Subcommand dispatch. */
+#include <stdio.h>
+#include <string.h>
+#include "cli/commands.h"
+
+#define OOMSCOPE_VERSION "0.1.0"
+
+static void usage(FILE *f)
+{
+	fputs("usage: oomscope COMMAND [options]\n"
+	      "\n"
+	      "Tells why a process is heading for an out-of-memory crash: threads, file\n"
+	      "descriptors and address space followed from the kernel with eBPF, with the\n"
+	      "code that created them. Runs as root.\n"
+	      "\n"
+	      "commands:\n"
+	      "  watch -p PID [options]        follow a running process\n"
+	      "  run [options] -- CMD [ARGS]   start CMD and follow it from its first instruction\n"
+	      "  help                          this text\n"
+	      "  version                       print the version\n"
+	      "\n"
+	      "'oomscope COMMAND --help' explains each command's options.\n",
+	      f);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(cmd, "watch"))
+		return cmd_watch_or_run(argc - 1, argv + 1, 0);
+	if (!strcmp(cmd, "run"))
+		return cmd_watch_or_run(argc - 1, argv + 1, 1);
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("oomscope %s\n", OOMSCOPE_VERSION);
+		return 0;
+	}
+	fprintf(stderr, "oomscope: unknown command '%s' (see 'oomscope help')\n", cmd);
+	return 2;
+}

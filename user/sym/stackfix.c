@@ -1,0 +1,161 @@
+#include "sym/stackfix.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MEMO_BITS 14
+#define MEMO_SIZE (1u << MEMO_BITS)
+
+/* Memo of return-address checks: the set of call sites a process uses is small. */
+struct memo_slot {
+	uint64_t addr;
+	int8_t verdict; /* 0 empty, 1 yes, -1 no */
+};
+
+struct ooms_stackfix {
+	struct ooms_symbolizer *sym;
+	uint64_t last_refresh_ns;
+	struct memo_slot memo[MEMO_SIZE];
+};
+
+#define REFRESH_MIN_NS (20 * 1000 * 1000ull)
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* An address in no known mapping may be in code mapped since the maps were
+ * read (a library loaded, or the exec of `oomscope run`): read them again,
+ * at most every 20 ms, and forget the verdicts drawn from the old ones. */
+static int is_exec_fresh(struct ooms_stackfix *fx, uint64_t addr)
+{
+	uint64_t now;
+
+	if (ooms_sym_is_exec(fx->sym, addr))
+		return 1;
+	now = mono_ns();
+	if (now - fx->last_refresh_ns < REFRESH_MIN_NS)
+		return 0;
+	fx->last_refresh_ns = now;
+	if (ooms_sym_refresh(fx->sym) != 0)
+		return 0;
+	memset(fx->memo, 0, sizeof(fx->memo));
+	return ooms_sym_is_exec(fx->sym, addr);
+}
+
+struct ooms_stackfix *ooms_stackfix_new(struct ooms_symbolizer *sym)
+{
+	struct ooms_stackfix *fx = calloc(1, sizeof(*fx));
+
+	if (fx)
+		fx->sym = sym;
+	return fx;
+}
+
+void ooms_stackfix_free(struct ooms_stackfix *fx)
+{
+	free(fx);
+}
+
+#if defined(__x86_64__)
+/* Does a call instruction end right before code[len]? */
+static int ends_with_call(const uint8_t *c, size_t len)
+{
+	if (len >= 5 && c[len - 5] == 0xE8)
+		return 1; /* call rel32 */
+	if (len >= 2 && c[len - 2] == 0xFF) {
+		uint8_t m = c[len - 1];
+
+		if ((m & 0xF8) == 0xD0)
+			return 1; /* call reg */
+		if ((m & 0xF8) == 0x10 && (m & 7) != 4 && (m & 7) != 5)
+			return 1; /* call [reg] */
+	}
+	if (len >= 3 && c[len - 3] == 0xFF && (c[len - 2] & 0xF8) == 0x50 && (c[len - 2] & 7) != 4)
+		return 1; /* call [reg+disp8] */
+	if (len >= 4 && c[len - 4] == 0xFF && c[len - 3] == 0x54)
+		return 1; /* call [sib+disp8] */
+	if (len >= 3 && c[len - 3] == 0xFF && c[len - 2] == 0x14)
+		return 1; /* call [sib] */
+	if (len >= 6 && c[len - 6] == 0xFF &&
+	    (c[len - 5] == 0x15 || (c[len - 5] & 0xF8) == 0x90))
+		return 1; /* call [rip+disp32], call [reg+disp32] */
+	if (len >= 7 && c[len - 7] == 0xFF && c[len - 6] == 0x94)
+		return 1; /* call [sib+disp32] */
+	return 0;
+}
+#define CODE_BEFORE 7
+#elif defined(__aarch64__)
+static int ends_with_call(const uint8_t *c, size_t len)
+{
+	uint32_t insn;
+
+	if (len < 4)
+		return 0;
+	memcpy(&insn, c + len - 4, 4);
+	return (insn & 0xFC000000u) == 0x94000000u /* bl */ ||
+	       (insn & 0xFFFFFC1Fu) == 0xD63F0000u /* blr */;
+}
+#define CODE_BEFORE 4
+#else
+#error "unsupported architecture"
+#endif
+
+static int check_return_addr(struct ooms_stackfix *fx, uint64_t addr)
+{
+	uint8_t code[CODE_BEFORE];
+	int n;
+
+	if (addr < CODE_BEFORE || !is_exec_fresh(fx, addr))
+		return 0;
+	n = ooms_sym_read_code(fx->sym, addr - CODE_BEFORE, code, CODE_BEFORE);
+	if (n == CODE_BEFORE)
+		return ends_with_call(code, CODE_BEFORE);
+	/* executable but not file-backed (JIT code): cannot check, trust it */
+	return n == -ENODATA ? 1 : 0;
+}
+
+int ooms_stackfix_is_return_addr(struct ooms_stackfix *fx, uint64_t addr)
+{
+	uint64_t h = (addr * 0x9E3779B97F4A7C15ull) >> (64 - MEMO_BITS);
+	struct memo_slot *slot = &fx->memo[h];
+	int v;
+
+	if (slot->verdict && slot->addr == addr)
+		return slot->verdict > 0;
+	v = check_return_addr(fx, addr);
+	slot->addr = addr;
+	slot->verdict = v ? 1 : -1;
+	return v;
+}
+
+size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n,
+			    const uint64_t *slice, size_t nslice, uint64_t *out, size_t max)
+{
+	uint64_t caller = 0;
+	size_t k = 0;
+
+	if (n == 0 || max == 0)
+		return 0;
+	for (size_t i = 0; i < nslice; i++) {
+		if (slice[i] && ooms_stackfix_is_return_addr(fx, slice[i])) {
+			caller = slice[i];
+			break;
+		}
+	}
+	out[k++] = in[0];
+	if (caller && k < max && (n < 2 || in[1] != caller))
+		out[k++] = caller;
+	for (size_t i = 1; i < n && k < max; i++) {
+		if (!is_exec_fresh(fx, in[i]))
+			break; /* the frame-pointer chain went astray */
+		out[k++] = in[i];
+	}
+	return k;
+}

@@ -1,0 +1,31 @@
+/* Repairs a frame-pointer stack captured at a syscall or at a function entry.
+ *
+ * When the probe fires inside a libc function built without frame pointers,
+ * the kernel's frame-pointer walk goes from the instruction pointer straight
+ * to the caller's caller: the function that called libc, the one an engineer
+ * needs, is missing. Its return address is on the stack just above the stack
+ * pointer, so the first word of the copied slice that is a return address
+ * (in an executable mapping, right after a call instruction) is put back as
+ * frame 1. Frames that point into no executable mapping (a broken chain) are
+ * cut off. */
+#ifndef OOMSCOPE_STACKFIX_H
+#define OOMSCOPE_STACKFIX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sym/symbolize.h"
+
+struct ooms_stackfix;
+
+struct ooms_stackfix *ooms_stackfix_new(struct ooms_symbolizer *sym);
+void ooms_stackfix_free(struct ooms_stackfix *fx);
+
+/* in: n captured frames; slice: nslice words from sp up. Writes at most max
+ * frames to out; returns how many. */
+size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n,
+			    const uint64_t *slice, size_t nslice, uint64_t *out, size_t max);
+
+/* 1 when addr is a return address: executable and preceded by a call (memoized). */
+int ooms_stackfix_is_return_addr(struct ooms_stackfix *fx, uint64_t addr);
+
+#endif

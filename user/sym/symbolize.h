@@ -1,0 +1,58 @@
+/* Symbolization of user addresses of a live process.
+ *
+ * Addresses are placed in modules from /proc/PID/maps, and names come from the
+ * module's ELF symbols (libelf): .symtab, .dynsym, and the xz-compressed
+ * .gnu_debugdata (MiniDebugInfo) where present (liblzma). Modules are opened
+ * through /proc/PID/root so that a target in another mount namespace (an
+ * Android app, a container) resolves to its own files. */
+#ifndef OOMSCOPE_SYMBOLIZE_H
+#define OOMSCOPE_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct ooms_symbolizer;
+
+struct ooms_frame {
+	uint64_t addr;          /* the address as captured */
+	const char *module;     /* path as in the target's maps, or NULL if unmapped */
+	uint64_t base;          /* address where the module's file offset 0 is mapped */
+	uint64_t offset;        /* addr - base */
+	const char *symbol;     /* function name, or NULL */
+	uint64_t sym_offset;    /* addr - symbol start */
+	const char *build_id;   /* hex build-id of the module, or NULL */
+};
+
+/* root_pid: whose /proc/PID/root to open modules through (usually = pid). */
+struct ooms_symbolizer *ooms_sym_new(pid_t pid);
+void ooms_sym_free(struct ooms_symbolizer *s);
+
+/* Re-read /proc/PID/maps (after the target mapped new code). 0 or -errno. */
+int ooms_sym_refresh(struct ooms_symbolizer *s);
+
+/* Fill f for addr. is_return_addr: look up addr-1 (a return address points
+ * after the call). Strings stay valid until ooms_sym_free. Returns 0 when the
+ * address is in a mapping (even without a symbol), -ENOENT when it is not. */
+int ooms_sym_resolve(struct ooms_symbolizer *s, uint64_t addr, int is_return_addr,
+		     struct ooms_frame *f);
+
+/* Executable mapping test and code bytes, for the stack repair heuristics:
+ * copies up to len bytes of the module's file content that is mapped at addr
+ * (through the ELF file, not the process's memory). Returns bytes copied or -errno. */
+int ooms_sym_read_code(struct ooms_symbolizer *s, uint64_t addr, void *buf, size_t len);
+int ooms_sym_is_exec(struct ooms_symbolizer *s, uint64_t addr);
+
+/* "libc.so.6 0x7f12... 0x7f10... + 123456 eventfd+16": crash-log form. */
+int ooms_frame_format(const struct ooms_frame *f, char *buf, size_t len);
+
+/* Symbolize a standalone ELF file address (file vaddr), for tests and the later
+ * `oomscope symbolize`: fills symbol/sym_offset. 0, or -errno. */
+int ooms_sym_elf_lookup(const char *path, uint64_t vaddr, char *name, size_t name_len,
+			uint64_t *sym_offset);
+
+/* File offset of function `name` in an ELF file (for uprobes), from the
+ * same symbol sources. 0, or -errno (-ENOENT when there is no such symbol). */
+int ooms_sym_elf_find(const char *path, const char *name, uint64_t *file_offset);
+
+#endif

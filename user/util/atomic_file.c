@@ -1,0 +1,68 @@
+#define _GNU_SOURCE
+#include "util/atomic_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int atomic_open(struct atomic_file *af, const char *path)
+{
+	int fd, n;
+
+	af->f = NULL;
+	if (strlen(path) >= sizeof(af->path))
+		return -ENAMETOOLONG;
+	strcpy(af->path, path);
+	for (int attempt = 0; attempt < 100; attempt++) {
+		n = snprintf(af->tmp, sizeof(af->tmp), "%s.tmp.%d.%d", path, (int)getpid(), attempt);
+		if (n < 0 || (size_t)n >= sizeof(af->tmp))
+			return -ENAMETOOLONG;
+		fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	if (fd < 0)
+		return -EEXIST;
+	af->f = fdopen(fd, "w");
+	if (!af->f) {
+		int err = -errno;
+
+		close(fd);
+		unlink(af->tmp);
+		return err;
+	}
+	return 0;
+}
+
+int atomic_commit(struct atomic_file *af)
+{
+	int err = 0;
+
+	if (!af->f)
+		return -EBADF;
+	if (fflush(af->f) != 0 || ferror(af->f))
+		err = errno ? -errno : -EIO;
+	else if (fsync(fileno(af->f)) != 0)
+		err = -errno;
+	if (fclose(af->f) != 0 && !err)
+		err = -errno;
+	af->f = NULL;
+	if (!err && rename(af->tmp, af->path) != 0)
+		err = -errno;
+	if (err)
+		unlink(af->tmp);
+	return err;
+}
+
+void atomic_abort(struct atomic_file *af)
+{
+	if (af->f) {
+		fclose(af->f);
+		af->f = NULL;
+		unlink(af->tmp);
+	}
+}
