@@ -37,11 +37,15 @@ struct {
 	__uint(max_entries, 1 << 22); /* resized from the page size at load */
 } events SEC(".maps");
 
+/* The fd set as a bitmap: fd numbers are small and dense, and a bit flip is
+ * far cheaper than a hash map update on the open/close path. Word i holds
+ * fds 64*i .. 64*i+63. mmap-able, so user space seeds and repairs it directly. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536); /* resized from RLIMIT_NOFILE at load */
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1024); /* resized from RLIMIT_NOFILE at load */
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u64);
 } live_fds SEC(".maps");
 
 struct {
@@ -157,31 +161,60 @@ static __always_inline void event_stack(void *ctx, struct ooms_event *e, __u64 s
 	read_slice(e->slice, sp);
 }
 
+/* Waking the consumer for every event costs the traced thread more than the
+ * event itself, and so does asking the ring how full it is (its positions
+ * bounce between CPUs): wake it every WAKEUP_EVERY events per CPU; the
+ * consumer also polls on its own every few tens of milliseconds. */
+#define WAKEUP_EVERY 512
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} since_wakeup SEC(".maps");
+
 static __always_inline void event_send(struct ooms_event *e)
 {
-	bpf_ringbuf_submit(e, 0);
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&since_wakeup, &zero);
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (n && ++*n >= WAKEUP_EVERY) {
+		*n = 0;
+		flags = BPF_RB_FORCE_WAKEUP;
+	}
+	bpf_ringbuf_submit(e, flags);
 	__sync_fetch_and_add(&totals.events_sent, 1);
+}
+
+/* Only the call that made fd can set its bit, and only the one that closed it
+ * can clear it, so reading the word and adding the bit cannot lose another
+ * thread's update (atomic add works on kernels without fetch-or). */
+static __always_inline void fd_bit_set(__s64 fd)
+{
+	__u32 idx = (__u64)fd >> 6;
+	__u64 bit = 1ull << (fd & 63), *w;
+
+	__sync_fetch_and_add(&totals.fd_opens, 1);
+	w = bpf_map_lookup_elem(&live_fds, &idx);
+	if (!w) {
+		__sync_fetch_and_add(&totals.set_full_drops, 1);
+		return;
+	}
+	if (!(*w & bit)) {
+		__sync_fetch_and_add(w, bit);
+		__sync_fetch_and_add(&totals.fds_live, 1);
+	}
 }
 
 static __always_inline void fd_added(void *ctx, struct pt_regs *regs, long nr, __s64 fd, __s64 fd2)
 {
-	__u32 key = fd;
-	__u8 one = 1;
 	struct ooms_event *e;
 
-	__sync_fetch_and_add(&totals.fd_opens, 1);
-	if (bpf_map_update_elem(&live_fds, &key, &one, BPF_NOEXIST) == 0)
-		__sync_fetch_and_add(&totals.fds_live, 1);
-	else if (!bpf_map_lookup_elem(&live_fds, &key))
-		__sync_fetch_and_add(&totals.set_full_drops, 1);
-	if (fd2 >= 0) {
-		key = fd2;
-		__sync_fetch_and_add(&totals.fd_opens, 1);
-		if (bpf_map_update_elem(&live_fds, &key, &one, BPF_NOEXIST) == 0)
-			__sync_fetch_and_add(&totals.fds_live, 1);
-		else if (!bpf_map_lookup_elem(&live_fds, &key))
-			__sync_fetch_and_add(&totals.set_full_drops, 1);
-	}
+	fd_bit_set(fd);
+	if (fd2 >= 0)
+		fd_bit_set(fd2);
 
 	e = event_start(EV_FD_OPEN);
 	if (!e)
@@ -203,11 +236,15 @@ static __always_inline void fd_pair(void *ctx, struct pt_regs *regs, long nr, __
 
 static __always_inline void fd_closed(__u64 fd)
 {
-	__u32 key = fd;
+	__u32 idx = fd >> 6;
+	__u64 bit = 1ull << (fd & 63), *w;
 
 	__sync_fetch_and_add(&totals.fd_closes, 1);
-	if (bpf_map_delete_elem(&live_fds, &key) == 0)
+	w = bpf_map_lookup_elem(&live_fds, &idx);
+	if (w && (*w & bit)) {
+		__sync_fetch_and_add(w, -bit);
 		__sync_fetch_and_add(&totals.fds_live, -1);
+	}
 }
 
 static __always_inline void map_big(void *ctx, struct pt_regs *regs, long nr, __u64 addr,

@@ -6,15 +6,23 @@ load helpers
   run timeout 60 "$OOMSCOPE" run --json -d 3 -o "$TMP/run" -- "$TARGETS/map_target" -k 8 -s 16 -u 3
   [ "$status" -eq 0 ]
   local f="$TMP/run/vmsize.json"
-  local n; n=$(jq '[.largest[] | select(.bytes == 16777216 and .created_by == "map_big_regions (map_target)")] | length' "$f")
-  [ "$n" -eq 5 ]
-  [ "$(jq -r '[.largest[] | select(.bytes == 16777216)][0].syscall' "$f")" = mmap ]
-  # the live regions the target printed are the ones listed
-  local addr
-  local regions; regions=$(grep '^region ' <<<"$output" | awk '{print $2}')
+  # 5 live regions of 16 MiB made by map_big_regions (adjacent ones merge into one mapping)
+  local q='[.largest[].origins[] | select(.created_by == "map_big_regions (map_target)")]'
+  [ "$(jq "$q | map(.count) | add" "$f")" -eq 5 ]
+  [ "$(jq "$q | map(.mapped_bytes) | add" "$f")" -eq $((5 * 16777216)) ]
+  [ "$(jq -r "$q | .[0].syscall" "$f")" = mmap ]
+  jq -r "$q | .[0].frames[].symbol" "$f" | grep -qx map_big_regions
+  # each region the target printed lies inside a listed mapping with that origin
+  local regions spans addr st en hit
+  regions=$(grep '^region ' <<<"$output" | awk '{print $2}')
   [ "$(wc -w <<<"$regions")" -eq 5 ]
+  spans=$(jq -r '.largest[] | select(any(.origins[]; .created_by == "map_big_regions (map_target)")) | "\(.start) \(.end)"' "$f")
   for addr in $regions; do
-    jq -e --arg a "$addr" '.largest[] | select(.start == $a and .created_by == "map_big_regions (map_target)")' "$f" > /dev/null
+    hit=0
+    while read -r st en; do
+      if [ $((addr)) -ge $((st)) ] && [ $((addr)) -lt $((en)) ]; then hit=1; fi
+    done <<<"$spans"
+    [ "$hit" -eq 1 ]
   done
   # munmaps were seen and VmSize is followed by the BPF totals
   local s; s=$(last_sample "$TMP/run/timeline.jsonl")

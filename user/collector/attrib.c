@@ -541,13 +541,57 @@ static int map_size_cmp(const void *pa, const void *pb)
 	return nx == ny ? 0 : (nx > ny ? -1 : 1);
 }
 
-/* The newest tracked big mmap that starts inside [start, end). */
-static const struct big_map *map_origin(struct ooms_attrib *a, uint64_t start, uint64_t end)
+static int origin_stack_cmp(const void *pa, const void *pb)
 {
-	for (size_t i = a->nmaps; i-- > 0;)
-		if (a->maps[i].addr >= start && a->maps[i].addr < end)
-			return &a->maps[i];
-	return NULL;
+	const struct big_map *x = *(const struct big_map *const *)pa, *y = *(const struct big_map *const *)pb;
+
+	if (x->o.stack != y->o.stack)
+		return x->o.stack < y->o.stack ? -1 : 1;
+	return x->o.nr < y->o.nr ? -1 : x->o.nr > y->o.nr;
+}
+
+/* The tracked big mmaps inside one live mapping (the kernel merges adjacent
+ * anonymous mappings into one), newest per address, grouped by stack. */
+static void write_map_origins(struct json *j, struct ooms_attrib *a, uint64_t start, uint64_t end)
+{
+	const struct big_map **in = calloc(a->nmaps + 1, sizeof(*in));
+	size_t n = 0;
+	char buf[256];
+
+	if (!in)
+		return;
+	for (size_t i = a->nmaps; i-- > 0;) {
+		const struct big_map *b = &a->maps[i];
+		int dup = 0;
+
+		if (b->addr < start || b->addr >= end)
+			continue;
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = in[k]->addr == b->addr;
+		if (!dup)
+			in[n++] = b;
+	}
+	qsort(in, n, sizeof(*in), origin_stack_cmp);
+	json_key(j, "origins");
+	json_arr(j);
+	for (size_t i = 0; i < n;) {
+		size_t k = i;
+		uint64_t bytes = 0;
+
+		while (k < n && in[k]->o.stack == in[i]->o.stack && in[k]->o.nr == in[i]->o.nr)
+			bytes += in[k++]->len;
+		json_obj(j);
+		json_kuint(j, "count", k - i);
+		json_kuint(j, "mapped_bytes", bytes);
+		json_kstr(j, "syscall", ooms_syscall_name(a->arch, in[i]->o.nr));
+		json_kstr(j, "thread", in[i]->o.comm);
+		json_kstr(j, "created_by", culprit(a, in[i]->o.stack, buf, sizeof(buf)));
+		write_frames(j, a, in[i]->o.stack);
+		json_obj_end(j);
+		i = k;
+	}
+	json_arr_end(j);
+	free(in);
 }
 
 int ooms_attrib_write_vmsize(struct ooms_attrib *a, const struct ooms_snapshot *s, const char *path)
@@ -576,22 +620,13 @@ int ooms_attrib_write_vmsize(struct ooms_attrib *a, const struct ooms_snapshot *
 	json_key(&j, "largest");
 	json_arr(&j);
 	for (size_t i = 0; i < top; i++) {
-		const struct big_map *b = map_origin(a, m[i].start, m[i].end);
-		char buf[256];
-
 		json_obj(&j);
 		json_khex(&j, "start", m[i].start);
 		json_khex(&j, "end", m[i].end);
 		json_kuint(&j, "bytes", m[i].end - m[i].start);
 		json_kstr(&j, "perms", m[i].perms);
 		json_kstr(&j, "path", m[i].path[0] ? m[i].path : NULL);
-		if (b) {
-			json_kuint(&j, "mapped_bytes", b->len);
-			json_kstr(&j, "syscall", ooms_syscall_name(a->arch, b->o.nr));
-			json_kstr(&j, "thread", b->o.comm);
-			json_kstr(&j, "created_by", culprit(a, b->o.stack, buf, sizeof(buf)));
-			write_frames(&j, a, b->o.stack);
-		}
+		write_map_origins(&j, a, m[i].start, m[i].end);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);

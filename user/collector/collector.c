@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -57,6 +58,8 @@ struct coll {
 	int is_32bit;
 	long samples;
 	uint64_t last_sample_ns;
+	uint64_t *fd_bits;     /* the BPF fd bitmap, mmap-ed */
+	size_t fd_words;
 };
 
 static volatile struct ooms_totals *totals(struct coll *c)
@@ -197,6 +200,7 @@ static int load_bpf(struct coll *c)
 	struct proc_limits lim;
 	uint32_t fd_entries = 65536;
 	int e;
+	void *bits;
 
 	if (proc_read_limits(c->pid, &lim) == 0 && lim.nofile_hard > 0)
 		fd_entries = lim.nofile_hard + 64;
@@ -215,12 +219,20 @@ static int load_bpf(struct coll *c)
 	c->skel->rodata->big_map_bytes = c->o->big_map_bytes;
 	ooms_syscall_classes(c->arch, (uint8_t *)c->skel->rodata->nr_class);
 	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_bytes());
-	bpf_map__set_max_entries(c->skel->maps.live_fds, fd_entries);
+	c->fd_words = (fd_entries + 63) / 64;
+	bpf_map__set_max_entries(c->skel->maps.live_fds, c->fd_words);
 	e = collect_bpf__load(c->skel);
 	if (e) {
 		explain_bpf_error("loading the BPF programs", e);
 		return -1;
 	}
+	bits = mmap(NULL, c->fd_words * 8, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    bpf_map__fd(c->skel->maps.live_fds), 0);
+	if (bits == MAP_FAILED) {
+		explain_bpf_error("mapping the fd bitmap", -errno);
+		return -1;
+	}
+	c->fd_bits = bits;
 	e = collect_bpf__attach(c->skel);
 	if (e) {
 		explain_bpf_error("attaching to the raw_syscalls and sched tracepoints", e);
@@ -340,20 +352,46 @@ static int *snapshot_keys(const struct ooms_snapshot *s, int fds)
 	return k;
 }
 
+/* Makes the fd bitmap equal to /proc's list (add_only: only set bits, for
+ * seeding); returns the change in members. */
+static int64_t sync_fd_bits(struct coll *c, const struct ooms_snapshot *s, int add_only)
+{
+	uint64_t *want = calloc(c->fd_words, 8);
+	int64_t delta = 0;
+
+	if (!want)
+		return 0;
+	for (size_t i = 0; i < s->nfds; i++) {
+		if ((size_t)s->fds[i].fd / 64 < c->fd_words)
+			want[s->fds[i].fd / 64] |= 1ull << (s->fds[i].fd % 64);
+	}
+	for (size_t w = 0; w < c->fd_words; w++) {
+		uint64_t have = __atomic_load_n(&c->fd_bits[w], __ATOMIC_SEQ_CST);
+		uint64_t set = want[w] & ~have, clear = add_only ? 0 : have & ~want[w];
+
+		if (set)
+			delta += __builtin_popcountll(set & ~__atomic_fetch_or(&c->fd_bits[w], set, __ATOMIC_SEQ_CST));
+		if (clear)
+			delta -= __builtin_popcountll(clear & __atomic_fetch_and(&c->fd_bits[w], ~clear, __ATOMIC_SEQ_CST));
+	}
+	free(want);
+	return delta;
+}
+
 static void resync(struct coll *c, const struct ooms_snapshot *s, int fds)
 {
-	int *keys = snapshot_keys(s, fds);
-	int64_t d;
+	int *keys;
 
+	if (fds) {
+		__atomic_fetch_add(&totals(c)->fds_live, sync_fd_bits(c, s, 0), __ATOMIC_SEQ_CST);
+		return;
+	}
+	keys = snapshot_keys(s, 0);
 	if (!keys)
 		return;
-	if (fds) {
-		d = resync_set(bpf_map__fd(c->skel->maps.live_fds), keys, s->nfds);
-		__atomic_fetch_add(&totals(c)->fds_live, d, __ATOMIC_SEQ_CST);
-	} else {
-		d = resync_set(bpf_map__fd(c->skel->maps.live_threads), keys, s->nthreads);
-		__atomic_fetch_add(&totals(c)->threads_live, d, __ATOMIC_SEQ_CST);
-	}
+	__atomic_fetch_add(&totals(c)->threads_live,
+			   resync_set(bpf_map__fd(c->skel->maps.live_threads), keys, s->nthreads),
+			   __ATOMIC_SEQ_CST);
 	free(keys);
 }
 
@@ -710,11 +748,7 @@ static int setup(struct coll *c)
 		err("process %d exited while attaching", (int)c->pid);
 		return -1;
 	}
-	keys = snapshot_keys(&s, 1);
-	if (keys)
-		__atomic_fetch_add(&totals(c)->fds_live,
-				   seed_set(bpf_map__fd(c->skel->maps.live_fds), keys, s.nfds), __ATOMIC_SEQ_CST);
-	free(keys);
+	__atomic_fetch_add(&totals(c)->fds_live, sync_fd_bits(c, &s, 1), __ATOMIC_SEQ_CST);
 	keys = snapshot_keys(&s, 0);
 	if (keys)
 		__atomic_fetch_add(&totals(c)->threads_live,
@@ -760,6 +794,8 @@ static int add_fd(int ep, int fd, uint32_t tag)
 
 enum { TAG_RB, TAG_TIMER, TAG_SIGNAL, TAG_TARGET };
 
+#define RB_POLL_MS 50
+
 /* The event loop; returns why it ended. */
 static const char *loop(struct coll *c)
 {
@@ -787,7 +823,7 @@ static const char *loop(struct coll *c)
 	}
 	while (!why) {
 		struct epoll_event evs[8];
-		int timeout = -1, n;
+		int timeout = RB_POLL_MS, n;
 
 		if (deadline) {
 			uint64_t now = now_ns();
@@ -796,13 +832,16 @@ static const char *loop(struct coll *c)
 				why = "duration";
 				break;
 			}
-			timeout = (int)((deadline - now) / 1000000) + 1;
+			if ((deadline - now) / 1000000 + 1 < (uint64_t)timeout)
+				timeout = (int)((deadline - now) / 1000000) + 1;
 		}
 		n = epoll_wait(ep, evs, 8, timeout);
 		if (n < 0 && errno != EINTR) {
 			why = "error";
 			break;
 		}
+		if (n == 0)
+			ring_buffer__consume(c->rb); /* the BPF side wakes us only every few hundred events */
 		for (int i = 0; i < n && !why; i++) {
 			uint64_t ticks;
 			struct signalfd_siginfo si;
@@ -934,6 +973,8 @@ out:
 		launch_stop(&c.launch, 2000);
 	ring_buffer__free(c.rb);
 	bpf_link__destroy(c.libc_link);
+	if (c.fd_bits)
+		munmap(c.fd_bits, c.fd_words * 8);
 	collect_bpf__destroy(c.skel);
 	ooms_attrib_free(c.attrib);
 	ooms_sym_free(c.sym);

@@ -1,0 +1,78 @@
+/* bench_loop: a syscall-heavy loop for `make bench`.
+ *   bench_loop open|thread|mmap|mix ITERATIONS
+ * prints: MODE ITERATIONS ELAPSED_NS NS_PER_ITER */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static void *nothing(void *arg) { return arg; }
+
+static void one_open(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+static void one_thread(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, nothing, NULL) == 0)
+		pthread_join(t, NULL);
+}
+
+static void one_mmap(void)
+{
+	char *p = mmap(NULL, 64 << 10, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED) {
+		p[0] = 1;
+		munmap(p, 64 << 10);
+	}
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	long n;
+	uint64_t t0, dt;
+	const char *mode;
+
+	if (argc != 3 || (n = atol(argv[2])) <= 0) {
+		fprintf(stderr, "usage: bench_loop open|thread|mmap|mix ITERATIONS\n");
+		return 2;
+	}
+	mode = argv[1];
+	if (strcmp(mode, "open") && strcmp(mode, "thread") && strcmp(mode, "mmap") && strcmp(mode, "mix")) {
+		fprintf(stderr, "bench_loop: unknown mode '%s'\n", mode);
+		return 2;
+	}
+	t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		if (mode[0] == 'o' || mode[1] == 'i')
+			one_open();
+		if (mode[0] == 't' || mode[1] == 'i')
+			one_thread();
+		if (mode[1] == 'm' || mode[1] == 'i')
+			one_mmap();
+	}
+	dt = now_ns() - t0;
+	printf("%s %ld %llu %.1f\n", mode, n, (unsigned long long)dt, (double)dt / n);
+	return 0;
+}

@@ -1,0 +1,211 @@
+/* Unit tests of the collector's pure parts: syscall tables, stack interning,
+ * fd kinds, the JSON writer, atomic files, and the stack repair heuristic. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "collector/attrib.h"
+#include "collector/stacks.h"
+#include "collector/syscall_table.h"
+#include "sym/stackfix.h"
+#include "sym/symbolize.h"
+#include "tap.h"
+#include "util/atomic_file.h"
+#include "util/json.h"
+
+static void test_syscall_tables(void)
+{
+	uint8_t cls[OOMS_NR_SLOTS];
+
+	ooms_syscall_classes(ARCH_X86_64, cls);
+	TAP_EQ_INT(cls[257], SC_FD_RET, "x86_64 openat (257) returns an fd");
+	TAP_EQ_INT(cls[290], SC_FD_RET, "x86_64 eventfd2 (290) returns an fd");
+	TAP_EQ_INT(cls[293], SC_FD_PAIR_A0, "x86_64 pipe2 (293) writes a pair at arg0");
+	TAP_EQ_INT(cls[53], SC_FD_PAIR_A3, "x86_64 socketpair (53) writes a pair at arg3");
+	TAP_EQ_INT(cls[3], SC_CLOSE, "x86_64 close is 3");
+	TAP_EQ_INT(cls[9], SC_MMAP, "x86_64 mmap is 9");
+	TAP_EQ_INT(cls[0], SC_NONE, "x86_64 read (0) is not followed");
+	TAP_EQ_INT(cls[OOMS_COMPAT_BASE + 5], SC_NONE, "x86_64 has no compat half");
+	TAP_EQ_STR(ooms_syscall_name(ARCH_X86_64, 291), "epoll_create1", "x86_64 291 is epoll_create1");
+
+	ooms_syscall_classes(ARCH_ARM64, cls);
+	TAP_EQ_INT(cls[56], SC_FD_RET, "arm64 openat is 56");
+	TAP_EQ_INT(cls[57], SC_CLOSE, "arm64 close is 57");
+	TAP_EQ_INT(cls[19], SC_FD_RET, "arm64 eventfd2 is 19");
+	TAP_EQ_INT(cls[222], SC_MMAP, "arm64 mmap is 222");
+	TAP_EQ_INT(cls[2], SC_NONE, "arm64 has no open(2) at 2 (io_cancel... not followed)");
+	TAP_EQ_INT(cls[OOMS_COMPAT_BASE + 5], SC_FD_RET, "arm32 open is 5 in the compat half");
+	TAP_EQ_INT(cls[OOMS_COMPAT_BASE + 6], SC_CLOSE, "arm32 close is 6");
+	TAP_EQ_INT(cls[OOMS_COMPAT_BASE + 356], SC_FD_RET, "arm32 eventfd2 is 356");
+	TAP_EQ_INT(cls[OOMS_COMPAT_BASE + 192], SC_MMAP, "arm32 mmap2 is 192");
+	TAP_EQ_STR(ooms_syscall_name(ARCH_ARM64, OOMS_COMPAT_BASE + 357), "epoll_create1",
+		   "arm32 357 is epoll_create1");
+	TAP_EQ_STR(ooms_syscall_name(ARCH_ARM64, 20), "epoll_create1", "arm64 20 is epoll_create1");
+}
+
+static void test_stacks(void)
+{
+	struct ooms_stacks *st = ooms_stacks_new();
+	uint64_t a[3] = {1, 2, 3}, b[3] = {1, 2, 4}, big[40];
+	uint32_t ia, ib, ids[3000];
+	const uint64_t *got;
+	size_t n = 0;
+	int same = 1;
+
+	ia = ooms_stacks_intern(st, a, 3);
+	ib = ooms_stacks_intern(st, b, 3);
+	TAP_OK(ia && ib && ia != ib, "different stacks get different ids");
+	TAP_EQ_INT(ooms_stacks_intern(st, a, 3), ia, "the same stack gets the same id");
+	TAP_EQ_INT(ooms_stacks_intern(st, a, 2), 3, "a prefix is another stack");
+	TAP_EQ_INT(ooms_stacks_intern(st, a, 0), 0, "an empty stack has no id");
+	got = ooms_stacks_get(st, ib, &n);
+	TAP_OK(got && n == 3 && got[2] == 4, "frames come back");
+	TAP_OK(ooms_stacks_get(st, 999, &n) == NULL, "unknown id gives NULL");
+	/* grow past the hash table's first size and check every id still resolves */
+	for (int i = 0; i < 3000; i++) {
+		for (int k = 0; k < 40; k++)
+			big[k] = (uint64_t)i * 1000 + k;
+		ids[i] = ooms_stacks_intern(st, big, 40);
+	}
+	for (int i = 0; i < 3000; i++) {
+		for (int k = 0; k < 40; k++)
+			big[k] = (uint64_t)i * 1000 + k;
+		same &= ooms_stacks_intern(st, big, 40) == ids[i];
+	}
+	TAP_OK(same, "3000 stacks keep their ids across table growth");
+	TAP_EQ_INT(ooms_stacks_count(st), 3003, "count");
+	ooms_stacks_free(st);
+}
+
+static void test_fd_kind(void)
+{
+	char buf[64];
+
+	TAP_EQ_STR(ooms_fd_kind("socket:[12345]", buf, sizeof(buf)), "socket", "socket");
+	TAP_EQ_STR(ooms_fd_kind("pipe:[777]", buf, sizeof(buf)), "pipe", "pipe");
+	TAP_EQ_STR(ooms_fd_kind("anon_inode:[eventfd]", buf, sizeof(buf)), "anon_inode:[eventfd]", "eventfd");
+	TAP_EQ_STR(ooms_fd_kind("anon_inode:[eventpoll]", buf, sizeof(buf)), "anon_inode:[eventpoll]", "eventpoll");
+	TAP_EQ_STR(ooms_fd_kind("/dev/ashmem/dalvik-heap (deleted)", buf, sizeof(buf)), "/dev/ashmem", "ashmem");
+	TAP_EQ_STR(ooms_fd_kind("/dev/null", buf, sizeof(buf)), "/dev/null", "device paths as is");
+	TAP_EQ_STR(ooms_fd_kind("/memfd:jit-cache (deleted)", buf, sizeof(buf)), "memfd", "memfd");
+	TAP_EQ_STR(ooms_fd_kind("/data/app/base.apk", buf, sizeof(buf)), "file", "regular files");
+	TAP_EQ_STR(ooms_fd_kind("net:[4026531840]", buf, sizeof(buf)), "net", "namespaces by type");
+}
+
+static void test_json(void)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	struct json j;
+
+	json_init(&j, f, 0);
+	json_obj(&j);
+	json_kstr(&j, "s", "a\"b\\c\n\x01");
+	json_kint(&j, "i", -5);
+	json_key(&j, "arr");
+	json_arr(&j);
+	json_int(&j, 1);
+	json_str(&j, NULL);
+	json_arr(&j);
+	json_arr_end(&j);
+	json_arr_end(&j);
+	json_khex(&j, "h", 255);
+	json_kdbl(&j, "d", 1.0 / 0.0);
+	json_obj_end(&j);
+	fclose(f);
+	TAP_EQ_STR(out, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"i\":-5,\"arr\":[1,null,[]],\"h\":\"0xff\",\"d\":null}",
+		   "JSON writer escapes and separates");
+	free(out);
+}
+
+static void test_atomic_file(void)
+{
+	char dir[] = "/tmp/ooms-unit-XXXXXX", path[128], cmd[160];
+	struct atomic_file af;
+	struct stat sb;
+
+	TAP_OK(mkdtemp(dir) != NULL, "temp dir");
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	TAP_EQ_INT(atomic_open(&af, path), 0, "atomic_open");
+	fputs("half", af.f);
+	fflush(af.f);
+	TAP_OK(stat(path, &sb) != 0, "nothing at the final name before commit");
+	atomic_abort(&af);
+	TAP_OK(stat(path, &sb) != 0, "abort leaves nothing");
+	TAP_EQ_INT(atomic_open(&af, path), 0, "atomic_open again");
+	fputs("{}\n", af.f);
+	TAP_EQ_INT(atomic_commit(&af), 0, "commit");
+	TAP_OK(stat(path, &sb) == 0 && sb.st_size == 3, "the whole file is there after commit");
+	snprintf(path, sizeof(path), "%s/missing/out.json", dir);
+	TAP_EQ_INT(atomic_open(&af, path), -ENOENT, "a missing directory is an error, not a crash");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	TAP_EQ_INT(system(cmd), 0, "cleanup");
+}
+
+/* A caller whose return address the repair must find in a stack slice. */
+static uint64_t slice_caller_ret;
+__attribute__((noinline)) static void capture_caller(void)
+{
+	slice_caller_ret = (uint64_t)__builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void known_caller(void)
+{
+	capture_caller();
+	__asm__ volatile("" ::: "memory");
+}
+
+static void test_stackfix(void)
+{
+	struct ooms_symbolizer *sym = ooms_sym_new(getpid());
+	struct ooms_stackfix *fx = ooms_stackfix_new(sym);
+	uint64_t libc_ip = (uint64_t)&eventfd + 4, out[8], in[3], slice[8] = {0};
+	struct ooms_frame f;
+	size_t n;
+
+	known_caller();
+	TAP_OK(ooms_stackfix_is_return_addr(fx, slice_caller_ret), "a real return address is recognized");
+	TAP_OK(!ooms_stackfix_is_return_addr(fx, (uint64_t)&known_caller), "a function start is not a return address");
+	TAP_OK(!ooms_stackfix_is_return_addr(fx, 0x10), "an unmapped address is not");
+
+	/* FP chain skipped the caller: [libc ip, caller's caller]; the slice has
+	 * data words, then the caller's return address */
+	in[0] = libc_ip;
+	in[1] = (uint64_t)__builtin_return_address(0);
+	in[2] = 0xdeadbeef; /* garbage: the chain went astray */
+	slice[0] = 42;
+	slice[1] = (uint64_t)&slice;
+	slice[2] = (uint64_t)&known_caller; /* a code pointer, not after a call */
+	slice[3] = slice_caller_ret;
+	n = ooms_stackfix_repair(fx, in, 3, slice, 8, out, 8);
+	TAP_EQ_INT(n, 3, "libc frame, recovered caller, caller's caller; garbage cut");
+	TAP_OK(out[0] == libc_ip && out[1] == slice_caller_ret && out[2] == in[1], "frames in order");
+	memset(&f, 0, sizeof(f));
+	ooms_sym_resolve(sym, out[1], 1, &f);
+	TAP_EQ_STR(f.symbol, "known_caller", "the recovered frame names the caller");
+	/* when the chain already has the caller, nothing is inserted */
+	in[1] = slice_caller_ret;
+	n = ooms_stackfix_repair(fx, in, 2, slice, 8, out, 8);
+	TAP_EQ_INT(n, 2, "no duplicate when frame 1 is already the caller");
+	ooms_stackfix_free(fx);
+	ooms_sym_free(sym);
+}
+
+int main(void)
+{
+	test_syscall_tables();
+	test_stacks();
+	test_fd_kind();
+	test_json();
+	test_atomic_file();
+	test_stackfix();
+	return tap_done();
+}
