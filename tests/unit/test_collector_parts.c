@@ -2,6 +2,7 @@
  * fd kinds, the JSON writer, atomic files, and the stack repair heuristic. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,7 +186,7 @@ static void test_stackfix(void)
 	slice[1] = (uint64_t)&slice;
 	slice[2] = (uint64_t)&known_caller; /* a code pointer, not after a call */
 	slice[3] = slice_caller_ret;
-	n = ooms_stackfix_repair(fx, in, 3, slice, 8, out, 8);
+	n = ooms_stackfix_repair(fx, in, 3, 0, slice, 8, out, 8);
 	TAP_EQ_INT(n, 3, "libc frame, recovered caller, caller's caller; garbage cut");
 	TAP_OK(out[0] == libc_ip && out[1] == slice_caller_ret && out[2] == in[1], "frames in order");
 	memset(&f, 0, sizeof(f));
@@ -193,8 +194,41 @@ static void test_stackfix(void)
 	TAP_EQ_STR(f.symbol, "known_caller", "the recovered frame names the caller");
 	/* when the chain already has the caller, nothing is inserted */
 	in[1] = slice_caller_ret;
-	n = ooms_stackfix_repair(fx, in, 2, slice, 8, out, 8);
+	n = ooms_stackfix_repair(fx, in, 2, 0, slice, 8, out, 8);
 	TAP_EQ_INT(n, 2, "no duplicate when frame 1 is already the caller");
+
+	/* Inside a libc function with a frame of its own, CFI says which slice word
+	 * is the return address; a stale return address lower down (left in
+	 * uninitialized locals by an earlier call) must not win. */
+	{
+		int64_t cfa = 0, ra = 0;
+		uint64_t pc = 0, big_slice[32] = {0}, stale;
+		int found = 0;
+
+		for (uint64_t d = 0; d < 512 && !found; d++) {
+			pc = (uint64_t)&open + d;
+			found = ooms_sym_unwind_rule(sym, pc, &cfa, &ra) == 0 && cfa > 16 && cfa + ra < 256;
+		}
+		TAP_OK(found, "libc open has CFI with a frame of its own (CFA = sp + %lld, RA at CFA %lld)",
+		       (long long)cfa, (long long)ra);
+		known_caller();
+		stale = slice_caller_ret;
+		big_slice[1] = stale;
+		big_slice[(cfa + ra) / 8] = (uint64_t)__builtin_return_address(0);
+		in[0] = pc;
+		n = ooms_stackfix_repair(fx, in, 1, 0x7ff000000000ull, big_slice, 32, out, 8);
+		TAP_OK(n == 2 && out[1] == (uint64_t)__builtin_return_address(0),
+		       "CFI picks the real return address over a stale one");
+		n = ooms_stackfix_repair(fx, in, 1, 0, big_slice, 32, out, 8);
+		TAP_OK(n == 2 && out[1] == stale, "without sp the scan is the fallback (and takes the first)");
+	}
+	{
+		int64_t cfa = 0, ra = 0;
+
+		TAP_EQ_INT(ooms_sym_unwind_rule(sym, (uint64_t)&open, &cfa, &ra), 0, "CFI at a function entry");
+		TAP_OK(cfa == 8 && ra == -8, "at entry CFA = sp + 8 and the return address is at sp");
+		TAP_EQ_INT(ooms_sym_unwind_rule(sym, 0x10, &cfa, &ra), -ENOENT, "no CFI for an unmapped pc");
+	}
 	ooms_stackfix_free(fx);
 	ooms_sym_free(sym);
 }

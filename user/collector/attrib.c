@@ -152,7 +152,7 @@ static void fill_origin(struct ooms_attrib *a, struct origin *o, const struct oo
 
 	if (n > OOMS_STACK_DEPTH)
 		n = OOMS_STACK_DEPTH;
-	n = ooms_stackfix_repair(a->fix, e->ustack, n, e->slice, OOMS_SLICE_WORDS, frames, MAX_FRAMES);
+	n = ooms_stackfix_repair(a->fix, e->ustack, n, e->sp, e->slice, OOMS_SLICE_WORDS, frames, MAX_FRAMES);
 	o->stack = ooms_stacks_intern(a->stacks, frames, n);
 	o->tid = e->tid;
 	o->nr = e->nr;

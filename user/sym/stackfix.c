@@ -135,19 +135,34 @@ int ooms_stackfix_is_return_addr(struct ooms_stackfix *fx, uint64_t addr)
 	return v;
 }
 
-size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n,
+/* The return address of the innermost frame, read from the slice where the
+ * CFI says it is; 0 when there is no CFI or it lies outside the slice. */
+static uint64_t caller_by_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp,
+			      const uint64_t *slice, size_t nslice)
+{
+	int64_t cfa_from_sp, ra_from_cfa, at;
+
+	if (!sp || ooms_sym_unwind_rule(fx->sym, pc, &cfa_from_sp, &ra_from_cfa) != 0)
+		return 0;
+	at = cfa_from_sp + ra_from_cfa;
+	if (at < 0 || at % 8 || (uint64_t)at / 8 >= nslice)
+		return 0;
+	return is_exec_fresh(fx, slice[at / 8]) ? slice[at / 8] : 0;
+}
+
+size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp,
 			    const uint64_t *slice, size_t nslice, uint64_t *out, size_t max)
 {
-	uint64_t caller = 0;
+	uint64_t caller;
 	size_t k = 0;
 
 	if (n == 0 || max == 0)
 		return 0;
-	for (size_t i = 0; i < nslice; i++) {
-		if (slice[i] && ooms_stackfix_is_return_addr(fx, slice[i])) {
+	is_exec_fresh(fx, in[0]); /* maps current for the CFI lookup */
+	caller = caller_by_cfi(fx, in[0], sp, slice, nslice);
+	for (size_t i = 0; !caller && i < nslice; i++) {
+		if (slice[i] && ooms_stackfix_is_return_addr(fx, slice[i]))
 			caller = slice[i];
-			break;
-		}
 	}
 	out[k++] = in[0];
 	if (caller && k < max && (n < 2 || in[1] != caller))

@@ -4,10 +4,11 @@
  * the kernel's frame-pointer walk goes from the instruction pointer straight
  * to the caller's caller: the function that called libc, the one an engineer
  * needs, is missing. Its return address is on the stack just above the stack
- * pointer, so the first word of the copied slice that is a return address
- * (in an executable mapping, right after a call instruction) is put back as
- * frame 1. Frames that point into no executable mapping (a broken chain) are
- * cut off. */
+ * pointer, in the copied slice: the module's call frame information (CFI,
+ * .eh_frame) says exactly which word it is. Without CFI, the first word of the
+ * slice that is a return address (in an executable mapping, right after a call
+ * instruction) is taken. Either is put back as frame 1. Frames that point into
+ * no executable mapping (a broken chain) are cut off. */
 #ifndef OOMSCOPE_STACKFIX_H
 #define OOMSCOPE_STACKFIX_H
 
@@ -22,7 +23,7 @@ void ooms_stackfix_free(struct ooms_stackfix *fx);
 
 /* in: n captured frames; slice: nslice words from sp up. Writes at most max
  * frames to out; returns how many. */
-size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n,
+size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp,
 			    const uint64_t *slice, size_t nslice, uint64_t *out, size_t max);
 
 /* 1 when addr is a return address: executable and preceded by a call (memoized). */

@@ -7,6 +7,8 @@
  * checked, and a corrupt ELF only yields no symbols. */
 #include <errno.h>
 #include <fcntl.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <lzma.h>
@@ -52,6 +54,9 @@ struct module {
 	int loaded;             /* ELF parse attempted (successful or not) */
 	int fd;                 /* file for read_code; -1 if it cannot be opened */
 	struct elfinfo elf;
+	int cfi_tried;          /* .eh_frame/.debug_frame looked for */
+	Elf *cfi_elf;
+	Dwarf_CFI *cfi;         /* call frame information, for exact one-frame unwinds */
 };
 
 struct mapping {
@@ -440,6 +445,10 @@ static void module_load(const struct ooms_symbolizer *s, struct module *m)
 
 static void module_free(struct module *m)
 {
+	if (m->cfi)
+		dwarf_cfi_end(m->cfi);
+	if (m->cfi_elf)
+		elf_end(m->cfi_elf);
 	if (m->fd >= 0)
 		close(m->fd);
 	elfinfo_free(&m->elf);
@@ -765,5 +774,67 @@ int ooms_sym_elf_find(const char *path, const char *name, uint64_t *file_offset)
 	}
 	err = found ? vaddr_to_off(&e, addr, file_offset) : -ENOENT;
 	elfinfo_free(&e);
+	return err;
+}
+
+#if defined(__x86_64__)
+#define DWARF_SP 7
+#elif defined(__aarch64__)
+#define DWARF_SP 31
+#endif
+
+/* An offset that a CFI location adds to the CFA: [call_frame_cfa] or
+ * [call_frame_cfa, plus_uconst/consts N]. */
+static int cfa_location_offset(const Dwarf_Op *ops, size_t nops, int64_t *off)
+{
+	if (nops < 1 || ops[0].atom != DW_OP_call_frame_cfa)
+		return -ENOTSUP;
+	if (nops == 1) {
+		*off = 0;
+		return 0;
+	}
+	if (nops == 2 && (ops[1].atom == DW_OP_plus_uconst || ops[1].atom == DW_OP_consts ||
+			  ops[1].atom == DW_OP_constu)) {
+		*off = (int64_t)ops[1].number;
+		return 0;
+	}
+	return -ENOTSUP;
+}
+
+int ooms_sym_unwind_rule(struct ooms_symbolizer *s, uint64_t pc, int64_t *cfa_from_sp,
+			 int64_t *ra_from_cfa)
+{
+	const struct mapping *mp = s ? find_mapping(s, pc) : NULL;
+	struct module *m;
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op *ops, ops_mem[3];
+	size_t nops;
+	uint64_t vaddr;
+	int ra_reg, err = -ENOTSUP;
+
+	if (!mp || !mp->mod)
+		return -ENOENT;
+	m = mp->mod;
+	module_load(s, m);
+	if (!m->cfi_tried) {
+		m->cfi_tried = 1;
+		if (m->fd >= 0 && (m->cfi_elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL)))
+			m->cfi = dwarf_getcfi_elf(m->cfi_elf);
+	}
+	if (!m->cfi || off_to_vaddr(&m->elf, pc - mp->start + mp->pgoff, &vaddr) != 0)
+		return -ENOENT;
+	if (dwarf_cfi_addrframe(m->cfi, vaddr, &frame) != 0)
+		return -ENOENT;
+	/* CFA = sp + N */
+	if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 &&
+	    ((ops[0].atom == DW_OP_bregx && ops[0].number == DWARF_SP) ||
+	     ops[0].atom == DW_OP_breg0 + DWARF_SP)) {
+		*cfa_from_sp = ops[0].atom == DW_OP_bregx ? (int64_t)ops[0].number2 : (int64_t)ops[0].number;
+		/* return address saved at CFA + M */
+		ra_reg = dwarf_frame_info(frame, NULL, NULL, NULL);
+		if (ra_reg >= 0 && dwarf_frame_register(frame, ra_reg, ops_mem, &ops, &nops) == 0)
+			err = cfa_location_offset(ops, nops, ra_from_cfa);
+	}
+	free(frame);
 	return err;
 }

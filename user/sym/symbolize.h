@@ -51,6 +51,13 @@ int ooms_frame_format(const struct ooms_frame *f, char *buf, size_t len);
 int ooms_sym_elf_lookup(const char *path, uint64_t vaddr, char *name, size_t name_len,
 			uint64_t *sym_offset);
 
+/* Call frame information at pc (the pc of the innermost frame, not a return
+ * address), from the module's .eh_frame/.debug_frame (libdw): the CFA is
+ * sp + *cfa_from_sp and the return address is stored at CFA + *ra_from_cfa.
+ * 0, -ENOENT (no CFI there), -ENOTSUP (a rule not based on sp). */
+int ooms_sym_unwind_rule(struct ooms_symbolizer *s, uint64_t pc, int64_t *cfa_from_sp,
+			 int64_t *ra_from_cfa);
+
 /* File offset of function `name` in an ELF file (for uprobes), from the
  * same symbol sources. 0, or -errno (-ENOENT when there is no such symbol). */
 int ooms_sym_elf_find(const char *path, const char *name, uint64_t *file_offset);
