@@ -17,14 +17,18 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 ns_alone()   { "$loop" "$1" "$2" | awk '{print $4}'; }
 ns_oomscope() {
-  ./oomscope run --json -i 1 -o "$tmp/run" -- "$loop" "$1" "$2" > "$tmp/out" 2>&1
+  local extra=()
+  [ "${NO_PTHREAD_PROBE:-}" = 1 ] && extra=(--no-pthread-probe)
+  ./oomscope run --json -i 1 "${extra[@]}" -o "$tmp/run" -- "$loop" "$1" "$2" > "$tmp/out" 2>&1
   awk -v m="$1" '$1 == m {print $4}' "$tmp/out"
   jq -r 'select(.type=="end") | "\(.ringbuf_drops) \(.events_sent)"' "$tmp/run/timeline.jsonl" > "$tmp/drops"
 }
 ns_strace()  { strace -f -c -o /dev/null "$loop" "$1" "$2" | awk '{print $4}'; }
 
-printf '%-7s %9s | %12s %12s %8s | %12s %8s | %s\n' mode iters "alone ns/it" "oomscope" ratio "strace -f -c" ratio "oomscope events (lost)"
-for mode in open mmap thread mix; do
+printf '%-24s %9s | %12s %12s %8s | %12s %8s | %s\n' mode iters "alone ns/it" "oomscope" ratio "strace -f -c" ratio "oomscope events (lost)"
+for row in open mmap thread thread:no-pthread-probe mix; do
+  mode=${row%%:*}
+  NO_PTHREAD_PROBE=0; [ "$row" != "$mode" ] && NO_PTHREAD_PROBE=1
   n=${ITERS[$mode]}
   a=(); o=(); s=()
   for _ in $(seq 1 "$REPS"); do
@@ -36,7 +40,7 @@ for mode in open mmap thread mix; do
   mo=$(printf '%s\n' "${o[@]}" | median)
   ms=$(printf '%s\n' "${s[@]}" | median)
   read -r drops sent < "$tmp/drops"
-  printf '%-7s %9d | %12.0f %12.0f %7.2fx | %12.0f %7.2fx | %s (%s)\n' "$mode" "$n" "$ma" "$mo" \
+  printf '%-24s %9d | %12.0f %12.0f %7.2fx | %12.0f %7.2fx | %s (%s)\n' "$row" "$n" "$ma" "$mo" \
     "$(echo "$mo / $ma" | bc -l)" "$ms" "$(echo "$ms / $ma" | bc -l)" "$sent" "$drops"
 done
 echo "(median of $REPS runs each; ratio = ns per iteration / alone; lower is better)"

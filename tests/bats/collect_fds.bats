@@ -39,6 +39,7 @@ load helpers
   group_symbols "$f" kind pipe | grep -qx open_pipes
   group_symbols "$f" kind file | grep -qx open_data_files
   [ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].created_by' "$f")" = "open_looper_pairs (fd_target)" ]
+  [ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].creator_thread' "$f")" = fd_target ]
   # the immediate caller comes right after the libc frame
   [ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].frames[1].symbol' "$f")" = open_looper_pairs ]
   # crash-log form: module 0xADDR 0xBASE + OFFSET symbol+off

@@ -19,9 +19,20 @@ load helpers
   group_symbols "$f" name worker-pool | grep -qx start_worker_pool
   group_symbols "$f" name io-thread | grep -qx start_io_threads
   [ "$(jq -r '.groups[] | select(.name=="worker-pool") | .stacks[0].created_by' "$f")" = "start_worker_pool (thread_target)" ]
+  # made by the main thread (named like the program)
+  [ "$(jq -r '.groups[] | select(.name=="worker-pool") | .stacks[0].creator_thread' "$f")" = thread_target ]
   # the stack starts in libc's pthread_create, then the caller
   [ "$(jq -r '.groups[] | select(.name=="worker-pool") | .stacks[0].frames[0].symbol' "$f")" = pthread_create ]
   [ "$(jq -r '.groups[] | select(.name=="worker-pool") | .stacks[0].frames[1].symbol' "$f")" = start_worker_pool ]
+}
+
+@test "--no-pthread-probe: threads still counted and grouped, no start routine" {
+  run timeout 60 "$OOMSCOPE" run --json -d 2 --no-pthread-probe -o "$TMP/run" -- "$TARGETS/thread_target" -m 6
+  [ "$status" -eq 0 ]
+  local f="$TMP/run/threads.json"
+  [ "$(jq '.groups[] | select(.name=="worker-pool") | .count' "$f")" -eq 6 ]
+  [ "$(jq '[.groups[].stacks[] | select(.start_routine != null)] | length' "$f")" -eq 0 ]
+  [ "$(head -n1 "$TMP/run/timeline.jsonl" | jq -r .libc)" = null ]
 }
 
 @test "the collector survives the target dying mid-run and reports it" {

@@ -29,6 +29,10 @@ static const char usage_text[] =
 	"      --stop-on-crossing   stop at the first threshold crossing\n"
 	"      --btf FILE           kernel BTF when /sys/kernel/btf/vmlinux is missing\n"
 	"      --big-map BYTES      record the stack of mmaps of at least BYTES (default 1M)\n"
+	"      --ringbuf-size BYTES ring buffer for creation events (default 8M; rounded up to\n"
+	"                           a power of two pages); drops are counted either way\n"
+	"      --no-pthread-probe   no uprobe on pthread_create: cheaper thread creation,\n"
+	"                           but thread stacks start inside libc and have no start routine\n"
 	"  -v, --verbose            libbpf messages (-vv: verifier log too)\n"
 	"  -h, --help               this text\n"
 	"\n"
@@ -88,6 +92,7 @@ static int parse_bytes(const char *s, uint64_t *out)
 enum {
 	OPT_JSON = 256, OPT_BTF, OPT_STOP, OPT_BIGMAP, OPT_TCOUNT, OPT_TGAP, OPT_TPOLLS,
 	OPT_FCOUNT, OPT_FGAP, OPT_FPOLLS, OPT_FRATIO, OPT_TRATIO, OPT_TLIMIT, OPT_VMLIMIT, OPT_VM64,
+	OPT_NOPTHREAD, OPT_RINGBUF,
 };
 
 int cmd_watch_or_run(int argc, char **argv, int is_run)
@@ -103,7 +108,9 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 		{"fd-gap", required_argument, 0, OPT_FGAP}, {"fd-polls", required_argument, 0, OPT_FPOLLS},
 		{"fd-ratio", required_argument, 0, OPT_FRATIO}, {"thread-ratio", required_argument, 0, OPT_TRATIO},
 		{"thread-limit", required_argument, 0, OPT_TLIMIT}, {"vmsize-limit", required_argument, 0, OPT_VMLIMIT},
-		{"vmsize-64bit", no_argument, 0, OPT_VM64}, {0, 0, 0, 0},
+		{"vmsize-64bit", no_argument, 0, OPT_VM64}, {"no-pthread-probe", no_argument, 0, OPT_NOPTHREAD},
+		{"ringbuf-size", required_argument, 0, OPT_RINGBUF},
+		{0, 0, 0, 0},
 	};
 	struct ooms_watch_opts o;
 	int c;
@@ -165,6 +172,12 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 			else o.detect.thread_ratio = v;
 			break;
 		case OPT_VM64: o.detect.vmsize_limit_64bit = 1; break;
+		case OPT_NOPTHREAD: o.no_pthread_probe = 1; break;
+		case OPT_RINGBUF:
+			if (parse_bytes(optarg, &b) || b == 0 || b > (1ull << 30))
+				return bad("invalid ring buffer size '%s' (bytes, K/M/G, at most 1G)", optarg);
+			o.ringbuf_bytes = b;
+			break;
 		default:
 			fprintf(stderr, "oomscope: see 'oomscope %s --help'\n", is_run ? "run" : "watch");
 			return 2;

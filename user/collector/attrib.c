@@ -285,6 +285,7 @@ struct item {
 	uint64_t start;
 	uint8_t seen;
 	const char *path;
+	const char *creator; /* name of the thread that made it */
 };
 
 static int item_cmp(const void *pa, const void *pb)
@@ -358,6 +359,7 @@ static void write_stack_groups(struct json *j, struct ooms_attrib *a, struct ite
 			json_kstr(j, "unknown", unknown_reason(x->seen));
 		} else {
 			json_kstr(j, "created_by", culprit(a, x->stack, buf, sizeof(buf)));
+			json_kstr(j, "creator_thread", x->creator && x->creator[0] ? x->creator : NULL);
 			if (is_thread) {
 				if (x->start) {
 					json_key(j, "start_routine");
@@ -414,6 +416,7 @@ int ooms_attrib_write_threads(struct ooms_attrib *a, const struct ooms_snapshot 
 			it[i].stack = t->o.stack;
 			it[i].start = t->o.start;
 			it[i].seen = t->o.seen;
+			it[i].creator = t->o.comm;
 		}
 	}
 	qsort(it, s->nthreads, sizeof(*it), item_cmp);
@@ -499,6 +502,7 @@ int ooms_attrib_write_fds(struct ooms_attrib *a, const struct ooms_snapshot *s, 
 			it[i].stack = o->stack;
 			it[i].nr = o->stack ? o->nr : 0;
 			it[i].seen = o->seen;
+			it[i].creator = o->comm;
 		}
 	}
 	qsort(it, s->nfds, sizeof(*it), item_cmp);

@@ -183,13 +183,13 @@ static void explain_bpf_error(const char *what, int e)
 		err("%s: %s (rerun with -v for the BPF verifier and libbpf log)", what, strerror(-e));
 }
 
-static uint32_t ringbuf_bytes(void)
+static uint32_t ringbuf_bytes(const struct ooms_watch_opts *o)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	uint32_t size = 8u << 20;
+	uint32_t size = o->ringbuf_bytes ? (uint32_t)page : 8u << 20;
 
 	/* a power of two and a multiple of the page size (16 KiB pages exist) */
-	while (size < (uint32_t)page * 64)
+	while (size < (o->ringbuf_bytes ? o->ringbuf_bytes : (uint64_t)page * 64))
 		size <<= 1;
 	return size;
 }
@@ -218,7 +218,7 @@ static int load_bpf(struct coll *c)
 	c->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
 	c->skel->rodata->big_map_bytes = c->o->big_map_bytes;
 	ooms_syscall_classes(c->arch, (uint8_t *)c->skel->rodata->nr_class);
-	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_bytes());
+	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_bytes(c->o));
 	c->fd_words = (fd_entries + 63) / 64;
 	bpf_map__set_max_entries(c->skel->maps.live_fds, c->fd_words);
 	e = collect_bpf__load(c->skel);
@@ -272,7 +272,8 @@ static void attach_libc(struct coll *c)
 	uint64_t off;
 	int e;
 
-	if (!find_libc(c->pid, libc, sizeof(libc)) || !strcmp(libc, c->libc_path))
+	if (c->o->no_pthread_probe || !find_libc(c->pid, libc, sizeof(libc)) ||
+	    !strcmp(libc, c->libc_path))
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, libc);
 	bpf_link__destroy(c->libc_link);
@@ -669,7 +670,7 @@ static void start_body(struct json *j, void *arg)
 	json_kdbl(j, "duration_s", c->o->duration_s);
 	json_kstr(j, "libc", c->libc_path[0] ? c->libc_path : NULL);
 	json_kint(j, "page_size", sysconf(_SC_PAGESIZE));
-	json_kuint(j, "ringbuf_bytes", ringbuf_bytes());
+	json_kuint(j, "ringbuf_bytes", ringbuf_bytes(c->o));
 	json_key(j, "sources");
 	json_obj(j);
 	json_kstr(j, "threads", "/proc/PID/task; threads_bpf: sched_process_fork/exit");

@@ -18,6 +18,8 @@ struct ooms_watch_opts {
 	int json;                /* --json: JSON lines on stdout */
 	int verbose;             /* -v */
 	int stop_on_crossing;    /* --stop-on-crossing */
+	int no_pthread_probe;
+	uint64_t ringbuf_bytes;  /* --ringbuf-size, 0 = default */    /* --no-pthread-probe: no uprobe on pthread_create */
 	uint64_t big_map_bytes;  /* --big-map: mmaps at least this big get a stack */
 	int64_t thread_limit;    /* --thread-limit: a per-process limit (vendor ROMs) */
 	struct ooms_detect_config detect;

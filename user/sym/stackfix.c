@@ -14,10 +14,18 @@ struct memo_slot {
 	int8_t verdict; /* 0 empty, 1 yes, -1 no */
 };
 
+/* Memo of CFI rules by pc: a process makes its syscalls from few places. */
+struct rule_slot {
+	uint64_t pc;
+	int32_t at;     /* byte offset of the return address from sp */
+	int8_t verdict; /* 0 empty, 1 rule, -1 none */
+};
+
 struct ooms_stackfix {
 	struct ooms_symbolizer *sym;
 	uint64_t last_refresh_ns;
 	struct memo_slot memo[MEMO_SIZE];
+	struct rule_slot rules[MEMO_SIZE];
 };
 
 #define REFRESH_MIN_NS (20 * 1000 * 1000ull)
@@ -46,6 +54,7 @@ static int is_exec_fresh(struct ooms_stackfix *fx, uint64_t addr)
 	if (ooms_sym_refresh(fx->sym) != 0)
 		return 0;
 	memset(fx->memo, 0, sizeof(fx->memo));
+	memset(fx->rules, 0, sizeof(fx->rules));
 	return ooms_sym_is_exec(fx->sym, addr);
 }
 
@@ -140,11 +149,23 @@ int ooms_stackfix_is_return_addr(struct ooms_stackfix *fx, uint64_t addr)
 static uint64_t caller_by_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp,
 			      const uint64_t *slice, size_t nslice)
 {
+	struct rule_slot *r = &fx->rules[(pc * 0x9E3779B97F4A7C15ull) >> (64 - MEMO_BITS)];
 	int64_t cfa_from_sp, ra_from_cfa, at;
 
-	if (!sp || ooms_sym_unwind_rule(fx->sym, pc, &cfa_from_sp, &ra_from_cfa) != 0)
+	if (!sp)
 		return 0;
-	at = cfa_from_sp + ra_from_cfa;
+	if (!r->verdict || r->pc != pc) {
+		r->pc = pc;
+		r->verdict = -1;
+		if (ooms_sym_unwind_rule(fx->sym, pc, &cfa_from_sp, &ra_from_cfa) == 0 &&
+		    cfa_from_sp + ra_from_cfa >= INT32_MIN && cfa_from_sp + ra_from_cfa <= INT32_MAX) {
+			r->verdict = 1;
+			r->at = (int32_t)(cfa_from_sp + ra_from_cfa);
+		}
+	}
+	if (r->verdict < 0)
+		return 0;
+	at = r->at;
 	if (at < 0 || at % 8 || (uint64_t)at / 8 >= nslice)
 		return 0;
 	return is_exec_fresh(fx, slice[at / 8]) ? slice[at / 8] : 0;

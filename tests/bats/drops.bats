@@ -1,0 +1,34 @@
+#!/usr/bin/env bats
+# Nothing is lost silently: events the kernel could not deliver are counted and shown.
+load helpers
+
+@test "a ring buffer too small for the burst: every lost event is counted" {
+  # fd_target -n 400 makes 920 fd events in a burst (800 eventfd/epoll, 40 files,
+  # 40 socketpairs, 40 pipes); an 8 KiB ring holds about a dozen
+  run timeout 60 "$OOMSCOPE" run --json -d 2 --ringbuf-size 8K -o "$TMP/run" -- "$TARGETS/fd_target" -n 400
+  [ "$status" -eq 0 ]
+  local e; e=$(tail -n1 "$TMP/run/timeline.jsonl")
+  [ "$(jq -r .type <<<"$e")" = end ]
+  local drops sent received
+  drops=$(jq .ringbuf_drops <<<"$e"); sent=$(jq .events_sent <<<"$e"); received=$(jq .events_received <<<"$e")
+  [ "$drops" -gt 0 ]
+  # every event sent was received, and sent + lost covers every fd the target made
+  [ "$sent" -eq "$received" ]
+  [ $((sent + drops)) -ge 920 ]
+  # the counts stay exact: they do not depend on the ring buffer
+  local s; s=$(last_sample "$TMP/run/timeline.jsonl")
+  [ "$(jq .fds <<<"$s")" -eq "$(jq .fds_bpf <<<"$s")" ]
+  # fds whose event was lost are said so, not hidden
+  [ "$(jq '[.groups[].stacks[] | select(.unknown == "creation event not received") | .count] | add' "$TMP/run/fds.json")" -gt 0 ]
+  # the drops are in the samples too
+  [ "$(last_sample "$TMP/run/timeline.jsonl" | jq .ringbuf_drops)" -eq "$drops" ]
+  [ "$(head -n1 "$TMP/run/timeline.jsonl" | jq .ringbuf_bytes)" -eq 8192 ]
+}
+
+@test "the table shows the drops and the end line says how many were lost" {
+  run timeout 60 "$OOMSCOPE" run --ringbuf-size 8K -o "$TMP/run" -- "$TARGETS/bench_loop" open 20000
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"lost in the kernel"* ]]
+  local drops; drops=$(tail -n1 "$TMP/run/timeline.jsonl" | jq .ringbuf_drops)
+  [[ "$output" == *" $drops lost in the kernel"* ]]
+}
