@@ -16,6 +16,7 @@ static void usage(FILE *f)
 	      "commands:\n"
 	      "  watch -p PID [options]        follow a running process\n"
 	      "  run [options] -- CMD [ARGS]   start CMD and follow it from its first instruction\n"
+	      "  hprof check|strip|restore     heap dumps: validate, strip for analysis, restore\n"
 	      "  help                          this text\n"
 	      "  version                       print the version\n"
 	      "\n"
@@ -35,6 +36,8 @@ int main(int argc, char **argv)
 		return cmd_watch_or_run(argc - 1, argv + 1, 0);
 	if (!strcmp(cmd, "run"))
 		return cmd_watch_or_run(argc - 1, argv + 1, 1);
+	if (!strcmp(cmd, "hprof"))
+		return cmd_hprof(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		usage(stdout);
 		return 0;

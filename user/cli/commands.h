@@ -3,5 +3,6 @@
 #define OOMSCOPE_COMMANDS_H
 
 int cmd_watch_or_run(int argc, char **argv, int is_run);
+int cmd_hprof(int argc, char **argv);
 
 #endif

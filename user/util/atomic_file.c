@@ -9,6 +9,11 @@
 
 int atomic_open(struct atomic_file *af, const char *path)
 {
+	return atomic_open_mode(af, path, 0644);
+}
+
+int atomic_open_mode(struct atomic_file *af, const char *path, int mode)
+{
 	int fd, n;
 
 	af->f = NULL;
@@ -19,7 +24,7 @@ int atomic_open(struct atomic_file *af, const char *path)
 		n = snprintf(af->tmp, sizeof(af->tmp), "%s.tmp.%d.%d", path, (int)getpid(), attempt);
 		if (n < 0 || (size_t)n >= sizeof(af->tmp))
 			return -ENAMETOOLONG;
-		fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd >= 0)
 			break;
 		if (errno != EEXIST)

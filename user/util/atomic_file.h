@@ -14,6 +14,8 @@ struct atomic_file {
 /* Opens a temp file beside path (mode 0644, O_EXCL|O_NOFOLLOW, close-on-exec).
  * 0 or -errno. */
 int atomic_open(struct atomic_file *af, const char *path);
+/* The same with a file mode (0600 for heap dumps: they hold user data). */
+int atomic_open_mode(struct atomic_file *af, const char *path, int mode);
 /* Flushes, fsyncs and renames into place. 0 or -errno (the temp file is removed). */
 int atomic_commit(struct atomic_file *af);
 /* Drops the temp file. */
