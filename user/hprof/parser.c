@@ -227,13 +227,13 @@ static int parse_header(struct hprof_parser *p, const uint8_t **buf, size_t *n)
 	int r;
 
 	while (!p->header_nul && *n) {
-		if (p->hold_len == MAX_FORMAT)
-			return fail(p, 0, -EBADMSG, "no hprof header (expected \"JAVA PROFILE 1.0.x\" and a NUL)");
 		r = fill(p, buf, n, p->hold_len + 1);
 		if (r < 0)
 			return r;
 		if (p->hold[p->hold_len - 1] == 0)
 			p->header_nul = 1;
+		else if (p->hold_len == MAX_FORMAT)
+			return fail(p, 0, -EBADMSG, "no hprof header (expected \"JAVA PROFILE 1.0.x\" and a NUL)");
 	}
 	if (!p->header_nul)
 		return 0;

@@ -1,0 +1,176 @@
+#!/usr/bin/env bats
+# oomscope hprof check|strip|restore on the shared corpus (every *.hprof there)
+# and on damaged copies: clean one-line errors, no output file.
+load helpers
+
+CORPUS="$ROOT/../shared/corpus/hprof"
+
+corpus_files() {
+  ls "$CORPUS"/*.hprof
+}
+
+# The MANIFEST's "live instances" and "classes" for a corpus file, from its table.
+manifest_field() { # FILE COLUMN(2=instances, 4=classes)
+  awk -F'|' -v f="$(basename "$1")" -v c="$2" '
+    $2 ~ f && $0 ~ /·/ { gsub(/[ ,]/, "", $(c+1)); print $(c+1); exit }' "$CORPUS/MANIFEST.md"
+}
+
+@test "corpus: there are dumps to test" {
+  [ "$(corpus_files | wc -l)" -ge 1 ]
+}
+
+@test "check: every corpus dump parses whole; objects and classes as the MANIFEST says" {
+  local f want
+  for f in $(corpus_files); do
+    run "$OOMSCOPE" hprof check --json "$f"
+    [ "$status" -eq 0 ]
+    jq -e . <<<"$output" > /dev/null
+    [ "$(jq .file_bytes <<<"$output")" -eq "$(stat -c %s "$f")" ]
+    want=$(manifest_field "$f" 2)
+    if [ -n "$want" ]; then
+      [ "$(jq .objects <<<"$output")" -eq "$want" ]
+      [ "$(jq '[.heaps[].classes.count] | add' <<<"$output")" -eq "$(manifest_field "$f" 4)" ]
+    fi
+  done
+}
+
+@test "check: the human summary names the format, records and heaps" {
+  local f; f=$(corpus_files | head -n1)
+  run "$OOMSCOPE" hprof check "$f"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"JAVA PROFILE 1.0."* ]]
+  [[ "$output" == *"HEAP_DUMP_SEGMENT"* || "$output" == *"HEAP_DUMP "* ]]
+  [[ "$output" == *"INSTANCE_DUMP"* ]]
+  [[ "$output" == *"primitive array contents"* ]]
+}
+
+@test "strip every mode, then restore: objects kept, lengths back, files 0600 and marked" {
+  local f m
+  for f in $(corpus_files); do
+    local orig; orig=$("$OOMSCOPE" hprof check --json "$f")
+    for m in app koom matrix; do
+      run "$OOMSCOPE" hprof strip --mode "$m" "$f" "$TMP/s.hprof"
+      [ "$status" -eq 0 ]
+      [ "$(stat -c %a "$TMP/s.hprof")" = 600 ]
+      local s; s=$("$OOMSCOPE" hprof check --json "$TMP/s.hprof")
+      [ "$(jq -r .stripped <<<"$s")" = "$m" ]
+      [[ "$(jq -r .format <<<"$s")" == "OOMSCOPE STRIPPED $m JAVA PROFILE 1.0."* ]]
+      # app and matrix keep every object; koom drops only zygote and image heap objects
+      if [ "$m" != koom ]; then
+        [ "$(jq .objects <<<"$s")" -eq "$(jq .objects <<<"$orig")" ]
+      fi
+      [ "$(jq .primitive_content_original_bytes <<<"$s")" -eq "$(jq '[.heaps[] | select(.heap != "zygote" and .heap != "image") | .primitive_content_bytes] | add' <<<"$orig")" ] || [ "$m" != koom ]
+      run "$OOMSCOPE" hprof restore "$TMP/s.hprof" "$TMP/r.hprof"
+      [ "$status" -eq 0 ]
+      local r; r=$("$OOMSCOPE" hprof check --json "$TMP/r.hprof")
+      [ "$(jq -r .format <<<"$r")" = "$(jq -r .format <<<"$orig")" ]
+      [ "$(jq .primitive_content_bytes <<<"$r")" -eq "$(jq .primitive_content_original_bytes <<<"$s")" ]
+      [ "$(jq '.heap_dump_subrecords.PRIM_ARRAY_NODATA.count // 0' <<<"$r")" -eq 0 ]
+      if [ "$m" = app ] && [ "$(jq '.heap_dump_subrecords.PRIM_ARRAY_NODATA.count // 0' <<<"$orig")" -eq 0 ]; then
+        # nothing lost but array contents: the restored file has the original's size
+        [ "$(stat -c %s "$TMP/r.hprof")" -eq "$(stat -c %s "$f")" ]
+      fi
+    done
+  done
+}
+
+@test "matrix keeps String contents, app and koom drop them" {
+  local f; f=$(corpus_files | head -n1)
+  "$OOMSCOPE" hprof strip --mode matrix "$f" "$TMP/m.hprof"
+  "$OOMSCOPE" hprof strip --mode app "$f" "$TMP/a.hprof"
+  [ "$("$OOMSCOPE" hprof check --json "$TMP/m.hprof" | jq .primitive_content_bytes)" -gt 0 ]
+  [ "$("$OOMSCOPE" hprof check --json "$TMP/a.hprof" | jq .primitive_content_bytes)" -eq 0 ]
+  # the kept arrays are the Strings': the app-mode file has no string text
+  ! grep -qa "java/lang/OutOfMemoryError: Java heap space" "$TMP/a.hprof" || true
+}
+
+@test "gzip and xz: streams that gzip/xz accept, read back by check and restore" {
+  local f; f=$(corpus_files | head -n1)
+  "$OOMSCOPE" hprof strip "$f" "$TMP/s.hprof"
+  "$OOMSCOPE" hprof strip --gzip "$f" "$TMP/s.hprof.gz"
+  "$OOMSCOPE" hprof strip --xz "$f" "$TMP/s.hprof.xz"
+  gzip -t "$TMP/s.hprof.gz"
+  xz -t "$TMP/s.hprof.xz"
+  cmp <(gzip -dc "$TMP/s.hprof.gz") "$TMP/s.hprof"
+  cmp <(xz -dc "$TMP/s.hprof.xz") "$TMP/s.hprof"
+  [ "$(stat -c %s "$TMP/s.hprof.xz")" -lt "$(stat -c %s "$TMP/s.hprof.gz")" ]
+  "$OOMSCOPE" hprof restore "$TMP/s.hprof.xz" "$TMP/r1.hprof"
+  "$OOMSCOPE" hprof restore "$TMP/s.hprof.gz" "$TMP/r2.hprof"
+  "$OOMSCOPE" hprof restore "$TMP/s.hprof" "$TMP/r3.hprof"
+  cmp "$TMP/r1.hprof" "$TMP/r3.hprof"
+  cmp "$TMP/r2.hprof" "$TMP/r3.hprof"
+}
+
+@test "standard input and output: '-' works in both places" {
+  local f; f=$(corpus_files | head -n1)
+  "$OOMSCOPE" hprof strip "$f" "$TMP/a.hprof"
+  cat "$f" | "$OOMSCOPE" hprof strip - - > "$TMP/b.hprof"
+  cmp "$TMP/a.hprof" "$TMP/b.hprof"
+  "$OOMSCOPE" hprof strip --gzip - - < "$f" | "$OOMSCOPE" hprof restore - - | "$OOMSCOPE" hprof check - > "$TMP/c.txt"
+  grep -q "JAVA PROFILE" "$TMP/c.txt"
+  run "$OOMSCOPE" hprof strip --mode matrix - "$TMP/m.hprof" < "$f"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"matrix mode reads its input twice"* ]]
+}
+
+@test "damaged dumps: one clean line with the offset, no output file" {
+  local f size off; f=$(corpus_files | head -n1); size=$(stat -c %s "$f")
+  for off in 5 30 40 1000 77777 $((size / 3)) $((size / 2 + 13)) $((size - 5)); do
+    head -c "$off" "$f" > "$TMP/t.hprof"
+    run "$OOMSCOPE" hprof strip "$TMP/t.hprof" "$TMP/out.hprof"
+    [ "$status" -eq 1 ]
+    [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == *"offset "*"truncated"* || "$output" == *"offset "* ]]
+    [ ! -e "$TMP/out.hprof" ]
+    ! ls "$TMP"/out.hprof.tmp.* 2>/dev/null
+    run "$OOMSCOPE" hprof check "$TMP/t.hprof"
+    [ "$status" -eq 1 ]
+  done
+  # a flipped byte in the first record's tag
+  cp "$f" "$TMP/flip.hprof"; chmod u+w "$TMP/flip.hprof"
+  printf '\x99' | dd of="$TMP/flip.hprof" bs=1 seek=31 conv=notrunc status=none
+  run "$OOMSCOPE" hprof check "$TMP/flip.hprof"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"offset 31: unknown record tag 0x99"* ]]
+  # wrong id size
+  cp "$f" "$TMP/id.hprof"; chmod u+w "$TMP/id.hprof"
+  printf '\x00\x00\x00\x05' | dd of="$TMP/id.hprof" bs=1 seek=19 conv=notrunc status=none
+  run "$OOMSCOPE" hprof restore "$TMP/id.hprof" "$TMP/out.hprof"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"identifier size 5"* ]]
+  [ ! -e "$TMP/out.hprof" ]
+  # not an hprof at all, and corrupt gzip
+  run "$OOMSCOPE" hprof check /etc/passwd
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"unknown header"* || "$output" == *"no hprof header"* ]]
+  "$OOMSCOPE" hprof strip --gzip "$f" "$TMP/s.gz"
+  head -c 100000 "$TMP/s.gz" > "$TMP/cut.gz"
+  run "$OOMSCOPE" hprof check "$TMP/cut.gz"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+}
+
+@test "refusals: restore of a whole dump, strip of a stripped one, same file, bad options" {
+  local f; f=$(corpus_files | head -n1)
+  run "$OOMSCOPE" hprof restore "$f" "$TMP/r.hprof"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"not a stripped dump"* ]]
+  [ ! -e "$TMP/r.hprof" ]
+  "$OOMSCOPE" hprof strip "$f" "$TMP/s.hprof"
+  run "$OOMSCOPE" hprof strip "$TMP/s.hprof" "$TMP/s2.hprof"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"already stripped"* ]]
+  run "$OOMSCOPE" hprof strip "$TMP/s.hprof" "$TMP/s.hprof"
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" hprof strip --mode bogus "$f" "$TMP/x"
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"unknown mode 'bogus'"* ]]
+  run "$OOMSCOPE" hprof strip --level 3 "$f" "$TMP/x"
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" hprof check "$TMP/missing.hprof"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"No such file"* ]]
+  run "$OOMSCOPE" hprof strip "$f" "$TMP/nodir/x.hprof"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"cannot write"* ]]
+}
