@@ -20,6 +20,8 @@ BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.bpf.o)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 TARGET_SRCS := $(wildcard tests/targets/*.c)
 TARGET_BINS := $(TARGET_SRCS:tests/targets/%.c=$(BUILD)/targets/%)
 DEPS_OK := $(BUILD)/.deps-ok
@@ -52,7 +54,7 @@ $(BUILD)/libooms.a: $(USER_OBJS)
 oomscope: $(BUILD)/user/main.o $(BUILD)/libooms.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libooms.a
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h tests/tools/*.h $(BUILD)/libooms.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(BUILD)/libooms.a $(LDLIBS) -ldl
 
@@ -60,7 +62,11 @@ $(BUILD)/targets/%: tests/targets/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
 
-unit: $(UNIT_BINS)
+$(BUILD)/tools/%: tests/tools/%.c tests/tools/*.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+unit: $(UNIT_BINS) $(TOOL_BINS)
 
 test: all unit
 	scripts/run-tests.sh

@@ -12,6 +12,8 @@ PKGS=(
   bats jq binutils xz-utils procps
   # bench
   strace bc
+  # hprof tests and bench: a JVM (jcmd), VisualVM's heap library, AOSP's hprof-conv
+  openjdk-17-jdk-headless visualvm hprof-conv
 )
 
 missing=()

@@ -92,9 +92,14 @@ static int write_whole(struct hprof_transform *t, const struct hprof_sub *s)
 
 static int strip_sub(struct hprof_transform *t, const struct hprof_sub *s)
 {
-	if (s->tag == HPROF_HEAP_DUMP_INFO)
+	if (s->tag == HPROF_HEAP_DUMP_INFO) {
 		t->drop_heap = t->op == HPROF_OP_STRIP_KOOM &&
 			       (s->heap_id == HPROF_HEAP_ZYGOTE || s->heap_id == HPROF_HEAP_IMAGE);
+		/* a dropped heap's marker goes too: alone in a segment it would leave
+		 * hprof-conv writing an empty one, which readers reject */
+		if (t->drop_heap)
+			return 0;
+	}
 	if (t->drop_heap && is_object(s->tag)) {
 		t->dropped_objects++;
 		return 0;
