@@ -44,3 +44,6 @@ for row in open mmap thread thread:no-pthread-probe mix; do
     "$(echo "$mo / $ma" | bc -l)" "$ms" "$(echo "$ms / $ma" | bc -l)" "$sent" "$drops"
 done
 echo "(median of $REPS runs each; ratio = ns per iteration / alone; lower is better)"
+
+# the hprof library's table
+scripts/bench-hprof.sh

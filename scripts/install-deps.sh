@@ -11,7 +11,7 @@ PKGS=(
   # tests
   bats jq binutils xz-utils procps
   # bench
-  strace bc
+  strace bc time
   # hprof tests and bench: a JVM (jcmd), VisualVM's heap library, AOSP's hprof-conv
   openjdk-17-jdk-headless visualvm hprof-conv
 )
