@@ -124,20 +124,30 @@ int proc_fd_target(pid_t pid, int fd, char *buf, size_t len)
 	return 0;
 }
 
+/* Up to len bytes of a small /proc file into buf: bytes read, or -errno. */
+static ssize_t read_small(const char *path, void *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
+}
+
 int proc_task_comm(pid_t pid, int tid, char *buf, size_t len)
 {
 	char path[64];
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
+	n = read_small(path, buf, len - 1);
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	while (n > 0 && (buf[n - 1] == '\n'))
 		n--;
 	buf[n] = 0;
@@ -149,14 +159,11 @@ int proc_exe_is_32bit(pid_t pid)
 	unsigned char ident[EI_NIDENT];
 	char path[64];
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, ident, sizeof(ident));
-	close(fd);
+	n = read_small(path, ident, sizeof(ident));
+	if (n < 0)
+		return (int)n;
 	if (n != (ssize_t)sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) != 0)
 		return -ENOEXEC;
 	return ident[EI_CLASS] == ELFCLASS32;
@@ -166,16 +173,11 @@ int proc_cmdline(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
+	n = read_small(path, buf, len - 1);
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	for (ssize_t i = 0; i < n; i++)
 		if (buf[i] == 0)
 			buf[i] = ' ';

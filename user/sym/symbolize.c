@@ -708,22 +708,29 @@ int ooms_frame_format(const struct ooms_frame *f, char *buf, size_t len)
 	return (size_t)n < len ? n : -ENOSPC;
 }
 
+/* The symbols and load segments of the ELF file at path. 0 or -errno. */
+static int elf_read_path(const char *path, struct elfinfo *e)
+{
+	uint64_t ino;
+	int fd = open_regular(path, &ino), err;
+
+	if (fd < 0)
+		return fd;
+	err = elf_read(fd, e);
+	close(fd);
+	return err < 0 ? err : 0;
+}
+
 int ooms_sym_elf_lookup(const char *path, uint64_t vaddr, char *name, size_t name_len,
 			uint64_t *sym_offset)
 {
 	struct elfinfo e;
 	const struct sym *sym;
-	uint64_t ino;
-	int fd, err;
+	int err;
 
 	if (!path || !name || !name_len)
 		return -EINVAL;
-	fd = open_regular(path, &ino);
-	if (fd < 0)
-		return fd;
-	err = elf_read(fd, &e);
-	close(fd);
-	if (err < 0)
+	if ((err = elf_read_path(path, &e)))
 		return err;
 	sym = sym_find(&e, vaddr);
 	if (sym) {
@@ -752,17 +759,12 @@ static int vaddr_to_off(const struct elfinfo *e, uint64_t vaddr, uint64_t *off)
 int ooms_sym_elf_find(const char *path, const char *name, uint64_t *file_offset)
 {
 	struct elfinfo e;
-	uint64_t ino, addr = 0;
-	int fd, err, found = 0;
+	uint64_t addr = 0;
+	int err, found = 0;
 
 	if (!path || !name || !file_offset)
 		return -EINVAL;
-	fd = open_regular(path, &ino);
-	if (fd < 0)
-		return fd;
-	err = elf_read(fd, &e);
-	close(fd);
-	if (err < 0)
+	if ((err = elf_read_path(path, &e)))
 		return err;
 	/* Versioned names (pthread_create@GLIBC_2.2.5 and @@GLIBC_2.34) are one
 	 * address under one plain name in the table; any match will do. */
