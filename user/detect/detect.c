@@ -1,12 +1,15 @@
+/* Threshold detectors (detect.h): one small function per rule, run from a
+ * table. Pure: the only state is struct ooms_detector; no I/O. */
 #include "detect/detect.h"
 
-#include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 void ooms_detect_defaults(struct ooms_detect_config *cfg)
 {
-	/* KOOM 2.x and Probe numbers, thresholds.md */
+	/* KOOM 2.x counts and VmSize, Probe's fd ratio (docs thresholds.md) */
+	memset(cfg, 0, sizeof(*cfg));
 	cfg->thread_count_limit = 750;
 	cfg->thread_count_gap = 50;
 	cfg->thread_count_polls = 3;
@@ -24,27 +27,20 @@ void ooms_detect_init(struct ooms_detector *d, const struct ooms_detect_config *
 	memset(d, 0, sizeof(*d));
 	d->cfg = *cfg;
 	for (int r = 0; r < RULE_MAX; r++) {
+		d->st[r].count = 0;
 		d->st[r].last = -1;
 		d->st[r].armed = 1;
 	}
 }
 
-const char *ooms_rule_name(enum ooms_rule r)
-{
-	static const char *const names[RULE_MAX] = {
-		[RULE_THREAD_COUNT] = "thread_count", [RULE_FD_COUNT] = "fd_count",
-		[RULE_FD_RATIO] = "fd_ratio",         [RULE_THREAD_RATIO] = "thread_ratio",
-		[RULE_VMSIZE] = "vmsize",
-	};
-
-	return r >= 0 && r < RULE_MAX ? names[r] : "?";
-}
-
-/* What one rule says of one sample. */
+/* What one rule says of one sample. SKIP: the rule could not look (unknown
+ * figure, rule off, not applicable): the state stays as it was. */
 enum verdict { SKIP, HOLDS, NOT };
 
-/* KOOM 2.x "rising" rule: over limit and not falling by more than gap counts
- * a poll; `polls` counted polls in a row hold. */
+/* KOOM 2.x "rising" rule. A poll counts when v is over the limit and has not
+ * fallen by more than gap since the previous poll (KOOM compares against the
+ * previous poll whether or not it counted); a poll that does not count ends
+ * the run. The rule holds while the run is at least `polls` long. */
 static enum verdict rising(struct ooms_rule_state *st, int64_t v, int64_t limit, int64_t gap,
 			   int polls, const char *what, struct ooms_crossing *x)
 {
@@ -52,20 +48,41 @@ static enum verdict rising(struct ooms_rule_state *st, int64_t v, int64_t limit,
 
 	if (v < 0)
 		return SKIP;
-	counts = v > limit && (st->last < 0 || v >= st->last - gap);
+	if (polls < 1)
+		polls = 1; /* 0 would make a non-counting poll "hold" */
+	/* last - v rather than last - gap: cannot overflow, both are >= 0 */
+	counts = v > limit && (st->last < 0 || st->last - v <= gap);
 	st->last = v;
-	st->count = counts ? st->count + 1 : 0;
+	if (!counts)
+		st->count = 0;
+	else if (st->count < INT_MAX)
+		st->count++;
+	if (st->count < polls)
+		return NOT;
 	x->value = v;
 	x->limit = limit;
 	snprintf(x->reason, sizeof(x->reason),
-		 "%lld %s > %lld and not falling by more than %lld, %d polls in a row", (long long)v, what,
-		 (long long)limit, (long long)gap, st->count);
-	return st->count >= polls ? HOLDS : NOT;
+		 "%lld %s > %lld and not falling by more than %lld, %d polls in a row",
+		 (long long)v, what, (long long)limit, (long long)gap, st->count);
+	return HOLDS;
 }
 
-static int64_t ratio_of(double ratio, int64_t limit)
+/* ceil(ratio * limit), the smallest figure that reaches the ratio, without
+ * libm. The small relative slack keeps products a rounding error above an
+ * integer at that integer (0.07 * 100 is 7.000000000000001 in doubles); the
+ * clamp keeps the conversion defined for huge limits or ratios over 1. */
+static int64_t ratio_threshold(double ratio, int64_t limit)
 {
-	return (int64_t)ceil(ratio * (double)limit - 1e-9);
+	double t = ratio * (double)limit;
+	int64_t i;
+
+	t -= t * 1e-12;
+	if (t >= 9223372036854775807.0) /* 2^63 as a double */
+		return INT64_MAX;
+	if (t <= 1)
+		return 1;
+	i = (int64_t)t; /* truncation is floor here, t > 1 */
+	return (double)i < t ? i + 1 : i;
 }
 
 static enum verdict rule_thread_count(struct ooms_detector *d, const struct ooms_sample *s,
@@ -85,47 +102,70 @@ static enum verdict rule_fd_count(struct ooms_detector *d, const struct ooms_sam
 static enum verdict rule_fd_ratio(struct ooms_detector *d, const struct ooms_sample *s,
 				  struct ooms_crossing *x)
 {
-	if (d->cfg.fd_ratio <= 0 || s->fds < 0 || s->fd_limit <= 0)
+	/* !(r > 0) also turns a NaN ratio off */
+	if (!(d->cfg.fd_ratio > 0) || s->fds < 0 || s->fd_limit <= 0)
 		return SKIP;
 	x->value = s->fds;
-	x->limit = ratio_of(d->cfg.fd_ratio, s->fd_limit);
+	x->limit = ratio_threshold(d->cfg.fd_ratio, s->fd_limit);
+	if (x->value < x->limit)
+		return NOT;
 	snprintf(x->reason, sizeof(x->reason), "%lld open fds >= %g%% of RLIMIT_NOFILE %lld",
 		 (long long)s->fds, d->cfg.fd_ratio * 100, (long long)s->fd_limit);
-	return s->fds >= x->limit ? HOLDS : NOT;
+	return HOLDS;
 }
 
 static enum verdict rule_thread_ratio(struct ooms_detector *d, const struct ooms_sample *s,
 				      struct ooms_crossing *x)
 {
-	if (d->cfg.thread_ratio <= 0 || s->threads < 0 || s->thread_limit <= 0)
+	const char *src = s->thread_limit_src;
+
+	if (!(d->cfg.thread_ratio > 0) || s->threads < 0 || s->thread_limit <= 0)
 		return SKIP;
 	x->value = s->threads;
-	x->limit = ratio_of(d->cfg.thread_ratio, s->thread_limit);
-	snprintf(x->reason, sizeof(x->reason), "thread count %lld >= %g%% of the thread limit %lld (%s)",
+	x->limit = ratio_threshold(d->cfg.thread_ratio, s->thread_limit);
+	if (x->value < x->limit)
+		return NOT;
+	snprintf(x->reason, sizeof(x->reason), "thread count %lld >= %g%% of the thread limit %lld%s%s%s",
 		 (long long)s->threads, d->cfg.thread_ratio * 100, (long long)s->thread_limit,
-		 s->thread_limit_src ? s->thread_limit_src : "limit");
-	return s->threads >= x->limit ? HOLDS : NOT;
+		 src ? " (" : "", src ? src : "", src ? ")" : "");
+	return HOLDS;
 }
 
+/* KOOM only watches VmSize on 32-bit devices: a 64-bit address space does not
+ * run out near 4 GB, so the rule is off there unless asked for. */
 static enum verdict rule_vmsize(struct ooms_detector *d, const struct ooms_sample *s,
 				struct ooms_crossing *x)
 {
-	if (d->cfg.vmsize_limit_kb <= 0 || s->vmsize_kb < 0 || (!s->is_32bit && !d->cfg.vmsize_limit_64bit))
+	if (d->cfg.vmsize_limit_kb <= 0 || s->vmsize_kb < 0 ||
+	    (!s->is_32bit && !d->cfg.vmsize_limit_64bit))
 		return SKIP;
 	x->value = s->vmsize_kb;
 	x->limit = d->cfg.vmsize_limit_kb;
-	snprintf(x->reason, sizeof(x->reason), "VmSize %lld kB > %lld kB%s", (long long)s->vmsize_kb,
-		 (long long)x->limit, s->is_32bit ? " (32-bit process)" : "");
-	return s->vmsize_kb > x->limit ? HOLDS : NOT;
+	if (x->value <= x->limit)
+		return NOT;
+	snprintf(x->reason, sizeof(x->reason), "VmSize %lld kB > %lld kB (%s target)",
+		 (long long)s->vmsize_kb, (long long)x->limit, s->is_32bit ? "32-bit" : "64-bit");
+	return HOLDS;
 }
 
-typedef enum verdict (*rule_fn)(struct ooms_detector *, const struct ooms_sample *, struct ooms_crossing *);
+typedef enum verdict (*rule_fn)(struct ooms_detector *, const struct ooms_sample *,
+				struct ooms_crossing *);
 
-static const rule_fn rules[RULE_MAX] = {
-	[RULE_THREAD_COUNT] = rule_thread_count, [RULE_FD_COUNT] = rule_fd_count,
-	[RULE_FD_RATIO] = rule_fd_ratio,         [RULE_THREAD_RATIO] = rule_thread_ratio,
-	[RULE_VMSIZE] = rule_vmsize,
+static const struct {
+	const char *name;
+	rule_fn fn;
+} rules[RULE_MAX] = {
+	[RULE_THREAD_COUNT] = { "thread_count", rule_thread_count },
+	[RULE_FD_COUNT] = { "fd_count", rule_fd_count },
+	[RULE_FD_RATIO] = { "fd_ratio", rule_fd_ratio },
+	[RULE_THREAD_RATIO] = { "thread_ratio", rule_thread_ratio },
+	[RULE_VMSIZE] = { "vmsize", rule_vmsize },
 };
+
+const char *ooms_rule_name(enum ooms_rule r)
+{
+	return (unsigned)r < RULE_MAX ? rules[r].name : "?";
+}
 
 size_t ooms_detect_feed(struct ooms_detector *d, const struct ooms_sample *s,
 			struct ooms_crossing *out, size_t max)
@@ -137,15 +177,18 @@ size_t ooms_detect_feed(struct ooms_detector *d, const struct ooms_sample *s,
 		enum verdict v;
 
 		memset(&x, 0, sizeof(x));
-		x.rule = r;
-		v = rules[r](d, s, &x);
+		x.rule = (enum ooms_rule)r;
+		v = rules[r].fn(d, s, &x); /* always run: the rising rules keep state */
 		if (v == NOT)
 			d->st[r].armed = 1; /* stopped holding: may fire again */
 		if (v != HOLDS || !d->st[r].armed)
 			continue;
+		/* A crossing that does not fit in out stays armed, so it is
+		 * reported at the next sample that still holds, not lost. */
+		if (n >= max)
+			continue;
 		d->st[r].armed = 0;
-		if (n < max)
-			out[n++] = x;
+		out[n++] = x;
 	}
 	return n;
 }
