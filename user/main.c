@@ -17,6 +17,7 @@ static void usage(FILE *f)
 	      "  watch -p PID [options]        follow a running process\n"
 	      "  run [options] -- CMD [ARGS]   start CMD and follow it from its first instruction\n"
 	      "  hprof check|strip|restore     heap dumps: validate, strip for analysis, restore\n"
+	      "  analyze [options] DUMP        leaks, paths to GC roots, retained sizes of a heap dump\n"
 	      "  help                          this text\n"
 	      "  version                       print the version\n"
 	      "\n"
@@ -36,6 +37,8 @@ int main(int argc, char **argv)
 		return cmd_watch_or_run(argc - 1, argv + 1, 0);
 	if (!strcmp(cmd, "run"))
 		return cmd_watch_or_run(argc - 1, argv + 1, 1);
+	if (!strcmp(cmd, "analyze"))
+		return cmd_analyze(argc - 1, argv + 1);
 	if (!strcmp(cmd, "hprof"))
 		return cmd_hprof(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {

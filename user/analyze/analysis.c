@@ -1,0 +1,339 @@
+#include "analyze/analysis.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include "hprof/io.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (uint8_t)*s;
+		h *= 0x100000001b3ull;
+	}
+	h ^= 0xff; /* separator, so ("ab","c") differs from ("a","bc") */
+	return h * 0x100000001b3ull;
+}
+
+const struct ooms_edge_label *ooms_analysis_label(const struct ooms_analysis *a, uint32_t n)
+{
+	uint32_t i;
+
+	return u64map_get(&a->label_of, (uint64_t)n + 1, &i) ? &a->labels[i] : NULL;
+}
+
+/* The signature of a path: its (class, reference) sequence, array indices
+ * left out so the same bug at another slot is the same leak. */
+static uint64_t path_signature(const struct ooms_analysis *a, const uint32_t *nodes, uint32_t len)
+{
+	const struct ooms_index *ix = &a->ix;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (uint32_t i = 1; i < len; i++) {
+		const struct ooms_edge_label *l = ooms_analysis_label(a, nodes[i]);
+
+		if (!l || l->type == REF_NONE) {
+			h = fnv(fnv(h, ooms_class_name(ix, ix->cls[nodes[i - 1]])), "?");
+			continue;
+		}
+		h = fnv(h, ooms_class_name(ix, l->declared_in));
+		if (l->type == REF_ARRAY_ENTRY)
+			h = fnv(h, "[]");
+		else if (l->type == REF_STATIC_FIELD)
+			h = fnv(h, ooms_index_str(ix, l->field));
+		else
+			h = fnv(h, ooms_index_str(ix, ix->fields[l->field].name));
+	}
+	return fnv(h, ooms_class_name(ix, ix->cls[nodes[len - 1]]));
+}
+
+static int by_signature(const void *x, const void *y)
+{
+	const uint64_t *a = x, *b = y; /* (signature, leak index) pairs */
+
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+static int by_group_size(const void *x, const void *y)
+{
+	const struct ooms_path_group *a = x, *b = y;
+
+	if (a->retained_sum != b->retained_sum)
+		return a->retained_sum < b->retained_sum ? 1 : -1;
+	return a->count < b->count ? 1 : a->count > b->count ? -1 : (a->signature > b->signature) - (a->signature < b->signature);
+}
+
+/* Paths of every leak, their edge names (one more pass), and the groups. */
+static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
+{
+	struct ooms_index *ix = &a->ix;
+	uint32_t *buf = NULL, cap = 0;
+	uint64_t *keys = NULL;
+	size_t lcap = 0;
+	double t0 = now_s();
+	int e = -ENOMEM;
+
+	if (u64map_init(&a->label_of, a->nleaks * 8 + 16))
+		goto out;
+	/* every node on a leak's path needs the name of the edge into it */
+	for (size_t i = 0; i < a->nleaks; i++)
+		for (uint32_t v = a->leaks[i].node; v && a->paths.parent[v] && a->paths.parent[v] != OOMS_NONE;
+		     v = a->paths.parent[v]) {
+			uint32_t dummy;
+
+			if (u64map_get(&a->label_of, (uint64_t)v + 1, &dummy))
+				break; /* the rest of this path is known already */
+			if (a->nlabels == lcap) {
+				size_t c = lcap ? lcap * 2 : 256;
+				void *q = realloc(a->labels, c * sizeof(*a->labels));
+
+				if (!q)
+					goto out;
+				a->labels = q;
+				lcap = c;
+			}
+			a->labels[a->nlabels].from = a->paths.parent[v];
+			a->labels[a->nlabels].to = v;
+			if (u64map_put(&a->label_of, (uint64_t)v + 1, (uint32_t)a->nlabels++))
+				goto out;
+		}
+	if ((e = ooms_label_edges(ix, a->path, a->labels, a->nlabels, err, errlen)))
+		goto out;
+	a->t_labels = now_s() - t0;
+
+	e = -ENOMEM;
+	keys = malloc((a->nleaks + 1) * 2 * sizeof(*keys));
+	if (!keys)
+		goto out;
+	for (size_t i = 0; i < a->nleaks; i++) {
+		uint32_t len = ooms_paths_get(&a->paths, a->leaks[i].node, buf, cap);
+
+		if (len > cap) {
+			void *q = realloc(buf, len * 2 * sizeof(*buf));
+
+			if (!q)
+				goto out;
+			buf = q;
+			cap = len * 2;
+			len = ooms_paths_get(&a->paths, a->leaks[i].node, buf, cap);
+		}
+		/* the rule is part of the key: one object path, two reasons, two rows */
+		keys[2 * i] = path_signature(a, buf, len) ^ ((uint64_t)a->leaks[i].rule * 0x9E3779B97F4A7C15ull);
+		keys[2 * i + 1] = i;
+	}
+	qsort(keys, a->nleaks, 2 * sizeof(*keys), by_signature);
+	for (size_t i = 0; i < a->nleaks; i++) {
+		const struct ooms_leak *lk = &a->leaks[keys[2 * i + 1]];
+		struct ooms_path_group *g;
+		uint64_t r = a->dom.retained[lk->node];
+
+		if (!i || keys[2 * i] != keys[2 * i - 2]) {
+			void *q = realloc(a->groups, (a->ngroups + 1) * sizeof(*a->groups));
+
+			if (!q)
+				goto out;
+			a->groups = q;
+			g = &a->groups[a->ngroups++];
+			memset(g, 0, sizeof(*g));
+			g->signature = keys[2 * i];
+			g->rule = lk->rule;
+			g->example = lk->node;
+		}
+		g = &a->groups[a->ngroups - 1];
+		g->count++;
+		g->retained_sum += r;
+		if (r > g->retained_max || g->example == lk->node) {
+			g->retained_max = r;
+			g->example = lk->node;
+		}
+	}
+	for (size_t i = 0; i < a->ngroups; i++) {
+		struct ooms_path_group *g = &a->groups[i];
+		uint32_t len = ooms_paths_get(&a->paths, g->example, NULL, 0);
+
+		g->nodes = malloc((len + 1) * sizeof(*g->nodes));
+		if (!g->nodes)
+			goto out;
+		g->len = ooms_paths_get(&a->paths, g->example, g->nodes, len);
+		g->root = len ? ooms_paths_root(ix, g->nodes[0]) : OOMS_NONE;
+	}
+	qsort(a->groups, a->ngroups, sizeof(*a->groups), by_group_size);
+	e = 0;
+out:
+	free(buf);
+	free(keys);
+	if (e == -ENOMEM && !err[0])
+		snprintf(err, errlen, "out of memory grouping %zu leaks", a->nleaks);
+	return e;
+}
+
+/* Per class: instances, shallow bytes, and the retained size of all its
+ * instances together (an instance counts unless an instance of the same
+ * class dominates it), by a walk of the dominator tree. */
+static int class_histogram(struct ooms_analysis *a)
+{
+	const struct ooms_index *ix = &a->ix;
+	uint32_t n = ix->nodes, *first = calloc((size_t)n + 1, sizeof(uint32_t)), *child = malloc((size_t)n * sizeof(uint32_t));
+	uint32_t *active = calloc(ix->nclasses + 1, sizeof(uint32_t));
+	struct { uint32_t node, next; } *stack = malloc((size_t)n * sizeof(*stack));
+	size_t depth = 0;
+
+	a->class_stats = calloc(ix->nclasses + 1, sizeof(*a->class_stats));
+	if (!first || !child || !active || !stack || !a->class_stats) {
+		free(first); free(child); free(active); free(stack);
+		return -ENOMEM;
+	}
+	for (uint32_t v = 1; v < n; v++) {
+		uint32_t c = ix->cls[v];
+		uint64_t s = ooms_index_shallow(ix, v);
+
+		a->total_shallow += s;
+		if (c != OOMS_NONE) {
+			a->class_stats[c].count++;
+			a->class_stats[c].shallow += s;
+		}
+		if (a->dom.idom[v] != OOMS_NONE) {
+			a->reachable_shallow += s;
+			first[a->dom.idom[v] + 1]++;
+		}
+	}
+	for (uint32_t v = 1; v <= n; v++)
+		first[v] += first[v - 1];
+	for (uint32_t v = 1; v < n; v++)
+		if (a->dom.idom[v] != OOMS_NONE)
+			child[first[a->dom.idom[v]]++] = v;
+	for (uint32_t v = n; v > 0; v--)
+		first[v] = first[v - 1];
+	first[0] = 0;
+	stack[depth].node = 0;
+	stack[depth++].next = first[0];
+	while (depth) {
+		uint32_t u = stack[depth - 1].node, c;
+
+		if (stack[depth - 1].next < first[u + 1]) {
+			uint32_t v = child[stack[depth - 1].next++];
+
+			c = ix->cls[v];
+			if (c != OOMS_NONE && !active[c]++)
+				a->class_stats[c].retained += a->dom.retained[v];
+			stack[depth].node = v;
+			stack[depth++].next = first[v];
+			continue;
+		}
+		depth--;
+		c = ix->cls[u];
+		if (u && c != OOMS_NONE)
+			active[c]--;
+	}
+	free(first);
+	free(child);
+	free(active);
+	free(stack);
+	return 0;
+}
+
+int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
+		 size_t errlen)
+{
+	double t0 = now_s(), t;
+	enum ooms_runtime rt = o->runtime;
+	int e;
+
+	memset(a, 0, sizeof(*a));
+	a->path = path;
+	err[0] = 0;
+	/* the runtime decides the built-in rules, which decide the probes, so
+	 * for auto the header is read first (the index reads it again) */
+	if (rt == RUNTIME_AUTO) {
+		char head[64] = "";
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		struct hprof_source src;
+		long n = 0;
+
+		if (fd < 0) {
+			e = -errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return e;
+		}
+		if (!hprof_source_open(&src, fd)) {
+			n = hprof_source_read(&src, head, sizeof(head) - 1);
+			hprof_source_free(&src);
+		}
+		close(fd);
+		head[n > 0 ? n : 0] = 0;
+		rt = strstr(head, "JAVA PROFILE 1.0.3") ? RUNTIME_ANDROID : RUNTIME_JVM;
+	}
+	a->runtime = rt;
+	if ((e = ooms_leak_rules_builtin(&a->rules, rt, o->bitmap_w, o->bitmap_h)))
+		goto nomem;
+	for (size_t i = 0; i < o->nleak_classes; i++)
+		if ((e = ooms_leak_rules_add_class(&a->rules, o->leak_classes[i])))
+			goto nomem;
+	for (size_t i = 0; i < o->nleak_ifs; i++)
+		if ((e = ooms_leak_rules_add_if(&a->rules, o->leak_ifs[i], err, errlen)))
+			return e;
+	if ((e = ooms_leak_probes(&a->rules, &a->probes, &a->nprobes)))
+		goto nomem;
+	if ((e = ooms_index_build(&a->ix, path, a->probes, a->nprobes, o->progress, o->pctx, err, errlen)))
+		return e;
+	a->t_index = now_s() - t0;
+	if ((e = ooms_dominators_compute(&a->ix, &a->dom)))
+		goto nomem;
+	a->t_dominators = a->dom.seconds;
+	if ((e = ooms_paths_compute(&a->ix, &a->paths)))
+		goto nomem;
+	a->t_paths = a->paths.seconds;
+	t = now_s();
+	if ((e = ooms_leaks_find(&a->ix, &a->rules, a->probes, a->dom.idom, &a->leaks, &a->nleaks)))
+		goto nomem;
+	{
+		uint32_t c = ooms_index_class_by_name(&a->ix, "libcore.util.NativeAllocationRegistry");
+
+		for (uint32_t v = 1; c != OOMS_NONE && v < a->ix.nodes; v++)
+			a->native_registry += a->ix.kind[v] == NODE_INSTANCE && a->ix.cls[v] == c;
+	}
+	a->t_leaks = now_s() - t;
+	if ((e = group_leaks(a, err, errlen)))
+		return e;
+	t = now_s();
+	if ((e = class_histogram(a)))
+		goto nomem;
+	a->t_histogram = now_s() - t;
+	a->t_total = now_s() - t0;
+	return 0;
+nomem:
+	if (!err[0])
+		snprintf(err, errlen, "out of memory");
+	return e;
+}
+
+void ooms_analysis_free(struct ooms_analysis *a)
+{
+	for (size_t i = 0; i < a->ngroups; i++)
+		free(a->groups[i].nodes);
+	free(a->groups);
+	free(a->labels);
+	free(a->leaks);
+	free(a->class_stats);
+	u64map_free(&a->label_of);
+	ooms_probes_free(a->probes, a->nprobes);
+	free(a->probes);
+	ooms_leak_rules_free(&a->rules);
+	ooms_paths_free(&a->paths);
+	ooms_dominators_free(&a->dom);
+	ooms_index_free(&a->ix);
+}

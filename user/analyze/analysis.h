@@ -1,0 +1,71 @@
+/* One analysis of one dump: index, dominators and retained sizes, shortest
+ * paths, leak rules, paths merged by signature, class histogram. What
+ * `oomscope analyze` prints (report.c) comes from here. */
+#ifndef OOMSCOPE_ANALYZE_ANALYSIS_H
+#define OOMSCOPE_ANALYZE_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "analyze/dominators.h"
+#include "analyze/index.h"
+#include "analyze/labels.h"
+#include "analyze/leaks.h"
+#include "analyze/paths.h"
+
+struct ooms_analyze_opts {
+	enum ooms_runtime runtime;      /* RUNTIME_AUTO: Android for 1.0.3 dumps, else the JVM */
+	uint32_t bitmap_w, bitmap_h;    /* large Bitmap threshold (KOOM: 768 x 1366) */
+	const char *const *leak_classes;
+	size_t nleak_classes;
+	const char *const *leak_ifs;
+	size_t nleak_ifs;
+	ooms_progress_fn progress;
+	void *pctx;
+};
+
+/* Leaks whose paths are the same sequence of (class, reference). */
+struct ooms_path_group {
+	uint64_t signature;
+	uint32_t rule;
+	uint32_t count;
+	uint64_t retained_sum, retained_max;
+	uint32_t example;               /* the leak with the largest retained size */
+	uint32_t *nodes, len;           /* its path, root first */
+	uint32_t root;                  /* index in ix.roots */
+};
+
+struct ooms_class_stat {
+	uint64_t count, shallow, retained; /* retained: of all instances together */
+};
+
+struct ooms_analysis {
+	const char *path;
+	enum ooms_runtime runtime;
+	struct ooms_index ix;
+	struct ooms_dominators dom;
+	struct ooms_paths paths;
+	struct ooms_leak_rules rules;
+	struct ooms_probe *probes;
+	size_t nprobes;
+	struct ooms_leak *leaks;
+	size_t nleaks;
+	struct ooms_path_group *groups;
+	size_t ngroups;
+	struct ooms_edge_label *labels; /* one per node on a reported path: parent -> node */
+	size_t nlabels;
+	struct u64map label_of;         /* node + 1 -> label index */
+	struct ooms_class_stat *class_stats; /* [ix.nclasses]; class objects count under java.lang.Class */
+	uint64_t native_registry;       /* libcore.util.NativeAllocationRegistry instances */
+	uint64_t total_shallow, reachable_shallow;
+	double t_index, t_dominators, t_paths, t_leaks, t_labels, t_histogram, t_total;
+};
+
+/* 0, or -errno with a one-line message in err. */
+int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
+		 size_t errlen);
+void ooms_analysis_free(struct ooms_analysis *a);
+
+/* The label of the edge into node n on a reported path, or NULL. */
+const struct ooms_edge_label *ooms_analysis_label(const struct ooms_analysis *a, uint32_t n);
+
+#endif

@@ -1,0 +1,172 @@
+/* The heap index: every object of a dump as a dense node number, with its
+ * class, shallow size and outgoing references in CSR arrays, the class table
+ * with field layouts and superclass chains, and the GC roots. Built in two
+ * streaming passes over the file (plain, gzip or xz; whole or stripped), so
+ * memory is a few dozen bytes per object whatever the dump's size.
+ *
+ * Node 0 is the virtual super-root; objects are 1..nodes-1 in file order.
+ * Class objects are nodes too (their static fields are their references). */
+#ifndef OOMSCOPE_ANALYZE_INDEX_H
+#define OOMSCOPE_ANALYZE_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hprof/parser.h"
+#include "analyze/u64map.h"
+
+#define OOMS_NONE UINT32_MAX
+
+enum ooms_node_kind { NODE_ROOT, NODE_INSTANCE, NODE_OBJ_ARRAY, NODE_PRIM_ARRAY, NODE_CLASS };
+
+/* Heaps, as Android names them; JVM dumps are all HEAP_DEFAULT. */
+enum ooms_heap { HEAP_DEFAULT, HEAP_APP, HEAP_IMAGE, HEAP_ZYGOTE, HEAP_JIT, HEAP_OTHER };
+
+struct ooms_field {
+	uint32_t name;        /* string arena offset */
+	uint8_t type;         /* enum hprof_type */
+	uint32_t offset;      /* in the instance data (own class's block) */
+};
+
+/* A reference slot of an instance, flattened over the superclass chain. */
+struct ooms_ref_slot {
+	uint32_t offset;      /* in the instance data */
+	uint32_t field;       /* index in the index's field table */
+	uint32_t declared_in; /* class index that declares the field */
+};
+
+struct ooms_class {
+	uint64_t id;
+	uint32_t node;        /* the class object */
+	uint32_t super;       /* class index, or OOMS_NONE */
+	uint64_t loader_id;
+	uint32_t name;        /* string arena offset of the dotted name */
+	uint32_t inst_size;   /* instance data bytes, from the class dump */
+	uint32_t fields_at, nfields;   /* own instance fields */
+	uint32_t statics_at, nstatics; /* static fields (in the static table) */
+	uint32_t slots_at, nslots;     /* reference slots, all superclasses included */
+	uint32_t weak_slot;   /* slot index of Reference.referent, or OOMS_NONE */
+	uint32_t probes_at, nprobes;   /* entries of cprobes that apply to instances */
+	uint8_t is_array_class;
+	/* filled by the analyzer */
+	uint64_t count, shallow, retained;
+};
+
+/* A static object field of a class: its value is an edge of the class node. */
+struct ooms_static {
+	uint32_t name;
+	uint64_t value;       /* the referenced id (object fields only are kept) */
+};
+
+struct ooms_root {
+	uint32_t node;
+	uint8_t kind;         /* enum hprof_subtag of the root record */
+	uint32_t thread_serial; /* JAVA_FRAME, JNI_LOCAL, NATIVE_STACK, THREAD_BLOCK, THREAD_OBJECT */
+	int32_t frame;          /* JAVA_FRAME, JNI_LOCAL: frame depth, else -1 */
+};
+
+struct ooms_index {
+	struct hprof_header header;
+	unsigned id_size;
+	uint64_t file_bytes;     /* of the (decompressed) dump */
+
+	/* nodes */
+	uint32_t nodes;          /* including the super-root at 0 */
+	uint64_t *ids;           /* [nodes], file order */
+	uint32_t *cls;           /* [nodes] class index (arrays: their array class; primitive arrays: a pseudo-class) */
+	uint32_t *shallow;       /* [nodes] bytes, saturated at UINT32_MAX: see ooms_index_shallow() */
+	uint8_t *kind;           /* [nodes] enum ooms_node_kind */
+	uint8_t *heap;           /* [nodes] enum ooms_heap */
+	uint32_t *length;        /* [nodes] array elements, or 0 */
+
+	/* outgoing references, CSR: edges of n are tgt[off[n] .. off[n+1]) */
+	uint32_t *off;           /* [nodes + 1] */
+	uint32_t *tgt;           /* [nedges] */
+	uint32_t nedges;
+	uint64_t dangling;       /* references to ids not in the dump */
+	uint64_t weak_refs;      /* Reference.referent slots, left out of the graph */
+
+	struct ooms_class *classes;
+	uint32_t nclasses;
+	uint32_t prim_class[12]; /* pseudo-class index by element type */
+	uint32_t class_class;    /* java.lang.Class, or OOMS_NONE */
+	struct ooms_field *fields;
+	uint32_t nfields;
+	struct ooms_static *statics;
+	uint32_t nstatics;
+	struct ooms_ref_slot *slots;
+	uint32_t nslots;
+
+	struct { uint32_t probe, offset; uint8_t type; } *cprobes;
+	uint32_t ncprobes;
+
+	struct ooms_root *roots;
+	uint32_t nroots;
+
+	/* strings (names): id -> arena offset */
+	char *arena;
+	size_t arena_len, arena_cap;
+	struct u64map strings;
+
+	/* big objects whose shallow size does not fit in 32 bits */
+	struct { uint32_t node; uint64_t size; } *big;
+	size_t nbig;
+
+	/* id -> node: sorted ids with their nodes, and a bucket directory */
+	uint64_t *sorted_ids;
+	uint32_t *sorted_nodes;  /* NULL when ids[] is already sorted */
+	uint32_t *bucket;        /* [nbuckets + 1] first position per bucket */
+	unsigned bucket_shift;
+	uint64_t min_id;
+	uint32_t nbuckets;
+
+	double seconds_pass1, seconds_pass2;
+};
+
+/* A field value the leak rules want: for every instance of class_name (or a
+ * subclass), the value of field_name (declared there or in a superclass) is
+ * recorded in pass 2. Object fields give the referenced node (OOMS_NONE for
+ * null), primitive fields their raw big-endian value. */
+struct ooms_probe_value {
+	uint32_t node;
+	uint64_t value;
+};
+
+struct ooms_probe {
+	const char *class_name;  /* dotted, e.g. "android.app.Activity" */
+	const char *field_name;
+	uint8_t type;            /* out: the field's enum hprof_type, 0 if no class has it */
+	struct ooms_probe_value *values;
+	size_t count, cap;
+};
+
+/* Progress: called now and then with bytes read in the current pass. */
+typedef void (*ooms_progress_fn)(void *ctx, int pass, uint64_t done, uint64_t total);
+
+/* Builds the index of the dump at path (plain, gzip or xz). 0, or a negative
+ * errno with a one-line message in err. */
+int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe *probes, size_t nprobes,
+		     ooms_progress_fn progress, void *pctx, char *err, size_t errlen);
+/* One pass of the parser over the dump at path (plain, gzip or xz), for
+ * visitors that need the records again (see labels.c). 0 or -errno with err set. */
+int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progress_fn progress, void *pctx,
+		   int pass, uint64_t *parsed, char *err, size_t errlen);
+void ooms_probes_free(struct ooms_probe *probes, size_t nprobes);
+void ooms_index_free(struct ooms_index *ix);
+
+/* The node of object id, or OOMS_NONE. */
+uint32_t ooms_index_find(const struct ooms_index *ix, uint64_t id);
+uint64_t ooms_index_shallow(const struct ooms_index *ix, uint32_t node);
+/* A name from the arena ("" for none). */
+static inline const char *ooms_index_str(const struct ooms_index *ix, uint32_t off)
+{
+	return off == OOMS_NONE ? "" : ix->arena + off;
+}
+static inline const char *ooms_class_name(const struct ooms_index *ix, uint32_t c)
+{
+	return c == OOMS_NONE ? "?" : ooms_index_str(ix, ix->classes[c].name);
+}
+/* The class index named name, or OOMS_NONE. */
+uint32_t ooms_index_class_by_name(const struct ooms_index *ix, const char *name);
+/* Is class c, or one of its superclasses, named name? */
+int ooms_index_is_a(const struct ooms_index *ix, uint32_t c, const char *name);
+#endif

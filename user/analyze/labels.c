@@ -1,0 +1,192 @@
+#include "analyze/labels.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze/u64map.h"
+
+struct labeler {
+	const struct ooms_index *ix;
+	struct ooms_edge_label *labels;
+	uint32_t *order;        /* label indices sorted by from */
+	size_t n;
+	struct u64map first;    /* from node -> first position in order */
+	uint32_t node;
+	int active;             /* the current record is wanted */
+	uint32_t at;            /* its first position in order */
+	uint8_t *data;
+	size_t dlen, dcap;
+	uint8_t carry[8];
+	size_t carry_len;
+	uint32_t elem;
+};
+
+static const struct ooms_edge_label *sort_base;
+
+static int by_from(const void *a, const void *b)
+{
+	uint32_t x = sort_base[*(const uint32_t *)a].from, y = sort_base[*(const uint32_t *)b].from;
+
+	return x < y ? -1 : x > y;
+}
+
+const char *ooms_ref_type_name(uint8_t type)
+{
+	switch (type) {
+	case REF_INSTANCE_FIELD: return "INSTANCE_FIELD";
+	case REF_STATIC_FIELD: return "STATIC_FIELD";
+	case REF_ARRAY_ENTRY: return "ARRAY_ENTRY";
+	}
+	return "UNKNOWN";
+}
+
+/* Marks every still open label from the current node to target. */
+static void resolve(struct labeler *l, uint32_t target, uint8_t type, uint32_t field, uint32_t declared_in,
+		    uint32_t index)
+{
+	for (size_t i = l->at; i < l->n && l->labels[l->order[i]].from == l->node; i++) {
+		struct ooms_edge_label *e = &l->labels[l->order[i]];
+
+		if (e->to != target || e->type != REF_NONE)
+			continue;
+		e->type = type;
+		e->field = field;
+		e->declared_in = declared_in;
+		e->index = index;
+	}
+}
+
+static int sub_begin(void *ctx, const struct hprof_sub *s)
+{
+	struct labeler *l = ctx;
+	const struct ooms_index *ix = l->ix;
+	uint32_t at;
+
+	switch (s->tag) {
+	case HPROF_CLASS_DUMP:
+	case HPROF_INSTANCE_DUMP:
+	case HPROF_OBJ_ARRAY_DUMP:
+	case HPROF_PRIM_ARRAY_DUMP:
+	case HPROF_PRIM_ARRAY_NODATA:
+		break;
+	default:
+		return 0;
+	}
+	l->node++;
+	l->active = u64map_get(&l->first, (uint64_t)l->node + 1, &at);
+	if (!l->active)
+		return 0;
+	l->at = at;
+	l->dlen = l->carry_len = 0;
+	l->elem = 0;
+	if (s->tag == HPROF_CLASS_DUMP) {
+		uint32_t ci = ix->length[l->node];
+		const struct ooms_class *c = &ix->classes[ci];
+
+		for (uint32_t i = 0; i < c->nstatics; i++) {
+			const struct ooms_static *st = &ix->statics[c->statics_at + i];
+
+			resolve(l, ooms_index_find(ix, st->value), REF_STATIC_FIELD, st->name, ci, 0);
+		}
+	}
+	return 0;
+}
+
+static int sub_data(void *ctx, const uint8_t *p, size_t len)
+{
+	struct labeler *l = ctx;
+	const struct ooms_index *ix = l->ix;
+	unsigned id = ix->id_size;
+
+	if (!l->active)
+		return 0;
+	if (ix->kind[l->node] == NODE_INSTANCE) {
+		if (l->dlen + len > l->dcap) {
+			size_t cap = (l->dlen + len) * 2;
+			uint8_t *d = realloc(l->data, cap);
+
+			if (!d)
+				return -ENOMEM;
+			l->data = d;
+			l->dcap = cap;
+		}
+		memcpy(l->data + l->dlen, p, len);
+		l->dlen += len;
+		return 0;
+	}
+	if (ix->kind[l->node] != NODE_OBJ_ARRAY)
+		return 0;
+	for (; len; p++, len--) { /* arrays on paths are few: byte at a time is fine */
+		l->carry[l->carry_len++] = *p;
+		if (l->carry_len < id)
+			continue;
+		l->carry_len = 0;
+		{
+			uint64_t v = hprof_id(l->carry, id);
+
+			if (v)
+				resolve(l, ooms_index_find(ix, v), REF_ARRAY_ENTRY, OOMS_NONE, ix->cls[l->node], l->elem);
+		}
+		l->elem++;
+	}
+	return 0;
+}
+
+static int sub_end(void *ctx, const struct hprof_sub *s)
+{
+	struct labeler *l = ctx;
+	const struct ooms_index *ix = l->ix;
+	uint32_t c;
+
+	if (!l->active || s->tag != HPROF_INSTANCE_DUMP || (c = ix->cls[l->node]) == OOMS_NONE)
+		return 0;
+	for (uint32_t i = 0; i < ix->classes[c].nslots; i++) {
+		const struct ooms_ref_slot *sl = &ix->slots[ix->classes[c].slots_at + i];
+		uint64_t v;
+
+		if (sl->offset + ix->id_size > l->dlen)
+			continue;
+		v = hprof_id(l->data + sl->offset, ix->id_size);
+		if (v)
+			resolve(l, ooms_index_find(ix, v), REF_INSTANCE_FIELD, sl->field, sl->declared_in, 0);
+	}
+	return 0;
+}
+
+int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_edge_label *labels, size_t n,
+		     char *err, size_t errlen)
+{
+	struct labeler l = {.ix = ix, .labels = labels, .n = n};
+	struct hprof_visitor v = {.ctx = &l, .sub_begin = sub_begin, .sub_data = sub_data, .sub_end = sub_end};
+	int e;
+
+	if (!n)
+		return 0;
+	l.order = malloc(n * sizeof(*l.order));
+	if (!l.order || u64map_init(&l.first, n)) {
+		free(l.order);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		l.order[i] = (uint32_t)i;
+		labels[i].type = REF_NONE;
+		labels[i].field = labels[i].declared_in = OOMS_NONE;
+		labels[i].index = 0;
+	}
+	sort_base = labels;
+	qsort(l.order, n, sizeof(*l.order), by_from);
+	for (size_t i = n; i-- > 0;) /* keys are node + 1: 0 means empty */
+		if ((e = u64map_put(&l.first, (uint64_t)labels[l.order[i]].from + 1, (uint32_t)i)))
+			goto out;
+	err[0] = 0;
+	e = ooms_read_dump(path, &v, NULL, NULL, 3, NULL, err, errlen);
+out:
+	free(l.order);
+	free(l.data);
+	u64map_free(&l.first);
+	if (e == -ENOMEM && !err[0])
+		snprintf(err, errlen, "out of memory");
+	return e;
+}

@@ -1,0 +1,27 @@
+/* Names of references on reported paths: one more pass over the dump reads
+ * the records of the path's objects again and says, for each edge, which
+ * field or array slot holds it. (The index keeps only the edges, not their
+ * names, so it stays small.) */
+#ifndef OOMSCOPE_ANALYZE_LABELS_H
+#define OOMSCOPE_ANALYZE_LABELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "analyze/index.h"
+
+enum ooms_ref_type { REF_NONE, REF_INSTANCE_FIELD, REF_STATIC_FIELD, REF_ARRAY_ENTRY };
+
+struct ooms_edge_label {
+	uint32_t from, to;    /* in: nodes */
+	uint8_t type;         /* out: enum ooms_ref_type, REF_NONE if not found */
+	uint32_t field;       /* out: instance field: index in ix->fields; static: arena offset of the name */
+	uint32_t declared_in; /* out: class index that declares the field (static: the class itself) */
+	uint32_t index;       /* out: array entry */
+};
+
+/* Fills labels[0..n) (any order; several may share a from). 0 or -errno. */
+int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_edge_label *labels, size_t n,
+		     char *err, size_t errlen);
+const char *ooms_ref_type_name(uint8_t type);
+
+#endif

@@ -1,0 +1,122 @@
+#include "analyze/paths.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *ooms_root_kind_name(uint8_t kind)
+{
+	switch (kind) {
+	case HPROF_ROOT_JNI_GLOBAL: return "JniGlobal";
+	case HPROF_ROOT_JNI_LOCAL: return "JniLocal";
+	case HPROF_ROOT_JAVA_FRAME: return "JavaFrame";
+	case HPROF_ROOT_NATIVE_STACK: return "NativeStack";
+	case HPROF_ROOT_STICKY_CLASS: return "StickyClass";
+	case HPROF_ROOT_THREAD_BLOCK: return "ThreadBlock";
+	case HPROF_ROOT_MONITOR_USED: return "MonitorUsed";
+	case HPROF_ROOT_THREAD_OBJECT: return "ThreadObject";
+	case HPROF_ROOT_INTERNED_STRING: return "InternedString";
+	case HPROF_ROOT_FINALIZING: return "Finalizing";
+	case HPROF_ROOT_DEBUGGER: return "Debugger";
+	case HPROF_ROOT_REFERENCE_CLEANUP: return "ReferenceCleanup";
+	case HPROF_ROOT_VM_INTERNAL: return "VmInternal";
+	case HPROF_ROOT_JNI_MONITOR: return "JniMonitor";
+	}
+	return "Unknown";
+}
+
+/* Shark sorts roots so thread objects come before the java frames that
+ * belong to them; the rest keep a fixed order by kind, then file order. */
+static int root_rank(uint8_t kind)
+{
+	switch (kind) {
+	case HPROF_ROOT_THREAD_OBJECT: return 0;
+	case HPROF_ROOT_STICKY_CLASS: return 1;
+	case HPROF_ROOT_JNI_GLOBAL: return 2;
+	case HPROF_ROOT_JAVA_FRAME: return 3;
+	case HPROF_ROOT_JNI_LOCAL: return 4;
+	case HPROF_ROOT_NATIVE_STACK: return 5;
+	case HPROF_ROOT_THREAD_BLOCK: return 6;
+	case HPROF_ROOT_MONITOR_USED: return 7;
+	}
+	return 8;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
+{
+	double t0 = now_s();
+	size_t n = ix->nodes;
+	uint32_t *queue = malloc(n * sizeof(*queue)), head = 0, tail = 0;
+
+	p->parent = malloc(n * sizeof(*p->parent));
+	if (!queue || !p->parent) {
+		free(queue);
+		ooms_paths_free(p);
+		return -ENOMEM;
+	}
+	memset(p->parent, 0xff, n * sizeof(*p->parent));
+	p->parent[0] = 0;
+	for (int rank = 0; rank <= 8; rank++)
+		for (uint32_t i = 0; i < ix->nroots; i++) {
+			uint32_t r = ix->roots[i].node;
+
+			if (root_rank(ix->roots[i].kind) != rank || p->parent[r] != OOMS_NONE)
+				continue;
+			p->parent[r] = 0;
+			queue[tail++] = r;
+		}
+	while (head < tail) {
+		uint32_t u = queue[head++];
+
+		for (uint32_t e = ix->off[u]; e < ix->off[u + 1]; e++) {
+			uint32_t v = ix->tgt[e];
+
+			if (p->parent[v] != OOMS_NONE)
+				continue;
+			p->parent[v] = u;
+			queue[tail++] = v;
+		}
+	}
+	free(queue);
+	p->seconds = now_s() - t0;
+	return 0;
+}
+
+void ooms_paths_free(struct ooms_paths *p)
+{
+	free(p->parent);
+	p->parent = NULL;
+}
+
+uint32_t ooms_paths_get(const struct ooms_paths *p, uint32_t n, uint32_t *out, uint32_t max)
+{
+	uint32_t len = 0, i;
+
+	if (p->parent[n] == OOMS_NONE)
+		return 0;
+	for (uint32_t x = n; x; x = p->parent[x])
+		len++;
+	i = len;
+	for (uint32_t x = n; x; x = p->parent[x])
+		if (--i < max)
+			out[i] = x;
+	return len;
+}
+
+uint32_t ooms_paths_root(const struct ooms_index *ix, uint32_t r)
+{
+	for (int rank = 0; rank <= 8; rank++)
+		for (uint32_t i = 0; i < ix->nroots; i++)
+			if (ix->roots[i].node == r && root_rank(ix->roots[i].kind) == rank)
+				return i;
+	return OOMS_NONE;
+}

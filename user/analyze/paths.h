@@ -1,0 +1,27 @@
+/* Shortest strong paths from the GC roots: a breadth-first search over the
+ * index's references (weak, soft, phantom and finalizer referents are not in
+ * the graph: see index.c), from the roots in Shark's order (thread objects
+ * first, so a thread's locals are reached through it; then by kind). */
+#ifndef OOMSCOPE_ANALYZE_PATHS_H
+#define OOMSCOPE_ANALYZE_PATHS_H
+
+#include <stdint.h>
+#include "analyze/index.h"
+
+struct ooms_paths {
+	uint32_t *parent;   /* [nodes] previous node on the shortest path; 0 for a root; OOMS_NONE unreached */
+	double seconds;
+};
+
+int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p);
+void ooms_paths_free(struct ooms_paths *p);
+/* The nodes from the root to n, into out (at most max); the path length
+ * (which may exceed max: then only the first max are written). */
+uint32_t ooms_paths_get(const struct ooms_paths *p, uint32_t n, uint32_t *out, uint32_t max);
+/* The root record a path starting at node r stands on (the first in the
+ * search's order), as an index in ix->roots, or OOMS_NONE. */
+uint32_t ooms_paths_root(const struct ooms_index *ix, uint32_t r);
+/* Shark's name of a root kind: "ThreadObject", "JavaFrame", "StickyClass"... */
+const char *ooms_root_kind_name(uint8_t kind);
+
+#endif

@@ -1,0 +1,386 @@
+#include "analyze/report.h"
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/json.h"
+
+static const char *runtime_name(enum ooms_runtime rt)
+{
+	return rt == RUNTIME_ANDROID ? "android" : "jvm";
+}
+
+/* The thread object whose serial is s, or 0. */
+static uint32_t thread_node(const struct ooms_index *ix, uint32_t s)
+{
+	for (uint32_t i = 0; i < ix->nroots; i++)
+		if (ix->roots[i].kind == HPROF_ROOT_THREAD_OBJECT && ix->roots[i].thread_serial == s)
+			return ix->roots[i].node;
+	return 0;
+}
+
+static int is_local_root(uint8_t kind)
+{
+	return kind == HPROF_ROOT_JAVA_FRAME || kind == HPROF_ROOT_JNI_LOCAL || kind == HPROF_ROOT_NATIVE_STACK ||
+	       kind == HPROF_ROOT_THREAD_BLOCK;
+}
+
+/* One path element's reference text, KOOM style: "Class.field",
+ * "Type[][3]", or the local's thread. */
+static void reference_text(const struct ooms_analysis *a, uint32_t from, const struct ooms_edge_label *l,
+			   char *buf, size_t len)
+{
+	const struct ooms_index *ix = &a->ix;
+
+	if (!l || l->type == REF_NONE) {
+		snprintf(buf, len, "%s.?", ooms_class_name(ix, ix->cls[from]));
+	} else if (l->type == REF_ARRAY_ENTRY) {
+		snprintf(buf, len, "%s[%u]", ooms_class_name(ix, ix->cls[from]), l->index);
+	} else if (l->type == REF_STATIC_FIELD) {
+		snprintf(buf, len, "%s.%s", ooms_class_name(ix, l->declared_in), ooms_index_str(ix, l->field));
+	} else {
+		snprintf(buf, len, "%s.%s", ooms_class_name(ix, ix->cls[from]),
+			 ooms_index_str(ix, ix->fields[l->field].name));
+	}
+}
+
+static const char *declared_class(const struct ooms_analysis *a, uint32_t from, const struct ooms_edge_label *l)
+{
+	const struct ooms_index *ix = &a->ix;
+
+	if (l && l->type != REF_NONE && l->declared_in != OOMS_NONE)
+		return ooms_class_name(ix, l->declared_in);
+	return ooms_class_name(ix, ix->cls[from]);
+}
+
+/* The class name of node n: the class itself for class objects. */
+static const char *node_class(const struct ooms_index *ix, uint32_t n)
+{
+	if (ix->kind[n] == NODE_CLASS)
+		return ooms_class_name(ix, ix->length[n]);
+	return ooms_class_name(ix, ix->cls[n]);
+}
+
+static void json_path(struct json *j, const struct ooms_analysis *a, const struct ooms_path_group *g)
+{
+	const struct ooms_index *ix = &a->ix;
+	const struct ooms_root *root = g->root != OOMS_NONE ? &ix->roots[g->root] : NULL;
+	char ref[1024];
+
+	json_key(j, "path");
+	json_arr(j);
+	if (root && is_local_root(root->kind)) {
+		uint32_t t = thread_node(ix, root->thread_serial);
+
+		json_obj(j);
+		if (t)
+			snprintf(ref, sizeof(ref), "%s@0x%" PRIx64 " local%s", node_class(ix, t), ix->ids[t],
+				 root->frame >= 0 ? " (java frame)" : "");
+		else
+			snprintf(ref, sizeof(ref), "thread %u local", root->thread_serial);
+		json_kstr(j, "reference", ref);
+		json_kstr(j, "referenceType", "LOCAL");
+		json_kstr(j, "declaredClass", t ? node_class(ix, t) : "java.lang.Thread");
+		json_obj_end(j);
+	}
+	for (uint32_t i = 0; i + 1 < g->len; i++) {
+		uint32_t from = g->nodes[i];
+		const struct ooms_edge_label *l = ooms_analysis_label(a, g->nodes[i + 1]);
+
+		json_obj(j);
+		reference_text(a, from, l, ref, sizeof(ref));
+		json_kstr(j, "reference", ref);
+		json_kstr(j, "referenceType", ooms_ref_type_name(l ? l->type : REF_NONE));
+		json_kstr(j, "declaredClass", declared_class(a, from, l));
+		json_khex(j, "objectId", ix->ids[from]);
+		json_obj_end(j);
+	}
+	if (g->len) {
+		uint32_t leak = g->nodes[g->len - 1];
+
+		json_obj(j);
+		json_kstr(j, "reference", node_class(ix, leak));
+		json_kstr(j, "referenceType", "LEAKING_INSTANCE");
+		json_kstr(j, "declaredClass", node_class(ix, leak));
+		json_khex(j, "objectId", ix->ids[leak]);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+/* Indices of the top n of count items by key, largest first. */
+static uint32_t *top_by(size_t count, size_t n, const void *base, size_t stride, size_t key_off, size_t *out_n)
+{
+	uint32_t *idx;
+	size_t k = 0;
+
+	if (n > count)
+		n = count;
+	idx = malloc((n + 1) * sizeof(*idx));
+	if (!idx) {
+		*out_n = 0;
+		return NULL;
+	}
+#define KEY(i) (*(const uint64_t *)((const char *)base + (size_t)(i) * stride + key_off))
+	for (size_t i = 0; i < count && n; i++) { /* insertion into a short sorted list */
+		uint64_t v = KEY(i);
+		size_t at;
+
+		if (k == n && v <= KEY(idx[k - 1]))
+			continue;
+		at = k < n ? k++ : n - 1;
+		while (at > 0 && KEY(idx[at - 1]) < v) {
+			idx[at] = idx[at - 1];
+			at--;
+		}
+		idx[at] = (uint32_t)i;
+	}
+#undef KEY
+	*out_n = k;
+	return idx;
+}
+
+void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
+{
+	const struct ooms_index *ix = &a->ix;
+	struct json j;
+	size_t nt = 0;
+	uint32_t *t;
+
+	json_init(&j, f, 0);
+	json_obj(&j);
+	json_kstr(&j, "schema", OOMS_ANALYSIS_SCHEMA);
+	json_kbool(&j, "analysisDone", 1);
+	json_kint(&j, "reAnalysisTimes", 0);
+
+	json_key(&j, "runningInfo");
+	json_obj(&j);
+	json_kstr(&j, "file", a->path);
+	json_kstr(&j, "format", ix->header.orig_format);
+	json_kstr(&j, "stripped", ix->header.strip_mode[0] ? ix->header.strip_mode : NULL);
+	json_kint(&j, "idSize", ix->id_size);
+	json_kstr(&j, "runtime", runtime_name(a->runtime));
+	json_kuint(&j, "dumpBytes", ix->file_bytes);
+	json_kuint(&j, "objects", ix->nodes - 1);
+	json_kuint(&j, "classes", ix->nclasses);
+	json_kuint(&j, "gcRoots", ix->nroots);
+	json_kuint(&j, "references", ix->nedges);
+	json_kuint(&j, "weakReferences", ix->weak_refs);
+	json_kuint(&j, "danglingReferences", ix->dangling);
+	json_kuint(&j, "reachableObjects", a->dom.reachable ? a->dom.reachable - 1 : 0);
+	json_kuint(&j, "shallowSize", a->total_shallow);
+	json_kuint(&j, "reachableShallowSize", a->reachable_shallow);
+	json_kuint(&j, "nativeAllocationRegistry", a->native_registry);
+	json_kdbl(&j, "analysisSeconds", a->t_total);
+	json_obj_end(&j);
+
+	json_key(&j, "classInfos");
+	json_arr(&j);
+	for (size_t i = 0; i < a->rules.n; i++) {
+		const struct ooms_leak_rule *r = &a->rules.rules[i];
+
+		json_obj(&j);
+		json_kstr(&j, "className", r->class_name);
+		json_kuint(&j, "instanceCount", r->instances);
+		json_kuint(&j, "leakInstanceCount", r->leaks);
+		json_kstr(&j, "leakReason", r->reason);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+
+	json_key(&j, "gcPaths");
+	json_arr(&j);
+	for (size_t i = 0; i < a->ngroups; i++) {
+		const struct ooms_path_group *g = &a->groups[i];
+		char sig[20];
+
+		snprintf(sig, sizeof(sig), "%016" PRIx64, g->signature);
+		json_obj(&j);
+		json_kuint(&j, "instanceCount", g->count);
+		json_kstr(&j, "leakReason", a->rules.rules[g->rule].reason);
+		json_kstr(&j, "gcRoot", g->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[g->root].kind) : "?");
+		json_kstr(&j, "signature", sig);
+		json_kstr(&j, "className", node_class(ix, g->example));
+		json_khex(&j, "leakObjectId", ix->ids[g->example]);
+		json_kuint(&j, "retainedSize", g->retained_max);
+		json_kuint(&j, "retainedSizeTotal", g->retained_sum);
+		json_kuint(&j, "pathLength", g->len);
+		json_path(&j, a, g);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+
+	/* top retainers: objects by retained size */
+	json_key(&j, "topRetainers");
+	json_arr(&j);
+	t = top_by(ix->nodes - 1, top, a->dom.retained + 1, sizeof(uint64_t), 0, &nt);
+	for (size_t i = 0; t && i < nt; i++) {
+		uint32_t n = t[i] + 1;
+
+		json_obj(&j);
+		json_khex(&j, "objectId", ix->ids[n]);
+		json_kstr(&j, "className", node_class(ix, n));
+		json_kbool(&j, "isClass", ix->kind[n] == NODE_CLASS);
+		json_kuint(&j, "shallowSize", ooms_index_shallow(ix, n));
+		json_kuint(&j, "retainedSize", a->dom.retained[n]);
+		json_obj_end(&j);
+	}
+	free(t);
+	json_arr_end(&j);
+
+	json_key(&j, "classHistogram");
+	json_arr(&j);
+	t = top_by(ix->nclasses, ix->nclasses, a->class_stats, sizeof(*a->class_stats),
+		   offsetof(struct ooms_class_stat, retained), &nt);
+	for (size_t i = 0; t && i < nt; i++) {
+		const struct ooms_class_stat *s = &a->class_stats[t[i]];
+
+		if (!s->count)
+			continue;
+		json_obj(&j);
+		json_kstr(&j, "className", ooms_class_name(ix, t[i]));
+		json_kuint(&j, "instanceCount", s->count);
+		json_kuint(&j, "shallowSize", s->shallow);
+		json_kuint(&j, "retainedSize", s->retained);
+		json_obj_end(&j);
+	}
+	free(t);
+	json_arr_end(&j);
+
+	json_key(&j, "timings");
+	json_obj(&j);
+	json_kdbl(&j, "indexPass1", ix->seconds_pass1);
+	json_kdbl(&j, "indexPass2", ix->seconds_pass2);
+	json_kdbl(&j, "dominators", a->t_dominators);
+	json_kdbl(&j, "shortestPaths", a->t_paths);
+	json_kdbl(&j, "leakRules", a->t_leaks);
+	json_kdbl(&j, "referenceNames", a->t_labels);
+	json_kdbl(&j, "classHistogram", a->t_histogram);
+	json_kdbl(&j, "total", a->t_total);
+	json_obj_end(&j);
+	json_obj_end(&j);
+	json_end_line(&j);
+}
+
+static void human_bytes(uint64_t b, char *buf, size_t len)
+{
+	if (b >= 10ull << 20)
+		snprintf(buf, len, "%.1f MB", b / 1048576.0);
+	else if (b >= 10ull << 10)
+		snprintf(buf, len, "%.1f kB", b / 1024.0);
+	else
+		snprintf(buf, len, "%" PRIu64 " B", b);
+}
+
+void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
+{
+	const struct ooms_index *ix = &a->ix;
+	char b1[32], b2[32], ref[1024];
+	size_t nt = 0;
+	uint32_t *t;
+
+	human_bytes(a->total_shallow, b1, sizeof(b1));
+	human_bytes(a->reachable_shallow, b2, sizeof(b2));
+	fprintf(f, "dump        %s\n", a->path);
+	fprintf(f, "format      %s, %u-byte ids%s%s, runtime %s\n", ix->header.orig_format, ix->id_size,
+		ix->header.strip_mode[0] ? ", stripped " : "", ix->header.strip_mode, runtime_name(a->runtime));
+	fprintf(f, "heap        %u objects (%s), %u reachable (%s), %u classes, %u GC roots, %u references\n",
+		ix->nodes - 1, b1, a->dom.reachable ? a->dom.reachable - 1 : 0, b2, ix->nclasses, ix->nroots,
+		ix->nedges);
+	fprintf(f, "time        %.2f s (index %.2f + %.2f, dominators %.2f, paths %.2f, names %.2f)\n", a->t_total,
+		ix->seconds_pass1, ix->seconds_pass2, a->t_dominators, a->t_paths, a->t_labels);
+
+	fprintf(f, "\nleaks: %zu objects in %zu groups\n", a->nleaks, a->ngroups);
+	for (size_t i = 0; i < a->ngroups && i < top; i++) {
+		const struct ooms_path_group *g = &a->groups[i];
+		const struct ooms_root *root = g->root != OOMS_NONE ? &ix->roots[g->root] : NULL;
+
+		human_bytes(g->retained_max, b1, sizeof(b1));
+		human_bytes(g->retained_sum, b2, sizeof(b2));
+		fprintf(f, "\n#%zu  %s x%u, retained %s each at most, %s in all  [%016" PRIx64 "]\n", i + 1,
+			node_class(ix, g->example), g->count, b1, b2, g->signature);
+		fprintf(f, "    %s\n", a->rules.rules[g->rule].reason);
+		fprintf(f, "    GC root %s: %s@0x%" PRIx64 "\n", root ? ooms_root_kind_name(root->kind) : "?",
+			g->len ? node_class(ix, g->nodes[0]) : "?", g->len ? ix->ids[g->nodes[0]] : 0);
+		for (uint32_t k = 0; k + 1 < g->len; k++) {
+			const struct ooms_edge_label *l = ooms_analysis_label(a, g->nodes[k + 1]);
+
+			reference_text(a, g->nodes[k], l, ref, sizeof(ref));
+			fprintf(f, "      %-16s %s\n", ooms_ref_type_name(l ? l->type : REF_NONE), ref);
+		}
+		if (g->len)
+			fprintf(f, "      %-16s %s@0x%" PRIx64 "\n", "LEAKING", node_class(ix, g->example),
+				ix->ids[g->example]);
+	}
+	if (a->ngroups > top)
+		fprintf(f, "\n(%zu more groups: --top or --json)\n", a->ngroups - top);
+
+	fprintf(f, "\ntop retainers\n");
+	t = top_by(ix->nodes - 1, top, a->dom.retained + 1, sizeof(uint64_t), 0, &nt);
+	for (size_t i = 0; t && i < nt; i++) {
+		uint32_t n = t[i] + 1;
+
+		human_bytes(a->dom.retained[n], b1, sizeof(b1));
+		fprintf(f, "  %12s  %s%s@0x%" PRIx64 "\n", b1, ix->kind[n] == NODE_CLASS ? "class " : "",
+			node_class(ix, n), ix->ids[n]);
+	}
+	free(t);
+
+	fprintf(f, "\nclasses by retained size (all instances together)\n");
+	fprintf(f, "  %12s %12s %12s  %s\n", "retained", "shallow", "instances", "class");
+	t = top_by(ix->nclasses, top, a->class_stats, sizeof(*a->class_stats),
+		   offsetof(struct ooms_class_stat, retained), &nt);
+	for (size_t i = 0; t && i < nt; i++) {
+		const struct ooms_class_stat *s = &a->class_stats[t[i]];
+
+		human_bytes(s->retained, b1, sizeof(b1));
+		human_bytes(s->shallow, b2, sizeof(b2));
+		fprintf(f, "  %12s %12s %12" PRIu64 "  %s\n", b1, b2, s->count, ooms_class_name(ix, t[i]));
+	}
+	free(t);
+	fprintf(f, "\nclasses by instance count\n");
+	t = top_by(ix->nclasses, top, a->class_stats, sizeof(*a->class_stats),
+		   offsetof(struct ooms_class_stat, count), &nt);
+	for (size_t i = 0; t && i < nt; i++)
+		fprintf(f, "  %12" PRIu64 "  %s\n", a->class_stats[t[i]].count, ooms_class_name(ix, t[i]));
+	free(t);
+	fprintf(f, "\nclasses by shallow size\n");
+	t = top_by(ix->nclasses, top, a->class_stats, sizeof(*a->class_stats),
+		   offsetof(struct ooms_class_stat, shallow), &nt);
+	for (size_t i = 0; t && i < nt; i++) {
+		human_bytes(a->class_stats[t[i]].shallow, b1, sizeof(b1));
+		fprintf(f, "  %12s  %s\n", b1, ooms_class_name(ix, t[i]));
+	}
+	free(t);
+}
+
+static const uint64_t *tsv_ids;
+
+static int by_id(const void *x, const void *y)
+{
+	uint64_t a = tsv_ids[*(const uint32_t *)x], b = tsv_ids[*(const uint32_t *)y];
+
+	return a < b ? -1 : a > b;
+}
+
+int ooms_report_retained_tsv(const struct ooms_analysis *a, FILE *f)
+{
+	const struct ooms_index *ix = &a->ix;
+	uint32_t *order = malloc((size_t)ix->nodes * sizeof(*order)), n = 0;
+
+	if (!order)
+		return -1;
+	for (uint32_t v = 1; v < ix->nodes; v++)
+		order[n++] = v;
+	tsv_ids = ix->ids;
+	qsort(order, n, sizeof(*order), by_id);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v = order[i];
+
+		fprintf(f, "%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "%s\n", ix->ids[v], ooms_index_shallow(ix, v),
+			a->dom.retained[v], ix->kind[v] == NODE_CLASS ? "\tclass" : "");
+	}
+	free(order);
+	return ferror(f) ? -1 : 0;
+}

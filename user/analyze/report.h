@@ -1,0 +1,18 @@
+/* Writers of an analysis: the JSON report (KOOM's field names at its core:
+ * analysisDone, runningInfo, classInfos, gcPaths; oomscope's additions beside
+ * them), the human text, and a per-object table of retained sizes. */
+#ifndef OOMSCOPE_ANALYZE_REPORT_H
+#define OOMSCOPE_ANALYZE_REPORT_H
+
+#include <stdio.h>
+#include "analyze/analysis.h"
+
+#define OOMS_ANALYSIS_SCHEMA "oomscope-analysis/1"
+
+void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f);
+void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f);
+/* "id<TAB>shallow<TAB>retained" per object (class objects included, marked
+ * "\tclass"), sorted by id: for comparing with other tools. */
+int ooms_report_retained_tsv(const struct ooms_analysis *a, FILE *f);
+
+#endif

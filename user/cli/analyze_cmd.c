@@ -1,0 +1,203 @@
+/* oomscope analyze: leaks, their shortest paths to GC roots, dominators and
+ * retained sizes of one heap dump (whole or stripped, plain, gzip or xz). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "analyze/analysis.h"
+#include "analyze/report.h"
+#include "cli/commands.h"
+#include "util/atomic_file.h"
+
+static const char usage_text[] =
+	"usage: oomscope analyze [options] DUMP\n"
+	"\n"
+	"Indexes a heap dump (hprof: JVM or Android; whole or `oomscope hprof strip`ped;\n"
+	"plain, gzip or xz) and reports what holds the memory:\n"
+	"  - leaks found by the runtime's rules (Android: destroyed Activities, detached\n"
+	"    Fragments, Windows and ViewRootImpls, large Bitmaps) and by yours, each\n"
+	"    with its shortest strong path from a GC root, merged by path signature;\n"
+	"  - retained sizes from the dominator tree: the top retainers, each leak's;\n"
+	"  - a class histogram by count, shallow and retained size.\n"
+	"\n"
+	"options:\n"
+	"  --json                  the report as one JSON object (KOOM's field names:\n"
+	"                          analysisDone, runningInfo, classInfos, gcPaths)\n"
+	"  -o, --out FILE          write the report to FILE (whole or not at all)\n"
+	"  --top N                 rows per table and leak groups shown (default 10)\n"
+	"  --runtime R             android, jvm or auto (default: android for\n"
+	"                          JAVA PROFILE 1.0.3 dumps, else jvm)\n"
+	"  --leak-class NAME       instances of NAME (or a subclass) are leaks;\n"
+	"                          repeatable. NAME is dotted: com.example.Screen\n"
+	"  --leak-if EXPR          Class.field==value or Class.field!=value, value\n"
+	"                          true, false, null or an integer; repeatable\n"
+	"                          (e.g. 'com.example.Screen.destroyed==true')\n"
+	"  --bitmap WxH            Android: Bitmaps over W x H pixels are reported\n"
+	"                          (default 768x1366, as KOOM)\n"
+	"  --retained-tsv FILE     also write id, shallow and retained size of every\n"
+	"                          object (for comparing with other tools)\n"
+	"  -q, --quiet             no progress on the terminal\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"examples:\n"
+	"  oomscope analyze app.hprof\n"
+	"  oomscope analyze --json -o analysis.json --leak-if 'com.example.Screen.destroyed==true' app.hprof.xz\n";
+
+struct progress {
+	int on;
+	double last;
+	int pass;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void show_progress(void *ctx, int pass, uint64_t done, uint64_t total)
+{
+	struct progress *p = ctx;
+	double t = now_s();
+
+	if (!p->on || (t - p->last < 0.5 && pass == p->pass))
+		return;
+	p->last = t;
+	p->pass = pass;
+	if (total)
+		fprintf(stderr, "\ranalyze: index pass %d: %" PRIu64 " / %" PRIu64 " MB (%.0f%%)   ", pass, done >> 20,
+			total >> 20, 100.0 * done / total);
+	else
+		fprintf(stderr, "\ranalyze: index pass %d: %" PRIu64 " MB   ", pass, done >> 20);
+}
+
+static int bad(const char *msg, const char *arg)
+{
+	fprintf(stderr, "oomscope analyze: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+	fprintf(stderr, "try `oomscope analyze --help`\n");
+	return 2;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, 0, 'j'},        {"out", required_argument, 0, 'o'},
+		{"top", required_argument, 0, 't'},   {"runtime", required_argument, 0, 'r'},
+		{"leak-class", required_argument, 0, 'c'}, {"leak-if", required_argument, 0, 'i'},
+		{"bitmap", required_argument, 0, 'b'}, {"retained-tsv", required_argument, 0, 'T'},
+		{"quiet", no_argument, 0, 'q'},       {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	struct ooms_analyze_opts o = {.runtime = RUNTIME_AUTO, .bitmap_w = 768, .bitmap_h = 1366};
+	const char **classes = calloc((size_t)argc + 1, sizeof(char *)), **ifs = calloc((size_t)argc + 1, sizeof(char *));
+	const char *out = NULL, *tsv = NULL;
+	struct progress pr = {isatty(2), 0, 0};
+	struct ooms_analysis a;
+	struct atomic_file af;
+	unsigned top = 10;
+	int json = 0, c, rc = 1, e;
+	char err[512], *end;
+	struct stat st;
+	FILE *f = stdout;
+
+	if (!classes || !ifs)
+		return 1;
+	o.leak_classes = classes;
+	o.leak_ifs = ifs;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'o': out = optarg; break;
+		case 'q': pr.on = 0; break;
+		case 'T': tsv = optarg; break;
+		case 'c': classes[o.nleak_classes++] = optarg; break;
+		case 'i': ifs[o.nleak_ifs++] = optarg; break;
+		case 't': {
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 1 || v > 1000000)
+				return bad("--top wants a number from 1 to 1000000", optarg);
+			top = (unsigned)v;
+			break;
+		}
+		case 'r':
+			if (!strcmp(optarg, "android"))
+				o.runtime = RUNTIME_ANDROID;
+			else if (!strcmp(optarg, "jvm"))
+				o.runtime = RUNTIME_JVM;
+			else if (!strcmp(optarg, "auto"))
+				o.runtime = RUNTIME_AUTO;
+			else
+				return bad("--runtime is android, jvm or auto", optarg);
+			break;
+		case 'b':
+			if (sscanf(optarg, "%ux%u", &o.bitmap_w, &o.bitmap_h) != 2 || !o.bitmap_w || !o.bitmap_h)
+				return bad("--bitmap wants WIDTHxHEIGHT, e.g. 768x1366", optarg);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return bad("unknown option", NULL);
+		}
+	}
+	if (optind + 1 != argc)
+		return bad(optind >= argc ? "which dump? give one file" : "one dump at a time", NULL);
+	if (stat(argv[optind], &st) || !S_ISREG(st.st_mode))
+		return bad(errno == ENOENT || !errno ? "no such file" : strerror(errno), argv[optind]);
+	o.progress = show_progress;
+	o.pctx = &pr;
+	e = ooms_analyze(&a, argv[optind], &o, err, sizeof(err));
+	if (pr.on && pr.last)
+		fprintf(stderr, "\r%60s\r", "");
+	if (e) {
+		fprintf(stderr, "oomscope analyze: %s\n", err);
+		free(classes);
+		free(ifs);
+		return e == -EINVAL ? 2 : 1;
+	}
+	if (out) {
+		if ((e = atomic_open(&af, out))) {
+			fprintf(stderr, "oomscope analyze: %s: %s\n", out, strerror(-e));
+			goto done;
+		}
+		f = af.f;
+	}
+	if (json)
+		ooms_report_json(&a, top, f);
+	else
+		ooms_report_text(&a, top, f);
+	if (out && (e = atomic_commit(&af))) {
+		fprintf(stderr, "oomscope analyze: %s: %s\n", out, strerror(-e));
+		goto done;
+	}
+	if (tsv) {
+		if ((e = atomic_open(&af, tsv))) {
+			fprintf(stderr, "oomscope analyze: %s: %s\n", tsv, strerror(-e));
+			goto done;
+		}
+		if (ooms_report_retained_tsv(&a, af.f)) {
+			atomic_abort(&af);
+			fprintf(stderr, "oomscope analyze: %s: write failed\n", tsv);
+			goto done;
+		}
+		if ((e = atomic_commit(&af))) {
+			fprintf(stderr, "oomscope analyze: %s: %s\n", tsv, strerror(-e));
+			goto done;
+		}
+	}
+	rc = 0;
+done:
+	ooms_analysis_free(&a);
+	free(classes);
+	free(ifs);
+	return rc;
+}
