@@ -84,6 +84,7 @@ public class PlantedLeaks {
         d.destroyed = true;
         EventBus.LISTENERS.put("settings", d);
         EventBus.LISTENERS.put("main", new Dialog()); // not destroyed
+        d = null; // held by the registry only
 
         System.gc();
         System.out.println("ready pid=" + ProcessHandle.current().pid());

@@ -51,6 +51,8 @@ static uint64_t path_signature(const struct ooms_analysis *a, const uint32_t *no
 		h = fnv(h, ooms_class_name(ix, l->declared_in));
 		if (l->type == REF_ARRAY_ENTRY)
 			h = fnv(h, "[]");
+		else if (l->type == REF_CLASS_LOADER || l->type == REF_CLASS_OBJECT)
+			h = fnv(h, ooms_ref_type_name(l->type));
 		else if (l->type == REF_STATIC_FIELD)
 			h = fnv(h, ooms_index_str(ix, l->field));
 		else
@@ -291,12 +293,12 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	if ((e = ooms_index_build(&a->ix, path, a->probes, a->nprobes, o->progress, o->pctx, err, errlen)))
 		return e;
 	a->t_index = now_s() - t0;
-	if ((e = ooms_dominators_compute(&a->ix, &a->dom)))
-		goto nomem;
-	a->t_dominators = a->dom.seconds;
 	if ((e = ooms_paths_compute(&a->ix, &a->paths)))
 		goto nomem;
 	a->t_paths = a->paths.seconds;
+	if ((e = ooms_dominators_compute(&a->ix, &a->paths, &a->dom)))
+		goto nomem;
+	a->t_dominators = a->dom.seconds;
 	t = now_s();
 	if ((e = ooms_leaks_find(&a->ix, &a->rules, a->probes, a->dom.idom, &a->leaks, &a->nleaks)))
 		goto nomem;

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "analyze/index.h"
+#include "analyze/paths.h"
 
 struct ooms_dominators {
 	uint32_t *idom;      /* [nodes] immediate dominator's node; OOMS_NONE when unreachable; idom[0] = 0 */
@@ -15,8 +16,12 @@ struct ooms_dominators {
 	double seconds;
 };
 
-/* 0, or -ENOMEM. */
-int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_dominators *d);
+/* The graph is VisualVM's (so retained sizes compare): the objects the
+ * shortest-path search reached (strong references only), with every
+ * reference into them as an edge: strong ones, Reference.referent ones, the
+ * search's class connections; a reference from an object the search did not
+ * reach counts as one from the super-root. 0, or -ENOMEM. */
+int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths *p, struct ooms_dominators *d);
 void ooms_dominators_free(struct ooms_dominators *d);
 
 #endif

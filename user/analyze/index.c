@@ -46,6 +46,7 @@ struct build {
 	size_t nroots, roots_cap;
 	size_t classes_cap, fields_cap, statics_cap;
 	uint8_t heap;
+	uint32_t scale_class[4], scale_value[4], nscale;
 
 	/* pass 2 */
 	uint32_t node;            /* the node being read */
@@ -247,6 +248,15 @@ static int p1_class(struct build *b, const struct hprof_sub *s)
 	for (uint32_t i = 0; i < n && p < end; i++) {
 		unsigned t = p[id], sz = hprof_type_size(t, id);
 
+		if (t == HPROF_T_INT && b->nscale < 4) {
+			/* Unsafe.ARRAY_OBJECT_INDEX_SCALE says whether oops are compressed (shallow.c) */
+			uint32_t nm = string_of(ix, hprof_id(p, id));
+
+			if (nm != OOMS_NONE && !strcmp(ix->arena + nm, "ARRAY_OBJECT_INDEX_SCALE")) {
+				b->scale_class[b->nscale] = ci;
+				b->scale_value[b->nscale++] = hprof_u4(p + id + 1);
+			}
+		}
 		if (t == HPROF_T_OBJECT) {
 			uint64_t v = hprof_id(p + id + 1, id);
 
@@ -649,6 +659,14 @@ static int between_passes(struct build *b)
 	if (!e)
 		e = resolve_probes(b);
 	ix->class_class = ooms_index_class_by_name(ix, "java.lang.Class");
+	for (uint32_t i = 0; i < b->nscale; i++) {
+		const char *nm = ooms_class_name(ix, b->scale_class[i]);
+
+		if (!strcmp(nm, "jdk.internal.misc.Unsafe") || !strcmp(nm, "sun.misc.Unsafe"))
+			ix->oop_scale_hint = b->scale_value[i];
+	}
+	if (!e && ooms_shallow_setup(ix))
+		e = fail(b, -ENOMEM, "out of memory");
 	ix->cls = malloc((size_t)ix->nodes * sizeof(*ix->cls));
 	ix->shallow = malloc((size_t)ix->nodes * sizeof(*ix->shallow));
 	if (!e && (!ix->cls || !ix->shallow))
@@ -775,6 +793,9 @@ static int p2_sub_begin(void *ctx, const struct hprof_sub *s)
 		for (uint32_t i = 0; i < c->nstatics; i++)
 			if ((e = add_edge(b, ix->statics[c->statics_at + i].value)))
 				return e;
+		/* a class holds its loader (VisualVM and MAT count this edge too) */
+		if ((e = add_edge(b, c->loader_id)))
+			return e;
 		return 0;
 	}
 	return 0;
@@ -833,12 +854,23 @@ static int p2_sub_end(void *ctx, const struct hprof_sub *s)
 		for (uint32_t i = 0; i < k->nslots; i++) {
 			const struct ooms_ref_slot *sl = &ix->slots[k->slots_at + i];
 
-			if (i == k->weak_slot) { /* Reference.referent does not hold */
-				ix->weak_refs++;
+			if (i == k->weak_slot) /* added last, see below */
 				continue;
-			}
 			if (sl->offset + id <= b->dlen && (e = add_edge(b, hprof_id(b->data + sl->offset, id))))
 				return e;
+		}
+		/* Reference.referent: the last edge, flagged; it does not keep its
+		 * referent alive, but it still is a reference (dominators.h) */
+		if (k->weak_slot != OOMS_NONE) {
+			const struct ooms_ref_slot *sl = &ix->slots[k->slots_at + k->weak_slot];
+			uint32_t before = ix->nedges;
+
+			if (sl->offset + id <= b->dlen && (e = add_edge(b, hprof_id(b->data + sl->offset, id))))
+				return e;
+			if (ix->nedges > before) {
+				ix->weak_last[n / 8] |= (uint8_t)(1 << (n % 8));
+				ix->weak_refs++;
+			}
 		}
 		for (uint32_t i = 0; i < k->nprobes; i++) {
 			const typeof(*ix->cprobes) *cp = &ix->cprobes[k->probes_at + i];
@@ -957,6 +989,11 @@ int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe 
 		goto out;
 	}
 	ix->off[0] = 0;
+	ix->weak_last = calloc((size_t)ix->nodes / 8 + 1, 1);
+	if (!ix->weak_last) {
+		e = fail(&b, -ENOMEM, "out of memory");
+		goto out;
+	}
 	b.pass = 2;
 	if ((e = run_pass(&b, path, &v2, progress, pctx)))
 		goto out;
@@ -996,6 +1033,8 @@ void ooms_index_free(struct ooms_index *ix)
 	free(ix->roots);
 	free(ix->arena);
 	free(ix->big);
+	free(ix->inst_sizes);
+	free(ix->weak_last);
 	free(ix->sorted_ids);
 	free(ix->sorted_nodes);
 	free(ix->bucket);

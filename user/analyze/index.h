@@ -83,7 +83,8 @@ struct ooms_index {
 	uint32_t *tgt;           /* [nedges] */
 	uint32_t nedges;
 	uint64_t dangling;       /* references to ids not in the dump */
-	uint64_t weak_refs;      /* Reference.referent slots, left out of the graph */
+	uint64_t weak_refs;      /* Reference.referent edges */
+	uint8_t *weak_last;      /* [nodes/8+1] bit n: the last edge of n is a Reference.referent */
 
 	struct ooms_class *classes;
 	uint32_t nclasses;
@@ -118,6 +119,13 @@ struct ooms_index {
 	unsigned bucket_shift;
 	uint64_t min_id;
 	uint32_t nbuckets;
+
+	/* the size model (shallow.c) */
+	uint32_t oop_scale_hint;  /* Unsafe.ARRAY_OBJECT_INDEX_SCALE, 0 if not in the dump */
+	uint32_t oop_size;        /* bytes of a reference in the live heap (4: compressed oops) */
+	uint32_t min_inst_size;   /* an object's header */
+	int sizes_in_dump;        /* class dumps carry real instance sizes (java.lang.Object's is > 0) */
+	uint32_t *inst_sizes;     /* [nclasses] instance size in this model */
 
 	double seconds_pass1, seconds_pass2;
 };
@@ -169,4 +177,10 @@ static inline const char *ooms_class_name(const struct ooms_index *ix, uint32_t 
 uint32_t ooms_index_class_by_name(const struct ooms_index *ix, const char *name);
 /* Is class c, or one of its superclasses, named name? */
 int ooms_index_is_a(const struct ooms_index *ix, uint32_t c, const char *name);
+/* Is edge e (an index in tgt) of node n a Reference.referent? */
+static inline int ooms_edge_is_weak(const struct ooms_index *ix, uint32_t n, uint32_t e)
+{
+	return e + 1 == ix->off[n + 1] && (ix->weak_last[n / 8] >> (n % 8) & 1);
+}
+
 #endif

@@ -20,6 +20,7 @@ struct labeler {
 	uint8_t carry[8];
 	size_t carry_len;
 	uint32_t elem;
+	uint32_t class_target, class_of; /* the current object's class node, or OOMS_NONE */
 };
 
 static const struct ooms_edge_label *sort_base;
@@ -37,6 +38,8 @@ const char *ooms_ref_type_name(uint8_t type)
 	case REF_INSTANCE_FIELD: return "INSTANCE_FIELD";
 	case REF_STATIC_FIELD: return "STATIC_FIELD";
 	case REF_ARRAY_ENTRY: return "ARRAY_ENTRY";
+	case REF_CLASS_LOADER: return "CLASS_LOADER";
+	case REF_CLASS_OBJECT: return "CLASS_OBJECT";
 	}
 	return "UNKNOWN";
 }
@@ -80,6 +83,7 @@ static int sub_begin(void *ctx, const struct hprof_sub *s)
 	l->at = at;
 	l->dlen = l->carry_len = 0;
 	l->elem = 0;
+	l->class_target = OOMS_NONE;
 	if (s->tag == HPROF_CLASS_DUMP) {
 		uint32_t ci = ix->length[l->node];
 		const struct ooms_class *c = &ix->classes[ci];
@@ -89,6 +93,16 @@ static int sub_begin(void *ctx, const struct hprof_sub *s)
 
 			resolve(l, ooms_index_find(ix, st->value), REF_STATIC_FIELD, st->name, ci, 0);
 		}
+		if (c->loader_id)
+			resolve(l, ooms_index_find(ix, c->loader_id), REF_CLASS_LOADER, OOMS_NONE, ci, 0);
+	}
+	if (ix->cls[l->node] != OOMS_NONE && ix->classes[ix->cls[l->node]].node != OOMS_NONE &&
+	    (s->tag == HPROF_INSTANCE_DUMP || s->tag == HPROF_CLASS_DUMP)) {
+		uint32_t c = ix->cls[l->node];
+
+		/* the class connection: resolved last, so a field naming the class wins */
+		l->class_target = ix->classes[c].node;
+		l->class_of = c;
 	}
 	return 0;
 }
@@ -133,14 +147,27 @@ static int sub_data(void *ctx, const uint8_t *p, size_t len)
 	return 0;
 }
 
+static void instance_fields(struct labeler *l, uint32_t c);
+
 static int sub_end(void *ctx, const struct hprof_sub *s)
 {
 	struct labeler *l = ctx;
 	const struct ooms_index *ix = l->ix;
 	uint32_t c;
 
-	if (!l->active || s->tag != HPROF_INSTANCE_DUMP || (c = ix->cls[l->node]) == OOMS_NONE)
+	if (!l->active)
 		return 0;
+	if (s->tag == HPROF_INSTANCE_DUMP && (c = ix->cls[l->node]) != OOMS_NONE)
+		instance_fields(l, c);
+	if (l->class_target != OOMS_NONE)
+		resolve(l, l->class_target, REF_CLASS_OBJECT, OOMS_NONE, l->class_of, 0);
+	return 0;
+}
+
+static void instance_fields(struct labeler *l, uint32_t c)
+{
+	const struct ooms_index *ix = l->ix;
+
 	for (uint32_t i = 0; i < ix->classes[c].nslots; i++) {
 		const struct ooms_ref_slot *sl = &ix->slots[ix->classes[c].slots_at + i];
 		uint64_t v;
@@ -151,7 +178,6 @@ static int sub_end(void *ctx, const struct hprof_sub *s)
 		if (v)
 			resolve(l, ooms_index_find(ix, v), REF_INSTANCE_FIELD, sl->field, sl->declared_in, 0);
 	}
-	return 0;
 }
 
 int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_edge_label *labels, size_t n,

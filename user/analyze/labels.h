@@ -9,7 +9,11 @@
 #include <stdint.h>
 #include "analyze/index.h"
 
-enum ooms_ref_type { REF_NONE, REF_INSTANCE_FIELD, REF_STATIC_FIELD, REF_ARRAY_ENTRY };
+enum ooms_ref_type {
+	REF_NONE, REF_INSTANCE_FIELD, REF_STATIC_FIELD, REF_ARRAY_ENTRY,
+	REF_CLASS_LOADER,  /* a class object holds its loader */
+	REF_CLASS_OBJECT,  /* an instance holds its class */
+};
 
 struct ooms_edge_label {
 	uint32_t from, to;    /* in: nodes */

@@ -56,6 +56,9 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
 	double t0 = now_s();
 	size_t n = ix->nodes;
 	uint32_t *queue = malloc(n * sizeof(*queue)), head = 0, tail = 0;
+	uint8_t *seen;
+
+	memset(p, 0, sizeof(*p));
 
 	p->parent = malloc(n * sizeof(*p->parent));
 	if (!queue || !p->parent) {
@@ -74,19 +77,49 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
 			p->parent[r] = 0;
 			queue[tail++] = r;
 		}
+	seen = calloc(ix->nclasses / 8 + 1, 1);
+	if (!seen) {
+		free(queue);
+		ooms_paths_free(p);
+		return -ENOMEM;
+	}
 	while (head < tail) {
-		uint32_t u = queue[head++];
+		uint32_t u = queue[head++], c;
 
 		for (uint32_t e = ix->off[u]; e < ix->off[u + 1]; e++) {
 			uint32_t v = ix->tgt[e];
 
-			if (p->parent[v] != OOMS_NONE)
+			if (p->parent[v] != OOMS_NONE || ooms_edge_is_weak(ix, u, e))
 				continue;
 			p->parent[v] = u;
 			queue[tail++] = v;
 		}
+		/* the class connection, after the fields, as VisualVM makes it */
+		c = ix->cls[u];
+		if ((ix->kind[u] == NODE_INSTANCE || ix->kind[u] == NODE_CLASS) && c != OOMS_NONE &&
+		    !(seen[c / 8] >> (c % 8) & 1)) {
+			uint32_t v = ix->classes[c].node;
+
+			seen[c / 8] |= (uint8_t)(1 << (c % 8));
+			if (v != OOMS_NONE && p->parent[v] == OOMS_NONE) {
+				void *q = realloc(p->class_edges, (p->nclass_edges + 1) * sizeof(*p->class_edges));
+
+				if (!q) {
+					free(queue);
+					free(seen);
+					ooms_paths_free(p);
+					return -ENOMEM;
+				}
+				p->class_edges = q;
+				p->class_edges[p->nclass_edges].from = u;
+				p->class_edges[p->nclass_edges++].to = v;
+				p->parent[v] = u;
+				queue[tail++] = v;
+			}
+		}
 	}
 	free(queue);
+	free(seen);
 	p->seconds = now_s() - t0;
 	return 0;
 }
@@ -94,7 +127,10 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
 void ooms_paths_free(struct ooms_paths *p)
 {
 	free(p->parent);
+	free(p->class_edges);
 	p->parent = NULL;
+	p->class_edges = NULL;
+	p->nclass_edges = 0;
 }
 
 uint32_t ooms_paths_get(const struct ooms_paths *p, uint32_t n, uint32_t *out, uint32_t max)

@@ -10,6 +10,11 @@
 
 struct ooms_paths {
 	uint32_t *parent;   /* [nodes] previous node on the shortest path; 0 for a root; OOMS_NONE unreached */
+	/* instance -> its class object, for the first instance of a class the
+	 * search meets while that class object is not reached yet (VisualVM's
+	 * model: an object keeps its class alive, counted once per class) */
+	struct { uint32_t from, to; } *class_edges;
+	size_t nclass_edges;
 	double seconds;
 };
 

@@ -37,6 +37,10 @@ static void reference_text(const struct ooms_analysis *a, uint32_t from, const s
 		snprintf(buf, len, "%s.?", ooms_class_name(ix, ix->cls[from]));
 	} else if (l->type == REF_ARRAY_ENTRY) {
 		snprintf(buf, len, "%s[%u]", ooms_class_name(ix, ix->cls[from]), l->index);
+	} else if (l->type == REF_CLASS_LOADER) {
+		snprintf(buf, len, "%s.<classLoader>", ooms_class_name(ix, l->declared_in));
+	} else if (l->type == REF_CLASS_OBJECT) {
+		snprintf(buf, len, "%s.<class>", ooms_class_name(ix, ix->cls[from]));
 	} else if (l->type == REF_STATIC_FIELD) {
 		snprintf(buf, len, "%s.%s", ooms_class_name(ix, l->declared_in), ooms_index_str(ix, l->field));
 	} else {

@@ -1,0 +1,157 @@
+#!/usr/bin/env bats
+# oomscope analyze: planted leaks in a real JVM's dump found with their exact
+# paths, retained sizes equal to VisualVM's heap library's, the same answers
+# on stripped dumps, every corpus dump analyzed, bad input refused.
+load helpers
+
+CORPUS="$ROOT/../shared/corpus/hprof"
+RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
+LEAK_IFS=(--leak-if 'PlantedLeaks$Screen.destroyed==true' --leak-if 'PlantedLeaks$Page.destroyed==true'
+          --leak-if 'PlantedLeaks$Dialog.destroyed==true')
+
+setup_file() {
+  export PLANTED="$BATS_FILE_TMPDIR/planted.hprof"
+  "$BATS_TEST_DIRNAME/../hprof/java_dump.sh" "$PLANTED" PlantedLeaks
+}
+
+# The path of the group of CLASS in an analysis, one "TYPE reference" per line.
+path_of() { # JSON CLASS
+  jq -r --arg c "$2" '.gcPaths[] | select(.className == $c) | .path[] | .referenceType + " " + .reference' "$1"
+}
+
+# Every object VisualVM lists has the same shallow and retained size in ours
+# (both TSVs: id, shallow, retained[, class]; sorted by id).
+compare_retained() { # VISUALVM.tsv OURS.tsv
+  local bad
+  bad=$(join -t $'\t' -a 1 -e MISSING -o 1.1,1.2,1.3,2.2,2.3 <(cut -f1-3 "$1" | sort) <(cut -f1-3 "$2" | sort) |
+        awk -F'\t' '$2 != $4 || $3 != $5' | tee "$TMP/retained-diff" | wc -l)
+  if [ "$bad" -ne 0 ]; then
+    echo "# $bad of $(wc -l < "$1") objects differ (id, VisualVM shallow, retained, ours):" >&3
+    head -n 5 "$TMP/retained-diff" | sed 's/^/#   /' >&3
+    return 1
+  fi
+  [ "$(wc -l < "$1")" -gt 0 ]
+}
+
+@test "analyze --help explains the options" {
+  run "$OOMSCOPE" analyze --help
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"--leak-if"* && "$output" == *"--leak-class"* && "$output" == *"--json"* && "$output" == *"--top"* ]]
+}
+
+@test "analyze refuses bad input in one line, writes no report" {
+  run "$OOMSCOPE" analyze "$TMP/none.hprof"
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"no such file"* ]]
+  run "$OOMSCOPE" analyze
+  [ "$status" -eq 2 ]
+  head -c 100000 /dev/urandom > "$TMP/junk.hprof"
+  run "$OOMSCOPE" analyze -o "$TMP/r.json" "$TMP/junk.hprof"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == "oomscope analyze: "* ]]
+  [ ! -e "$TMP/r.json" ]
+  # a dump cut in the middle: the offset is named
+  head -c 3000000 "$PLANTED" > "$TMP/cut.hprof"
+  run "$OOMSCOPE" analyze -o "$TMP/r.json" "$TMP/cut.hprof"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"offset"* ]]
+  [ ! -e "$TMP/r.json" ]
+  ls "$TMP" | grep -qv '^\(junk\|cut\)\.hprof$' && return 1
+  run "$OOMSCOPE" analyze --top 0 "$PLANTED"
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" analyze --leak-if 'destroyed==true' "$PLANTED"
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"--leak-if"* ]]
+  run "$OOMSCOPE" analyze --runtime dalvik "$PLANTED"
+  [ "$status" -eq 2 ]
+}
+
+@test "planted leaks: found, counted, and each with its exact path" {
+  run "$OOMSCOPE" analyze --json -o "$TMP/a.json" "${LEAK_IFS[@]}" "$PLANTED"
+  [ "$status" -eq 0 ]
+  jq -e '.analysisDone == true and .schema == "oomscope-analysis/1"' "$TMP/a.json"
+  # 3 destroyed Screens of 5 (the garbage one is not in a live dump), 1 Page of 2, 1 Dialog of 2
+  [ "$(jq '.classInfos[] | select(.className == "PlantedLeaks$Screen") | [.instanceCount, .leakInstanceCount] | @csv' -r "$TMP/a.json")" = "5,3" ]
+  [ "$(jq '.classInfos[] | select(.className == "PlantedLeaks$Page") | [.instanceCount, .leakInstanceCount] | @csv' -r "$TMP/a.json")" = "2,1" ]
+  [ "$(jq '.classInfos[] | select(.className == "PlantedLeaks$Dialog") | [.instanceCount, .leakInstanceCount] | @csv' -r "$TMP/a.json")" = "2,1" ]
+  # the three Screens share one path: one group, count 3
+  [ "$(jq '[.gcPaths[] | select(.className == "PlantedLeaks$Screen")] | length' "$TMP/a.json")" -eq 1 ]
+  [ "$(jq '.gcPaths[] | select(.className == "PlantedLeaks$Screen") | .instanceCount' "$TMP/a.json")" -eq 3 ]
+  # 1. the static list: ... -> Registry.SCREENS -> ArrayList.elementData -> [i] -> Screen
+  path_of "$TMP/a.json" 'PlantedLeaks$Screen' | tail -n 4 > "$TMP/p1"
+  diff <(sed -E 's/\[[0-9]+\]$/[N]/' "$TMP/p1") - <<'P'
+STATIC_FIELD PlantedLeaks$Registry.SCREENS
+INSTANCE_FIELD java.util.ArrayList.elementData
+ARRAY_ENTRY java.lang.Object[][N]
+LEAKING_INSTANCE PlantedLeaks$Screen
+P
+  # 2. the inner class run by a thread: a local of that thread, then this$0
+  [ "$(jq -r '.gcPaths[] | select(.className == "PlantedLeaks$Page") | .gcRoot' "$TMP/a.json")" = JavaFrame ]
+  path_of "$TMP/a.json" 'PlantedLeaks$Page' | sed -E 's/^LOCAL .*/LOCAL/' > "$TMP/p2"
+  diff "$TMP/p2" - <<'P'
+LOCAL
+INSTANCE_FIELD PlantedLeaks$Page$1.this$0
+LEAKING_INSTANCE PlantedLeaks$Page
+P
+  # 3. the listener registry: EventBus.LISTENERS -> HashMap.table -> [i] -> Node.value -> Dialog
+  path_of "$TMP/a.json" 'PlantedLeaks$Dialog' | tail -n 5 | sed -E 's/\[[0-9]+\]$/[N]/' > "$TMP/p3"
+  diff "$TMP/p3" - <<'P'
+STATIC_FIELD PlantedLeaks$EventBus.LISTENERS
+INSTANCE_FIELD java.util.HashMap.table
+ARRAY_ENTRY java.util.HashMap$Node[][N]
+INSTANCE_FIELD java.util.HashMap$Node.value
+LEAKING_INSTANCE PlantedLeaks$Dialog
+P
+  # each leak's retained size is its own bytes and its array's
+  [ "$(jq '.gcPaths[] | select(.className == "PlantedLeaks$Dialog") | .retainedSize' "$TMP/a.json")" -gt 16000 ]
+  # signatures are stable hex strings, distinct per path
+  [ "$(jq -r '[.gcPaths[].signature] | unique | length' "$TMP/a.json")" -eq "$(jq '.gcPaths | length' "$TMP/a.json")" ]
+  jq -e 'all(.gcPaths[].signature; test("^[0-9a-f]{16}$"))' "$TMP/a.json"
+}
+
+@test "planted leaks: --leak-class flags every instance; text output names the path" {
+  run "$OOMSCOPE" analyze --leak-class 'PlantedLeaks$Dialog' "$PLANTED"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"leaks: 2 objects"* ]]
+  [[ "$output" == *"STATIC_FIELD"*"PlantedLeaks\$EventBus.LISTENERS"* ]]
+  [[ "$output" == *"top retainers"* && "$output" == *"classes by retained size"* ]]
+}
+
+@test "the same answers on stripped dumps (app, koom; gzip and xz) as on the original" {
+  "$OOMSCOPE" analyze --json --top 20 -o "$TMP/orig.json" "${LEAK_IFS[@]}" "$PLANTED"
+  local m z
+  for m in app koom; do
+    for z in "" --gzip --xz; do
+      "$OOMSCOPE" hprof strip --mode "$m" $z "$PLANTED" "$TMP/s.hprof"
+      "$OOMSCOPE" analyze --json --top 20 -o "$TMP/s.json" "${LEAK_IFS[@]}" "$TMP/s.hprof"
+      [ "$(jq -r .runningInfo.stripped "$TMP/s.json")" = "$m" ]
+      for k in .gcPaths .classInfos .topRetainers .classHistogram .runningInfo.objects .runningInfo.shallowSize .runningInfo.reachableShallowSize; do
+        diff <(jq -S "$k" "$TMP/orig.json") <(jq -S "$k" "$TMP/s.json")
+      done
+    done
+  done
+}
+
+@test "retained sizes equal VisualVM's heap library's, object by object (planted dump)" {
+  "$RETAINED" "$PLANTED" "$TMP/vv.tsv" > "$TMP/vv.json"
+  "$OOMSCOPE" analyze -q --retained-tsv "$TMP/ours.tsv" -o /dev/null "$PLANTED"
+  compare_retained "$TMP/vv.tsv" "$TMP/ours.tsv"
+}
+
+@test "corpus: every dump analyzed; retained sizes equal VisualVM's; the MANIFEST's largest three" {
+  local f
+  for f in "$CORPUS"/*.hprof; do
+    run "$OOMSCOPE" analyze --json -q --retained-tsv "$TMP/ours.tsv" -o "$TMP/a.json" "$f"
+    [ "$status" -eq 0 ]
+    jq -e '.analysisDone' "$TMP/a.json"
+    "$RETAINED" "$f" "$TMP/vv.tsv" > "$TMP/vv.json"
+    compare_retained "$TMP/vv.tsv" "$TMP/ours.tsv"
+    # the MANIFEST's "three largest retained sizes", where it lists them
+    local want
+    want=$(grep -F "| $(basename "$f") |" "$CORPUS/MANIFEST.md" | awk -F'|' 'NF > 6 {print $(NF-1)}' | tr -d ', ' | tr '·' ' ' | tail -n 1)
+    if [ -n "$want" ] && [[ "$want" =~ ^[0-9\ ]+$ ]]; then
+      [ "$(jq -r '[.topRetainers[0:3][].retainedSize] | map(tostring) | join(" ")' "$TMP/a.json")" = "$(echo $want)" ]
+    fi
+  done
+}
