@@ -47,3 +47,6 @@ echo "(median of $REPS runs each; ratio = ns per iteration / alone; lower is bet
 
 # the hprof library's table
 scripts/bench-hprof.sh
+
+# the analyzer's table
+scripts/bench-analyze.sh

@@ -155,3 +155,41 @@ P
     fi
   done
 }
+
+@test "Android rules (synthetic ART dumps, ids 4 and 8): Activity, Fragment, Bitmap, Window, with paths" {
+  local n
+  for n in 4 8; do
+    "$ROOT/build/tools/synth_hprof" android-app "$n" "$TMP/a.hprof"
+    "$OOMSCOPE" analyze --json -o "$TMP/a.json" "$TMP/a.hprof"
+    [ "$(jq -r .runningInfo.runtime "$TMP/a.json")" = android ]
+    for c in android.app.Activity androidx.fragment.app.Fragment android.graphics.Bitmap; do
+      [ "$(jq -r --arg c "$c" '.classInfos[] | select(.className == $c) | "\(.instanceCount) \(.leakInstanceCount)"' "$TMP/a.json")" = "2 1" ]
+    done
+    [ "$(jq -r '.classInfos[] | select(.className == "android.view.Window") | "\(.instanceCount) \(.leakInstanceCount)"' "$TMP/a.json")" = "1 1" ]
+    diff <(path_of "$TMP/a.json" com.example.MainActivity) - <<'P'
+STATIC_FIELD com.example.App.sLeaked
+LEAKING_INSTANCE com.example.MainActivity
+P
+    diff <(path_of "$TMP/a.json" androidx.fragment.app.Fragment) - <<'P'
+STATIC_FIELD com.example.App.sFragments
+ARRAY_ENTRY java.lang.Object[][0]
+LEAKING_INSTANCE androidx.fragment.app.Fragment
+P
+    diff <(path_of "$TMP/a.json" android.graphics.Bitmap) - <<'P'
+STATIC_FIELD com.example.App.sLeaked
+INSTANCE_FIELD com.example.MainActivity.mBitmap
+LEAKING_INSTANCE android.graphics.Bitmap
+P
+    # the Bitmap's pixels were stripped (PRIMITIVE_ARRAY_NODATA): they count at 1080 x 1920 x 4 bytes
+    [ "$(jq '.gcPaths[] | select(.className == "android.graphics.Bitmap") | .retainedSize' "$TMP/a.json")" -gt 8294400 ]
+    # the Activity retains its Bitmap and Window
+    [ "$(jq '.gcPaths[] | select(.className == "com.example.MainActivity") | .retainedSize' "$TMP/a.json")" -gt \
+      "$(jq '.gcPaths[] | select(.className == "android.graphics.Bitmap") | .retainedSize' "$TMP/a.json")" ]
+    # a higher Bitmap threshold: no large Bitmap
+    "$OOMSCOPE" analyze --json --bitmap 2000x2000 -o "$TMP/b.json" "$TMP/a.hprof"
+    [ "$(jq '.classInfos[] | select(.className == "android.graphics.Bitmap") | .leakInstanceCount' "$TMP/b.json")" -eq 0 ]
+    # --runtime jvm: no Android rules
+    "$OOMSCOPE" analyze --json --runtime jvm -o "$TMP/c.json" "$TMP/a.hprof"
+    [ "$(jq '.gcPaths | length' "$TMP/c.json")" -eq 0 ]
+  done
+}

@@ -1,20 +1,24 @@
-/* synth_hprof jvm|android ID_SIZE OUT: writes a synthetic dump with every
- * record and sub-record kind (tests/tools/synth_hprof.h) to OUT. */
+/* synth_hprof jvm|android|android-app ID_SIZE OUT: writes a synthetic dump
+ * with every record and sub-record kind (tests/tools/synth_hprof.h), or a
+ * small Android app with leaks (tests/tools/synth_android_app.h), to OUT. */
 #include <stdio.h>
 #include <string.h>
-#include "synth_hprof.h"
+#include "synth_android_app.h"
 
 int main(int argc, char **argv)
 {
 	struct buf b;
 	FILE *f;
 
-	if (argc != 4 || (strcmp(argv[1], "jvm") && strcmp(argv[1], "android")) ||
+	if (argc != 4 || (strcmp(argv[1], "jvm") && strcmp(argv[1], "android") && strcmp(argv[1], "android-app")) ||
 	    (strcmp(argv[2], "4") && strcmp(argv[2], "8"))) {
-		fprintf(stderr, "usage: synth_hprof jvm|android 4|8 OUT\n");
+		fprintf(stderr, "usage: synth_hprof jvm|android|android-app 4|8 OUT\n");
 		return 2;
 	}
-	b = make_dump((unsigned)atoi(argv[2]), !strcmp(argv[1], "android"));
+	if (!strcmp(argv[1], "android-app"))
+		b = make_android_app((unsigned)atoi(argv[2]));
+	else
+		b = make_dump((unsigned)atoi(argv[2]), !strcmp(argv[1], "android"));
 	f = fopen(argv[3], "wb");
 	if (!f || fwrite(b.p, 1, b.len, f) != b.len || fclose(f)) {
 		perror(argv[3]);

@@ -46,61 +46,6 @@ static uint32_t class_edges_of(const struct graph *g, uint32_t n, uint32_t *at)
 	return (uint32_t)(k - lo);
 }
 
-/* Depth-first preorder from the super-root: dfn[node] (0 = unreached),
- * vertex[dfn] and parent[dfn], numbers from 1. Returns the count. */
-static int64_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint32_t *parent)
-{
-	const struct ooms_index *ix = g->ix;
-	struct frame { uint32_t node, next, end, cat, cn; } *stack;
-	size_t depth = 0, cap = 1024;
-	uint32_t count = 0;
-
-	stack = malloc(cap * sizeof(*stack));
-	if (!stack)
-		return -ENOMEM;
-	dfn[0] = ++count;
-	vertex[count] = 0;
-	parent[count] = 0;
-	stack[depth++] = (struct frame){0, 0, ix->nroots, 0, 0};
-	while (depth) {
-		struct frame *f = &stack[depth - 1];
-		uint32_t t;
-
-		if (f->next < f->end) {
-			t = f->node ? ix->tgt[f->next] : ix->roots[f->next].node;
-			f->next++;
-		} else if (f->cn) {
-			t = g->cto[f->cat++];
-			f->cn--;
-		} else {
-			depth--;
-			continue;
-		}
-		if (dfn[t] || !reached(g, t))
-			continue;
-		dfn[t] = ++count;
-		vertex[count] = t;
-		parent[count] = dfn[f->node];
-		if (depth == cap) {
-			struct frame *s = realloc(stack, cap * 2 * sizeof(*stack));
-
-			if (!s) {
-				free(stack);
-				return -ENOMEM;
-			}
-			stack = s;
-			cap *= 2;
-		}
-		stack[depth].node = t;
-		stack[depth].next = ix->off[t];
-		stack[depth].end = ix->off[t + 1];
-		stack[depth].cn = class_edges_of(g, t, &stack[depth].cat);
-		depth++;
-	}
-	free(stack);
-	return count;
-}
-
 /* Path compression of the link-eval forest, without recursion. */
 static int compress(uint32_t v, uint32_t *ancestor, uint32_t *label, const uint32_t *semi, uint32_t **stk,
 		    size_t *cap)
@@ -138,7 +83,46 @@ static int by_from(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Calls add(v_dfn, pred_dfn) for every edge into a reached node. */
+/* Depth-first preorder from the super-root, without a stack: the path is
+ * parent[], each vertex's next edge is in cur[] and its next class edge in
+ * ccur[] (arrays the caller reuses afterwards). dfn[node] (0 = unreached),
+ * vertex[dfn], parent[dfn]; numbers from 1. Returns the count. */
+static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint32_t *parent, uint32_t *cur,
+		    uint32_t *ccur)
+{
+	const struct ooms_index *ix = g->ix;
+	uint32_t count = 1, v = 1;
+
+	dfn[0] = 1;
+	vertex[1] = 0;
+	parent[1] = 0;
+	cur[1] = 0;
+	ccur[1] = (uint32_t)g->ncls; /* the super-root has no class edges */
+	while (v) {
+		uint32_t node = vertex[v], t;
+
+		if (node ? cur[v] < ix->off[node + 1] : cur[v] < ix->nroots) {
+			t = node ? ix->tgt[cur[v]] : ix->roots[cur[v]].node;
+			cur[v]++;
+		} else if (ccur[v] < g->ncls && g->cfrom[ccur[v]] == node) {
+			t = g->cto[ccur[v]++];
+		} else {
+			v = parent[v]; /* done with v: back to its parent */
+			continue;
+		}
+		if (dfn[t] || !reached(g, t))
+			continue;
+		dfn[t] = ++count;
+		vertex[count] = t;
+		parent[count] = v;
+		cur[count] = ix->off[t];
+		class_edges_of(g, t, &ccur[count]);
+		v = count;
+	}
+	return count;
+}
+
+/* Calls BODY with (from, to) for every edge into a reached node. */
 #define FOR_EACH_EDGE(BODY)                                                                  \
 	do {                                                                                 \
 		for (uint32_t i = 0; i < ix->nroots; i++) {                                  \
@@ -163,12 +147,11 @@ int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths
 	double t0 = now_s();
 	size_t n = ix->nodes, scap = 1024;
 	uint32_t *dfn = calloc(n, sizeof(*dfn)), *vertex = malloc((n + 1) * sizeof(*vertex));
-	uint32_t *parent = malloc((n + 1) * sizeof(*parent)), *semi = NULL, *label = NULL, *ancestor = NULL;
+	uint32_t *parent = malloc((n + 1) * sizeof(*parent)), *semi = malloc((n + 1) * sizeof(*semi));
+	uint32_t *label = malloc((n + 1) * sizeof(*label)), *ancestor = NULL;
 	uint32_t *pred_off = NULL, *pred = NULL, *stk = malloc(scap * sizeof(*stk));
-	uint32_t *cfrom = NULL, *cto = NULL, *order = NULL;
+	uint32_t *cfrom = NULL, *cto = NULL, *order = NULL, r;
 	struct graph g = {.ix = ix, .p = paths};
-	uint64_t *ret = NULL;
-	int64_t r;
 	int e = -ENOMEM;
 
 	memset(d, 0, sizeof(*d));
@@ -176,65 +159,80 @@ int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths
 	cfrom = malloc((g.ncls + 1) * sizeof(*cfrom));
 	cto = malloc((g.ncls + 1) * sizeof(*cto));
 	order = malloc((g.ncls + 1) * sizeof(*order));
-	if (!dfn || !vertex || !parent || !stk || !cfrom || !cto || !order)
+	if (!dfn || !vertex || !parent || !semi || !label || !stk || !cfrom || !cto || !order)
 		goto out;
-	{
-		uint32_t *f = malloc((g.ncls + 1) * sizeof(*f));
-
-		if (!f)
-			goto out;
-		for (size_t i = 0; i < g.ncls; i++) {
-			order[i] = (uint32_t)i;
-			f[i] = paths->class_edges[i].from;
-		}
-		sort_from = f;
-		qsort(order, g.ncls, sizeof(*order), by_from);
-		for (size_t i = 0; i < g.ncls; i++) {
-			cfrom[i] = paths->class_edges[order[i]].from;
-			cto[i] = paths->class_edges[order[i]].to;
-		}
-		free(f);
+	for (size_t i = 0; i < g.ncls; i++) {
+		order[i] = (uint32_t)i;
+		cfrom[i] = paths->class_edges[i].from;
 	}
+	sort_from = cfrom;
+	qsort(order, g.ncls, sizeof(*order), by_from);
+	for (size_t i = 0; i < g.ncls; i++)
+		cto[i] = paths->class_edges[order[i]].to;
+	for (size_t i = 0; i < g.ncls; i++)
+		cfrom[i] = paths->class_edges[order[i]].from;
+	free(order);
+	order = NULL;
 	g.cfrom = cfrom;
 	g.cto = cto;
-	r = dfs(&g, dfn, vertex, parent);
-	if (r < 0)
-		goto out;
-	d->reachable = (uint32_t)r;
+	r = dfs(&g, dfn, vertex, parent, semi, label);
+	d->reachable = r;
 
-	/* predecessors by dfs number; an unreached source is the super-root */
+	/* Predecessors, by dfs number. A vertex with one incoming edge has its
+	 * dfs parent as its only predecessor: only the others get a list (most
+	 * objects have one referrer). An unreached source is the super-root. */
 	pred_off = calloc((size_t)r + 2, sizeof(*pred_off));
 	if (!pred_off)
 		goto out;
-	FOR_EACH_EDGE((void)from; pred_off[dfn[to] + 1]++);
-	for (uint32_t v = 1; v <= r + 1; v++)
-		pred_off[v] += pred_off[v - 1];
-	pred = malloc(((size_t)pred_off[r + 1] + 1) * sizeof(*pred));
-	if (!pred)
-		goto out;
-	FOR_EACH_EDGE(pred[pred_off[dfn[to]]++] = dfn[from] ? dfn[from] : 1);
-	for (uint32_t v = r + 1; v > 0; v--) /* pred_off[v] now ends v's list: shift back */
-		pred_off[v] = pred_off[v - 1];
-	pred_off[0] = 0;
+	FOR_EACH_EDGE((void)from; pred_off[dfn[to]]++);
+	{
+		uint32_t sum = 0;
 
-	semi = malloc(((size_t)r + 1) * sizeof(*semi));
-	label = malloc(((size_t)r + 1) * sizeof(*label));
+		for (uint32_t v = 1; v <= r + 1; v++) {
+			uint32_t c = v <= r ? pred_off[v] : 0;
+
+			pred_off[v] = sum;
+			sum += c > 1 ? c : 0;
+		}
+		pred = malloc(((size_t)sum + 1) * sizeof(*pred));
+		if (!pred)
+			goto out;
+	}
+	{
+		uint32_t *fill = label; /* label is free until the semi phase */
+
+		for (uint32_t v = 0; v <= r; v++)
+			fill[v] = 0;
+		FOR_EACH_EDGE({
+			uint32_t w = dfn[to];
+
+			if (pred_off[w + 1] > pred_off[w])
+				pred[pred_off[w] + fill[w]++] = dfn[from] ? dfn[from] : 1;
+		});
+	}
+	free(dfn);
+	dfn = NULL;
+
 	ancestor = calloc((size_t)r + 1, sizeof(*ancestor));
-	if (!semi || !label || !ancestor)
+	if (!ancestor)
 		goto out;
 	for (uint32_t v = 0; v <= r; v++)
 		semi[v] = label[v] = v;
-	for (uint32_t w = (uint32_t)r; w >= 2; w--) {
-		for (uint32_t i = pred_off[w]; i < pred_off[w + 1]; i++) {
-			uint32_t v = pred[i], u = v;
+	for (uint32_t w = r; w >= 2; w--) {
+		if (pred_off[w + 1] == pred_off[w]) {
+			semi[w] = parent[w]; /* its only predecessor */
+		} else {
+			for (uint32_t i = pred_off[w]; i < pred_off[w + 1]; i++) {
+				uint32_t v = pred[i], u = v;
 
-			if (ancestor[v]) {
-				if (compress(v, ancestor, label, semi, &stk, &scap))
-					goto out;
-				u = label[v];
+				if (ancestor[v]) {
+					if (compress(v, ancestor, label, semi, &stk, &scap))
+						goto out;
+					u = label[v];
+				}
+				if (semi[u] < semi[w])
+					semi[w] = semi[u];
 			}
-			if (semi[u] < semi[w])
-				semi[w] = semi[u];
 		}
 		ancestor[w] = parent[w];
 	}
@@ -244,36 +242,32 @@ int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths
 	pred_off = NULL;
 	free(label);
 	label = NULL;
+	free(ancestor);
+	ancestor = NULL;
 
-	/* idom by dfs number, in ancestor[]: walk up from the parent to the
-	 * first vertex at or above the semi-dominator */
-	{
-		uint32_t *idom = ancestor;
+	/* idom by dfs number, in place of parent[]: walk up from the parent to
+	 * the first vertex at or above the semi-dominator */
+	for (uint32_t w = 2; w <= r; w++) {
+		uint32_t x = parent[w];
 
-		idom[1] = 1;
-		for (uint32_t w = 2; w <= r; w++) {
-			uint32_t x = parent[w];
-
-			while (x > semi[w])
-				x = idom[x];
-			idom[w] = x;
-		}
-		ret = calloc((size_t)r + 1, sizeof(*ret));
-		d->idom = malloc(n * sizeof(*d->idom));
-		d->retained = calloc(n, sizeof(*d->retained));
-		if (!ret || !d->idom || !d->retained)
-			goto out;
-		for (uint32_t w = 1; w <= r; w++)
-			ret[w] = ooms_index_shallow(ix, vertex[w]);
-		for (uint32_t w = (uint32_t)r; w >= 2; w--)
-			ret[idom[w]] += ret[w];
-		for (size_t i = 0; i < n; i++)
-			d->idom[i] = OOMS_NONE;
-		for (uint32_t w = 1; w <= r; w++) {
-			d->idom[vertex[w]] = vertex[idom[w]];
-			d->retained[vertex[w]] = ret[w];
-		}
+		while (x > semi[w])
+			x = parent[x];
+		parent[w] = x;
 	}
+	free(semi);
+	semi = NULL;
+	d->idom = malloc(n * sizeof(*d->idom));
+	d->retained = calloc(n, sizeof(*d->retained));
+	if (!d->idom || !d->retained)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		d->idom[i] = OOMS_NONE;
+	for (uint32_t w = 1; w <= r; w++) {
+		d->idom[vertex[w]] = vertex[w > 1 ? parent[w] : 1];
+		d->retained[vertex[w]] = ooms_index_shallow(ix, vertex[w]);
+	}
+	for (uint32_t w = r; w >= 2; w--)
+		d->retained[vertex[parent[w]]] += d->retained[vertex[w]];
 	e = 0;
 out:
 	free(dfn);
@@ -285,7 +279,6 @@ out:
 	free(pred_off);
 	free(pred);
 	free(stk);
-	free(ret);
 	free(cfrom);
 	free(cto);
 	free(order);

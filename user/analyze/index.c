@@ -576,10 +576,63 @@ static int sort_ids(struct build *b)
 
 /* id -> node: the sorted ids (ids[] itself when already in order) and a
  * directory of 2^k buckets over their range, so a lookup is a short search. */
+/* Class objects go after every other object, in id order: HotSpot writes
+ * instances in address order and the class dumps apart, so the rest is then
+ * in id order already and the id table itself is the lookup (no copy). */
+static int partition_classes(struct build *b)
+{
+	struct ooms_index *ix = b->ix;
+	struct cls_entry { uint64_t id; uint32_t ci; uint8_t heap; } *cl = malloc((ix->nclasses + 1) * sizeof(*cl));
+	uint32_t w = 1, nc = 0;
+
+	if (!cl)
+		return fail(b, -ENOMEM, "out of memory");
+	for (uint32_t r = 1; r < ix->nodes; r++) {
+		if (ix->kind[r] == NODE_CLASS) {
+			cl[nc].id = ix->ids[r];
+			cl[nc].ci = (uint32_t)b->cls_ids[r];
+			cl[nc++].heap = ix->heap[r];
+			continue;
+		}
+		ix->ids[w] = ix->ids[r];
+		b->cls_ids[w] = b->cls_ids[r];
+		ix->kind[w] = ix->kind[r];
+		ix->heap[w] = ix->heap[r];
+		ix->length[w++] = ix->length[r];
+	}
+	ix->main_end = w - 1;
+	/* insertion sort would do for a few thousand; qsort for any count */
+	for (uint32_t i = 1; i < nc; i++) {
+		struct cls_entry t = cl[i];
+		uint32_t j = i;
+
+		if (cl[j - 1].id <= t.id)
+			continue;
+		while (j > 0 && cl[j - 1].id > t.id) {
+			cl[j] = cl[j - 1];
+			j--;
+		}
+		cl[j] = t;
+	}
+	for (uint32_t i = 0; i < nc; i++, w++) {
+		ix->ids[w] = cl[i].id;
+		b->cls_ids[w] = cl[i].ci;
+		ix->kind[w] = NODE_CLASS;
+		ix->heap[w] = cl[i].heap;
+		ix->length[w] = 0;
+		ix->classes[cl[i].ci].node = w;
+	}
+	free(cl);
+	return 0;
+}
+
+/* id -> node: the objects' ids (in order already, or sorted into a copy)
+ * with a directory of 2^k buckets over their range, so a lookup is a short
+ * search; class objects are searched apart. */
 static int build_lookup(struct build *b)
 {
 	struct ooms_index *ix = b->ix;
-	size_t n = ix->nodes - 1, sorted = 1;
+	size_t n = ix->main_end, sorted = 1;
 	const uint64_t *k;
 	uint64_t span;
 	uint32_t nb = 1;
@@ -591,8 +644,10 @@ static int build_lookup(struct build *b)
 
 		if (e)
 			return e;
+		n = ix->nodes - 1; /* the sorted copy holds every object */
 	}
 	k = sorted ? ix->ids + 1 : ix->sorted_ids;
+	ix->lookup_n = (uint32_t)n;
 	ix->min_id = n ? k[0] : 0;
 	span = n ? k[n - 1] - k[0] : 0;
 	while (nb < n / 4 + 1 && nb < (1u << 26))
@@ -612,19 +667,8 @@ static int build_lookup(struct build *b)
 	return 0;
 }
 
-uint32_t ooms_index_find(const struct ooms_index *ix, uint64_t id)
+static uint32_t search(const uint64_t *k, uint32_t lo, uint32_t hi, uint64_t id)
 {
-	const uint64_t *k = ix->sorted_ids ? ix->sorted_ids : ix->ids + 1;
-	uint64_t rel;
-	uint32_t lo, hi;
-
-	if (id < ix->min_id || !ix->bucket)
-		return OOMS_NONE;
-	rel = (id - ix->min_id) >> ix->bucket_shift;
-	if (rel >= ix->nbuckets)
-		return OOMS_NONE;
-	lo = ix->bucket[rel];
-	hi = ix->bucket[rel + 1];
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
@@ -633,9 +677,25 @@ uint32_t ooms_index_find(const struct ooms_index *ix, uint64_t id)
 		else
 			hi = mid;
 	}
-	if (lo >= ix->nodes - 1 || k[lo] != id)
+	return lo;
+}
+
+uint32_t ooms_index_find(const struct ooms_index *ix, uint64_t id)
+{
+	const uint64_t *k = ix->sorted_ids ? ix->sorted_ids : ix->ids + 1;
+	uint64_t rel = (id - ix->min_id) >> ix->bucket_shift;
+	uint32_t at;
+
+	if (id >= ix->min_id && ix->bucket && rel < ix->nbuckets) {
+		at = search(k, ix->bucket[rel], ix->bucket[rel + 1], id);
+		if (at < ix->lookup_n && k[at] == id)
+			return ix->sorted_nodes ? ix->sorted_nodes[at] : at + 1;
+	}
+	if (ix->sorted_ids || ix->main_end + 1 >= ix->nodes)
 		return OOMS_NONE;
-	return ix->sorted_nodes ? ix->sorted_nodes[lo] : lo + 1;
+	/* the class objects, in id order after the rest */
+	at = search(ix->ids, ix->main_end + 1, ix->nodes, id);
+	return at < ix->nodes && ix->ids[at] == id ? at : OOMS_NONE;
 }
 
 static int between_passes(struct build *b)
@@ -654,6 +714,8 @@ static int between_passes(struct build *b)
 			return fail(b, -ENOMEM, "out of memory");
 		}
 	e = flatten_slots(b, &by_id);
+	if (!e)
+		e = partition_classes(b);
 	if (!e)
 		e = add_pseudo_classes(b);
 	if (!e)
@@ -767,7 +829,6 @@ static int p2_sub_begin(void *ctx, const struct hprof_sub *s)
 	struct build *b = ctx;
 	struct ooms_index *ix = b->ix;
 	uint32_t n;
-	int e;
 
 	switch (s->tag) {
 	case HPROF_CLASS_DUMP:
@@ -779,25 +840,16 @@ static int p2_sub_begin(void *ctx, const struct hprof_sub *s)
 	default:
 		return 0;
 	}
+	if (s->tag == HPROF_CLASS_DUMP)
+		return 0; /* class objects come last: their edges are added after the pass */
 	n = ++b->node;
-	if (n >= ix->nodes || ix->ids[n] != s->id)
+	if (n > ix->main_end || ix->ids[n] != s->id)
 		return fail(b, -EBADMSG, "the dump changed between the two passes (offset %llu)",
 			    (unsigned long long)s->offset);
 	ix->off[n] = ix->nedges;
 	b->dlen = 0;
 	b->carry_len = 0;
 	b->elem = 0;
-	if (s->tag == HPROF_CLASS_DUMP) {
-		const struct ooms_class *c = &ix->classes[ix->length[n]];
-
-		for (uint32_t i = 0; i < c->nstatics; i++)
-			if ((e = add_edge(b, ix->statics[c->statics_at + i].value)))
-				return e;
-		/* a class holds its loader (VisualVM and MAT count this edge too) */
-		if ((e = add_edge(b, c->loader_id)))
-			return e;
-		return 0;
-	}
 	return 0;
 }
 
@@ -997,9 +1049,22 @@ int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe 
 	b.pass = 2;
 	if ((e = run_pass(&b, path, &v2, progress, pctx)))
 		goto out;
-	if (b.node + 1 != ix->nodes) {
+	if (b.node != ix->main_end) {
 		e = fail(&b, -EBADMSG, "%s: the dump changed between the two passes", path);
 		goto out;
+	}
+	/* class objects: their static fields, and their loader (VisualVM and
+	 * MAT count that edge too) */
+	for (uint32_t n = ix->main_end + 1; n < ix->nodes; n++) {
+		const struct ooms_class *c = &ix->classes[ix->length[n]];
+
+		ix->off[n] = ix->nedges;
+		for (uint32_t i = 0; i < c->nstatics && !e; i++)
+			e = add_edge(&b, ix->statics[c->statics_at + i].value);
+		if (!e)
+			e = add_edge(&b, c->loader_id);
+		if (e)
+			goto out;
 	}
 	/* the super-root's edges: every root, after the objects' edges */
 	ix->off[ix->nodes] = ix->nedges;

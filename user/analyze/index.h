@@ -4,8 +4,9 @@
  * streaming passes over the file (plain, gzip or xz; whole or stripped), so
  * memory is a few dozen bytes per object whatever the dump's size.
  *
- * Node 0 is the virtual super-root; objects are 1..nodes-1 in file order.
- * Class objects are nodes too (their static fields are their references). */
+ * Node 0 is the virtual super-root; objects are 1..main_end in file order,
+ * then the class objects (their static fields and loader are their
+ * references) main_end+1..nodes-1 in id order. */
 #ifndef OOMSCOPE_ANALYZE_INDEX_H
 #define OOMSCOPE_ANALYZE_INDEX_H
 
@@ -71,6 +72,7 @@ struct ooms_index {
 
 	/* nodes */
 	uint32_t nodes;          /* including the super-root at 0 */
+	uint32_t main_end;       /* the last node that is not a class object */
 	uint64_t *ids;           /* [nodes], file order */
 	uint32_t *cls;           /* [nodes] class index (arrays: their array class; primitive arrays: a pseudo-class) */
 	uint32_t *shallow;       /* [nodes] bytes, saturated at UINT32_MAX: see ooms_index_shallow() */
@@ -119,6 +121,7 @@ struct ooms_index {
 	unsigned bucket_shift;
 	uint64_t min_id;
 	uint32_t nbuckets;
+	uint32_t lookup_n;       /* ids in the searched table (sorted copy, or ids[1..main_end]) */
 
 	/* the size model (shallow.c) */
 	uint32_t oop_scale_hint;  /* Unsafe.ARRAY_OBJECT_INDEX_SCALE, 0 if not in the dump */

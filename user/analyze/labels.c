@@ -12,7 +12,8 @@ struct labeler {
 	uint32_t *order;        /* label indices sorted by from */
 	size_t n;
 	struct u64map first;    /* from node -> first position in order */
-	uint32_t node;
+	uint32_t node;          /* the current record's */
+	uint32_t main, class_dumps; /* objects and class dumps seen */
 	int active;             /* the current record is wanted */
 	uint32_t at;            /* its first position in order */
 	uint8_t *data;
@@ -76,7 +77,10 @@ static int sub_begin(void *ctx, const struct hprof_sub *s)
 	default:
 		return 0;
 	}
-	l->node++;
+	if (s->tag == HPROF_CLASS_DUMP) /* class objects are numbered after the rest (index.h) */
+		l->node = ix->classes[l->class_dumps++].node;
+	else
+		l->node = ++l->main;
 	l->active = u64map_get(&l->first, (uint64_t)l->node + 1, &at);
 	if (!l->active)
 		return 0;
