@@ -9,6 +9,19 @@
 #include <unistd.h>
 #include "hprof/io.h"
 
+static void hwm(const char *what)
+{
+	char line[256];
+	FILE *f;
+
+	if (!getenv("OOMS_DEBUG_MEM") || !(f = fopen("/proc/self/status", "r")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM", 5) || !strncmp(line, "VmRSS", 5))
+			fprintf(stderr, "%-12s %s", what, line);
+	fclose(f);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -79,7 +92,32 @@ static int by_group_size(const void *x, const void *y)
 	return a->count < b->count ? 1 : a->count > b->count ? -1 : (a->signature > b->signature) - (a->signature < b->signature);
 }
 
-/* Paths of every leak, their edge names (one more pass), and the groups. */
+/* The path of node n from its root, from the edge labels of leak paths
+ * (each names the node it comes from); the path length (only the first max
+ * nodes are written). */
+static uint32_t leak_path(const struct ooms_analysis *a, uint32_t n, uint32_t *out, uint32_t max)
+{
+	uint32_t len = 0, i;
+	const struct ooms_edge_label *l;
+
+	for (uint32_t x = n;; x = l->from) {
+		len++;
+		if (!(l = ooms_analysis_label(a, x)))
+			break;
+	}
+	i = len;
+	for (uint32_t x = n;; x = l->from) {
+		if (--i < max)
+			out[i] = x;
+		if (!(l = ooms_analysis_label(a, x)))
+			break;
+	}
+	return len;
+}
+
+/* Before the dominators (while the search's parents are there): the
+ * names of the edges on every leak's path (one more pass over the dump),
+ * each leak's signature, and the groups of equal signatures. */
 static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 {
 	struct ooms_index *ix = &a->ix;
@@ -122,7 +160,7 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 	if (!keys)
 		goto out;
 	for (size_t i = 0; i < a->nleaks; i++) {
-		uint32_t len = ooms_paths_get(&a->paths, a->leaks[i].node, buf, cap);
+		uint32_t len = leak_path(a, a->leaks[i].node, buf, cap);
 
 		if (len > cap) {
 			void *q = realloc(buf, len * 2 * sizeof(*buf));
@@ -131,7 +169,7 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 				goto out;
 			buf = q;
 			cap = len * 2;
-			len = ooms_paths_get(&a->paths, a->leaks[i].node, buf, cap);
+			len = leak_path(a, a->leaks[i].node, buf, cap);
 		}
 		/* the rule is part of the key: one object path, two reasons, two rows */
 		keys[2 * i] = path_signature(a, buf, len) ^ ((uint64_t)a->leaks[i].rule * 0x9E3779B97F4A7C15ull);
@@ -141,7 +179,6 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 	for (size_t i = 0; i < a->nleaks; i++) {
 		const struct ooms_leak *lk = &a->leaks[keys[2 * i + 1]];
 		struct ooms_path_group *g;
-		uint64_t r = a->dom.retained[lk->node];
 
 		if (!i || keys[2 * i] != keys[2 * i - 2]) {
 			void *q = realloc(a->groups, (a->ngroups + 1) * sizeof(*a->groups));
@@ -155,25 +192,10 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 			g->rule = lk->rule;
 			g->example = lk->node;
 		}
-		g = &a->groups[a->ngroups - 1];
-		g->count++;
-		g->retained_sum += r;
-		if (r > g->retained_max || g->example == lk->node) {
-			g->retained_max = r;
-			g->example = lk->node;
-		}
+		a->groups[a->ngroups - 1].count++;
 	}
-	for (size_t i = 0; i < a->ngroups; i++) {
-		struct ooms_path_group *g = &a->groups[i];
-		uint32_t len = ooms_paths_get(&a->paths, g->example, NULL, 0);
-
-		g->nodes = malloc((len + 1) * sizeof(*g->nodes));
-		if (!g->nodes)
-			goto out;
-		g->len = ooms_paths_get(&a->paths, g->example, g->nodes, len);
-		g->root = len ? ooms_paths_root(ix, g->nodes[0]) : OOMS_NONE;
-	}
-	qsort(a->groups, a->ngroups, sizeof(*a->groups), by_group_size);
+	a->leak_keys = keys;
+	keys = NULL;
 	e = 0;
 out:
 	free(buf);
@@ -181,6 +203,37 @@ out:
 	if (e == -ENOMEM && !err[0])
 		snprintf(err, errlen, "out of memory grouping %zu leaks", a->nleaks);
 	return e;
+}
+
+/* After the dominators: each group's retained sizes, its example (the
+ * member that retains most) and that one's path; largest groups first. */
+static int finish_groups(struct ooms_analysis *a)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < a->ngroups; i++) {
+		struct ooms_path_group *g = &a->groups[i];
+		uint32_t len;
+
+		for (uint32_t k = 0; k < g->count; k++, at++) {
+			uint32_t n = a->leaks[a->leak_keys[2 * at + 1]].node;
+			uint64_t r = a->dom.retained[n];
+
+			g->retained_sum += r;
+			if (!k || r > g->retained_max) {
+				g->retained_max = r;
+				g->example = n;
+			}
+		}
+		len = leak_path(a, g->example, NULL, 0);
+		g->nodes = malloc((len + 1) * sizeof(*g->nodes));
+		if (!g->nodes)
+			return -ENOMEM;
+		g->len = leak_path(a, g->example, g->nodes, len);
+		g->root = len ? ooms_paths_root(&a->ix, g->nodes[0]) : OOMS_NONE;
+	}
+	qsort(a->groups, a->ngroups, sizeof(*a->groups), by_group_size);
+	return 0;
 }
 
 /* Per class: instances, shallow bytes, and the retained size of all its
@@ -293,14 +346,13 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	if ((e = ooms_index_build(&a->ix, path, a->probes, a->nprobes, o->progress, o->pctx, err, errlen)))
 		return e;
 	a->t_index = now_s() - t0;
+	hwm("index");
 	if ((e = ooms_paths_compute(&a->ix, &a->paths)))
 		goto nomem;
 	a->t_paths = a->paths.seconds;
-	if ((e = ooms_dominators_compute(&a->ix, &a->paths, &a->dom)))
-		goto nomem;
-	a->t_dominators = a->dom.seconds;
+	hwm("paths");
 	t = now_s();
-	if ((e = ooms_leaks_find(&a->ix, &a->rules, a->probes, a->dom.idom, &a->leaks, &a->nleaks)))
+	if ((e = ooms_leaks_find(&a->ix, &a->rules, a->probes, a->paths.parent, &a->leaks, &a->nleaks)))
 		goto nomem;
 	{
 		uint32_t c = ooms_index_class_by_name(&a->ix, "libcore.util.NativeAllocationRegistry");
@@ -311,10 +363,20 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	a->t_leaks = now_s() - t;
 	if ((e = group_leaks(a, err, errlen)))
 		return e;
+	/* the search's parents are no longer needed: only who was reached */
+	if ((e = ooms_paths_keep_reach(&a->ix, &a->paths)))
+		goto nomem;
+	if ((e = ooms_dominators_compute(&a->ix, &a->paths, &a->dom)))
+		goto nomem;
+	a->t_dominators = a->dom.seconds;
+	hwm("dominators");
+	if ((e = finish_groups(a)))
+		goto nomem;
 	t = now_s();
 	if ((e = class_histogram(a)))
 		goto nomem;
 	a->t_histogram = now_s() - t;
+	hwm("histogram");
 	a->t_total = now_s() - t0;
 	return 0;
 nomem:
@@ -328,6 +390,7 @@ void ooms_analysis_free(struct ooms_analysis *a)
 	for (size_t i = 0; i < a->ngroups; i++)
 		free(a->groups[i].nodes);
 	free(a->groups);
+	free(a->leak_keys);
 	free(a->labels);
 	free(a->leaks);
 	free(a->class_stats);

@@ -51,6 +51,7 @@ struct ooms_analysis {
 	size_t nleaks;
 	struct ooms_path_group *groups;
 	size_t ngroups;
+	uint64_t *leak_keys;            /* (signature, leak index) pairs, grouped */
 	struct ooms_edge_label *labels; /* one per node on a reported path: parent -> node */
 	size_t nlabels;
 	struct u64map label_of;         /* node + 1 -> label index */

@@ -24,7 +24,7 @@ struct graph {
 
 static inline int reached(const struct graph *g, uint32_t v)
 {
-	return g->p->parent[v] != OOMS_NONE;
+	return ooms_paths_reached(g->p, v);
 }
 
 /* The class edges of n: [*at, *at + count) */

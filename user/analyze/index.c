@@ -730,12 +730,10 @@ static int between_passes(struct build *b)
 	if (!e && ooms_shallow_setup(ix))
 		e = fail(b, -ENOMEM, "out of memory");
 	ix->cls = malloc((size_t)ix->nodes * sizeof(*ix->cls));
-	ix->shallow = malloc((size_t)ix->nodes * sizeof(*ix->shallow));
-	if (!e && (!ix->cls || !ix->shallow))
+	if (!e && !ix->cls)
 		e = fail(b, -ENOMEM, "out of memory");
 	for (uint32_t n = 1; !e && n < ix->nodes; n++) {
 		uint32_t c = OOMS_NONE;
-		uint64_t size;
 
 		switch (ix->kind[n]) {
 		case NODE_CLASS:
@@ -750,20 +748,6 @@ static int between_passes(struct build *b)
 				c = OOMS_NONE;
 		}
 		ix->cls[n] = c;
-		size = ooms_shallow_size(ix, n);
-		if (size >= UINT32_MAX) {
-			void *q = realloc(ix->big, (ix->nbig + 1) * sizeof(*ix->big));
-
-			if (!q) {
-				e = fail(b, -ENOMEM, "out of memory");
-				break;
-			}
-			ix->big = q;
-			ix->big[ix->nbig].node = n;
-			ix->big[ix->nbig++].size = size;
-			size = UINT32_MAX;
-		}
-		ix->shallow[n] = (uint32_t)size;
 	}
 	u64map_free(&by_id);
 	free(b->cls_ids);
@@ -771,7 +755,6 @@ static int between_passes(struct build *b)
 	if (e)
 		return e;
 	ix->cls[0] = OOMS_NONE;
-	ix->shallow[0] = 0;
 	if ((e = build_lookup(b)))
 		return e;
 	ix->roots = malloc((b->nroots + 1) * sizeof(*ix->roots));
@@ -1066,8 +1049,13 @@ int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe 
 		if (e)
 			goto out;
 	}
-	/* the super-root's edges: every root, after the objects' edges */
 	ix->off[ix->nodes] = ix->nedges;
+	{ /* give back the growth slack */
+		void *q = realloc(ix->tgt, ((size_t)ix->nedges + 1) * sizeof(*ix->tgt));
+
+		if (q)
+			ix->tgt = q;
+	}
 	ix->seconds_pass2 = now_s() - t0;
 out:
 	free(b.cls_ids);
@@ -1084,7 +1072,6 @@ void ooms_index_free(struct ooms_index *ix)
 {
 	free(ix->ids);
 	free(ix->cls);
-	free(ix->shallow);
 	free(ix->kind);
 	free(ix->heap);
 	free(ix->length);
@@ -1097,7 +1084,6 @@ void ooms_index_free(struct ooms_index *ix)
 	free(ix->cprobes);
 	free(ix->roots);
 	free(ix->arena);
-	free(ix->big);
 	free(ix->inst_sizes);
 	free(ix->weak_last);
 	free(ix->sorted_ids);
@@ -1118,12 +1104,7 @@ void ooms_probes_free(struct ooms_probe *probes, size_t nprobes)
 
 uint64_t ooms_index_shallow(const struct ooms_index *ix, uint32_t node)
 {
-	if (ix->shallow[node] != UINT32_MAX)
-		return ix->shallow[node];
-	for (size_t i = 0; i < ix->nbig; i++)
-		if (ix->big[i].node == node)
-			return ix->big[i].size;
-	return UINT32_MAX;
+	return ooms_shallow_size(ix, node);
 }
 
 uint32_t ooms_index_class_by_name(const struct ooms_index *ix, const char *name)

@@ -75,7 +75,6 @@ struct ooms_index {
 	uint32_t main_end;       /* the last node that is not a class object */
 	uint64_t *ids;           /* [nodes], file order */
 	uint32_t *cls;           /* [nodes] class index (arrays: their array class; primitive arrays: a pseudo-class) */
-	uint32_t *shallow;       /* [nodes] bytes, saturated at UINT32_MAX: see ooms_index_shallow() */
 	uint8_t *kind;           /* [nodes] enum ooms_node_kind */
 	uint8_t *heap;           /* [nodes] enum ooms_heap */
 	uint32_t *length;        /* [nodes] array elements, or 0 */
@@ -109,10 +108,6 @@ struct ooms_index {
 	char *arena;
 	size_t arena_len, arena_cap;
 	struct u64map strings;
-
-	/* big objects whose shallow size does not fit in 32 bits */
-	struct { uint32_t node; uint64_t size; } *big;
-	size_t nbig;
 
 	/* id -> node: sorted ids with their nodes, and a bucket directory */
 	uint64_t *sorted_ids;

@@ -128,25 +128,13 @@ void ooms_paths_free(struct ooms_paths *p)
 {
 	free(p->parent);
 	free(p->class_edges);
+	free(p->reach);
+	p->reach = NULL;
 	p->parent = NULL;
 	p->class_edges = NULL;
 	p->nclass_edges = 0;
 }
 
-uint32_t ooms_paths_get(const struct ooms_paths *p, uint32_t n, uint32_t *out, uint32_t max)
-{
-	uint32_t len = 0, i;
-
-	if (p->parent[n] == OOMS_NONE)
-		return 0;
-	for (uint32_t x = n; x; x = p->parent[x])
-		len++;
-	i = len;
-	for (uint32_t x = n; x; x = p->parent[x])
-		if (--i < max)
-			out[i] = x;
-	return len;
-}
 
 uint32_t ooms_paths_root(const struct ooms_index *ix, uint32_t r)
 {
@@ -155,4 +143,17 @@ uint32_t ooms_paths_root(const struct ooms_index *ix, uint32_t r)
 			if (ix->roots[i].node == r && root_rank(ix->roots[i].kind) == rank)
 				return i;
 	return OOMS_NONE;
+}
+
+int ooms_paths_keep_reach(const struct ooms_index *ix, struct ooms_paths *p)
+{
+	p->reach = calloc(ix->nodes / 8 + 1, 1);
+	if (!p->reach)
+		return -ENOMEM;
+	for (uint32_t n = 0; n < ix->nodes; n++)
+		if (p->parent[n] != OOMS_NONE)
+			p->reach[n / 8] |= (uint8_t)(1 << (n % 8));
+	free(p->parent);
+	p->parent = NULL;
+	return 0;
 }

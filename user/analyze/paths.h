@@ -15,14 +15,18 @@ struct ooms_paths {
 	 * model: an object keeps its class alive, counted once per class) */
 	struct { uint32_t from, to; } *class_edges;
 	size_t nclass_edges;
+	uint8_t *reach;     /* [nodes/8+1] bit n: n was reached (after ooms_paths_keep_reach) */
 	double seconds;
 };
 
 int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p);
 void ooms_paths_free(struct ooms_paths *p);
-/* The nodes from the root to n, into out (at most max); the path length
- * (which may exceed max: then only the first max are written). */
-uint32_t ooms_paths_get(const struct ooms_paths *p, uint32_t n, uint32_t *out, uint32_t max);
+/* Replaces parent[] by the reach bitmap (1 bit per object instead of 32). */
+int ooms_paths_keep_reach(const struct ooms_index *ix, struct ooms_paths *p);
+static inline int ooms_paths_reached(const struct ooms_paths *p, uint32_t n)
+{
+	return p->parent ? p->parent[n] != OOMS_NONE : p->reach[n / 8] >> (n % 8) & 1;
+}
 /* The root record a path starting at node r stands on (the first in the
  * search's order), as an index in ix->roots, or OOMS_NONE. */
 uint32_t ooms_paths_root(const struct ooms_index *ix, uint32_t r);
