@@ -9,19 +9,6 @@
 #include <unistd.h>
 #include "hprof/io.h"
 
-static void hwm(const char *what)
-{
-	char line[256];
-	FILE *f;
-
-	if (!getenv("OOMS_DEBUG_MEM") || !(f = fopen("/proc/self/status", "r")))
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmHWM", 5) || !strncmp(line, "VmRSS", 5))
-			fprintf(stderr, "%-12s %s", what, line);
-	fclose(f);
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -346,11 +333,9 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	if ((e = ooms_index_build(&a->ix, path, a->probes, a->nprobes, o->progress, o->pctx, err, errlen)))
 		return e;
 	a->t_index = now_s() - t0;
-	hwm("index");
 	if ((e = ooms_paths_compute(&a->ix, &a->paths)))
 		goto nomem;
 	a->t_paths = a->paths.seconds;
-	hwm("paths");
 	t = now_s();
 	if ((e = ooms_leaks_find(&a->ix, &a->rules, a->probes, a->paths.parent, &a->leaks, &a->nleaks)))
 		goto nomem;
@@ -369,14 +354,12 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	if ((e = ooms_dominators_compute(&a->ix, &a->paths, &a->dom)))
 		goto nomem;
 	a->t_dominators = a->dom.seconds;
-	hwm("dominators");
 	if ((e = finish_groups(a)))
 		goto nomem;
 	t = now_s();
 	if ((e = class_histogram(a)))
 		goto nomem;
 	a->t_histogram = now_s() - t;
-	hwm("histogram");
 	a->t_total = now_s() - t0;
 	return 0;
 nomem:

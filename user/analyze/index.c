@@ -544,7 +544,7 @@ static int sort_ids(struct build *b)
 		return fail(b, -ENOMEM, "out of memory sorting %zu ids", n);
 	}
 	for (size_t i = 0; i < n; i++) {
-		k[i] = ix->ids[i + 1];
+		k[i] = ooms_index_id(ix, (uint32_t)(i + 1));
 		v[i] = (uint32_t)(i + 1);
 		if (k[i] < lo)
 			lo = k[i];
@@ -626,6 +626,12 @@ static int partition_classes(struct build *b)
 	return 0;
 }
 
+/* Key i of the searched table: the sorted copy, or the ids of nodes 1..main_end. */
+static inline uint64_t lookup_key(const struct ooms_index *ix, uint32_t i)
+{
+	return ix->sorted_ids ? ix->sorted_ids[i] : ooms_index_id(ix, i + 1);
+}
+
 /* id -> node: the objects' ids (in order already, or sorted into a copy)
  * with a directory of 2^k buckets over their range, so a lookup is a short
  * search; class objects are searched apart. */
@@ -633,12 +639,11 @@ static int build_lookup(struct build *b)
 {
 	struct ooms_index *ix = b->ix;
 	size_t n = ix->main_end, sorted = 1;
-	const uint64_t *k;
 	uint64_t span;
 	uint32_t nb = 1;
 
 	for (size_t i = 2; i <= n && sorted; i++)
-		sorted = ix->ids[i] > ix->ids[i - 1];
+		sorted = ooms_index_id(ix, (uint32_t)i) > ooms_index_id(ix, (uint32_t)i - 1);
 	if (!sorted) {
 		int e = sort_ids(b);
 
@@ -646,10 +651,9 @@ static int build_lookup(struct build *b)
 			return e;
 		n = ix->nodes - 1; /* the sorted copy holds every object */
 	}
-	k = sorted ? ix->ids + 1 : ix->sorted_ids;
 	ix->lookup_n = (uint32_t)n;
-	ix->min_id = n ? k[0] : 0;
-	span = n ? k[n - 1] - k[0] : 0;
+	ix->min_id = n ? lookup_key(ix, 0) : 0;
+	span = n ? lookup_key(ix, (uint32_t)n - 1) - ix->min_id : 0;
 	while (nb < n / 4 + 1 && nb < (1u << 26))
 		nb *= 2;
 	ix->bucket_shift = 0;
@@ -660,19 +664,20 @@ static int build_lookup(struct build *b)
 	if (!ix->bucket)
 		return fail(b, -ENOMEM, "out of memory");
 	for (size_t i = 0, bk = 0; bk <= nb; bk++) {
-		while (i < n && ((k[i] - ix->min_id) >> ix->bucket_shift) < bk)
+		while (i < n && ((lookup_key(ix, (uint32_t)i) - ix->min_id) >> ix->bucket_shift) < bk)
 			i++;
 		ix->bucket[bk] = (uint32_t)i;
 	}
 	return 0;
 }
 
-static uint32_t search(const uint64_t *k, uint32_t lo, uint32_t hi, uint64_t id)
+/* First position in [lo, hi) of the table whose key is >= id. */
+static uint32_t search(const struct ooms_index *ix, int classes, uint32_t lo, uint32_t hi, uint64_t id)
 {
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (k[mid] < id)
+		if ((classes ? ooms_index_id(ix, mid) : lookup_key(ix, mid)) < id)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -682,20 +687,54 @@ static uint32_t search(const uint64_t *k, uint32_t lo, uint32_t hi, uint64_t id)
 
 uint32_t ooms_index_find(const struct ooms_index *ix, uint64_t id)
 {
-	const uint64_t *k = ix->sorted_ids ? ix->sorted_ids : ix->ids + 1;
 	uint64_t rel = (id - ix->min_id) >> ix->bucket_shift;
 	uint32_t at;
 
 	if (id >= ix->min_id && ix->bucket && rel < ix->nbuckets) {
-		at = search(k, ix->bucket[rel], ix->bucket[rel + 1], id);
-		if (at < ix->lookup_n && k[at] == id)
+		at = search(ix, 0, ix->bucket[rel], ix->bucket[rel + 1], id);
+		if (at < ix->lookup_n && lookup_key(ix, at) == id)
 			return ix->sorted_nodes ? ix->sorted_nodes[at] : at + 1;
 	}
 	if (ix->sorted_ids || ix->main_end + 1 >= ix->nodes)
 		return OOMS_NONE;
 	/* the class objects, in id order after the rest */
-	at = search(ix->ids, ix->main_end + 1, ix->nodes, id);
-	return at < ix->nodes && ix->ids[at] == id ? at : OOMS_NONE;
+	at = search(ix, 1, ix->main_end + 1, ix->nodes, id);
+	return at < ix->nodes && ooms_index_id(ix, at) == id ? at : OOMS_NONE;
+}
+
+/* 32-bit ids when every id is base + k << shift with k < 2^32: objects are
+ * 8-byte aligned in HotSpot and ART heaps, so a 32 GB range fits; 4-byte
+ * ids always fit. Saves 4 bytes per object. */
+static int compact_ids(struct ooms_index *ix)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, any = 0;
+	unsigned shift = 3;
+
+	for (uint32_t n = 1; n < ix->nodes; n++) {
+		uint64_t v = ix->ids[n];
+
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	if (ix->nodes <= 1)
+		return 0;
+	for (uint32_t n = 1; n < ix->nodes; n++)
+		any |= ix->ids[n] - lo;
+	while (shift && (any & ((1ull << shift) - 1)))
+		shift--;
+	if (((hi - lo) >> shift) >= UINT32_MAX)
+		return 0; /* keep 64-bit ids */
+	ix->cids = malloc((size_t)ix->nodes * sizeof(*ix->cids));
+	if (!ix->cids)
+		return -ENOMEM;
+	ix->id_base = lo;
+	ix->id_shift = shift;
+	ix->cids[0] = 0; /* the super-root: its id is never asked for */
+	for (uint32_t n = 1; n < ix->nodes; n++)
+		ix->cids[n] = (uint32_t)((ix->ids[n] - lo) >> shift);
+	free(ix->ids);
+	ix->ids = NULL;
+	return 0;
 }
 
 static int between_passes(struct build *b)
@@ -755,6 +794,8 @@ static int between_passes(struct build *b)
 	if (e)
 		return e;
 	ix->cls[0] = OOMS_NONE;
+	if (compact_ids(ix))
+		return fail(b, -ENOMEM, "out of memory");
 	if ((e = build_lookup(b)))
 		return e;
 	ix->roots = malloc((b->nroots + 1) * sizeof(*ix->roots));
@@ -826,7 +867,7 @@ static int p2_sub_begin(void *ctx, const struct hprof_sub *s)
 	if (s->tag == HPROF_CLASS_DUMP)
 		return 0; /* class objects come last: their edges are added after the pass */
 	n = ++b->node;
-	if (n > ix->main_end || ix->ids[n] != s->id)
+	if (n > ix->main_end || ooms_index_id(ix, n) != s->id)
 		return fail(b, -EBADMSG, "the dump changed between the two passes (offset %llu)",
 			    (unsigned long long)s->offset);
 	ix->off[n] = ix->nedges;
@@ -1071,6 +1112,7 @@ out:
 void ooms_index_free(struct ooms_index *ix)
 {
 	free(ix->ids);
+	free(ix->cids);
 	free(ix->cls);
 	free(ix->kind);
 	free(ix->heap);

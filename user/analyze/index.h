@@ -73,7 +73,10 @@ struct ooms_index {
 	/* nodes */
 	uint32_t nodes;          /* including the super-root at 0 */
 	uint32_t main_end;       /* the last node that is not a class object */
-	uint64_t *ids;           /* [nodes], file order */
+	uint64_t *ids;           /* [nodes] while indexing; then NULL when cids holds them */
+	uint32_t *cids;          /* [nodes] (id - id_base) >> id_shift, when every id fits (ooms_index_id) */
+	uint64_t id_base;
+	unsigned id_shift;
 	uint32_t *cls;           /* [nodes] class index (arrays: their array class; primitive arrays: a pseudo-class) */
 	uint8_t *kind;           /* [nodes] enum ooms_node_kind */
 	uint8_t *heap;           /* [nodes] enum ooms_heap */
@@ -159,6 +162,11 @@ int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progres
 void ooms_probes_free(struct ooms_probe *probes, size_t nprobes);
 void ooms_index_free(struct ooms_index *ix);
 
+/* The id of node n. */
+static inline uint64_t ooms_index_id(const struct ooms_index *ix, uint32_t n)
+{
+	return ix->cids ? ix->id_base + ((uint64_t)ix->cids[n] << ix->id_shift) : ix->ids[n];
+}
 /* The node of object id, or OOMS_NONE. */
 uint32_t ooms_index_find(const struct ooms_index *ix, uint64_t id);
 uint64_t ooms_index_shallow(const struct ooms_index *ix, uint32_t node);

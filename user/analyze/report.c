@@ -79,7 +79,7 @@ static void json_path(struct json *j, const struct ooms_analysis *a, const struc
 
 		json_obj(j);
 		if (t)
-			snprintf(ref, sizeof(ref), "%s@0x%" PRIx64 " local%s", node_class(ix, t), ix->ids[t],
+			snprintf(ref, sizeof(ref), "%s@0x%" PRIx64 " local%s", node_class(ix, t), ooms_index_id(ix, t),
 				 root->frame >= 0 ? " (java frame)" : "");
 		else
 			snprintf(ref, sizeof(ref), "thread %u local", root->thread_serial);
@@ -97,7 +97,7 @@ static void json_path(struct json *j, const struct ooms_analysis *a, const struc
 		json_kstr(j, "reference", ref);
 		json_kstr(j, "referenceType", ooms_ref_type_name(l ? l->type : REF_NONE));
 		json_kstr(j, "declaredClass", declared_class(a, from, l));
-		json_khex(j, "objectId", ix->ids[from]);
+		json_khex(j, "objectId", ooms_index_id(ix, from));
 		json_obj_end(j);
 	}
 	if (g->len) {
@@ -107,7 +107,7 @@ static void json_path(struct json *j, const struct ooms_analysis *a, const struc
 		json_kstr(j, "reference", node_class(ix, leak));
 		json_kstr(j, "referenceType", "LEAKING_INSTANCE");
 		json_kstr(j, "declaredClass", node_class(ix, leak));
-		json_khex(j, "objectId", ix->ids[leak]);
+		json_khex(j, "objectId", ooms_index_id(ix, leak));
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -206,7 +206,7 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 		json_kstr(&j, "gcRoot", g->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[g->root].kind) : "?");
 		json_kstr(&j, "signature", sig);
 		json_kstr(&j, "className", node_class(ix, g->example));
-		json_khex(&j, "leakObjectId", ix->ids[g->example]);
+		json_khex(&j, "leakObjectId", ooms_index_id(ix, g->example));
 		json_kuint(&j, "retainedSize", g->retained_max);
 		json_kuint(&j, "retainedSizeTotal", g->retained_sum);
 		json_kuint(&j, "pathLength", g->len);
@@ -223,7 +223,7 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 		uint32_t n = t[i] + 1;
 
 		json_obj(&j);
-		json_khex(&j, "objectId", ix->ids[n]);
+		json_khex(&j, "objectId", ooms_index_id(ix, n));
 		json_kstr(&j, "className", node_class(ix, n));
 		json_kbool(&j, "isClass", ix->kind[n] == NODE_CLASS);
 		json_kuint(&j, "shallowSize", ooms_index_shallow(ix, n));
@@ -306,7 +306,7 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 			node_class(ix, g->example), g->count, b1, b2, g->signature);
 		fprintf(f, "    %s\n", a->rules.rules[g->rule].reason);
 		fprintf(f, "    GC root %s: %s@0x%" PRIx64 "\n", root ? ooms_root_kind_name(root->kind) : "?",
-			g->len ? node_class(ix, g->nodes[0]) : "?", g->len ? ix->ids[g->nodes[0]] : 0);
+			g->len ? node_class(ix, g->nodes[0]) : "?", g->len ? ooms_index_id(ix, g->nodes[0]) : 0);
 		for (uint32_t k = 0; k + 1 < g->len; k++) {
 			const struct ooms_edge_label *l = ooms_analysis_label(a, g->nodes[k + 1]);
 
@@ -315,7 +315,7 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		}
 		if (g->len)
 			fprintf(f, "      %-16s %s@0x%" PRIx64 "\n", "LEAKING", node_class(ix, g->example),
-				ix->ids[g->example]);
+				ooms_index_id(ix, g->example));
 	}
 	if (a->ngroups > top)
 		fprintf(f, "\n(%zu more groups: --top or --json)\n", a->ngroups - top);
@@ -327,7 +327,7 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 
 		human_bytes(a->dom.retained[n], b1, sizeof(b1));
 		fprintf(f, "  %12s  %s%s@0x%" PRIx64 "\n", b1, ix->kind[n] == NODE_CLASS ? "class " : "",
-			node_class(ix, n), ix->ids[n]);
+			node_class(ix, n), ooms_index_id(ix, n));
 	}
 	free(t);
 
@@ -359,11 +359,11 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 	free(t);
 }
 
-static const uint64_t *tsv_ids;
+static const struct ooms_index *tsv_ix;
 
 static int by_id(const void *x, const void *y)
 {
-	uint64_t a = tsv_ids[*(const uint32_t *)x], b = tsv_ids[*(const uint32_t *)y];
+	uint64_t a = ooms_index_id(tsv_ix, *(const uint32_t *)x), b = ooms_index_id(tsv_ix, *(const uint32_t *)y);
 
 	return a < b ? -1 : a > b;
 }
@@ -377,12 +377,12 @@ int ooms_report_retained_tsv(const struct ooms_analysis *a, FILE *f)
 		return -1;
 	for (uint32_t v = 1; v < ix->nodes; v++)
 		order[n++] = v;
-	tsv_ids = ix->ids;
+	tsv_ix = ix;
 	qsort(order, n, sizeof(*order), by_id);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t v = order[i];
 
-		fprintf(f, "%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "%s\n", ix->ids[v], ooms_index_shallow(ix, v),
+		fprintf(f, "%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "%s\n", ooms_index_id(ix, v), ooms_index_shallow(ix, v),
 			a->dom.retained[v], ix->kind[v] == NODE_CLASS ? "\tclass" : "");
 	}
 	free(order);
