@@ -288,6 +288,12 @@ static int class_histogram(struct ooms_analysis *a)
 	return 0;
 }
 
+static void phase(const struct ooms_analyze_opts *o, int which)
+{
+	if (o->progress)
+		o->progress(o->pctx, which, 0, 0);
+}
+
 int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
 		 size_t errlen)
 {
@@ -333,6 +339,7 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	if ((e = ooms_index_build(&a->ix, path, a->probes, a->nprobes, o->progress, o->pctx, err, errlen)))
 		return e;
 	a->t_index = now_s() - t0;
+	phase(o, OOMS_PHASE_PATHS);
 	if ((e = ooms_paths_compute(&a->ix, &a->paths)))
 		goto nomem;
 	a->t_paths = a->paths.seconds;
@@ -346,17 +353,20 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 			a->native_registry += a->ix.kind[v] == NODE_INSTANCE && a->ix.cls[v] == c;
 	}
 	a->t_leaks = now_s() - t;
+	phase(o, OOMS_PHASE_NAMES);
 	if ((e = group_leaks(a, err, errlen)))
 		return e;
 	/* the search's parents are no longer needed: only who was reached */
 	if ((e = ooms_paths_keep_reach(&a->ix, &a->paths)))
 		goto nomem;
+	phase(o, OOMS_PHASE_DOMINATORS);
 	if ((e = ooms_dominators_compute(&a->ix, &a->paths, &a->dom)))
 		goto nomem;
 	a->t_dominators = a->dom.seconds;
 	if ((e = finish_groups(a)))
 		goto nomem;
 	t = now_s();
+	phase(o, OOMS_PHASE_HISTOGRAM);
 	if ((e = class_histogram(a)))
 		goto nomem;
 	a->t_histogram = now_s() - t;

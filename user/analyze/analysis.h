@@ -12,6 +12,9 @@
 #include "analyze/leaks.h"
 #include "analyze/paths.h"
 
+/* Progress: the index passes are 1 and 2 (with bytes); then these phases. */
+enum { OOMS_PHASE_PATHS = 10, OOMS_PHASE_NAMES, OOMS_PHASE_DOMINATORS, OOMS_PHASE_HISTOGRAM };
+
 struct ooms_analyze_opts {
 	enum ooms_runtime runtime;      /* RUNTIME_AUTO: Android for 1.0.3 dumps, else the JVM */
 	uint32_t bitmap_w, bitmap_h;    /* large Bitmap threshold (KOOM: 768 x 1366) */

@@ -67,11 +67,18 @@ static void show_progress(void *ctx, int pass, uint64_t done, uint64_t total)
 	struct progress *p = ctx;
 	double t = now_s();
 
+	static const char *const phases[] = {"shortest paths", "naming the leaks' references (one more pass)",
+					     "dominators and retained sizes", "class histogram"};
+
 	if (!p->on || (t - p->last < 0.5 && pass == p->pass))
 		return;
 	p->last = t;
 	p->pass = pass;
-	if (total)
+	if (pass >= OOMS_PHASE_PATHS && pass <= OOMS_PHASE_HISTOGRAM)
+		fprintf(stderr, "\ranalyze: %-60s", phases[pass - OOMS_PHASE_PATHS]);
+	else if (pass >= OOMS_PHASE_PATHS)
+		return;
+	else if (total)
 		fprintf(stderr, "\ranalyze: index pass %d: %" PRIu64 " / %" PRIu64 " MB (%.0f%%)   ", pass, done >> 20,
 			total >> 20, 100.0 * done / total);
 	else
@@ -157,7 +164,7 @@ int cmd_analyze(int argc, char **argv)
 	o.pctx = &pr;
 	e = ooms_analyze(&a, argv[optind], &o, err, sizeof(err));
 	if (pr.on && pr.last)
-		fprintf(stderr, "\r%60s\r", "");
+		fprintf(stderr, "\r%72s\r", "");
 	if (e) {
 		fprintf(stderr, "oomscope analyze: %s\n", err);
 		free(classes);
