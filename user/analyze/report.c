@@ -269,9 +269,9 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 
 static void human_bytes(uint64_t b, char *buf, size_t len)
 {
-	if (b >= 10ull << 20)
+	if (b >= 1ull << 20)
 		snprintf(buf, len, "%.1f MB", b / 1048576.0);
-	else if (b >= 10ull << 10)
+	else if (b >= 1ull << 10)
 		snprintf(buf, len, "%.1f kB", b / 1024.0);
 	else
 		snprintf(buf, len, "%" PRIu64 " B", b);
