@@ -10,10 +10,11 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d /tmp/oomscope-bench-analyze.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 LIVE_MB=${LIVE_MB:-720}   # about 1.1 GB of dump
+VV_LIMIT=${VV_LIMIT:-3600} # seconds VisualVM may take on one dump
 
-timed() { # NAME CMD...: sets T_<NAME> (s) and RSS_<NAME> (MB)
+timed() { # NAME CMD...: sets T_<NAME> (s) and RSS_<NAME> (MB); CMD's status
   local name=$1; shift
-  /usr/bin/time -f "%e %M" -o "$tmp/time" "$@"
+  /usr/bin/time -f "%e %M" -o "$tmp/time" "$@" || return 1
   read -r t r < "$tmp/time"
   printf -v "T_$name" '%s' "$t"; printf -v "RSS_$name" '%s' "$(echo "scale=0; $r / 1024" | bc)"
 }
@@ -23,7 +24,16 @@ row() { # NAME FILE
   cat "$f" > /dev/null # page cache for both
   timed ours ./oomscope analyze -q --json -o "$tmp/a.json" --retained-tsv "$tmp/ours.tsv" "$f"
   objs=$(jq .runningInfo.objects "$tmp/a.json")
-  timed vv tests/hprof/retained_sizes.sh "$f" "$tmp/vv.tsv" > /dev/null
+  if ! RETAINED_TIMEOUT=$VV_LIMIT timed vv tests/hprof/retained_sizes.sh "$f" "$tmp/vv.tsv" > /dev/null; then
+    # VisualVM did not finish in time: say so, with what it had used
+    T_vv=">$VV_LIMIT"
+    same="VisualVM gave up or timed out"
+    printf '%-22s %9s %11s | %8s %8s | %9s %8s | %7s %7s | %s\n' "$1" \
+      "$(echo "scale=0; $(stat -c %s "$f") / 1048576" | bc)" "$objs" "$T_ours" "$RSS_ours" "$T_vv" "-" \
+      ">$(echo "scale=0; $VV_LIMIT / ($T_ours + 0.001)" | bc)x" \
+      "$(echo "scale=2; $RSS_ours * 1048576 / $(stat -c %s "$f")" | bc)" "$same"
+    return 0
+  fi
   join -t $'\t' -o 1.3,2.3 <(cut -f1-3 "$tmp/vv.tsv" | sort) <(grep -v class "$tmp/ours.tsv" | cut -f1-3 | sort) |
     awk -F'\t' '$1 != $2 {d++} END {print d + 0}' > "$tmp/diff"
   same=$([ "$(cat "$tmp/diff")" = 0 ] && echo "all $(wc -l < "$tmp/vv.tsv") equal" || echo "$(cat "$tmp/diff") DIFFER")

@@ -12,4 +12,4 @@ trap 'rm -rf "$dir"' EXIT
 ln "$1" "$dir/dump.hprof" 2>/dev/null || cp "$1" "$dir/dump.hprof"
 out=$(realpath -m "$2")
 here=$(cd "$(dirname "$0")/../java" && pwd)
-timeout 1800 java -Xmx${VISUALVM_XMX:-8g} -cp "$JAR" "$here/VisualVMRetained.java" "$dir/dump.hprof" "$out"
+timeout ${RETAINED_TIMEOUT:-1800} java -Xmx${VISUALVM_XMX:-8g} -cp "$JAR" "$here/VisualVMRetained.java" "$dir/dump.hprof" "$out"
