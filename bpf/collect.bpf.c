@@ -27,6 +27,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 target_tgid = 0;
 const volatile __u64 big_map_bytes = 1 << 20;
+const volatile __u64 big_alloc_bytes = 8 << 20;
+const volatile __u8 big_alloc_mode = ALLOC_OFF;
+const volatile __u32 alloc_stack_bytes = OOMS_STACK_DEPTH * 8; /* --stack-depth, in bytes */
 const volatile __u64 page_size = 4096;
 const volatile __u8 nr_class[OOMS_NR_SLOTS] = {};
 
@@ -265,6 +268,59 @@ static __always_inline void map_big(void *ctx, struct pt_regs *regs, long nr, __
 	event_send(e);
 }
 
+/* The deep stack slice of a big allocation: as much of 4 KiB as is mapped. */
+static __always_inline void read_deep(__u64 *deep, __u64 sp)
+{
+	if (bpf_probe_read_user(deep, OOMS_DEEP_WORDS * 8, (void *)sp) == 0)
+		return;
+	if (bpf_probe_read_user(deep, OOMS_DEEP_WORDS * 4, (void *)sp) == 0)
+		return;
+	bpf_probe_read_user(deep, OOMS_DEEP_WORDS * 2, (void *)sp);
+}
+
+/* Fills a big allocation event (all but ret). */
+static __always_inline void alloc_fill(void *ctx, struct ooms_alloc_event *a, __u64 sp, __u64 bytes, __u64 fn,
+				       __u32 nr)
+{
+	struct ooms_event *e = &a->ev;
+	__u32 size = alloc_stack_bytes;
+
+	e->type = EV_BIG_ALLOC;
+	e->version = OOMS_EVENT_VERSION;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->ts_ns = bpf_ktime_get_ns();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->ret = 0;
+	e->arg0 = bytes;
+	e->arg1 = fn;
+	e->nr = nr;
+	if (size > sizeof(e->ustack))
+		size = sizeof(e->ustack);
+	e->stack_bytes = bpf_get_stack(ctx, e->ustack, size, BPF_F_USER_STACK);
+	e->sp = sp;
+	read_slice(e->slice, sp);
+	read_deep(a->deep, sp);
+}
+
+/* A big allocation seen at a syscall (syscall mode). */
+static __always_inline void alloc_syscall(void *ctx, struct pt_regs *regs, long nr, __u64 addr, __u64 bytes,
+					  __u64 fn)
+{
+	struct ooms_alloc_event *a;
+
+	if (big_alloc_mode != ALLOC_SYSCALL || bytes < big_alloc_bytes)
+		return;
+	__sync_fetch_and_add(&totals.big_allocs, 1);
+	a = bpf_ringbuf_reserve(&events, sizeof(*a), 0);
+	if (!a) {
+		__sync_fetch_and_add(&totals.ringbuf_drops, 1);
+		return;
+	}
+	alloc_fill(ctx, a, user_sp(regs), bytes, fn, nr);
+	a->ev.ret = addr;
+	event_send(&a->ev);
+}
+
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
@@ -312,6 +368,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		__sync_fetch_and_add(&totals.mmaps, 1);
 		__sync_fetch_and_add(&totals.vm_delta_bytes, len);
 		map_big(ctx, regs, slot, ret, len, PT_REGS_PARM4_CORE_SYSCALL(regs));
+		if (PT_REGS_PARM4_CORE_SYSCALL(regs) & 0x20 /* MAP_ANONYMOUS */)
+			alloc_syscall(ctx, regs, slot, ret, len, AF_MMAP);
 		break;
 	}
 	case SC_MUNMAP:
@@ -325,8 +383,10 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 
 		__sync_fetch_and_add(&totals.mremaps, 1);
 		__sync_fetch_and_add(&totals.vm_delta_bytes, (__s64)new_len - (__s64)old_len);
-		if (new_len > old_len)
+		if (new_len > old_len) {
 			map_big(ctx, regs, slot, ret, new_len, 0);
+			alloc_syscall(ctx, regs, slot, ret, new_len - old_len, AF_MREMAP);
+		}
 		break;
 	}
 	case SC_BRK: {
@@ -337,6 +397,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		if (prev && (__u64)ret != prev)
 			__sync_fetch_and_add(&totals.vm_delta_bytes,
 					     (__s64)page_up(ret) - (__s64)page_up(prev));
+		if (prev && (__u64)ret > prev)
+			alloc_syscall(ctx, regs, slot, prev, (__u64)ret - prev, AF_BRK);
 		break;
 	}
 	}
@@ -414,5 +476,201 @@ int BPF_KPROBE(pthread_create_entry, void *thread, void *attr, void *start)
 	p->stack_bytes = bpf_get_stack(ctx, p->ustack, sizeof(p->ustack), BPF_F_USER_STACK);
 	read_slice(p->slice, p->sp);
 	bpf_map_update_elem(&pending_threads, &tid, p, BPF_ANY);
+	return 0;
+}
+
+/* ---- big allocations, uprobe mode ----
+ * Entry probes on the target's allocator see the size; only calls at or over
+ * big_alloc_bytes go further. Without return probes the event leaves at once
+ * (address unknown). With them (--big-alloc-live) it waits per thread for
+ * the return, which gives the address; the address is then remembered so a
+ * later free() or realloc() of it reports the block freed. */
+
+struct pending_alloc {
+	struct ooms_alloc_event a;
+	__u64 memptr; /* posix_memalign: where the address is stored */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct pending_alloc);
+} pending_allocs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pending_alloc);
+} alloc_scratch SEC(".maps");
+
+/* address -> bytes << 8 | fn of the live big blocks */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u64);
+} live_allocs SEC(".maps");
+
+/* A call that will call malloc itself (operator new, realloc(NULL, n)): its
+ * size per thread, so the inner malloc is not reported a second time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} outer_alloc SEC(".maps");
+
+const volatile __u8 alloc_live = 0;
+
+static __always_inline int alloc_enter(struct pt_regs *ctx, __u64 fn, __u64 bytes, __u64 memptr)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
+	struct pending_alloc *p;
+	struct ooms_alloc_event *a;
+
+	if (bytes < big_alloc_bytes || !is_target())
+		return 0;
+	if (fn == AF_MALLOC) {
+		__u64 *outer = bpf_map_lookup_elem(&outer_alloc, &tid);
+
+		if (outer && *outer == bytes) {
+			bpf_map_delete_elem(&outer_alloc, &tid);
+			return 0; /* reported by the call that made it */
+		}
+	} else if (fn == AF_NEW || fn == AF_NEW_ARRAY || (fn == AF_REALLOC && !memptr)) {
+		bpf_map_update_elem(&outer_alloc, &tid, &bytes, BPF_ANY);
+	}
+	__sync_fetch_and_add(&totals.big_allocs, 1);
+	if (!alloc_live) {
+		a = bpf_ringbuf_reserve(&events, sizeof(*a), 0);
+		if (!a) {
+			__sync_fetch_and_add(&totals.ringbuf_drops, 1);
+			return 0;
+		}
+		alloc_fill(ctx, a, PT_REGS_SP(ctx), bytes, fn, 0);
+		event_send(&a->ev);
+		return 0;
+	}
+	p = bpf_map_lookup_elem(&alloc_scratch, &zero);
+	if (!p)
+		return 0;
+	alloc_fill(ctx, &p->a, PT_REGS_SP(ctx), bytes, fn, 0);
+	p->memptr = fn == AF_POSIX_MEMALIGN ? memptr : 0;
+	bpf_map_update_elem(&pending_allocs, &tid, p, BPF_ANY);
+	return 0;
+}
+
+/* free(ptr), or the old block of realloc(ptr, n): a live big block is gone. */
+static __always_inline void alloc_gone(__u64 ptr, __u64 fn)
+{
+	__u64 *v, bytes;
+	struct ooms_event *e;
+
+	if (!ptr || !alloc_live)
+		return;
+	v = bpf_map_lookup_elem(&live_allocs, &ptr);
+	if (!v)
+		return;
+	bytes = *v >> 8;
+	bpf_map_delete_elem(&live_allocs, &ptr);
+	__sync_fetch_and_add(&totals.big_frees, 1);
+	e = event_start(EV_ALLOC_FREE);
+	if (!e)
+		return;
+	e->ret = ptr;
+	e->arg0 = bytes;
+	e->arg1 = fn;
+	e->stack_bytes = 0;
+	e->sp = 0;
+	event_send(e);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(malloc_entry, __u64 bytes) { return alloc_enter(ctx, AF_MALLOC, bytes, 0); }
+
+SEC("uprobe")
+int BPF_KPROBE(calloc_entry, __u64 n, __u64 each)
+{
+	if ((n >> 32) || (each >> 32))
+		return 0; /* would overflow or exceed any heap: calloc fails */
+	return alloc_enter(ctx, AF_CALLOC, n * each, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(realloc_entry, __u64 ptr, __u64 bytes)
+{
+	if (!is_target())
+		return 0;
+	alloc_gone(ptr, AF_REALLOC);
+	/* realloc(NULL, n) calls malloc: mark it outer with memptr 0 */
+	return alloc_enter(ctx, AF_REALLOC, bytes, ptr ? 1 : 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(posix_memalign_entry, __u64 memptr, __u64 align, __u64 bytes)
+{
+	return alloc_enter(ctx, AF_POSIX_MEMALIGN, bytes, memptr);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(aligned_alloc_entry, __u64 align, __u64 bytes) { return alloc_enter(ctx, AF_ALIGNED_ALLOC, bytes, 0); }
+
+SEC("uprobe")
+int BPF_KPROBE(memalign_entry, __u64 align, __u64 bytes) { return alloc_enter(ctx, AF_MEMALIGN, bytes, 0); }
+
+SEC("uprobe")
+int BPF_KPROBE(valloc_entry, __u64 bytes) { return alloc_enter(ctx, AF_VALLOC, bytes, 0); }
+
+SEC("uprobe")
+int BPF_KPROBE(new_entry, __u64 bytes) { return alloc_enter(ctx, AF_NEW, bytes, 0); }
+
+SEC("uprobe")
+int BPF_KPROBE(new_array_entry, __u64 bytes) { return alloc_enter(ctx, AF_NEW_ARRAY, bytes, 0); }
+
+SEC("uprobe")
+int BPF_KPROBE(free_entry, __u64 ptr)
+{
+	if (is_target())
+		alloc_gone(ptr, AF_FREE);
+	return 0;
+}
+
+/* The return of any probed allocator: the address of the block. */
+SEC("uretprobe")
+int BPF_KRETPROBE(alloc_return, __u64 rc)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pending_alloc *p;
+	struct ooms_alloc_event *a;
+	struct ooms_event *e;
+	__u64 addr = rc, v;
+
+	if (!is_target())
+		return 0;
+	p = bpf_map_lookup_elem(&pending_allocs, &tid);
+	if (!p)
+		return 0;
+	if (p->a.ev.arg1 == AF_POSIX_MEMALIGN) {
+		addr = 0;
+		if (rc == 0) /* success: the address is in *memptr */
+			bpf_probe_read_user(&addr, sizeof(addr), (void *)p->memptr);
+	}
+	a = bpf_ringbuf_reserve(&events, sizeof(*a), 0);
+	if (!a) {
+		__sync_fetch_and_add(&totals.ringbuf_drops, 1);
+		bpf_map_delete_elem(&pending_allocs, &tid);
+		return 0;
+	}
+	bpf_probe_read_kernel(a, sizeof(*a), &p->a);
+	e = &a->ev;
+	e->ret = addr;
+	if (addr) {
+		v = p->a.ev.arg0 << 8 | (p->a.ev.arg1 & 0xff);
+		bpf_map_update_elem(&live_allocs, &addr, &v, BPF_ANY);
+	}
+	bpf_map_delete_elem(&pending_allocs, &tid);
+	event_send(e);
 	return 0;
 }

@@ -42,8 +42,33 @@ enum ooms_event_type {
 	EV_FD_OPEN = 1,    /* fd (and fd2 for pairs) created, with stack */
 	EV_THREAD_NEW = 2, /* a thread of the target was created, with creator's stack */
 	EV_MMAP_BIG = 3,   /* an mmap/mremap of at least big_map_bytes, with stack */
+	EV_BIG_ALLOC = 4,  /* one allocation of at least big_alloc_bytes, with stack: ret address
+			    * (0 when not known), arg0 bytes, arg1 enum ooms_alloc_fn */
+	EV_ALLOC_FREE = 5, /* a reported allocation freed: ret address, arg0 bytes, arg1 enum ooms_alloc_fn */
 	EV_TYPE_MAX,
 };
+
+/* Where a big allocation was made (or freed). */
+enum ooms_alloc_fn {
+	AF_NONE = 0,
+	AF_MMAP,           /* anonymous mmap */
+	AF_MREMAP,         /* mremap growth (bytes: the growth) */
+	AF_BRK,            /* brk growth */
+	AF_MALLOC,
+	AF_CALLOC,
+	AF_REALLOC,
+	AF_POSIX_MEMALIGN,
+	AF_ALIGNED_ALLOC,
+	AF_MEMALIGN,
+	AF_VALLOC,
+	AF_NEW,            /* operator new */
+	AF_NEW_ARRAY,      /* operator new[] */
+	AF_FREE,
+	AF_MAX,
+};
+
+/* --big-alloc-mode */
+enum ooms_alloc_mode { ALLOC_OFF = 0, ALLOC_SYSCALL = 1, ALLOC_UPROBE = 2 };
 
 struct ooms_event {
 	uint16_t type;        /* enum ooms_event_type */
@@ -59,6 +84,16 @@ struct ooms_event {
 	uint64_t ustack[OOMS_STACK_DEPTH];
 	uint64_t sp;          /* user stack pointer at the probe */
 	uint64_t slice[OOMS_SLICE_WORDS]; /* user stack words from sp up (zero where unreadable) */
+};
+
+/* A big allocation carries a deeper slice of the user stack: the allocator's
+ * own frames (libc, built without frame pointers) are unwound through it by
+ * their call frame information, to the code that asked for the memory. */
+#define OOMS_DEEP_WORDS 512
+
+struct ooms_alloc_event {
+	struct ooms_event ev;           /* ev.type EV_BIG_ALLOC */
+	uint64_t deep[OOMS_DEEP_WORDS]; /* user stack words from ev.sp up (zero where unreadable) */
 };
 
 /* Running totals, one copy, updated atomically by the BPF programs and read by
@@ -78,7 +113,9 @@ struct ooms_totals {
 	uint64_t ringbuf_drops;  /* failed bpf_ringbuf_reserve: events lost */
 	uint64_t set_full_drops; /* fd/thread set map was full */
 	uint64_t events_sent;
-	uint64_t brk_cur;        /* last program break seen */
+	uint64_t brk_cur;        /* last program break seen (seeded from /proc at attach) */
+	uint64_t big_allocs;     /* allocations at or over big_alloc_bytes */
+	uint64_t big_frees;      /* of those, freed (uprobe mode with return probes) */
 };
 
 #endif

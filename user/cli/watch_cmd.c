@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "collect.h"
 #include "collector/collector.h"
 
 static const char usage_text[] =
@@ -29,6 +30,15 @@ static const char usage_text[] =
 	"      --stop-on-crossing   stop at the first threshold crossing\n"
 	"      --btf FILE           kernel BTF when /sys/kernel/btf/vmlinux is missing\n"
 	"      --big-map BYTES      record the stack of mmaps of at least BYTES (default 1M)\n"
+	"      --big-alloc BYTES    report every single allocation of at least BYTES (K/M/G;\n"
+	"                           8M is Baidu's threshold), live and in allocs.json\n"
+	"      --big-alloc-mode M   syscall (default: anonymous mmap, mremap and brk growth;\n"
+	"                           near zero cost) or uprobe (malloc, calloc, realloc,\n"
+	"                           posix_memalign, aligned_alloc, memalign, valloc and\n"
+	"                           operator new in the target's libc/libstdc++: exact)\n"
+	"      --big-alloc-live     uprobe mode: return probes too, for the address, and a\n"
+	"                           probe on free: the report says which blocks are live\n"
+	"      --stack-depth N      frames kept per big allocation (default 20, up to 40)\n"
 	"      --ringbuf-size BYTES ring buffer for creation events (default 8M; rounded up to\n"
 	"                           a power of two pages); drops are counted either way\n"
 	"      --no-pthread-probe   no uprobe on pthread_create: cheaper thread creation,\n"
@@ -92,7 +102,7 @@ static int parse_bytes(const char *s, uint64_t *out)
 enum {
 	OPT_JSON = 256, OPT_BTF, OPT_STOP, OPT_BIGMAP, OPT_TCOUNT, OPT_TGAP, OPT_TPOLLS,
 	OPT_FCOUNT, OPT_FGAP, OPT_FPOLLS, OPT_FRATIO, OPT_TRATIO, OPT_TLIMIT, OPT_VMLIMIT, OPT_VM64,
-	OPT_NOPTHREAD, OPT_RINGBUF,
+	OPT_NOPTHREAD, OPT_RINGBUF, OPT_BIGALLOC, OPT_BIGALLOC_MODE, OPT_BIGALLOC_LIVE, OPT_STACKDEPTH,
 };
 
 int cmd_watch_or_run(int argc, char **argv, int is_run)
@@ -110,6 +120,8 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 		{"thread-limit", required_argument, 0, OPT_TLIMIT}, {"vmsize-limit", required_argument, 0, OPT_VMLIMIT},
 		{"vmsize-64bit", no_argument, 0, OPT_VM64}, {"no-pthread-probe", no_argument, 0, OPT_NOPTHREAD},
 		{"ringbuf-size", required_argument, 0, OPT_RINGBUF},
+		{"big-alloc", required_argument, 0, OPT_BIGALLOC}, {"big-alloc-mode", required_argument, 0, OPT_BIGALLOC_MODE},
+		{"big-alloc-live", no_argument, 0, OPT_BIGALLOC_LIVE}, {"stack-depth", required_argument, 0, OPT_STACKDEPTH},
 		{0, 0, 0, 0},
 	};
 	struct ooms_watch_opts o;
@@ -118,6 +130,8 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 	memset(&o, 0, sizeof(o));
 	o.interval_s = 1;
 	o.big_map_bytes = 1 << 20;
+	o.big_alloc_mode = ALLOC_SYSCALL;
+	o.stack_depth = 20;
 	ooms_detect_defaults(&o.detect);
 	optind = 1;
 	/* "+": stop at the first non-option, so `run -- cmd -x` keeps cmd's options */
@@ -149,6 +163,27 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 			if (parse_bytes(optarg, &b) || b == 0)
 				return bad("invalid size '%s' (bytes, K/M/G suffixes)", optarg);
 			o.big_map_bytes = b;
+			break;
+		case OPT_BIGALLOC:
+			if (parse_bytes(optarg, &b) || b == 0)
+				return bad("invalid size '%s' (bytes, K/M/G suffixes)", optarg);
+			o.big_alloc_bytes = b;
+			break;
+		case OPT_BIGALLOC_MODE:
+			if (!strcmp(optarg, "syscall"))
+				o.big_alloc_mode = ALLOC_SYSCALL;
+			else if (!strcmp(optarg, "uprobe"))
+				o.big_alloc_mode = ALLOC_UPROBE;
+			else
+				return bad("invalid --big-alloc-mode '%s' (syscall or uprobe)", optarg);
+			if (!o.big_alloc_bytes)
+				o.big_alloc_bytes = 8 << 20; /* Baidu's threshold */
+			break;
+		case OPT_BIGALLOC_LIVE: o.big_alloc_live = 1; break;
+		case OPT_STACKDEPTH:
+			if (parse_num(optarg, &v) || v < 1 || v > OOMS_STACK_DEPTH || v != (int)v)
+				return bad("invalid --stack-depth '%s' (1 to 40)", optarg);
+			o.stack_depth = (unsigned)v;
 			break;
 		case 'v': o.verbose++; break;
 		case 'h': fputs(usage_text, stdout); return 0;
@@ -195,5 +230,9 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 		if (!o.pid)
 			return bad("%s", "watch needs -p PID");
 	}
+	if (o.big_alloc_live && o.big_alloc_mode != ALLOC_UPROBE)
+		return bad("%s", "--big-alloc-live needs --big-alloc-mode uprobe (return probes on the allocator)");
+	if (o.big_alloc_live && !o.big_alloc_bytes)
+		o.big_alloc_bytes = 8 << 20;
 	return ooms_collect(&o);
 }

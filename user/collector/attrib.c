@@ -241,6 +241,37 @@ static void write_frame(struct json *j, struct ooms_attrib *a, uint64_t addr, in
 	json_obj_end(j);
 }
 
+static void write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack);
+static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len);
+
+uint32_t ooms_attrib_stack(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice,
+			   size_t nslice, unsigned depth)
+{
+	uint64_t frames[MAX_FRAMES];
+	size_t n = e->stack_bytes > 0 ? (size_t)e->stack_bytes / 8 : 0;
+
+	if (n > OOMS_STACK_DEPTH)
+		n = OOMS_STACK_DEPTH;
+	if (!slice) {
+		slice = e->slice;
+		nslice = OOMS_SLICE_WORDS;
+	}
+	n = ooms_stackfix_repair(a->fix, e->ustack, n, e->sp, slice, nslice, frames, MAX_FRAMES);
+	if (depth && n > depth)
+		n = depth;
+	return ooms_stacks_intern(a->stacks, frames, n);
+}
+
+void ooms_attrib_write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack)
+{
+	write_frames(j, a, stack);
+}
+
+const char *ooms_attrib_culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len)
+{
+	return culprit(a, stack, buf, len);
+}
+
 static void write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack)
 {
 	size_t n = 0;

@@ -53,4 +53,14 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 
 uint64_t ooms_attrib_events(const struct ooms_attrib *a);
 
+/* For other recorders of events with stacks (allocs.c): the event's stack,
+ * repaired (through slice, a copy of the stack from e->sp) and cut to depth
+ * frames (0: all), interned; its frames in
+ * crash-log form as a "frames" JSON array; its first frame outside libc. */
+struct json;
+uint32_t ooms_attrib_stack(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice,
+			   size_t nslice, unsigned depth); /* slice NULL: the event's own */
+void ooms_attrib_write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack);
+const char *ooms_attrib_culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len);
+
 #endif

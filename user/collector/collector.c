@@ -28,6 +28,7 @@
 #include "collector/procfs.h"
 #include "collector/syscall_table.h"
 #include "collector/tracefs.h"
+#include "collector/allocs.h"
 #include "sym/symbolize.h"
 #include "util/json.h"
 
@@ -42,6 +43,9 @@ struct coll {
 	char libc_path[512];
 	struct ooms_symbolizer *sym;
 	struct ooms_attrib *attrib;
+	struct ooms_allocs *allocs;
+	struct bpf_link *alloc_links[24];
+	int nalloc_links;
 	struct ooms_detector det;
 	enum ooms_arch arch;
 	char dir[4096];
@@ -217,6 +221,10 @@ static int load_bpf(struct coll *c)
 	c->skel->rodata->target_tgid = c->pid;
 	c->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
 	c->skel->rodata->big_map_bytes = c->o->big_map_bytes;
+	c->skel->rodata->big_alloc_bytes = c->o->big_alloc_bytes ? c->o->big_alloc_bytes : UINT64_MAX;
+	c->skel->rodata->big_alloc_mode = c->o->big_alloc_bytes ? c->o->big_alloc_mode : ALLOC_OFF;
+	c->skel->rodata->alloc_live = c->o->big_alloc_live;
+	c->skel->rodata->alloc_stack_bytes = (c->o->stack_depth ? c->o->stack_depth : 20) * 8;
 	ooms_syscall_classes(c->arch, (uint8_t *)c->skel->rodata->nr_class);
 	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_bytes(c->o));
 	c->fd_words = (fd_entries + 63) / 64;
@@ -293,6 +301,110 @@ static void attach_libc(struct coll *c)
 		return;
 	}
 	snprintf(c->libc_path, sizeof(c->libc_path), "%s", libc);
+}
+
+/* The first executable mapping whose file name starts with one of prefixes. */
+static int find_lib(pid_t pid, const char *const *prefixes, char *out, size_t len)
+{
+	struct ooms_snapshot s;
+	int found = 0;
+
+	memset(&s, 0, sizeof(s));
+	if (ooms_snapshot_take(pid, &s) != 0)
+		return 0;
+	for (size_t i = 0; i < s.nmaps && !found; i++) {
+		const char *base = strrchr(s.maps[i].path, '/');
+
+		if (!base || s.maps[i].perms[2] != 'x')
+			continue;
+		for (const char *const *p = prefixes; *p && !found; p++)
+			if (!strncmp(base + 1, *p, strlen(*p))) {
+				snprintf(out, len, "%s", s.maps[i].path);
+				found = 1;
+			}
+	}
+	ooms_snapshot_free(&s);
+	return found;
+}
+
+/* An entry (or return) probe on sym. An alias of a symbol probed already
+ * (glibc's aligned_alloc is memalign) is skipped: one call, one report, under
+ * the first name. */
+static int attach_one(struct coll *c, struct bpf_program *prog, const char *path, const char *sym, int ret,
+		      int required, uint64_t *seen, int *nseen)
+{
+	uint64_t off;
+	struct bpf_link *l;
+	int e = ooms_sym_elf_find(path, sym, &off);
+
+	if (e) {
+		if (required)
+			err("--big-alloc-mode uprobe: no %s in %s: %s", sym, path, strerror(-e));
+		return required ? -1 : 0;
+	}
+	for (int i = 0; seen && i < *nseen; i++)
+		if (seen[i] == off)
+			return 0;
+	if (seen && *nseen < 16)
+		seen[(*nseen)++] = off;
+	if (c->nalloc_links == (int)(sizeof(c->alloc_links) / sizeof(c->alloc_links[0])))
+		return 0;
+	l = bpf_program__attach_uprobe(prog, ret, c->pid, path, off);
+	if (!l) {
+		e = -errno;
+		err("--big-alloc-mode uprobe: attaching to %s in %s: %s%s", sym, path, strerror(-e),
+		    e == -EPERM || e == -EACCES ? " (root? SELinux?)" : "");
+		return -1;
+	}
+	c->alloc_links[c->nalloc_links++] = l;
+	return 0;
+}
+
+/* --big-alloc-mode uprobe: the target's libc allocator entry points (and
+ * operator new where it links libstdc++ or libc++); return probes too with
+ * --big-alloc-live, and free. */
+static int attach_allocs(struct coll *c)
+{
+	static const char *const libc_names[] = {"libc.so", "libc-2.", NULL};
+	static const char *const cxx_names[] = {"libstdc++.so", "libc++.so", NULL};
+	struct collect_bpf *k = c->skel;
+	const struct { struct bpf_program *prog; const char *sym; int required; } fns[] = {
+		{k->progs.malloc_entry, "malloc", 1},       {k->progs.calloc_entry, "calloc", 1},
+		{k->progs.realloc_entry, "realloc", 1},     {k->progs.posix_memalign_entry, "posix_memalign", 0},
+		{k->progs.aligned_alloc_entry, "aligned_alloc", 0}, {k->progs.memalign_entry, "memalign", 0},
+		{k->progs.valloc_entry, "valloc", 0},
+	};
+	char lib[512], path[600];
+	uint64_t seen[16];
+	int nseen = 0;
+
+	if (!find_lib(c->pid, libc_names, lib, sizeof(lib))) {
+		err("--big-alloc-mode uprobe: the target maps no libc (a static binary?): use --big-alloc-mode syscall");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, lib);
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		int before = nseen;
+
+		if (attach_one(c, fns[i].prog, path, fns[i].sym, 0, fns[i].required, seen, &nseen))
+			return -1;
+		if (nseen > before && c->o->big_alloc_live &&
+		    attach_one(c, k->progs.alloc_return, path, fns[i].sym, 1, 0, NULL, NULL))
+			return -1;
+	}
+	if (c->o->big_alloc_live && attach_one(c, k->progs.free_entry, path, "free", 0, 1, NULL, NULL))
+		return -1;
+	if (find_lib(c->pid, cxx_names, lib, sizeof(lib))) {
+		nseen = 0;
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, lib);
+		if (attach_one(c, k->progs.new_entry, path, "_Znwm", 0, 0, seen, &nseen) ||
+		    attach_one(c, k->progs.new_array_entry, path, "_Znam", 0, 0, seen, &nseen))
+			return -1;
+		if (c->o->big_alloc_live && (attach_one(c, k->progs.alloc_return, path, "_Znwm", 1, 0, NULL, NULL) ||
+					     attach_one(c, k->progs.alloc_return, path, "_Znam", 1, 0, NULL, NULL)))
+			return -1;
+	}
+	return 0;
 }
 
 /* Adds what /proc lists to a BPF set; returns how many were new. */
@@ -396,12 +508,39 @@ static void resync(struct coll *c, const struct ooms_snapshot *s, int fds)
 	free(keys);
 }
 
+struct alloc_line {
+	struct coll *c;
+	const struct ooms_alloc_rec *r;
+};
+
+static void alloc_body(struct json *j, void *arg)
+{
+	struct alloc_line *l = arg;
+
+	ooms_allocs_json(j, l->c->allocs, l->r, since_start(l->c));
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct coll *c = ctx;
+	const struct ooms_event *e = data;
+	const struct ooms_alloc_rec *r;
 
-	if (size >= sizeof(struct ooms_event))
-		ooms_attrib_event(c->attrib, data);
+	if (size < sizeof(struct ooms_event))
+		return 0;
+	ooms_attrib_event(c->attrib, e);
+	if ((e->type == EV_BIG_ALLOC || e->type == EV_ALLOC_FREE) && (r = ooms_allocs_event(c->allocs, e, size))) {
+		struct alloc_line l = {c, r};
+		char line[512];
+
+		/* the newest state of the record: printed live, and in the timeline */
+		emit(c, alloc_body, &l);
+		if (!c->o->json) {
+			ooms_allocs_line(c->allocs, r, line, sizeof(line));
+			printf("%8.1f %s\n", since_start(c), line);
+			fflush(stdout);
+		}
+	}
 	return 0;
 }
 
@@ -757,9 +896,28 @@ static int setup(struct coll *c)
 				   __ATOMIC_SEQ_CST);
 	free(keys);
 	ooms_attrib_mark_preexisting(c->attrib, &s);
+	/* the program break so far (the end of [heap]), so the first brk after
+	 * attach is measured too; unless a brk since attach set it already */
+	for (size_t i = 0; i < s.nmaps; i++)
+		if (!strcmp(s.maps[i].path, "[heap]")) {
+			uint64_t zero = 0;
+
+			__atomic_compare_exchange_n(&totals(c)->brk_cur, &zero, s.maps[i].end, 0, __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST);
+		}
 	c->prev_vmsize_kb = s.vmsize_kb;
 	ooms_snapshot_free(&s);
 	attach_libc(c);
+	if (c->o->big_alloc_bytes && c->o->big_alloc_mode == ALLOC_UPROBE && attach_allocs(c))
+		return -1;
+	if (c->o->big_alloc_bytes) {
+		c->allocs = ooms_allocs_new(c->attrib, c->o->big_alloc_bytes, c->o->big_alloc_mode,
+					    c->o->big_alloc_live, c->o->stack_depth ? c->o->stack_depth : 20);
+		if (!c->allocs) {
+			err("out of memory");
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -949,6 +1107,14 @@ int ooms_collect(const struct ooms_watch_opts *o)
 	write_file(&c, &c.last, "threads.json");
 	write_file(&c, &c.last, "fds.json");
 	write_file(&c, &c.last, "vmsize.json");
+	if (c.allocs) {
+		char path[4200];
+		int e;
+
+		snprintf(path, sizeof(path), "%s/allocs.json", c.dir);
+		if ((e = ooms_allocs_write(c.allocs, path, c.start_ns)))
+			err("writing %s: %s", path, strerror(-e));
+	}
 	{
 		struct end_rec er = {&c, why, status};
 		char summary[4096];
@@ -974,6 +1140,9 @@ out:
 		launch_stop(&c.launch, 2000);
 	ring_buffer__free(c.rb);
 	bpf_link__destroy(c.libc_link);
+	for (int i = 0; i < c.nalloc_links; i++)
+		bpf_link__destroy(c.alloc_links[i]);
+	ooms_allocs_free(c.allocs);
 	if (c.fd_bits)
 		munmap(c.fd_bits, c.fd_words * 8);
 	collect_bpf__destroy(c.skel);

@@ -21,6 +21,10 @@ struct ooms_watch_opts {
 	int no_pthread_probe;
 	uint64_t ringbuf_bytes;  /* --ringbuf-size, 0 = default */    /* --no-pthread-probe: no uprobe on pthread_create */
 	uint64_t big_map_bytes;  /* --big-map: mmaps at least this big get a stack */
+	uint64_t big_alloc_bytes; /* --big-alloc: report single allocations this big (0: off) */
+	int big_alloc_mode;      /* --big-alloc-mode: enum ooms_alloc_mode */
+	int big_alloc_live;      /* --big-alloc-live: return probes (addresses, frees) */
+	unsigned stack_depth;    /* --stack-depth for big allocations */
 	int64_t thread_limit;    /* --thread-limit: a per-process limit (vendor ROMs) */
 	struct ooms_detect_config detect;
 };

@@ -18,6 +18,7 @@ struct memo_slot {
 struct rule_slot {
 	uint64_t pc;
 	int32_t at;     /* byte offset of the return address from sp */
+	int32_t cfa;    /* byte offset of the CFA (the caller's sp) from sp */
 	int8_t verdict; /* 0 empty, 1 rule, -1 none */
 };
 
@@ -144,51 +145,90 @@ int ooms_stackfix_is_return_addr(struct ooms_stackfix *fx, uint64_t addr)
 	return v;
 }
 
-/* The return address of the innermost frame, read from the slice where the
- * CFI says it is; 0 when there is no CFI or it lies outside the slice. */
-static uint64_t caller_by_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp,
-			      const uint64_t *slice, size_t nslice)
+/* The CFI rule at pc, memoized: where the return address and the CFA are,
+ * as byte offsets from sp. 0 when pc has an sp-based rule. */
+static int rule_at(struct ooms_stackfix *fx, uint64_t pc, int32_t *at, int32_t *cfa)
 {
 	struct rule_slot *r = &fx->rules[(pc * 0x9E3779B97F4A7C15ull) >> (64 - MEMO_BITS)];
-	int64_t cfa_from_sp, ra_from_cfa, at;
+	int64_t cfa_from_sp, ra_from_cfa;
 
-	if (!sp)
-		return 0;
 	if (!r->verdict || r->pc != pc) {
 		r->pc = pc;
 		r->verdict = -1;
 		if (ooms_sym_unwind_rule(fx->sym, pc, &cfa_from_sp, &ra_from_cfa) == 0 &&
-		    cfa_from_sp + ra_from_cfa >= INT32_MIN && cfa_from_sp + ra_from_cfa <= INT32_MAX) {
+		    cfa_from_sp >= 0 && cfa_from_sp <= INT32_MAX &&
+		    cfa_from_sp + ra_from_cfa >= 0 && cfa_from_sp + ra_from_cfa <= INT32_MAX) {
 			r->verdict = 1;
 			r->at = (int32_t)(cfa_from_sp + ra_from_cfa);
+			r->cfa = (int32_t)cfa_from_sp;
 		}
 	}
 	if (r->verdict < 0)
+		return -1;
+	*at = r->at;
+	*cfa = r->cfa;
+	return 0;
+}
+
+/* Unwinds by the call frame information through the copied stack slice
+ * (which starts at sp): the return addresses above pc, innermost first, as
+ * far as the frames have sp-based rules (code built without frame pointers,
+ * such as libc) and the slice reaches. */
+static size_t unwind_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp, const uint64_t *slice,
+			 size_t nslice, uint64_t *out, size_t max)
+{
+	uint64_t off = 0; /* the frame's sp, as a byte offset into the slice */
+	size_t n = 0;
+
+	if (!sp)
 		return 0;
-	at = r->at;
-	if (at < 0 || at % 8 || (uint64_t)at / 8 >= nslice)
-		return 0;
-	return is_exec_fresh(fx, slice[at / 8]) ? slice[at / 8] : 0;
+	while (n < max) {
+		int32_t at, cfa;
+		uint64_t ra;
+
+		if (rule_at(fx, pc, &at, &cfa) || at % 8 || off % 8 || (off + (uint64_t)at) / 8 >= nslice)
+			break;
+		ra = slice[(off + (uint64_t)at) / 8];
+		if (!ra || !is_exec_fresh(fx, ra))
+			break;
+		out[n++] = ra;
+		off += (uint64_t)cfa;
+		pc = ra - 1; /* the call instruction: the caller's rule */
+	}
+	return n;
 }
 
 size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp,
 			    const uint64_t *slice, size_t nslice, uint64_t *out, size_t max)
 {
-	uint64_t caller;
-	size_t k = 0;
+	size_t k = 0, c, from = 1;
 
 	if (n == 0 || max == 0)
 		return 0;
 	is_exec_fresh(fx, in[0]); /* maps current for the CFI lookup */
-	caller = caller_by_cfi(fx, in[0], sp, slice, nslice);
-	for (size_t i = 0; !caller && i < nslice; i++) {
-		if (slice[i] && ooms_stackfix_is_return_addr(fx, slice[i]))
-			caller = slice[i];
-	}
 	out[k++] = in[0];
-	if (caller && k < max && (n < 2 || in[1] != caller))
-		out[k++] = caller;
-	for (size_t i = 1; i < n && k < max; i++) {
+	c = unwind_cfi(fx, in[0], sp, slice, nslice, out + k, max - k);
+	if (c) {
+		/* where the CFI walk meets the frame-pointer chain, the chain goes on */
+		size_t last = k + c - 1, j;
+
+		for (j = 1; j < n && in[j] != out[last]; j++)
+			;
+		k += c;
+		if (j < n)
+			from = j + 1;
+		else if (n > 1 && in[1] == out[1])
+			from = n; /* the chain is the same walk, shorter: nothing to add */
+	} else {
+		/* no CFI: the first word that looks like a return address after a call */
+		for (size_t i = 0; i < nslice; i++)
+			if (slice[i] && ooms_stackfix_is_return_addr(fx, slice[i])) {
+				if (n < 2 || in[1] != slice[i])
+					out[k++] = slice[i];
+				break;
+			}
+	}
+	for (size_t i = from; i < n && k < max; i++) {
 		if (!is_exec_fresh(fx, in[i]))
 			break; /* the frame-pointer chain went astray */
 		out[k++] = in[i];

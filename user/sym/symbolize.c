@@ -282,7 +282,7 @@ static void sort_symbols(struct elfinfo *e)
 
 /* Read symbols, PT_LOADs and build-id of the ELF open on fd. -EINVAL if fd
  * is no ELF; a malformed ELF parses as far as it safely can. */
-static int elf_read(int fd, struct elfinfo *e)
+static int elf_read(int fd, struct elfinfo *e, int all_names)
 {
 	Elf *elf;
 	Elf_Scn *scn = NULL;
@@ -340,7 +340,8 @@ static int elf_read(int fd, struct elfinfo *e)
 		elfinfo_free(e);
 		return err;
 	}
-	sort_symbols(e);
+	if (!all_names) /* for lookups by address: one name per address */
+		sort_symbols(e);
 	return 0;
 }
 
@@ -440,7 +441,7 @@ static void module_load(const struct ooms_symbolizer *s, struct module *m)
 		return;
 	m->fd = module_open(s, m);
 	if (m->fd >= 0)
-		elf_read(m->fd, &m->elf);       /* on failure: no symbols */
+		elf_read(m->fd, &m->elf, 0);    /* on failure: no symbols */
 }
 
 static void module_free(struct module *m)
@@ -709,14 +710,14 @@ int ooms_frame_format(const struct ooms_frame *f, char *buf, size_t len)
 }
 
 /* The symbols and load segments of the ELF file at path. 0 or -errno. */
-static int elf_read_path(const char *path, struct elfinfo *e)
+static int elf_read_path(const char *path, struct elfinfo *e, int all_names)
 {
 	uint64_t ino;
 	int fd = open_regular(path, &ino), err;
 
 	if (fd < 0)
 		return fd;
-	err = elf_read(fd, e);
+	err = elf_read(fd, e, all_names);
 	close(fd);
 	return err < 0 ? err : 0;
 }
@@ -730,7 +731,7 @@ int ooms_sym_elf_lookup(const char *path, uint64_t vaddr, char *name, size_t nam
 
 	if (!path || !name || !name_len)
 		return -EINVAL;
-	if ((err = elf_read_path(path, &e)))
+	if ((err = elf_read_path(path, &e, 0)))
 		return err;
 	sym = sym_find(&e, vaddr);
 	if (sym) {
@@ -764,7 +765,8 @@ int ooms_sym_elf_find(const char *path, const char *name, uint64_t *file_offset)
 
 	if (!path || !name || !file_offset)
 		return -EINVAL;
-	if ((err = elf_read_path(path, &e)))
+	/* every name: weak aliases (calloc) share their address with another (__libc_calloc) */
+	if ((err = elf_read_path(path, &e, 1)))
 		return err;
 	/* Versioned names (pthread_create@GLIBC_2.2.5 and @@GLIBC_2.34) are one
 	 * address under one plain name in the table; any match will do. */

@@ -1,0 +1,246 @@
+#include "collector/allocs.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/atomic_file.h"
+#include "util/json.h"
+
+struct ooms_allocs {
+	struct ooms_attrib *a;
+	uint64_t threshold;
+	int mode, live;
+	unsigned depth;
+	struct ooms_alloc_rec *recs;
+	size_t n, cap;
+	uint64_t frees_unmatched; /* a free of a block we have no record of (record lost) */
+};
+
+const char *ooms_alloc_fn_name(unsigned fn)
+{
+	static const char *const names[AF_MAX] = {
+		[AF_MMAP] = "mmap",       [AF_MREMAP] = "mremap",         [AF_BRK] = "brk",
+		[AF_MALLOC] = "malloc",   [AF_CALLOC] = "calloc",         [AF_REALLOC] = "realloc",
+		[AF_POSIX_MEMALIGN] = "posix_memalign", [AF_ALIGNED_ALLOC] = "aligned_alloc",
+		[AF_MEMALIGN] = "memalign", [AF_VALLOC] = "valloc",       [AF_NEW] = "operator new",
+		[AF_NEW_ARRAY] = "operator new[]", [AF_FREE] = "free",
+	};
+
+	return fn < AF_MAX && names[fn] ? names[fn] : "?";
+}
+
+struct ooms_allocs *ooms_allocs_new(struct ooms_attrib *a, uint64_t threshold, int mode, int live, unsigned depth)
+{
+	struct ooms_allocs *al = calloc(1, sizeof(*al));
+
+	if (!al)
+		return NULL;
+	al->a = a;
+	al->threshold = threshold;
+	al->mode = mode;
+	al->live = live;
+	al->depth = depth;
+	return al;
+}
+
+void ooms_allocs_free(struct ooms_allocs *al)
+{
+	if (!al)
+		return;
+	free(al->recs);
+	free(al);
+}
+
+size_t ooms_allocs_count(const struct ooms_allocs *al)
+{
+	return al ? al->n : 0;
+}
+
+const struct ooms_alloc_rec *ooms_allocs_event(struct ooms_allocs *al, const struct ooms_event *e, size_t size)
+{
+	const struct ooms_alloc_event *big = (const void *)e;
+	struct ooms_alloc_rec *r;
+
+	if (!al || e->version != OOMS_EVENT_VERSION)
+		return NULL;
+	if (e->type == EV_ALLOC_FREE) {
+		/* the newest live record of that address */
+		for (size_t i = al->n; i-- > 0;)
+			if (al->recs[i].addr == (uint64_t)e->ret && al->recs[i].state == ALLOC_LIVE) {
+				al->recs[i].state = ALLOC_FREED;
+				return &al->recs[i];
+			}
+		al->frees_unmatched++;
+		return NULL;
+	}
+	if (e->type != EV_BIG_ALLOC)
+		return NULL;
+	if (al->n == al->cap) {
+		size_t cap = al->cap ? al->cap * 2 : 256;
+		void *q = realloc(al->recs, cap * sizeof(*al->recs));
+
+		if (!q)
+			return NULL;
+		al->recs = q;
+		al->cap = cap;
+	}
+	r = &al->recs[al->n++];
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = e->ts_ns;
+	r->bytes = e->arg0;
+	r->addr = (uint64_t)e->ret;
+	r->tid = e->tid;
+	r->fn = (uint8_t)e->arg1;
+	r->stack = size >= sizeof(*big) ? ooms_attrib_stack(al->a, e, big->deep, OOMS_DEEP_WORDS, al->depth)
+					 : ooms_attrib_stack(al->a, e, NULL, 0, al->depth);
+	/* with return probes an address means a live block; syscall-mode
+	 * mappings are not followed to their munmap */
+	r->state = al->live && r->addr ? ALLOC_LIVE : ALLOC_UNKNOWN;
+	memcpy(r->comm, e->comm, sizeof(r->comm));
+	r->comm[sizeof(r->comm) - 1] = 0;
+	return r;
+}
+
+static const char *state_name(uint8_t s)
+{
+	return s == ALLOC_LIVE ? "live" : s == ALLOC_FREED ? "freed" : "unknown";
+}
+
+void ooms_allocs_line(struct ooms_allocs *al, const struct ooms_alloc_rec *r, char *buf, size_t len)
+{
+	char who[300];
+	const char *c = ooms_attrib_culprit(al->a, r->stack, who, sizeof(who));
+
+	if (r->state == ALLOC_FREED)
+		snprintf(buf, len, "freed     %.1f MB at 0x%" PRIx64 " (%s in %s, tid %u)", r->bytes / 1048576.0, r->addr,
+			 ooms_alloc_fn_name(r->fn), r->comm, r->tid);
+	else
+		snprintf(buf, len, "big alloc %.1f MB %s in %s (tid %u) <- %s", r->bytes / 1048576.0,
+			 ooms_alloc_fn_name(r->fn), r->comm, r->tid, c ? c : "?");
+}
+
+static void rec_fields(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, uint64_t start_ns)
+{
+	char who[300];
+	const char *c = ooms_attrib_culprit(al->a, r->stack, who, sizeof(who));
+
+	json_kdbl(j, "t", r->ts_ns > start_ns ? (r->ts_ns - start_ns) / 1e9 : 0);
+	json_kuint(j, "bytes", r->bytes);
+	json_kstr(j, "function", ooms_alloc_fn_name(r->fn));
+	json_kuint(j, "tid", r->tid);
+	json_kstr(j, "thread", r->comm);
+	if (r->addr)
+		json_khex(j, "address", r->addr);
+	else
+		json_kstr(j, "address", NULL);
+	json_kstr(j, "state", state_name(r->state));
+	json_kstr(j, "allocated_by", c);
+	json_kuint(j, "stack_id", r->stack);
+}
+
+void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, double t)
+{
+	json_obj(j);
+	json_kstr(j, "type", r->state == ALLOC_FREED ? "alloc_freed" : "big_alloc");
+	json_kdbl(j, "t_seen", t);
+	rec_fields(j, al, r, 0);
+	json_key(j, "stack");
+	json_obj(j);
+	ooms_attrib_write_frames(j, al->a, r->stack);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+struct group {
+	uint32_t stack;
+	uint64_t count, bytes, live_bytes, largest;
+	uint32_t fns;  /* bit per enum ooms_alloc_fn */
+};
+
+static int group_cmp(const void *pa, const void *pb)
+{
+	const struct group *x = pa, *y = pb;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_ns)
+{
+	struct atomic_file af;
+	struct group *g = calloc(al->n + 1, sizeof(*g));
+	size_t ng = 0;
+	struct json j;
+	int e;
+
+	if (!g)
+		return -ENOMEM;
+	for (size_t i = 0; i < al->n; i++) {
+		const struct ooms_alloc_rec *r = &al->recs[i];
+		size_t k;
+
+		for (k = 0; k < ng && g[k].stack != r->stack; k++)
+			;
+		if (k == ng)
+			g[ng++].stack = r->stack;
+		g[k].count++;
+		g[k].bytes += r->bytes;
+		if (r->state == ALLOC_LIVE)
+			g[k].live_bytes += r->bytes;
+		if (r->bytes > g[k].largest)
+			g[k].largest = r->bytes;
+		g[k].fns |= 1u << r->fn;
+	}
+	qsort(g, ng, sizeof(*g), group_cmp);
+	if ((e = atomic_open(&af, path))) {
+		free(g);
+		return e;
+	}
+	json_init(&j, af.f, 0);
+	json_obj(&j);
+	json_kstr(&j, "type", "allocs");
+	json_kuint(&j, "threshold_bytes", al->threshold);
+	json_kstr(&j, "mode", al->mode == ALLOC_UPROBE ? "uprobe" : "syscall");
+	json_kbool(&j, "return_probes", al->live);
+	json_kuint(&j, "stack_depth", al->depth);
+	json_kuint(&j, "count", al->n);
+	json_kuint(&j, "frees_without_record", al->frees_unmatched);
+	json_key(&j, "groups");
+	json_arr(&j);
+	for (size_t k = 0; k < ng; k++) {
+		char who[300];
+		const char *c = ooms_attrib_culprit(al->a, g[k].stack, who, sizeof(who));
+
+		json_obj(&j);
+		json_kuint(&j, "stack_id", g[k].stack);
+		json_kuint(&j, "count", g[k].count);
+		json_kuint(&j, "total_bytes", g[k].bytes);
+		json_kuint(&j, "largest_bytes", g[k].largest);
+		if (al->live)
+			json_kuint(&j, "live_bytes", g[k].live_bytes);
+		json_key(&j, "functions");
+		json_arr(&j);
+		for (unsigned f = 1; f < AF_MAX; f++)
+			if (g[k].fns & (1u << f))
+				json_str(&j, ooms_alloc_fn_name(f));
+		json_arr_end(&j);
+		json_kstr(&j, "allocated_by", c);
+		ooms_attrib_write_frames(&j, al->a, g[k].stack);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "allocations");
+	json_arr(&j);
+	for (size_t i = 0; i < al->n; i++) {
+		json_obj(&j);
+		rec_fields(&j, al, &al->recs[i], start_ns);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end_line(&j);
+	free(g);
+	return atomic_commit(&af);
+}

@@ -1,0 +1,44 @@
+/* Large single allocations (--big-alloc): every one the BPF side reports,
+ * with its thread, function, size and stack, and whether it was freed (when
+ * return probes give addresses). Written as allocs.json, printed live, and
+ * grouped by stack for the text view. */
+#ifndef OOMSCOPE_COLLECTOR_ALLOCS_H
+#define OOMSCOPE_COLLECTOR_ALLOCS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "collect.h"
+#include "collector/attrib.h"
+
+struct ooms_alloc_rec {
+	uint64_t ts_ns;
+	uint64_t bytes;
+	uint64_t addr;      /* 0 when not known */
+	uint32_t tid;
+	uint32_t stack;     /* interned in the attrib's stack table */
+	uint8_t fn;         /* enum ooms_alloc_fn */
+	uint8_t state;      /* ALLOC_LIVE, ALLOC_FREED, ALLOC_UNKNOWN */
+	char comm[OOMS_COMM_LEN];
+};
+
+enum { ALLOC_UNKNOWN, ALLOC_LIVE, ALLOC_FREED };
+
+struct ooms_allocs;
+
+/* mode: enum ooms_alloc_mode; live: return probes; depth: frames kept. */
+struct ooms_allocs *ooms_allocs_new(struct ooms_attrib *a, uint64_t threshold, int mode, int live, unsigned depth);
+void ooms_allocs_free(struct ooms_allocs *al);
+/* An EV_BIG_ALLOC (struct ooms_alloc_event) or EV_ALLOC_FREE event of size
+ * bytes: the record it made or changed, or NULL. */
+const struct ooms_alloc_rec *ooms_allocs_event(struct ooms_allocs *al, const struct ooms_event *e, size_t size);
+const char *ooms_alloc_fn_name(unsigned fn);
+/* One line for the terminal: "big alloc 40.0 MB malloc in worker-1 (tid 12) <- load_image (app)". */
+void ooms_allocs_line(struct ooms_allocs *al, const struct ooms_alloc_rec *r, char *buf, size_t len);
+/* The record as a JSON object (for --json lines); t: seconds since attach. */
+void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, double t);
+/* allocs.json: settings, every record, and the groups by stack (count,
+ * total bytes, largest first), frames in crash-log form. 0 or -errno. */
+int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_ns);
+size_t ooms_allocs_count(const struct ooms_allocs *al);
+
+#endif
