@@ -15,6 +15,7 @@ struct ooms_allocs {
 	struct ooms_alloc_rec *recs;
 	size_t n, cap;
 	uint64_t frees_unmatched; /* a free of a block we have no record of (record lost) */
+	const char *names[AF_MAX];   /* overrides: aliases in this libc */
 };
 
 const char *ooms_alloc_fn_name(unsigned fn)
@@ -42,6 +43,17 @@ struct ooms_allocs *ooms_allocs_new(struct ooms_attrib *a, uint64_t threshold, i
 	al->live = live;
 	al->depth = depth;
 	return al;
+}
+
+void ooms_allocs_alias(struct ooms_allocs *al, unsigned fn, const char *name)
+{
+	if (al && fn < AF_MAX)
+		al->names[fn] = name;
+}
+
+static const char *fn_name(const struct ooms_allocs *al, unsigned fn)
+{
+	return fn < AF_MAX && al->names[fn] ? al->names[fn] : ooms_alloc_fn_name(fn);
 }
 
 void ooms_allocs_free(struct ooms_allocs *al)
@@ -114,10 +126,10 @@ void ooms_allocs_line(struct ooms_allocs *al, const struct ooms_alloc_rec *r, ch
 
 	if (r->state == ALLOC_FREED)
 		snprintf(buf, len, "freed     %.1f MB at 0x%" PRIx64 " (%s in %s, tid %u)", r->bytes / 1048576.0, r->addr,
-			 ooms_alloc_fn_name(r->fn), r->comm, r->tid);
+			 fn_name(al, r->fn), r->comm, r->tid);
 	else
 		snprintf(buf, len, "big alloc %.1f MB %s in %s (tid %u) <- %s", r->bytes / 1048576.0,
-			 ooms_alloc_fn_name(r->fn), r->comm, r->tid, c ? c : "?");
+			 fn_name(al, r->fn), r->comm, r->tid, c ? c : "?");
 }
 
 static void rec_fields(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, uint64_t start_ns)
@@ -127,7 +139,7 @@ static void rec_fields(struct json *j, struct ooms_allocs *al, const struct ooms
 
 	json_kdbl(j, "t", r->ts_ns > start_ns ? (r->ts_ns - start_ns) / 1e9 : 0);
 	json_kuint(j, "bytes", r->bytes);
-	json_kstr(j, "function", ooms_alloc_fn_name(r->fn));
+	json_kstr(j, "function", fn_name(al, r->fn));
 	json_kuint(j, "tid", r->tid);
 	json_kstr(j, "thread", r->comm);
 	if (r->addr)
@@ -224,7 +236,7 @@ int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_n
 		json_arr(&j);
 		for (unsigned f = 1; f < AF_MAX; f++)
 			if (g[k].fns & (1u << f))
-				json_str(&j, ooms_alloc_fn_name(f));
+				json_str(&j, fn_name(al, f));
 		json_arr_end(&j);
 		json_kstr(&j, "allocated_by", c);
 		ooms_attrib_write_frames(&j, al->a, g[k].stack);
@@ -243,4 +255,46 @@ int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_n
 	json_end_line(&j);
 	free(g);
 	return atomic_commit(&af);
+}
+
+int ooms_allocs_text(struct ooms_allocs *al, FILE *f, size_t top)
+{
+	struct group *g;
+	size_t ng = 0;
+
+	if (!al || !al->n)
+		return 0;
+	g = calloc(al->n + 1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	for (size_t i = 0; i < al->n; i++) {
+		const struct ooms_alloc_rec *r = &al->recs[i];
+		size_t k;
+
+		for (k = 0; k < ng && g[k].stack != r->stack; k++)
+			;
+		if (k == ng)
+			g[ng++].stack = r->stack;
+		g[k].count++;
+		g[k].bytes += r->bytes;
+		if (r->bytes > g[k].largest)
+			g[k].largest = r->bytes;
+		g[k].fns |= 1u << r->fn;
+		if (r->state == ALLOC_LIVE)
+			g[k].live_bytes += r->bytes;
+	}
+	qsort(g, ng, sizeof(*g), group_cmp);
+	fprintf(f, "big allocations (>= %.1f MB), by stack, largest first:\n", al->threshold / 1048576.0);
+	for (size_t k = 0; k < ng && k < top; k++) {
+		char who[300];
+		const char *c = ooms_attrib_culprit(al->a, g[k].stack, who, sizeof(who));
+
+		fprintf(f, "  %6" PRIu64 " x  %9.1f MB in all, largest %.1f MB", g[k].count, g[k].bytes / 1048576.0,
+			g[k].largest / 1048576.0);
+		if (al->live)
+			fprintf(f, ", %.1f MB live", g[k].live_bytes / 1048576.0);
+		fprintf(f, "  <- %s\n", c ? c : "?");
+	}
+	free(g);
+	return 0;
 }

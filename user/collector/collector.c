@@ -45,6 +45,7 @@ struct coll {
 	struct ooms_attrib *attrib;
 	struct ooms_allocs *allocs;
 	struct bpf_link *alloc_links[24];
+	int memalign_is_aligned_alloc;
 	int nalloc_links;
 	struct ooms_detector det;
 	enum ooms_arch arch;
@@ -388,6 +389,8 @@ static int attach_allocs(struct coll *c)
 
 		if (attach_one(c, fns[i].prog, path, fns[i].sym, 0, fns[i].required, seen, &nseen))
 			return -1;
+		if (nseen == before && fns[i].prog == k->progs.memalign_entry)
+			c->memalign_is_aligned_alloc = 1; /* glibc: one function */
 		if (nseen > before && c->o->big_alloc_live &&
 		    attach_one(c, k->progs.alloc_return, path, fns[i].sym, 1, 0, NULL, NULL))
 			return -1;
@@ -917,6 +920,8 @@ static int setup(struct coll *c)
 			err("out of memory");
 			return -1;
 		}
+		if (c->memalign_is_aligned_alloc)
+			ooms_allocs_alias(c->allocs, AF_ALIGNED_ALLOC, "aligned_alloc/memalign");
 	}
 	return 0;
 }
@@ -1129,6 +1134,7 @@ int ooms_collect(const struct ooms_watch_opts *o)
 				(uint64_t)(t->ringbuf_drops + t->set_full_drops));
 			if (ooms_attrib_summary(c.attrib, &c.last, summary, sizeof(summary)) > 0)
 				fprintf(stderr, "largest groups at the end:\n%s", summary);
+			ooms_allocs_text(c.allocs, stderr, 10);
 			fprintf(stderr, "oomscope: run directory: %s\n", c.dir);
 		}
 	}

@@ -1,0 +1,104 @@
+#!/usr/bin/env bats
+# Large single allocations (--big-alloc): tests/targets/alloc_target makes
+# allocations of known sizes through every libc entry point from named
+# functions in named threads; each one over the threshold is reported once,
+# none under it, in both capture modes; return probes tell live from freed.
+load helpers
+
+MiB=1048576
+
+# watch_allocs NAME OPTIONS...: alloc_target watched with OPTIONS until it has
+# freed its first block; the run directory is $TMP/NAME.
+watch_allocs() {
+  local name=$1; shift
+  start_bg target "$TARGETS/alloc_target"
+  wait_for "$TMP/target.out" '^ready pid=' 10
+  local pid; pid=$(cat "$TMP/target.pid")
+  start_bg "$name" "$OOMSCOPE" watch -p "$pid" -d 8 -o "$TMP/$name" "$@"
+  wait_for "$TMP/$name.out" 'TIME\(s\)|"type":"start"' 20
+  kill -USR1 "$pid"
+  wait_for "$TMP/target.out" '^freed' 20
+  kill -INT "$(cat "$TMP/$name.pid")"
+  wait_exit "$(cat "$TMP/$name.pid")" 20
+  [ -s "$TMP/$name/allocs.json" ]
+}
+
+# "function bytes thread allocated_by" per allocation
+allocs() { jq -r '.allocations[] | "\(.function) \(.bytes) \(.thread) \(.allocated_by)"' "$1"; }
+
+@test "uprobe mode: every allocator call of 8 MiB or more, once, with size, function, thread and caller" {
+  watch_allocs up --big-alloc 8M --big-alloc-mode uprobe
+  local f="$TMP/up/allocs.json"
+  [ "$(jq -r .mode "$f")" = uprobe ]
+  diff <(allocs "$f" | sort) <(sort <<EOF2
+malloc $((40 * MiB)) loader load_image (alloc_target)
+calloc $((20 * MiB)) decoder decode_frames (alloc_target)
+realloc $((24 * MiB)) decoder grow_buffer (alloc_target)
+posix_memalign $((16 * MiB)) cache make_pool (alloc_target)
+aligned_alloc/memalign $((12 * MiB)) cache make_pool (alloc_target)
+aligned_alloc/memalign $((10 * MiB)) cache make_pool (alloc_target)
+valloc $((9 * MiB)) cache make_pool (alloc_target)
+EOF2
+)
+  # nothing under the threshold (32 x 1 MiB in load_image)
+  [ "$(jq '[.allocations[] | select(.bytes < 8388608)] | length' "$f")" -eq 0 ]
+  # frames in crash-log form, with the allocating function named
+  jq -e '.groups[] | select(.allocated_by == "load_image (alloc_target)") | .frames[] | select(.symbol == "load_image") | .text | test("alloc_target 0x[0-9a-f]+ 0x[0-9a-f]+ \\+ [0-9]+")' "$f"
+  # the groups add up to the allocations
+  [ "$(jq '[.groups[].total_bytes] | add' "$f")" -eq "$(jq '[.allocations[].bytes] | add' "$f")" ]
+  # printed live, and summed up at the end
+  grep -q "big alloc 40.0 MB malloc in loader" "$TMP/up.out"
+}
+
+@test "uprobe mode with return probes: addresses, and which blocks are still live" {
+  watch_allocs live --big-alloc 8M --big-alloc-mode uprobe --big-alloc-live
+  local f="$TMP/live/allocs.json"
+  [ "$(jq .return_probes "$f")" = true ]
+  [ "$(jq -r '.allocations[] | select(.function == "malloc") | .state' "$f")" = freed ]
+  [ "$(jq '[.allocations[] | select(.function != "malloc") | .state] | unique' -c "$f")" = '["live"]' ]
+  [ "$(jq '[.allocations[] | select(.address == null)] | length' "$f")" -eq 0 ]
+  [ "$(jq '.allocations | length' "$f")" -eq 7 ]
+  grep -q "freed     40.0 MB" "$TMP/live.out"
+}
+
+@test "syscall mode: the mappings and heap growth behind them, each with its caller" {
+  watch_allocs sys --big-alloc 8M
+  local f="$TMP/sys/allocs.json"
+  [ "$(jq -r .mode "$f")" = syscall ]
+  # each allocator call of 8 MiB or more was an anonymous mmap a page or two larger, made by its caller
+  local fn
+  for fn in "load_image 40" "decode_frames 20" "grow_buffer 24" "make_pool 16" "make_pool 12" "make_pool 10" "make_pool 9"; do
+    set -- $fn
+    [ "$(jq --arg by "$1 (alloc_target)" --argjson mb "$2" \
+        '[.allocations[] | select(.function == "mmap" and .allocated_by == $by and .bytes >= $mb * 1048576 and .bytes < ($mb * 1048576 + 65536))] | length' "$f")" -eq 1 ]
+  done
+  # the direct mmap and the brk growth
+  [ "$(jq '[.allocations[] | select(.function == "mmap" and .bytes == 33554432 and .allocated_by == "map_region (alloc_target)")] | length' "$f")" -eq 1 ]
+  [ "$(jq '[.allocations[] | select(.function == "brk" and .bytes == 16777216 and .allocated_by == "grow_heap (alloc_target)")] | length' "$f")" -eq 1 ]
+  [ "$(jq '[.allocations[] | select(.bytes < 8388608)] | length' "$f")" -eq 0 ]
+  # threads named as the target named them
+  [ "$(jq -r '.allocations[] | select(.allocated_by == "decode_frames (alloc_target)") | .thread' "$f")" = decoder ]
+}
+
+@test "--json prints each big allocation as a line; --stack-depth cuts the stacks" {
+  watch_allocs js --json --big-alloc 30M --big-alloc-mode uprobe --stack-depth 3
+  grep '"type":"big_alloc"' "$TMP/js.out" | jq -e 'select(.bytes == 41943040 and .function == "malloc" and .thread == "loader")'
+  # only the 40 MiB call is over 30 MiB
+  [ "$(jq '.allocations | length' "$TMP/js/allocs.json")" -eq 1 ]
+  [ "$(jq '[.groups[].frames | length] | max' "$TMP/js/allocs.json")" -le 3 ]
+  [ "$(jq .threshold_bytes "$TMP/js/allocs.json")" -eq $((30 * MiB)) ]
+}
+
+@test "big-alloc options are checked" {
+  run "$OOMSCOPE" watch -p $$ --big-alloc-live
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"--big-alloc-mode uprobe"* ]]
+  run "$OOMSCOPE" watch -p $$ --big-alloc-mode heap
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" watch -p $$ --big-alloc 0
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" watch -p $$ --stack-depth 41
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" watch --help
+  [[ "$output" == *"--big-alloc-mode"* ]]
+}
