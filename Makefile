@@ -9,7 +9,7 @@ CC ?= gcc
 
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 CPPFLAGS := -Iuser -Ibpf -I$(BUILD)
-LDLIBS := -lbpf -ldw -lelf -lz -llzma -lm
+LDLIBS := -lbpf -ldw -lelf -lz -llzma -ljson-c -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf -Wall -Werror
 TARGET_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
 

@@ -18,6 +18,7 @@ static void usage(FILE *f)
 	      "  run [options] -- CMD [ARGS]   start CMD and follow it from its first instruction\n"
 	      "  hprof check|strip|restore     heap dumps: validate, strip for analysis, restore\n"
 	      "  analyze [options] DUMP        leaks, paths to GC roots, retained sizes of a heap dump\n"
+	      "  symbolize REPORT DIR...       names and source lines for a saved report's frames\n"
 	      "  help                          this text\n"
 	      "  version                       print the version\n"
 	      "\n"
@@ -37,6 +38,8 @@ int main(int argc, char **argv)
 		return cmd_watch_or_run(argc - 1, argv + 1, 0);
 	if (!strcmp(cmd, "run"))
 		return cmd_watch_or_run(argc - 1, argv + 1, 1);
+	if (!strcmp(cmd, "symbolize"))
+		return cmd_symbolize(argc - 1, argv + 1);
 	if (!strcmp(cmd, "analyze"))
 		return cmd_analyze(argc - 1, argv + 1);
 	if (!strcmp(cmd, "hprof"))

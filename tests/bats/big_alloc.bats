@@ -102,3 +102,36 @@ EOF2
   run "$OOMSCOPE" watch --help
   [[ "$output" == *"--big-alloc-mode"* ]]
 }
+
+@test "symbolize: a stripped target's report gets names and source lines from the unstripped file" {
+  mkdir -p "$TMP/syms"
+  cp "$TARGETS/alloc_target" "$TMP/syms/"
+  strip -o "$TMP/alloc_stripped" "$TARGETS/alloc_target"
+  start_bg target "$TMP/alloc_stripped"
+  wait_for "$TMP/target.out" '^ready pid=' 10
+  local pid; pid=$(cat "$TMP/target.pid")
+  start_bg w "$OOMSCOPE" watch -p "$pid" -d 8 -o "$TMP/run" --big-alloc 30M --big-alloc-mode uprobe
+  wait_for "$TMP/w.out" 'TIME\(s\)' 20
+  kill -USR1 "$pid"
+  wait_for "$TMP/target.out" '^freed' 20
+  kill -INT "$(cat "$TMP/w.pid")"
+  wait_exit "$(cat "$TMP/w.pid")" 20
+  local f="$TMP/run/allocs.json"
+  # stripped: no name for the target's frames
+  [ "$(jq '[.groups[].frames[] | select(.module | test("alloc_stripped$")) | select(.symbol != null)] | length' "$f")" -eq 0 ]
+  run "$OOMSCOPE" symbolize -o "$TMP/sym.json" "$f" "$TMP/syms"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"frames symbolized"* ]]
+  jq -e '[.groups[].frames[] | select(.symbol == "load_image" and (.file | test("alloc_target.c$")) and .line > 0)] | length == 1' "$TMP/sym.json"
+  jq -e '.groups[].frames[] | select(.symbol == "load_image") | .text | test("\\+ [0-9]+ load_image\\+[0-9]+ \\(.*alloc_target.c:[0-9]+\\)$")' "$TMP/sym.json"
+  # in place, and bad input
+  cp "$f" "$TMP/again.json"
+  "$OOMSCOPE" symbolize "$TMP/again.json" "$TMP/syms" 2>/dev/null
+  jq -e '[.groups[].frames[] | select(.symbol == "load_image")] | length == 1' "$TMP/again.json"
+  echo '{"frames": [' > "$TMP/bad.json"
+  run "$OOMSCOPE" symbolize "$TMP/bad.json" "$TMP/syms"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  run "$OOMSCOPE" symbolize "$f" "$TMP/none"
+  [ "$status" -eq 1 ]
+}

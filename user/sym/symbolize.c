@@ -842,3 +842,69 @@ int ooms_sym_unwind_rule(struct ooms_symbolizer *s, uint64_t pc, int64_t *cfa_fr
 	free(frame);
 	return err;
 }
+
+/* ---- offline: a saved report's frames, against unstripped files ---- */
+
+int ooms_sym_build_id(const char *path, char *hex, size_t len)
+{
+	struct elfinfo e;
+	int err = elf_read_path(path, &e, 0);
+
+	if (err)
+		return err;
+	err = e.build_id ? 0 : -ENOENT;
+	if (!err)
+		snprintf(hex, len, "%s", e.build_id);
+	elfinfo_free(&e);
+	return err;
+}
+
+/* The source line of vaddr from the file's DWARF, if it has any. */
+static int dwarf_line_of(const char *path, uint64_t vaddr, char *file, size_t file_len, int *line)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOENT;
+	Dwarf *dbg;
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	const char *src;
+
+	if (fd < 0)
+		return -errno;
+	dbg = dwarf_begin(fd, DWARF_C_READ);
+	if (dbg && dwarf_addrdie(dbg, vaddr, &cu) && (l = dwarf_getsrc_die(&cu, vaddr)) &&
+	    (src = dwarf_linesrc(l, NULL, NULL)) && dwarf_lineno(l, line) == 0) {
+		snprintf(file, file_len, "%s", src);
+		err = 0;
+	}
+	if (dbg)
+		dwarf_end(dbg);
+	close(fd);
+	return err;
+}
+
+int ooms_sym_offline(const char *path, uint64_t file_offset, int is_ret, struct ooms_offline_frame *out)
+{
+	struct elfinfo e;
+	const struct sym *sym;
+	uint64_t vaddr;
+	int err = elf_read_path(path, &e, 0);
+
+	memset(out, 0, sizeof(*out));
+	if (err)
+		return err;
+	err = off_to_vaddr(&e, file_offset, &vaddr);
+	if (!err) {
+		/* a return address points after its call: look the call up */
+		uint64_t at = is_ret && vaddr ? vaddr - 1 : vaddr;
+
+		if ((sym = sym_find(&e, at))) {
+			snprintf(out->symbol, sizeof(out->symbol), "%s", e.pool + sym->name);
+			out->sym_offset = vaddr - sym->addr;
+		}
+		if (dwarf_line_of(path, at, out->file, sizeof(out->file), &out->line) != 0)
+			out->line = 0;
+		err = out->symbol[0] || out->line ? 0 : -ENOENT;
+	}
+	elfinfo_free(&e);
+	return err;
+}

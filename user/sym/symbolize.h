@@ -62,4 +62,17 @@ int ooms_sym_unwind_rule(struct ooms_symbolizer *s, uint64_t pc, int64_t *cfa_fr
  * same symbol sources. 0, or -errno (-ENOENT when there is no such symbol). */
 int ooms_sym_elf_find(const char *path, const char *name, uint64_t *file_offset);
 
+/* Offline symbolization (oomscope symbolize): the symbol and, from DWARF,
+ * the source line of a file offset in the ELF at path; is_ret: the offset is
+ * a return address (the call before it is looked up). 0, or -errno. */
+struct ooms_offline_frame {
+	char symbol[256];
+	uint64_t sym_offset;
+	char file[512];    /* "" without DWARF */
+	int line;
+};
+int ooms_sym_offline(const char *path, uint64_t file_offset, int is_ret, struct ooms_offline_frame *out);
+/* The GNU build-id of the ELF at path, as hex. 0, -ENOENT (none), -errno. */
+int ooms_sym_build_id(const char *path, char *hex, size_t len);
+
 #endif

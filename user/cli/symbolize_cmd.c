@@ -1,0 +1,221 @@
+/* oomscope symbolize: fills in function names and source lines of the frames
+ * in a saved report (allocs.json, threads.json, fds.json, vmsize.json) from
+ * a directory of unstripped libraries and executables, matched by build-id
+ * (or by file name when a frame has none). Reports keep frames in crash-log
+ * form (module, offset, build-id) so this can run on another machine. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cli/commands.h"
+#include "sym/symbolize.h"
+#include "util/atomic_file.h"
+
+static const char usage_text[] =
+	"usage: oomscope symbolize [-o OUT] REPORT DIR...\n"
+	"\n"
+	"Fills in the function name, offset and source file:line of every frame of\n"
+	"REPORT (a run directory's allocs.json, threads.json, fds.json or vmsize.json)\n"
+	"from the unstripped ELF files under DIR (searched recursively), matched by\n"
+	"build-id, else by file name. Source lines need DWARF (-g builds, or the\n"
+	"files of Debian's -dbgsym packages). REPORT is rewritten in place unless -o.\n"
+	"\n"
+	"  -o, --out FILE   write the symbolized report to FILE\n"
+	"  -h, --help       this text\n"
+	"\n"
+	"example:\n"
+	"  oomscope symbolize oomscope-1234-*/allocs.json ~/build/symbols\n";
+
+struct elf_entry {
+	char *path;
+	char *build_id;
+	const char *base;
+};
+
+static struct elf_entry *files;
+static size_t nfiles, files_cap;
+
+static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char id[128];
+
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(st->st_mode) || st->st_size < 64)
+		return 0;
+	if (nfiles == files_cap) {
+		size_t cap = files_cap ? files_cap * 2 : 64;
+		void *q = realloc(files, cap * sizeof(*files));
+
+		if (!q)
+			return -1;
+		files = q;
+		files_cap = cap;
+	}
+	if (ooms_sym_build_id(path, id, sizeof(id)) == -EINVAL)
+		return 0; /* not ELF */
+	files[nfiles].path = strdup(path);
+	files[nfiles].build_id = ooms_sym_build_id(path, id, sizeof(id)) == 0 ? strdup(id) : NULL;
+	files[nfiles].base = strrchr(files[nfiles].path, '/') ? strrchr(files[nfiles].path, '/') + 1 : files[nfiles].path;
+	nfiles++;
+	return 0;
+}
+
+/* The file for a frame: same build-id, else (no build-id in the frame) same name. */
+static const char *file_for(const char *build_id, const char *module)
+{
+	const char *base = module ? strrchr(module, '/') : NULL;
+
+	base = base ? base + 1 : module;
+	for (size_t i = 0; build_id && i < nfiles; i++)
+		if (files[i].build_id && !strcmp(files[i].build_id, build_id))
+			return files[i].path;
+	for (size_t i = 0; !build_id && base && i < nfiles; i++)
+		if (!strcmp(files[i].base, base))
+			return files[i].path;
+	return NULL;
+}
+
+static size_t frames_seen, frames_done;
+
+static void symbolize_frames(struct json_object *frames)
+{
+	size_t n = json_object_array_length(frames);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *f = json_object_array_get_idx(frames, i), *v;
+		const char *module = NULL, *build_id = NULL, *path;
+		struct ooms_offline_frame of;
+		uint64_t offset;
+		char text[1600];
+
+		if (!json_object_is_type(f, json_type_object) || !json_object_object_get_ex(f, "offset", &v))
+			continue;
+		frames_seen++;
+		offset = (uint64_t)json_object_get_int64(v);
+		if (json_object_object_get_ex(f, "module", &v))
+			module = json_object_get_string(v);
+		if (json_object_object_get_ex(f, "build_id", &v))
+			build_id = json_object_get_string(v);
+		if (!(path = file_for(build_id, module)) || ooms_sym_offline(path, offset, i > 0, &of) != 0)
+			continue;
+		frames_done++;
+		if (of.symbol[0]) {
+			json_object_object_add(f, "symbol", json_object_new_string(of.symbol));
+			json_object_object_add(f, "sym_offset", json_object_new_int64((int64_t)of.sym_offset));
+		}
+		if (of.line) {
+			json_object_object_add(f, "file", json_object_new_string(of.file));
+			json_object_object_add(f, "line", json_object_new_int(of.line));
+		}
+		json_object_object_add(f, "symbolized_from", json_object_new_string(path));
+		if (json_object_object_get_ex(f, "text", &v)) {
+			/* crash-log form, then the name and the line */
+			char head[600];
+			const char *t = json_object_get_string(v);
+			const char *plus = strstr(t, " + ");
+			size_t keep = plus ? (size_t)(strchrnul(plus + 3, ' ') - t) : strlen(t);
+
+			snprintf(head, sizeof(head), "%.*s", (int)keep, t);
+			if (of.line)
+				snprintf(text, sizeof(text), "%s %s+%llu (%s:%d)", head, of.symbol[0] ? of.symbol : "?",
+					 (unsigned long long)of.sym_offset, of.file, of.line);
+			else
+				snprintf(text, sizeof(text), "%s %s+%llu", head, of.symbol, (unsigned long long)of.sym_offset);
+			json_object_object_add(f, "text", json_object_new_string(text));
+		}
+	}
+}
+
+/* Every "frames" array anywhere in the document. */
+static void walk(struct json_object *o)
+{
+	if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			walk(json_object_array_get_idx(o, i));
+	} else if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, key, val) {
+			if (!strcmp(key, "frames") && json_object_is_type(val, json_type_array))
+				symbolize_frames(val);
+			else
+				walk(val);
+		}
+	}
+}
+
+int cmd_symbolize(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *out = NULL, *in;
+	struct json_object *doc;
+	struct atomic_file af;
+	const char *text;
+	int c, e, rc = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		if (c == 'o')
+			out = optarg;
+		else if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "try `oomscope symbolize --help`\n");
+			return 2;
+		}
+	}
+	if (argc - optind < 2) {
+		fprintf(stderr, "oomscope symbolize: give a report and at least one directory of ELF files\n");
+		return 2;
+	}
+	in = argv[optind];
+	doc = json_object_from_file(in);
+	if (!doc) {
+		const char *why = json_util_get_last_err();
+		int len = why ? (int)strcspn(why, "\n") : 0;
+
+		fprintf(stderr, "oomscope symbolize: %s: not a readable JSON report (%.*s)\n", in, len, why ? why : "");
+		return 1;
+	}
+	for (int i = optind + 1; i < argc; i++) {
+		struct stat st;
+
+		if (stat(argv[i], &st) || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "oomscope symbolize: %s: not a directory\n", argv[i]);
+			goto done;
+		}
+		if (nftw(argv[i], visit, 32, FTW_PHYS)) {
+			fprintf(stderr, "oomscope symbolize: %s: %s\n", argv[i], strerror(errno));
+			goto done;
+		}
+	}
+	walk(doc);
+	if ((e = atomic_open(&af, out ? out : in))) {
+		fprintf(stderr, "oomscope symbolize: %s: %s\n", out ? out : in, strerror(-e));
+		goto done;
+	}
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	fputs(text, af.f);
+	fputc('\n', af.f);
+	if ((e = atomic_commit(&af))) {
+		fprintf(stderr, "oomscope symbolize: %s: %s\n", out ? out : in, strerror(-e));
+		goto done;
+	}
+	fprintf(stderr, "oomscope symbolize: %zu of %zu frames symbolized from %zu ELF files\n", frames_done,
+		frames_seen, nfiles);
+	rc = 0;
+done:
+	json_object_put(doc);
+	for (size_t i = 0; i < nfiles; i++) {
+		free(files[i].path);
+		free(files[i].build_id);
+	}
+	free(files);
+	return rc;
+}
