@@ -44,7 +44,7 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(DEPS_OK)
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/user/%.o: user/%.c $(shell find user bpf -name '*.h') | $(SKELS) $(DEPS_OK)
+$(BUILD)/user/%.o: user/%.c $(shell find user bpf -name '*.h') $(SKELS) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 

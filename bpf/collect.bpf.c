@@ -368,7 +368,11 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		__sync_fetch_and_add(&totals.mmaps, 1);
 		__sync_fetch_and_add(&totals.vm_delta_bytes, len);
 		map_big(ctx, regs, slot, ret, len, PT_REGS_PARM4_CORE_SYSCALL(regs));
-		if (PT_REGS_PARM4_CORE_SYSCALL(regs) & 0x20 /* MAP_ANONYMOUS */)
+		/* Anonymous memory, but not a reservation (PROT_NONE: malloc's arena
+		 * reserves, a runtime's heap reserves) nor a thread stack (MAP_STACK):
+		 * neither is memory asked for at once. */
+		if ((PT_REGS_PARM4_CORE_SYSCALL(regs) & (0x20 /* MAP_ANONYMOUS */ | 0x20000 /* MAP_STACK */)) == 0x20 &&
+		    PT_REGS_PARM3_CORE_SYSCALL(regs) != 0 /* PROT_NONE */)
 			alloc_syscall(ctx, regs, slot, ret, len, AF_MMAP);
 		break;
 	}

@@ -48,5 +48,8 @@ echo "(median of $REPS runs each; ratio = ns per iteration / alone; lower is bet
 # the hprof library's table
 scripts/bench-hprof.sh
 
+# the large-allocation table
+scripts/bench-allocs.sh
+
 # the analyzer's table
 scripts/bench-analyze.sh

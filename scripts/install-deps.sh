@@ -12,6 +12,9 @@ PKGS=(
   bats jq binutils xz-utils procps
   # bench
   strace bc time
+  # bench: bcc's memleak, and kernel headers it compiles against (Debian's, for
+  # kernels without their own; scripts/bench-allocs.sh explains)
+  bpfcc-tools "linux-headers-$(dpkg --print-architecture)"
   # hprof tests and bench: a JVM (jcmd), VisualVM's heap library, AOSP's hprof-conv
   openjdk-17-jdk-headless visualvm hprof-conv
 )

@@ -53,6 +53,7 @@ struct module {
 	uint64_t map_start, map_end; /* one current mapping, for map_files */
 	int loaded;             /* ELF parse attempted (successful or not) */
 	int fd;                 /* file for read_code; -1 if it cannot be opened */
+	int open_tried;         /* fd opened (or failed) already */
 	struct elfinfo elf;
 	int cfi_tried;          /* .eh_frame/.debug_frame looked for */
 	Elf *cfi_elf;
@@ -439,7 +440,10 @@ static void module_load(const struct ooms_symbolizer *s, struct module *m)
 	m->loaded = 1;
 	if (m->path[0] != '/')  /* [vdso], [heap], [anon:...]: nothing to open */
 		return;
-	m->fd = module_open(s, m);
+	if (!m->open_tried) {
+		m->open_tried = 1;
+		m->fd = module_open(s, m);
+	}
 	if (m->fd >= 0)
 		elf_read(m->fd, &m->elf, 0);    /* on failure: no symbols */
 }
@@ -568,6 +572,16 @@ int ooms_sym_refresh(struct ooms_symbolizer *s)
 			m->base = maps[i].start - maps[i].pgoff;
 			m->map_start = maps[i].start;
 			m->map_end = maps[i].end;
+		}
+	}
+	/* Open every code file now, while the process lives: its frames are
+	 * often resolved after it exited, when /proc/PID/root has gone. */
+	for (i = 0; i < n; i++) {
+		struct module *m = maps[i].mod;
+
+		if (m && maps[i].exec && !m->open_tried && m->path[0] == '/') {
+			m->open_tried = 1;
+			m->fd = module_open(s, m);
 		}
 	}
 	free(s->maps);
