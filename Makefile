@@ -6,12 +6,14 @@ BUILD := build
 CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= gcc
+CXX ?= g++
 
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 CPPFLAGS := -Iuser -Ibpf -I$(BUILD)
-LDLIBS := -lbpf -ldw -lelf -lz -llzma -ljson-c -lm
+LDLIBS := -lbpf -ldw -lelf -lz -llzma -ljson-c -liberty -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf -Wall -Werror
 TARGET_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
+TARGET_CXXFLAGS := -std=gnu++17 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
 
 USER_SRCS := $(shell find user -name '*.c' ! -path user/main.c | sort)
 USER_OBJS := $(USER_SRCS:%.c=$(BUILD)/%.o)
@@ -23,7 +25,8 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 TARGET_SRCS := $(wildcard tests/targets/*.c)
-TARGET_BINS := $(TARGET_SRCS:tests/targets/%.c=$(BUILD)/targets/%)
+TARGET_CXX_SRCS := $(wildcard tests/targets/*.cc)
+TARGET_BINS := $(TARGET_SRCS:tests/targets/%.c=$(BUILD)/targets/%) $(TARGET_CXX_SRCS:tests/targets/%.cc=$(BUILD)/targets/%)
 DEPS_OK := $(BUILD)/.deps-ok
 
 .SECONDARY:
@@ -61,6 +64,10 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h tests/tools/*.h $(BUILD)/liboo
 $(BUILD)/targets/%: tests/targets/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+
+$(BUILD)/targets/%: tests/targets/%.cc | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CXX) $(TARGET_CXXFLAGS) -o $@ $<
 
 $(BUILD)/tools/%: tests/tools/%.c tests/tools/*.h | $(DEPS_OK)
 	@mkdir -p $(@D)

@@ -302,6 +302,28 @@ static __always_inline void alloc_fill(void *ctx, struct ooms_alloc_event *a, __
 	read_deep(a->deep, sp);
 }
 
+/* The last thread stack each thread mapped (MAP_STACK): glibc maps it
+ * PROT_NONE and then makes all but the guard read+write with mprotect, which
+ * is not memory asked for by the program. */
+struct stack_range {
+	__u64 start, end;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct stack_range);
+} stack_maps SEC(".maps");
+
+static __always_inline int in_new_stack(__u64 addr)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct stack_range *r = bpf_map_lookup_elem(&stack_maps, &tid);
+
+	return r && addr >= r->start && addr < r->end;
+}
+
 /* A big allocation seen at a syscall (syscall mode). */
 static __always_inline void alloc_syscall(void *ctx, struct pt_regs *regs, long nr, __u64 addr, __u64 bytes,
 					  __u64 fn)
@@ -374,6 +396,13 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		if ((PT_REGS_PARM4_CORE_SYSCALL(regs) & (0x20 /* MAP_ANONYMOUS */ | 0x20000 /* MAP_STACK */)) == 0x20 &&
 		    PT_REGS_PARM3_CORE_SYSCALL(regs) != 0 /* PROT_NONE */)
 			alloc_syscall(ctx, regs, slot, ret, len, AF_MMAP);
+		else if (big_alloc_mode == ALLOC_SYSCALL && len >= big_alloc_bytes &&
+			 (PT_REGS_PARM4_CORE_SYSCALL(regs) & 0x20000 /* MAP_STACK */)) {
+			__u32 tid = (__u32)bpf_get_current_pid_tgid();
+			struct stack_range r = {ret, ret + len};
+
+			bpf_map_update_elem(&stack_maps, &tid, &r, BPF_ANY);
+		}
 		break;
 	}
 	case SC_MUNMAP:
@@ -391,6 +420,14 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 			map_big(ctx, regs, slot, ret, new_len, 0);
 			alloc_syscall(ctx, regs, slot, ret, new_len - old_len, AF_MREMAP);
 		}
+		break;
+	}
+	case SC_MPROTECT: {
+		/* exactly read+write: a reservation made usable (glibc grows a
+		 * thread arena's heap so); not code (exec) nor guards (none) */
+		if ((PT_REGS_PARM3_CORE_SYSCALL(regs) & 7) == 3 && !in_new_stack(PT_REGS_PARM1_CORE_SYSCALL(regs)))
+			alloc_syscall(ctx, regs, slot, PT_REGS_PARM1_CORE_SYSCALL(regs),
+				      page_up(PT_REGS_PARM2_CORE_SYSCALL(regs)), AF_MPROTECT);
 		break;
 	}
 	case SC_BRK: {
@@ -517,14 +554,24 @@ struct {
 	__type(value, __u64);
 } live_allocs SEC(".maps");
 
-/* A call that will call malloc itself (operator new, realloc(NULL, n)): its
- * size per thread, so the inner malloc is not reported a second time. */
+/* A reported call that calls another probed allocator with the same size
+ * (operator new[] -> operator new -> malloc, realloc(NULL, n) -> malloc):
+ * its size and stack pointer per thread, so the inner calls are not
+ * reported again. Inner calls run at or below the outer's sp (a tail call
+ * keeps it), within a few frames. */
+struct outer_call {
+	__u64 bytes;
+	__u64 sp;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct outer_call);
 } outer_alloc SEC(".maps");
+
+#define NESTED_SP_WINDOW 4096
 
 const volatile __u8 alloc_live = 0;
 
@@ -534,17 +581,21 @@ static __always_inline int alloc_enter(struct pt_regs *ctx, __u64 fn, __u64 byte
 	struct pending_alloc *p;
 	struct ooms_alloc_event *a;
 
+	struct outer_call *outer, call;
+	__u64 sp = PT_REGS_SP(ctx);
+
 	if (bytes < big_alloc_bytes || !is_target())
 		return 0;
-	if (fn == AF_MALLOC) {
-		__u64 *outer = bpf_map_lookup_elem(&outer_alloc, &tid);
-
-		if (outer && *outer == bytes) {
+	outer = bpf_map_lookup_elem(&outer_alloc, &tid);
+	if (outer && outer->bytes == bytes && sp <= outer->sp && outer->sp - sp < NESTED_SP_WINDOW) {
+		if (fn == AF_MALLOC) /* the innermost: the outer call is done with */
 			bpf_map_delete_elem(&outer_alloc, &tid);
-			return 0; /* reported by the call that made it */
-		}
-	} else if (fn == AF_NEW || fn == AF_NEW_ARRAY || (fn == AF_REALLOC && !memptr)) {
-		bpf_map_update_elem(&outer_alloc, &tid, &bytes, BPF_ANY);
+		return 0; /* reported by the call that made it */
+	}
+	if (fn == AF_NEW || fn == AF_NEW_ARRAY || (fn == AF_REALLOC && !memptr)) {
+		call.bytes = bytes;
+		call.sp = sp;
+		bpf_map_update_elem(&outer_alloc, &tid, &call, BPF_ANY);
 	}
 	__sync_fetch_and_add(&totals.big_allocs, 1);
 	if (!alloc_live) {
@@ -553,17 +604,30 @@ static __always_inline int alloc_enter(struct pt_regs *ctx, __u64 fn, __u64 byte
 			__sync_fetch_and_add(&totals.ringbuf_drops, 1);
 			return 0;
 		}
-		alloc_fill(ctx, a, PT_REGS_SP(ctx), bytes, fn, 0);
+		alloc_fill(ctx, a, sp, bytes, fn, 0);
 		event_send(&a->ev);
 		return 0;
 	}
 	p = bpf_map_lookup_elem(&alloc_scratch, &zero);
 	if (!p)
 		return 0;
-	alloc_fill(ctx, &p->a, PT_REGS_SP(ctx), bytes, fn, 0);
+	alloc_fill(ctx, &p->a, sp, bytes, fn, 0);
 	p->memptr = fn == AF_POSIX_MEMALIGN ? memptr : 0;
-	bpf_map_update_elem(&pending_allocs, &tid, p, BPF_ANY);
+	if (bpf_map_update_elem(&pending_allocs, &tid, p, BPF_ANY))
+		__sync_fetch_and_add(&totals.set_full_drops, 1); /* over 1024 threads in a big call */
 	return 0;
+}
+
+/* Heap pointers on Android 11+ (arm64) carry a tag in the top byte, and a
+ * block may be freed through a pointer with another tag than malloc returned
+ * (KOOM's native-leak monitor matched nothing there): compare untagged. */
+static __always_inline __u64 untag(__u64 ptr)
+{
+#if defined(__TARGET_ARCH_arm64)
+	return ptr & 0x00ffffffffffffffULL;
+#else
+	return ptr;
+#endif
 }
 
 /* free(ptr), or the old block of realloc(ptr, n): a live big block is gone. */
@@ -572,6 +636,7 @@ static __always_inline void alloc_gone(__u64 ptr, __u64 fn)
 	__u64 *v, bytes;
 	struct ooms_event *e;
 
+	ptr = untag(ptr);
 	if (!ptr || !alloc_live)
 		return;
 	v = bpf_map_lookup_elem(&live_allocs, &ptr);
@@ -669,10 +734,13 @@ int BPF_KRETPROBE(alloc_return, __u64 rc)
 	}
 	bpf_probe_read_kernel(a, sizeof(*a), &p->a);
 	e = &a->ev;
+	addr = untag(addr);
 	e->ret = addr;
 	if (addr) {
 		v = p->a.ev.arg0 << 8 | (p->a.ev.arg1 & 0xff);
-		bpf_map_update_elem(&live_allocs, &addr, &v, BPF_ANY);
+		/* a full table: this block's free goes unseen; counted, never silent */
+		if (bpf_map_update_elem(&live_allocs, &addr, &v, BPF_ANY))
+			__sync_fetch_and_add(&totals.set_full_drops, 1);
 	}
 	bpf_map_delete_elem(&pending_allocs, &tid);
 	event_send(e);

@@ -35,6 +35,7 @@ enum ooms_sysclass {
 	SC_MUNMAP,      /* len at arg1 */
 	SC_MREMAP,      /* old len arg1, new len arg2 */
 	SC_BRK,
+	SC_MPROTECT,    /* prot at arg2: read+write over a reservation commits memory */
 	SC_CLASS_MAX,
 };
 
@@ -63,6 +64,7 @@ enum ooms_alloc_fn {
 	AF_VALLOC,
 	AF_NEW,            /* operator new */
 	AF_NEW_ARRAY,      /* operator new[] */
+	AF_MPROTECT,       /* mprotect to read+write: reserved memory committed (glibc's thread arenas) */
 	AF_FREE,
 	AF_MAX,
 };
@@ -111,7 +113,7 @@ struct ooms_totals {
 	uint64_t mremaps;
 	uint64_t brks;
 	uint64_t ringbuf_drops;  /* failed bpf_ringbuf_reserve: events lost */
-	uint64_t set_full_drops; /* fd/thread set map was full */
+	uint64_t set_full_drops; /* fd/thread set, or a big-allocation table, was full */
 	uint64_t events_sent;
 	uint64_t brk_cur;        /* last program break seen (seeded from /proc at attach) */
 	uint64_t big_allocs;     /* allocations at or over big_alloc_bytes */

@@ -73,7 +73,8 @@ one() {
   fi
   kill -USR1 "$w"
   wait "$w"
-  kill -INT "$t" 2>/dev/null || true
+  # memleak runs with SIGINT ignored (a background job of a script): TERM it
+  if [ "$how" = memleak ]; then kill -TERM "$t" 2>/dev/null || true; else kill -INT "$t" 2>/dev/null || true; fi
   wait "$t" 2>/dev/null || true
   [ "$how" != memleak ] && seen=$(jq -r .count "$tmp/run/allocs.json")
   rm -rf "$tmp/run"

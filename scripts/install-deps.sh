@@ -7,7 +7,7 @@ set -euo pipefail
 
 PKGS=(
   # build
-  make gcc clang llvm pkg-config libbpf-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libjson-c-dev bpftool
+  make gcc g++ clang llvm pkg-config libbpf-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libjson-c-dev libiberty-dev bpftool
   # tests
   bats jq binutils xz-utils procps
   # bench

@@ -7,11 +7,11 @@ load helpers
 
 MiB=1048576
 
-# watch_allocs NAME OPTIONS...: alloc_target watched with OPTIONS until it has
-# freed its first block; the run directory is $TMP/NAME.
+# watch_allocs NAME OPTIONS...: alloc_target (or $TARGET) watched with OPTIONS
+# until it has freed its first block; the run directory is $TMP/NAME.
 watch_allocs() {
   local name=$1; shift
-  start_bg target "$TARGETS/alloc_target"
+  start_bg target "$TARGETS/${TARGET:-alloc_target}"
   wait_for "$TMP/target.out" '^ready pid=' 10
   local pid; pid=$(cat "$TMP/target.pid")
   start_bg "$name" "$OOMSCOPE" watch -p "$pid" -d 8 -o "$TMP/$name" "$@"
@@ -38,6 +38,8 @@ posix_memalign $((16 * MiB)) cache make_pool (alloc_target)
 aligned_alloc/memalign $((12 * MiB)) cache make_pool (alloc_target)
 aligned_alloc/memalign $((10 * MiB)) cache make_pool (alloc_target)
 valloc $((9 * MiB)) cache make_pool (alloc_target)
+malloc $((12 * MiB)) arena arena_grow (alloc_target)
+malloc $((10 * MiB)) arena arena_grow (alloc_target)
 EOF2
 )
   # nothing under the threshold (32 x 1 MiB in load_image)
@@ -54,10 +56,12 @@ EOF2
   watch_allocs live --big-alloc 8M --big-alloc-mode uprobe --big-alloc-live
   local f="$TMP/live/allocs.json"
   [ "$(jq .return_probes "$f")" = true ]
-  [ "$(jq -r '.allocations[] | select(.function == "malloc") | .state' "$f")" = freed ]
-  [ "$(jq '[.allocations[] | select(.function != "malloc") | .state] | unique' -c "$f")" = '["live"]' ]
+  # load_image's 40 MiB and arena_grow's 12 MiB were freed; the rest is live
+  [ "$(jq -c '[.allocations[] | select(.state == "freed") | .bytes / 1048576] | sort' "$f")" = '[12,40]' ]
+  [ "$(jq '[.allocations[] | select(.state != "freed") | .state] | unique' -c "$f")" = '["live"]' ]
   [ "$(jq '[.allocations[] | select(.address == null)] | length' "$f")" -eq 0 ]
-  [ "$(jq '.allocations | length' "$f")" -eq 7 ]
+  [ "$(jq '.allocations | length' "$f")" -eq 9 ]
+  [ "$(jq '[.groups[].live_bytes] | add' "$f")" -eq $(((20 + 24 + 16 + 12 + 10 + 9 + 10) * MiB)) ]
   grep -q "freed     40.0 MB" "$TMP/live.out"
 }
 
@@ -72,12 +76,53 @@ EOF2
     [ "$(jq --arg by "$1 (alloc_target)" --argjson mb "$2" \
         '[.allocations[] | select(.function == "mmap" and .allocated_by == $by and .bytes >= $mb * 1048576 and .bytes < ($mb * 1048576 + 65536))] | length' "$f")" -eq 1 ]
   done
+  # arena_grow: its 12 MiB block was an mmap; after its free glibc raised the
+  # mmap threshold, and the 10 MiB block grew the thread's arena by mprotect
+  [ "$(jq '[.allocations[] | select(.function == "mmap" and .allocated_by == "arena_grow (alloc_target)" and .bytes >= 12 * 1048576 and .bytes < 12 * 1048576 + 65536)] | length' "$f")" -eq 1 ]
+  [ "$(jq '[.allocations[] | select(.function == "mprotect" and .allocated_by == "arena_grow (alloc_target)" and .bytes > 9 * 1048576 and .bytes <= 11 * 1048576 and .thread == "arena")] | length' "$f")" -eq 1 ]
+  # a thread stack (glibc: mmap PROT_NONE, then mprotect) is not an allocation
+  [ "$(jq '[.allocations[] | select(.function == "mprotect")] | length' "$f")" -eq 1 ]
   # the direct mmap and the brk growth
   [ "$(jq '[.allocations[] | select(.function == "mmap" and .bytes == 33554432 and .allocated_by == "map_region (alloc_target)")] | length' "$f")" -eq 1 ]
   [ "$(jq '[.allocations[] | select(.function == "brk" and .bytes == 16777216 and .allocated_by == "grow_heap (alloc_target)")] | length' "$f")" -eq 1 ]
   [ "$(jq '[.allocations[] | select(.bytes < 8388608)] | length' "$f")" -eq 0 ]
   # threads named as the target named them
   [ "$(jq -r '.allocations[] | select(.allocated_by == "decode_frames (alloc_target)") | .thread' "$f")" = decoder ]
+}
+
+@test "operator new and new[] (C++): once each, under the operator, blamed on the calling function" {
+  TARGET=alloc_target_cxx watch_allocs cxx --big-alloc 8M --big-alloc-mode uprobe
+  local f="$TMP/cxx/allocs.json"
+  # new[] calls new, which calls malloc: one report, the outermost
+  diff <(allocs "$f" | sort) <(sort <<EOF2
+operator new[] $((48 * MiB)) parser build_index() (alloc_target_cxx)
+operator new $((12 * MiB)) worker make_table() (alloc_target_cxx)
+EOF2
+)
+  # the text view: each group with its frames in crash-log form, the caller among them
+  grep -q 'operator new\[\])$' "$TMP/cxx/allocs.txt"
+  grep -qE '^ +#[0-9]+ alloc_target_cxx 0x[0-9a-f]+ 0x[0-9a-f]+ \+ [0-9]+ build_index\(\)\+[0-9]+$' "$TMP/cxx/allocs.txt"
+  # JSON frames keep the ELF name (tools match it), and say it readably
+  jq -e '[.groups[].frames[] | select(.symbol == "_ZL11build_indexv" and .demangled == "build_index()")] | length == 1' "$f"
+}
+
+@test "operator new with return probes: the delete[] is seen, no trampoline frames in the stacks" {
+  TARGET=alloc_target_cxx watch_allocs cxxlive --big-alloc 8M --big-alloc-mode uprobe --big-alloc-live
+  local f="$TMP/cxxlive/allocs.json"
+  [ "$(jq '.allocations | length' "$f")" -eq 2 ]
+  [ "$(jq -r '.allocations[] | select(.function == "operator new[]") | .state' "$f")" = freed ]
+  [ "$(jq -r '.allocations[] | select(.function == "operator new") | .state' "$f")" = live ]
+  # a return probe swaps return addresses for the kernel's [uprobes] page: never a frame
+  [ "$(jq '[.groups[].frames[] | select(.module == null)] | length' "$f")" -eq 0 ]
+  jq -e '.groups[] | select(.functions == ["operator new[]"]) | .allocated_by | test("build_index")' "$f"
+}
+
+@test "syscall mode on C++: the mmap under operator new, blamed on the calling function" {
+  TARGET=alloc_target_cxx watch_allocs cxxsys --big-alloc 8M
+  local f="$TMP/cxxsys/allocs.json"
+  [ "$(jq '[.allocations[] | select(.function == "mmap" and .bytes >= 48 * 1048576 and .bytes < 48 * 1048576 + 65536 and (.allocated_by | test("build_index")) and .thread == "parser")] | length' "$f")" -eq 1 ]
+  [ "$(jq '[.allocations[] | select(.function == "mmap" and .bytes >= 12 * 1048576 and .bytes < 12 * 1048576 + 65536 and (.allocated_by | test("make_table")) and .thread == "worker")] | length' "$f")" -eq 1 ]
+  [ "$(jq '[.allocations[] | select(.bytes < 8388608)] | length' "$f")" -eq 0 ]
 }
 
 @test "--json prints each big allocation as a line; --stack-depth cuts the stacks" {

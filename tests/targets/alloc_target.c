@@ -9,6 +9,10 @@
  *            make_pool      aligned_alloc   12 MiB
  *            make_pool      memalign        10 MiB
  *            make_pool      valloc           9 MiB
+ *   arena:   arena_grow     malloc          12 MiB, freed at once (an mmap)
+ *            arena_grow     malloc          10 MiB (from the thread's arena,
+ *                           which grows by mprotect: glibc raised its mmap
+ *                           threshold at the free)
  *   main:    map_region     mmap (anonymous) 32 MiB
  *            grow_heap      sbrk            16 MiB
  * It prints "ready pid=N", waits for SIGUSR1, allocates (one thread after
@@ -29,7 +33,8 @@
 #define MiB (1024UL * 1024)
 
 /* volatile: the compiler may drop an allocation whose result is never read */
-static void *volatile image, *volatile frames, *volatile buffer, *volatile pool[4], *volatile region, *volatile small[32];
+static void *volatile image, *volatile frames, *volatile buffer, *volatile pool[4], *volatile region, *volatile small[32],
+	*volatile arena;
 static volatile sig_atomic_t go;
 
 static void on_usr1(int sig) { (void)sig; go = 1; }
@@ -62,6 +67,15 @@ __attribute__((noinline)) static void make_pool(void)
 	pool[1] = aligned_alloc(4096, 12 * MiB);
 	pool[2] = memalign(4096, 10 * MiB);
 	pool[3] = valloc(9 * MiB);
+}
+
+__attribute__((noinline)) static void arena_grow(void)
+{
+	arena = malloc(12 * MiB); /* through the volatile: not elided */
+	memset(arena, 1, 4096);
+	free(arena);
+	arena = malloc(10 * MiB);
+	memset(arena, 1, 4096);
 }
 
 __attribute__((noinline)) static void map_region(void)
@@ -103,6 +117,7 @@ int main(void)
 	static void (*loader[])(void) = {load_image, NULL};
 	static void (*decoder[])(void) = {decode_frames, grow_buffer, NULL};
 	static void (*cache[])(void) = {make_pool, NULL};
+	static void (*arena_job[])(void) = {arena_grow, NULL};
 
 	signal(SIGUSR1, on_usr1);
 	printf("ready pid=%d\n", (int)getpid());
@@ -112,6 +127,7 @@ int main(void)
 	in_thread("loader", loader);
 	in_thread("decoder", decoder);
 	in_thread("cache", cache);
+	in_thread("arena", arena_job);
 	map_region();
 	grow_heap();
 	printf("allocated\n");

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "sym/demangle.h"
 #include "cli/commands.h"
 #include "sym/symbolize.h"
 #include "util/atomic_file.h"
@@ -105,7 +106,12 @@ static void symbolize_frames(struct json_object *frames)
 			continue;
 		frames_done++;
 		if (of.symbol[0]) {
+			char name[256];
+			const char *d = ooms_demangle(of.symbol, name, sizeof(name));
+
 			json_object_object_add(f, "symbol", json_object_new_string(of.symbol));
+			if (d != of.symbol)
+				json_object_object_add(f, "demangled", json_object_new_string(d));
 			json_object_object_add(f, "sym_offset", json_object_new_int64((int64_t)of.sym_offset));
 		}
 		if (of.line) {

@@ -31,8 +31,9 @@ static const char usage_text[] =
 	"      --btf FILE           kernel BTF when /sys/kernel/btf/vmlinux is missing\n"
 	"      --big-map BYTES      record the stack of mmaps of at least BYTES (default 1M)\n"
 	"      --big-alloc BYTES    report every single allocation of at least BYTES (K/M/G;\n"
-	"                           8M is Baidu's threshold), live and in allocs.json\n"
-	"      --big-alloc-mode M   syscall (default: anonymous mmap, mremap and brk growth;\n"
+	"                           8M is Baidu's threshold), live and in allocs.json/.txt\n"
+	"      --big-alloc-mode M   syscall (default: anonymous mmap, mremap and brk growth,\n"
+	"                           mprotect commits of reserved memory;\n"
 	"                           near zero cost) or uprobe (malloc, calloc, realloc,\n"
 	"                           posix_memalign, aligned_alloc, memalign, valloc and\n"
 	"                           operator new in the target's libc/libstdc++: exact)\n"
@@ -59,7 +60,8 @@ static const char usage_text[] =
 	"      --vmsize-64bit       apply --vmsize-limit to 64-bit targets too\n"
 	"\n"
 	"run directory: timeline.jsonl (samples and events), threads.json, fds.json,\n"
-	"vmsize.json (see README.md for the schemas).\n";
+	"vmsize.json, allocs.json and allocs.txt with --big-alloc (see README.md for\n"
+	"the schemas). `oomscope symbolize` names a saved report's frames later.\n";
 
 static int bad(const char *fmt, const char *arg)
 {

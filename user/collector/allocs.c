@@ -25,7 +25,7 @@ const char *ooms_alloc_fn_name(unsigned fn)
 		[AF_MALLOC] = "malloc",   [AF_CALLOC] = "calloc",         [AF_REALLOC] = "realloc",
 		[AF_POSIX_MEMALIGN] = "posix_memalign", [AF_ALIGNED_ALLOC] = "aligned_alloc",
 		[AF_MEMALIGN] = "memalign", [AF_VALLOC] = "valloc",       [AF_NEW] = "operator new",
-		[AF_NEW_ARRAY] = "operator new[]", [AF_FREE] = "free",
+		[AF_NEW_ARRAY] = "operator new[]", [AF_MPROTECT] = "mprotect", [AF_FREE] = "free",
 	};
 
 	return fn < AF_MAX && names[fn] ? names[fn] : "?";
@@ -179,33 +179,60 @@ static int group_cmp(const void *pa, const void *pb)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
+/* The records grouped by stack, largest total first; *ng groups. Stack ids
+ * are dense (interned), so an open-addressed table keyed by id is enough. */
+static struct group *group_by_stack(const struct ooms_allocs *al, size_t *ng)
+{
+	size_t cap = 16, n = 0;
+	struct group *g;
+	uint32_t *slot;
+
+	while (cap < 2 * al->n + 2)
+		cap <<= 1;
+	g = calloc(al->n + 1, sizeof(*g));
+	slot = malloc(cap * sizeof(*slot));
+	if (!g || !slot) {
+		free(g);
+		free(slot);
+		return NULL;
+	}
+	memset(slot, 0xff, cap * sizeof(*slot));
+	for (size_t i = 0; i < al->n; i++) {
+		const struct ooms_alloc_rec *r = &al->recs[i];
+		size_t h = (r->stack * 2654435761u) & (cap - 1);
+		struct group *x;
+
+		while (slot[h] != UINT32_MAX && g[slot[h]].stack != r->stack)
+			h = (h + 1) & (cap - 1);
+		if (slot[h] == UINT32_MAX) {
+			slot[h] = (uint32_t)n;
+			g[n++].stack = r->stack;
+		}
+		x = &g[slot[h]];
+		x->count++;
+		x->bytes += r->bytes;
+		if (r->state == ALLOC_LIVE)
+			x->live_bytes += r->bytes;
+		if (r->bytes > x->largest)
+			x->largest = r->bytes;
+		x->fns |= 1u << r->fn;
+	}
+	free(slot);
+	qsort(g, n, sizeof(*g), group_cmp);
+	*ng = n;
+	return g;
+}
+
 int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_ns)
 {
 	struct atomic_file af;
-	struct group *g = calloc(al->n + 1, sizeof(*g));
 	size_t ng = 0;
+	struct group *g = group_by_stack(al, &ng);
 	struct json j;
 	int e;
 
 	if (!g)
 		return -ENOMEM;
-	for (size_t i = 0; i < al->n; i++) {
-		const struct ooms_alloc_rec *r = &al->recs[i];
-		size_t k;
-
-		for (k = 0; k < ng && g[k].stack != r->stack; k++)
-			;
-		if (k == ng)
-			g[ng++].stack = r->stack;
-		g[k].count++;
-		g[k].bytes += r->bytes;
-		if (r->state == ALLOC_LIVE)
-			g[k].live_bytes += r->bytes;
-		if (r->bytes > g[k].largest)
-			g[k].largest = r->bytes;
-		g[k].fns |= 1u << r->fn;
-	}
-	qsort(g, ng, sizeof(*g), group_cmp);
 	if ((e = atomic_open(&af, path))) {
 		free(g);
 		return e;
@@ -257,34 +284,18 @@ int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_n
 	return atomic_commit(&af);
 }
 
-int ooms_allocs_text(struct ooms_allocs *al, FILE *f, size_t top)
+int ooms_allocs_text(struct ooms_allocs *al, FILE *f, size_t top, int frames)
 {
-	struct group *g;
 	size_t ng = 0;
+	struct group *g;
 
 	if (!al || !al->n)
 		return 0;
-	g = calloc(al->n + 1, sizeof(*g));
+	g = group_by_stack(al, &ng);
 	if (!g)
 		return -ENOMEM;
-	for (size_t i = 0; i < al->n; i++) {
-		const struct ooms_alloc_rec *r = &al->recs[i];
-		size_t k;
-
-		for (k = 0; k < ng && g[k].stack != r->stack; k++)
-			;
-		if (k == ng)
-			g[ng++].stack = r->stack;
-		g[k].count++;
-		g[k].bytes += r->bytes;
-		if (r->bytes > g[k].largest)
-			g[k].largest = r->bytes;
-		g[k].fns |= 1u << r->fn;
-		if (r->state == ALLOC_LIVE)
-			g[k].live_bytes += r->bytes;
-	}
-	qsort(g, ng, sizeof(*g), group_cmp);
-	fprintf(f, "big allocations (>= %.1f MB), by stack, largest first:\n", al->threshold / 1048576.0);
+	fprintf(f, "big allocations (>= %.1f MB, %s mode), %zu in %zu stack(s), largest total first:\n",
+		al->threshold / 1048576.0, al->mode == ALLOC_UPROBE ? "uprobe" : "syscall", al->n, ng);
 	for (size_t k = 0; k < ng && k < top; k++) {
 		char who[300];
 		const char *c = ooms_attrib_culprit(al->a, g[k].stack, who, sizeof(who));
@@ -293,8 +304,32 @@ int ooms_allocs_text(struct ooms_allocs *al, FILE *f, size_t top)
 			g[k].largest / 1048576.0);
 		if (al->live)
 			fprintf(f, ", %.1f MB live", g[k].live_bytes / 1048576.0);
-		fprintf(f, "  <- %s\n", c ? c : "?");
+		fprintf(f, "  <- %s (", c ? c : "?");
+		for (unsigned fn = 1, first = 1; fn < AF_MAX; fn++)
+			if (g[k].fns & (1u << fn)) {
+				fprintf(f, "%s%s", first ? "" : ", ", fn_name(al, fn));
+				first = 0;
+			}
+		fprintf(f, ")\n");
+		if (frames)
+			ooms_attrib_print_frames(f, al->a, g[k].stack, "        ");
 	}
+	if (ng > top)
+		fprintf(f, "  ... and %zu more stack(s)\n", ng - top);
 	free(g);
 	return 0;
+}
+
+int ooms_allocs_write_text(struct ooms_allocs *al, const char *path)
+{
+	struct atomic_file af;
+	int e;
+
+	if ((e = atomic_open(&af, path)))
+		return e;
+	if ((e = ooms_allocs_text(al, af.f, SIZE_MAX, 1))) {
+		atomic_abort(&af);
+		return e;
+	}
+	return atomic_commit(&af);
 }

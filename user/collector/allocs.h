@@ -40,8 +40,12 @@ void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_
  * total bytes, largest first), frames in crash-log form. 0 or -errno. */
 int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_ns);
 size_t ooms_allocs_count(const struct ooms_allocs *al);
-/* The text view: groups by stack with count and bytes, largest first. */
-int ooms_allocs_text(struct ooms_allocs *al, FILE *f, size_t top);
+/* The text view: groups by stack with count and bytes, largest total
+ * first, at most top of them; with frames, each group's stack in crash-log
+ * form under it. 0 or -errno. */
+int ooms_allocs_text(struct ooms_allocs *al, FILE *f, size_t top, int frames);
+/* allocs.txt: the text view of every group with its frames. 0 or -errno. */
+int ooms_allocs_write_text(struct ooms_allocs *al, const char *path);
 /* Report fn under another name (an alias in the target's libc). */
 void ooms_allocs_alias(struct ooms_allocs *al, unsigned fn, const char *name);
 

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "collector/attrib.h"
+#include "sym/demangle.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -233,8 +234,14 @@ static void write_frame(struct json *j, struct ooms_attrib *a, uint64_t addr, in
 		json_kuint(j, "offset", f.offset);
 	}
 	json_kstr(j, "symbol", f.symbol);
-	if (f.symbol)
+	if (f.symbol) {
+		char name[256];
+		const char *d = ooms_demangle(f.symbol, name, sizeof(name));
+
+		if (d != f.symbol)
+			json_kstr(j, "demangled", d);
 		json_kuint(j, "sym_offset", f.sym_offset);
+	}
 	if (f.build_id)
 		json_kstr(j, "build_id", f.build_id);
 	json_kstr(j, "text", text);
@@ -272,6 +279,28 @@ const char *ooms_attrib_culprit(struct ooms_attrib *a, uint32_t stack, char *buf
 	return culprit(a, stack, buf, len);
 }
 
+void ooms_attrib_print_frames(FILE *out, struct ooms_attrib *a, uint32_t stack, const char *indent)
+{
+	size_t n = 0;
+	const uint64_t *fr = ooms_stacks_get(a->stacks, stack, &n);
+
+	for (size_t i = 0; fr && i < n; i++) {
+		struct ooms_frame f;
+		char text[512];
+
+		char name[256];
+
+		memset(&f, 0, sizeof(f));
+		f.addr = fr[i];
+		ooms_sym_resolve(a->sym, fr[i], i > 0, &f);
+		f.symbol = ooms_demangle(f.symbol, name, sizeof(name)); /* a view for people */
+		ooms_frame_format(&f, text, sizeof(text));
+		fprintf(out, "%s#%02zu %s\n", indent, i, text);
+	}
+	if (!n)
+		fprintf(out, "%s(no stack)\n", indent);
+}
+
 static void write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack)
 {
 	size_t n = 0;
@@ -284,7 +313,23 @@ static void write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack)
 	json_arr_end(j);
 }
 
-/* The first frame outside libc/ld.so/the pthread machinery: "who did it". */
+/* Libraries that only pass a request on (libc, the dynamic loader, the C++
+ * runtime's operator new, malloc replacements): the code that called them
+ * is the one to blame. */
+static int is_plumbing(const char *base)
+{
+	static const char *const prefixes[] = {
+		"libc.so", "libc-", "ld-linux", "ld-musl", "libpthread", "linker", "libdl.so",
+		"libstdc++.so", "libc++.so", "libc++abi.so", "libjemalloc", "libtcmalloc", "libmimalloc",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/* The first frame outside the plumbing: "who did it". */
 static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -293,16 +338,16 @@ static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, siz
 	for (size_t i = 0; fr && i < n; i++) {
 		struct ooms_frame f;
 		const char *base;
+		char name[256];
 
 		memset(&f, 0, sizeof(f));
 		if (ooms_sym_resolve(a->sym, fr[i], i > 0, &f) != 0 || !f.module)
 			continue;
 		base = strrchr(f.module, '/');
 		base = base ? base + 1 : f.module;
-		if (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) ||
-		    !strncmp(base, "ld-linux", 8) || !strncmp(base, "libpthread", 10))
+		if (is_plumbing(base))
 			continue;
-		snprintf(buf, len, "%s (%s)", f.symbol ? f.symbol : "?", base);
+		snprintf(buf, len, "%s (%s)", f.symbol ? ooms_demangle(f.symbol, name, sizeof(name)) : "?", base);
 		return buf;
 	}
 	return NULL;

@@ -8,6 +8,7 @@
 #define OOMSCOPE_ATTRIB_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include "collect.h"
 #include "collector/syscall_table.h"
@@ -62,5 +63,7 @@ uint32_t ooms_attrib_stack(struct ooms_attrib *a, const struct ooms_event *e, co
 			   size_t nslice, unsigned depth); /* slice NULL: the event's own */
 void ooms_attrib_write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack);
 const char *ooms_attrib_culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len);
+/* The stack's frames in crash-log form, one "INDENT#NN text" line each. */
+void ooms_attrib_print_frames(FILE *out, struct ooms_attrib *a, uint32_t stack, const char *indent);
 
 #endif

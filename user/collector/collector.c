@@ -1119,6 +1119,9 @@ int ooms_collect(const struct ooms_watch_opts *o)
 		snprintf(path, sizeof(path), "%s/allocs.json", c.dir);
 		if ((e = ooms_allocs_write(c.allocs, path, c.start_ns)))
 			err("writing %s: %s", path, strerror(-e));
+		snprintf(path, sizeof(path), "%s/allocs.txt", c.dir);
+		if ((e = ooms_allocs_write_text(c.allocs, path)))
+			err("writing %s: %s", path, strerror(-e));
 	}
 	{
 		struct end_rec er = {&c, why, status};
@@ -1134,7 +1137,7 @@ int ooms_collect(const struct ooms_watch_opts *o)
 				(uint64_t)(t->ringbuf_drops + t->set_full_drops));
 			if (ooms_attrib_summary(c.attrib, &c.last, summary, sizeof(summary)) > 0)
 				fprintf(stderr, "largest groups at the end:\n%s", summary);
-			ooms_allocs_text(c.allocs, stderr, 10);
+			ooms_allocs_text(c.allocs, stderr, 5, 1); /* the rest: allocs.txt */
 			fprintf(stderr, "oomscope: run directory: %s\n", c.dir);
 		}
 	}

@@ -25,7 +25,7 @@ static const struct sysent x86_64[] = {
 	{"pipe", 22, SC_FD_PAIR_A0}, {"pipe2", 293, SC_FD_PAIR_A0},
 	{"socketpair", 53, SC_FD_PAIR_A3}, {"fcntl", 72, SC_FCNTL}, {"close", 3, SC_CLOSE},
 	{"mmap", 9, SC_MMAP}, {"munmap", 11, SC_MUNMAP}, {"mremap", 25, SC_MREMAP},
-	{"brk", 12, SC_BRK},
+	{"brk", 12, SC_BRK}, {"mprotect", 10, SC_MPROTECT},
 };
 
 /* arm64: the generic table (asm-generic/unistd.h); no open, dup2, pipe,
@@ -41,6 +41,7 @@ static const struct sysent arm64[] = {
 	{"pipe2", 59, SC_FD_PAIR_A0}, {"socketpair", 199, SC_FD_PAIR_A3},
 	{"fcntl", 25, SC_FCNTL}, {"close", 57, SC_CLOSE}, {"mmap", 222, SC_MMAP},
 	{"munmap", 215, SC_MUNMAP}, {"mremap", 216, SC_MREMAP}, {"brk", 214, SC_BRK},
+	{"mprotect", 226, SC_MPROTECT},
 };
 
 /* 32-bit ARM (EABI) apps on an arm64 kernel: arch/arm/tools/syscall.tbl.
@@ -59,7 +60,7 @@ static const struct sysent arm32[] = {
 	{"pipe", 42, SC_FD_PAIR_A0}, {"pipe2", 359, SC_FD_PAIR_A0},
 	{"socketpair", 288, SC_FD_PAIR_A3}, {"fcntl", 55, SC_FCNTL}, {"fcntl64", 221, SC_FCNTL},
 	{"close", 6, SC_CLOSE}, {"mmap2", 192, SC_MMAP}, {"munmap", 91, SC_MUNMAP},
-	{"mremap", 163, SC_MREMAP}, {"brk", 45, SC_BRK},
+	{"mremap", 163, SC_MREMAP}, {"brk", 45, SC_BRK}, {"mprotect", 125, SC_MPROTECT},
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

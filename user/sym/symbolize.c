@@ -545,7 +545,11 @@ int ooms_sym_refresh(struct ooms_symbolizer *s)
 			maps = nm;
 		}
 		mp = &maps[n++];
-		*mp = (struct mapping){ start, end, pgoff, strlen(perms) > 2 && perms[2] == 'x', NULL };
+		/* [uprobes] is the kernel's return-probe trampoline: an address there
+		 * on a stack is a return address the kernel swapped out, never code
+		 * the program called from */
+		*mp = (struct mapping){ start, end, pgoff,
+					strlen(perms) > 2 && perms[2] == 'x' && strcmp(line + pos, "[uprobes]"), NULL };
 		if (len) {
 			mp->mod = prev = module_get(s, line + pos, inode, prev);
 			if (!mp->mod) {
