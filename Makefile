@@ -11,11 +11,13 @@ CXX ?= g++
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 CPPFLAGS := -Iuser -Ibpf -I$(BUILD)
 LDLIBS := -lbpf -ldw -lelf -lz -llzma -ljson-c -liberty -lm
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf -Wall -Werror
+# usdt.bpf.h includes <linux/errno.h>, which wants the multiarch asm/ headers
+MULTIARCH_INC := $(shell $(CC) -print-multiarch 2>/dev/null | sed 's|^|-idirafter /usr/include/|')
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf $(MULTIARCH_INC) -Wall -Werror
 TARGET_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
 TARGET_CXXFLAGS := -std=gnu++17 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
 
-USER_SRCS := $(shell find user -name '*.c' ! -path user/main.c | sort)
+USER_SRCS := $(shell find user -name '*.c' ! -path user/main.c ! -path 'user/shim/*' | sort)
 USER_OBJS := $(USER_SRCS:%.c=$(BUILD)/%.o)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.bpf.o)
@@ -28,10 +30,16 @@ TARGET_SRCS := $(wildcard tests/targets/*.c)
 TARGET_CXX_SRCS := $(wildcard tests/targets/*.cc)
 TARGET_BINS := $(TARGET_SRCS:tests/targets/%.c=$(BUILD)/targets/%) $(TARGET_CXX_SRCS:tests/targets/%.cc=$(BUILD)/targets/%)
 DEPS_OK := $(BUILD)/.deps-ok
+# The shim: a JVMTI agent loaded into the target, with the hprof library in it.
+# JAVA_HOME is looked up when a recipe needs it (after install-deps).
+JAVA_HOME ?= $(shell dirname "$$(dirname "$$(readlink -f "$$(command -v javac)")")")
+SHIM := $(BUILD)/liboomscope_shim.so
+SHIM_SRCS := $(wildcard user/shim/*.c) $(addprefix user/hprof/,emit.c idset.c io.c names.c parser.c stream.c transform.c writer.c)
+SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
 
 .SECONDARY:
 .PHONY: all deps test unit demo bench clean
-all: oomscope $(TARGET_BINS)
+all: oomscope $(SHIM) $(TARGET_BINS)
 
 deps: $(DEPS_OK)
 $(DEPS_OK): scripts/install-deps.sh
@@ -53,6 +61,14 @@ $(BUILD)/user/%.o: user/%.c $(shell find user bpf -name '*.h') $(SKELS) | $(DEPS
 
 $(BUILD)/libooms.a: $(USER_OBJS)
 	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/pic/%.o: %.c $(shell find user -name '*.h') | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+# only Agent_OnLoad/Agent_OnAttach are exported (JNIEXPORT)
+$(SHIM): $(SHIM_OBJS)
+	$(CC) -shared -Wl,-z,defs -o $@ $^ -lz -llzma -lpthread
 
 oomscope: $(BUILD)/user/main.o $(BUILD)/libooms.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

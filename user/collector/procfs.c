@@ -124,8 +124,7 @@ int proc_fd_target(pid_t pid, int fd, char *buf, size_t len)
 	return 0;
 }
 
-/* Up to len bytes of a small /proc file into buf: bytes read, or -errno. */
-static ssize_t read_small(const char *path, void *buf, size_t len)
+ssize_t proc_read_file(const char *path, void *buf, size_t len)
 {
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -145,7 +144,7 @@ int proc_task_comm(pid_t pid, int tid, char *buf, size_t len)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, tid);
-	n = read_small(path, buf, len - 1);
+	n = proc_read_file(path, buf, len - 1);
 	if (n < 0)
 		return (int)n;
 	while (n > 0 && (buf[n - 1] == '\n'))
@@ -161,7 +160,7 @@ int proc_exe_is_32bit(pid_t pid)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	n = read_small(path, ident, sizeof(ident));
+	n = proc_read_file(path, ident, sizeof(ident));
 	if (n < 0)
 		return (int)n;
 	if (n != (ssize_t)sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) != 0)
@@ -175,7 +174,7 @@ int proc_cmdline(pid_t pid, char *buf, size_t len)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	n = read_small(path, buf, len - 1);
+	n = proc_read_file(path, buf, len - 1);
 	if (n < 0)
 		return (int)n;
 	for (ssize_t i = 0; i < n; i++)

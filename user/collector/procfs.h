@@ -33,5 +33,8 @@ int proc_exe_is_32bit(pid_t pid);
 /* Command line, arguments joined by spaces. 0 or -errno. */
 int proc_cmdline(pid_t pid, char *buf, size_t len);
 int proc_exists(pid_t pid);
+/* Up to len bytes of a small /proc file into buf (one read, no NUL added):
+ * bytes read, or -errno. */
+ssize_t proc_read_file(const char *path, void *buf, size_t len);
 
 #endif

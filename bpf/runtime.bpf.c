@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The Java runtimes' kernel side: GC begin/end, memory pools after each GC,
+ * Java threads, and OOM throws, from one target process.
+ *
+ * - HotSpot (libjvm.so): its USDT probes, provider "hotspot" (no semaphores,
+ *   always on): gc__begin(full), gc__end, mem__pool__gc__end(manager ptr,
+ *   len, pool ptr, len, init, used, committed, max), thread__start/stop(name
+ *   ptr, len, java tid, native tid, daemon).
+ * - ART (libart.so): uprobes on GarbageCollector::Run (entry and return),
+ *   Heap::ThrowOutOfMemoryError (the allocation's size) and
+ *   Thread::ThrowOutOfMemoryError (the message).
+ * USDT probes and uprobes are attached for the target's pid only; the tgid is
+ * checked again here because a forked child shares the probed code.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
+#include "runtime.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile __u32 target_tgid = 0;
+
+struct ooms_rt_totals rt_totals = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 18); /* resized from the page size at load */
+} rt_events SEC(".maps");
+
+static __always_inline struct ooms_rt_event *rt_start(__u16 type)
+{
+	struct ooms_rt_event *e;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return NULL;
+	e = bpf_ringbuf_reserve(&rt_events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&rt_totals.ringbuf_drops, 1);
+		return NULL;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->version = OOMS_RT_VERSION;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->ts_ns = bpf_ktime_get_ns();
+	return e;
+}
+
+static __always_inline void rt_send(struct ooms_rt_event *e)
+{
+	bpf_ringbuf_submit(e, 0);
+	__sync_fetch_and_add(&rt_totals.events_sent, 1);
+}
+
+/* A (pointer, length) string argument, not NUL-terminated in the JVM. */
+static __always_inline void copy_str(char *dst, __u32 cap, const char *src, long len)
+{
+	if (len < 0)
+		len = 0;
+	if (len > cap - 1)
+		len = cap - 1;
+	bpf_probe_read_user(dst, len & (OOMS_RT_NAME_LEN - 1), src);
+}
+
+/* ---- HotSpot ---- */
+
+SEC("usdt")
+int BPF_USDT(hs_gc_begin, int full)
+{
+	struct ooms_rt_event *e = rt_start(RT_GC_BEGIN);
+
+	if (!e)
+		return 0;
+	__sync_fetch_and_add(&rt_totals.gcs, 1);
+	e->a0 = full & 1;
+	rt_send(e);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(hs_gc_end)
+{
+	struct ooms_rt_event *e = rt_start(RT_GC_END);
+
+	if (e)
+		rt_send(e);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(hs_pool_gc_end, const char *mgr, long mgr_len, const char *pool, long pool_len, long init, long used,
+	     long committed, long max)
+{
+	struct ooms_rt_event *e = rt_start(RT_POOL);
+
+	if (!e)
+		return 0;
+	copy_str(e->name, OOMS_RT_NAME_LEN, pool, pool_len);
+	copy_str(e->name2, OOMS_RT_NAME_LEN, mgr, mgr_len);
+	e->a0 = init;
+	e->a1 = used;
+	e->a2 = committed;
+	e->a3 = max;
+	rt_send(e);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(hs_thread_start, const char *name, long len, long java_tid, long native_tid, int daemon)
+{
+	struct ooms_rt_event *e = rt_start(RT_THREAD_START);
+
+	if (!e)
+		return 0;
+	copy_str(e->name, OOMS_RT_NAME_LEN, name, len);
+	e->a0 = java_tid;
+	e->a1 = native_tid;
+	e->a2 = daemon & 1;
+	rt_send(e);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(hs_thread_stop, const char *name, long len, long java_tid, long native_tid, int daemon)
+{
+	struct ooms_rt_event *e = rt_start(RT_THREAD_STOP);
+
+	if (!e)
+		return 0;
+	copy_str(e->name, OOMS_RT_NAME_LEN, name, len);
+	e->a0 = java_tid;
+	e->a1 = native_tid;
+	e->a2 = daemon & 1;
+	rt_send(e);
+	return 0;
+}
+
+/* ---- ART ---- */
+
+/* art::gc::collector::GarbageCollector::Run(GcCause, bool): this, cause, clear_soft */
+SEC("uprobe")
+int BPF_KPROBE(art_gc_run, void *self, int cause)
+{
+	struct ooms_rt_event *e = rt_start(RT_GC_BEGIN);
+
+	if (!e)
+		return 0;
+	__sync_fetch_and_add(&rt_totals.gcs, 1);
+	e->a0 = cause;
+	rt_send(e);
+	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(art_gc_run_ret)
+{
+	struct ooms_rt_event *e = rt_start(RT_GC_END);
+
+	if (e)
+		rt_send(e);
+	return 0;
+}
+
+/* art::gc::Heap::ThrowOutOfMemoryError(Thread*, size_t byte_count, AllocatorType) */
+SEC("uprobe")
+int BPF_KPROBE(art_oom_heap, void *heap, void *self, __u64 bytes)
+{
+	struct ooms_rt_event *e = rt_start(RT_OOM_SIZE);
+
+	if (!e)
+		return 0;
+	e->a0 = (__s64)bytes;
+	rt_send(e);
+	return 0;
+}
+
+/* art::Thread::ThrowOutOfMemoryError(const char* msg) */
+SEC("uprobe")
+int BPF_KPROBE(art_oom_thread, void *self, const char *msg)
+{
+	struct ooms_rt_event *e = rt_start(RT_OOM_MSG);
+
+	if (!e)
+		return 0;
+	bpf_probe_read_user_str(e->msg, sizeof(e->msg), msg);
+	rt_send(e);
+	return 0;
+}

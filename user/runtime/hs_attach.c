@@ -1,0 +1,250 @@
+#define _GNU_SOURCE
+#include "runtime/hs_attach.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/procfs.h"
+
+static void say(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+pid_t hs_ns_pid(pid_t pid)
+{
+	char path[64], buf[4096], *line;
+	pid_t ns = pid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	ssize_t n = proc_read_file(path, buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return pid;
+	buf[n] = 0;
+	line = strstr(buf, "\nNSpid:");
+	if (!line)
+		return pid;
+	line += 7;
+	/* the last number on the line: the pid in the innermost namespace */
+	for (char *p = line; *p && *p != '\n';) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		ns = (pid_t)v;
+		p = end;
+	}
+	return ns;
+}
+
+/* Connects to path within the time left; the fd or -errno. */
+static int connect_unix(const char *path, long long deadline)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd, e;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+		return fd;
+	e = errno;
+	if (e == EINPROGRESS || e == EAGAIN) {
+		struct pollfd p = {.fd = fd, .events = POLLOUT};
+		int left = (int)(deadline - now_ms()), so = 0;
+		socklen_t sl = sizeof(so);
+
+		if (left > 0 && poll(&p, 1, left) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &sl) == 0 && !so)
+			return fd;
+		e = so ? so : ETIMEDOUT;
+	}
+	close(fd);
+	return -e;
+}
+
+/* The JVM's attach socket, asking the JVM to open it when it is not there. */
+static int open_attach_socket(pid_t pid, long long deadline, char *err, size_t err_len)
+{
+	char sock[128], trig[128];
+	pid_t ns = hs_ns_pid(pid);
+	struct stat st;
+	int fd, made = 0;
+
+	snprintf(sock, sizeof(sock), "/proc/%d/root/tmp/.java_pid%d", (int)pid, (int)ns);
+	if (stat(sock, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+		/* the trigger: in the JVM's working directory, else in its /tmp */
+		snprintf(trig, sizeof(trig), "/proc/%d/cwd/.attach_pid%d", (int)pid, (int)ns);
+		fd = open(trig, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0) {
+			snprintf(trig, sizeof(trig), "/proc/%d/root/tmp/.attach_pid%d", (int)pid, (int)ns);
+			fd = open(trig, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		}
+		if (fd < 0) {
+			int e = errno;
+
+			say(err, err_len, "cannot create the attach trigger %s: %s", trig, strerror(e));
+			return -e;
+		}
+		close(fd);
+		made = 1;
+		if (kill(pid, SIGQUIT) != 0) {
+			int e = errno;
+
+			unlink(trig);
+			say(err, err_len, "cannot signal PID %d: %s", (int)pid, strerror(e));
+			return -e;
+		}
+		for (int wait_ms = 10; now_ms() < deadline; wait_ms = wait_ms < 200 ? wait_ms * 2 : 200) {
+			if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
+				break;
+			usleep(wait_ms * 1000);
+		}
+		if (made)
+			unlink(trig);
+		if (stat(sock, &st) != 0) {
+			say(err, err_len,
+			    "JVM %d did not open its attach socket %s (started with -XX:+DisableAttachMechanism, "
+			    "or not a HotSpot JVM?)",
+			    (int)pid, sock);
+			return -ETIMEDOUT;
+		}
+	}
+	fd = connect_unix(sock, deadline);
+	if (fd < 0)
+		say(err, err_len, "cannot connect to JVM %d's attach socket %s: %s", (int)pid, sock, strerror(-fd));
+	return fd;
+}
+
+static int write_all(int fd, const char *buf, size_t len, long long deadline)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return -errno;
+		struct pollfd p = {.fd = fd, .events = POLLOUT};
+		int left = (int)(deadline - now_ms());
+
+		if (left <= 0 || poll(&p, 1, left) <= 0)
+			return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+int hs_attach_command(pid_t pid, const char *cmd, const char *arg0, const char *arg1, const char *arg2,
+		      int timeout_ms, struct hs_attach_result *res, char *err, size_t err_len)
+{
+	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 10000);
+	const char *parts[5] = {"1", cmd, arg0 ? arg0 : "", arg1 ? arg1 : "", arg2 ? arg2 : ""};
+	char req[4096], reply[sizeof(res->out) + 64];
+	size_t len = 0, got = 0;
+	int fd, e;
+
+	memset(res, 0, sizeof(*res));
+	res->code = -1;
+	for (int i = 0; i < 5; i++) {
+		size_t n = strlen(parts[i]) + 1;
+
+		if (len + n > sizeof(req)) {
+			say(err, err_len, "attach request too long");
+			return -E2BIG;
+		}
+		memcpy(req + len, parts[i], n);
+		len += n;
+	}
+	fd = open_attach_socket(pid, deadline, err, err_len);
+	if (fd < 0)
+		return fd;
+	e = write_all(fd, req, len, deadline);
+	if (e) {
+		say(err, err_len, "sending '%s' to JVM %d: %s", cmd, (int)pid, strerror(-e));
+		close(fd);
+		return e;
+	}
+	/* the answer ends when the JVM closes the connection */
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int left = (int)(deadline - now_ms());
+		ssize_t n;
+
+		if (left <= 0 || poll(&p, 1, left) <= 0) {
+			say(err, err_len, "JVM %d did not answer '%s' within %d ms", (int)pid, cmd, timeout_ms);
+			close(fd);
+			return -ETIMEDOUT;
+		}
+		n = read(fd, reply + got, sizeof(reply) - 1 - got);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			e = -errno;
+			say(err, err_len, "reading JVM %d's answer: %s", (int)pid, strerror(-e));
+			close(fd);
+			return e;
+		}
+		got += (size_t)n;
+		if (got == sizeof(reply) - 1) { /* keep reading to the end, keep the start */
+			char sink[4096];
+
+			while ((n = read(fd, sink, sizeof(sink))) > 0 || (n < 0 && errno == EINTR))
+				;
+			break;
+		}
+	}
+	close(fd);
+	reply[got] = 0;
+	{
+		char *nl = strchr(reply, '\n'), *end;
+		long code = strtol(reply, &end, 10);
+
+		if (end == reply || (*end && *end != '\n')) {
+			say(err, err_len, "JVM %d answered '%s' with no result code: %.80s", (int)pid, cmd, reply);
+			return -EPROTO;
+		}
+		res->code = (int)code;
+		if (nl) {
+			res->out_len = strlen(nl + 1);
+			if (res->out_len >= sizeof(res->out))
+				res->out_len = sizeof(res->out) - 1;
+			memcpy(res->out, nl + 1, res->out_len);
+		}
+		res->out[res->out_len] = 0;
+	}
+	return 0;
+}

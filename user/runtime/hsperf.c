@@ -1,0 +1,175 @@
+#define _GNU_SOURCE
+#include "runtime/hsperf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/hs_attach.h"
+
+#define PROLOGUE 32
+#define ENTRY_HEADER 20
+
+static uint32_t u32(const uint8_t *p, int little)
+{
+	return little ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
+		      : (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+}
+
+static int64_t i64(const uint8_t *p, int little)
+{
+	uint64_t lo = u32(p + (little ? 0 : 4), little), hi = u32(p + (little ? 4 : 0), little);
+
+	return (int64_t)(hi << 32 | lo);
+}
+
+int hsperf_parse(const void *buf, size_t len, hsperf_visit_fn fn, void *ctx)
+{
+	const uint8_t *b = buf;
+	uint32_t off, n;
+	int little;
+
+	if (len < PROLOGUE || b[0] != 0xca || b[1] != 0xfe || b[2] != 0xc0 || b[3] != 0xc0)
+		return -EINVAL;
+	little = b[4] == 1;
+	if (b[5] != 2) /* major version */
+		return -EINVAL;
+	if (!b[7])     /* accessible: set once the JVM has initialized the file */
+		return -EAGAIN;
+	off = u32(b + 24, little);
+	n = u32(b + 28, little);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t elen, name_off, vlen, data_off;
+		const char *name, *str = NULL;
+		char type;
+		int64_t value = 0;
+
+		if ((size_t)off + ENTRY_HEADER > len)
+			return -EINVAL;
+		elen = u32(b + off, little);
+		name_off = u32(b + off + 4, little);
+		vlen = u32(b + off + 8, little);
+		type = (char)b[off + 12];
+		data_off = u32(b + off + 16, little);
+		if (elen < ENTRY_HEADER || (size_t)off + elen > len || name_off >= elen || data_off > elen)
+			return -EINVAL;
+		name = (const char *)b + off + name_off;
+		if (!memchr(name, 0, elen - name_off))
+			return -EINVAL;
+		if (vlen == 0 && type == 'J') {
+			if (data_off + 8 > elen)
+				return -EINVAL;
+			value = i64(b + off + data_off, little);
+		} else if (type == 'B' && vlen > 0 && data_off + vlen <= elen &&
+			   memchr(b + off + data_off, 0, vlen)) {
+			str = (const char *)b + off + data_off;
+		}
+		if (fn(ctx, name, type, value, str))
+			break;
+		off += elen;
+	}
+	return 0;
+}
+
+/* Counter names: sun.gc.generation.<g>.space.<s>.used, .capacity,
+ * sun.gc.generation.<g>.capacity / .maxCapacity, sun.gc.collector.<c>.invocations / .time */
+struct heap_acc {
+	struct hsperf_heap *h;
+	int64_t gen_max_largest; /* G1 gives every generation the whole heap as its max */
+	int g1;
+};
+
+static int heap_visit(void *ctx, const char *name, char type, int64_t v, const char *str)
+{
+	struct heap_acc *a = ctx;
+	struct hsperf_heap *h = a->h;
+	int g, s, c, pos = 0;
+
+	if (!strcmp(name, "sun.gc.policy.name") && str)
+		a->g1 = !strcmp(str, "GarbageFirst");
+	if (type != 'J')
+		return 0;
+	if (sscanf(name, "sun.gc.generation.%d.space.%d.used%n", &g, &s, &pos) == 2 && !name[pos])
+		h->used += v;
+	else if (sscanf(name, "sun.gc.generation.%d.capacity%n", &g, &pos) == 1 && !name[pos])
+		h->committed += v;
+	else if (sscanf(name, "sun.gc.generation.%d.maxCapacity%n", &g, &pos) == 1 && !name[pos]) {
+		h->max += v;
+		if (v > a->gen_max_largest)
+			a->gen_max_largest = v;
+	}
+	else if (sscanf(name, "sun.gc.collector.%d.invocations%n", &c, &pos) == 1 && !name[pos]) {
+		h->gc_count += v;
+		if (c == 1)
+			h->full_gc_count = v;
+	} else if (sscanf(name, "sun.gc.collector.%d.time%n", &c, &pos) == 1 && !name[pos])
+		h->gc_time_ms += v; /* ticks; converted below */
+	return 0;
+}
+
+struct ticks {
+	int64_t frequency;
+};
+
+static int ticks_visit(void *ctx, const char *name, char type, int64_t v, const char *str)
+{
+	(void)str;
+	if (type == 'J' && !strcmp(name, "sun.os.hrt.frequency")) {
+		((struct ticks *)ctx)->frequency = v;
+		return 1;
+	}
+	return 0;
+}
+
+int hsperf_heap_from(const void *buf, size_t len, struct hsperf_heap *h)
+{
+	struct ticks t = {0};
+	struct heap_acc a = {h, 0, 0};
+	int e;
+
+	memset(h, 0, sizeof(*h));
+	e = hsperf_parse(buf, len, heap_visit, &a);
+	if (e)
+		return e;
+	if (a.g1) /* young and old may each grow to the whole heap */
+		h->max = a.gen_max_largest;
+	if (hsperf_parse(buf, len, ticks_visit, &t) == 0 && t.frequency > 0)
+		h->gc_time_ms = h->gc_time_ms * 1000 / t.frequency;
+	if (h->max <= 0 && h->used <= 0)
+		return -ENODATA; /* counters off (-XX:-UsePerfData) or another collector's names */
+	return 0;
+}
+
+ssize_t hsperf_read(pid_t pid, void *buf, size_t len)
+{
+	char dir[96], path[512];
+	pid_t ns = hs_ns_pid(pid);
+	struct dirent *d;
+	DIR *dp;
+	ssize_t n = -ENOENT;
+
+	/* /tmp/hsperfdata_<user>/<pid>, the user being the JVM's: look in each */
+	snprintf(dir, sizeof(dir), "/proc/%d/root/tmp", (int)pid);
+	dp = opendir(dir);
+	if (!dp)
+		return -errno;
+	while ((d = readdir(dp)) && n == -ENOENT) {
+		int fd;
+
+		if (strncmp(d->d_name, "hsperfdata_", 11))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/%d", dir, d->d_name, (int)ns);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		n = pread(fd, buf, len, 0);
+		if (n < 0)
+			n = -errno;
+		close(fd);
+	}
+	closedir(dp);
+	return n;
+}

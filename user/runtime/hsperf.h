@@ -1,0 +1,40 @@
+/* HotSpot's performance counters: the memory-mapped file
+ * /tmp/hsperfdata_<user>/<pid> that `jstat` reads. No attach, no safepoint,
+ * no code in the JVM: a read of 32 KB. The parser is pure (a buffer in, the
+ * counters out); the reader takes the file through /proc/PID/root.
+ *
+ * Layout (version 2): a 32-byte prologue (magic 0xcafec0c0 big-endian, byte
+ * order, major/minor, accessible, used, overflow, mod time, entry offset,
+ * entry count) then entries (length, name offset, vector length, type,
+ * flags, units, variability, data offset), names NUL-terminated. */
+#ifndef OOMSCOPE_HSPERF_H
+#define OOMSCOPE_HSPERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Called for each counter: a long ('J') gives value; a string ('B' vector)
+ * gives str (NUL-terminated within the buffer, or NULL). Return nonzero to stop. */
+typedef int (*hsperf_visit_fn)(void *ctx, const char *name, char type, int64_t value, const char *str);
+
+/* Walks the counters of buf. 0, -EINVAL (not hsperfdata, damaged), or
+ * -EAGAIN (the JVM has not finished writing it: accessible flag 0). */
+int hsperf_parse(const void *buf, size_t len, hsperf_visit_fn fn, void *ctx);
+
+/* The Java heap as the counters say: used (all spaces), committed
+ * (capacities) and max (the maximum the heap may grow to), in bytes; GC
+ * collections and their total time (ms) so far. */
+struct hsperf_heap {
+	int64_t used, committed, max;
+	int64_t gc_count, gc_time_ms; /* all collectors */
+	int64_t full_gc_count;        /* the old-generation collector's */
+};
+
+/* Sums the heap figures from a parsed buffer. 0 or -errno. */
+int hsperf_heap_from(const void *buf, size_t len, struct hsperf_heap *h);
+/* Reads the file of JVM pid (user: the JVM's user name; NULL to look it up
+ * from the process's uid) into buf (at least 32 KiB). Bytes read or -errno. */
+ssize_t hsperf_read(pid_t pid, void *buf, size_t len);
+
+#endif

@@ -1,0 +1,50 @@
+/* The libart.so symbols the ART fork-dump and the GC/OOM probes need, by
+ * their mangled names (the same on arm64 and x86_64), and which fork path a
+ * given libart supports. Shared with the tests, which resolve them in
+ * Debian's libart.so. */
+#ifndef OOMSCOPE_SHIM_ART_SYMS_H
+#define OOMSCOPE_SHIM_ART_SYMS_H
+
+#include <stdint.h>
+#include "shim/elfsym.h"
+
+enum art_sym {
+	ART_DUMP_HEAP,            /* art::hprof::DumpHeap(const char*, int, bool) */
+	ART_SUSPEND_VM,           /* art::Dbg::SuspendVM() (Android 5-10) */
+	ART_RESUME_VM,
+	ART_SSA_CTOR, ART_SSA_CTOR2,   /* art::ScopedSuspendAll(const char*, bool) */
+	ART_SSA_DTOR, ART_SSA_DTOR2,
+	ART_GCCS_CTOR, ART_GCCS_CTOR2, /* art::gc::ScopedGCCriticalSection(Thread*, GcCause, CollectorType) */
+	ART_GCCS_DTOR, ART_GCCS_DTOR2,
+	ART_MUTATOR_LOCK,         /* art::Locks::mutator_lock_ (a pointer) */
+	ART_THREAD_LIST_LOCK,     /* art::Locks::thread_list_lock_ (a pointer) */
+	ART_RW_EXCLUSIVE_LOCK,    /* art::ReaderWriterMutex::ExclusiveLock(Thread*) */
+	ART_RW_EXCLUSIVE_UNLOCK,
+	ART_MUTEX_LOCK,           /* art::Mutex::ExclusiveLock(Thread*) */
+	ART_MUTEX_UNLOCK,
+	ART_THREAD_CURRENT,       /* art::Thread::CurrentFromGdb() */
+	ART_GC_RUN,               /* art::gc::collector::GarbageCollector::Run(GcCause, bool): GC probe */
+	ART_OOM_HEAP,             /* art::gc::Heap::ThrowOutOfMemoryError(Thread*, size_t, AllocatorType) */
+	ART_OOM_THREAD,           /* art::Thread::ThrowOutOfMemoryError(const char*) */
+	ART_SYM_MAX,
+};
+
+extern const char *const art_sym_names[ART_SYM_MAX];
+
+struct art_syms {
+	uintptr_t addr[ART_SYM_MAX];   /* 0: absent */
+	const char *table[ART_SYM_MAX]; /* where each was found */
+};
+
+enum art_fork_path {
+	ART_PATH_NONE = 0,
+	ART_PATH_SUSPEND_VM,        /* Android 5-10 */
+	ART_PATH_MUTATOR_LOCK,      /* Android 11-14 */
+	ART_PATH_THREAD_LIST_LOCK,  /* Android 15+ */
+};
+
+int art_syms_resolve(struct elfsym_lib *lib, struct art_syms *s);
+/* api: the device's API level, 0 when unknown (then by the symbols found). */
+enum art_fork_path art_fork_path_for(const struct art_syms *s, int api);
+
+#endif

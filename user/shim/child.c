@@ -1,0 +1,60 @@
+/* What every fork-dump child does, whatever the runtime. */
+#define _GNU_SOURCE
+#include "shim/shim.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char shim_child_note[256];
+
+void shim_child_setup(unsigned secs)
+{
+	static const int dflt[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2};
+	struct sigaction sa;
+	sigset_t set;
+
+	/* The runtime's handlers post to threads the child does not have:
+	 * SIGTERM must end the child, and the alarm must kill it. SIGSEGV and
+	 * SIGBUS stay with the runtime (it uses them for its own checks). */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(dflt) / sizeof(dflt[0]); i++) {
+		sigaction(dflt[i], &sa, NULL);
+		sigaddset(&set, dflt[i]);
+	}
+	sa.sa_handler = SIG_IGN; /* a client that hung up must not kill the writer */
+	sigaction(SIGPIPE, &sa, NULL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	alarm(secs);
+}
+
+void shim_child_finish(const struct shim_dump_req *req, int err, const char *why, uint64_t bytes_in,
+		       uint64_t bytes_out, uint64_t objects, double start_ms)
+{
+	char b;
+
+	if (!err && fsync(req->fd) != 0 && errno != EINVAL)
+		err = -errno, why = "fsync";
+	if (req->path[0]) {
+		if (!err && rename(req->tmp, req->path) != 0)
+			err = -errno, why = "rename";
+		if (err)
+			unlink(req->tmp);
+	}
+	close(req->fd);
+	/* "started" (from the parent) goes first */
+	while (read(req->sync_fd, &b, 1) < 0 && errno == EINTR)
+		;
+	if (err)
+		shim_reply(req->reply_fd, "error %s: %s", why ? why : "dump", strerror(-err));
+	else
+		shim_reply(req->reply_fd, "done bytes_in=%llu bytes_out=%llu objects=%llu child_ms=%.0f%s%s",
+			   (unsigned long long)bytes_in, (unsigned long long)bytes_out, (unsigned long long)objects,
+			   shim_now_ms() - start_ms, shim_child_note[0] ? " " : "", shim_child_note);
+	_exit(err ? 1 : 0);
+}

@@ -1,0 +1,306 @@
+/* The shim's control socket: a UNIX stream socket in the target's /tmp,
+ * served by one thread, one client at a time. Only root and the target's own
+ * uid may use it (SO_PEERCRED), whatever the file's permissions say. */
+#define _GNU_SOURCE
+#include "shim/shim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hprof/io.h"
+#include "hprof/transform.h"
+
+enum shim_runtime shim_runtime;
+
+static char sock_path[108];
+static volatile pid_t busy_child;   /* the dump child while it runs */
+static char busy_path[128];
+
+double shim_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void shim_reply(int fd, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	for (const char *p = line; n > 0;) {
+		ssize_t w = send(fd, p, (size_t)n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		p += w;
+		n -= (int)w;
+	}
+}
+
+/* One request line (and an fd, for dumpfd). Returns the line length, or -1. */
+static int read_request(int c, char *line, size_t len, int *fd)
+{
+	size_t got = 0;
+
+	*fd = -1;
+	while (got < len - 1) {
+		char cbuf[CMSG_SPACE(sizeof(int))];
+		struct iovec iov = {line + got, 1};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+		ssize_t n = recvmsg(c, &m, MSG_CMSG_CLOEXEC);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h))
+			if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS && *fd < 0)
+				memcpy(fd, CMSG_DATA(h), sizeof(int));
+		if (line[got] == '\n')
+			break;
+		got++;
+	}
+	line[got] = 0;
+	return (int)got;
+}
+
+static int parse_mode(const char *w, int *op)
+{
+	if (!w || !strcmp(w, "app"))
+		*op = HPROF_OP_STRIP_APP;
+	else if (!strcmp(w, "koom"))
+		*op = HPROF_OP_STRIP_KOOM;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_codec(const char *w, int *codec, int *level)
+{
+	if (!w || !strcmp(w, "gzip")) {
+		*codec = HPROF_GZIP;
+		*level = 1; /* fast: the child holds a copy of the heap while it writes */
+	} else if (!strcmp(w, "xz")) {
+		*codec = HPROF_XZ;
+		*level = 0;
+	} else if (!strcmp(w, "none")) {
+		*codec = HPROF_PLAIN;
+		*level = 0;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* The dump child is reaped here, so the runtime never sees it (HotSpot does
+ * not reap children), and the shim knows when the next dump may start. */
+static void *reaper(void *arg)
+{
+	pid_t child = (pid_t)(intptr_t)arg;
+	int st;
+
+	while (waitpid(child, &st, __WALL) < 0 && errno == EINTR)
+		;
+	busy_child = 0;
+	return NULL;
+}
+
+static void do_dump(int c, char **w, int nw, int passed_fd)
+{
+	struct shim_dump_req req;
+	struct shim_dump_result res;
+	int fdmode = !strcmp(w[0], "dumpfd"), a = fdmode ? 1 : 2, sync[2];
+	pthread_t t;
+
+	memset(&req, 0, sizeof(req));
+	memset(&res, 0, sizeof(res));
+	req.fd = -1;
+	req.reply_fd = c;
+	if (busy_child) {
+		shim_reply(c, "busy a dump is running (child %d, %s): try again when it is done", (int)busy_child,
+			   busy_path);
+		goto out;
+	}
+	if ((!fdmode && nw < 2) || (fdmode && passed_fd < 0)) {
+		shim_reply(c, "error usage: dump PATH [app|koom [gzip|xz|none [LEVEL]]], or dumpfd [...] with an fd");
+		goto out;
+	}
+	if (parse_mode(nw > a ? w[a] : NULL, &req.op) ||
+	    parse_codec(nw > a + 1 ? w[a + 1] : NULL, &req.codec, &req.level)) {
+		shim_reply(c, "error unknown mode or codec (modes: app, koom; codecs: gzip, xz, none)");
+		goto out;
+	}
+	if (nw > a + 2)
+		req.level = atoi(w[a + 2]);
+	if (fdmode) {
+		req.fd = passed_fd;
+		passed_fd = -1;
+		snprintf(busy_path, sizeof(busy_path), "passed fd");
+	} else {
+		snprintf(req.path, sizeof(req.path), "%s", w[1]);
+		snprintf(req.tmp, sizeof(req.tmp), "%s.tmp.%d", w[1], (int)getpid());
+		req.fd = open(req.tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (req.fd < 0) {
+			shim_reply(c, "error cannot create %s: %s", req.tmp, strerror(errno));
+			goto out;
+		}
+		snprintf(busy_path, sizeof(busy_path), "%.120s", w[1]);
+	}
+	if (pipe2(sync, O_CLOEXEC) != 0) {
+		shim_reply(c, "error pipe: %s", strerror(errno));
+		close(req.fd);
+		if (req.path[0])
+			unlink(req.tmp);
+		goto out;
+	}
+	req.sync_fd = sync[0];
+	if (shim_runtime == SHIM_HOTSPOT)
+		shim_hs_dump(&req, &res);
+	else if (shim_runtime == SHIM_ART)
+		shim_art_dump(&req, &res);
+	else
+		snprintf(res.error, sizeof(res.error), "no Java runtime in this process");
+	if (!res.child) {
+		shim_reply(c, "error %s", res.error[0] ? res.error : "the dump did not start");
+		if (req.path[0])
+			unlink(req.tmp);
+	} else {
+		busy_child = res.child;
+		shim_reply(c, "started child=%d pause_ms=%.1f", (int)res.child, res.pause_ms);
+		if (pthread_create(&t, NULL, reaper, (void *)(intptr_t)res.child) == 0)
+			pthread_detach(t);
+		else
+			busy_child = 0;
+	}
+	if (write(sync[1], "g", 1) < 0) { /* the child may answer now */
+	}
+	close(sync[0]);
+	close(sync[1]);
+	close(req.fd);
+out:
+	if (passed_fd >= 0)
+		close(passed_fd);
+}
+
+static void serve(int c)
+{
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	char line[4400], *w[8];
+	int nw = 0, fd;
+
+	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || (cred.uid != 0 && cred.uid != geteuid())) {
+		shim_reply(c, "error permission denied: only root or uid %d may use this socket", (int)geteuid());
+		return;
+	}
+	if (read_request(c, line, sizeof(line), &fd) < 0)
+		return;
+	for (char *save = NULL, *tok = strtok_r(line, " \t\r", &save); tok && nw < 8;
+	     tok = strtok_r(NULL, " \t\r", &save))
+		w[nw++] = tok;
+	if (!nw) {
+		shim_reply(c, "error empty request");
+	} else if (!strcmp(w[0], "ping")) {
+		shim_reply(c, "ok oomscope-shim %d runtime=%s pid=%d", SHIM_PROTOCOL,
+			   shim_runtime == SHIM_HOTSPOT ? "hotspot" : shim_runtime == SHIM_ART ? "art" : "none",
+			   (int)getpid());
+	} else if (!strcmp(w[0], "heap")) {
+		int64_t used = -1, committed = -1, max = -1;
+		int e = shim_runtime == SHIM_HOTSPOT ? shim_hs_heap(&used, &committed, &max)
+			: shim_runtime == SHIM_ART  ? shim_art_heap(&used, &committed, &max)
+						    : -ENOSYS;
+
+		if (e)
+			shim_reply(c, "error heap figures unavailable: %s", strerror(-e));
+		else
+			shim_reply(c, "ok used=%lld committed=%lld max=%lld", (long long)used, (long long)committed,
+				   (long long)max);
+	} else if (!strcmp(w[0], "dump") || !strcmp(w[0], "dumpfd")) {
+		do_dump(c, w, nw, fd);
+		fd = -1;
+	} else {
+		shim_reply(c, "error unknown command '%s' (ping, heap, dump, dumpfd)", w[0]);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+static void *control_main(void *arg)
+{
+	int s = (int)(intptr_t)arg;
+	sigset_t all;
+
+	/* the runtime's signals go to its own threads, not this one */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		int c = accept4(s, NULL, NULL, SOCK_CLOEXEC);
+
+		if (c < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return NULL;
+		}
+		serve(c);
+		close(c);
+	}
+}
+
+static void remove_socket(void)
+{
+	if (sock_path[0])
+		unlink(sock_path);
+}
+
+int shim_control_start(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	pthread_t t;
+	int s;
+
+	snprintf(sock_path, sizeof(sock_path), SHIM_SOCKET_FMT, (int)getpid());
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	unlink(sock_path); /* a stale socket of an earlier process with this pid */
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) != 0 || chmod(sock_path, 0600) != 0 || listen(s, 4) != 0) {
+		int e = -errno;
+
+		close(s);
+		return e;
+	}
+	atexit(remove_socket);
+	if (pthread_create(&t, NULL, control_main, (void *)(intptr_t)s) != 0) {
+		close(s);
+		unlink(sock_path);
+		return -EAGAIN;
+	}
+	pthread_detach(t);
+	return 0;
+}

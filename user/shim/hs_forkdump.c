@@ -1,0 +1,834 @@
+/* The HotSpot fork-dump (hotspot-dump.md has the measurements behind it).
+ *
+ * The parent gathers class layouts while the app runs (hs_layout.c), then
+ * calls JVMTI FollowReferences. HotSpot runs the walk as a VM operation at a
+ * safepoint, in the VM thread; the first callback forks there. The parent
+ * returns JVMTI_VISIT_ABORT, the walk ends and the app goes on: its pause is
+ * the safepoint and the fork. The child is a consistent, single-threaded copy
+ * whose VM thread is still inside the walk: it carries on and writes the dump
+ * from the callbacks (objects tagged with sequential ids, references with
+ * their field and array indices, primitive fields; primitive array contents
+ * are skipped at the source, their lengths kept), through the stripper and
+ * zlib, to the output.
+ *
+ * The child notices the end of the walk by itself: the VM thread then goes
+ * back to waiting for VM operations, blocked in a futex, with every object it
+ * reached written. A watchdog thread in the child sees that, finishes the
+ * file and _exits. A walk that stops with objects still pending is an error,
+ * never a silently partial dump. */
+#define _GNU_SOURCE
+#include "shim/shim.h"
+
+#include <errno.h>
+#include <jvmti.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hprof/emit.h"
+#include "hprof/stream.h"
+#include "shim/hs_layout.h"
+
+#define ID(tag) ((uint64_t)(tag) << 3)
+#define STRING_ID(i) ((((uint64_t)1 << 44) + (uint64_t)(i)) << 3)
+#define STACK_SERIAL 1
+#define CHILD_ALARM_S 1800
+
+/* hprof tags */
+enum {
+	T_STRING = 0x01, T_LOAD_CLASS = 0x02, T_STACK_TRACE = 0x05,
+	S_ROOT_UNKNOWN = 0xff, S_ROOT_JNI_GLOBAL = 0x01, S_ROOT_JNI_LOCAL = 0x02, S_ROOT_JAVA_FRAME = 0x03,
+	S_ROOT_STICKY_CLASS = 0x05, S_ROOT_MONITOR_USED = 0x07, S_ROOT_THREAD_OBJ = 0x08,
+	S_CLASS_DUMP = 0x20, S_INSTANCE_DUMP = 0x21, S_OBJ_ARRAY_DUMP = 0x22, S_PRIM_ARRAY_NODATA = 0xc3,
+};
+
+static JavaVM *jvm;
+static jvmtiEnv *jvmti;
+
+/* ---- the walk's state (parent: until the fork; child: the whole walk) ---- */
+
+struct current {          /* the object whose references are being reported */
+	jlong tag;        /* 0: none */
+	jlong class_tag;
+	int kind;         /* 'I' instance, 'A' object array, 'P' primitive array, 'C' class */
+	uint8_t *buf;     /* instance field bytes / array element ids */
+	size_t buf_cap;
+	uint32_t len;     /* object array: elements */
+	uint64_t signers, pd;
+	uint64_t *statics; /* class: static values (ids, or raw bits) */
+	uint32_t statics_cap;
+};
+
+static struct {
+	struct hs_layout lay;
+	int forked;               /* parent: the fork happened; abort the walk */
+	int in_child;
+	double pause_start_ms;
+	pid_t child;
+	char error[200];
+	const struct shim_dump_req *req;
+	/* A copy: in the child, glibc reclaims the other threads' stacks (the
+	 * control thread's, where the caller's request lives) for new threads. */
+	struct shim_dump_req req_copy;
+	/* child */
+	struct hprof_strip_stream strip;
+	struct hprof_emit emit;
+	struct current cur;
+	jlong next_tag;
+	uint32_t *arr_len;        /* by tag: array length seen when first reached */
+	uint64_t *reached, *emitted; /* bitsets by tag */
+	size_t tag_cap;           /* entries in arr_len and bits in the bitsets */
+	int64_t pending;          /* reached, not a java.lang.Class, not yet written */
+	uint8_t *class_dumped;    /* by class index */
+	jlong *thread_tags;       /* thread serial - 1 -> the thread object's tag */
+	uint32_t nthreads, threads_cap;
+	uint64_t objects;
+	uint64_t unknown_class;    /* objects whose class was not among the loaded classes */
+	uint64_t unlisted_mirrors; /* Class objects not among them (primitive types, new classes) */
+	volatile uint64_t callbacks;
+	volatile int in_callback;
+	pid_t vm_tid;
+	double start_ms;
+	int err;
+	char why[200];
+} W;
+
+static double now_ms(void) { return shim_now_ms(); }
+
+static void child_fail(int e, const char *why)
+{
+	if (!W.err) {
+		W.err = e ? e : -EIO;
+		snprintf(W.why, sizeof(W.why), "%s", why);
+	}
+}
+
+static int to_strip(void *ctx, const void *buf, size_t n)
+{
+	(void)ctx;
+	return hprof_strip_stream_feed(&W.strip, buf, n);
+}
+
+/* Grows the per-tag tables to hold tag. */
+static int ensure_tag(jlong tag)
+{
+	size_t need = (size_t)tag + 1, cap = W.tag_cap;
+
+	if (need <= cap)
+		return 0;
+	while (cap < need)
+		cap = cap ? cap * 2 : (size_t)1 << 20;
+	{
+		uint32_t *a = realloc(W.arr_len, cap * sizeof(*a));
+		uint64_t *r, *e;
+
+		if (!a)
+			return -ENOMEM;
+		memset(a + W.tag_cap, 0, (cap - W.tag_cap) * sizeof(*a));
+		W.arr_len = a;
+		r = realloc(W.reached, cap / 8 + 8);
+		if (!r)
+			return -ENOMEM;
+		memset((uint8_t *)r + W.tag_cap / 8, 0, cap / 8 + 8 - W.tag_cap / 8);
+		W.reached = r;
+		e = realloc(W.emitted, cap / 8 + 8);
+		if (!e)
+			return -ENOMEM;
+		memset((uint8_t *)e + W.tag_cap / 8, 0, cap / 8 + 8 - W.tag_cap / 8);
+		W.emitted = e;
+	}
+	W.tag_cap = cap;
+	return 0;
+}
+
+static int bit_test(const uint64_t *bits, jlong tag)
+{
+	return (bits[tag >> 6] >> (tag & 63)) & 1;
+}
+
+static int bit_test_set(uint64_t *bits, jlong tag)
+{
+	uint64_t m = 1ull << (tag & 63);
+	int was = (bits[tag >> 6] & m) != 0;
+
+	bits[tag >> 6] |= m;
+	return was;
+}
+
+static struct hs_class *klass(jlong tag)
+{
+	return tag >= 1 && (uint64_t)tag <= W.lay.nclasses ? &W.lay.classes[tag - 1] : NULL;
+}
+
+static int is_class_instance(jlong class_tag)
+{
+	return class_tag && class_tag == W.lay.class_class_tag;
+}
+
+/* The referee of a reference: its tag (assigned now if new). */
+static jlong reach(jlong *tag_ptr, jlong class_tag, jint length)
+{
+	jlong t = *tag_ptr;
+
+	if (!t) {
+		t = *tag_ptr = W.next_tag++;
+	}
+	if (ensure_tag(t)) {
+		child_fail(-ENOMEM, "out of memory for the object tables");
+		return t;
+	}
+	if (!bit_test_set(W.reached, t)) {
+		if (length >= 0)
+			W.arr_len[t] = (uint32_t)length;
+		if (!is_class_instance(class_tag))
+			W.pending++;
+		else if (!klass(t))
+			W.unlisted_mirrors++;
+		if (!klass(class_tag))
+			W.unknown_class++;
+	}
+	return t;
+}
+
+static uint8_t *grow(uint8_t **buf, size_t *cap, size_t want)
+{
+	if (want > *cap) {
+		size_t c = *cap ? *cap : 256;
+		void *q;
+
+		while (c < want)
+			c *= 2;
+		q = realloc(*buf, c);
+		if (!q)
+			return NULL;
+		*buf = q;
+		*cap = c;
+	}
+	return *buf;
+}
+
+/* ---- records ---- */
+
+static void emit_class_dump(jlong tag)
+{
+	struct hs_class *c = klass(tag);
+	size_t len;
+	uint8_t *p;
+	struct current *cur = &W.cur;
+	int with_values = cur->tag == tag && cur->kind == 'C';
+
+	if (!c || W.class_dumped[tag - 1])
+		return;
+	W.class_dumped[tag - 1] = 1;
+	len = 1 + 8 + 4 + 8 * 6 + 4 + 2 + 2 + 2;
+	for (uint32_t i = 0; i < c->nstatic; i++)
+		len += 8 + 1 + hs_type_size(c->statics[i].type);
+	len += (size_t)c->ninst * (8 + 1);
+	p = hprof_emit_sub(&W.emit, len);
+	if (!p)
+		return;
+	p = hprof_put1(p, S_CLASS_DUMP);
+	p = hprof_put8(p, ID(tag));
+	p = hprof_put4(p, STACK_SERIAL);
+	p = hprof_put8(p, c->super >= 0 ? ID(c->super + 1) : 0);
+	p = hprof_put8(p, c->loader_tag ? ID(c->loader_tag) : 0);
+	p = hprof_put8(p, with_values ? cur->signers : 0);
+	p = hprof_put8(p, with_values ? cur->pd : 0);
+	p = hprof_put8(p, 0);
+	p = hprof_put8(p, 0);
+	p = hprof_put4(p, c->inst_bytes);
+	p = hprof_put2(p, 0); /* constant pool */
+	p = hprof_put2(p, (uint16_t)c->nstatic);
+	for (uint32_t i = 0; i < c->nstatic; i++) {
+		uint64_t v = with_values && i < cur->statics_cap ? cur->statics[i] : 0;
+		unsigned sz = hs_type_size(c->statics[i].type);
+
+		p = hprof_put8(p, STRING_ID(c->statics[i].name));
+		p = hprof_put1(p, c->statics[i].type);
+		if (sz == 1)
+			p = hprof_put1(p, (uint8_t)v);
+		else if (sz == 2)
+			p = hprof_put2(p, (uint16_t)v);
+		else if (sz == 4)
+			p = hprof_put4(p, (uint32_t)v);
+		else
+			p = hprof_put8(p, v);
+	}
+	p = hprof_put2(p, (uint16_t)c->ninst);
+	for (uint32_t i = 0; i < c->ninst; i++) {
+		p = hprof_put8(p, STRING_ID(c->inst[i].name));
+		p = hprof_put1(p, c->inst[i].type);
+	}
+}
+
+/* The object being reported is complete: its record goes out. */
+static void flush_current(void)
+{
+	struct current *cur = &W.cur;
+	struct hs_class *c = klass(cur->class_tag);
+	uint8_t *p;
+
+	if (!cur->tag)
+		return;
+	if (ensure_tag(cur->tag) || bit_test_set(W.emitted, cur->tag)) {
+		cur->tag = 0; /* written already (a referrer reported twice) */
+		return;
+	}
+	if (bit_test(W.reached, cur->tag) && !is_class_instance(cur->class_tag))
+		W.pending--;
+	W.objects++;
+	switch (cur->kind) {
+	case 'C':
+		emit_class_dump(cur->tag);
+		break;
+	case 'I': {
+		uint32_t n = c ? c->inst_bytes : 0;
+
+		p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 8 + 4 + n);
+		if (!p)
+			break;
+		p = hprof_put1(p, S_INSTANCE_DUMP);
+		p = hprof_put8(p, ID(cur->tag));
+		p = hprof_put4(p, STACK_SERIAL);
+		p = hprof_put8(p, ID(cur->class_tag));
+		p = hprof_put4(p, n);
+		if (n)
+			memcpy(p, cur->buf, n);
+		break;
+	}
+	case 'A':
+		p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 4 + 8 + (size_t)cur->len * 8);
+		if (!p)
+			break;
+		p = hprof_put1(p, S_OBJ_ARRAY_DUMP);
+		p = hprof_put8(p, ID(cur->tag));
+		p = hprof_put4(p, STACK_SERIAL);
+		p = hprof_put4(p, cur->len);
+		p = hprof_put8(p, ID(cur->class_tag));
+		if (cur->len)
+			memcpy(p, cur->buf, (size_t)cur->len * 8);
+		break;
+	case 'P':
+		/* contents skipped at the source: length and type stay, as the
+		 * stripper would leave them */
+		p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 4 + 1);
+		if (p)
+			hprof_put1(hprof_put4(hprof_put4(hprof_put8(hprof_put1(p, S_PRIM_ARRAY_NODATA), ID(cur->tag)),
+							 STACK_SERIAL),
+					      cur->len),
+				   c && c->prim_array_type ? c->prim_array_type : HT_BYTE);
+		break;
+	}
+	cur->tag = 0;
+}
+
+/* The object that is now the referrer: starts its record if it is new. */
+static int begin_object(jlong tag, jlong class_tag)
+{
+	struct current *cur = &W.cur;
+	struct hs_class *c;
+
+	if (cur->tag == tag)
+		return 0;
+	flush_current();
+	cur->tag = tag;
+	cur->class_tag = class_tag;
+	cur->signers = cur->pd = 0;
+	if (klass(tag) && class_tag == W.lay.class_class_tag) {
+		struct hs_class *k = klass(tag);
+
+		cur->kind = 'C';
+		if (k->nstatic > cur->statics_cap) {
+			uint64_t *q = realloc(cur->statics, k->nstatic * sizeof(*q));
+
+			if (!q)
+				return child_fail(-ENOMEM, "out of memory"), -1;
+			cur->statics = q;
+			cur->statics_cap = k->nstatic;
+		}
+		memset(cur->statics, 0, cur->statics_cap * sizeof(*cur->statics));
+		return 0;
+	}
+	c = klass(class_tag);
+	if (c && c->prim_array_type) {
+		cur->kind = 'P';
+		cur->len = tag < (jlong)W.tag_cap ? W.arr_len[tag] : 0;
+	} else if (c && c->is_array) {
+		cur->kind = 'A';
+		cur->len = tag < (jlong)W.tag_cap ? W.arr_len[tag] : 0;
+		if (!grow(&cur->buf, &cur->buf_cap, (size_t)cur->len * 8 + 8))
+			return child_fail(-ENOMEM, "out of memory"), -1;
+		memset(cur->buf, 0, (size_t)cur->len * 8);
+	} else {
+		uint32_t n = c ? c->inst_bytes : 0;
+
+		cur->kind = 'I';
+		if (!grow(&cur->buf, &cur->buf_cap, n + 8))
+			return child_fail(-ENOMEM, "out of memory"), -1;
+		memset(cur->buf, 0, n);
+	}
+	return 0;
+}
+
+static void store(uint8_t *at, uint8_t type, uint64_t v)
+{
+	switch (hs_type_size(type)) {
+	case 1: hprof_put1(at, (uint8_t)v); break;
+	case 2: hprof_put2(at, (uint16_t)v); break;
+	case 4: hprof_put4(at, (uint32_t)v); break;
+	default: hprof_put8(at, v); break;
+	}
+}
+
+/* A field value (reference id or primitive bits) of the current object. */
+static void field_value(jint index, uint64_t v, int is_static_kind)
+{
+	struct current *cur = &W.cur;
+	struct hs_class *c = klass(cur->kind == 'C' ? cur->tag : cur->class_tag);
+	const struct hs_slot *s;
+
+	if (!c || index < 0 || (uint32_t)index >= c->nslots)
+		return;
+	s = &c->slots[index];
+	if (!s->valid || s->is_static != is_static_kind)
+		return;
+	if (is_static_kind) {
+		if (cur->kind == 'C' && (uint32_t)s->at < cur->statics_cap)
+			cur->statics[s->at] = v;
+	} else if (cur->kind == 'I' && (uint32_t)s->at + hs_type_size(s->type) <= c->inst_bytes) {
+		store(cur->buf + s->at, s->type, v);
+	}
+}
+
+static uint32_t thread_serial(jlong thread_tag)
+{
+	for (uint32_t i = 0; i < W.nthreads; i++)
+		if (W.thread_tags[i] == thread_tag)
+			return i + 1;
+	if (W.nthreads == W.threads_cap) {
+		uint32_t c = W.threads_cap ? W.threads_cap * 2 : 256;
+		jlong *q = realloc(W.thread_tags, c * sizeof(*q));
+
+		if (!q)
+			return 0;
+		W.thread_tags = q;
+		W.threads_cap = c;
+	}
+	W.thread_tags[W.nthreads++] = thread_tag;
+	return W.nthreads;
+}
+
+static void emit_root(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong tag)
+{
+	uint8_t *p;
+
+	switch (kind) {
+	case JVMTI_HEAP_REFERENCE_JNI_GLOBAL:
+		if ((p = hprof_emit_sub(&W.emit, 1 + 8 + 8)))
+			hprof_put8(hprof_put8(hprof_put1(p, S_ROOT_JNI_GLOBAL), ID(tag)), 0);
+		break;
+	case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS:
+		/* also constant pool arrays and Module objects: only classes are sticky */
+		if ((p = hprof_emit_sub(&W.emit, 1 + 8)))
+			hprof_put8(hprof_put1(p, klass(tag) ? S_ROOT_STICKY_CLASS : S_ROOT_UNKNOWN), ID(tag));
+		break;
+	case JVMTI_HEAP_REFERENCE_MONITOR:
+		if ((p = hprof_emit_sub(&W.emit, 1 + 8)))
+			hprof_put8(hprof_put1(p, S_ROOT_MONITOR_USED), ID(tag));
+		break;
+	case JVMTI_HEAP_REFERENCE_THREAD:
+		if ((p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 4)))
+			hprof_put4(hprof_put4(hprof_put8(hprof_put1(p, S_ROOT_THREAD_OBJ), ID(tag)), thread_serial(tag)),
+				   STACK_SERIAL);
+		break;
+	case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
+	case JVMTI_HEAP_REFERENCE_JNI_LOCAL: {
+		const jvmtiHeapReferenceInfoStackLocal *sl = &info->stack_local;
+		uint8_t t = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? S_ROOT_JAVA_FRAME : S_ROOT_JNI_LOCAL;
+
+		if ((p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 4)))
+			hprof_put4(hprof_put4(hprof_put8(hprof_put1(p, t), ID(tag)),
+					      sl->thread_tag ? thread_serial(sl->thread_tag) : 0),
+				   (uint32_t)sl->depth);
+		break;
+	}
+	default:
+		if ((p = hprof_emit_sub(&W.emit, 1 + 8)))
+			hprof_put8(hprof_put1(p, S_ROOT_UNKNOWN), ID(tag));
+		break;
+	}
+}
+
+/* ---- the child's start and end ---- */
+
+static void child_start(void);
+static void *watchdog(void *arg);
+
+/* The first callback of the walk forks. The parent aborts the walk; the
+ * child starts writing. Returns 1 in the parent. */
+static int fork_here(void)
+{
+	pid_t p;
+
+	if (W.forked)
+		return !W.in_child;
+	W.forked = 1;
+	p = fork();
+	if (p < 0) {
+		snprintf(W.error, sizeof(W.error), "fork: %s", strerror(errno));
+		return 1;
+	}
+	if (p > 0) {
+		W.child = p;
+		return 1;
+	}
+	W.in_child = 1;
+	child_start();
+	return 0;
+}
+
+static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong class_tag,
+				 jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
+				 jint length, void *user_data)
+{
+	jlong t;
+
+	(void)size;
+	(void)user_data;
+	if (!W.in_child && fork_here())
+		return JVMTI_VISIT_ABORT;
+	W.in_callback = 1;
+	W.callbacks++;
+	t = reach(tag_ptr, class_tag, length);
+	if (!referrer_tag_ptr) {
+		emit_root(kind, info, t);
+	} else if ((*referrer_tag_ptr || (*referrer_tag_ptr = reach(referrer_tag_ptr, referrer_class_tag, -1))) &&
+		   begin_object(*referrer_tag_ptr, referrer_class_tag) == 0) {
+		switch (kind) {
+		case JVMTI_HEAP_REFERENCE_FIELD:
+			field_value(info->field.index, ID(t), 0);
+			break;
+		case JVMTI_HEAP_REFERENCE_STATIC_FIELD:
+			field_value(info->field.index, ID(t), 1);
+			break;
+		case JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT:
+			if (W.cur.kind == 'A' && info->array.index >= 0) {
+				uint32_t i = (uint32_t)info->array.index;
+
+				if (i >= W.cur.len) { /* length unknown (referrer not seen as a referee) */
+					if (!grow(&W.cur.buf, &W.cur.buf_cap, ((size_t)i + 1) * 8)) {
+						child_fail(-ENOMEM, "out of memory");
+						break;
+					}
+					memset(W.cur.buf + (size_t)W.cur.len * 8, 0, ((size_t)i + 1 - W.cur.len) * 8);
+					W.cur.len = i + 1;
+				}
+				hprof_put8(W.cur.buf + (size_t)i * 8, ID(t));
+			}
+			break;
+		case JVMTI_HEAP_REFERENCE_SIGNERS:
+			W.cur.signers = ID(t);
+			break;
+		case JVMTI_HEAP_REFERENCE_PROTECTION_DOMAIN:
+			W.cur.pd = ID(t);
+			break;
+		default: /* CLASS, CLASS_LOADER, SUPERCLASS, INTERFACE, CONSTANT_POOL: known or not in hprof */
+			break;
+		}
+	}
+	W.in_callback = 0;
+	return W.err ? JVMTI_VISIT_ABORT : JVMTI_VISIT_OBJECTS;
+}
+
+static jint JNICALL on_primitive_field(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+				       jlong object_class_tag, jlong *object_tag_ptr, jvalue value,
+				       jvmtiPrimitiveType value_type, void *user_data)
+{
+	(void)value_type;
+	(void)user_data;
+	if (!W.in_child && fork_here())
+		return JVMTI_VISIT_ABORT;
+	W.in_callback = 1;
+	W.callbacks++;
+	if (*object_tag_ptr && begin_object(*object_tag_ptr, object_class_tag) == 0)
+		field_value(info->field.index, (uint64_t)value.j, kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD);
+	W.in_callback = 0;
+	return W.err ? JVMTI_VISIT_ABORT : 0;
+}
+
+static jint JNICALL on_array_values(jlong class_tag, jlong size, jlong *tag_ptr, jint element_count,
+				    jvmtiPrimitiveType element_type, const void *elements, void *user_data)
+{
+	(void)size;
+	(void)element_type;
+	(void)elements;
+	(void)user_data;
+	if (!W.in_child && fork_here())
+		return JVMTI_VISIT_ABORT;
+	W.in_callback = 1;
+	W.callbacks++;
+	if (*tag_ptr && begin_object(*tag_ptr, class_tag) == 0 && W.cur.kind == 'P')
+		W.cur.len = (uint32_t)element_count; /* the record goes out when the next object starts */
+	W.in_callback = 0;
+	return W.err ? JVMTI_VISIT_ABORT : 0;
+}
+
+static void child_start(void)
+{
+	const struct shim_dump_req *req = W.req;
+	uint8_t buf[64];
+	pthread_t t;
+	int e;
+
+	W.start_ms = now_ms();
+	W.vm_tid = (pid_t)syscall(SYS_gettid);
+	shim_child_setup(CHILD_ALARM_S);
+	W.next_tag = W.lay.next_tag;
+	W.class_dumped = calloc(W.lay.nclasses + 1, 1);
+	if (!W.class_dumped || ensure_tag(W.next_tag + 1024)) {
+		child_fail(-ENOMEM, "out of memory");
+	} else if ((e = hprof_strip_stream_open(&W.strip, req->fd, req->op, req->codec, req->level)) ||
+		   (e = hprof_emit_init(&W.emit, to_strip, NULL, 8, 1u << 20))) {
+		child_fail(e, "opening the output");
+	} else {
+		hprof_emit_header(&W.emit, "JAVA PROFILE 1.0.2", (uint64_t)time(NULL) * 1000);
+		for (uint32_t i = 0; i < W.lay.nstrings; i++) {
+			size_t n = strlen(W.lay.strings[i]);
+			uint8_t *rec = malloc(8 + n);
+
+			if (!rec)
+				break;
+			hprof_put8(rec, STRING_ID(i));
+			memcpy(rec + 8, W.lay.strings[i], n);
+			hprof_emit_record(&W.emit, T_STRING, rec, (uint32_t)(8 + n));
+			free(rec);
+		}
+		for (uint32_t i = 0; i < W.lay.nclasses; i++) {
+			uint8_t *p = buf;
+
+			p = hprof_put4(p, i + 1);                    /* class serial */
+			p = hprof_put8(p, ID(i + 1));                /* class object id */
+			p = hprof_put4(p, STACK_SERIAL);
+			p = hprof_put8(p, STRING_ID(W.lay.classes[i].name_str));
+			hprof_emit_record(&W.emit, T_LOAD_CLASS, buf, (uint32_t)(p - buf));
+		}
+		hprof_put4(hprof_put4(hprof_put4(buf, STACK_SERIAL), 0), 0); /* no frames */
+		hprof_emit_record(&W.emit, T_STACK_TRACE, buf, 12);
+	}
+	if (pthread_create(&t, NULL, watchdog, NULL) != 0)
+		shim_child_finish(req, -EAGAIN, "starting the watchdog", 0, 0, 0, W.start_ms);
+}
+
+/* Everything reached is written: classes not met in the walk and objects
+ * never reported as referrers (the mirrors of int, long, ...) get records. */
+static void child_end(void)
+{
+	const struct shim_dump_req *req = W.req;
+	int e;
+
+	flush_current();
+	for (uint32_t i = 0; i < W.lay.nclasses && !W.err; i++)
+		if (!W.class_dumped[i])
+			emit_class_dump(i + 1);
+	for (jlong t = W.lay.next_tag; t < W.next_tag && t < (jlong)W.tag_cap && !W.err; t++) {
+		uint8_t *p;
+		struct hs_class *cc = klass(W.lay.class_class_tag);
+		uint32_t n = cc ? cc->inst_bytes : 0;
+
+		if (!bit_test(W.reached, t) || bit_test(W.emitted, t))
+			continue;
+		/* an instance of java.lang.Class with no class behind it */
+		if ((p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 8 + 4 + n))) {
+			p = hprof_put4(hprof_put8(hprof_put4(hprof_put8(hprof_put1(p, S_INSTANCE_DUMP), ID(t)), STACK_SERIAL),
+						  ID(W.lay.class_class_tag)),
+				       n);
+			memset(p, 0, n);
+			W.objects++;
+		}
+	}
+	snprintf(shim_child_note, sizeof(shim_child_note), "classes=%u unknown_class=%llu unlisted_mirrors=%llu",
+		 W.lay.nclasses, (unsigned long long)W.unknown_class, (unsigned long long)W.unlisted_mirrors);
+	if (!W.err && (e = hprof_emit_heap_end(&W.emit)))
+		child_fail(e, "writing the dump");
+	if (!W.err && W.emit.err)
+		child_fail(W.emit.err, W.strip.msg[0] ? W.strip.msg : "writing the dump");
+	if (!W.err && (e = hprof_strip_stream_finish(&W.strip)))
+		child_fail(e, W.strip.msg[0] ? W.strip.msg : "finishing the dump");
+	shim_child_finish(req, W.err, W.why, W.emit.bytes, W.strip.sink.bytes_out, W.objects, W.start_ms);
+}
+
+enum vm_state { VM_RUNNING, VM_WAIT_TIMED, VM_BLOCKED };
+
+/* What the VM thread is doing, from /proc/self/task/TID/syscall: running,
+ * waiting with a timeout (HotSpot's VM thread between operations waits so,
+ * GuaranteedSafepointInterval), or blocked without one (a lock whose owner
+ * did not survive the fork, or a plain sleep). */
+static enum vm_state vm_thread_state(void)
+{
+	char path[64], buf[256];
+	unsigned long a[7] = {0};
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)W.vm_tid);
+	f = fopen(path, "re");
+	if (!f)
+		return VM_RUNNING;
+	if (fgets(buf, sizeof(buf), f))
+		n = sscanf(buf, "%lu %lx %lx %lx %lx %lx %lx", &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6]);
+	fclose(f);
+	if (n < 5) /* "running", or "-1 ..." (not in a syscall) */
+		return VM_RUNNING;
+	if (a[0] == SYS_futex && a[4] != 0) /* futex(uaddr, op, val, timeout): a timeout given */
+		return VM_WAIT_TIMED;
+	return VM_BLOCKED;
+}
+
+/* Reached objects not written yet, the current one (written at the end) aside. */
+static int64_t still_pending(void)
+{
+	const struct current *c = &W.cur;
+
+	return W.pending - (c->tag && !is_class_instance(c->class_tag) && !bit_test(W.emitted, c->tag));
+}
+
+/* The end of the walk: no callback for a while, the VM thread out of it
+ * (waiting or blocked, not restoring object headers), and nothing reached
+ * left unwritten. Blocked with objects pending is a stall: an error. */
+static void *watchdog(void *arg)
+{
+	uint64_t last = (uint64_t)-1;
+	double idle_since = 0;
+
+	(void)arg;
+	for (;;) {
+		struct timespec ts = {0, 20 * 1000 * 1000};
+		uint64_t now = W.callbacks;
+		enum vm_state st;
+		double idle;
+
+		nanosleep(&ts, NULL);
+		if (now != last || W.in_callback) {
+			last = now;
+			idle_since = 0;
+			continue;
+		}
+		if (!idle_since)
+			idle_since = now_ms();
+		idle = now_ms() - idle_since;
+		if (idle < 60)
+			continue;
+		st = vm_thread_state();
+		if (W.err) { /* the callbacks returned ABORT: the walk is ending */
+			if (st != VM_RUNNING || idle > 60000)
+				break;
+			continue;
+		}
+		if (st == VM_RUNNING) {
+			if (idle < 1800 * 1000.0) /* restoring object headers: about a second per GB */
+				continue;
+			child_fail(-ETIMEDOUT, "the heap walk did not end");
+			break;
+		}
+		if (still_pending() <= 0)
+			break; /* done, whether the thread waits or hung after the walk */
+		if (st == VM_BLOCKED && idle > 10000) {
+			snprintf(W.why, sizeof(W.why),
+				 "the heap walk stalled with %lld objects not written (a lock held at fork time)",
+				 (long long)still_pending());
+			child_fail(-EDEADLK, W.why);
+			break;
+		}
+	}
+	child_end();
+	return NULL;
+}
+
+/* ---- the parent's side ---- */
+
+static JNIEnv *attach_thread(void)
+{
+	JNIEnv *env = NULL;
+
+	if ((*jvm)->GetEnv(jvm, (void **)&env, JNI_VERSION_1_6) == JNI_OK)
+		return env;
+	if ((*jvm)->AttachCurrentThreadAsDaemon(jvm, (void **)&env, NULL) != JNI_OK)
+		return NULL;
+	return env;
+}
+
+int shim_hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res)
+{
+	JNIEnv *jni = attach_thread();
+	jvmtiHeapCallbacks cb;
+	jvmtiError e;
+	double t0;
+
+	if (!jni) {
+		snprintf(res->error, sizeof(res->error), "cannot attach the control thread to the JVM");
+		return -1;
+	}
+	memset(&W, 0, sizeof(W));
+	W.req_copy = *req;
+	W.req = &W.req_copy;
+	if (hs_layout_gather(jvmti, jni, &W.lay, res->error, sizeof(res->error))) {
+		hs_layout_release(jvmti, jni, &W.lay);
+		return -1;
+	}
+	memset(&cb, 0, sizeof(cb));
+	cb.heap_reference_callback = on_reference;
+	cb.primitive_field_callback = on_primitive_field;
+	cb.array_primitive_value_callback = on_array_values;
+	t0 = now_ms();
+	e = (*jvmti)->FollowReferences(jvmti, 0, NULL, NULL, &cb, NULL);
+	res->pause_ms = now_ms() - t0;
+	if (!W.child) {
+		if (!W.error[0])
+			snprintf(W.error, sizeof(W.error), "FollowReferences: JVMTI error %d, no callback", (int)e);
+		snprintf(res->error, sizeof(res->error), "%s", W.error);
+	}
+	res->child = W.child;
+	hs_layout_release(jvmti, jni, &W.lay);
+	return res->child ? 0 : -1;
+}
+
+int shim_hs_heap(int64_t *used, int64_t *committed, int64_t *max)
+{
+	return shim_jni_heap(jvm, used, committed, max);
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
+{
+	(void)env;
+	(void)jni;
+	(void)thread;
+	if (shim_control_start())
+		fprintf(stderr, "oomscope-shim: cannot open the control socket\n");
+}
+
+int shim_hs_init(void *vm, int live)
+{
+	jvmtiCapabilities caps;
+	jvmtiEventCallbacks ev;
+
+	jvm = vm;
+	if ((*jvm)->GetEnv(jvm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK)
+		return -1;
+	memset(&caps, 0, sizeof(caps));
+	caps.can_tag_objects = 1;
+	if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE)
+		return -1;
+	if (live)
+		return shim_control_start() ? -1 : 0;
+	/* at launch: the socket opens once the VM is up */
+	memset(&ev, 0, sizeof(ev));
+	ev.VMInit = on_vm_init;
+	if ((*jvmti)->SetEventCallbacks(jvmti, &ev, sizeof(ev)) != JVMTI_ERROR_NONE ||
+	    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL) != JVMTI_ERROR_NONE)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,84 @@
+/* liboomscope_shim.so: the in-process side of oomscope.
+ *
+ * Loaded into the target (a JVMTI agent: -agentpath at launch, the attach
+ * protocol's `load` into a running HotSpot JVM, `cmd activity attach-agent`
+ * on Android), it opens a control socket that only root or the target's own
+ * uid may use and serves heap figures and fork-dumps:
+ *
+ *   ping                     -> ok oomscope-shim 1 runtime=<hotspot|art> pid=<pid>
+ *   heap                     -> ok used=<bytes> committed=<bytes> max=<bytes>
+ *   dump <path> [<mode> [<codec> [<level>]]]
+ *                            -> the shim creates <path> (0600, O_EXCL|O_NOFOLLOW,
+ *                               via a temp name renamed when complete)
+ *   dumpfd [<mode> [<codec> [<level>]]]  + one fd (SCM_RIGHTS): writes into it
+ *        both answer "started child=<pid> pause_ms=<ms>" at once, then, when the
+ *        child has written everything, "done bytes_in=<n> bytes_out=<n>
+ *        objects=<n> child_ms=<ms>" (or "error <why>"); a second dump while
+ *        one runs gets "busy ...".
+ * mode: app (default) or koom; codec: gzip (default), xz or none; level as
+ * `oomscope hprof strip`. Everything but the fork happens in the child. */
+#ifndef OOMSCOPE_SHIM_H
+#define OOMSCOPE_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SHIM_PROTOCOL 1
+#define SHIM_SOCKET_FMT "/tmp/.oomscope-shim.%d" /* pid as the target sees it */
+
+struct shim_dump_req {
+	int fd;              /* output, opened by the requester or the shim */
+	char path[4096];     /* dump <path>: the final name ("" with dumpfd) */
+	char tmp[4200];      /* dump <path>: the temp name written first */
+	int op;              /* enum hprof_op: HPROF_OP_STRIP_APP / _KOOM */
+	int codec;           /* enum hprof_codec */
+	int level;
+	int reply_fd;        /* the client's connection: the child answers "done" on it */
+	int sync_fd;         /* the child reads one byte (or EOF) here before it answers, so
+			      * "started" (from the parent) always comes first */
+};
+
+struct shim_dump_result {
+	pid_t child;         /* 0 when nothing was forked */
+	double pause_ms;     /* how long the app was stopped (suspend/safepoint + fork) */
+	char error[256];     /* set when the dump could not start */
+};
+
+/* The runtime this shim serves, set by the entry point that loaded it. */
+enum shim_runtime { SHIM_NONE = 0, SHIM_HOTSPOT, SHIM_ART };
+extern enum shim_runtime shim_runtime;
+
+/* Control socket (control.c). */
+int shim_control_start(void);
+
+/* Runtime hooks (hs_forkdump.c, art_forkdump.c). init: get what the runtime
+ * offers (live: loaded into a running VM) and start the control socket;
+ * 0 or -1. dump: start a fork-dump; the child writes the dump to req->fd,
+ * answers on req->reply_fd and _exits. vm is a JavaVM*. */
+int shim_hs_init(void *vm, int live);
+int shim_art_init(void *vm, int live);
+int shim_hs_heap(int64_t *used, int64_t *committed, int64_t *max);
+int shim_hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res);
+int shim_art_heap(int64_t *used, int64_t *committed, int64_t *max);
+int shim_art_dump(const struct shim_dump_req *req, struct shim_dump_result *res);
+
+/* Heap figures from java.lang.Runtime (used = total - free), the calling
+ * thread attached to vm (a JavaVM*) as a daemon. 0 or -errno. */
+int shim_jni_heap(void *vm, int64_t *used, int64_t *committed, int64_t *max);
+
+/* Helpers shared by the runtimes (child side). */
+double shim_now_ms(void);
+/* Writes one line on fd (the client's connection), ignoring errors. */
+void shim_reply(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The child's last act: close the output, rename the temp file when it
+ * came from `dump <path>`, answer "done"/"error" and _exit. */
+void shim_child_finish(const struct shim_dump_req *req, int err, const char *why, uint64_t bytes_in,
+		       uint64_t bytes_out, uint64_t objects, double start_ms) __attribute__((noreturn));
+/* More "key=value" words for the child's "done" line (runtime specific). */
+extern char shim_child_note[256];
+/* Makes the forked child a plain process: default signal dispositions for
+ * what the runtime catches, an alarm of secs as a last resort. */
+void shim_child_setup(unsigned secs);
+
+#endif
