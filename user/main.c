@@ -16,6 +16,8 @@ static void usage(FILE *f)
 	      "commands:\n"
 	      "  watch -p PID [options]        follow a running process\n"
 	      "  run [options] -- CMD [ARGS]   start CMD and follow it from its first instruction\n"
+	      "  dump -p PID [options]         a heap dump of a running JVM/Android app now,\n"
+	      "                                stripped, compressed and analyzed\n"
 	      "  hprof check|strip|restore     heap dumps: validate, strip for analysis, restore\n"
 	      "  analyze [options] DUMP        leaks, paths to GC roots, retained sizes of a heap dump\n"
 	      "  symbolize REPORT DIR...       names and source lines for a saved report's frames\n"
@@ -40,6 +42,8 @@ int main(int argc, char **argv)
 		return cmd_watch_or_run(argc - 1, argv + 1, 1);
 	if (!strcmp(cmd, "symbolize"))
 		return cmd_symbolize(argc - 1, argv + 1);
+	if (!strcmp(cmd, "dump"))
+		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(cmd, "analyze"))
 		return cmd_analyze(argc - 1, argv + 1);
 	if (!strcmp(cmd, "hprof"))

@@ -277,6 +277,30 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 " B", b);
 }
 
+int ooms_report_leak_line(const struct ooms_analysis *a, size_t i, char *buf, size_t len)
+{
+	const struct ooms_index *ix = &a->ix;
+	const struct ooms_path_group *g;
+	const struct ooms_root *root;
+	char ref[1024];
+	size_t n;
+
+	if (i >= a->ngroups || !len)
+		return -1;
+	g = &a->groups[i];
+	root = g->root != OOMS_NONE ? &ix->roots[g->root] : NULL;
+	n = (size_t)snprintf(buf, len, "%s x%u [%016" PRIx64 "] from GC root %s %s", node_class(ix, g->example),
+			     g->count, g->signature, root ? ooms_root_kind_name(root->kind) : "?",
+			     g->len ? node_class(ix, g->nodes[0]) : "?");
+	for (uint32_t k = 0; k + 1 < g->len && n < len; k++) {
+		const struct ooms_edge_label *l = ooms_analysis_label(a, g->nodes[k + 1]);
+
+		reference_text(a, g->nodes[k], l, ref, sizeof(ref));
+		n += (size_t)snprintf(buf + n, len - n, " -> %s", ref);
+	}
+	return 0;
+}
+
 void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 {
 	const struct ooms_index *ix = &a->ix;

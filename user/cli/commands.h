@@ -6,5 +6,6 @@ int cmd_watch_or_run(int argc, char **argv, int is_run);
 int cmd_hprof(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 
 #endif

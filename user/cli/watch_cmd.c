@@ -10,6 +10,9 @@
 #include <string.h>
 #include "collect.h"
 #include "collector/collector.h"
+#include "hprof/io.h"
+#include "hprof/transform.h"
+#include "runtime/runtime.h"
 
 static const char usage_text[] =
 	"usage: oomscope watch -p PID [options]\n"
@@ -59,6 +62,28 @@ static const char usage_text[] =
 	"      --vmsize-limit KB    VmSize limit (3650000, applied to 32-bit targets)\n"
 	"      --vmsize-64bit       apply --vmsize-limit to 64-bit targets too\n"
 	"\n"
+	"Java heap (a JVM or Android app, found from its libjvm.so / libart.so):\n"
+	"      --runtime R          auto (default), hotspot, art or native\n"
+	"      --shim               load oomscope's shim into the target: `run` passes\n"
+	"                           -agentpath in JAVA_TOOL_OPTIONS, `watch` loads it into a\n"
+	"                           running HotSpot JVM (attach protocol); heap dumps are then\n"
+	"                           fork-dumps: the app pauses for a fork, not the whole dump\n"
+	"      --heap-rule V        when to dump: koom2 (default: ratio of max by max heap,\n"
+	"                           3 polls rising, 5%% tolerance; fast huge: over 90%% or\n"
+	"                           +350 MB at once), koom1 or probe\n"
+	"      --heap-ratio R       a fixed ratio of max instead of the rule's table\n"
+	"      --heap-polls N       counted polls in a row that dump (3; probe 1)\n"
+	"      --heap-interval SECS poll period of the heap rule (koom2 15, koom1 5, probe 1)\n"
+	"      --heap-huge-ratio R, --heap-huge-delta BYTES   koom2's fast rule (0.90, 350M; 0 = off)\n"
+	"      --max-dumps N        dumps per run at most (3; 0 = watch only)\n"
+	"      --dump-cooldown SECS between dumps at least (300)\n"
+	"      --dump-method M      auto (the shim when it answers, else the runtime's own\n"
+	"                           dumper), shim, jvm or am\n"
+	"      --dump-mode M        app (default) or koom (strip mode, see oomscope hprof)\n"
+	"      --dump-codec C       gzip (default, level 1), xz or none\n"
+	"      --no-analyze         do not analyze the dumps\n"
+	"      --leak-class NAME, --leak-if EXPR   leak rules for the analysis (as analyze)\n"
+	"\n"
 	"run directory: timeline.jsonl (samples and events), threads.json, fds.json,\n"
 	"vmsize.json, allocs.json and allocs.txt with --big-alloc (see README.md for\n"
 	"the schemas). `oomscope symbolize` names a saved report's frames later.\n";
@@ -105,6 +130,9 @@ enum {
 	OPT_JSON = 256, OPT_BTF, OPT_STOP, OPT_BIGMAP, OPT_TCOUNT, OPT_TGAP, OPT_TPOLLS,
 	OPT_FCOUNT, OPT_FGAP, OPT_FPOLLS, OPT_FRATIO, OPT_TRATIO, OPT_TLIMIT, OPT_VMLIMIT, OPT_VM64,
 	OPT_NOPTHREAD, OPT_RINGBUF, OPT_BIGALLOC, OPT_BIGALLOC_MODE, OPT_BIGALLOC_LIVE, OPT_STACKDEPTH,
+	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
+	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOANALYZE, OPT_LEAKCLASS,
+	OPT_LEAKIF,
 };
 
 int cmd_watch_or_run(int argc, char **argv, int is_run)
@@ -124,8 +152,22 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 		{"ringbuf-size", required_argument, 0, OPT_RINGBUF},
 		{"big-alloc", required_argument, 0, OPT_BIGALLOC}, {"big-alloc-mode", required_argument, 0, OPT_BIGALLOC_MODE},
 		{"big-alloc-live", no_argument, 0, OPT_BIGALLOC_LIVE}, {"stack-depth", required_argument, 0, OPT_STACKDEPTH},
+		{"runtime", required_argument, 0, OPT_RUNTIME}, {"shim", no_argument, 0, OPT_SHIM},
+		{"heap-rule", required_argument, 0, OPT_HEAPRULE}, {"heap-ratio", required_argument, 0, OPT_HEAPRATIO},
+		{"heap-polls", required_argument, 0, OPT_HEAPPOLLS}, {"heap-interval", required_argument, 0, OPT_HEAPINT},
+		{"heap-huge-ratio", required_argument, 0, OPT_HUGERATIO},
+		{"heap-huge-delta", required_argument, 0, OPT_HUGEDELTA},
+		{"max-dumps", required_argument, 0, OPT_MAXDUMPS}, {"dump-cooldown", required_argument, 0, OPT_COOLDOWN},
+		{"dump-method", required_argument, 0, OPT_DUMPMETHOD}, {"dump-mode", required_argument, 0, OPT_DUMPMODE},
+		{"dump-codec", required_argument, 0, OPT_DUMPCODEC}, {"no-analyze", no_argument, 0, OPT_NOANALYZE},
+		{"leak-class", required_argument, 0, OPT_LEAKCLASS}, {"leak-if", required_argument, 0, OPT_LEAKIF},
 		{0, 0, 0, 0},
 	};
+	/* rule figures given on the command line, applied over the variant's defaults */
+	double heap_ratio = -1, heap_interval = -1, huge_ratio = -1, cooldown = -1;
+	int heap_polls = -1, max_dumps = -1, variant = HEAP_RULE_KOOM2;
+	int64_t huge_delta = -1;
+	static const char *leak_classes[64], *leak_ifs[64];
 	struct ooms_watch_opts o;
 	int c;
 
@@ -135,6 +177,13 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 	o.big_alloc_mode = ALLOC_SYSCALL;
 	o.stack_depth = 20;
 	ooms_detect_defaults(&o.detect);
+	o.java.runtime = OOMS_RT_AUTO;
+	o.java.op = HPROF_OP_STRIP_APP;
+	o.java.codec = HPROF_GZIP;
+	o.java.level = 1;
+	o.java.analyze = 1;
+	o.java.leak_classes = leak_classes;
+	o.java.leak_ifs = leak_ifs;
 	optind = 1;
 	/* "+": stop at the first non-option, so `run -- cmd -x` keeps cmd's options */
 	while ((c = getopt_long(argc, argv, "+p:i:d:o:vh", longopts, NULL)) != -1) {
@@ -210,6 +259,66 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 			break;
 		case OPT_VM64: o.detect.vmsize_limit_64bit = 1; break;
 		case OPT_NOPTHREAD: o.no_pthread_probe = 1; break;
+		case OPT_RUNTIME:
+			if ((c = ooms_rt_parse(optarg)) < -1)
+				return bad("invalid --runtime '%s' (auto, hotspot, art or native)", optarg);
+			o.java.runtime = c;
+			break;
+		case OPT_SHIM: o.java.shim = 1; break;
+		case OPT_HEAPRULE:
+			if ((variant = ooms_heap_variant_parse(optarg)) < 0)
+				return bad("invalid --heap-rule '%s' (koom2, koom1 or probe)", optarg);
+			break;
+		case OPT_HEAPRATIO: case OPT_HUGERATIO:
+			if (parse_num(optarg, &v) || v < 0 || v > 1)
+				return bad("invalid ratio '%s' (0 to 1)", optarg);
+			*(c == OPT_HEAPRATIO ? &heap_ratio : &huge_ratio) = v;
+			break;
+		case OPT_HEAPINT: case OPT_COOLDOWN:
+			if (parse_num(optarg, &v) || v < 0 || (c == OPT_HEAPINT && v < 0.1))
+				return bad("invalid seconds '%s'", optarg);
+			*(c == OPT_HEAPINT ? &heap_interval : &cooldown) = v;
+			break;
+		case OPT_HEAPPOLLS: case OPT_MAXDUMPS:
+			if (parse_num(optarg, &v) || v < 0 || v != (int)v || v > 1000000 || (c == OPT_HEAPPOLLS && v < 1))
+				return bad("invalid count '%s'", optarg);
+			*(c == OPT_HEAPPOLLS ? &heap_polls : &max_dumps) = (int)v;
+			break;
+		case OPT_HUGEDELTA:
+			if (parse_bytes(optarg, &b))
+				return bad("invalid size '%s' (bytes, K/M/G suffixes)", optarg);
+			huge_delta = (int64_t)b;
+			break;
+		case OPT_DUMPMETHOD:
+			if ((c = ooms_dump_method_parse(optarg)) < 0)
+				return bad("invalid --dump-method '%s' (auto, shim, jvm or am)", optarg);
+			o.java.method = c;
+			break;
+		case OPT_DUMPMODE:
+			if (!strcmp(optarg, "app") || !strcmp(optarg, "koom"))
+				o.java.op = !strcmp(optarg, "app") ? HPROF_OP_STRIP_APP : HPROF_OP_STRIP_KOOM;
+			else
+				return bad("invalid --dump-mode '%s' (app or koom)", optarg);
+			break;
+		case OPT_DUMPCODEC:
+			if (!strcmp(optarg, "gzip"))
+				o.java.codec = HPROF_GZIP, o.java.level = 1;
+			else if (!strcmp(optarg, "xz"))
+				o.java.codec = HPROF_XZ, o.java.level = 0;
+			else if (!strcmp(optarg, "none"))
+				o.java.codec = HPROF_PLAIN, o.java.level = 0;
+			else
+				return bad("invalid --dump-codec '%s' (gzip, xz or none)", optarg);
+			break;
+		case OPT_NOANALYZE: o.java.analyze = 0; break;
+		case OPT_LEAKCLASS: case OPT_LEAKIF:
+			if ((c == OPT_LEAKCLASS ? o.java.nleak_classes : o.java.nleak_ifs) == 64)
+				return bad("%s", "at most 64 --leak-class and 64 --leak-if");
+			if (c == OPT_LEAKCLASS)
+				leak_classes[o.java.nleak_classes++] = optarg;
+			else
+				leak_ifs[o.java.nleak_ifs++] = optarg;
+			break;
 		case OPT_RINGBUF:
 			if (parse_bytes(optarg, &b) || b == 0 || b > (1ull << 30))
 				return bad("invalid ring buffer size '%s' (bytes, K/M/G, at most 1G)", optarg);
@@ -232,6 +341,23 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 		if (!o.pid)
 			return bad("%s", "watch needs -p PID");
 	}
+	ooms_heap_rule_defaults(&o.java.rule, variant);
+	if (heap_ratio >= 0)
+		o.java.rule.ratio = heap_ratio;
+	if (heap_polls >= 0)
+		o.java.rule.polls = heap_polls;
+	if (heap_interval >= 0)
+		o.java.rule.interval_s = heap_interval;
+	if (huge_ratio >= 0)
+		o.java.rule.huge_ratio = huge_ratio;
+	if (huge_delta >= 0)
+		o.java.rule.huge_delta = huge_delta;
+	if (max_dumps >= 0)
+		o.java.rule.max_dumps = max_dumps;
+	if (cooldown >= 0)
+		o.java.rule.cooldown_s = cooldown;
+	o.java.btf_path = o.btf_path;
+	o.java.verbose = o.verbose;
 	if (o.big_alloc_live && o.big_alloc_mode != ALLOC_UPROBE)
 		return bad("%s", "--big-alloc-live needs --big-alloc-mode uprobe (return probes on the allocator)");
 	if (o.big_alloc_live && !o.big_alloc_bytes)

@@ -29,6 +29,8 @@
 #include "collector/syscall_table.h"
 #include "collector/tracefs.h"
 #include "collector/allocs.h"
+#include "collector/jheap.h"
+#include "runtime/shim_client.h"
 #include "sym/symbolize.h"
 #include "util/json.h"
 
@@ -44,6 +46,7 @@ struct coll {
 	struct ooms_symbolizer *sym;
 	struct ooms_attrib *attrib;
 	struct ooms_allocs *allocs;
+	struct ooms_jheap *jheap;
 	struct bpf_link *alloc_links[24];
 	int memalign_is_aligned_alloc;
 	int nalloc_links;
@@ -577,6 +580,16 @@ static void sample_body(struct json *j, void *arg)
 	json_kuint(j, "ringbuf_drops", s->ringbuf_drops);
 	json_kuint(j, "set_full_drops", s->set_full_drops);
 	json_kuint(j, "events", s->events);
+	if (s->heap_src) {
+		json_kint(j, "heap_used", s->heap_used);
+		json_kint(j, "heap_committed", s->heap_committed);
+		json_kint(j, "heap_max", s->heap_max);
+		json_kstr(j, "heap_src", s->heap_src);
+	}
+	if (r->c->jheap && ooms_jheap_runtime(r->c->jheap) != OOMS_RT_NATIVE) {
+		json_kuint(j, "gcs", s->gcs);
+		json_kdbl(j, "gc_pause_ms", s->gc_pause_ms);
+	}
 	json_key(j, "syscalls");
 	json_obj(j);
 	json_kuint(j, "fd_opens", t->fd_opens);
@@ -688,8 +701,8 @@ static int write_file(struct coll *c, const struct ooms_snapshot *s, const char 
 
 static void print_header(void)
 {
-	printf("%8s %9s %10s %15s %15s %7s\n", "TIME(s)", "RSS(MB)", "VMSIZE(MB)", "THREADS/LIMIT",
-	       "FDS/LIMIT", "DROPS");
+	printf("%8s %9s %10s %15s %15s %7s %15s\n", "TIME(s)", "RSS(MB)", "VMSIZE(MB)", "THREADS/LIMIT",
+	       "FDS/LIMIT", "DROPS", "JAVA HEAP(MB)");
 }
 
 static void print_row(const struct ooms_sample *s)
@@ -698,8 +711,12 @@ static void print_row(const struct ooms_sample *s)
 
 	snprintf(th, sizeof(th), "%" PRId64 "/%" PRId64, s->threads, s->thread_limit);
 	snprintf(fd, sizeof(fd), "%" PRId64 "/%" PRId64, s->fds, s->fd_limit);
-	printf("%8.1f %9.1f %10.1f %15s %15s %7" PRIu64 "\n", s->t, s->rss_kb / 1024.0,
-	       s->vmsize_kb / 1024.0, th, fd, s->ringbuf_drops + s->set_full_drops);
+	char heap[40] = "-";
+
+	if (s->heap_src)
+		snprintf(heap, sizeof(heap), "%.0f/%.0f", s->heap_used / 1048576.0, s->heap_max / 1048576.0);
+	printf("%8.1f %9.1f %10.1f %15s %15s %7" PRIu64 " %15s\n", s->t, s->rss_kb / 1024.0,
+	       s->vmsize_kb / 1024.0, th, fd, s->ringbuf_drops + s->set_full_drops, heap);
 	fflush(stdout);
 }
 
@@ -751,13 +768,19 @@ static int take_sample(struct coll *c)
 	smp.fds = s.nfds;
 	smp.fds_bpf = t->fds_live;
 	smp.fd_limit = lim.nofile_soft;
-	smp.ringbuf_drops = t->ringbuf_drops;
+	smp.ringbuf_drops = t->ringbuf_drops + (c->jheap ? ooms_jheap_drops(c->jheap) : 0);
 	smp.set_full_drops = t->set_full_drops;
 	smp.events = ooms_attrib_events(c->attrib);
 	smp.is_32bit = c->is_32bit;
 	s.t = smp.t;
 	s.thread_limit = smp.thread_limit;
 	s.fd_limit = smp.fd_limit;
+	smp.heap_used = smp.heap_committed = smp.heap_max = -1;
+	if (c->jheap) {
+		if (ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE)
+			ooms_jheap_attach(c->jheap, c->rb); /* after an exec the target may be a JVM */
+		ooms_jheap_sample(c->jheap, &smp);
+	}
 
 	struct sample_rec rec = {c, &smp};
 
@@ -765,6 +788,8 @@ static int take_sample(struct coll *c)
 	if (!c->o->json)
 		print_row(&smp);
 	check_drift(c, &s, &smp);
+	if (c->jheap)
+		ooms_jheap_check(c->jheap, &smp);
 
 	nx = ooms_detect_feed(&c->det, &smp, xs, RULE_MAX);
 	for (size_t i = 0; i < nx; i++) {
@@ -851,6 +876,12 @@ static void end_body(struct json *j, void *arg)
 	json_kuint(j, "events_sent", t->events_sent);
 	json_kuint(j, "events_received", ooms_attrib_events(r->c->attrib));
 	json_kint(j, "crossings", r->c->crossings);
+	if (r->c->jheap) {
+		json_kstr(j, "runtime", ooms_rt_name(ooms_jheap_runtime(r->c->jheap)));
+		json_kuint(j, "runtime_events", ooms_jheap_events(r->c->jheap));
+		json_kuint(j, "runtime_ringbuf_drops", ooms_jheap_drops(r->c->jheap));
+		json_kint(j, "dumps", ooms_jheap_dumps(r->c->jheap));
+	}
 	json_obj_end(j);
 }
 
@@ -949,6 +980,34 @@ static int open_run_dir(struct coll *c)
 	return 0;
 }
 
+/* The Java heap watch speaks through these. */
+static void jheap_emit(void *ctx, void (*body)(struct json *j, void *arg), void *arg)
+{
+	emit(ctx, body, arg);
+}
+
+static void jheap_say(void *ctx, const char *fmt, ...)
+{
+	struct coll *c = ctx;
+	va_list ap;
+
+	if (c->o->json)
+		return;
+	printf("%8.1f ", c->start_ns ? since_start(c) : 0.0);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static double jheap_now(void *ctx)
+{
+	struct coll *c = ctx;
+
+	return c->start_ns ? since_start(c) : 0;
+}
+
 static int add_fd(int ep, int fd, uint32_t tag)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = tag};
@@ -956,7 +1015,7 @@ static int add_fd(int ep, int fd, uint32_t tag)
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-enum { TAG_RB, TAG_TIMER, TAG_SIGNAL, TAG_TARGET };
+enum { TAG_RB, TAG_TIMER, TAG_SIGNAL, TAG_TARGET, TAG_DUMP };
 
 #define RB_POLL_MS 50
 
@@ -981,7 +1040,8 @@ static const char *loop(struct coll *c)
 	its.it_interval = its.it_value;
 	if (ep < 0 || tfd < 0 || sfd < 0 || timerfd_settime(tfd, 0, &its, NULL) != 0 ||
 	    add_fd(ep, ring_buffer__epoll_fd(c->rb), TAG_RB) || add_fd(ep, tfd, TAG_TIMER) ||
-	    add_fd(ep, sfd, TAG_SIGNAL) || (pidfd >= 0 && add_fd(ep, pidfd, TAG_TARGET))) {
+	    add_fd(ep, sfd, TAG_SIGNAL) || (pidfd >= 0 && add_fd(ep, pidfd, TAG_TARGET)) ||
+	    (c->jheap && add_fd(ep, ooms_jheap_fd(c->jheap), TAG_DUMP))) {
 		err("event loop setup failed: %s", strerror(errno));
 		why = "error";
 	}
@@ -1029,6 +1089,9 @@ static const char *loop(struct coll *c)
 			case TAG_TARGET:
 				why = "target exited";
 				break;
+			case TAG_DUMP:
+				ooms_jheap_done(c->jheap);
+				break;
 			}
 		}
 	}
@@ -1064,6 +1127,18 @@ int ooms_collect(const struct ooms_watch_opts *o)
 	sigaddset(&mask, SIGTERM);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
+	if (o->argv && o->java.shim) {
+		/* the JVM loads the shim as an agent at start (-agentpath) */
+		const char *shim = shim_client_library(), *old = getenv("JAVA_TOOL_OPTIONS");
+		char opt[8192];
+
+		if (!shim) {
+			err("--shim: liboomscope_shim.so not found beside oomscope (make builds it; or set OOMSCOPE_SHIM)");
+			return 1;
+		}
+		snprintf(opt, sizeof(opt), "%s%s-agentpath:%s", old ? old : "", old ? " " : "", shim);
+		setenv("JAVA_TOOL_OPTIONS", opt, 1);
+	}
 	if (o->argv) {
 		e = launch_prepare(&c.launch, o->argv);
 		if (e) {
@@ -1081,6 +1156,17 @@ int ooms_collect(const struct ooms_watch_opts *o)
 	}
 	if (setup(&c) || open_run_dir(&c))
 		goto out;
+	{
+		struct ooms_jheap_io io = {&c, jheap_emit, jheap_say, jheap_now};
+
+		c.jheap = ooms_jheap_new(c.pid, &o->java, c.dir, &io);
+		if (!c.jheap) {
+			err("out of memory");
+			goto out;
+		}
+		if (ooms_jheap_attach(c.jheap, c.rb))
+			goto out;
+	}
 	if (c.launched) {
 		e = launch_go(&c.launch);
 		if (e) {
@@ -1099,6 +1185,7 @@ int ooms_collect(const struct ooms_watch_opts *o)
 
 	why = loop(&c);
 	ring_buffer__consume(c.rb);
+	ooms_jheap_finish(c.jheap, 600);
 	if (!strcmp(why, "target exited") || !proc_exists(c.pid)) {
 		why = "target exited";
 		c.last.alive = 0;
@@ -1152,6 +1239,7 @@ out:
 	for (int i = 0; i < c.nalloc_links; i++)
 		bpf_link__destroy(c.alloc_links[i]);
 	ooms_allocs_free(c.allocs);
+	ooms_jheap_free(c.jheap);
 	if (c.fd_bits)
 		munmap(c.fd_bits, c.fd_words * 8);
 	collect_bpf__destroy(c.skel);

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include "collector/jheap.h"
 #include "detect/detect.h"
 
 struct ooms_watch_opts {
@@ -18,8 +19,8 @@ struct ooms_watch_opts {
 	int json;                /* --json: JSON lines on stdout */
 	int verbose;             /* -v */
 	int stop_on_crossing;    /* --stop-on-crossing */
-	int no_pthread_probe;
-	uint64_t ringbuf_bytes;  /* --ringbuf-size, 0 = default */    /* --no-pthread-probe: no uprobe on pthread_create */
+	int no_pthread_probe;    /* --no-pthread-probe: no uprobe on pthread_create */
+	uint64_t ringbuf_bytes;  /* --ringbuf-size, 0 = default */
 	uint64_t big_map_bytes;  /* --big-map: mmaps at least this big get a stack */
 	uint64_t big_alloc_bytes; /* --big-alloc: report single allocations this big (0: off) */
 	int big_alloc_mode;      /* --big-alloc-mode: enum ooms_alloc_mode */
@@ -27,6 +28,7 @@ struct ooms_watch_opts {
 	unsigned stack_depth;    /* --stack-depth for big allocations */
 	int64_t thread_limit;    /* --thread-limit: a per-process limit (vendor ROMs) */
 	struct ooms_detect_config detect;
+	struct ooms_jheap_opts java; /* the Java heap watch: runtime, shim, heap rule, dumps */
 };
 
 /* Returns the process exit code: 0 ok, 1 runtime failure (message printed). */

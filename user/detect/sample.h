@@ -24,6 +24,13 @@ struct ooms_sample {
 	uint64_t set_full_drops;  /* fds/threads the BPF sets could not hold, cumulative */
 	uint64_t events;          /* attribution events received, cumulative */
 	int is_32bit;             /* target's executable is ELFCLASS32 */
+	/* Java heap (-1 when the target runs no Java runtime or it is unknown) */
+	int64_t heap_used;        /* bytes: hsperfdata (HotSpot), or the shim (Runtime) */
+	int64_t heap_committed;
+	int64_t heap_max;
+	const char *heap_src;     /* "hsperfdata", "shim", "usdt" (after the last GC) */
+	uint64_t gcs;             /* collections seen (USDT / uprobes), cumulative */
+	double gc_pause_ms;       /* their pauses, cumulative */
 };
 
 #endif

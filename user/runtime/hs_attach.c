@@ -92,6 +92,22 @@ static int connect_unix(const char *path, long long deadline)
 	return -e;
 }
 
+/* Whether pid catches SIGQUIT (SigCgt): a JVM started with -Xrs does not,
+ * and the signal that asks for the attach listener would kill it. */
+static int catches_sigquit(pid_t pid)
+{
+	char path[64], buf[4096], *p;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	n = proc_read_file(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strstr(buf, "\nSigCgt:");
+	return p && (strtoull(p + 8, NULL, 16) >> (SIGQUIT - 1)) & 1;
+}
+
 /* The JVM's attach socket, asking the JVM to open it when it is not there. */
 static int open_attach_socket(pid_t pid, long long deadline, char *err, size_t err_len)
 {
@@ -101,7 +117,23 @@ static int open_attach_socket(pid_t pid, long long deadline, char *err, size_t e
 	int fd, made = 0;
 
 	snprintf(sock, sizeof(sock), "/proc/%d/root/tmp/.java_pid%d", (int)pid, (int)ns);
-	if (stat(sock, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+	if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		fd = connect_unix(sock, deadline);
+		if (fd >= 0)
+			return fd;
+		if (fd != -ECONNREFUSED) {
+			say(err, err_len, "cannot connect to JVM %d's attach socket %s: %s", (int)pid, sock, strerror(-fd));
+			return fd;
+		}
+		unlink(sock); /* left by an earlier process with this pid */
+	}
+	{
+		if (!catches_sigquit(pid)) {
+			say(err, err_len,
+			    "PID %d does not handle SIGQUIT (a JVM started with -Xrs, or not a JVM): attaching would kill it",
+			    (int)pid);
+			return -EPERM;
+		}
 		/* the trigger: in the JVM's working directory, else in its /tmp */
 		snprintf(trig, sizeof(trig), "/proc/%d/cwd/.attach_pid%d", (int)pid, (int)ns);
 		fd = open(trig, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);

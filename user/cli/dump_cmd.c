@@ -1,0 +1,235 @@
+/* oomscope dump: one heap dump of a running Java process now, stripped and
+ * compressed on the way, then analyzed. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "collector/dumper.h"
+#include "collector/procfs.h"
+#include "hprof/io.h"
+#include "hprof/transform.h"
+#include "runtime/runtime.h"
+#include "runtime/shim_client.h"
+
+static const char usage_text[] =
+	"usage: oomscope dump -p PID [options]\n"
+	"\n"
+	"Takes a heap dump of a running Java process (HotSpot JVM or Android app),\n"
+	"stripped of primitive array contents and compressed while it is written,\n"
+	"then analyzes it (leaks, paths to GC roots, retained sizes).\n"
+	"\n"
+	"How (--method):\n"
+	"  shim   the shim's fork-dump: the app pauses only for a fork (tens of ms);\n"
+	"         the shim must be loaded (oomscope run --shim, --load-shim here, or\n"
+	"         -agentpath:build/liboomscope_shim.so)\n"
+	"  jvm    HotSpot's own dumper through the attach protocol into a FIFO that\n"
+	"         is stripped as it streams: no shim needed, but the app pauses for\n"
+	"         the whole dump (seconds per GB)\n"
+	"  am     Android's `am dumpheap`, stripped afterwards (untested here)\n"
+	"  auto   (default) the shim when it answers, else the runtime's own dumper\n"
+	"\n"
+	"options:\n"
+	"  -p, --pid PID           the target\n"
+	"  -o, --out FILE          the dump (default oomscope-dump-PID-TIME.hprof.gz);\n"
+	"                          the analysis goes beside it as FILE.analysis.json/.txt\n"
+	"      --method M          auto, shim, jvm or am (see above)\n"
+	"      --load-shim         load the shim into a running HotSpot JVM first\n"
+	"                          (attach protocol `load`), then fork-dump\n"
+	"      --mode M            app (default: every object, primitive array contents\n"
+	"                          dropped) or koom (also drops Android's zygote/image heaps)\n"
+	"      --gzip, --xz, --plain  output codec (default gzip)\n"
+	"      --level N           codec level (gzip 1..9, default 1; xz 0..9, default 0)\n"
+	"      --no-analyze        only the dump\n"
+	"      --leak-class NAME, --leak-if EXPR   analysis rules, as `oomscope analyze`\n"
+	"  -q, --quiet             no progress\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"examples:\n"
+	"  oomscope dump -p 4242 --load-shim -o app.hprof.gz\n"
+	"  oomscope dump -p 4242 --method jvm --leak-if 'com.example.Screen.destroyed==true'\n";
+
+static int bad(const char *msg, const char *arg)
+{
+	fprintf(stderr, "oomscope dump: %s%s%s\ntry `oomscope dump --help`\n", msg, arg ? ": " : "", arg ? arg : "");
+	return 2;
+}
+
+static void show_status(void *ctx, const char *what)
+{
+	if (*(int *)ctx)
+		fprintf(stderr, "\rdump: %-40s", what);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	enum { O_METHOD = 256, O_LOAD, O_MODE, O_GZIP, O_XZ, O_PLAIN, O_LEVEL, O_NOAN, O_LCLASS, O_LIF };
+	static const struct option longopts[] = {
+		{"pid", required_argument, NULL, 'p'},      {"out", required_argument, NULL, 'o'},
+		{"method", required_argument, NULL, O_METHOD}, {"load-shim", no_argument, NULL, O_LOAD},
+		{"mode", required_argument, NULL, O_MODE},  {"gzip", no_argument, NULL, O_GZIP},
+		{"xz", no_argument, NULL, O_XZ},             {"plain", no_argument, NULL, O_PLAIN},
+		{"level", required_argument, NULL, O_LEVEL}, {"no-analyze", no_argument, NULL, O_NOAN},
+		{"leak-class", required_argument, NULL, O_LCLASS}, {"leak-if", required_argument, NULL, O_LIF},
+		{"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ooms_dump_request rq;
+	struct ooms_dump_result res;
+	struct ooms_rt_target rt;
+	const char *classes[64], *ifs[64];
+	char out[4096], json[4200], txt[4200], err[512];
+	size_t nclasses = 0, nifs = 0;
+	int c, load = 0, analyze = 1, quiet = 0, level = -1, shown;
+	long pid = 0;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.op = HPROF_OP_STRIP_APP;
+	rq.codec = HPROF_GZIP;
+	out[0] = 0;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			pid = strtol(optarg, NULL, 10);
+			if (pid <= 0)
+				return bad("-p takes a process id", optarg);
+			break;
+		case 'o':
+			snprintf(out, sizeof(out), "%s", optarg);
+			break;
+		case O_METHOD:
+			if ((c = ooms_dump_method_parse(optarg)) < 0)
+				return bad("--method is auto, shim, jvm or am", optarg);
+			rq.method = c;
+			break;
+		case O_LOAD:
+			load = 1;
+			break;
+		case O_MODE:
+			if (!strcmp(optarg, "app"))
+				rq.op = HPROF_OP_STRIP_APP;
+			else if (!strcmp(optarg, "koom"))
+				rq.op = HPROF_OP_STRIP_KOOM;
+			else
+				return bad("--mode is app or koom", optarg);
+			break;
+		case O_GZIP:
+			rq.codec = HPROF_GZIP;
+			break;
+		case O_XZ:
+			rq.codec = HPROF_XZ;
+			break;
+		case O_PLAIN:
+			rq.codec = HPROF_PLAIN;
+			break;
+		case O_LEVEL:
+			level = atoi(optarg);
+			if (level < 0 || level > 9)
+				return bad("--level is 0..9", optarg);
+			break;
+		case O_NOAN:
+			analyze = 0;
+			break;
+		case O_LCLASS:
+			if (nclasses == 64)
+				return bad("at most 64 --leak-class", NULL);
+			classes[nclasses++] = optarg;
+			break;
+		case O_LIF:
+			if (nifs == 64)
+				return bad("at most 64 --leak-if", NULL);
+			ifs[nifs++] = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return bad("unknown option", argv[optind - 1]);
+		}
+	}
+	if (!pid)
+		return bad("which process? give -p PID", NULL);
+	if (optind < argc)
+		return bad("unexpected argument", argv[optind]);
+	if (!proc_exists((pid_t)pid)) {
+		fprintf(stderr, "oomscope dump: no process with PID %ld\n", pid);
+		return 1;
+	}
+	if (ooms_rt_detect((pid_t)pid, OOMS_RT_AUTO, &rt) == 0 && rt.kind == OOMS_RT_NATIVE) {
+		fprintf(stderr, "oomscope dump: PID %ld runs no Java runtime (no libjvm.so or libart.so mapped); "
+				"for native memory use `oomscope watch --big-alloc`\n", pid);
+		return 1;
+	}
+	if (load) {
+		if (rt.kind != OOMS_RT_HOTSPOT) {
+			fprintf(stderr, "oomscope dump: --load-shim is for HotSpot JVMs; on Android use "
+					"`cmd activity attach-agent` (see README)\n");
+			return 1;
+		}
+		if (shim_client_load_hotspot((pid_t)pid, shim_client_library(), err, sizeof(err))) {
+			fprintf(stderr, "oomscope dump: %s\n", err);
+			return 1;
+		}
+		if (rq.method == DUMP_AUTO)
+			rq.method = DUMP_SHIM;
+	}
+	if (!out[0]) {
+		char stamp[32];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+		snprintf(out, sizeof(out), "oomscope-dump-%ld-%s.hprof%s", pid, stamp,
+			 rq.codec == HPROF_GZIP ? ".gz" : rq.codec == HPROF_XZ ? ".xz" : "");
+	}
+	rq.level = level >= 0 ? level : rq.codec == HPROF_GZIP ? 1 : 0;
+	rq.pid = (pid_t)pid;
+	rq.runtime = rt.kind;
+	rq.out_path = out;
+	shown = !quiet && isatty(2);
+	rq.status = show_status;
+	rq.sctx = &shown;
+	if (analyze) {
+		snprintf(json, sizeof(json), "%s.analysis.json", out);
+		snprintf(txt, sizeof(txt), "%s.analysis.txt", out);
+		rq.analysis_json = json;
+		rq.analysis_txt = txt;
+		rq.aopts.runtime = RUNTIME_AUTO;
+		rq.aopts.bitmap_w = 768;
+		rq.aopts.bitmap_h = 1366;
+		rq.aopts.leak_classes = classes;
+		rq.aopts.nleak_classes = nclasses;
+		rq.aopts.leak_ifs = ifs;
+		rq.aopts.nleak_ifs = nifs;
+	}
+	c = ooms_dump_take(&rq, &res);
+	if (shown)
+		fprintf(stderr, "\r%50s\r", "");
+	if (c) {
+		fprintf(stderr, "oomscope dump: %s\n", res.error);
+		return 1;
+	}
+	printf("dump      %s (%s): %.1f MB of hprof -> %.1f MB, %" PRIu64 " objects\n", out, res.method,
+	       res.bytes_in / 1048576.0, res.bytes_out / 1048576.0, res.objects);
+	printf("pause     %.0f ms (the app's), %.1f s in all\n", res.pause_ms, res.dump_ms / 1000);
+	if (analyze) {
+		if (res.analyzed)
+			printf("analysis  %s: %zu leak group(s), %" PRIu64 " object(s)%s%s\n", json, res.leak_groups,
+			       res.leak_objects, res.top_leak[0] ? "; first: " : "", res.top_leak);
+		else
+			printf("analysis  failed: %s\n", res.analysis_error);
+	}
+	return 0;
+}

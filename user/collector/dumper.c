@@ -1,0 +1,449 @@
+#define _GNU_SOURCE
+#include "collector/dumper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze/report.h"
+#include "collector/procfs.h"
+#include "hprof/io.h"
+#include "hprof/stream.h"
+#include "hprof/transform.h"
+#include "runtime/hs_attach.h"
+#include "runtime/shim_client.h"
+#include "util/atomic_file.h"
+
+#define READ_CHUNK (1u << 20)
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void status(const struct ooms_dump_request *rq, const char *what)
+{
+	if (rq->status)
+		rq->status(rq->sctx, what);
+}
+
+const char *ooms_dump_method_name(enum ooms_dump_method m)
+{
+	return m == DUMP_SHIM ? "shim" : m == DUMP_JVM ? "jvm" : m == DUMP_AM ? "am" : "auto";
+}
+
+int ooms_dump_method_parse(const char *s)
+{
+	if (!strcmp(s, "auto"))
+		return DUMP_AUTO;
+	if (!strcmp(s, "shim"))
+		return DUMP_SHIM;
+	if (!strcmp(s, "jvm"))
+		return DUMP_JVM;
+	if (!strcmp(s, "am"))
+		return DUMP_AM;
+	return -1;
+}
+
+static const char *codec_word(int codec)
+{
+	return codec == HPROF_GZIP ? "gzip" : codec == HPROF_XZ ? "xz" : "none";
+}
+
+/* ---- shim ---- */
+
+static int dump_shim(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
+{
+	struct atomic_file af;
+	char line[512];
+	int conn = -1, e, timeout_ms = (rq->timeout_s > 0 ? rq->timeout_s : 1800) * 1000;
+	pid_t child;
+
+	res->method = "shim-fork";
+	if ((e = atomic_open_mode(&af, rq->out_path, 0600))) {
+		snprintf(res->error, sizeof(res->error), "cannot create %.200s: %s", rq->out_path, strerror(-e));
+		return e;
+	}
+	status(rq, "fork-dump");
+	e = shim_client_dumpfd(rq->pid, fileno(af.f), rq->op == HPROF_OP_STRIP_KOOM ? "koom" : "app",
+			       codec_word(rq->codec), rq->level, &conn, line, sizeof(line), 30000);
+	if (e) {
+		atomic_abort(&af);
+		if (e == -EBUSY)
+			snprintf(res->error, sizeof(res->error), "the shim is busy with another dump: %.200s", line);
+		else if (line[0])
+			snprintf(res->error, sizeof(res->error), "the shim refused the dump: %.200s", line);
+		else
+			snprintf(res->error, sizeof(res->error), "no answer from the shim: %s", strerror(-e));
+		return e;
+	}
+	res->pause_ms = shim_line_num(line, "pause_ms", -1);
+	child = (pid_t)shim_line_num(line, "child", 0);
+	status(rq, "writing");
+	e = shim_client_line(conn, line, sizeof(line), timeout_ms);
+	close(conn);
+	if (!e && !strncmp(line, "done ", 5)) {
+		if ((e = atomic_commit(&af))) {
+			snprintf(res->error, sizeof(res->error), "writing %.200s: %s", rq->out_path, strerror(-e));
+			return e;
+		}
+		res->bytes_in = (uint64_t)shim_line_num(line, "bytes_in", 0);
+		res->bytes_out = (uint64_t)shim_line_num(line, "bytes_out", 0);
+		res->objects = (uint64_t)shim_line_num(line, "objects", 0);
+		return 0;
+	}
+	atomic_abort(&af); /* no partial file */
+	if (e == -ETIMEDOUT && child > 0)
+		kill(child, SIGKILL);
+	if (e == -ETIMEDOUT)
+		snprintf(res->error, sizeof(res->error), "the dump did not finish within %d s (child %d killed)",
+			 timeout_ms / 1000, (int)child);
+	else if (!e)
+		snprintf(res->error, sizeof(res->error), "the dump failed: %.250s", line);
+	else
+		snprintf(res->error, sizeof(res->error),
+			 "the dump child %d ended without finishing (killed?); nothing was kept", (int)child);
+	return e ? e : -EIO;
+}
+
+/* ---- the JVM's own dumper through a FIFO ---- */
+
+struct jcmd_call {
+	pid_t pid;
+	char command[256];
+	int rc;
+	struct hs_attach_result r;
+	char err[256];
+};
+
+static void *jcmd_thread(void *arg)
+{
+	struct jcmd_call *c = arg;
+
+	c->rc = hs_attach_command(c->pid, "jcmd", c->command, NULL, NULL, 1800 * 1000, &c->r, c->err, sizeof(c->err));
+	return NULL;
+}
+
+/* Copies a stripped plain file into the final one through the codec. */
+static int compress_into(const char *from, const char *to, int codec, int level, uint64_t *out_bytes)
+{
+	struct atomic_file af;
+	struct hprof_sink sink;
+	uint8_t *buf = malloc(READ_CHUNK);
+	int in = open(from, O_RDONLY | O_CLOEXEC), e = 0;
+	ssize_t n;
+
+	if (!buf || in < 0) {
+		e = in < 0 ? -errno : -ENOMEM;
+		goto out;
+	}
+	if ((e = atomic_open_mode(&af, to, 0600)))
+		goto out;
+	if ((e = hprof_sink_open(&sink, fileno(af.f), codec, level))) {
+		atomic_abort(&af);
+		goto out;
+	}
+	while ((n = read(in, buf, READ_CHUNK)) > 0 && !(e = hprof_sink_write(&sink, buf, (size_t)n)))
+		;
+	if (n < 0)
+		e = -errno;
+	if (!e)
+		e = hprof_sink_finish(&sink);
+	*out_bytes = sink.bytes_out;
+	hprof_sink_free(&sink);
+	if (e)
+		atomic_abort(&af);
+	else
+		e = atomic_commit(&af);
+out:
+	if (in >= 0)
+		close(in);
+	free(buf);
+	return e;
+}
+
+static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
+{
+	struct jcmd_call call = {.pid = rq->pid, .rc = -1};
+	struct hprof_strip_stream strip;
+	struct atomic_file af;
+	struct stat st;
+	char fifo_ns[128], fifo[256], plain[4200];
+	uint8_t *buf = NULL;
+	pthread_t t;
+	int fd = -1, e = 0, started = 0, stream = 0;
+	double t0;
+
+	res->method = "jvm-fifo";
+	snprintf(fifo_ns, sizeof(fifo_ns), "/tmp/oomscope-dump-%d-%d.fifo", (int)getpid(), (int)hs_ns_pid(rq->pid));
+	snprintf(fifo, sizeof(fifo), "/proc/%d/root%s", (int)rq->pid, fifo_ns);
+	snprintf(plain, sizeof(plain), "%s.stripped", rq->out_path);
+	if (rq->codec == HPROF_PLAIN)
+		snprintf(plain, sizeof(plain), "%s", rq->out_path);
+	unlink(fifo);
+	if (mkfifo(fifo, 0600) != 0 || (snprintf(call.command, sizeof(call.command), "/proc/%d", (int)rq->pid),
+					 stat(call.command, &st) != 0) ||
+	    chown(fifo, st.st_uid, st.st_gid) != 0) {
+		e = -errno;
+		snprintf(res->error, sizeof(res->error), "cannot make a FIFO in PID %d's /tmp: %s", (int)rq->pid,
+			 strerror(-e));
+		unlink(fifo);
+		return e;
+	}
+	fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	buf = malloc(READ_CHUNK);
+	if (fd < 0 || !buf || (e = atomic_open_mode(&af, plain, 0600))) {
+		e = e ? e : fd < 0 ? -errno : -ENOMEM;
+		snprintf(res->error, sizeof(res->error), "preparing the dump: %s", strerror(-e));
+		goto out;
+	}
+	if ((e = hprof_strip_stream_open(&strip, fileno(af.f), rq->op, HPROF_PLAIN, 0))) {
+		atomic_abort(&af);
+		snprintf(res->error, sizeof(res->error), "preparing the stripper: %s", strerror(-e));
+		goto out;
+	}
+	stream = 1;
+	snprintf(call.command, sizeof(call.command), "GC.heap_dump -overwrite %s", fifo_ns);
+	status(rq, "JVM dumping");
+	t0 = now_ms();
+	if (pthread_create(&t, NULL, jcmd_thread, &call) != 0) {
+		e = -EAGAIN;
+		snprintf(res->error, sizeof(res->error), "starting the attach thread failed");
+		goto fail;
+	}
+	started = 1;
+	/* the JVM opens the FIFO when it starts writing; then read to its end */
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+		int r = poll(&p, 1, 200);
+
+		if (r < 0 && errno != EINTR) {
+			e = -errno;
+			break;
+		}
+		if (r > 0 && (p.revents & (POLLIN | POLLHUP))) {
+			n = read(fd, buf, READ_CHUNK);
+			if (n > 0) {
+				if (!e && (e = hprof_strip_stream_feed(&strip, buf, (size_t)n)))
+					snprintf(res->error, sizeof(res->error), "the JVM's dump: %s", strip.msg);
+				res->bytes_in += (uint64_t)n;
+				continue;
+			}
+			if (n == 0 && res->bytes_in)
+				break; /* the writer closed it */
+			if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				e = -errno;
+				break;
+			}
+		}
+		if (__atomic_load_n(&call.rc, __ATOMIC_SEQ_CST) != -1 && r == 0)
+			break; /* the command answered and nothing more comes */
+		if (!proc_exists(rq->pid)) {
+			e = e ? e : -ESRCH;
+			break;
+		}
+		if (r == 0 && !res->bytes_in)
+			usleep(1000); /* poll on a FIFO without a writer returns at once */
+	}
+	pthread_join(t, NULL);
+	started = 0;
+	res->pause_ms = now_ms() - t0; /* the JVM dumps at a safepoint: the app waits for all of it */
+	if (!e && (call.rc || !strstr(call.r.out, "Heap dump file created"))) {
+		e = call.rc ? call.rc : -EIO;
+		snprintf(res->error, sizeof(res->error), "the JVM did not dump: %.200s",
+			 call.rc ? call.err : call.r.out);
+	} else if (e == -ESRCH) {
+		snprintf(res->error, sizeof(res->error), "the target exited during the dump; nothing was kept");
+	}
+	if (!e && (e = hprof_strip_stream_finish(&strip)))
+		snprintf(res->error, sizeof(res->error), "the JVM's dump: %s", strip.msg);
+fail:
+	if (started)
+		pthread_join(t, NULL);
+	if (e || (e = atomic_commit(&af))) {
+		atomic_abort(&af);
+		if (!res->error[0])
+			snprintf(res->error, sizeof(res->error), "writing %.200s: %s", plain, strerror(-e));
+	} else if (rq->codec != HPROF_PLAIN) {
+		status(rq, "compressing");
+		e = compress_into(plain, rq->out_path, rq->codec, rq->level, &res->bytes_out);
+		unlink(plain);
+		if (e)
+			snprintf(res->error, sizeof(res->error), "compressing into %.200s: %s", rq->out_path, strerror(-e));
+	} else {
+		res->bytes_out = strip.sink.bytes_out;
+	}
+out:
+	if (stream)
+		hprof_strip_stream_free(&strip);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	unlink(fifo);
+	return e;
+}
+
+/* ---- Android, without a shim ---- */
+
+static int dump_am(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
+{
+	char tmp[128], there[256], pid_s[16];
+	struct hprof_strip_stream strip;
+	struct atomic_file af;
+	uint8_t *buf;
+	pid_t p;
+	int st, fd, e;
+	double t0 = now_ms();
+	ssize_t n;
+
+	res->method = "am-dumpheap";
+	if (access("/system/bin/am", X_OK) != 0) {
+		snprintf(res->error, sizeof(res->error), "no /system/bin/am: not an Android device (load the shim instead)");
+		return -ENOENT;
+	}
+	snprintf(tmp, sizeof(tmp), "/data/local/tmp/oomscope-%d.hprof", (int)rq->pid);
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)rq->pid);
+	unlink(tmp);
+	status(rq, "am dumpheap");
+	p = fork();
+	if (p == 0) {
+		execl("/system/bin/am", "am", "dumpheap", pid_s, tmp, (char *)NULL);
+		_exit(127);
+	}
+	if (p < 0 || waitpid(p, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(res->error, sizeof(res->error), "am dumpheap %s failed", pid_s);
+		return -EIO;
+	}
+	/* am returns before the app has written the file: wait for it to stop growing */
+	for (off_t last = -1;;) {
+		struct stat s;
+
+		sleep(1);
+		if (stat(tmp, &s) == 0 && s.st_size > 0 && s.st_size == last)
+			break;
+		last = stat(tmp, &s) == 0 ? s.st_size : -1;
+		if (now_ms() - t0 > 1800e3) {
+			snprintf(res->error, sizeof(res->error), "am dumpheap: no complete file after 1800 s");
+			return -ETIMEDOUT;
+		}
+	}
+	res->pause_ms = now_ms() - t0;
+	snprintf(there, sizeof(there), "%s", tmp);
+	fd = open(there, O_RDONLY | O_CLOEXEC);
+	buf = malloc(READ_CHUNK);
+	if (fd < 0 || !buf || (e = atomic_open_mode(&af, rq->out_path, 0600))) {
+		e = -EIO;
+		snprintf(res->error, sizeof(res->error), "reading %s", tmp);
+		goto out;
+	}
+	if ((e = hprof_strip_stream_open(&strip, fileno(af.f), rq->op, rq->codec, rq->level)) == 0) {
+		while (!e && (n = read(fd, buf, READ_CHUNK)) > 0) {
+			e = hprof_strip_stream_feed(&strip, buf, (size_t)n);
+			res->bytes_in += (uint64_t)n;
+		}
+		if (!e)
+			e = hprof_strip_stream_finish(&strip);
+		if (e)
+			snprintf(res->error, sizeof(res->error), "the app's dump: %s", strip.msg);
+		res->bytes_out = strip.sink.bytes_out;
+		hprof_strip_stream_free(&strip);
+	}
+	if (e)
+		atomic_abort(&af);
+	else
+		e = atomic_commit(&af);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	unlink(tmp);
+	return e;
+}
+
+/* ---- analysis ---- */
+
+static void analyze(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
+{
+	struct ooms_analysis a;
+	struct atomic_file af;
+	char err[256];
+	double t0 = now_ms();
+	int e;
+
+	status(rq, "analyzing");
+	if ((e = ooms_analyze(&a, rq->out_path, &rq->aopts, err, sizeof(err)))) {
+		snprintf(res->analysis_error, sizeof(res->analysis_error), "%s", err);
+		return;
+	}
+	res->analyze_ms = now_ms() - t0;
+	res->leak_groups = a.ngroups;
+	res->leak_objects = a.nleaks;
+	if (a.ngroups)
+		ooms_report_leak_line(&a, 0, res->top_leak, sizeof(res->top_leak));
+	if ((e = atomic_open(&af, rq->analysis_json)) == 0) {
+		ooms_report_json(&a, rq->top ? rq->top : 10, af.f);
+		e = atomic_commit(&af);
+	}
+	if (!e && rq->analysis_txt && (e = atomic_open(&af, rq->analysis_txt)) == 0) {
+		ooms_report_text(&a, rq->top ? rq->top : 10, af.f);
+		e = atomic_commit(&af);
+	}
+	if (e)
+		snprintf(res->analysis_error, sizeof(res->analysis_error), "writing the analysis: %s", strerror(-e));
+	else
+		res->analyzed = 1;
+	ooms_analysis_free(&a);
+}
+
+int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
+{
+	enum ooms_dump_method m = rq->method;
+	double t0 = now_ms();
+	char line[128];
+	int e;
+
+	memset(res, 0, sizeof(*res));
+	if (m == DUMP_AUTO) {
+		if (shim_client_ask(rq->pid, "ping", line, sizeof(line), 2000) == 0 && !strncmp(line, "ok ", 3))
+			m = DUMP_SHIM;
+		else if (rq->runtime == OOMS_RT_HOTSPOT)
+			m = DUMP_JVM;
+		else if (rq->runtime == OOMS_RT_ART)
+			m = DUMP_AM;
+	}
+	switch (m) {
+	case DUMP_SHIM:
+		e = dump_shim(rq, res);
+		break;
+	case DUMP_JVM:
+		e = dump_jvm_fifo(rq, res);
+		break;
+	case DUMP_AM:
+		e = dump_am(rq, res);
+		break;
+	default:
+		snprintf(res->error, sizeof(res->error), "PID %d runs no Java runtime: no heap to dump", (int)rq->pid);
+		e = -ENOENT;
+	}
+	res->dump_ms = now_ms() - t0;
+	res->target_exited = !proc_exists(rq->pid);
+	if (e)
+		return e;
+	res->ok = 1;
+	if (rq->analysis_json)
+		analyze(rq, res);
+	return 0;
+}

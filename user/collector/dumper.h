@@ -1,0 +1,62 @@
+/* Heap dumps of a target, by the best means it offers, then the analysis:
+ *   shim: the shim's fork-dump (the app pauses for the fork only); the file
+ *         is created here (0600, O_EXCL|O_NOFOLLOW) and passed to the shim,
+ *         and renamed into place only when the shim says "done";
+ *   jvm:  no shim in a HotSpot JVM: its own dumper (`GC.heap_dump -overwrite`
+ *         through the attach protocol) writing into a FIFO that is stripped
+ *         as it streams; compressed afterwards (the app is paused while the
+ *         JVM writes, so the reader must keep up);
+ *   am:   no shim in an Android app: `am dumpheap`, then stripped (untested
+ *         here: no device).
+ * Synchronous; the collector runs it on a thread of its own. */
+#ifndef OOMSCOPE_DUMPER_H
+#define OOMSCOPE_DUMPER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "analyze/analysis.h"
+#include "runtime/runtime.h"
+
+enum ooms_dump_method { DUMP_AUTO = 0, DUMP_SHIM, DUMP_JVM, DUMP_AM };
+
+struct ooms_dump_request {
+	pid_t pid;
+	enum ooms_rt_kind runtime;
+	enum ooms_dump_method method;  /* AUTO: the shim when it answers, else the runtime's own */
+	const char *out_path;          /* the dump file (its directory must exist) */
+	int op;                        /* HPROF_OP_STRIP_APP or HPROF_OP_STRIP_KOOM */
+	int codec, level;              /* enum hprof_codec, level */
+	int timeout_s;                 /* the dump at most (0: 1800) */
+	/* analysis, when analysis_json is set */
+	const char *analysis_json, *analysis_txt;
+	struct ooms_analyze_opts aopts;
+	unsigned top;
+	void (*status)(void *ctx, const char *what); /* progress words, may be NULL */
+	void *sctx;
+};
+
+struct ooms_dump_result {
+	int ok;
+	const char *method;            /* "shim-fork", "jvm-fifo", "am-dumpheap" */
+	double pause_ms;               /* the app's pause: the fork (shim), or the whole dump (jvm) */
+	double dump_ms;                /* request to complete file */
+	uint64_t bytes_in, bytes_out;  /* hprof bytes produced, file bytes */
+	uint64_t objects;
+	int target_exited;             /* the target was gone at the end */
+	char error[320];
+	/* analysis */
+	int analyzed;
+	double analyze_ms;
+	size_t leak_groups;
+	uint64_t leak_objects;
+	char top_leak[400];            /* the first group: class, count, root and path, one line */
+	char analysis_error[256];
+};
+
+/* 0 when the dump was written (res->ok); -errno otherwise, res->error says
+ * why in one line. The analysis failing does not fail the dump. */
+int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *res);
+const char *ooms_dump_method_name(enum ooms_dump_method m);
+int ooms_dump_method_parse(const char *s); /* -1 unknown */
+
+#endif

@@ -1,0 +1,617 @@
+#define _GNU_SOURCE
+#include "collector/jheap.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "hprof/io.h"
+#include "runtime.h"
+#include "runtime.skel.h"
+#include "runtime/hsperf.h"
+#include "runtime/shim_client.h"
+#include "sym/symbolize.h"
+#include "util/json.h"
+
+#define MAX_POOLS 16
+
+struct pool {
+	char name[OOMS_RT_NAME_LEN];
+	int64_t used, committed, max;
+};
+
+struct ooms_jheap {
+	pid_t pid;
+	struct ooms_jheap_opts o;
+	char dir[4096];
+	struct ooms_jheap_io io;
+	struct ooms_rt_target rt;
+	int found;
+	struct runtime_bpf *skel;
+	struct bpf_link *links[16];
+	int nlinks;
+	/* GC */
+	uint64_t gc_begin_ns;
+	int gc_full;
+	uint64_t gcs;
+	double gc_pause_ms;
+	struct pool pools[MAX_POOLS];
+	int npools;
+	uint64_t events;
+	/* the rule */
+	struct ooms_heap_rule rule;
+	double last_poll_t;
+	int64_t last_used, last_max;
+	/* dumps */
+	int efd;
+	int running;
+	int seq;
+	int dumps;
+	pthread_t th;
+	struct ooms_dump_request rq;
+	struct ooms_dump_result res;
+	char out[4200], json_path[4300], txt_path[4300];
+	double started_t;
+	uint8_t perf[65536];
+};
+
+static double now_s(struct ooms_jheap *j)
+{
+	return j->io.now(j->io.ctx);
+}
+
+/* ---- events ---- */
+
+struct gc_rec {
+	struct ooms_jheap *j;
+	double t, pause_ms;
+	int full;
+};
+
+/* HotSpot reports its non-heap pools too: code cache and class metadata. */
+static int is_heap_pool(const char *name)
+{
+	return strncmp(name, "CodeHeap", 8) && strcmp(name, "Code Cache") && strcmp(name, "Metaspace") &&
+	       strcmp(name, "Compressed Class Space");
+}
+
+static int64_t pools_used(const struct ooms_jheap *j, int64_t *max)
+{
+	int64_t used = 0, m = 0;
+
+	for (int i = 0; i < j->npools; i++) {
+		if (!is_heap_pool(j->pools[i].name))
+			continue;
+		used += j->pools[i].used;
+		if (j->pools[i].max > 0)
+			m += j->pools[i].max;
+	}
+	if (max)
+		*max = m;
+	return used;
+}
+
+static void gc_body(struct json *js, void *arg)
+{
+	struct gc_rec *r = arg;
+	int64_t max;
+	int64_t used = pools_used(r->j, &max);
+
+	json_obj(js);
+	json_kstr(js, "type", "gc");
+	json_kdbl(js, "t", r->t);
+	json_kbool(js, "full", r->full);
+	json_kdbl(js, "pause_ms", r->pause_ms);
+	if (r->j->npools) {
+		json_kint(js, "used_after", used);
+		json_key(js, "pools");
+		json_obj(js);
+		for (int i = 0; i < r->j->npools; i++) {
+			json_key(js, r->j->pools[i].name);
+			json_obj(js);
+			json_kint(js, "used", r->j->pools[i].used);
+			json_kint(js, "committed", r->j->pools[i].committed);
+			json_kint(js, "max", r->j->pools[i].max);
+			json_obj_end(js);
+		}
+		json_obj_end(js);
+	}
+	json_obj_end(js);
+}
+
+struct oom_rec {
+	double t;
+	int64_t bytes;
+	const char *msg;
+};
+
+static void oom_body(struct json *js, void *arg)
+{
+	struct oom_rec *r = arg;
+
+	json_obj(js);
+	json_kstr(js, "type", "oom");
+	json_kdbl(js, "t", r->t);
+	if (r->bytes >= 0)
+		json_kint(js, "bytes", r->bytes);
+	json_kstr(js, "message", r->msg);
+	json_obj_end(js);
+}
+
+static int handle_rt(void *ctx, void *data, size_t size)
+{
+	struct ooms_jheap *j = ctx;
+	const struct ooms_rt_event *e = data;
+	double t = now_s(j);
+
+	if (size < sizeof(*e) || e->version != OOMS_RT_VERSION)
+		return 0;
+	j->events++;
+	switch (e->type) {
+	case RT_GC_BEGIN:
+		j->gc_begin_ns = e->ts_ns;
+		j->gc_full = j->rt.kind == OOMS_RT_HOTSPOT && e->a0;
+		break;
+	case RT_POOL: {
+		int i;
+
+		for (i = 0; i < j->npools && strncmp(j->pools[i].name, e->name, sizeof(e->name)); i++)
+			;
+		if (i == j->npools) {
+			if (j->npools == MAX_POOLS)
+				break;
+			j->npools++;
+			snprintf(j->pools[i].name, sizeof(j->pools[i].name), "%.*s", (int)sizeof(e->name), e->name);
+		}
+		j->pools[i].used = e->a1;
+		j->pools[i].committed = e->a2;
+		j->pools[i].max = e->a3;
+		break;
+	}
+	case RT_GC_END:
+		if (j->gc_begin_ns && e->ts_ns >= j->gc_begin_ns) {
+			struct gc_rec r = {j, t, (e->ts_ns - j->gc_begin_ns) / 1e6, j->gc_full};
+
+			j->gcs++;
+			j->gc_pause_ms += r.pause_ms;
+			j->io.emit(j->io.ctx, gc_body, &r);
+			j->gc_begin_ns = 0;
+		}
+		break;
+	case RT_OOM_SIZE: {
+		struct oom_rec r = {t, e->a0, "Heap::ThrowOutOfMemoryError"};
+
+		j->io.emit(j->io.ctx, oom_body, &r);
+		if (j->io.say)
+			j->io.say(j->io.ctx, "!! OutOfMemoryError thrown: an allocation of %" PRId64 " bytes failed", e->a0);
+		break;
+	}
+	case RT_OOM_MSG: {
+		char msg[OOMS_RT_MSG_LEN + 1];
+		struct oom_rec r = {t, -1, msg};
+
+		snprintf(msg, sizeof(msg), "%.*s", (int)sizeof(e->msg), e->msg);
+		j->io.emit(j->io.ctx, oom_body, &r);
+		if (j->io.say)
+			j->io.say(j->io.ctx, "!! OutOfMemoryError thrown: %s", msg);
+		break;
+	}
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* ---- attach ---- */
+
+static int add_link(struct ooms_jheap *j, struct bpf_link *l, const char *what)
+{
+	if (!l) {
+		if (j->o.verbose)
+			fprintf(stderr, "oomscope: no %s probe: %s\n", what, strerror(errno));
+		return -1;
+	}
+	if (j->nlinks < (int)(sizeof(j->links) / sizeof(j->links[0])))
+		j->links[j->nlinks++] = l;
+	else
+		bpf_link__destroy(l);
+	return 0;
+}
+
+static void attach_hotspot(struct ooms_jheap *j, const char *lib)
+{
+	static const struct { const char *probe; int which; } usdt[] = {
+		{"gc__begin", 0}, {"gc__end", 1}, {"mem__pool__gc__end", 2},
+	};
+	struct runtime_bpf *k = j->skel;
+	struct bpf_program *progs[] = {k->progs.hs_gc_begin, k->progs.hs_gc_end, k->progs.hs_pool_gc_end};
+
+	for (size_t i = 0; i < sizeof(usdt) / sizeof(usdt[0]); i++)
+		add_link(j, bpf_program__attach_usdt(progs[usdt[i].which], j->pid, lib, "hotspot", usdt[i].probe, NULL),
+			 usdt[i].probe);
+}
+
+static void attach_art(struct ooms_jheap *j, const char *lib)
+{
+	static const char *const gc_run = "_ZN3art2gc9collector16GarbageCollector3RunENS0_7GcCauseEb";
+	static const char *const oom_heap = "_ZN3art2gc4Heap21ThrowOutOfMemoryErrorEPNS_6ThreadEmNS0_13AllocatorTypeE";
+	static const char *const oom_thread = "_ZN3art6Thread21ThrowOutOfMemoryErrorEPKc";
+	struct runtime_bpf *k = j->skel;
+	uint64_t off;
+
+	if (ooms_sym_elf_find(lib, gc_run, &off) == 0) {
+		add_link(j, bpf_program__attach_uprobe(k->progs.art_gc_run, false, j->pid, lib, off), "GC");
+		add_link(j, bpf_program__attach_uprobe(k->progs.art_gc_run_ret, true, j->pid, lib, off), "GC return");
+	}
+	if (ooms_sym_elf_find(lib, oom_heap, &off) == 0)
+		add_link(j, bpf_program__attach_uprobe(k->progs.art_oom_heap, false, j->pid, lib, off), "OOM");
+	if (ooms_sym_elf_find(lib, oom_thread, &off) == 0)
+		add_link(j, bpf_program__attach_uprobe(k->progs.art_oom_thread, false, j->pid, lib, off), "OOM message");
+}
+
+static void runtime_body(struct json *js, void *arg)
+{
+	struct ooms_jheap *j = arg;
+
+	json_obj(js);
+	json_kstr(js, "type", "runtime");
+	json_kdbl(js, "t", now_s(j));
+	json_kstr(js, "runtime", ooms_rt_name(j->rt.kind));
+	json_kstr(js, "lib", j->rt.lib);
+	json_kint(js, "probes", j->nlinks);
+	json_kstr(js, "heap_rule", ooms_heap_variant_name(j->o.rule.variant));
+	json_kdbl(js, "heap_interval_s", j->o.rule.interval_s);
+	json_kint(js, "max_dumps", j->o.rule.max_dumps);
+	json_obj_end(js);
+}
+
+int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = j->o.btf_path);
+	char lib[1024], err[512];
+	long page = sysconf(_SC_PAGESIZE);
+	int e;
+
+	if (j->found)
+		return 0;
+	if (ooms_rt_detect(j->pid, j->o.runtime, &j->rt) != 0 || j->rt.kind == OOMS_RT_NATIVE) {
+		j->rt.kind = OOMS_RT_NATIVE;
+		return 0; /* not (yet) a Java process: `run` may exec one later */
+	}
+	j->found = 1;
+	snprintf(lib, sizeof(lib), "/proc/%d/root%s", (int)j->pid, j->rt.lib);
+	j->skel = runtime_bpf__open_opts(&oo);
+	if (!j->skel)
+		return fprintf(stderr, "oomscope: opening the runtime probes: %s\n", strerror(errno)), -1;
+	j->skel->rodata->target_tgid = j->pid;
+	bpf_map__set_max_entries(j->skel->maps.rt_events, (uint32_t)(page * 64 > (1 << 18) ? page * 64 : (1 << 18)));
+	if ((e = runtime_bpf__load(j->skel))) {
+		fprintf(stderr, "oomscope: loading the runtime probes: %s\n", strerror(-e));
+		return -1;
+	}
+	if (ring_buffer__add(rb, bpf_map__fd(j->skel->maps.rt_events), handle_rt, j)) {
+		fprintf(stderr, "oomscope: adding the runtime ring buffer: %s\n", strerror(errno));
+		return -1;
+	}
+	if (j->rt.kind == OOMS_RT_HOTSPOT)
+		attach_hotspot(j, lib);
+	else
+		attach_art(j, lib);
+	if (j->io.say)
+		j->io.say(j->io.ctx, "Java runtime: %s (%s), %d probe(s) attached", ooms_rt_name(j->rt.kind), j->rt.lib,
+			  j->nlinks);
+	j->io.emit(j->io.ctx, runtime_body, j);
+	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT &&
+	    shim_client_load_hotspot(j->pid, shim_client_library(), err, sizeof(err))) {
+		fprintf(stderr, "oomscope: --shim: %s\n", err);
+		return -1;
+	}
+	if (j->o.shim && j->rt.kind == OOMS_RT_ART && j->io.say &&
+	    shim_client_ask(j->pid, "ping", err, sizeof(err), 1000) != 0)
+		j->io.say(j->io.ctx, "--shim: load the shim into the app with `cmd activity attach-agent` (README); "
+				     "until it answers, dumps use `am dumpheap`");
+	return 0;
+}
+
+enum ooms_rt_kind ooms_jheap_runtime(const struct ooms_jheap *j)
+{
+	return j->found ? j->rt.kind : OOMS_RT_NATIVE;
+}
+
+/* ---- dumps ---- */
+
+static void *dump_main(void *arg)
+{
+	struct ooms_jheap *j = arg;
+	uint64_t one = 1;
+
+	ooms_dump_take(&j->rq, &j->res);
+	if (write(j->efd, &one, sizeof(one)) < 0) {
+	}
+	return NULL;
+}
+
+struct dump_start_rec {
+	double t;
+	int seq;
+	const char *reason;
+};
+
+static void dump_start_body(struct json *js, void *arg)
+{
+	struct dump_start_rec *r = arg;
+
+	json_obj(js);
+	json_kstr(js, "type", "dump_start");
+	json_kdbl(js, "t", r->t);
+	json_kint(js, "seq", r->seq);
+	json_kstr(js, "reason", r->reason);
+	json_obj_end(js);
+}
+
+static const char *base(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+static void dump_body(struct json *js, void *arg)
+{
+	struct ooms_jheap *j = arg;
+	const struct ooms_dump_result *r = &j->res;
+
+	json_obj(js);
+	json_kstr(js, "type", "dump");
+	json_kdbl(js, "t", now_s(j));
+	json_kint(js, "seq", j->seq);
+	json_kbool(js, "ok", r->ok);
+	json_kstr(js, "method", r->method);
+	json_kstr(js, "file", r->ok ? base(j->out) : NULL);
+	json_kdbl(js, "pause_ms", r->pause_ms);
+	json_kdbl(js, "dump_ms", r->dump_ms);
+	json_kuint(js, "bytes_in", r->bytes_in);
+	json_kuint(js, "bytes_out", r->bytes_out);
+	json_kuint(js, "objects", r->objects);
+	json_kbool(js, "target_exited", r->target_exited);
+	json_kstr(js, "error", r->ok ? NULL : r->error);
+	if (r->ok && j->rq.analysis_json) {
+		json_kstr(js, "analysis", r->analyzed ? base(j->json_path) : NULL);
+		json_kdbl(js, "analyze_ms", r->analyze_ms);
+		json_kuint(js, "leak_groups", r->leak_groups);
+		json_kuint(js, "leak_objects", r->leak_objects);
+		json_kstr(js, "top_leak", r->top_leak[0] ? r->top_leak : NULL);
+		json_kstr(js, "analysis_error", r->analysis_error[0] ? r->analysis_error : NULL);
+	}
+	json_obj_end(js);
+}
+
+static void start_dump(struct ooms_jheap *j, const char *reason)
+{
+	struct dump_start_rec r;
+	const char *ext = j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "";
+
+	j->seq++;
+	snprintf(j->out, sizeof(j->out), "%s/dump-%d.hprof%s", j->dir, j->seq, ext);
+	snprintf(j->json_path, sizeof(j->json_path), "%s/dump-%d.analysis.json", j->dir, j->seq);
+	snprintf(j->txt_path, sizeof(j->txt_path), "%s/dump-%d.analysis.txt", j->dir, j->seq);
+	memset(&j->rq, 0, sizeof(j->rq));
+	j->rq.pid = j->pid;
+	j->rq.runtime = j->rt.kind;
+	j->rq.method = j->o.method;
+	j->rq.out_path = j->out;
+	j->rq.op = j->o.op;
+	j->rq.codec = j->o.codec;
+	j->rq.level = j->o.level;
+	if (j->o.analyze) {
+		j->rq.analysis_json = j->json_path;
+		j->rq.analysis_txt = j->txt_path;
+		j->rq.aopts.runtime = j->rt.kind == OOMS_RT_ART ? RUNTIME_ANDROID : RUNTIME_JVM;
+		j->rq.aopts.bitmap_w = 768;
+		j->rq.aopts.bitmap_h = 1366;
+		j->rq.aopts.leak_classes = j->o.leak_classes;
+		j->rq.aopts.nleak_classes = j->o.nleak_classes;
+		j->rq.aopts.leak_ifs = j->o.leak_ifs;
+		j->rq.aopts.nleak_ifs = j->o.nleak_ifs;
+	}
+	j->started_t = now_s(j);
+	r = (struct dump_start_rec){j->started_t, j->seq, reason};
+	j->io.emit(j->io.ctx, dump_start_body, &r);
+	if (j->io.say)
+		j->io.say(j->io.ctx, "dumping the Java heap to %s", j->out);
+	if (pthread_create(&j->th, NULL, dump_main, j) != 0) {
+		snprintf(j->res.error, sizeof(j->res.error), "cannot start the dump thread");
+		j->io.emit(j->io.ctx, dump_body, j);
+		return;
+	}
+	j->running = 1;
+}
+
+int ooms_jheap_fd(const struct ooms_jheap *j)
+{
+	return j->efd;
+}
+
+void ooms_jheap_done(struct ooms_jheap *j)
+{
+	uint64_t n;
+	const struct ooms_dump_result *r = &j->res;
+
+	if (read(j->efd, &n, sizeof(n)) < 0 || !j->running)
+		return;
+	pthread_join(j->th, NULL);
+	j->running = 0;
+	if (r->ok)
+		j->dumps++;
+	j->io.emit(j->io.ctx, dump_body, j);
+	if (!j->io.say)
+		return;
+	if (!r->ok) {
+		j->io.say(j->io.ctx, "!! dump %d failed: %s", j->seq, r->error);
+		return;
+	}
+	j->io.say(j->io.ctx, "dump %d written (%s): %s, %.1f MB, the app paused %.0f ms%s", j->seq, r->method, j->out,
+		  r->bytes_out / 1048576.0, r->pause_ms, r->target_exited ? " (the target has exited since)" : "");
+	if (r->analyzed)
+		j->io.say(j->io.ctx, "analysis: %zu leak group(s), %" PRIu64 " object(s)%s%s -> %s", r->leak_groups,
+			  r->leak_objects, r->top_leak[0] ? "; first: " : "", r->top_leak, j->txt_path);
+	else if (j->rq.analysis_json)
+		j->io.say(j->io.ctx, "!! analysis failed: %s", r->analysis_error);
+}
+
+void ooms_jheap_finish(struct ooms_jheap *j, int wait_s)
+{
+	struct pollfd p = {.fd = j->efd, .events = POLLIN};
+
+	if (!j->running)
+		return;
+	if (j->io.say)
+		j->io.say(j->io.ctx, "waiting for dump %d to finish (at most %d s)", j->seq, wait_s);
+	if (poll(&p, 1, wait_s * 1000) == 1)
+		ooms_jheap_done(j);
+}
+
+/* ---- samples and the rule ---- */
+
+struct cross_rec {
+	double t;
+	const struct ooms_heap_decision *d;
+	int64_t used, max;
+	const char *file;
+};
+
+static void cross_body(struct json *js, void *arg)
+{
+	struct cross_rec *r = arg;
+
+	json_obj(js);
+	json_kstr(js, "type", "crossing");
+	json_kdbl(js, "t", r->t);
+	json_kstr(js, "rule", r->d->rule);
+	json_kint(js, "value", r->used);
+	json_kint(js, "limit", (int64_t)(r->d->threshold * (double)r->max));
+	json_kstr(js, "reason", r->d->reason);
+	json_kstr(js, "wrote", r->file);
+	json_obj_end(js);
+}
+
+void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s)
+{
+	struct hsperf_heap h;
+	ssize_t n;
+
+	s->heap_used = s->heap_committed = s->heap_max = -1;
+	s->heap_src = NULL;
+	s->gcs = j->gcs;
+	s->gc_pause_ms = j->gc_pause_ms;
+	if (!j->found)
+		return;
+	if (j->rt.kind == OOMS_RT_HOTSPOT && (n = hsperf_read(j->pid, j->perf, sizeof(j->perf))) > 0 &&
+	    hsperf_heap_from(j->perf, (size_t)n, &h) == 0) {
+		s->heap_used = h.used;
+		s->heap_committed = h.committed;
+		s->heap_max = h.max;
+		s->heap_src = "hsperfdata";
+		if (!j->nlinks) { /* no USDT: the counters' GC figures */
+			s->gcs = (uint64_t)h.gc_count;
+			s->gc_pause_ms = (double)h.gc_time_ms;
+		}
+	} else if (shim_client_heap(j->pid, &s->heap_used, &s->heap_committed, &s->heap_max, 500) == 0) {
+		s->heap_src = "shim";
+	} else if (j->npools) {
+		s->heap_used = pools_used(j, &s->heap_max);
+		s->heap_src = "usdt";
+	}
+	j->last_used = s->heap_used;
+	j->last_max = s->heap_max;
+}
+
+void ooms_jheap_check(struct ooms_jheap *j, const struct ooms_sample *s)
+{
+	if (!j->found || s->heap_max <= 0 || s->t - j->last_poll_t < j->o.rule.interval_s - 1e-6)
+		return;
+	j->last_poll_t = s->t;
+	{
+		struct ooms_heap_poll p = {s->t, s->heap_used, s->heap_max};
+		struct ooms_heap_decision d;
+		enum ooms_heap_verdict v = ooms_heap_rule_feed(&j->rule, &p, &d);
+		struct cross_rec r = {s->t, &d, s->heap_used, s->heap_max, NULL};
+		char name[64];
+
+		if (v == HEAP_QUIET)
+			return;
+		if (v == HEAP_DUMP && j->running) {
+			/* the rule counted a dump it could not take: give it back */
+			j->rule.dumps--;
+			snprintf(d.reason + strlen(d.reason), sizeof(d.reason) - strlen(d.reason),
+				 "; no dump: dump %d is still being written", j->seq);
+			v = HEAP_SUPPRESSED;
+		}
+		if (v == HEAP_DUMP) {
+			snprintf(name, sizeof(name), "dump-%d.hprof%s", j->seq + 1,
+				 j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "");
+			r.file = name;
+		}
+		j->io.emit(j->io.ctx, cross_body, &r);
+		if (j->io.say)
+			j->io.say(j->io.ctx, "!! %s: %s", d.rule, d.reason);
+		if (v == HEAP_DUMP)
+			start_dump(j, d.reason);
+	}
+}
+
+int ooms_jheap_dumps(const struct ooms_jheap *j)
+{
+	return j->dumps;
+}
+
+uint64_t ooms_jheap_drops(const struct ooms_jheap *j)
+{
+	return j->skel && j->skel->bss ? j->skel->bss->rt_totals.ringbuf_drops : 0;
+}
+
+uint64_t ooms_jheap_events(const struct ooms_jheap *j)
+{
+	return j->events;
+}
+
+struct ooms_jheap *ooms_jheap_new(pid_t pid, const struct ooms_jheap_opts *o, const char *dir,
+				  const struct ooms_jheap_io *io)
+{
+	struct ooms_jheap *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->pid = pid;
+	j->o = *o;
+	j->io = *io;
+	snprintf(j->dir, sizeof(j->dir), "%s", dir);
+	ooms_heap_rule_init(&j->rule, &o->rule);
+	j->last_poll_t = -1e9;
+	j->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (j->efd < 0) {
+		free(j);
+		return NULL;
+	}
+	return j;
+}
+
+void ooms_jheap_free(struct ooms_jheap *j)
+{
+	if (!j)
+		return;
+	if (j->running) /* the thread still uses j: leave it (the process is ending) */
+		return;
+	for (int i = 0; i < j->nlinks; i++)
+		bpf_link__destroy(j->links[i]);
+	runtime_bpf__destroy(j->skel);
+	close(j->efd);
+	free(j);
+}

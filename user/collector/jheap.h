@@ -1,0 +1,68 @@
+/* The Java heap watch, inside the collector: the runtime adapter for the
+ * target (found from its mappings, again after an exec), its probes (GC
+ * pauses, pools after each GC, OOM throws) on a ring buffer of their own,
+ * the heap figures of every sample (hsperfdata; the shim; the pools), the
+ * heap rule every --heap-interval, and the dumps it asks for, taken on a
+ * thread so the collector keeps consuming events meanwhile. */
+#ifndef OOMSCOPE_JHEAP_H
+#define OOMSCOPE_JHEAP_H
+
+#include <sys/types.h>
+#include "collector/dumper.h"
+#include "detect/heap_rule.h"
+#include "detect/sample.h"
+#include "runtime/runtime.h"
+
+struct json;
+struct ring_buffer;
+
+struct ooms_jheap_opts {
+	enum ooms_rt_kind runtime;           /* --runtime (OOMS_RT_AUTO) */
+	int shim;                            /* --shim: load (watch) or use (run) the shim */
+	struct ooms_heap_rule_config rule;   /* --heap-rule and its figures */
+	enum ooms_dump_method method;        /* --dump-method */
+	int op, codec, level;                /* --dump-mode, codec */
+	int analyze;                         /* analyze each dump */
+	const char *const *leak_classes;
+	size_t nleak_classes;
+	const char *const *leak_ifs;
+	size_t nleak_ifs;
+	const char *btf_path;
+	int verbose;
+};
+
+/* How the collector lets the watch speak: a record for the timeline (and
+ * --json), and a line for the terminal (NULL with --json). */
+struct ooms_jheap_io {
+	void *ctx;
+	void (*emit)(void *ctx, void (*body)(struct json *j, void *arg), void *arg);
+	void (*say)(void *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+	double (*now)(void *ctx); /* seconds since attach */
+};
+
+struct ooms_jheap;
+
+struct ooms_jheap *ooms_jheap_new(pid_t pid, const struct ooms_jheap_opts *o, const char *dir,
+				  const struct ooms_jheap_io *io);
+void ooms_jheap_free(struct ooms_jheap *j);
+/* Finds the runtime and attaches its probes to rb (once found; call until
+ * it is): 0, or -1 on a failure worth stopping for (message said). */
+int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb);
+/* The runtime found ("native" until then). */
+enum ooms_rt_kind ooms_jheap_runtime(const struct ooms_jheap *j);
+/* Fills the sample's heap fields. */
+void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s);
+/* Runs the heap rule on the sample when its interval has passed, starting
+ * a dump when it says so. */
+void ooms_jheap_check(struct ooms_jheap *j, const struct ooms_sample *s);
+/* An fd that becomes readable when a dump finished; then call _done. */
+int ooms_jheap_fd(const struct ooms_jheap *j);
+void ooms_jheap_done(struct ooms_jheap *j);
+/* At the end of the run: waits (at most wait_s) for a dump in progress. */
+void ooms_jheap_finish(struct ooms_jheap *j, int wait_s);
+/* Figures for the end record. */
+int ooms_jheap_dumps(const struct ooms_jheap *j);
+uint64_t ooms_jheap_drops(const struct ooms_jheap *j);
+uint64_t ooms_jheap_events(const struct ooms_jheap *j);
+
+#endif

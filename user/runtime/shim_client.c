@@ -1,0 +1,246 @@
+#define _GNU_SOURCE
+#include "runtime/shim_client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/hs_attach.h"
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static int connect_shim(pid_t pid)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/%d/root/tmp/.oomscope-shim.%d", (int)pid, (int)hs_ns_pid(pid));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		int e = errno == ECONNREFUSED ? ENOENT : errno; /* a socket left by a dead process */
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+int shim_client_line(int conn, char *line, size_t len, int timeout_ms)
+{
+	size_t got = 0;
+	long long deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : 0;
+
+	while (got + 1 < len) {
+		struct pollfd p = {.fd = conn, .events = POLLIN};
+		int left = timeout_ms >= 0 ? (int)(deadline - now_ms()) : -1;
+		ssize_t n;
+
+		if (timeout_ms >= 0 && left <= 0)
+			return -ETIMEDOUT;
+		n = poll(&p, 1, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			return -ETIMEDOUT;
+		n = read(conn, line + got, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (line[got] == '\n')
+			break;
+		got++;
+	}
+	line[got] = 0;
+	return got ? 0 : -EPIPE;
+}
+
+int shim_client_ask(pid_t pid, const char *request, char *line, size_t len, int timeout_ms)
+{
+	int fd = connect_shim(pid), e;
+	char req[512];
+
+	if (fd < 0)
+		return fd;
+	snprintf(req, sizeof(req), "%s\n", request);
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	e = shim_client_line(fd, line, len, timeout_ms);
+	close(fd);
+	return e;
+}
+
+double shim_line_num(const char *line, const char *key, double dflt)
+{
+	size_t k = strlen(key);
+
+	for (const char *p = line; (p = strstr(p, key)); p += k)
+		if ((p == line || p[-1] == ' ') && p[k] == '=')
+			return strtod(p + k + 1, NULL);
+	return dflt;
+}
+
+int shim_client_heap(pid_t pid, int64_t *used, int64_t *committed, int64_t *max, int timeout_ms)
+{
+	char line[256];
+	int e = shim_client_ask(pid, "heap", line, sizeof(line), timeout_ms);
+
+	if (e)
+		return e;
+	if (strncmp(line, "ok ", 3))
+		return -EPROTO;
+	*used = (int64_t)shim_line_num(line, "used", -1);
+	*committed = (int64_t)shim_line_num(line, "committed", -1);
+	*max = (int64_t)shim_line_num(line, "max", -1);
+	return 0;
+}
+
+int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, const char *codec, int level, int *conn, char *line,
+		       size_t len, int timeout_ms)
+{
+	char req[128], cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov;
+	struct msghdr m;
+	struct cmsghdr *h;
+	int fd = connect_shim(pid), e;
+
+	*conn = -1;
+	line[0] = 0;
+	if (fd < 0)
+		return fd;
+	snprintf(req, sizeof(req), "dumpfd %s %s %d\n", mode, codec, level);
+	iov.iov_base = req;
+	iov.iov_len = strlen(req);
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof(cbuf);
+	h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &out_fd, sizeof(int));
+	if (sendmsg(fd, &m, MSG_NOSIGNAL) < 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	e = shim_client_line(fd, line, len, timeout_ms);
+	if (e || strncmp(line, "started ", 8)) {
+		close(fd);
+		return e ? e : !strncmp(line, "busy", 4) ? -EBUSY : -EIO;
+	}
+	*conn = fd;
+	return 0;
+}
+
+const char *shim_client_library(void)
+{
+	static char path[PATH_MAX + 64];
+	const char *env = getenv("OOMSCOPE_SHIM");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return access(env, R_OK) == 0 ? env : NULL;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0;
+	snprintf(path, sizeof(path), "%s/build/liboomscope_shim.so", exe);
+	if (access(path, R_OK) == 0)
+		return path;
+	snprintf(path, sizeof(path), "%s/liboomscope_shim.so", exe);
+	if (access(path, R_OK) == 0)
+		return path;
+	snprintf(path, sizeof(path), "%s/../lib/oomscope/liboomscope_shim.so", exe);
+	return access(path, R_OK) == 0 ? path : NULL;
+}
+
+/* The shim as the target sees it: the same file when its mount namespace
+ * shows it at the same path, else a copy in the target's /tmp. */
+static int shim_for_target(pid_t pid, const char *shim, char *out, size_t len)
+{
+	char there[PATH_MAX + 64];
+	struct stat a, b;
+	int in, o, e = 0;
+	off_t off = 0;
+
+	snprintf(there, sizeof(there), "/proc/%d/root%s", (int)pid, shim);
+	if (stat(shim, &a) == 0 && stat(there, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		snprintf(out, len, "%s", shim);
+		return 0;
+	}
+	snprintf(out, len, "/tmp/oomscope-shim-%d.so", (int)getpid());
+	snprintf(there, sizeof(there), "/proc/%d/root%s", (int)pid, out);
+	in = open(shim, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	unlink(there);
+	o = open(there, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (o < 0) {
+		e = -errno;
+		close(in);
+		return e;
+	}
+	if (fstat(in, &a) != 0 || sendfile(o, in, &off, (size_t)a.st_size) != a.st_size)
+		e = -EIO;
+	close(in);
+	close(o);
+	return e;
+}
+
+int shim_client_load_hotspot(pid_t pid, const char *shim, char *err, size_t err_len)
+{
+	struct hs_attach_result r;
+	char path[PATH_MAX], line[128];
+	long long deadline;
+	int e;
+
+	if (!shim) {
+		snprintf(err, err_len, "liboomscope_shim.so not found beside oomscope (build it with make, or set OOMSCOPE_SHIM)");
+		return -ENOENT;
+	}
+	if (shim_client_ask(pid, "ping", line, sizeof(line), 1000) == 0 && !strncmp(line, "ok ", 3))
+		return 0; /* loaded already */
+	if ((e = shim_for_target(pid, shim, path, sizeof(path)))) {
+		snprintf(err, err_len, "cannot put the shim where PID %d can load it: %s", (int)pid, strerror(-e));
+		return e;
+	}
+	e = hs_attach_command(pid, "load", path, "true", "", 15000, &r, err, err_len);
+	if (e)
+		return e;
+	/* "0" then "return code: N" (Agent_OnAttach's answer) */
+	if (r.code != 0 || (strstr(r.out, "return code:") && atoi(strstr(r.out, "return code:") + 12) != 0)) {
+		snprintf(err, err_len, "JVM %d refused the shim: %.200s", (int)pid, r.out[0] ? r.out : "no reason given");
+		return -EPERM;
+	}
+	for (deadline = now_ms() + 5000; now_ms() < deadline; usleep(20000))
+		if (shim_client_ask(pid, "ping", line, sizeof(line), 1000) == 0 && !strncmp(line, "ok ", 3))
+			return 0;
+	snprintf(err, err_len, "the shim loaded into JVM %d but its socket did not answer", (int)pid);
+	return -ETIMEDOUT;
+}

@@ -1,0 +1,36 @@
+/* oomscope's side of the shim's control socket (user/shim/shim.h has the
+ * protocol): the socket of a target is /proc/PID/root/tmp/.oomscope-shim.<pid
+ * in the target's namespace>. */
+#ifndef OOMSCOPE_SHIM_CLIENT_H
+#define OOMSCOPE_SHIM_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One request, one line back ("ok ...", "error ..."), within timeout_ms.
+ * 0 (answer in line), -ENOENT (no shim socket), or -errno. */
+int shim_client_ask(pid_t pid, const char *request, char *line, size_t len, int timeout_ms);
+/* The heap figures through the shim. 0 or -errno. */
+int shim_client_heap(pid_t pid, int64_t *used, int64_t *committed, int64_t *max, int timeout_ms);
+/* Starts a dump into out_fd (passed over the socket). On 0, *conn is the
+ * connection: "started ..." has been read into line; read "done ..." from
+ * *conn with shim_client_line. -errno otherwise, the shim's words in line. */
+int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, const char *codec, int level, int *conn, char *line,
+		       size_t len, int timeout_ms);
+/* The next line from conn, within timeout_ms (-1: no limit). 0, -ETIMEDOUT,
+ * or -EPIPE when the other side closed without one. */
+int shim_client_line(int conn, char *line, size_t len, int timeout_ms);
+/* Value of key=NUMBER in a shim line, or dflt. */
+double shim_line_num(const char *line, const char *key, double dflt);
+
+/* Loads the shim into running HotSpot JVM pid through the attach protocol
+ * (its `load` command), copying it into the target's /tmp when the target's
+ * mount namespace cannot see shim_path. Waits for the socket. 0, or -errno
+ * with one line in err. */
+int shim_client_load_hotspot(pid_t pid, const char *shim_path, char *err, size_t err_len);
+/* Where the shim library is: beside the oomscope binary (build/), or
+ * $OOMSCOPE_SHIM. NULL when not found. */
+const char *shim_client_library(void);
+
+#endif
