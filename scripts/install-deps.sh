@@ -17,6 +17,8 @@ PKGS=(
   bpfcc-tools "linux-headers-$(dpkg --print-architecture)"
   # hprof tests and bench: a JVM (jcmd), VisualVM's heap library, AOSP's hprof-conv
   openjdk-17-jdk-headless visualvm hprof-conv
+  # the ART fork-dump's symbols are checked against Debian's libart.so
+  android-libart
 )
 
 missing=()

@@ -10,14 +10,16 @@ static void usage(FILE *f)
 	fputs("usage: oomscope COMMAND [options]\n"
 	      "\n"
 	      "Tells why a process is heading for an out-of-memory crash: threads, file\n"
-	      "descriptors and address space followed from the kernel with eBPF, with the\n"
-	      "code that created them. Runs as root.\n"
+	      "descriptors, address space and large allocations followed from the kernel\n"
+	      "with eBPF, with the code that created them; the Java heap watched, dumped\n"
+	      "by a fork when it fills, and analyzed for leaks. Runs as root.\n"
 	      "\n"
 	      "commands:\n"
 	      "  watch -p PID [options]        follow a running process\n"
 	      "  run [options] -- CMD [ARGS]   start CMD and follow it from its first instruction\n"
 	      "  dump -p PID [options]         a heap dump of a running JVM/Android app now,\n"
 	      "                                stripped, compressed and analyzed\n"
+	      "  jcmd -p PID COMMAND           a diagnostic command in a running JVM (attach protocol)\n"
 	      "  hprof check|strip|restore     heap dumps: validate, strip for analysis, restore\n"
 	      "  analyze [options] DUMP        leaks, paths to GC roots, retained sizes of a heap dump\n"
 	      "  symbolize REPORT DIR...       names and source lines for a saved report's frames\n"
@@ -42,6 +44,8 @@ int main(int argc, char **argv)
 		return cmd_watch_or_run(argc - 1, argv + 1, 1);
 	if (!strcmp(cmd, "symbolize"))
 		return cmd_symbolize(argc - 1, argv + 1);
+	if (!strcmp(cmd, "jcmd"))
+		return cmd_jcmd(argc - 1, argv + 1);
 	if (!strcmp(cmd, "dump"))
 		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(cmd, "analyze"))

@@ -28,5 +28,5 @@ objcopy --add-section .gnu_debugdata=mini_debuginfo.xz minidebug
 
 nm --defined-only minidebug.full | awk '$3 == "md_alpha" || $3 == "md_beta" { print $3, $1 }' \
 	>minidebug.syms
-rm -f dynsyms funcsyms keep_symbols minidebug.debug mini_debuginfo mini_debuginfo.xz
+rm -f dynsyms funcsyms keep_symbols minidebug.debug mini_debuginfo mini_debuginfo.xz  # minidebug.full stays: the .symtab case
 echo "$out/minidebug"

@@ -7,5 +7,6 @@ int cmd_hprof(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_jcmd(int argc, char **argv);
 
 #endif

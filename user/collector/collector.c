@@ -70,6 +70,12 @@ struct coll {
 	size_t fd_words;
 };
 
+/* Crossings of every rule: the detectors' and the heap rule's. */
+static int crossings(struct coll *c)
+{
+	return c->crossings + (c->jheap ? ooms_jheap_crossings(c->jheap) : 0);
+}
+
 static volatile struct ooms_totals *totals(struct coll *c)
 {
 	return &c->skel->bss->totals;
@@ -875,7 +881,7 @@ static void end_body(struct json *j, void *arg)
 	json_kuint(j, "set_full_drops", t->set_full_drops);
 	json_kuint(j, "events_sent", t->events_sent);
 	json_kuint(j, "events_received", ooms_attrib_events(r->c->attrib));
-	json_kint(j, "crossings", r->c->crossings);
+	json_kint(j, "crossings", crossings(r->c));
 	if (r->c->jheap) {
 		json_kstr(j, "runtime", ooms_rt_name(ooms_jheap_runtime(r->c->jheap)));
 		json_kuint(j, "runtime_events", ooms_jheap_events(r->c->jheap));
@@ -1079,8 +1085,8 @@ static const char *loop(struct coll *c)
 					break;
 				if (take_sample(c))
 					why = "target exited";
-				else if (c->o->stop_on_crossing && c->crossings)
-					why = "threshold crossed";
+				else if (c->o->stop_on_crossing && crossings(c) && !ooms_jheap_busy(c->jheap))
+					why = "threshold crossed"; /* once a dump it asked for is written */
 				break;
 			case TAG_SIGNAL:
 				if (read(sfd, &si, sizeof(si)) == sizeof(si))
@@ -1091,6 +1097,8 @@ static const char *loop(struct coll *c)
 				break;
 			case TAG_DUMP:
 				ooms_jheap_done(c->jheap);
+				if (c->o->stop_on_crossing && crossings(c))
+					why = "threshold crossed";
 				break;
 			}
 		}
@@ -1220,7 +1228,7 @@ int ooms_collect(const struct ooms_watch_opts *o)
 
 			fprintf(stderr, "oomscope: stopped (%s) after %.1f s; %d crossing(s); %" PRIu64
 				" events, %" PRIu64 " lost in the kernel\n",
-				why, since_start(&c), c.crossings, ooms_attrib_events(c.attrib),
+				why, since_start(&c), crossings(&c), ooms_attrib_events(c.attrib),
 				(uint64_t)(t->ringbuf_drops + t->set_full_drops));
 			if (ooms_attrib_summary(c.attrib, &c.last, summary, sizeof(summary)) > 0)
 				fprintf(stderr, "largest groups at the end:\n%s", summary);

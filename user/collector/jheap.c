@@ -54,6 +54,7 @@ struct ooms_jheap {
 	int running;
 	int seq;
 	int dumps;
+	int crossings;
 	pthread_t th;
 	struct ooms_dump_request rq;
 	struct ooms_dump_result res;
@@ -560,6 +561,7 @@ void ooms_jheap_check(struct ooms_jheap *j, const struct ooms_sample *s)
 			r.file = name;
 		}
 		j->io.emit(j->io.ctx, cross_body, &r);
+		j->crossings++;
 		if (j->io.say)
 			j->io.say(j->io.ctx, "!! %s: %s", d.rule, d.reason);
 		if (v == HEAP_DUMP)
@@ -570,6 +572,16 @@ void ooms_jheap_check(struct ooms_jheap *j, const struct ooms_sample *s)
 int ooms_jheap_dumps(const struct ooms_jheap *j)
 {
 	return j->dumps;
+}
+
+int ooms_jheap_crossings(const struct ooms_jheap *j)
+{
+	return j->crossings;
+}
+
+int ooms_jheap_busy(const struct ooms_jheap *j)
+{
+	return j->running;
 }
 
 uint64_t ooms_jheap_drops(const struct ooms_jheap *j)

@@ -62,6 +62,8 @@ void ooms_jheap_done(struct ooms_jheap *j);
 void ooms_jheap_finish(struct ooms_jheap *j, int wait_s);
 /* Figures for the end record. */
 int ooms_jheap_dumps(const struct ooms_jheap *j);
+int ooms_jheap_crossings(const struct ooms_jheap *j); /* heap rule crossings */
+int ooms_jheap_busy(const struct ooms_jheap *j);      /* a dump is being taken */
 uint64_t ooms_jheap_drops(const struct ooms_jheap *j);
 uint64_t ooms_jheap_events(const struct ooms_jheap *j);
 

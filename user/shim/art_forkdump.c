@@ -36,62 +36,6 @@ static struct art_syms S;
 static struct shim_dump_req child_req;
 static int api_level;
 
-const char *const art_sym_names[ART_SYM_MAX] = {
-	[ART_DUMP_HEAP] = "_ZN3art5hprof8DumpHeapEPKcib",
-	[ART_SUSPEND_VM] = "_ZN3art3Dbg9SuspendVMEv",
-	[ART_RESUME_VM] = "_ZN3art3Dbg8ResumeVMEv",
-	[ART_SSA_CTOR] = "_ZN3art16ScopedSuspendAllC1EPKcb",
-	[ART_SSA_CTOR2] = "_ZN3art16ScopedSuspendAllC2EPKcb",
-	[ART_SSA_DTOR] = "_ZN3art16ScopedSuspendAllD1Ev",
-	[ART_SSA_DTOR2] = "_ZN3art16ScopedSuspendAllD2Ev",
-	[ART_GCCS_CTOR] = "_ZN3art2gc23ScopedGCCriticalSectionC1EPNS_6ThreadENS0_7GcCauseENS0_13CollectorTypeE",
-	[ART_GCCS_CTOR2] = "_ZN3art2gc23ScopedGCCriticalSectionC2EPNS_6ThreadENS0_7GcCauseENS0_13CollectorTypeE",
-	[ART_GCCS_DTOR] = "_ZN3art2gc23ScopedGCCriticalSectionD1Ev",
-	[ART_GCCS_DTOR2] = "_ZN3art2gc23ScopedGCCriticalSectionD2Ev",
-	[ART_MUTATOR_LOCK] = "_ZN3art5Locks13mutator_lock_E",
-	[ART_THREAD_LIST_LOCK] = "_ZN3art5Locks17thread_list_lock_E",
-	[ART_RW_EXCLUSIVE_LOCK] = "_ZN3art17ReaderWriterMutex13ExclusiveLockEPNS_6ThreadE",
-	[ART_RW_EXCLUSIVE_UNLOCK] = "_ZN3art17ReaderWriterMutex15ExclusiveUnlockEPNS_6ThreadE",
-	[ART_MUTEX_LOCK] = "_ZN3art5Mutex13ExclusiveLockEPNS_6ThreadE",
-	[ART_MUTEX_UNLOCK] = "_ZN3art5Mutex15ExclusiveUnlockEPNS_6ThreadE",
-	[ART_THREAD_CURRENT] = "_ZN3art6Thread14CurrentFromGdbEv",
-	[ART_GC_RUN] = "_ZN3art2gc9collector16GarbageCollector3RunENS0_7GcCauseEb",
-	[ART_OOM_HEAP] = "_ZN3art2gc4Heap21ThrowOutOfMemoryErrorEPNS_6ThreadEmNS0_13AllocatorTypeE",
-	[ART_OOM_THREAD] = "_ZN3art6Thread21ThrowOutOfMemoryErrorEPKc",
-};
-
-int art_syms_resolve(struct elfsym_lib *lib, struct art_syms *s)
-{
-	memset(s, 0, sizeof(*s));
-	for (int i = 0; i < ART_SYM_MAX; i++)
-		s->addr[i] = elfsym_find(lib, art_sym_names[i], &s->table[i]);
-	/* C1 and C2 (complete and base object) are one function in ART */
-	if (!s->addr[ART_SSA_CTOR])
-		s->addr[ART_SSA_CTOR] = s->addr[ART_SSA_CTOR2];
-	if (!s->addr[ART_SSA_DTOR])
-		s->addr[ART_SSA_DTOR] = s->addr[ART_SSA_DTOR2];
-	if (!s->addr[ART_GCCS_CTOR])
-		s->addr[ART_GCCS_CTOR] = s->addr[ART_GCCS_CTOR2];
-	if (!s->addr[ART_GCCS_DTOR])
-		s->addr[ART_GCCS_DTOR] = s->addr[ART_GCCS_DTOR2];
-	return 0;
-}
-
-enum art_fork_path art_fork_path_for(const struct art_syms *s, int api)
-{
-	if (!s->addr[ART_DUMP_HEAP])
-		return ART_PATH_NONE;
-	if ((api > 0 && api <= 29) || (api <= 0 && s->addr[ART_SUSPEND_VM] && !s->addr[ART_SSA_CTOR]))
-		return s->addr[ART_SUSPEND_VM] && s->addr[ART_RESUME_VM] ? ART_PATH_SUSPEND_VM : ART_PATH_NONE;
-	if (!s->addr[ART_SSA_CTOR] || !s->addr[ART_SSA_DTOR] || !s->addr[ART_GCCS_CTOR] || !s->addr[ART_GCCS_DTOR])
-		return ART_PATH_NONE;
-	if (api >= 35)
-		return s->addr[ART_THREAD_LIST_LOCK] && s->addr[ART_MUTEX_LOCK] && s->addr[ART_MUTEX_UNLOCK]
-			       ? ART_PATH_THREAD_LIST_LOCK : ART_PATH_NONE;
-	return s->addr[ART_MUTATOR_LOCK] && s->addr[ART_RW_EXCLUSIVE_LOCK] && s->addr[ART_RW_EXCLUSIVE_UNLOCK]
-		       ? ART_PATH_MUTATOR_LOCK : ART_PATH_NONE;
-}
-
 /* kCollectorTypeHprof: 15 up to Android 10 and from 14, 13 on 11-13. It is
  * only recorded (logs, waits), so a wrong value does no harm. */
 static int collector_type_hprof(int api)

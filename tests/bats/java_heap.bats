@@ -1,0 +1,231 @@
+#!/usr/bin/env bats
+# The Java heap: the attach protocol, the shim and its fork-dump, the JVM's own
+# dumper through a FIFO, the heap watch in the collector, end to end. Real
+# JVMs (Debian's OpenJDK 17) running the apps in tests/java.
+load helpers
+
+JAVA_DIR="$ROOT/tests/java"
+SHIMCTL="$ROOT/build/tools/shimctl"
+
+# start_java NAME ARGS...: a JVM in the background, waited for until "ready"
+start_java() {
+  local name=$1; shift
+  start_bg "$name" java "$@"
+  wait_for "$TMP/$name.out" '^ready pid=' 120
+}
+
+# the dump child of a shim answer line "started child=N ..."
+child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
+
+@test "oomscope jcmd speaks the attach protocol to a live JVM; refuses what is not one" {
+  start_java jvm "$JAVA_DIR/PlantedLeaks.java"
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  run "$OOMSCOPE" jcmd -p "$pid" VM.version
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"OpenJDK"* ]]
+  run "$OOMSCOPE" jcmd -p "$pid" GC.heap_info
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"garbage-first heap"* ]]
+  # a process that is no JVM gets no SIGQUIT (it would die of it)
+  start_bg plain sleep 300
+  run "$OOMSCOPE" jcmd -p "$(cat "$TMP/plain.pid")" VM.version
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"not a HotSpot JVM"* ]]
+  kill -0 "$(cat "$TMP/plain.pid")"
+  run "$OOMSCOPE" jcmd -p 999999999 VM.version
+  [ "$status" -eq 1 ]
+}
+
+@test "dump --method jvm: the JVM's own dumper through a FIFO, stripped as it streams, analyzed" {
+  start_java jvm "$JAVA_DIR/PlantedLeaks.java"
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  run "$OOMSCOPE" dump -p "$pid" --method jvm -q -o "$TMP/j.hprof.gz" --leak-if 'PlantedLeaks$Screen.destroyed==true'
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"(jvm-fifo)"* ]]
+  [ "$(stat -c %a "$TMP/j.hprof.gz")" = 600 ]
+  "$OOMSCOPE" hprof check "$TMP/j.hprof.gz" | grep -q 'OOMSCOPE STRIPPED app JAVA PROFILE 1.0.2'
+  jq -e '.gcPaths[0] | .instanceCount == 3 and (.path | map(.reference) | index("PlantedLeaks$Registry.SCREENS") != null)' "$TMP/j.hprof.gz.analysis.json"
+  # no FIFO left in the JVM's /tmp
+  ! ls /proc/"$pid"/root/tmp/oomscope-dump-* 2>/dev/null
+}
+
+@test "dump --load-shim: the shim loaded into a running JVM (attach load); its fork-dump agrees with the JVM's dumper" {
+  start_java jvm "$JAVA_DIR/PlantedLeaks.java"
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  local rule='PlantedLeaks$Dialog.destroyed==true'
+  run "$OOMSCOPE" dump -p "$pid" --load-shim -q -o "$TMP/s.hprof.gz" --leak-if "$rule"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"(shim-fork)"* ]]
+  # the app's pause: the fork, milliseconds
+  local pause; pause=$(sed -n 's/^pause *\([0-9]*\) ms.*/\1/p' <<<"$output")
+  [ "$pause" -lt 1000 ]
+  run "$OOMSCOPE" dump -p "$pid" --method jvm -q -o "$TMP/j.hprof.gz" --leak-if "$rule"
+  [ "$status" -eq 0 ]
+  # the same leak, the same path signature, count and retained size
+  [ "$(jq -c '[.gcPaths[] | {signature, instanceCount, retainedSizeTotal}]' "$TMP/s.hprof.gz.analysis.json")" = \
+    "$(jq -c '[.gcPaths[] | {signature, instanceCount, retainedSizeTotal}]' "$TMP/j.hprof.gz.analysis.json")" ]
+  [ "$(jq '.gcPaths | length' "$TMP/s.hprof.gz.analysis.json")" -eq 1 ]
+  # the shim answers on its socket, mode 0600
+  [ "$(stat -c %a "/proc/$pid/root/tmp/.oomscope-shim.$pid")" = 600 ]
+  run "$SHIMCTL" "$pid" ping
+  [ "$status" -eq 0 ]
+  [[ "$output" == "ok oomscope-shim 1 runtime=hotspot pid=$pid" ]]
+  run "$SHIMCTL" "$pid" heap
+  [[ "$output" =~ ^ok\ used=[0-9]+\ committed=[0-9]+\ max=[0-9]+$ ]]
+}
+
+@test "the shim refuses a client that is neither root nor the JVM's user (SO_PEERCRED), and bad requests" {
+  start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/PlantedLeaks.java"
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  # the JVM's /tmp is ours (one mount namespace); /proc/PID/root is closed to other users
+  local sock="/tmp/.oomscope-shim.$pid"
+  wait_for "$TMP/jvm.out" 'ready' 5
+  # open the file to everyone: only the peer check stands in the way
+  chmod 0666 "$sock"
+  run setpriv --reuid=65534 --regid=65534 --clear-groups "$SHIMCTL" -s "$sock" ping
+  [ "$status" -eq 1 ]
+  [[ "$output" == "error permission denied: only root or uid 0 may use this socket" ]]
+  run setpriv --reuid=65534 --regid=65534 --clear-groups "$SHIMCTL" -s "$sock" dump /tmp/x.hprof
+  [ "$status" -eq 1 ]
+  [ ! -e /tmp/x.hprof ]
+  run "$SHIMCTL" "$pid" frobnicate
+  [ "$status" -eq 1 ]
+  [[ "$output" == "error unknown command 'frobnicate' (ping, heap, dump, dumpfd)" ]]
+  run "$SHIMCTL" "$pid" dump "$TMP/m.hprof" matrix
+  [[ "$output" == "error unknown mode or codec"* ]]
+  run "$SHIMCTL" "$pid" dumpfd
+  [[ "$output" == "error usage:"* ]]
+}
+
+@test "fork-dump while other threads allocate hard: a valid dump, the app never stops" {
+  start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 150 --threads 3
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  run timeout 120 "$SHIMCTL" -f "$TMP/busy.hprof" "$pid" dumpfd app none
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" == "started child="* ]]
+  [[ "${lines[1]}" == "done bytes_in="* ]]
+  # valid to the last record; every object the walk reached is there
+  run "$OOMSCOPE" hprof check --json "$TMP/busy.hprof"
+  [ "$status" -eq 0 ]
+  [ "$(jq .objects <<<"$output")" -gt 1000000 ]
+  # the app went on: heartbeats after the dump
+  local before; before=$(grep -c '^alive' "$TMP/jvm.out")
+  sleep 1
+  [ "$(grep -c '^alive' "$TMP/jvm.out")" -gt "$before" ]
+  # the analyzer reads it whole
+  run "$OOMSCOPE" analyze -q "$TMP/busy.hprof"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *" BusyHeap\$Node"* ]]
+}
+
+@test "a second dump while one runs is refused, clearly; the first completes" {
+  start_java jvm -Xmx2g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 400 --threads 1
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  start_bg first timeout 300 "$SHIMCTL" -f "$TMP/first.hprof" "$pid" dumpfd app none
+  wait_for "$TMP/first.out" '^started' 30
+  run "$SHIMCTL" -f "$TMP/second.hprof" "$pid" dumpfd
+  [ "$status" -eq 1 ]
+  [[ "$output" == "busy a dump is running (child $(child_of "$TMP/first.out"), passed fd): try again when it is done" ]]
+  wait_for "$TMP/first.out" '^done' 240
+  "$OOMSCOPE" hprof check "$TMP/first.hprof" >/dev/null
+  # and then the next one may start
+  run timeout 300 "$SHIMCTL" -f "$TMP/third.hprof" "$pid" dumpfd app none
+  [ "$status" -eq 0 ]
+}
+
+@test "the dump writer killed mid-dump: no partial file, the failure said in one line" {
+  start_java jvm -Xmx2g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 400 --threads 1
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  start_bg d "$OOMSCOPE" dump -p "$pid" --method shim -o "$TMP/k.hprof.gz" --no-analyze
+  # the child is the JVM's only child process
+  local child=
+  for _ in $(seq 1 300); do
+    child=$(cat /proc/"$pid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+$' | head -n 1)
+    [ -n "$child" ] && break
+    sleep 0.1
+  done
+  [ -n "$child" ]
+  sleep 0.5
+  kill -KILL "$child"
+  local st=0
+  wait_exit "$(cat "$TMP/d.pid")" 60 || st=$?
+  [ "$st" -eq 1 ]
+  grep -q "oomscope dump: the dump child $child ended without finishing (killed?); nothing was kept" "$TMP/d.out"
+  [ ! -e "$TMP/k.hprof.gz" ]
+  ! ls "$TMP"/k.hprof.gz.tmp.* 2>/dev/null
+  # the JVM lives on, and dumps again
+  kill -0 "$pid"
+  run timeout 300 "$OOMSCOPE" dump -p "$pid" -q -o "$TMP/again.hprof.gz" --no-analyze
+  [ "$status" -eq 0 ]
+}
+
+@test "the target killed during a dump: the fork's copy is finished and the collector reports it" {
+  start_java jvm -Xmx2g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 400 --threads 1
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  # a rule that holds at once: dump now, once
+  start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/run" --heap-ratio 0.01 --heap-polls 1 --heap-interval 0.5 \
+    --max-dumps 1 --no-analyze -d 280
+  wait_for "$TMP/run/timeline.jsonl" '"type":"dump_start"' 60
+  sleep 1
+  kill -KILL "$pid"
+  wait_exit "$(cat "$TMP/w.pid")" 280
+  local d; d=$(grep '"type":"dump"' "$TMP/run/timeline.jsonl")
+  jq -e '.ok == true and .method == "shim-fork" and .target_exited == true' <<<"$d"
+  "$OOMSCOPE" hprof check "$TMP/run/dump-1.hprof.gz" >/dev/null
+  grep -q '"reason":"target exited"' "$TMP/run/timeline.jsonl"
+  grep -q 'dump 1 written (shim-fork).*(the target has exited since)' "$TMP/w.out"
+}
+
+@test "run --shim: a leaking JVM, the heap rule fires, a fork-dump, and the report names the planted leak" {
+  run timeout 180 "$OOMSCOPE" run --shim -o "$TMP/e2e" -d 40 --stop-on-crossing --heap-interval 1 \
+    --leak-if 'LeakyService$Session.closed==true' \
+    -- java -Xmx256m "$JAVA_DIR/LeakyService.java" --leak-mb-per-s 25 --max-mb 215
+  [ "$status" -eq 0 ]
+  local tl="$TMP/e2e/timeline.jsonl"
+  # the runtime, its probes, heap figures from hsperfdata, GC pauses
+  grep '"type":"runtime"' "$tl" | jq -e '.runtime == "hotspot" and .probes == 3'
+  [ "$(grep '"type":"sample"' "$tl" | jq -s '[.[] | select(.heap_src == "hsperfdata" and .heap_max > 260000000 and .heap_max < 270000000)] | length')" -gt 3 ]
+  [ "$(grep '"type":"gc"' "$tl" | jq -s '[.[] | select(.pause_ms > 0 and .pools["G1 Old Gen"].max == 268435456)] | length')" -gt 0 ]
+  # the crossing, the dump (a fork: a short pause), the analysis
+  grep '"type":"crossing"' "$tl" | head -n 1 | jq -e '(.rule | startswith("heap_")) and .wrote == "dump-1.hprof.gz"'
+  local d; d=$(grep '"type":"dump"' "$tl")
+  jq -e '.ok and .method == "shim-fork" and .pause_ms < 1000 and .leak_groups == 1' <<<"$d"
+  jq -e '.top_leak | startswith("LeakyService$Session x") and contains("LeakyService$SessionCache.CLOSED")' <<<"$d"
+  jq -e '.gcPaths[0] | .leakReason == "User Leak: LeakyService$Session.closed==true (--leak-if)" and .instanceCount > 1000' "$TMP/e2e/dump-1.analysis.json"
+  grep -q 'LeakyService$SessionCache.CLOSED' "$TMP/e2e/dump-1.analysis.txt"
+  [ "$(stat -c %a "$TMP/e2e/dump-1.hprof.gz")" = 600 ]
+  # the app kept running through the dump: it was still alive when oomscope stopped it
+  grep '"type":"end"' "$tl" | jq -e '.reason == "threshold crossed" and .dumps == 1 and .runtime_ringbuf_drops == 0'
+  [[ "$output" == *"dump 1 written (shim-fork)"* ]]
+}
+
+@test "watch -p PID --shim: a JVM started without it gets the shim by dynamic attach" {
+  start_java jvm -Xmx256m "$JAVA_DIR/LeakyService.java" --leak-mb-per-s 25 --max-mb 215
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  run timeout 180 "$OOMSCOPE" watch -p "$pid" --shim -o "$TMP/w" -d 60 --stop-on-crossing --heap-interval 1 \
+    --leak-if 'LeakyService$Session.closed==true'
+  [ "$status" -eq 0 ]
+  local d; d=$(grep '"type":"dump"' "$TMP/w/timeline.jsonl")
+  jq -e '.ok and .method == "shim-fork" and (.top_leak | contains("SessionCache.CLOSED"))' <<<"$d"
+  "$SHIMCTL" "$pid" ping
+}
+
+@test "Java heap options are checked" {
+  run "$OOMSCOPE" watch -p $$ --heap-rule koom3
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"koom2, koom1 or probe"* ]]
+  run "$OOMSCOPE" watch -p $$ --dump-method ftp
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" watch -p $$ --runtime dalvik
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" watch -p $$ --heap-ratio 1.5
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" dump -p $$
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"runs no Java runtime"* ]]
+  run "$OOMSCOPE" dump
+  [ "$status" -eq 2 ]
+  run "$OOMSCOPE" watch --help
+  [[ "$output" == *"--heap-rule"* && "$output" == *"--shim"* ]]
+}

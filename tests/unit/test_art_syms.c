@@ -1,0 +1,143 @@
+/* The shim's ELF symbol reader and the ART fork-dump's symbols, against the
+ * real libart.so of Debian's android-libart (an Android 11 build) and a
+ * MiniDebugInfo ELF built by tests/unit/make_minidebuginfo.sh. Every address
+ * found is checked against `nm`. The shim's sources are compiled in here:
+ * they are not in libooms.a (the shim is a library of its own). */
+#define _GNU_SOURCE /* the shim's sources need it: dl_iterate_phdr */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tap.h"
+
+#include "shim/art_syms.c"
+#include "shim/elfsym.c"
+
+#define LIBART "/usr/lib/x86_64-linux-gnu/android/libart.so.0"
+
+/* The address nm gives for name (dynamic: nm -D), or 0. */
+static uint64_t nm_addr(const char *file, const char *name, int dynamic)
+{
+	char cmd[1024], line[2048];
+	uint64_t v = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s --defined-only '%s' 2>/dev/null", dynamic ? "-D" : "", file);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p)) {
+		char sym[1024], type[8];
+		unsigned long long a;
+
+		if (sscanf(line, "%llx %7s %1023s", &a, type, sym) == 3 && !strcmp(sym, name)) {
+			v = a;
+			break;
+		}
+	}
+	pclose(p);
+	return v;
+}
+
+static void test_libart(void)
+{
+	static const enum art_sym needed[] = {
+		ART_DUMP_HEAP, ART_SSA_CTOR, ART_SSA_DTOR, ART_GCCS_CTOR, ART_GCCS_DTOR, ART_MUTATOR_LOCK,
+		ART_THREAD_LIST_LOCK, ART_RW_EXCLUSIVE_LOCK, ART_RW_EXCLUSIVE_UNLOCK, ART_MUTEX_LOCK, ART_MUTEX_UNLOCK,
+		ART_THREAD_CURRENT, ART_GC_RUN, ART_OOM_HEAP, ART_OOM_THREAD,
+	};
+	struct elfsym_lib lib;
+	struct art_syms s;
+	int ok_all = 1;
+
+	TAP_EQ_INT(elfsym_open_file(&lib, LIBART), 0, "open Debian's %s", LIBART);
+	if (!lib.map)
+		return;
+	art_syms_resolve(&lib, &s);
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		enum art_sym k = needed[i];
+		/* C1 is looked up first, C2 when C1 is absent: nm knows one of them */
+		uint64_t want = nm_addr(LIBART, art_sym_names[k], 1);
+
+		if (!want && (k == ART_SSA_CTOR || k == ART_SSA_DTOR || k == ART_GCCS_CTOR || k == ART_GCCS_DTOR))
+			want = nm_addr(LIBART, art_sym_names[k + 1], 1);
+		TAP_OK(s.addr[k] != 0 && s.addr[k] == want, "%s at 0x%llx in .%s (nm: 0x%llx)", art_sym_names[k],
+		       (unsigned long long)s.addr[k], s.table[k] ? s.table[k] : "-", (unsigned long long)want);
+		ok_all &= s.addr[k] == want && want;
+	}
+	TAP_OK(!s.addr[ART_SUSPEND_VM] && !s.addr[ART_RESUME_VM], "Dbg::SuspendVM/ResumeVM absent (gone since Android 11)");
+	TAP_EQ_INT(art_fork_path_for(&s, 0), ART_PATH_MUTATOR_LOCK,
+		   "unknown API level: the symbols choose the Android 11-14 path (critical section, suspend, mutator lock)");
+	TAP_EQ_INT(art_fork_path_for(&s, 30), ART_PATH_MUTATOR_LOCK, "API 30 (Android 11): mutator lock path");
+	TAP_EQ_INT(art_fork_path_for(&s, 35), ART_PATH_THREAD_LIST_LOCK,
+		   "API 35 (Android 15): thread_list_lock_ path (its symbols are there too)");
+	TAP_EQ_INT(art_fork_path_for(&s, 29), ART_PATH_NONE, "API 29 wants Dbg::SuspendVM, absent here: no path");
+	TAP_OK(ok_all, "every symbol the fork-dump and the GC/OOM probes need is in libart.so's .dynsym");
+	elfsym_close(&lib);
+}
+
+/* .symtab and .gnu_debugdata, on a file built for it. */
+static void test_minidebug(const char *elf)
+{
+	char syms[512], line[256];
+	struct elfsym_lib lib;
+	FILE *f;
+	int n = 0;
+
+	snprintf(syms, sizeof(syms), "%s.syms", elf);
+	TAP_EQ_INT(elfsym_open_file(&lib, elf), 0, "open %s", elf);
+	f = fopen(syms, "r");
+	TAP_OK(f != NULL, "%s", syms);
+	while (f && fgets(line, sizeof(line), f)) {
+		char name[128];
+		unsigned long long want;
+		const char *table = NULL;
+
+		if (sscanf(line, "%127s %llx", name, &want) != 2)
+			continue;
+		TAP_OK(elfsym_find(&lib, name, &table) == want && table && !strcmp(table, "gnu_debugdata"),
+		       "%s at 0x%llx from .gnu_debugdata (MiniDebugInfo, xz)", name, want);
+		n++;
+	}
+	if (f)
+		fclose(f);
+	TAP_OK(n == 2, "both functions listed");
+	TAP_OK(elfsym_find(&lib, "no_such_function", NULL) == 0, "an absent name is 0");
+	elfsym_close(&lib);
+	/* .symtab: the unstripped build */
+	{
+		char full[512];
+		uint64_t want;
+
+		snprintf(full, sizeof(full), "%s.full", elf);
+		if (access(full, R_OK) == 0 && elfsym_open_file(&lib, full) == 0) {
+			const char *table = NULL;
+
+			want = nm_addr(full, "md_alpha", 0);
+			TAP_OK(want && elfsym_find(&lib, "md_alpha", &table) == want && table && !strcmp(table, "symtab"),
+			       "md_alpha from .symtab of the unstripped build");
+			elfsym_close(&lib);
+		}
+	}
+}
+
+int main(void)
+{
+	char tmp[] = "/tmp/test_art_syms.XXXXXX", cmd[512], elf[300];
+
+	TAP_EQ_INT(elfsym_open_file(&(struct elfsym_lib){0}, "/nonexistent/libart.so"), -2, "a missing file: -ENOENT");
+	if (access(LIBART, R_OK) == 0)
+		test_libart();
+	else
+		TAP_OK(0, "%s missing: scripts/install-deps.sh installs android-libart", LIBART);
+	if (mkdtemp(tmp)) {
+		snprintf(cmd, sizeof(cmd), "sh tests/unit/make_minidebuginfo.sh %s >/dev/null", tmp);
+		snprintf(elf, sizeof(elf), "%s/minidebug", tmp);
+		TAP_EQ_INT(system(cmd), 0, "%s", cmd);
+		test_minidebug(elf);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", tmp);
+	}
+	return tap_done();
+}
