@@ -51,5 +51,8 @@ scripts/bench-hprof.sh
 # the large-allocation table
 scripts/bench-allocs.sh
 
+# the heap dump pause table
+scripts/bench-heapdump.sh
+
 # the analyzer's table
 scripts/bench-analyze.sh

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The newcomer's demo: a leaking service watched end to end by `oomscope run`
-# until it crosses a threshold; then where the run directory is and what it found.
+# The newcomer's demo, in two parts, each watched end to end by `oomscope run`
+# until it crosses a threshold; then where the run directory is and what it found:
+#   1. a native service leaking threads and fds (build/targets/demo_leak);
+#   2. a Java service leaking objects (tests/java/LeakyService.java), with the
+#      shim: the heap rule fires, the heap is fork-dumped and analyzed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,8 +13,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 dir="runs/demo-$(date +%Y%m%d-%H%M%S)"
 mkdir -p runs
-echo "demo: starting build/targets/demo_leak (leaks HandlerThreads and cache files) under oomscope;"
-echo "demo: RLIMIT_NOFILE 1024 as on many Android devices; expect a crossing in about 25 s"
+echo "demo (1/2): starting build/targets/demo_leak (leaks HandlerThreads and cache files) under oomscope;"
+echo "demo (1/2): RLIMIT_NOFILE 1024 as on many Android devices; expect a crossing in about 25 s"
 echo
 # The demo target leaks until it is stopped; oomscope stops it at the first crossing.
 ( ulimit -n 1024; exec ./oomscope run --stop-on-crossing -o "$dir" -- build/targets/demo_leak -t 120 ) \
@@ -26,3 +29,21 @@ echo "thread groups (threads.json):"
 jq -r '.groups[] | "  \(.count)\t\(.name)\t<- \(.stacks[0].created_by // .stacks[0].unknown)\(if .stacks[0].start_routine then " start routine " + .stacks[0].start_routine.symbol else "" end)"' "$dir/threads.json"
 echo
 echo "run directory: $dir (timeline.jsonl, fds.json, threads.json, vmsize.json)"
+
+dir2="runs/demo-java-$(date +%Y%m%d-%H%M%S)"
+echo
+echo "demo (2/2): a Java service that keeps its closed sessions (java -Xmx256m tests/java/LeakyService.java)"
+echo "demo (2/2): under oomscope run --shim: the KOOM 2.x heap rule fires as the heap fills, the shim"
+echo "demo (2/2): fork-dumps it (the app pauses for the fork only), and oomscope analyzes the dump"
+echo
+./oomscope run --shim --stop-on-crossing --heap-interval 1 -o "$dir2" \
+  --leak-if 'LeakyService$Session.closed==true' \
+  -- java -Xmx256m tests/java/LeakyService.java --leak-mb-per-s 25 --max-mb 215 \
+  > >(grep -v '^leaked_mb=')
+echo
+echo "== what oomscope found (from $dir2) =="
+jq -r 'select(.type=="crossing") | "crossing: \(.rule): \(.reason) -> \(.wrote)"' "$dir2/timeline.jsonl"
+jq -r 'select(.type=="dump") | "dump: \(.file) by \(.method), the app paused \(.pause_ms) ms, \(.bytes_out) bytes"' "$dir2/timeline.jsonl"
+echo
+sed -n '/^leaks:/,/^top retainers/p' "$dir2/dump-1.analysis.txt" | sed '$d'
+echo "run directory: $dir2 (timeline.jsonl, dump-1.hprof.gz, dump-1.analysis.json/.txt)"

@@ -64,7 +64,26 @@ static const char *codec_word(int codec)
 
 /* ---- shim ---- */
 
+static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_result *res);
+
+/* A fork lands at a moment another thread may hold a lock the child's walk
+ * needs (rare: a JIT thread in the JVM's ThreadCritical); the child then says
+ * the walk stalled, and the next fork, at another moment, usually does not. */
 static int dump_shim(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
+{
+	int e;
+
+	for (int attempt = 1;; attempt++) {
+		e = dump_shim_once(rq, res);
+		if (!e || attempt == 3 || !strstr(res->error, "stalled"))
+			return e;
+		status(rq, "retrying the fork-dump");
+		res->error[0] = 0;
+		usleep(200 * 1000);
+	}
+}
+
+static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
 {
 	struct atomic_file af;
 	char line[512];
