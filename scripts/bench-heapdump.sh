@@ -4,8 +4,9 @@
 # records the largest gap between consecutive 1 ms sleeps), for the JDK's
 # `jcmd GC.heap_dump` (plain and -gz=1) and for oomscope (the shim's
 # fork-dump, and the JVM's dumper through a FIFO), all on the same JVM with
-# LIVE_MB (default 1100) MB live, in one run. Also the time until the dump
-# file is complete and its size.
+# LIVE_MB (default 1100) MB live, in one run: with the app idle, allocating
+# 100 MB/s, and allocating as fast as one thread can. Also the time until the
+# dump file is complete and its size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LIVE_MB=${LIVE_MB:-1100}
@@ -22,7 +23,7 @@ trap cleanup EXIT
 
 mkfifo "$tmp/cmd"
 java -Xmx"$XMX" -XX:+UseG1GC -agentpath:"$PWD/build/liboomscope_shim.so" tests/java/BusyHeap.java \
-  --live-mb "$LIVE_MB" --threads 1 --exit-on-eof < "$tmp/cmd" > "$tmp/app.out" 2>&1 &
+  --live-mb "$LIVE_MB" --threads 1 --alloc-mb-per-s 0 --exit-on-eof < "$tmp/cmd" > "$tmp/app.out" 2>&1 &
 app=$!
 exec 7> "$tmp/cmd"
 for _ in $(seq 1 1800); do
@@ -46,48 +47,66 @@ maxgap() {
 
 now() { date +%s.%N; }
 declare -A pause secs size
-record() { # NAME PAUSE SECS BYTES
+record() { # KEY PAUSE SECS BYTES
   pause[$1]+="$2 "; secs[$1]+="$3 "; size[$1]=$4
 }
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 settle() { sleep 3; echo reset >&7; sleep 0.5; echo reset >&7; sleep 0.2; }
 
-for rep in $(seq 1 "$REPS"); do
-  for how in jcmd jcmd-gz fork fifo; do
-    settle
-    out="$tmp/d.hprof"
-    rm -f "$out" "$out".gz
-    t0=$(now)
-    case $how in
-      jcmd) res=$(jcmd "$app" GC.heap_dump "$out" 2>&1) ;;
-      jcmd-gz) out="$out.gz"; res=$(jcmd "$app" GC.heap_dump -gz=1 "$out" 2>&1) ;;
-      fork) out="$out.gz"; res=$(./oomscope dump -p "$app" --method shim --no-analyze -q -o "$out" 2>&1) ;;
-      fifo) out="$out.gz"; res=$(./oomscope dump -p "$app" --method jvm --no-analyze -q -o "$out" 2>&1) ;;
-    esac
-    t1=$(now)
-    [ -s "$out" ] || { echo "bench-heapdump: $how wrote nothing: $res" >&2; exit 1; }
-    g=$(maxgap)
-    record "$how" "$g" "$(echo "$t1 - $t0" | bc -l)" "$(stat -c %s "$out")"
-    rm -f "$out"
+# one dump by HOW under the current allocation rate; the app's longest gap
+dump_once() { # KEY HOW
+  local out="$tmp/d.hprof" res t0 t1 g
+  rm -f "$out" "$out".gz
+  settle
+  t0=$(now)
+  case $2 in
+    jcmd) res=$(jcmd "$app" GC.heap_dump "$out" 2>&1) ;;
+    jcmd-gz) out="$out.gz"; res=$(jcmd "$app" GC.heap_dump -gz=1 "$out" 2>&1) ;;
+    fork) out="$out.gz"; res=$(./oomscope dump -p "$app" --method shim --no-analyze -q -o "$out" 2>&1) ;;
+    fifo) out="$out.gz"; res=$(./oomscope dump -p "$app" --method jvm --no-analyze -q -o "$out" 2>&1) ;;
+  esac
+  t1=$(now)
+  [ -s "$out" ] || { echo "bench-heapdump: $2 wrote nothing: $res" >&2; exit 1; }
+  g=$(maxgap)
+  record "$1" "$g" "$(echo "$t1 - $t0" | bc -l)" "$(stat -c %s "$out")"
+  rm -f "$out"
+}
+
+# scenarios: the app idle; allocating 100 MB/s; allocating as fast as it can
+scenarios=("idle:0" "100 MB/s:100" "churn:-1")
+for sc in "${scenarios[@]}"; do
+  name=${sc%%:*} rate=${sc##*:}
+  echo "rate $rate" >&7
+  sleep 5
+  for _ in $(seq 1 "$REPS"); do
+    hows=(jcmd fork)
+    [ "$name" = idle ] && hows=(jcmd jcmd-gz fork fifo)
+    for how in "${hows[@]}"; do dump_once "$name/$how" "$how"; done
   done
 done
 
 echo
-echo "heap dump pause: BusyHeap, ${live} MB live (RSS ${rss} MB), G1, 1 allocating thread; the app's longest gap between 1 ms sleeps during the dump"
-printf '%-44s %12s %9s %11s %10s\n' "dump" "app pause" "ratio" "file done" "file"
-base=$(printf '%s\n' ${pause[jcmd]} | median)
-for how in jcmd jcmd-gz fork fifo; do
-  case $how in
-    jcmd) label="jcmd GC.heap_dump (JDK)" ;;
-    jcmd-gz) label="jcmd GC.heap_dump -gz=1 (JDK)" ;;
-    fork) label="oomscope dump --method shim (fork-dump)" ;;
-    fifo) label="oomscope dump --method jvm (FIFO)" ;;
-  esac
-  p=$(printf '%s\n' ${pause[$how]} | median)
-  s=$(printf '%s\n' ${secs[$how]} | median)
-  printf '%-44s %9.0f ms %8.3fx %9.1f s %7.0f MB\n' "$label" "$p" "$(echo "$p / $base" | bc -l)" "$s" \
-    "$(echo "${size[$how]} / 1048576" | bc -l)"
+echo "heap dump pause: BusyHeap, ${live} MB live (RSS ${rss} MB), G1; the app's longest gap between 1 ms sleeps during the dump"
+printf '%-10s %-42s %12s %9s %11s %10s\n' "app" "dump" "app pause" "ratio" "file done" "file"
+for sc in "${scenarios[@]}"; do
+  name=${sc%%:*}
+  base=$(printf '%s\n' ${pause[$name/jcmd]} | median)
+  for how in jcmd jcmd-gz fork fifo; do
+    [ -n "${pause[$name/$how]:-}" ] || continue
+    case $how in
+      jcmd) label="jcmd GC.heap_dump (JDK)" ;;
+      jcmd-gz) label="jcmd GC.heap_dump -gz=1 (JDK)" ;;
+      fork) label="oomscope dump --method shim (fork-dump)" ;;
+      fifo) label="oomscope dump --method jvm (FIFO)" ;;
+    esac
+    p=$(printf '%s\n' ${pause[$name/$how]} | median)
+    t=$(printf '%s\n' ${secs[$name/$how]} | median)
+    printf '%-10s %-42s %9.0f ms %8.3fx %9.1f s %7.0f MB\n' "$name" "$label" "$p" "$(echo "$p / $base" | bc -l)" "$t" \
+      "$(echo "${size[$name/$how]} / 1048576" | bc -l)"
+  done
 done
-echo "(median of $REPS; ratio = app pause / jcmd's; oomscope's files are stripped of primitive array contents and gzip -1;"
-echo " the fork-dump's file is complete when the forked copy has written it: the app runs meanwhile)"
+echo "(median of $REPS; ratio = app pause / jcmd's in the same scenario; oomscope's files are stripped of primitive"
+echo " array contents and gzip -1; the fork-dump's file is complete when the forked copy has written it, the app"
+echo " running meanwhile; while the copy lives, the app's first write to each heap page copies it (copy-on-write),"
+echo " which lengthens the GC pauses of an app that allocates fast)"

@@ -125,6 +125,24 @@ EOF2
   [ "$(jq '[.allocations[] | select(.bytes < 8388608)] | length' "$f")" -eq 0 ]
 }
 
+@test "a native target's crossing snapshots its live large allocations (its heap dump)" {
+  start_bg target "$TARGETS/alloc_target"
+  wait_for "$TMP/target.out" '^ready pid=' 10
+  local pid; pid=$(cat "$TMP/target.pid")
+  # a VmSize limit 100 MB above where it is now: the allocations cross it
+  local vm; vm=$(awk '/^VmSize/ {print $2}' /proc/"$pid"/status)
+  start_bg snap "$OOMSCOPE" watch -p "$pid" -d 20 -o "$TMP/snap" --big-alloc 8M --big-alloc-mode uprobe \
+    --big-alloc-live --vmsize-64bit --vmsize-limit $((vm + 100 * 1024)) --stop-on-crossing
+  wait_for "$TMP/snap.out" 'TIME\(s\)' 20
+  kill -USR1 "$pid"
+  wait_exit "$(cat "$TMP/snap.pid")" 20
+  local x; x=$(grep '"type":"crossing"' "$TMP/snap/timeline.jsonl" | head -n 1)
+  jq -e '.rule == "vmsize" and .allocs == "allocs-1.json"' <<<"$x"
+  # the snapshot lists the live blocks with their stacks
+  jq -e '[.allocations[] | select(.state == "live")] | length >= 5' "$TMP/snap/allocs-1.json"
+  jq -e '.groups[] | select(.allocated_by == "load_image (alloc_target)") | .frames | length > 0' "$TMP/snap/allocs-1.json"
+}
+
 @test "--json prints each big allocation as a line; --stack-depth cuts the stacks" {
   watch_allocs js --json --big-alloc 30M --big-alloc-mode uprobe --stack-depth 3
   grep '"type":"big_alloc"' "$TMP/js.out" | jq -e 'select(.bytes == 41943040 and .function == "malloc" and .thread == "loader")'

@@ -211,6 +211,20 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   "$SHIMCTL" "$pid" ping
 }
 
+@test "Java threads keep their full names (HotSpot's thread__start), not the kernel's 15 characters" {
+  start_java jvm "$JAVA_DIR/NamedThreads.java" --count 8 --delay 4
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/nt" -d 30
+  wait_for "$TMP/w.out" 'Java runtime: hotspot' 20
+  wait_for "$TMP/jvm.out" '^started 8' 20
+  sleep 1.5
+  kill -INT "$(cat "$TMP/w.pid")"
+  wait_exit "$(cat "$TMP/w.pid")" 20
+  jq -e '.groups[] | select(.name == "ImageDecoderWorkerThread") | .count == 8' "$TMP/nt/threads.json"
+  # the kernel's name for them is cut
+  [ "$(cat /proc/"$pid"/task/*/comm | grep -c '^ImageDecoderWor$')" -eq 8 ]
+}
+
 @test "Java heap options are checked" {
   run "$OOMSCOPE" watch -p $$ --heap-rule koom3
   [ "$status" -eq 2 ]

@@ -1,10 +1,12 @@
 // A JVM test app for fork-dumps under load: builds about --live-mb MB of
 // live objects (linked nodes, maps of strings, arrays), then --threads
-// threads allocate hard and keep replacing parts of the live set, and one
-// thread measures the app's pauses: the largest gap between consecutive
-// 1 ms sleeps. Commands on stdin, one per line:
+// threads allocate (as fast as they can, or --alloc-mb-per-s MB a second in
+// all) and keep replacing parts of the live set, and one thread measures the
+// app's pauses: the largest gap between consecutive 1 ms sleeps. Commands on
+// stdin, one per line:
 //   reset   -> forget the largest gap so far
 //   report  -> print "maxgap_ms X"
+//   rate N  -> allocate N MB a second in all (0: idle; -1: as fast as possible)
 // Prints "ready pid=N live_mb=M" once built and "alive K" every 200 ms.
 // Ends after --seconds (default 600) or when stdin closes with --exit-on-eof.
 //   java -Xmx3g tests/java/BusyHeap.java --live-mb 1200 --threads 2
@@ -26,6 +28,7 @@ public class BusyHeap {
 
     static final List<Object> LIVE = new ArrayList<>();
     static volatile long maxGapNs;
+    static volatile double rateMb = -1; // MB/s over all allocating threads; -1 = unlimited
     static final AtomicLong churned = new AtomicLong();
 
     static Object batch(int b) {
@@ -51,6 +54,7 @@ public class BusyHeap {
                 case "--threads": threads = Integer.parseInt(args[++i]); break;
                 case "--seconds": seconds = Long.parseLong(args[++i]); break;
                 case "--exit-on-eof": exitOnEof = true; break;
+                case "--alloc-mb-per-s": rateMb = Double.parseDouble(args[++i]); break;
                 default: throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -76,11 +80,30 @@ public class BusyHeap {
         probe.setDaemon(true);
         probe.setPriority(Thread.MAX_PRIORITY);
         probe.start();
+        final int nthreads = threads;
         for (int t = 0; t < threads; t++) {
             final int seed = t;
             Thread w = new Thread(() -> {
                 int k = seed;
+                long windowStart = System.nanoTime(), windowBytes = 0;
+                double windowRate = rateMb;
                 while (true) {
+                    if (k % 1000 == 0) { // about 600 KB of allocation per 1000 rounds
+                        double r = rateMb;
+                        if (r != windowRate) { windowRate = r; windowStart = System.nanoTime(); windowBytes = 0; }
+                        if (r == 0) {
+                            try { Thread.sleep(10); } catch (InterruptedException e) { return; }
+                            continue;
+                        }
+                        if (r > 0) {
+                            windowBytes += 600_000;
+                            double allowed = r / nthreads * 1048576.0 * (System.nanoTime() - windowStart) / 1e9;
+                            while (windowBytes > allowed) {
+                                try { Thread.sleep(1); } catch (InterruptedException e) { return; }
+                                allowed = r / nthreads * 1048576.0 * (System.nanoTime() - windowStart) / 1e9;
+                            }
+                        }
+                    }
                     // garbage, and now and then a replaced part of the live set
                     Object o = new Object[] {new byte[512], new Node(null, null, k), "s" + k};
                     churned.incrementAndGet();
@@ -113,6 +136,7 @@ public class BusyHeap {
                 while ((line = in.readLine()) != null) {
                     if (line.equals("reset")) maxGapNs = 0;
                     else if (line.equals("report")) { System.out.println("maxgap_ms " + maxGapNs / 1e6); System.out.flush(); }
+                    else if (line.startsWith("rate ")) rateMb = Double.parseDouble(line.substring(5));
                 }
             } catch (Exception e) { }
         }, "stdin");

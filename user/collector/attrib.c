@@ -29,6 +29,7 @@ struct origin {
 struct thread_slot {
 	uint32_t tid; /* 0 = empty */
 	struct origin o;
+	char *java_name; /* the runtime's full name for it (HotSpot's thread__start), or NULL */
 };
 
 struct big_map {
@@ -79,6 +80,8 @@ void ooms_attrib_free(struct ooms_attrib *a)
 	ooms_stackfix_free(a->fix);
 	ooms_stacks_free(a->stacks);
 	free(a->fds);
+	for (size_t i = 0; a->threads && i < a->nthread_slots; i++)
+		free(a->threads[i].java_name);
 	free(a->threads);
 	free(a->maps);
 	free(a);
@@ -124,8 +127,12 @@ static int threads_grow(struct ooms_attrib *a)
 	a->nthread_slots = n * 2;
 	a->nthreads = 0;
 	for (size_t i = 0; i < n; i++)
-		if (old[i].tid)
-			thread_find(a, old[i].tid, 1)->o = old[i].o;
+		if (old[i].tid) {
+			struct thread_slot *t = thread_find(a, old[i].tid, 1);
+
+			t->o = old[i].o;
+			t->java_name = old[i].java_name;
+		}
 	free(old);
 	return 0;
 }
@@ -198,6 +205,15 @@ void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 		break;
 	}
 	}
+}
+
+void ooms_attrib_thread_name(struct ooms_attrib *a, uint32_t tid, const char *name)
+{
+	struct thread_slot *t = thread_find(a, tid, 1);
+	char *copy = name && *name ? strdup(name) : NULL;
+
+	free(t->java_name);
+	t->java_name = copy;
 }
 
 void ooms_attrib_mark_preexisting(struct ooms_attrib *a, const struct ooms_snapshot *s)
@@ -487,7 +503,7 @@ int ooms_attrib_write_threads(struct ooms_attrib *a, const struct ooms_snapshot 
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread_slot *t = thread_find(a, s->threads[i].tid, 0);
 
-		it[i].group = s->threads[i].comm;
+		it[i].group = t && t->java_name ? t->java_name : s->threads[i].comm;
 		if (t) {
 			it[i].stack = t->o.stack;
 			it[i].start = t->o.start;
@@ -740,7 +756,7 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 			} else {
 				struct thread_slot *t = thread_find(a, s->threads[i].tid, 0);
 
-				it[i].group = s->threads[i].comm;
+				it[i].group = t && t->java_name ? t->java_name : s->threads[i].comm;
 				o = t ? &t->o : NULL;
 			}
 			it[i].stack = o ? o->stack : 0;

@@ -34,6 +34,9 @@ void ooms_attrib_free(struct ooms_attrib *a);
 
 /* One event from the ring buffer. */
 void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e);
+/* The runtime's full name for thread tid (a Java thread's, which the kernel
+ * cuts to 15 characters); thread groups use it. NULL or "" forgets it. */
+void ooms_attrib_thread_name(struct ooms_attrib *a, uint32_t tid, const char *name);
 /* Threads and fds that were there at attach have no creation event. */
 void ooms_attrib_mark_preexisting(struct ooms_attrib *a, const struct ooms_snapshot *s);
 

@@ -614,6 +614,7 @@ struct crossing_rec {
 	double t;
 	const struct ooms_crossing *x;
 	const char *file;
+	const char *allocs; /* the large allocations' snapshot written with it, or NULL */
 };
 
 static void crossing_body(struct json *j, void *arg)
@@ -628,6 +629,8 @@ static void crossing_body(struct json *j, void *arg)
 	json_kint(j, "limit", r->x->limit);
 	json_kstr(j, "reason", r->x->reason);
 	json_kstr(j, "wrote", r->file);
+	if (r->allocs)
+		json_kstr(j, "allocs", r->allocs);
 	json_obj_end(j);
 }
 
@@ -800,9 +803,17 @@ static int take_sample(struct coll *c)
 	nx = ooms_detect_feed(&c->det, &smp, xs, RULE_MAX);
 	for (size_t i = 0; i < nx; i++) {
 		const char *file = rule_file(xs[i].rule);
-		struct crossing_rec cr = {smp.t, &xs[i], file};
+		struct crossing_rec cr = {smp.t, &xs[i], file, NULL};
+		char snap[64], path[4200];
 
 		write_file(c, &s, file);
+		/* a native target's "dump": its large allocations as they stand now */
+		if (c->allocs && (!c->jheap || ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE)) {
+			snprintf(snap, sizeof(snap), "allocs-%d.json", crossings(c) + 1);
+			snprintf(path, sizeof(path), "%s/%s", c->dir, snap);
+			if (ooms_allocs_write(c->allocs, path, c->start_ns) == 0)
+				cr.allocs = snap;
+		}
 		emit(c, crossing_body, &cr);
 		if (!c->o->json)
 			printf("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir, file);
@@ -1007,6 +1018,13 @@ static void jheap_say(void *ctx, const char *fmt, ...)
 	fflush(stdout);
 }
 
+static void jheap_thread_name(void *ctx, uint32_t tid, const char *name)
+{
+	struct coll *c = ctx;
+
+	ooms_attrib_thread_name(c->attrib, tid, name);
+}
+
 static double jheap_now(void *ctx)
 {
 	struct coll *c = ctx;
@@ -1165,7 +1183,7 @@ int ooms_collect(const struct ooms_watch_opts *o)
 	if (setup(&c) || open_run_dir(&c))
 		goto out;
 	{
-		struct ooms_jheap_io io = {&c, jheap_emit, jheap_say, jheap_now};
+		struct ooms_jheap_io io = {&c, jheap_emit, jheap_say, jheap_now, jheap_thread_name};
 
 		c.jheap = ooms_jheap_new(c.pid, &o->java, c.dir, &io);
 		if (!c.jheap) {

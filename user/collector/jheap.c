@@ -204,6 +204,15 @@ static int handle_rt(void *ctx, void *data, size_t size)
 			j->io.say(j->io.ctx, "!! OutOfMemoryError thrown: %s", msg);
 		break;
 	}
+	case RT_THREAD_START:
+	case RT_THREAD_STOP: {
+		char name[OOMS_RT_NAME_LEN + 1];
+
+		snprintf(name, sizeof(name), "%.*s", (int)sizeof(e->name), e->name);
+		if (j->io.thread_name && e->a1 > 0)
+			j->io.thread_name(j->io.ctx, (uint32_t)e->a1, e->type == RT_THREAD_START ? name : NULL);
+		break;
+	}
 	default:
 		break;
 	}
@@ -229,10 +238,11 @@ static int add_link(struct ooms_jheap *j, struct bpf_link *l, const char *what)
 static void attach_hotspot(struct ooms_jheap *j, const char *lib)
 {
 	static const struct { const char *probe; int which; } usdt[] = {
-		{"gc__begin", 0}, {"gc__end", 1}, {"mem__pool__gc__end", 2},
+		{"gc__begin", 0}, {"gc__end", 1}, {"mem__pool__gc__end", 2}, {"thread__start", 3}, {"thread__stop", 4},
 	};
 	struct runtime_bpf *k = j->skel;
-	struct bpf_program *progs[] = {k->progs.hs_gc_begin, k->progs.hs_gc_end, k->progs.hs_pool_gc_end};
+	struct bpf_program *progs[] = {k->progs.hs_gc_begin, k->progs.hs_gc_end, k->progs.hs_pool_gc_end,
+				       k->progs.hs_thread_start, k->progs.hs_thread_stop};
 
 	for (size_t i = 0; i < sizeof(usdt) / sizeof(usdt[0]); i++)
 		add_link(j, bpf_program__attach_usdt(progs[usdt[i].which], j->pid, lib, "hotspot", usdt[i].probe, NULL),

@@ -7,6 +7,7 @@
 #ifndef OOMSCOPE_JHEAP_H
 #define OOMSCOPE_JHEAP_H
 
+#include <stdint.h>
 #include <sys/types.h>
 #include "collector/dumper.h"
 #include "detect/heap_rule.h"
@@ -38,6 +39,7 @@ struct ooms_jheap_io {
 	void (*emit)(void *ctx, void (*body)(struct json *j, void *arg), void *arg);
 	void (*say)(void *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	double (*now)(void *ctx); /* seconds since attach */
+	void (*thread_name)(void *ctx, uint32_t tid, const char *name); /* a Java thread's full name */
 };
 
 struct ooms_jheap;
