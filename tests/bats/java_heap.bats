@@ -184,7 +184,7 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   [ "$status" -eq 0 ]
   local tl="$TMP/e2e/timeline.jsonl"
   # the runtime, its probes, heap figures from hsperfdata, GC pauses
-  grep '"type":"runtime"' "$tl" | jq -e '.runtime == "hotspot" and .probes == 3'
+  grep '"type":"runtime"' "$tl" | jq -e '.runtime == "hotspot" and .probes == 5'
   [ "$(grep '"type":"sample"' "$tl" | jq -s '[.[] | select(.heap_src == "hsperfdata" and .heap_max > 260000000 and .heap_max < 270000000)] | length')" -gt 3 ]
   [ "$(grep '"type":"gc"' "$tl" | jq -s '[.[] | select(.pause_ms > 0 and .pools["G1 Old Gen"].max == 268435456)] | length')" -gt 0 ]
   # the crossing, the dump (a fork: a short pause), the analysis
