@@ -471,7 +471,7 @@ void ooms_jheap_done(struct ooms_jheap *j)
 	j->io.say(j->io.ctx, "dump %d written (%s): %s, %.1f MB, the app paused %.0f ms%s", j->seq, r->method, j->out,
 		  r->bytes_out / 1048576.0, r->pause_ms, r->target_exited ? " (the target has exited since)" : "");
 	if (r->analyzed)
-		j->io.say(j->io.ctx, "analysis: %zu leak group(s), %" PRIu64 " object(s)%s%s -> %s", r->leak_groups,
+		j->io.say(j->io.ctx, "analysis: %zu leak group(s), %" PRIu64 " object(s)%s%s (details: %s)", r->leak_groups,
 			  r->leak_objects, r->top_leak[0] ? "; first: " : "", r->top_leak, j->txt_path);
 	else if (j->rq.analysis_json)
 		j->io.say(j->io.ctx, "!! analysis failed: %s", r->analysis_error);
