@@ -8,6 +8,7 @@ set -euo pipefail
 PKGS=(
   # build
   make gcc g++ clang llvm pkg-config libbpf-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libjson-c-dev libiberty-dev bpftool
+  libsqlite3-dev
   # tests
   bats jq binutils xz-utils procps
   # bench
@@ -19,7 +20,14 @@ PKGS=(
   openjdk-17-jdk-headless visualvm hprof-conv
   # the ART fork-dump's symbols are checked against Debian's libart.so
   android-libart
+  # report tests: the page rendered in headless Chromium (Node.js, below, runs
+  # the independent readers in tests/js: playwright-core, pprof-format)
+  chromium
 )
+
+# Node.js: the machine's own when it has one (a nodesource build conflicts
+# with Debian's npm package), else Debian's
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || PKGS+=(nodejs npm)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -34,7 +42,17 @@ if [ "${1:-}" = "--check" ]; then
   exit 0
 fi
 
+# tests/js: the npm packages the report tests use, pinned by package-lock.json
+npm_deps() {
+  local here; here=$(cd "$(dirname "$0")/.." && pwd)
+  if [ ! -d "$here/tests/js/node_modules/playwright-core" ] || [ ! -d "$here/tests/js/node_modules/pprof-format" ]; then
+    echo "install-deps: npm ci in tests/js"
+    (cd "$here/tests/js" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  fi
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
+  npm_deps
   exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -45,3 +63,4 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+npm_deps

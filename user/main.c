@@ -23,6 +23,8 @@ static void usage(FILE *f)
 	      "  hprof check|strip|restore     heap dumps: validate, strip for analysis, restore\n"
 	      "  analyze [options] DUMP        leaks, paths to GC roots, retained sizes of a heap dump\n"
 	      "  symbolize REPORT DIR...       names and source lines for a saved report's frames\n"
+	      "  report DIR                    the run's page (report.html) and exports (trace.json, pprof)\n"
+	      "  aggregate [--db F] DIR...     many runs' leaks in one table, by signature (SQLite)\n"
 	      "  help                          this text\n"
 	      "  version                       print the version\n"
 	      "\n"
@@ -44,6 +46,10 @@ int main(int argc, char **argv)
 		return cmd_watch_or_run(argc - 1, argv + 1, 1);
 	if (!strcmp(cmd, "symbolize"))
 		return cmd_symbolize(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "aggregate"))
+		return cmd_aggregate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "jcmd"))
 		return cmd_jcmd(argc - 1, argv + 1);
 	if (!strcmp(cmd, "dump"))

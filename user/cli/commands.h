@@ -8,5 +8,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_jcmd(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_aggregate(int argc, char **argv);
 
 #endif

@@ -30,6 +30,7 @@
 #include "collector/tracefs.h"
 #include "collector/allocs.h"
 #include "collector/jheap.h"
+#include "report/report.h"
 #include "runtime/shim_client.h"
 #include "sym/symbolize.h"
 #include "util/json.h"
@@ -591,6 +592,9 @@ static void sample_body(struct json *j, void *arg)
 		json_kint(j, "heap_committed", s->heap_committed);
 		json_kint(j, "heap_max", s->heap_max);
 		json_kstr(j, "heap_src", s->heap_src);
+		if (s->heap_max > 0) /* where the heap rule's ratio lies, in bytes */
+			json_kint(j, "heap_limit",
+				  (int64_t)(ooms_heap_rule_threshold(&r->c->o->java.rule, s->heap_max) * (double)s->heap_max));
 	}
 	if (r->c->jheap && ooms_jheap_runtime(r->c->jheap) != OOMS_RT_NATIVE) {
 		json_kuint(j, "gcs", s->gcs);
@@ -864,6 +868,40 @@ static void start_body(struct json *j, void *arg)
 	json_kstr(j, "fd_limit", "/proc/PID/limits Max open files (soft)");
 	json_kstr(j, "thread_limit", "min(threads-max, RLIMIT_NPROC soft, --thread-limit)");
 	json_obj_end(j);
+	{
+		/* when, and the settings the rules run with (the report draws them) */
+		const struct ooms_detect_config *d = &c->o->detect;
+		const struct ooms_heap_rule_config *h = &c->o->java.rule;
+		char when[40];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		json_kstr(j, "wall_time", when);
+		json_key(j, "settings");
+		json_obj(j);
+		json_kint(j, "thread_count", d->thread_count_limit);
+		json_kint(j, "thread_gap", d->thread_count_gap);
+		json_kint(j, "thread_polls", d->thread_count_polls);
+		json_kint(j, "fd_count", d->fd_count_limit);
+		json_kint(j, "fd_gap", d->fd_count_gap);
+		json_kint(j, "fd_polls", d->fd_count_polls);
+		json_kdbl(j, "fd_ratio", d->fd_ratio);
+		json_kdbl(j, "thread_ratio", d->thread_ratio);
+		json_kint(j, "vmsize_limit_kb", d->vmsize_limit_kb);
+		json_kbool(j, "vmsize_64bit", d->vmsize_limit_64bit);
+		json_kuint(j, "big_alloc_bytes", c->o->big_alloc_bytes);
+		json_kstr(j, "big_alloc_mode", !c->o->big_alloc_bytes ? NULL
+					       : c->o->big_alloc_mode == ALLOC_UPROBE ? "uprobe" : "syscall");
+		json_kstr(j, "heap_rule", ooms_heap_variant_name(h->variant));
+		json_kdbl(j, "heap_ratio", h->ratio);
+		json_kint(j, "heap_polls", h->polls);
+		json_kdbl(j, "heap_interval_s", h->interval_s);
+		json_kint(j, "max_dumps", h->max_dumps);
+		json_kbool(j, "shim", c->o->java.shim);
+		json_obj_end(j);
+	}
 	json_obj_end(j);
 }
 
@@ -1251,8 +1289,19 @@ int ooms_collect(const struct ooms_watch_opts *o)
 			if (ooms_attrib_summary(c.attrib, &c.last, summary, sizeof(summary)) > 0)
 				fprintf(stderr, "largest groups at the end:\n%s", summary);
 			ooms_allocs_text(c.allocs, stderr, 5, 1); /* the rest: allocs.txt */
-			fprintf(stderr, "oomscope: run directory: %s\n", c.dir);
 		}
+	}
+	{
+		/* the page and the exports of the run (report.html, trace.json, allocs.pb.gz) */
+		char rerr[512];
+
+		fflush(c.timeline);
+		if (ooms_report_write(c.dir, NULL, NULL, rerr, sizeof(rerr)))
+			err("report: %s", rerr);
+		else if (!o->json)
+			fprintf(stderr, "oomscope: report: %s/report.html\n", c.dir);
+		if (!o->json)
+			fprintf(stderr, "oomscope: run directory: %s\n", c.dir);
 	}
 	rc = 0;
 out:

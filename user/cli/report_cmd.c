@@ -1,0 +1,139 @@
+/* oomscope report DIR: the run's page and exports. oomscope aggregate: many
+ * runs' leaks in one table (SQLite). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "report/aggregate.h"
+#include "report/report.h"
+
+static const char report_usage[] =
+	"usage: oomscope report [-q] DIR\n"
+	"\n"
+	"Writes, from a run directory (what oomscope run/watch write; they also do this\n"
+	"at the end of every run):\n"
+	"  DIR/report.html   one self-contained page, readable offline: memory, Java heap,\n"
+	"                    threads and fds over time with their thresholds, crossings,\n"
+	"                    dumps and GC pauses marked; the leaks and their paths, top\n"
+	"                    retainers, large allocations, thread and fd groups with the\n"
+	"                    stacks that created them\n"
+	"  DIR/trace.json    Chrome trace event format: Perfetto (ui.perfetto.dev) and\n"
+	"                    chrome://tracing open it\n"
+	"  DIR/allocs.pb.gz  the large allocations as a pprof profile (with --big-alloc)\n"
+	"\n"
+	"  -q, --quiet   no progress on the terminal\n"
+	"  -h, --help    this text\n";
+
+static const char aggregate_usage[] =
+	"usage: oomscope aggregate [--db FILE] [--json] [DIR...]\n"
+	"\n"
+	"Adds the heap dump analyses of each run directory to a table keyed by leak\n"
+	"signature (the same bug in many runs is one row): how many runs saw it, when\n"
+	"first and last, its largest retained size, an example path. With --db the\n"
+	"table lives in an SQLite file, so a lab can add runs over weeks (a run added\n"
+	"again replaces its rows); without DIRs it prints what the database holds.\n"
+	"\n"
+	"  --db FILE     the SQLite database (created if missing); default: memory only\n"
+	"  --json        the table as JSON (schema oomscope-aggregate/1)\n"
+	"  -h, --help    this text\n"
+	"\n"
+	"example:\n"
+	"  oomscope aggregate --db lab.sqlite runs/*/\n";
+
+struct progress {
+	int on;
+	double t0;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void show(void *ctx, const char *what)
+{
+	struct progress *p = ctx;
+
+	/* only once a second has passed: short work stays silent */
+	if (p->on && now_s() - p->t0 > 1)
+		fprintf(stderr, "\rreport: %-40s", what);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	struct progress p = {isatty(2), now_s()};
+	char err[512];
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		if (c == 'q')
+			p.on = 0;
+		else if (c == 'h') {
+			fputs(report_usage, stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "oomscope report: unknown option %s\n%s", argv[optind - 1], report_usage);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "oomscope report: give one run directory\n%s", report_usage);
+		return 2;
+	}
+	if (ooms_report_write(argv[optind], show, &p, err, sizeof(err))) {
+		if (p.on)
+			fprintf(stderr, "\r%50s\r", "");
+		fprintf(stderr, "oomscope report: %s\n", err);
+		return 1;
+	}
+	if (p.on)
+		fprintf(stderr, "\r%50s\r", "");
+	printf("%s/report.html\n", argv[optind]);
+	return 0;
+}
+
+int cmd_aggregate(int argc, char **argv)
+{
+	static const struct option longopts[] = {{"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'},
+						 {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	const char *db = NULL;
+	char err[512];
+	size_t added;
+	int c, json = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'j')
+			json = 1;
+		else if (c == 'h') {
+			fputs(aggregate_usage, stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "oomscope aggregate: unknown option %s\n%s", argv[optind - 1], aggregate_usage);
+			return 2;
+		}
+	}
+	if (optind == argc && !db) {
+		fprintf(stderr, "oomscope aggregate: give run directories, or --db FILE to list a database\n%s",
+			aggregate_usage);
+		return 2;
+	}
+	if (ooms_aggregate(db, argv + optind, (size_t)(argc - optind), json, stdout, &added, err, sizeof(err))) {
+		fprintf(stderr, "oomscope aggregate: %s\n", err);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,455 @@
+/* report.html: one self-contained page (no script, no network, no fonts). */
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/svg.h"
+
+#define TOP_GROUPS 25
+
+static void esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static const char *bytes(double b, char *buf, size_t len)
+{
+	if (isnan(b))
+		snprintf(buf, len, "-");
+	else if (b >= 1024.0 * 1024 * 1024)
+		snprintf(buf, len, "%.2f GB", b / (1024.0 * 1024 * 1024));
+	else if (b >= 1024.0 * 1024)
+		snprintf(buf, len, "%.1f MB", b / (1024.0 * 1024));
+	else if (b >= 1024)
+		snprintf(buf, len, "%.1f kB", b / 1024);
+	else
+		snprintf(buf, len, "%.0f B", b);
+	return buf;
+}
+
+static const char CSS[] =
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1000px;color:#1d2330;padding:0 16px}"
+	"h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #d8dce4;padding-bottom:4px}"
+	"h3{font-size:15px;margin:18px 0 6px}.sub{color:#5b6475;margin:0 0 14px}"
+	"table{border-collapse:collapse;margin:6px 0 10px;width:100%}th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #eceef2;vertical-align:top}"
+	"th{background:#f4f5f8;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+	"table.kv{width:auto}table.kv th{background:none;color:#5b6475;font-weight:500;padding-right:16px}"
+	"pre{background:#f6f7f9;padding:8px;overflow-x:auto;font-size:12px;margin:4px 0}"
+	"details summary{cursor:pointer;color:#2c5fb8}ul.find{padding-left:18px}ul.find li{margin:3px 0}"
+	".bad{color:#b3261e;font-weight:600}.ok{color:#2e7d32}.none{color:#6b7385;font-style:italic}"
+	".chart{width:100%;height:auto;margin:4px 0 14px;display:block}"
+	".chart .plot{fill:#fbfbfd;stroke:#d8dce4}.chart .grid{stroke:#eceef2}"
+	".chart .ytick{font-size:11px;fill:#5b6475;text-anchor:end}.chart .xtick{font-size:11px;fill:#5b6475;text-anchor:middle}"
+	".chart .title{font-size:13px;font-weight:600;fill:#1d2330}.chart .unit{font-weight:400;fill:#5b6475}"
+	".chart .series{fill:none;stroke-width:1.8}.chart .series.limit{stroke-dasharray:6 4;stroke-width:1.3}"
+	".chart .threshold{stroke:#b3261e;stroke-dasharray:4 3}.chart .thlabel{font-size:11px;fill:#b3261e;text-anchor:end}"
+	".chart .crossing{stroke:#b3261e;stroke-width:1.5}.chart .mlabel{font-size:11px;fill:#b3261e}"
+	".chart .dump{fill:#7b3fb3;fill-opacity:.18;stroke:#7b3fb3;stroke-width:1}"
+	".chart .gc{stroke:#e07b00;stroke-width:1.2}.chart .oom{stroke:#000;stroke-width:2}"
+	".chart .drop{fill:#000}.chart .legend{stroke-width:2.5}.chart .legend.limit{stroke-dasharray:5 3}"
+	".chart .legendtext{font-size:11px;fill:#1d2330}";
+
+static void kv(FILE *f, const char *k, const char *v)
+{
+	fprintf(f, "<tr><th>");
+	esc(f, k);
+	fprintf(f, "</th><td>");
+	esc(f, v && *v ? v : "-");
+	fprintf(f, "</td></tr>\n");
+}
+
+static void header(FILE *f, const struct rundata *rd)
+{
+	char buf[512];
+	double lost = rd->ringbuf_drops + rd->set_full_drops + rd->runtime_drops;
+
+	fprintf(f, "<h1>oomscope: ");
+	esc(f, rd->command[0] ? rd->command : "(unknown command)");
+	fprintf(f, "</h1>\n<p class=\"sub\">PID %d, %s, %s</p>\n<table class=\"kv\">\n", rd->pid,
+		rd->mode[0] ? rd->mode : "?", rd->wall_time[0] ? rd->wall_time : "start time not recorded");
+	kv(f, "command", rd->command);
+	snprintf(buf, sizeof(buf), "%d", rd->pid);
+	kv(f, "PID", buf);
+	snprintf(buf, sizeof(buf), "%s%s%.400s%s", rd->runtime[0] ? rd->runtime : "native",
+		 rd->runtime_lib[0] ? " (" : "", rd->runtime_lib, rd->runtime_lib[0] ? ")" : "");
+	kv(f, "runtime", buf);
+	snprintf(buf, sizeof(buf), "Linux %s, %s", rd->kernel, rd->arch);
+	kv(f, "kernel", buf);
+	kv(f, "started (UTC)", rd->wall_time);
+	if (rd->ended)
+		snprintf(buf, sizeof(buf), "%.1f s, ended: %s", rd->end_t, rd->end_reason);
+	else
+		snprintf(buf, sizeof(buf), "%.1f s so far (no end record: the run is going on, or oomscope was killed)",
+			 rd->nsamples ? rd->samples[rd->nsamples - 1].t : 0.0);
+	kv(f, "length", buf);
+	snprintf(buf, sizeof(buf), "every %.2g s", rd->interval_s);
+	kv(f, "samples", buf);
+	if (rd->ended) {
+		snprintf(buf, sizeof(buf), "%.0f sent, %.0f received; %.0f lost in the kernel (ring buffer %.0f, full sets %.0f, runtime probes %.0f)",
+			 rd->events_sent, rd->events_received, lost, rd->ringbuf_drops, rd->set_full_drops,
+			 rd->runtime_drops);
+		kv(f, "events", buf);
+	}
+	if (rd->bad_lines) {
+		snprintf(buf, sizeof(buf), "%zu timeline line(s) did not parse and were left out", rd->bad_lines);
+		kv(f, "timeline", buf);
+	}
+	fprintf(f, "</table>\n");
+	if (rd->settings && json_object_is_type(rd->settings, json_type_object)) {
+		fprintf(f, "<details><summary>settings</summary><table class=\"kv\">\n");
+		json_object_object_foreach(rd->settings, key, val) {
+			const char *v = json_object_is_type(val, json_type_null) ? "-" : json_object_get_string(val);
+
+			kv(f, key, v);
+		}
+		fprintf(f, "</table></details>\n");
+	}
+}
+
+static struct json_object *first_path_group(struct json_object *analysis)
+{
+	struct json_object *g = rd_arr(analysis, "gcPaths");
+
+	return g && json_object_array_length(g) ? json_object_array_get_idx(g, 0) : NULL;
+}
+
+static void findings(FILE *f, const struct rundata *rd)
+{
+	int n = 0;
+	double lost = rd->ringbuf_drops + rd->set_full_drops + rd->runtime_drops;
+	char b1[32];
+
+	fprintf(f, "<h2>Findings</h2>\n<ul class=\"find\">\n");
+	for (size_t i = 0; i < rd->nevents; i++) {
+		const struct rd_event *e = &rd->events[i];
+
+		if (!strcmp(e->kind, "crossing")) {
+			fprintf(f, "<li><span class=\"bad\">%.1f s, ", e->t);
+			esc(f, e->rule);
+			fprintf(f, "</span>: ");
+			esc(f, e->text);
+			fprintf(f, "</li>\n");
+			n++;
+		} else if (!strcmp(e->kind, "dump")) {
+			fprintf(f, "<li>%.1f s, heap dump %d %s (", e->t, e->seq, e->ok ? "<span class=\"ok\">written</span>"
+										: "<span class=\"bad\">failed</span>");
+			esc(f, e->rule);
+			fprintf(f, "): ");
+			esc(f, e->text);
+			if (e->ok && !isnan(e->value))
+				fprintf(f, "; the app paused %.0f ms", e->value);
+			fprintf(f, "</li>\n");
+			n++;
+		} else if (!strcmp(e->kind, "oom")) {
+			fprintf(f, "<li><span class=\"bad\">%.1f s, OutOfMemoryError</span>: ", e->t);
+			esc(f, e->text);
+			fprintf(f, "</li>\n");
+			n++;
+		}
+	}
+	for (size_t i = 0; i < rd->nanalyses; i++) {
+		struct json_object *g = first_path_group(rd->analyses[i]);
+
+		if (!g)
+			continue;
+		fprintf(f, "<li>leak in dump %d: <b>", rd->analysis_seq[i]);
+		esc(f, rd_str(g, "className"));
+		fprintf(f, "</b> x%.0f, %s retained (", rd_num(g, "instanceCount", 0),
+			bytes(rd_num(g, "retainedSizeTotal", NAN), b1, sizeof(b1)));
+		esc(f, rd_str(g, "leakReason"));
+		fprintf(f, ")</li>\n");
+	}
+	if (rd->allocs) {
+		struct json_object *gs = rd_arr(rd->allocs, "groups");
+
+		if (gs && json_object_array_length(gs)) {
+			struct json_object *g = json_object_array_get_idx(gs, 0);
+
+			fprintf(f, "<li>largest allocations by stack: %.0f x, %s in all, by <b>", rd_num(g, "count", 0),
+				bytes(rd_num(g, "total_bytes", NAN), b1, sizeof(b1)));
+			esc(f, rd_str(g, "allocated_by") ? rd_str(g, "allocated_by") : "?");
+			fprintf(f, "</b></li>\n");
+		}
+	}
+	if (!n)
+		fprintf(f, "<li>No threshold was crossed in this run.</li>\n");
+	if (rd->ended)
+		fprintf(f, "<li>%s</li>\n", lost > 0 ? "<span class=\"bad\">Events were lost in the kernel</span> (see the marks on the charts and the events line above)"
+						 : "No event was lost in the kernel.");
+	fprintf(f, "</ul>\n");
+}
+
+static void charts(FILE *f, const struct rundata *rd)
+{
+	size_t n = rd->nsamples;
+	double *ts = calloc(n + 1, sizeof(double)), *ys[10], *drops = calloc(n + 1, sizeof(double));
+	struct json_object *st = rd->settings;
+	double fd_ratio = rd_num(st, "fd_ratio", NAN), th_ratio = rd_num(st, "thread_ratio", NAN);
+	double t_end = rd->ended ? rd->end_t : n ? rd->samples[n - 1].t : 1;
+	int heap = 0, ok = ts && drops;
+	char lim[128];
+
+	for (int k = 0; k < 10; k++)
+		ok &= (ys[k] = calloc(n + 1, sizeof(double))) != NULL;
+	if (!ok)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct rd_sample *s = &rd->samples[i];
+
+		ts[i] = s->t;
+		drops[i] = s->drops;
+		ys[0][i] = s->rss_mb;
+		ys[1][i] = s->vmsize_mb;
+		ys[2][i] = s->heap_used_mb;
+		ys[3][i] = s->heap_max_mb;
+		ys[4][i] = s->heap_limit_mb;
+		ys[5][i] = s->threads;
+		ys[6][i] = th_ratio > 0 ? floor(s->thread_limit * th_ratio) : NAN;
+		ys[7][i] = s->fds;
+		ys[8][i] = fd_ratio > 0 ? floor(s->fd_limit * fd_ratio) : NAN;
+		heap |= !isnan(s->heap_used_mb);
+	}
+	fprintf(f, "<h2>Over time</h2>\n");
+	if (!n) {
+		fprintf(f, "<p class=\"none\">No samples in this run.</p>\n");
+		goto out;
+	}
+	{
+		int vm_on = rd_num(st, "vmsize_64bit", 0) > 0 || (rd->start && json_object_get_boolean(rd_get(rd->start, "target_32bit")));
+		double vm_lim = rd_num(st, "vmsize_limit_kb", NAN) / 1024;
+
+		snprintf(lim, sizeof(lim), "VmSize limit %.0f MB", vm_lim);
+		svg_chart_write(f, &(struct svg_chart){
+			.id = "memory", .title = "Memory", .unit = "MB", .ts = ts, .n = n,
+			.series = {{"RSS", "#2c5fb8", ys[0], 0}, {"VmSize", "#6b7385", ys[1], 0}}, .nseries = 2,
+			.limit = vm_on ? vm_lim : NAN, .limit_label = lim, .crossing_prefix = "vmsize", .dumps = 1,
+			.t_end = t_end}, rd->events, rd->nevents, drops);
+	}
+	if (heap)
+		svg_chart_write(f, &(struct svg_chart){
+			.id = "heap", .title = "Java heap", .unit = "MB", .ts = ts, .n = n,
+			.series = {{"heap used", "#2e7d32", ys[2], 0}, {"heap max", "#6b7385", ys[3], 0},
+				   {"heap rule threshold", "#b3261e", ys[4], 1}},
+			.nseries = 3, .limit = NAN, .crossing_prefix = "heap", .gc_ticks = 1, .dumps = 1, .t_end = t_end},
+			rd->events, rd->nevents, drops);
+	else
+		fprintf(f, "<p class=\"none\">No Java heap in this run: the target mapped neither libjvm.so nor libart.so.</p>\n");
+	snprintf(lim, sizeof(lim), "thread rule %.0f", rd_num(st, "thread_count", NAN));
+	svg_chart_write(f, &(struct svg_chart){
+		.id = "threads", .title = "Threads", .unit = "live threads", .ts = ts, .n = n,
+		.series = {{"threads", "#7b3fb3", ys[5], 0}, {"ratio of the thread limit", "#b3261e", ys[6], 1}},
+		.nseries = 2, .limit = rd_num(st, "thread_count", NAN), .limit_label = lim, .crossing_prefix = "thread",
+		.t_end = t_end}, rd->events, rd->nevents, drops);
+	snprintf(lim, sizeof(lim), "fd rule %.0f", rd_num(st, "fd_count", NAN));
+	svg_chart_write(f, &(struct svg_chart){
+		.id = "fds", .title = "Open file descriptors", .unit = "fds", .ts = ts, .n = n,
+		.series = {{"fds", "#00838f", ys[7], 0}, {"ratio of RLIMIT_NOFILE", "#b3261e", ys[8], 1}},
+		.nseries = 2, .limit = rd_num(st, "fd_count", NAN), .limit_label = lim, .crossing_prefix = "fd",
+		.t_end = t_end}, rd->events, rd->nevents, drops);
+out:
+	for (int k = 0; k < 10; k++)
+		free(ys[k]);
+	free(ts);
+	free(drops);
+}
+
+/* A frames array as crash-log lines. */
+static void frames(FILE *f, struct json_object *fr)
+{
+	size_t n = fr ? json_object_array_length(fr) : 0;
+
+	if (!n) {
+		fprintf(f, "<span class=\"none\">no stack</span>");
+		return;
+	}
+	fprintf(f, "<details><summary>%zu frame%s</summary><pre>", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "#%02zu ", i);
+		esc(f, rd_str(json_object_array_get_idx(fr, i), "text"));
+		fputc('\n', f);
+	}
+	fprintf(f, "</pre></details>");
+}
+
+static void groups(FILE *f, struct json_object *doc, const char *title, const char *key_field, const char *what)
+{
+	struct json_object *gs = rd_arr(doc, "groups");
+	size_t n = gs ? json_object_array_length(gs) : 0;
+
+	fprintf(f, "<h2>%s</h2>\n", title);
+	if (!doc) {
+		fprintf(f, "<p class=\"none\">No %s.json in this run directory.</p>\n", what);
+		return;
+	}
+	fprintf(f, "<p class=\"sub\">%.0f %s at %s; groups largest first, each with its creation stacks.</p>\n",
+		rd_num(doc, what[0] == 't' ? "threads" : "fds", 0), what,
+		json_object_get_boolean(rd_get(doc, "target_alive")) ? "the end of the run" : "the last sample before the target exited");
+	fprintf(f, "<table><tr><th>%s</th><th>count</th><th>created by</th><th>stack</th></tr>\n",
+		what[0] == 't' ? "name" : "kind");
+	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
+		struct json_object *g = json_object_array_get_idx(gs, i), *sts = rd_arr(g, "stacks");
+		struct json_object *s0 = sts && json_object_array_length(sts) ? json_object_array_get_idx(sts, 0) : NULL;
+		const char *by = rd_str(s0, "created_by");
+
+		fprintf(f, "<tr><td>");
+		esc(f, rd_str(g, key_field));
+		fprintf(f, "</td><td class=\"n\">%.0f</td><td>", rd_num(g, "count", 0));
+		esc(f, by ? by : rd_str(s0, "unknown") ? rd_str(s0, "unknown") : "-");
+		if (rd_get(s0, "start_routine")) {
+			fprintf(f, "<br><small>start routine ");
+			esc(f, rd_str(rd_get(s0, "start_routine"), "symbol"));
+			fprintf(f, "</small>");
+		}
+		if (sts && json_object_array_length(sts) > 1)
+			fprintf(f, "<br><small>and %zu more stack(s)</small>", json_object_array_length(sts) - 1);
+		fprintf(f, "</td><td>");
+		frames(f, rd_arr(s0, "frames"));
+		fprintf(f, "</td></tr>\n");
+	}
+	fprintf(f, "</table>\n");
+	if (n > TOP_GROUPS)
+		fprintf(f, "<p class=\"sub\">%zu more groups in %s.json.</p>\n", n - TOP_GROUPS, what);
+}
+
+static void allocations(FILE *f, const struct rundata *rd)
+{
+	struct json_object *gs = rd_arr(rd->allocs, "groups");
+	size_t n = gs ? json_object_array_length(gs) : 0;
+	char b1[32], b2[32], b3[32];
+
+	fprintf(f, "<h2>Large allocations</h2>\n");
+	if (!rd->allocs) {
+		fprintf(f, "<p class=\"none\">Not followed in this run (oomscope --big-alloc BYTES).</p>\n");
+		return;
+	}
+	fprintf(f, "<p class=\"sub\">%.0f allocations of %s or more (%s mode), grouped by stack, largest total first; the same in allocs.pb.gz for pprof.</p>\n",
+		rd_num(rd->allocs, "count", 0), bytes(rd_num(rd->allocs, "threshold_bytes", 0), b1, sizeof(b1)),
+		rd_str(rd->allocs, "mode") ? rd_str(rd->allocs, "mode") : "?");
+	fprintf(f, "<table><tr><th>allocated by</th><th>count</th><th>total</th><th>largest</th><th>live</th><th>functions</th><th>stack</th></tr>\n");
+	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
+		struct json_object *g = json_object_array_get_idx(gs, i), *fns = rd_arr(g, "functions");
+
+		fprintf(f, "<tr><td>");
+		esc(f, rd_str(g, "allocated_by") ? rd_str(g, "allocated_by") : "?");
+		fprintf(f, "</td><td class=\"n\">%.0f</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
+			rd_num(g, "count", 0), bytes(rd_num(g, "total_bytes", 0), b1, sizeof(b1)),
+			bytes(rd_num(g, "largest_bytes", 0), b2, sizeof(b2)), bytes(rd_num(g, "live_bytes", NAN), b3, sizeof(b3)));
+		for (size_t k = 0; fns && k < json_object_array_length(fns); k++) {
+			esc(f, json_object_get_string(json_object_array_get_idx(fns, k)));
+			if (k + 1 < json_object_array_length(fns))
+				fputs(", ", f);
+		}
+		fprintf(f, "</td><td>");
+		frames(f, rd_arr(g, "frames"));
+		fprintf(f, "</td></tr>\n");
+	}
+	fprintf(f, "</table>\n");
+}
+
+static void leaks(FILE *f, const struct rundata *rd)
+{
+	char b1[32], b2[32];
+
+	fprintf(f, "<h2>Java heap: leaks and retainers</h2>\n");
+	if (!rd->nanalyses) {
+		fprintf(f, "<p class=\"none\">No heap dump was analyzed in this run%s.</p>\n",
+			rd->runtime[0] ? " (no heap rule crossing, or --no-analyze)" : " (no Java runtime)");
+		return;
+	}
+	for (size_t a = 0; a < rd->nanalyses; a++) {
+		struct json_object *an = rd->analyses[a], *gp = rd_arr(an, "gcPaths"), *tr = rd_arr(an, "topRetainers");
+		struct json_object *ri = rd_get(an, "runningInfo");
+		size_t ng = gp ? json_object_array_length(gp) : 0;
+
+		fprintf(f, "<h3>dump %d: %.0f objects, %s reachable; %zu leak group(s)</h3>\n", rd->analysis_seq[a],
+			rd_num(ri, "objects", 0), bytes(rd_num(ri, "reachableShallowSize", NAN), b1, sizeof(b1)), ng);
+		if (ng) {
+			fprintf(f, "<table><tr><th>leak</th><th>instances</th><th>retained</th><th>why</th><th>path from a GC root</th></tr>\n");
+			for (size_t i = 0; i < ng && i < TOP_GROUPS; i++) {
+				struct json_object *g = json_object_array_get_idx(gp, i), *path = rd_arr(g, "path");
+				size_t np = path ? json_object_array_length(path) : 0;
+
+				fprintf(f, "<tr><td><b>");
+				esc(f, rd_str(g, "className"));
+				fprintf(f, "</b><br><small>%s</small></td><td class=\"n\">%.0f</td><td class=\"n\">%s<br><small>largest %s</small></td><td>",
+					rd_str(g, "signature") ? rd_str(g, "signature") : "", rd_num(g, "instanceCount", 0),
+					bytes(rd_num(g, "retainedSizeTotal", NAN), b1, sizeof(b1)),
+					bytes(rd_num(g, "retainedSize", NAN), b2, sizeof(b2)));
+				esc(f, rd_str(g, "leakReason"));
+				fprintf(f, "</td><td><details><summary>GC root ");
+				esc(f, rd_str(g, "gcRoot"));
+				fprintf(f, ", %zu steps</summary><pre>", np);
+				for (size_t k = 0; k < np; k++) {
+					struct json_object *el = json_object_array_get_idx(path, k);
+
+					fprintf(f, "%-15s ", rd_str(el, "referenceType") ? rd_str(el, "referenceType") : "");
+					esc(f, rd_str(el, "reference"));
+					fputc('\n', f);
+				}
+				fprintf(f, "</pre></details></td></tr>\n");
+			}
+			fprintf(f, "</table>\n");
+		}
+		if (tr && json_object_array_length(tr)) {
+			fprintf(f, "<table><tr><th>top retainer</th><th>retained</th><th>shallow</th></tr>\n");
+			for (size_t i = 0; i < json_object_array_length(tr) && i < 10; i++) {
+				struct json_object *r = json_object_array_get_idx(tr, i);
+
+				fprintf(f, "<tr><td>%s", json_object_get_boolean(rd_get(r, "isClass")) ? "class " : "");
+				esc(f, rd_str(r, "className"));
+				fprintf(f, " <small>");
+				esc(f, rd_str(r, "objectId"));
+				fprintf(f, "</small></td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
+					bytes(rd_num(r, "retainedSize", 0), b1, sizeof(b1)),
+					bytes(rd_num(r, "shallowSize", 0), b2, sizeof(b2)));
+			}
+			fprintf(f, "</table>\n");
+		}
+	}
+}
+
+static void files(FILE *f, const struct rundata *rd)
+{
+	static const char *const names[] = {"timeline.jsonl", "trace.json", "allocs.pb.gz", "allocs.json", "allocs.txt",
+					    "threads.json", "fds.json", "vmsize.json"};
+
+	fprintf(f, "<h2>Files</h2>\n<ul>\n");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(names[i], "allocs.pb.gz") && !rd->allocs)
+			continue;
+		fprintf(f, "<li><a href=\"%s\">%s</a></li>\n", names[i], names[i]);
+	}
+	for (size_t a = 0; a < rd->nanalyses; a++)
+		fprintf(f, "<li><a href=\"dump-%d.analysis.txt\">dump-%d.analysis.txt</a>, <a href=\"dump-%d.analysis.json\">.json</a></li>\n",
+			rd->analysis_seq[a], rd->analysis_seq[a], rd->analysis_seq[a]);
+	fprintf(f, "</ul>\n<p class=\"sub\">trace.json opens in Perfetto (ui.perfetto.dev) and chrome://tracing; allocs.pb.gz in pprof; "
+		   "dump-N.hprof.gz in VisualVM, MAT or Android Studio after <code>oomscope hprof restore</code>.</p>\n");
+}
+
+void ooms_report_html(const struct rundata *rd, FILE *f)
+{
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>oomscope: ");
+	esc(f, rd->command[0] ? rd->command : "run");
+	fprintf(f, "</title>\n<style>%s</style></head><body>\n", CSS);
+	header(f, rd);
+	findings(f, rd);
+	charts(f, rd);
+	leaks(f, rd);
+	allocations(f, rd);
+	groups(f, rd->threads, "Threads", "name", "threads");
+	groups(f, rd->fds, "File descriptors", "kind", "fds");
+	files(f, rd);
+	fprintf(f, "<p class=\"sub\">written by oomscope report</p>\n</body></html>\n");
+}

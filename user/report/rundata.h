@@ -1,0 +1,73 @@
+/* A run directory read back: the timeline's records and the JSON files the
+ * collector wrote (threads.json, fds.json, allocs.json, dump-N.analysis.json),
+ * whatever of them is there. The report, the trace export, the pprof export
+ * and the aggregation read this; nothing here writes. */
+#ifndef OOMSCOPE_REPORT_RUNDATA_H
+#define OOMSCOPE_REPORT_RUNDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+
+/* One sample; NAN where the figure is unknown. */
+struct rd_sample {
+	double t;
+	double rss_mb, vmsize_mb;
+	double threads, thread_limit, fds, fd_limit;
+	double heap_used_mb, heap_max_mb, heap_limit_mb;
+	double drops;        /* ring buffer + set-full drops, cumulative */
+	double gcs, gc_pause_ms;
+};
+
+struct rd_event {            /* crossings, dumps, GCs, OOMs, drifts: a time and words */
+	double t;
+	double dur_ms;       /* GC pause, dump time; 0 otherwise */
+	char kind[24];       /* "crossing", "dump", "dump_start", "gc", "oom", "drift" */
+	char rule[32];       /* crossing: the rule; dump: the method */
+	char text[512];      /* crossing: the reason; dump: file or error; oom: message */
+	int ok;              /* dump */
+	int seq;             /* dump */
+	double value, limit;
+};
+
+struct rundata {
+	char dir[4096];
+	/* start */
+	int pid;
+	char command[1024], mode[16], kernel[128], arch[16], wall_time[40];
+	double interval_s, duration_s;
+	struct json_object *settings;   /* start.settings (owned by start), may be NULL */
+	struct json_object *start;
+	/* runtime */
+	char runtime[16], runtime_lib[512];
+	/* end */
+	int ended;
+	double end_t;
+	char end_reason[64];
+	double ringbuf_drops, set_full_drops, runtime_drops, events_sent, events_received;
+	/* series and events */
+	struct rd_sample *samples;
+	size_t nsamples;
+	struct rd_event *events;
+	size_t nevents;
+	size_t bad_lines;               /* timeline lines that did not parse */
+	/* the files beside the timeline (NULL when absent) */
+	struct json_object *threads, *fds, *allocs, *vmsize;
+	struct json_object **analyses;  /* dump-N.analysis.json, by N */
+	int *analysis_seq;
+	size_t nanalyses;
+};
+
+/* Reads dir. 0, or -errno with err set (no timeline.jsonl: not a run directory). */
+int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len);
+void rundata_free(struct rundata *rd);
+
+/* Helpers for readers of the json objects. */
+const char *rd_str(struct json_object *o, const char *key);   /* NULL when absent */
+double rd_num(struct json_object *o, const char *key, double dflt);
+struct json_object *rd_get(struct json_object *o, const char *key);
+/* key's value when it is an array (a damaged file's wrong shape: NULL). */
+struct json_object *rd_arr(struct json_object *o, const char *key);
+
+#endif
