@@ -48,6 +48,7 @@ static const char usage_text[] =
 	"      --no-pthread-probe   no uprobe on pthread_create: cheaper thread creation,\n"
 	"                           but thread stacks start inside libc and have no start routine\n"
 	"  -v, --verbose            libbpf messages (-vv: verifier log too)\n"
+	"  -q, --quiet              no progress lines (attach, dumps, report) on the terminal\n"
 	"  -h, --help               this text\n"
 	"\n"
 	"thresholds (KOOM 2.x and Probe defaults):\n"
@@ -84,7 +85,8 @@ static const char usage_text[] =
 	"      --no-analyze         do not analyze the dumps\n"
 	"      --leak-class NAME, --leak-if EXPR   leak rules for the analysis (as analyze)\n"
 	"\n"
-	"run directory: timeline.jsonl (samples and events), threads.json, fds.json,\n"
+	"run directory: timeline.jsonl (samples and events), report.html (the run on one\n"
+	"page), trace.json (Perfetto), threads.json, fds.json,\n"
 	"vmsize.json, allocs.json and allocs.txt with --big-alloc (see README.md for\n"
 	"the schemas). `oomscope symbolize` names a saved report's frames later.\n";
 
@@ -142,7 +144,7 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 		{"duration", required_argument, 0, 'd'}, {"out", required_argument, 0, 'o'},
 		{"json", no_argument, 0, OPT_JSON}, {"btf", required_argument, 0, OPT_BTF},
 		{"stop-on-crossing", no_argument, 0, OPT_STOP}, {"big-map", required_argument, 0, OPT_BIGMAP},
-		{"verbose", no_argument, 0, 'v'}, {"help", no_argument, 0, 'h'},
+		{"verbose", no_argument, 0, 'v'}, {"help", no_argument, 0, 'h'}, {"quiet", no_argument, 0, 'q'},
 		{"thread-count", required_argument, 0, OPT_TCOUNT}, {"thread-gap", required_argument, 0, OPT_TGAP},
 		{"thread-polls", required_argument, 0, OPT_TPOLLS}, {"fd-count", required_argument, 0, OPT_FCOUNT},
 		{"fd-gap", required_argument, 0, OPT_FGAP}, {"fd-polls", required_argument, 0, OPT_FPOLLS},
@@ -186,7 +188,7 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 	o.java.leak_ifs = leak_ifs;
 	optind = 1;
 	/* "+": stop at the first non-option, so `run -- cmd -x` keeps cmd's options */
-	while ((c = getopt_long(argc, argv, "+p:i:d:o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:i:d:o:vqh", longopts, NULL)) != -1) {
 		double v;
 		uint64_t b;
 
@@ -237,6 +239,7 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 			o.stack_depth = (unsigned)v;
 			break;
 		case 'v': o.verbose++; break;
+		case 'q': o.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case OPT_TCOUNT: case OPT_TGAP: case OPT_TPOLLS: case OPT_FCOUNT: case OPT_FGAP:
 		case OPT_FPOLLS: case OPT_TLIMIT: case OPT_VMLIMIT:

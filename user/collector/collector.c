@@ -1063,6 +1063,17 @@ static void jheap_thread_name(void *ctx, uint32_t tid, const char *name)
 	ooms_attrib_thread_name(c->attrib, tid, name);
 }
 
+/* Progress of the phases that take a while, on a terminal only. From the
+ * dump thread too: one fprintf is one write. */
+static void progress(void *ctx, const char *what)
+{
+	struct coll *c = ctx;
+
+	if (c->o->quiet || c->o->json || !isatty(2))
+		return;
+	fprintf(stderr, "oomscope: %s ...\n", what);
+}
+
 static double jheap_now(void *ctx)
 {
 	struct coll *c = ctx;
@@ -1218,10 +1229,11 @@ int ooms_collect(const struct ooms_watch_opts *o)
 			return 1;
 		}
 	}
+	progress(&c, "attaching: loading and attaching the BPF programs");
 	if (setup(&c) || open_run_dir(&c))
 		goto out;
 	{
-		struct ooms_jheap_io io = {&c, jheap_emit, jheap_say, jheap_now, jheap_thread_name};
+		struct ooms_jheap_io io = {&c, jheap_emit, jheap_say, jheap_now, jheap_thread_name, progress};
 
 		c.jheap = ooms_jheap_new(c.pid, &o->java, c.dir, &io);
 		if (!c.jheap) {
@@ -1296,6 +1308,7 @@ int ooms_collect(const struct ooms_watch_opts *o)
 		char rerr[512];
 
 		fflush(c.timeline);
+		progress(&c, "writing the report");
 		if (ooms_report_write(c.dir, NULL, NULL, rerr, sizeof(rerr)))
 			err("report: %s", rerr);
 		else if (!o->json)

@@ -18,6 +18,7 @@ struct ooms_watch_opts {
 	const char *btf_path;    /* --btf */
 	int json;                /* --json: JSON lines on stdout */
 	int verbose;             /* -v */
+	int quiet;               /* -q: no progress lines on the terminal */
 	int stop_on_crossing;    /* --stop-on-crossing */
 	int no_pthread_probe;    /* --no-pthread-probe: no uprobe on pthread_create */
 	uint64_t ringbuf_bytes;  /* --ringbuf-size, 0 = default */

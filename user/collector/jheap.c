@@ -432,6 +432,8 @@ static void start_dump(struct ooms_jheap *j, const char *reason)
 		j->rq.aopts.leak_ifs = j->o.leak_ifs;
 		j->rq.aopts.nleak_ifs = j->o.nleak_ifs;
 	}
+	j->rq.status = j->io.progress;
+	j->rq.sctx = j->io.ctx;
 	j->started_t = now_s(j);
 	r = (struct dump_start_rec){j->started_t, j->seq, reason};
 	j->io.emit(j->io.ctx, dump_start_body, &r);
