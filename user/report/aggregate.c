@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include "report/escape.h"
 #include "report/aggregate.h"
 
 #include <json-c/json.h>
@@ -122,23 +123,6 @@ static const char QUERY[] =
 	"  (SELECT reason FROM leaks l3 WHERE l3.signature = l.signature LIMIT 1)"
 	" FROM leaks l GROUP BY signature ORDER BY COUNT(DISTINCT dir) DESC, MAX(retained) DESC";
 
-/* a JSON string (json-c's writer is for its own objects) */
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 static const char *col(sqlite3_stmt *st, int i)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
@@ -191,7 +175,7 @@ int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, int as_j
 			for (int k = 0; k < 9; k++)
 				if (keys[k]) {
 					fprintf(out, ",\"%s\":", keys[k]);
-					jstr(out, col(st, k));
+					esc_json(out, col(st, k));
 				}
 			fputc('}', out);
 		} else {

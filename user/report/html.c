@@ -5,23 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/escape.h"
 #include "report/report.h"
 #include "report/svg.h"
 
 #define TOP_GROUPS 25
-
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
 
 static const char *bytes(double b, char *buf, size_t len)
 {
@@ -53,7 +41,7 @@ static const char CSS[] =
 	".chart .ytick{font-size:11px;fill:#5b6475;text-anchor:end}.chart .xtick{font-size:11px;fill:#5b6475;text-anchor:middle}"
 	".chart .title{font-size:13px;font-weight:600;fill:#1d2330}.chart .unit{font-weight:400;fill:#5b6475}"
 	".chart .series{fill:none;stroke-width:1.8}.chart .series.limit{stroke-dasharray:6 4;stroke-width:1.3}"
-	".chart .threshold{stroke:#b3261e;stroke-dasharray:4 3}.chart .thlabel{font-size:11px;fill:#b3261e;text-anchor:end}"
+	".chart .threshold{stroke:#b3261e;stroke-dasharray:4 3}.chart .thlabel{font-size:11px;fill:#b3261e}"
 	".chart .crossing{stroke:#b3261e;stroke-width:1.5}.chart .mlabel{font-size:11px;fill:#b3261e}"
 	".chart .dump{fill:#7b3fb3;fill-opacity:.18;stroke:#7b3fb3;stroke-width:1}"
 	".chart .gc{stroke:#e07b00;stroke-width:1.2}.chart .oom{stroke:#000;stroke-width:2}"
@@ -63,9 +51,9 @@ static const char CSS[] =
 static void kv(FILE *f, const char *k, const char *v)
 {
 	fprintf(f, "<tr><th>");
-	esc(f, k);
+	esc_html(f, k);
 	fprintf(f, "</th><td>");
-	esc(f, v && *v ? v : "-");
+	esc_html(f, v && *v ? v : "-");
 	fprintf(f, "</td></tr>\n");
 }
 
@@ -75,7 +63,7 @@ static void header(FILE *f, const struct rundata *rd)
 	double lost = rd->ringbuf_drops + rd->set_full_drops + rd->runtime_drops;
 
 	fprintf(f, "<h1>oomscope: ");
-	esc(f, rd->command[0] ? rd->command : "(unknown command)");
+	esc_html(f, rd->command[0] ? rd->command : "(unknown command)");
 	fprintf(f, "</h1>\n<p class=\"sub\">PID %d, %s, %s</p>\n<table class=\"kv\">\n", rd->pid,
 		rd->mode[0] ? rd->mode : "?", rd->wall_time[0] ? rd->wall_time : "start time not recorded");
 	kv(f, "command", rd->command);
@@ -136,24 +124,24 @@ static void findings(FILE *f, const struct rundata *rd)
 
 		if (!strcmp(e->kind, "crossing")) {
 			fprintf(f, "<li><span class=\"bad\">%.1f s, ", e->t);
-			esc(f, e->rule);
+			esc_html(f, e->rule);
 			fprintf(f, "</span>: ");
-			esc(f, e->text);
+			esc_html(f, e->text);
 			fprintf(f, "</li>\n");
 			n++;
 		} else if (!strcmp(e->kind, "dump")) {
 			fprintf(f, "<li>%.1f s, heap dump %d %s (", e->t, e->seq, e->ok ? "<span class=\"ok\">written</span>"
 										: "<span class=\"bad\">failed</span>");
-			esc(f, e->rule);
+			esc_html(f, e->rule);
 			fprintf(f, "): ");
-			esc(f, e->text);
+			esc_html(f, e->text);
 			if (e->ok && !isnan(e->value))
 				fprintf(f, "; the app paused %.0f ms", e->value);
 			fprintf(f, "</li>\n");
 			n++;
 		} else if (!strcmp(e->kind, "oom")) {
 			fprintf(f, "<li><span class=\"bad\">%.1f s, OutOfMemoryError</span>: ", e->t);
-			esc(f, e->text);
+			esc_html(f, e->text);
 			fprintf(f, "</li>\n");
 			n++;
 		}
@@ -164,10 +152,10 @@ static void findings(FILE *f, const struct rundata *rd)
 		if (!g)
 			continue;
 		fprintf(f, "<li>leak in dump %d: <b>", rd->analysis_seq[i]);
-		esc(f, rd_str(g, "className"));
+		esc_html(f, rd_str(g, "className"));
 		fprintf(f, "</b> x%.0f, %s retained (", rd_num(g, "instanceCount", 0),
 			bytes(rd_num(g, "retainedSizeTotal", NAN), b1, sizeof(b1)));
-		esc(f, rd_str(g, "leakReason"));
+		esc_html(f, rd_str(g, "leakReason"));
 		fprintf(f, ")</li>\n");
 	}
 	if (rd->allocs) {
@@ -178,7 +166,7 @@ static void findings(FILE *f, const struct rundata *rd)
 
 			fprintf(f, "<li>largest allocations by stack: %.0f x, %s in all, by <b>", rd_num(g, "count", 0),
 				bytes(rd_num(g, "total_bytes", NAN), b1, sizeof(b1)));
-			esc(f, rd_str(g, "allocated_by") ? rd_str(g, "allocated_by") : "?");
+			esc_html(f, rd_str(g, "allocated_by") ? rd_str(g, "allocated_by") : "?");
 			fprintf(f, "</b></li>\n");
 		}
 	}
@@ -276,7 +264,7 @@ static void frames(FILE *f, struct json_object *fr)
 	fprintf(f, "<details><summary>%zu frame%s</summary><pre>", n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "#%02zu ", i);
-		esc(f, rd_str(json_object_array_get_idx(fr, i), "text"));
+		esc_html(f, rd_str(json_object_array_get_idx(fr, i), "text"));
 		fputc('\n', f);
 	}
 	fprintf(f, "</pre></details>");
@@ -303,12 +291,12 @@ static void groups(FILE *f, struct json_object *doc, const char *title, const ch
 		const char *by = rd_str(s0, "created_by");
 
 		fprintf(f, "<tr><td>");
-		esc(f, rd_str(g, key_field));
+		esc_html(f, rd_str(g, key_field));
 		fprintf(f, "</td><td class=\"n\">%.0f</td><td>", rd_num(g, "count", 0));
-		esc(f, by ? by : rd_str(s0, "unknown") ? rd_str(s0, "unknown") : "-");
+		esc_html(f, by ? by : rd_str(s0, "unknown") ? rd_str(s0, "unknown") : "-");
 		if (rd_get(s0, "start_routine")) {
 			fprintf(f, "<br><small>start routine ");
-			esc(f, rd_str(rd_get(s0, "start_routine"), "symbol"));
+			esc_html(f, rd_str(rd_get(s0, "start_routine"), "symbol"));
 			fprintf(f, "</small>");
 		}
 		if (sts && json_object_array_length(sts) > 1)
@@ -341,12 +329,12 @@ static void allocations(FILE *f, const struct rundata *rd)
 		struct json_object *g = json_object_array_get_idx(gs, i), *fns = rd_arr(g, "functions");
 
 		fprintf(f, "<tr><td>");
-		esc(f, rd_str(g, "allocated_by") ? rd_str(g, "allocated_by") : "?");
+		esc_html(f, rd_str(g, "allocated_by") ? rd_str(g, "allocated_by") : "?");
 		fprintf(f, "</td><td class=\"n\">%.0f</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
 			rd_num(g, "count", 0), bytes(rd_num(g, "total_bytes", 0), b1, sizeof(b1)),
 			bytes(rd_num(g, "largest_bytes", 0), b2, sizeof(b2)), bytes(rd_num(g, "live_bytes", NAN), b3, sizeof(b3)));
 		for (size_t k = 0; fns && k < json_object_array_length(fns); k++) {
-			esc(f, json_object_get_string(json_object_array_get_idx(fns, k)));
+			esc_html(f, json_object_get_string(json_object_array_get_idx(fns, k)));
 			if (k + 1 < json_object_array_length(fns))
 				fputs(", ", f);
 		}
@@ -381,20 +369,20 @@ static void leaks(FILE *f, const struct rundata *rd)
 				size_t np = path ? json_object_array_length(path) : 0;
 
 				fprintf(f, "<tr><td><b>");
-				esc(f, rd_str(g, "className"));
+				esc_html(f, rd_str(g, "className"));
 				fprintf(f, "</b><br><small>%s</small></td><td class=\"n\">%.0f</td><td class=\"n\">%s<br><small>largest %s</small></td><td>",
 					rd_str(g, "signature") ? rd_str(g, "signature") : "", rd_num(g, "instanceCount", 0),
 					bytes(rd_num(g, "retainedSizeTotal", NAN), b1, sizeof(b1)),
 					bytes(rd_num(g, "retainedSize", NAN), b2, sizeof(b2)));
-				esc(f, rd_str(g, "leakReason"));
+				esc_html(f, rd_str(g, "leakReason"));
 				fprintf(f, "</td><td><details><summary>GC root ");
-				esc(f, rd_str(g, "gcRoot"));
+				esc_html(f, rd_str(g, "gcRoot"));
 				fprintf(f, ", %zu steps</summary><pre>", np);
 				for (size_t k = 0; k < np; k++) {
 					struct json_object *el = json_object_array_get_idx(path, k);
 
 					fprintf(f, "%-15s ", rd_str(el, "referenceType") ? rd_str(el, "referenceType") : "");
-					esc(f, rd_str(el, "reference"));
+					esc_html(f, rd_str(el, "reference"));
 					fputc('\n', f);
 				}
 				fprintf(f, "</pre></details></td></tr>\n");
@@ -407,9 +395,9 @@ static void leaks(FILE *f, const struct rundata *rd)
 				struct json_object *r = json_object_array_get_idx(tr, i);
 
 				fprintf(f, "<tr><td>%s", json_object_get_boolean(rd_get(r, "isClass")) ? "class " : "");
-				esc(f, rd_str(r, "className"));
+				esc_html(f, rd_str(r, "className"));
 				fprintf(f, " <small>");
-				esc(f, rd_str(r, "objectId"));
+				esc_html(f, rd_str(r, "objectId"));
 				fprintf(f, "</small></td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
 					bytes(rd_num(r, "retainedSize", 0), b1, sizeof(b1)),
 					bytes(rd_num(r, "shallowSize", 0), b2, sizeof(b2)));
@@ -441,7 +429,7 @@ void ooms_report_html(const struct rundata *rd, FILE *f)
 {
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>oomscope: ");
-	esc(f, rd->command[0] ? rd->command : "run");
+	esc_html(f, rd->command[0] ? rd->command : "run");
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n", CSS);
 	header(f, rd);
 	findings(f, rd);

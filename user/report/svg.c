@@ -1,3 +1,4 @@
+#include "report/escape.h"
 #include "report/svg.h"
 
 #include <math.h>
@@ -32,19 +33,6 @@ static double nice_step(double span, int n)
 	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 static void axes(FILE *f, const struct svg_chart *c, const struct scale *s)
 {
 	double st = nice_step(s->y1 - s->y0, 4), tt = nice_step(s->t1 - s->t0, 8);
@@ -59,9 +47,9 @@ static void axes(FILE *f, const struct svg_chart *c, const struct scale *s)
 	for (double t = ceil(s->t0 / tt) * tt; t <= s->t1 + 1e-9; t += tt)
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"xtick\">%gs</text>\n", sx(s, t), H - BOTTOM + 16, t);
 	fprintf(f, "<text x=\"%.1f\" y=\"18\" class=\"title\">", LEFT);
-	esc(f, c->title);
+	esc_html(f, c->title);
 	fprintf(f, " <tspan class=\"unit\">(");
-	esc(f, c->unit);
+	esc_html(f, c->unit);
 	fprintf(f, ")</tspan></text>\n");
 }
 
@@ -80,7 +68,7 @@ static void path(FILE *f, const struct svg_chart *c, const struct svg_series *se
 		pen = 1;
 	}
 	fprintf(f, "\"><title>");
-	esc(f, se->name);
+	esc_html(f, se->name);
 	fprintf(f, "</title></path>\n");
 }
 
@@ -120,10 +108,11 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 	if (limit_drawn) {
 		fprintf(f, "<line class=\"threshold\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"><title>", LEFT,
 			W - RIGHT, sy(&s, c->limit), sy(&s, c->limit));
-		esc(f, c->limit_label);
-		fprintf(f, "</title></line><text class=\"thlabel\" x=\"%.1f\" y=\"%.1f\">", W - RIGHT - 4,
+		esc_html(f, c->limit_label);
+		/* at the left: crossings, drawn at the right end of a run, label there */
+		fprintf(f, "</title></line><text class=\"thlabel\" x=\"%.1f\" y=\"%.1f\">", LEFT + 6,
 			sy(&s, c->limit) - 4);
-		esc(f, c->limit_label);
+		esc_html(f, c->limit_label);
 		fprintf(f, "</text>\n");
 	}
 	for (size_t i = 0; i < nev; i++) {
@@ -134,12 +123,14 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 		    !strncmp(e->rule, c->crossing_prefix, strlen(c->crossing_prefix))) {
 			fprintf(f, "<line class=\"crossing\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"><title>", x, x,
 				TOP, H - BOTTOM);
-			esc(f, e->rule);
+			esc_html(f, e->rule);
 			fprintf(f, " at %.1f s: ", e->t);
-			esc(f, e->text);
-			fprintf(f, "</title></line><text class=\"mlabel crossing-label\" x=\"%.1f\" y=\"%.1f\">", x + 3,
-				TOP + 12);
-			esc(f, e->rule);
+			esc_html(f, e->text);
+			/* near the right edge the label goes to the left of its line */
+			fprintf(f, "</title></line><text class=\"mlabel crossing-label\" x=\"%.1f\" y=\"%.1f\"%s>",
+				x + 7 * (double)strlen(e->rule) > W - RIGHT ? x - 3 : x + 3, TOP + 12,
+				x + 7 * (double)strlen(e->rule) > W - RIGHT ? " text-anchor=\"end\"" : "");
+			esc_html(f, e->rule);
 			fprintf(f, "</text>\n");
 		} else if (!strcmp(e->kind, "dump") && c->dumps) {
 			double x0 = sx(&s, e->t - e->dur_ms / 1000);
@@ -147,7 +138,7 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 			fprintf(f, "<rect class=\"dump\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>dump %d %s at %.1f s (%s): %.0f ms of app pause, %.1f s to write; ",
 				x0, TOP, x - x0 > 2 ? x - x0 : 2, H - TOP - BOTTOM, e->seq, e->ok ? "written" : "failed",
 				e->t, e->rule, isnan(e->value) ? 0 : e->value, e->dur_ms / 1000);
-			esc(f, e->text);
+			esc_html(f, e->text);
 			fprintf(f, "</title></rect>\n");
 		} else if (!strcmp(e->kind, "gc") && c->gc_ticks) {
 			double h = 4 + (e->dur_ms > 500 ? 500 : e->dur_ms) / 500 * 30;
@@ -157,7 +148,7 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 		} else if (!strcmp(e->kind, "oom") && c->gc_ticks) {
 			fprintf(f, "<line class=\"oom\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"><title>OutOfMemoryError at %.1f s: ",
 				x, x, TOP, H - BOTTOM, e->t);
-			esc(f, e->text);
+			esc_html(f, e->text);
 			fprintf(f, "</title></line>\n");
 		}
 	}
@@ -177,7 +168,7 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 			fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"14\" y2=\"14\" stroke=\"%s\" class=\"legend%s\"/>", x,
 				x + 18, c->series[k].color, c->series[k].dashed ? " limit" : "");
 			fprintf(f, "<text x=\"%.0f\" y=\"18\" class=\"legendtext\">", x + 22);
-			esc(f, c->series[k].name);
+			esc_html(f, c->series[k].name);
 			if (!drawn[k])
 				fprintf(f, " (%g: above)", smax[k]);
 			fprintf(f, "</text>");
@@ -185,7 +176,7 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 		}
 		if (!isnan(c->limit) && !limit_drawn && c->limit_label) {
 			fprintf(f, "<text x=\"%.0f\" y=\"18\" class=\"legendtext\">(", x);
-			esc(f, c->limit_label);
+			esc_html(f, c->limit_label);
 			fprintf(f, ": above the chart)</text>");
 		}
 		fputc('\n', f);

@@ -8,27 +8,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "report/escape.h"
 #include "report/report.h"
 
 #define TID_MAIN 1
 #define TID_GC 2
 #define TID_DUMPS 3
-
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
 
 static int first = 1;
 
@@ -42,7 +27,7 @@ static void meta(FILE *f, int pid, int tid, const char *what, const char *name)
 {
 	sep(f);
 	fprintf(f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", what, pid, tid);
-	jstr(f, name);
+	esc_json(f, name);
 	fputs("}}", f);
 }
 
@@ -70,9 +55,9 @@ void ooms_report_trace(const struct rundata *rd, FILE *f)
 
 	first = 1;
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"oomscope\",\"command\":", f);
-	jstr(f, rd->command);
+	esc_json(f, rd->command);
 	fputs(",\"started\":", f);
-	jstr(f, rd->wall_time);
+	esc_json(f, rd->wall_time);
 	fputs("},\"traceEvents\":[", f);
 	meta(f, pid, TID_MAIN, "process_name", rd->command[0] ? rd->command : "target");
 	meta(f, pid, TID_MAIN, "thread_name", "oomscope samples and crossings");
@@ -101,19 +86,19 @@ void ooms_report_trace(const struct rundata *rd, FILE *f)
 			fprintf(f, "{\"name\":\"heap dump %d\",\"cat\":\"dump\",\"ph\":\"X\",\"ts\":%.0f,\"dur\":%.0f,\"pid\":%d,\"tid\":%d,\"args\":{\"ok\":%s,\"method\":",
 				e->seq, (e->t - e->dur_ms / 1000) * 1e6, e->dur_ms * 1000, pid, TID_DUMPS,
 				e->ok ? "true" : "false");
-			jstr(f, e->rule);
+			esc_json(f, e->rule);
 			fprintf(f, ",\"app_pause_ms\":%.3f,\"file_or_error\":", isnan(e->value) ? 0 : e->value);
-			jstr(f, e->text);
+			esc_json(f, e->text);
 			fputs("}}", f);
 		} else if (!strcmp(e->kind, "crossing") || !strcmp(e->kind, "oom")) {
 			int cross = !strcmp(e->kind, "crossing");
 
 			sep(f);
 			fputs("{\"name\":", f);
-			jstr(f, cross ? e->rule : "OutOfMemoryError");
+			esc_json(f, cross ? e->rule : "OutOfMemoryError");
 			fprintf(f, ",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"p\",\"ts\":%.0f,\"pid\":%d,\"tid\":%d,\"args\":{\"reason\":",
 				cross ? "crossing" : "oom", e->t * 1e6, pid, TID_MAIN);
-			jstr(f, e->text);
+			esc_json(f, e->text);
 			fputs("}}", f);
 		}
 	}
