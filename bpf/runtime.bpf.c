@@ -108,10 +108,11 @@ int BPF_USDT(hs_pool_gc_end, const char *mgr, long mgr_len, const char *pool, lo
 	return 0;
 }
 
-SEC("usdt")
-int BPF_USDT(hs_thread_start, const char *name, long len, long java_tid, long native_tid, int daemon)
+/* thread__start/stop(name ptr, len, java tid, native tid, daemon) */
+static __always_inline int thread_event(__u16 type, const char *name, long len, long java_tid, long native_tid,
+					int daemon)
 {
-	struct ooms_rt_event *e = rt_start(RT_THREAD_START);
+	struct ooms_rt_event *e = rt_start(type);
 
 	if (!e)
 		return 0;
@@ -124,18 +125,15 @@ int BPF_USDT(hs_thread_start, const char *name, long len, long java_tid, long na
 }
 
 SEC("usdt")
+int BPF_USDT(hs_thread_start, const char *name, long len, long java_tid, long native_tid, int daemon)
+{
+	return thread_event(RT_THREAD_START, name, len, java_tid, native_tid, daemon);
+}
+
+SEC("usdt")
 int BPF_USDT(hs_thread_stop, const char *name, long len, long java_tid, long native_tid, int daemon)
 {
-	struct ooms_rt_event *e = rt_start(RT_THREAD_STOP);
-
-	if (!e)
-		return 0;
-	copy_str(e->name, OOMS_RT_NAME_LEN, name, len);
-	e->a0 = java_tid;
-	e->a1 = native_tid;
-	e->a2 = daemon & 1;
-	rt_send(e);
-	return 0;
+	return thread_event(RT_THREAD_STOP, name, len, java_tid, native_tid, daemon);
 }
 
 /* ---- ART ---- */

@@ -119,6 +119,34 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   [[ "$output" == *" BusyHeap\$Node"* ]]
 }
 
+@test "a walk stalled by a lock held at fork time: said in one line, no file; the next fork succeeds" {
+  # OOMSCOPE_SHIM_FAULT=stall:4: the children of the first four forks block
+  # their VM thread mid-walk, as a lock held by a vanished thread does
+  OOMSCOPE_SHIM_FAULT=stall:4 start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/PlantedLeaks.java"
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  # three forks, three stalls: the dump fails, clearly, and leaves nothing
+  run timeout 120 "$OOMSCOPE" dump -p "$pid" --method shim --no-analyze -o "$TMP/s1.hprof.gz"
+  echo "# $output" >&3
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == "oomscope dump: the dump failed: the heap walk stalled with "*" objects not written (a lock held at fork time; the VM thread waits in syscall "*", futex): Resource deadlock avoided" ]]
+  [ ! -e "$TMP/s1.hprof.gz" ]
+  ! ls "$TMP"/s1.hprof.gz.* 2>/dev/null
+  # the fourth fork stalls, the fifth writes the dump
+  run timeout 120 "$OOMSCOPE" dump -p "$pid" --method shim --no-analyze -o "$TMP/s2.hprof.gz"
+  echo "# $output" >&3
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"2 forks, the walk of the first one stalled"* ]]
+  run "$OOMSCOPE" hprof check --json "$TMP/s2.hprof.gz"
+  [ "$status" -eq 0 ]
+  [ "$(jq .objects <<<"$output")" -gt 10000 ]
+  # no stalled child is left behind (reaped by the shim)
+  local i
+  for i in $(seq 50); do [ -z "$(pgrep -P "$pid")" ] && break; sleep 0.1; done
+  [ -z "$(pgrep -P "$pid")" ]
+  kill -0 "$pid"
+}
+
 @test "a second dump while one runs is refused, clearly; the first completes" {
   start_java jvm -Xmx2g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 400 --threads 1
   local pid; pid=$(cat "$TMP/jvm.pid")

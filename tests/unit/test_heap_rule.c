@@ -17,7 +17,7 @@ static const char *script(struct ooms_heap_rule *r, int64_t max, double step, co
 	size_t i;
 
 	for (i = 0; i < n && i < sizeof(pat) - 1; i++) {
-		struct ooms_heap_poll p = {t, max / 1000 * permille[i], max};
+		struct ooms_heap_poll p = {t, max / 1000 * permille[i], max, 0};
 		struct ooms_heap_decision d;
 		enum ooms_heap_verdict v = ooms_heap_rule_feed(r, &p, &d);
 
@@ -80,8 +80,8 @@ static void test_koom2(void)
 	TAP_EQ_STR(last_d.rule, "heap_fast_ratio", "koom2 fast huge: rule heap_fast_ratio");
 	r = rule(HEAP_RULE_KOOM2);
 	{
-		struct ooms_heap_poll a = {0, 100 * MB, 4096 * MB}, b = {15, 461 * MB, 4096 * MB},
-				      e = {30, 810 * MB, 4096 * MB};
+		struct ooms_heap_poll a = {0, 100 * MB, 4096 * MB, 0}, b = {15, 461 * MB, 4096 * MB, 0},
+				      e = {30, 810 * MB, 4096 * MB, 0};
 		struct ooms_heap_decision d;
 
 		TAP_OK(ooms_heap_rule_feed(&r, &a, &d) == HEAP_QUIET, "koom2 fast delta: first poll quiet");
@@ -141,6 +141,22 @@ static void test_limits(void)
 		   "cool-down 60 s: a hold 45 s after a dump is suppressed, at 60 s it dumps");
 	TAP_OK(strstr(last_d.reason, "--dump-cooldown") == NULL, "the dump after the cool-down is a plain dump");
 
+	/* a dump still being written: the hold is said, no dump counted */
+	c.max_dumps = 5;
+	c.cooldown_s = 0;
+	ooms_heap_rule_init(&r, &c);
+	{
+		struct ooms_heap_poll p = {0, 950 * MB, 1000 * MB, 1};
+		struct ooms_heap_decision d;
+
+		TAP_OK(ooms_heap_rule_feed(&r, &p, &d) == HEAP_SUPPRESSED && strstr(d.reason, "still being written") &&
+			       r.dumps == 0,
+		       "busy: a fast-huge hold while a dump is written is suppressed, no dump counted (%s)", d.reason);
+		p.t = 15;
+		p.busy = 0;
+		TAP_OK(ooms_heap_rule_feed(&r, &p, &d) == HEAP_DUMP && r.dumps == 1, "... and the next hold dumps");
+	}
+
 	c.max_dumps = 0;
 	ooms_heap_rule_init(&r, &c);
 	TAP_EQ_STR(SCRIPT(&r, 1000 * MB, 15, 810, 820, 830, 840), "..S.", "--max-dumps 0: watch only, said once");
@@ -149,7 +165,7 @@ static void test_limits(void)
 static void test_unknown(void)
 {
 	struct ooms_heap_rule r = rule(HEAP_RULE_KOOM2);
-	struct ooms_heap_poll p = {0, 900 * MB, 0};
+	struct ooms_heap_poll p = {0, 900 * MB, 0, 0};
 	struct ooms_heap_decision d;
 
 	TAP_EQ_STR(SCRIPT(&r, 1000 * MB, 15, 810, 820), "..", "two polls over");

@@ -223,7 +223,11 @@ int cmd_dump(int argc, char **argv)
 	}
 	printf("dump      %s (%s): %.1f MB of hprof -> %.1f MB, %" PRIu64 " objects\n", out, res.method,
 	       res.bytes_in / 1048576.0, res.bytes_out / 1048576.0, res.objects);
-	printf("pause     %.0f ms (the app's), %.1f s in all\n", res.pause_ms, res.dump_ms / 1000);
+	printf("pause     %.0f ms (the app's), %.1f s in all", res.pause_ms, res.dump_ms / 1000);
+	if (res.attempts > 1) /* a fork that caught a lock held: its walk stalled, the next fork did not */
+		printf("; %d forks, the walk of the first %s stalled", res.attempts,
+		       res.attempts == 2 ? "one" : "two");
+	printf("\n");
 	if (analyze) {
 		if (res.analyzed)
 			printf("analysis  %s: %zu leak group(s), %" PRIu64 " object(s)%s%s\n", json, res.leak_groups,

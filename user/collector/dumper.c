@@ -71,10 +71,16 @@ static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_r
  * the walk stalled, and the next fork, at another moment, usually does not. */
 static int dump_shim(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
 {
+	double paused = 0;
 	int e;
 
 	for (int attempt = 1;; attempt++) {
+		res->pause_ms = 0;
 		e = dump_shim_once(rq, res);
+		res->attempts = attempt;
+		if (res->pause_ms > 0)
+			paused += res->pause_ms; /* every fork paused the app */
+		res->pause_ms = paused;
 		if (!e || attempt == 3 || !strstr(res->error, "stalled"))
 			return e;
 		status(rq, "retrying the fork-dump");
@@ -130,7 +136,8 @@ static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_r
 		snprintf(res->error, sizeof(res->error), "the dump did not finish within %d s (child %d killed)",
 			 timeout_ms / 1000, (int)child);
 	else if (!e)
-		snprintf(res->error, sizeof(res->error), "the dump failed: %.250s", line);
+		snprintf(res->error, sizeof(res->error), "the dump failed: %.250s",
+			 strncmp(line, "error ", 6) ? line : line + 6);
 	else
 		snprintf(res->error, sizeof(res->error),
 			 "the dump child %d ended without finishing (killed?); nothing was kept", (int)child);
@@ -199,7 +206,7 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 	struct hprof_strip_stream strip;
 	struct atomic_file af;
 	struct stat st;
-	char fifo_ns[128], fifo[256], plain[4200];
+	char fifo_ns[128], fifo[256], plain[4200], proc[32];
 	uint8_t *buf = NULL;
 	pthread_t t;
 	int fd = -1, e = 0, started = 0, stream = 0;
@@ -211,10 +218,10 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 	snprintf(plain, sizeof(plain), "%s.stripped", rq->out_path);
 	if (rq->codec == HPROF_PLAIN)
 		snprintf(plain, sizeof(plain), "%s", rq->out_path);
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)rq->pid);
 	unlink(fifo);
-	if (mkfifo(fifo, 0600) != 0 || (snprintf(call.command, sizeof(call.command), "/proc/%d", (int)rq->pid),
-					 stat(call.command, &st) != 0) ||
-	    chown(fifo, st.st_uid, st.st_gid) != 0) {
+	/* the FIFO belongs to the JVM's user, who must open it for writing */
+	if (mkfifo(fifo, 0600) != 0 || stat(proc, &st) != 0 || chown(fifo, st.st_uid, st.st_gid) != 0) {
 		e = -errno;
 		snprintf(res->error, sizeof(res->error), "cannot make a FIFO in PID %d's /tmp: %s", (int)rq->pid,
 			 strerror(-e));
@@ -458,6 +465,8 @@ int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *
 		e = -ENOENT;
 	}
 	res->dump_ms = now_ms() - t0;
+	if (!res->attempts)
+		res->attempts = 1;
 	res->target_exited = !proc_exists(rq->pid);
 	if (e)
 		return e;

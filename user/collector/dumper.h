@@ -38,7 +38,8 @@ struct ooms_dump_request {
 struct ooms_dump_result {
 	int ok;
 	const char *method;            /* "shim-fork", "jvm-fifo", "am-dumpheap" */
-	double pause_ms;               /* the app's pause: the fork (shim), or the whole dump (jvm) */
+	double pause_ms;               /* the app's pause: the forks (shim), or the whole dump (jvm) */
+	int attempts;                  /* forks made (shim: a stalled walk is retried), else 1 */
 	double dump_ms;                /* request to complete file */
 	uint64_t bytes_in, bytes_out;  /* hprof bytes produced, file bytes */
 	uint64_t objects;

@@ -48,7 +48,6 @@ struct ooms_jheap {
 	/* the rule */
 	struct ooms_heap_rule rule;
 	double last_poll_t;
-	int64_t last_used, last_max;
 	/* dumps */
 	int efd;
 	int running;
@@ -388,6 +387,7 @@ static void dump_body(struct json *js, void *arg)
 	json_kstr(js, "file", r->ok ? base(j->out) : NULL);
 	json_kdbl(js, "pause_ms", r->pause_ms);
 	json_kdbl(js, "dump_ms", r->dump_ms);
+	json_kint(js, "attempts", r->attempts);
 	json_kuint(js, "bytes_in", r->bytes_in);
 	json_kuint(js, "bytes_out", r->bytes_out);
 	json_kuint(js, "objects", r->objects);
@@ -470,8 +470,9 @@ void ooms_jheap_done(struct ooms_jheap *j)
 		j->io.say(j->io.ctx, "!! dump %d failed: %s", j->seq, r->error);
 		return;
 	}
-	j->io.say(j->io.ctx, "dump %d written (%s): %s, %.1f MB, the app paused %.0f ms%s", j->seq, r->method, j->out,
-		  r->bytes_out / 1048576.0, r->pause_ms, r->target_exited ? " (the target has exited since)" : "");
+	j->io.say(j->io.ctx, "dump %d written (%s): %s, %.1f MB, the app paused %.0f ms%s%s", j->seq, r->method, j->out,
+		  r->bytes_out / 1048576.0, r->pause_ms, r->attempts > 1 ? " over forks retried after a stalled walk" : "",
+		  r->target_exited ? " (the target has exited since)" : "");
 	if (r->analyzed)
 		j->io.say(j->io.ctx, "analysis: %zu leak group(s), %" PRIu64 " object(s)%s%s (details: %s)", r->leak_groups,
 			  r->leak_objects, r->top_leak[0] ? "; first: " : "", r->top_leak, j->txt_path);
@@ -542,8 +543,6 @@ void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s)
 		s->heap_used = pools_used(j, &s->heap_max);
 		s->heap_src = "usdt";
 	}
-	j->last_used = s->heap_used;
-	j->last_max = s->heap_max;
 }
 
 void ooms_jheap_check(struct ooms_jheap *j, const struct ooms_sample *s)
@@ -552,7 +551,7 @@ void ooms_jheap_check(struct ooms_jheap *j, const struct ooms_sample *s)
 		return;
 	j->last_poll_t = s->t;
 	{
-		struct ooms_heap_poll p = {s->t, s->heap_used, s->heap_max};
+		struct ooms_heap_poll p = {s->t, s->heap_used, s->heap_max, j->running};
 		struct ooms_heap_decision d;
 		enum ooms_heap_verdict v = ooms_heap_rule_feed(&j->rule, &p, &d);
 		struct cross_rec r = {s->t, &d, s->heap_used, s->heap_max, NULL};
@@ -560,13 +559,6 @@ void ooms_jheap_check(struct ooms_jheap *j, const struct ooms_sample *s)
 
 		if (v == HEAP_QUIET)
 			return;
-		if (v == HEAP_DUMP && j->running) {
-			/* the rule counted a dump it could not take: give it back */
-			j->rule.dumps--;
-			snprintf(d.reason + strlen(d.reason), sizeof(d.reason) - strlen(d.reason),
-				 "; no dump: dump %d is still being written", j->seq);
-			v = HEAP_SUPPRESSED;
-		}
 		if (v == HEAP_DUMP) {
 			snprintf(name, sizeof(name), "dump-%d.hprof%s", j->seq + 1,
 				 j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "");

@@ -122,13 +122,15 @@ enum ooms_heap_verdict ooms_heap_rule_feed(struct ooms_heap_rule *r, const struc
 		r->suppressed = 0;
 		return d->verdict = HEAP_QUIET;
 	}
-	if (r->dumps >= c->max_dumps || (r->dumps > 0 && p->t - r->last_dump_t < c->cooldown_s)) {
+	if (p->busy || r->dumps >= c->max_dumps || (r->dumps > 0 && p->t - r->last_dump_t < c->cooldown_s)) {
 		size_t n = strlen(d->reason);
 
 		if (r->suppressed)
 			return d->verdict = HEAP_QUIET;
 		r->suppressed = 1;
-		if (r->dumps >= c->max_dumps)
+		if (p->busy)
+			snprintf(d->reason + n, sizeof(d->reason) - n, "; no dump: the last one is still being written");
+		else if (r->dumps >= c->max_dumps)
 			snprintf(d->reason + n, sizeof(d->reason) - n, "; no dump: %d of --max-dumps %d taken", r->dumps,
 				 c->max_dumps);
 		else

@@ -36,6 +36,7 @@ struct ooms_heap_poll {
 	double t;            /* seconds since attach */
 	int64_t used;        /* bytes */
 	int64_t max;         /* bytes; <= 0 when unknown (the poll is skipped) */
+	int busy;            /* a dump is still being written: the rule may hold, not dump */
 };
 
 enum ooms_heap_verdict {

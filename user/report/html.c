@@ -181,14 +181,14 @@ static void findings(FILE *f, const struct rundata *rd)
 static void charts(FILE *f, const struct rundata *rd)
 {
 	size_t n = rd->nsamples;
-	double *ts = calloc(n + 1, sizeof(double)), *ys[10], *drops = calloc(n + 1, sizeof(double));
+	double *ts = calloc(n + 1, sizeof(double)), *ys[9], *drops = calloc(n + 1, sizeof(double));
 	struct json_object *st = rd->settings;
 	double fd_ratio = rd_num(st, "fd_ratio", NAN), th_ratio = rd_num(st, "thread_ratio", NAN);
 	double t_end = rd->ended ? rd->end_t : n ? rd->samples[n - 1].t : 1;
 	int heap = 0, ok = ts && drops;
 	char lim[128];
 
-	for (int k = 0; k < 10; k++)
+	for (int k = 0; k < 9; k++)
 		ok &= (ys[k] = calloc(n + 1, sizeof(double))) != NULL;
 	if (!ok)
 		goto out;
@@ -246,7 +246,7 @@ static void charts(FILE *f, const struct rundata *rd)
 		.nseries = 2, .limit = rd_num(st, "fd_count", NAN), .limit_label = lim, .crossing_prefix = "fd",
 		.t_end = t_end}, rd->events, rd->nevents, drops);
 out:
-	for (int k = 0; k < 10; k++)
+	for (int k = 0; k < 9; k++)
 		free(ys[k]);
 	free(ts);
 	free(drops);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "analyze/u64map.h"
 #include "report/report.h"
 
 struct buf {
@@ -132,11 +133,14 @@ int ooms_report_pprof(const struct rundata *rd, int fd)
 	struct fn *fns = NULL;
 	struct map *maps = NULL;
 	struct strtab st = {0};
+	struct u64map loc_of; /* address + 1 -> location id */
 	struct buf out = {0}, msg = {0}, sub = {0}, packed = {0};
 	int e = 0;
 
 	if (!rd->allocs)
 		return -ENOENT;
+	if (u64map_init(&loc_of, 1024))
+		return -ENOMEM;
 	intern(&st, "");
 	/* 1. locations, functions, mappings from every frame */
 	for (size_t g = 0; g < ng; g++) {
@@ -147,12 +151,14 @@ int ooms_report_pprof(const struct rundata *rd, int fd)
 			uint64_t addr = hexnum(rd_str(o, "addr"));
 			const char *mod = rd_str(o, "module"), *sym = rd_str(o, "symbol"), *dem = rd_str(o, "demangled");
 			char fallback[512];
-			size_t i;
+			uint32_t id;
 
-			for (i = 0; i < nl && locs[i].addr != addr; i++)
-				;
-			if (i < nl)
+			if (u64map_get(&loc_of, addr + 1, &id))
 				continue;
+			if (u64map_put(&loc_of, addr + 1, (uint32_t)nl + 1)) {
+				e = -ENOMEM;
+				goto out;
+			}
 			if (!(nl % 256)) {
 				void *a = realloc(locs, (nl + 256) * sizeof(*locs)), *b = realloc(fns, (nl + 256) * sizeof(*fns)),
 				     *c = realloc(maps, (nl + 256) * sizeof(*maps));
@@ -209,11 +215,10 @@ int ooms_report_pprof(const struct rundata *rd, int fd)
 		for (size_t k = 0; fr && k < json_object_array_length(fr); k++) {
 			uint64_t addr = hexnum(rd_str(json_object_array_get_idx(fr, k), "addr"));
 
-			for (size_t i = 0; i < nl; i++)
-				if (locs[i].addr == addr) {
-					varint(&packed, i + 1);
-					break;
-				}
+			uint32_t id;
+
+			if (u64map_get(&loc_of, addr + 1, &id))
+				varint(&packed, id);
 		}
 		if (packed.len)
 			field_bytes(&msg, 1, packed.p, packed.len);
@@ -295,6 +300,7 @@ int ooms_report_pprof(const struct rundata *rd, int fd)
 			e = -EIO;
 	}
 out:
+	u64map_free(&loc_of);
 	for (size_t i = 0; i < st.n; i++)
 		free(st.s[i]);
 	free(st.s);

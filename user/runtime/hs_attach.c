@@ -108,13 +108,62 @@ static int catches_sigquit(pid_t pid)
 	return p && (strtoull(p + 8, NULL, 16) >> (SIGQUIT - 1)) & 1;
 }
 
+/* Asks the JVM to open its attach socket: the trigger file, SIGQUIT, then
+ * waits for the socket until deadline. 0 or -errno (err said). */
+static int trigger_listener(pid_t pid, pid_t ns, const char *sock, long long deadline, char *err, size_t err_len)
+{
+	char trig[128];
+	struct stat st;
+	int fd, e;
+
+	if (!catches_sigquit(pid)) {
+		say(err, err_len,
+		    "PID %d does not handle SIGQUIT (a JVM started with -Xrs, or not a JVM): attaching would kill it",
+		    (int)pid);
+		return -EPERM;
+	}
+	/* the trigger: in the JVM's working directory, else in its /tmp */
+	snprintf(trig, sizeof(trig), "/proc/%d/cwd/.attach_pid%d", (int)pid, (int)ns);
+	fd = open(trig, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		snprintf(trig, sizeof(trig), "/proc/%d/root/tmp/.attach_pid%d", (int)pid, (int)ns);
+		fd = open(trig, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	}
+	if (fd < 0) {
+		e = errno;
+		say(err, err_len, "cannot create the attach trigger %s: %s", trig, strerror(e));
+		return -e;
+	}
+	close(fd);
+	if (kill(pid, SIGQUIT) != 0) {
+		e = errno;
+		unlink(trig);
+		say(err, err_len, "cannot signal PID %d: %s", (int)pid, strerror(e));
+		return -e;
+	}
+	for (int wait_ms = 10; now_ms() < deadline; wait_ms = wait_ms < 200 ? wait_ms * 2 : 200) {
+		if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
+			break;
+		usleep(wait_ms * 1000);
+	}
+	unlink(trig);
+	if (stat(sock, &st) != 0) {
+		say(err, err_len,
+		    "JVM %d did not open its attach socket %s (started with -XX:+DisableAttachMechanism, "
+		    "or not a HotSpot JVM?)",
+		    (int)pid, sock);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
 /* The JVM's attach socket, asking the JVM to open it when it is not there. */
 static int open_attach_socket(pid_t pid, long long deadline, char *err, size_t err_len)
 {
-	char sock[128], trig[128];
+	char sock[128];
 	pid_t ns = hs_ns_pid(pid);
 	struct stat st;
-	int fd, made = 0;
+	int fd;
 
 	snprintf(sock, sizeof(sock), "/proc/%d/root/tmp/.java_pid%d", (int)pid, (int)ns);
 	if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode)) {
@@ -127,50 +176,8 @@ static int open_attach_socket(pid_t pid, long long deadline, char *err, size_t e
 		}
 		unlink(sock); /* left by an earlier process with this pid */
 	}
-	{
-		if (!catches_sigquit(pid)) {
-			say(err, err_len,
-			    "PID %d does not handle SIGQUIT (a JVM started with -Xrs, or not a JVM): attaching would kill it",
-			    (int)pid);
-			return -EPERM;
-		}
-		/* the trigger: in the JVM's working directory, else in its /tmp */
-		snprintf(trig, sizeof(trig), "/proc/%d/cwd/.attach_pid%d", (int)pid, (int)ns);
-		fd = open(trig, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0) {
-			snprintf(trig, sizeof(trig), "/proc/%d/root/tmp/.attach_pid%d", (int)pid, (int)ns);
-			fd = open(trig, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		}
-		if (fd < 0) {
-			int e = errno;
-
-			say(err, err_len, "cannot create the attach trigger %s: %s", trig, strerror(e));
-			return -e;
-		}
-		close(fd);
-		made = 1;
-		if (kill(pid, SIGQUIT) != 0) {
-			int e = errno;
-
-			unlink(trig);
-			say(err, err_len, "cannot signal PID %d: %s", (int)pid, strerror(e));
-			return -e;
-		}
-		for (int wait_ms = 10; now_ms() < deadline; wait_ms = wait_ms < 200 ? wait_ms * 2 : 200) {
-			if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
-				break;
-			usleep(wait_ms * 1000);
-		}
-		if (made)
-			unlink(trig);
-		if (stat(sock, &st) != 0) {
-			say(err, err_len,
-			    "JVM %d did not open its attach socket %s (started with -XX:+DisableAttachMechanism, "
-			    "or not a HotSpot JVM?)",
-			    (int)pid, sock);
-			return -ETIMEDOUT;
-		}
-	}
+	if ((fd = trigger_listener(pid, ns, sock, deadline, err, err_len)))
+		return fd;
 	fd = connect_unix(sock, deadline);
 	if (fd < 0)
 		say(err, err_len, "cannot connect to JVM %d's attach socket %s: %s", (int)pid, sock, strerror(-fd));

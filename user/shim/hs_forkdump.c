@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +50,13 @@ enum {
 
 static JavaVM *jvm;
 static jvmtiEnv *jvmti;
+
+/* Forks made by this process's dumps; a child sees its own number. */
+static int forks_made;
+/* Fault injection for the tests, OOMSCOPE_SHIM_FAULT=stall:N in the JVM's
+ * environment: the children of its first N forks block their VM thread
+ * mid-walk, as a lock held by a thread that did not survive the fork does. */
+static int fault_stall_forks;
 
 /* ---- the walk's state (parent: until the fork; child: the whole walk) ---- */
 
@@ -98,7 +106,6 @@ static struct {
 	char why[200];
 } W;
 
-static double now_ms(void) { return shim_now_ms(); }
 
 static void child_fail(int e, const char *why)
 {
@@ -478,6 +485,7 @@ static int fork_here(void)
 	if (W.forked)
 		return !W.in_child;
 	W.forked = 1;
+	forks_made++;
 	p = fork();
 	if (p < 0) {
 		snprintf(W.error, sizeof(W.error), "fork: %s", strerror(errno));
@@ -492,6 +500,16 @@ static int fork_here(void)
 	return 0;
 }
 
+/* A futex wait nobody ends; the watchdog finds the walk stalled. */
+static void fault_stall(void)
+{
+	static int never;
+
+	W.in_callback = 0;
+	for (;;)
+		syscall(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
 static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info, jlong class_tag,
 				 jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
 				 jint length, void *user_data)
@@ -504,6 +522,8 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
 		return JVMTI_VISIT_ABORT;
 	W.in_callback = 1;
 	W.callbacks++;
+	if (W.callbacks == 5000 && forks_made <= fault_stall_forks)
+		fault_stall();
 	t = reach(tag_ptr, class_tag, length);
 	if (!referrer_tag_ptr) {
 		emit_root(kind, info, t);
@@ -585,7 +605,7 @@ static void child_start(void)
 	pthread_t t;
 	int e;
 
-	W.start_ms = now_ms();
+	W.start_ms = shim_now_ms();
 	W.vm_tid = (pid_t)syscall(SYS_gettid);
 	shim_child_setup(CHILD_ALARM_S);
 	{
@@ -734,8 +754,8 @@ static void *watchdog(void *arg)
 			continue;
 		}
 		if (!idle_since)
-			idle_since = now_ms();
-		idle = now_ms() - idle_since;
+			idle_since = shim_now_ms();
+		idle = shim_now_ms() - idle_since;
 		if (idle < 60)
 			continue;
 		st = vm_thread_state();
@@ -753,7 +773,7 @@ static void *watchdog(void *arg)
 		if (still_pending() <= 0)
 			break; /* done, whether the thread waits or hung after the walk */
 		if (st == VM_BLOCKED && idle > 10000) {
-			char path[64], sc[96] = "";
+			char path[64], sc[96] = "", why[sizeof(W.why)];
 			FILE *f;
 
 			snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)W.vm_tid);
@@ -763,10 +783,12 @@ static void *watchdog(void *arg)
 				sc[strcspn(sc, "\n")] = 0;
 				fclose(f);
 			}
-			snprintf(W.why, sizeof(W.why),
-				 "the heap walk stalled with %lld objects not written (a lock held at fork time; syscall %.60s)",
-				 (long long)still_pending(), sc);
-			child_fail(-EDEADLK, W.why);
+			sc[strcspn(sc, " ")] = 0; /* the syscall's number */
+			/* child_fail() copies into W.why: format elsewhere */
+			snprintf(why, sizeof(why),
+				 "the heap walk stalled with %lld objects not written (a lock held at fork time; the VM thread waits in syscall %.20s%s)",
+				 (long long)still_pending(), sc, atol(sc) == SYS_futex ? ", futex" : "");
+			child_fail(-EDEADLK, why);
 			break;
 		}
 	}
@@ -809,9 +831,9 @@ int shim_hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res)
 	cb.heap_reference_callback = on_reference;
 	cb.primitive_field_callback = on_primitive_field;
 	cb.array_primitive_value_callback = on_array_values;
-	t0 = now_ms();
+	t0 = shim_now_ms();
 	e = (*jvmti)->FollowReferences(jvmti, 0, NULL, NULL, &cb, NULL);
-	res->pause_ms = now_ms() - t0;
+	res->pause_ms = shim_now_ms() - t0;
 	if (!W.child) {
 		if (!W.error[0])
 			snprintf(W.error, sizeof(W.error), "FollowReferences: JVMTI error %d, no callback", (int)e);
@@ -841,6 +863,10 @@ int shim_hs_init(void *vm, int live)
 	jvmtiCapabilities caps;
 	jvmtiEventCallbacks ev;
 
+	const char *fault = getenv("OOMSCOPE_SHIM_FAULT");
+
+	if (fault && sscanf(fault, "stall:%d", &fault_stall_forks) != 1)
+		fault_stall_forks = 0;
 	jvm = vm;
 	if ((*jvm)->GetEnv(jvm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK)
 		return -1;
