@@ -106,6 +106,53 @@ fixture() { cp -r "$FIX/$1" "$TMP/$2"; }
   [ "${#lines[@]}" -eq 1 ]
 }
 
+@test "a six-hour run: each series at most four points a pixel column, a one-sample spike kept, GCs and losses merged, nothing dropped" {
+  # 21,600 samples at 1 s; RSS has one sample ten times the rest at 10,000 s;
+  # a GC every 2 s; one event lost at each of 100 samples from 5,000 s
+  local d="$TMP/long"
+  mkdir "$d"
+  head -1 "$FIX/run-leakyservice/timeline.jsonl" > "$d/timeline.jsonl"
+  awk 'BEGIN {
+    for (i = 1; i <= 21600; i++) {
+      rss = (i == 10000) ? 1024000 : 102400 + (i % 100) * 100
+      drops = (i < 5000) ? 0 : (i < 5100 ? i - 4999 : 100)
+      printf "{\"type\":\"sample\",\"t\":%d,\"rss_kb\":%d,\"vmsize_kb\":500000,\"threads\":%d,\"thread_limit\":90000,\"fds\":%d,\"fd_limit\":20000,\"ringbuf_drops\":%d,\"heap_used\":%d,\"heap_max\":268435456,\"heap_limit\":228170158}\n", i, rss, 20 + i % 7, 30 + i % 11, drops, 50000000 + (i % 60) * 1000000
+      if (i % 2 == 0) printf "{\"type\":\"gc\",\"t\":%d.5,\"full\":%s,\"pause_ms\":%d}\n", i, (i % 1000 == 0) ? "true" : "false", 5 + i % 13
+    }
+    print "{\"type\":\"end\",\"t\":21600,\"reason\":\"duration\",\"ringbuf_drops\":100,\"set_full_drops\":0}"
+  }' >> "$d/timeline.jsonl"
+  run timeout 120 "$OOMSCOPE" report -q "$d"
+  [ "$status" -eq 0 ]
+  local html="$d/report.html"
+  # a page of a few hundred KB, not of megabytes
+  [ "$(stat -c %s "$html")" -lt 700000 ]
+  # every series path: at most 4 points for each of the 840 columns
+  local paths; paths=$(grep -o 'data-series="[^"]*" class="series[^"]*" stroke="[^"]*" d="[^"]*"' "$html")
+  [ "$(wc -l <<<"$paths")" -ge 7 ]
+  while read -r p; do
+    [ "$(grep -o '[ML]' <<<"${p##*d=}" | wc -l)" -le $((4 * 841)) ]
+    [ "$(grep -o '[ML]' <<<"${p##*d=}" | wc -l)" -gt 400 ]
+  done <<<"$paths"
+  # the spike is drawn where it is: x of 10,000 s, at the top of the scale
+  # (the y axis ends 8% above the highest point: y = 206 - 178 / 1.08)
+  grep 'data-series="RSS"' "$html" | grep -q 'L452.9 41.2 '
+  # 10,800 GCs, each counted in one tick's title, no more ticks than columns
+  local ticks; ticks=$(grep -c 'class="gc"' "$html")
+  [ "$ticks" -le 841 ] && [ "$ticks" -gt 100 ]
+  local merged single
+  merged=$(grep -o '<title>[0-9]* GCs' "$html" | grep -o '[0-9]*' | awk '{n += $1} END {print n + 0}')
+  single=$(grep -c '<title>\(young\|full\) GC at' "$html" || true)
+  [ $((merged + single)) -eq 10800 ]
+  # the 100 lost events: in a few markers on each chart, their counts summing to 100
+  local lost; lost=$(sed -n '/<svg id="chart-memory"/,/<\/svg>/p' "$html" | grep -o 'class="drop"[^>]*><title>[0-9]* events lost' | sed 's/.*<title>//' | awk '{n += $1; m++} END {print n, m}')
+  [ "${lost% *}" -eq 100 ] && [ "${lost#* }" -le 6 ]
+  # Chromium draws it without an error
+  run timeout 120 node "$JS/check_report.js" "$html" "$TMP/long.png"
+  [ "$status" -eq 0 ]
+  [ "$(jq '.errors | length' <<<"$output")" -eq 0 ]
+  jq -e '.charts.memory.series.RSS.height > 100' <<<"$output"
+}
+
 @test "report survives a damaged run directory and says what is missing; refuses what is not one" {
   mkdir -p "$TMP/bad"
   head -n 40 "$FIX/run-leakyservice/timeline.jsonl" > "$TMP/bad/timeline.jsonl"

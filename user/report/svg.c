@@ -1,6 +1,7 @@
 #include "report/escape.h"
 #include "report/svg.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -53,23 +54,132 @@ static void axes(FILE *f, const struct svg_chart *c, const struct scale *s)
 	fprintf(f, ")</tspan></text>\n");
 }
 
+/* Many samples to one pixel column (a six-hour run at 1 s is 21,600 per
+ * series): each column keeps its first, lowest, highest and last point, in
+ * time order (the M4 reduction), so the drawn line is the one every point
+ * would draw, a one-sample spike included, at most four points a column. */
+struct column {
+	long x;           /* the pixel column; LONG_MIN: none open */
+	size_t idx[4];    /* first, min, max, last */
+};
+
+static void column_flush(FILE *f, const struct svg_chart *c, const struct svg_series *se, const struct scale *s,
+			 struct column *col, int *pen)
+{
+	size_t pick[4];
+	int n = 0;
+
+	if (col->x == LONG_MIN)
+		return;
+	/* the four in time order, each once */
+	for (int k = 0; k < 4; k++)
+		pick[n++] = col->idx[k];
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && pick[j - 1] > pick[j]; j--) {
+			size_t t = pick[j];
+
+			pick[j] = pick[j - 1];
+			pick[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++) {
+		if (i && pick[i] == pick[i - 1])
+			continue;
+		fprintf(f, "%c%.1f %.1f ", *pen ? 'L' : 'M', sx(s, c->ts[pick[i]]), sy(s, se->ys[pick[i]]));
+		*pen = 1;
+	}
+	col->x = LONG_MIN;
+}
+
 static void path(FILE *f, const struct svg_chart *c, const struct svg_series *se, const struct scale *s)
 {
+	struct column col = {LONG_MIN, {0}};
 	int pen = 0;
 
 	fprintf(f, "<path data-series=\"%s\" class=\"series%s\" stroke=\"%s\" d=\"", se->name,
 		se->dashed ? " limit" : "", se->color);
 	for (size_t i = 0; i < c->n; i++) {
-		if (isnan(se->ys[i])) {
+		double y = se->ys[i];
+		long x;
+
+		if (isnan(y)) { /* a gap: the line breaks */
+			column_flush(f, c, se, s, &col, &pen);
 			pen = 0;
 			continue;
 		}
-		fprintf(f, "%c%.1f %.1f ", pen ? 'L' : 'M', sx(s, c->ts[i]), sy(s, se->ys[i]));
-		pen = 1;
+		x = lround(floor(sx(s, c->ts[i])));
+		if (x != col.x) {
+			column_flush(f, c, se, s, &col, &pen);
+			col.x = x;
+			for (int k = 0; k < 4; k++)
+				col.idx[k] = i;
+			continue;
+		}
+		if (y < se->ys[col.idx[1]])
+			col.idx[1] = i;
+		if (y > se->ys[col.idx[2]])
+			col.idx[2] = i;
+		col.idx[3] = i;
 	}
+	column_flush(f, c, se, s, &col, &pen);
 	fprintf(f, "\"><title>");
 	esc_html(f, se->name);
 	fprintf(f, "</title></path>\n");
+}
+
+/* One tick per GC pause, its height the pause; GCs that fall in one pixel
+ * column share a tick: the longest pause's height, all of them counted in
+ * its title. */
+struct gc_tick {
+	long x;
+	size_t n, full;
+	double t0, t1, longest_ms;
+};
+
+static void gc_tick_flush(FILE *f, const struct scale *s, struct gc_tick *g)
+{
+	double x, h;
+
+	if (!g->n)
+		return;
+	x = sx(s, g->t0);
+	h = 4 + (g->longest_ms > 500 ? 500 : g->longest_ms) / 500 * 30;
+	fprintf(f, "<line class=\"gc\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"><title>", x, x, H - BOTTOM,
+		H - BOTTOM - h);
+	if (g->n == 1)
+		fprintf(f, "%s GC at %.1f s: %.1f ms pause", g->full ? "full" : "young", g->t0, g->longest_ms);
+	else
+		fprintf(f, "%zu GCs (%zu full) from %.1f to %.1f s: the longest pause %.1f ms", g->n, g->full, g->t0,
+			g->t1, g->longest_ms);
+	fprintf(f, "</title></line>\n");
+	g->n = 0;
+}
+
+static void gc_ticks(FILE *f, const struct scale *s, const struct rd_event *ev, size_t nev)
+{
+	struct gc_tick g = {0};
+
+	for (size_t i = 0; i < nev; i++) {
+		const struct rd_event *e = &ev[i];
+		long x;
+
+		if (strcmp(e->kind, "gc"))
+			continue;
+		x = lround(floor(sx(s, e->t)));
+		if (g.n && x != g.x)
+			gc_tick_flush(f, s, &g);
+		if (!g.n) {
+			g.x = x;
+			g.t0 = e->t;
+			g.longest_ms = 0;
+			g.full = 0;
+		}
+		g.n++;
+		g.full += e->ok != 0;
+		g.t1 = e->t;
+		if (e->dur_ms > g.longest_ms)
+			g.longest_ms = e->dur_ms;
+	}
+	gc_tick_flush(f, s, &g);
 }
 
 void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *ev, size_t nev, const double *drops)
@@ -140,11 +250,6 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 				e->t, e->rule, isnan(e->value) ? 0 : e->value, e->dur_ms / 1000);
 			esc_html(f, e->text);
 			fprintf(f, "</title></rect>\n");
-		} else if (!strcmp(e->kind, "gc") && c->gc_ticks) {
-			double h = 4 + (e->dur_ms > 500 ? 500 : e->dur_ms) / 500 * 30;
-
-			fprintf(f, "<line class=\"gc\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"><title>%s GC at %.1f s: %.1f ms pause</title></line>\n",
-				x, x, H - BOTTOM, H - BOTTOM - h, e->ok ? "full" : "young", e->t, e->dur_ms);
 		} else if (!strcmp(e->kind, "oom") && c->gc_ticks) {
 			fprintf(f, "<line class=\"oom\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"><title>OutOfMemoryError at %.1f s: ",
 				x, x, TOP, H - BOTTOM, e->t);
@@ -152,14 +257,26 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 			fprintf(f, "</title></line>\n");
 		}
 	}
+	if (c->gc_ticks)
+		gc_ticks(f, &s, ev, nev);
 	for (int k = 0; k < c->nseries; k++)
 		if (drawn[k])
 			path(f, c, &c->series[k], &s);
 	/* events the kernel could not deliver: never hidden */
-	for (size_t i = 1; drops && i < c->n; i++)
-		if (drops[i] > drops[i - 1])
-			fprintf(f, "<path class=\"drop\" d=\"M%.1f %.1f l-5 -9 h10 z\"><title>%.0f events lost in the kernel before %.1f s</title></path>\n",
-				sx(&s, c->ts[i]), TOP - 1, drops[i] - drops[i - 1], c->ts[i]);
+	for (size_t i = 1, from = 0; drops && i < c->n; i++) {
+		/* one marker a pixel column: the losses of its samples summed */
+		long x = lround(floor(sx(&s, c->ts[i])));
+
+		if (drops[i] <= drops[i - 1]) {
+			from = i;
+			continue;
+		}
+		if (i + 1 < c->n && drops[i + 1] > drops[i] && lround(floor(sx(&s, c->ts[i + 1]))) == x)
+			continue;
+		fprintf(f, "<path class=\"drop\" d=\"M%.1f %.1f l-5 -9 h10 z\"><title>%.0f events lost in the kernel before %.1f s</title></path>\n",
+			sx(&s, c->ts[i]), TOP - 1, drops[i] - drops[from], c->ts[i]);
+		from = i;
+	}
 	/* legend */
 	{
 		double x = LEFT + 240;
