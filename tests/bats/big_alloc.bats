@@ -50,6 +50,18 @@ EOF2
   [ "$(jq '[.groups[].total_bytes] | add' "$f")" -eq "$(jq '[.allocations[].bytes] | add' "$f")" ]
   # printed live, and summed up at the end
   grep -q "big alloc 40.0 MB malloc in loader" "$TMP/up.out"
+  # the timeline's lines have the same times as allocs.json: seconds since attach
+  diff <(jq -r 'select(.type == "big_alloc") | .t' "$TMP/up/timeline.jsonl" | sort -n) \
+       <(jq -r '.allocations[].t' "$f" | sort -n)
+  [ "$(jq -s '[.[] | select(.type == "big_alloc") | select(.t < 0 or .t > 30 or .t > .t_seen)] | length' "$TMP/up/timeline.jsonl")" -eq 0 ]
+  # the report marks them on the memory chart: the ticks' sizes sum to the 153 MiB
+  local ticks; ticks=$(grep -o '<line class="alloc"[^>]*><title>[^<]*' "$TMP/up/report.html")
+  [ -n "$ticks" ]
+  [ "$(grep -o '[0-9.]* MB in all\|large allocation at [0-9.]* s: [0-9.]* MB' <<<"$ticks" | grep -o '[0-9.]* MB' | awk '{n += $1} END {printf "%.1f", n}')" = 153.0 ]
+  grep -q 'malloc by load_image (alloc_target)' <<<"$ticks"
+  # and trace.json puts each on its thread's track, named as the app named the thread
+  jq -e '[.traceEvents[] | select(.cat == "alloc")] | length == 9' "$TMP/up/trace.json"
+  [ "$(jq -r '[.traceEvents[] | select(.ph == "M" and .name == "thread_name" and .tid > 3) | .args.name] | sort | join(",")' "$TMP/up/trace.json")" = "arena,cache,decoder,loader" ]
 }
 
 @test "uprobe mode with return probes: addresses, and which blocks are still live" {

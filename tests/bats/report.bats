@@ -31,6 +31,9 @@ fixture() { cp -r "$FIX/$1" "$TMP/$2"; }
   done
   # the crossing, the dump and the GC pauses marked on the heap chart
   jq -e '.charts.heap | .crossings == 1 and .dumps == 1 and .gcs > 10' <<<"$r"
+  # the JVM's two large mmaps at start, 1 ms apart: one tick on the memory chart
+  jq -e '.charts.memory.allocs == 1 and .charts.heap.allocs == 0' <<<"$r"
+  grep -q '<title>2 large allocations from 0.1 to 0.1 s, 288.0 MB in all; the largest 256.0 MB, mmap by os::pd_commit_memory_or_exit' "$TMP/run/report.html"
   # the findings tell the story
   jq -e '.findings | map(select(test("heap_fast_ratio"))) | length == 1' <<<"$r"
   jq -e '.findings | map(select(test("LeakyService\\$Session x3440"))) | length == 1' <<<"$r"
@@ -59,6 +62,11 @@ fixture() { cp -r "$FIX/$1" "$TMP/$2"; }
   [ "$(jq '[.traceEvents[] | select(.ph == "X" and .cat == "gc")] | length' "$t")" -eq "$(grep -c '"type":"gc"' "$TMP/run/timeline.jsonl")" ]
   jq -e '[.traceEvents[] | select(.ph == "X" and .cat == "dump" and .args.ok == true)] | length == 1' "$t"
   jq -e '[.traceEvents[] | select(.ph == "i" and .cat == "crossing" and .name == "heap_fast_ratio")] | length == 1' "$t"
+  # the two large allocations on the track of the thread that made them, named as the JVM named it
+  local tid; tid=$(jq '.allocations[0].tid' "$TMP/run/allocs.json")
+  jq -e --argjson tid "$tid" '[.traceEvents[] | select(.ph == "i" and .cat == "alloc" and .tid == $tid and .s == "t")] | length == 2' "$t"
+  jq -e --argjson tid "$tid" '[.traceEvents[] | select(.ph == "M" and .name == "thread_name" and .tid == $tid) | .args.name] == ["java"]' "$t"
+  jq -e '[.traceEvents[] | select(.cat == "alloc") | .args.bytes] | add == 301989888' "$t"
 }
 
 @test "allocs.pb.gz decodes with an independent pprof reader; its totals are allocs.json's" {

@@ -44,6 +44,7 @@ const { chromium } = require('playwright-core');
           crossings: svg.querySelectorAll('line.crossing').length,
           dumps: svg.querySelectorAll('rect.dump').length,
           gcs: svg.querySelectorAll('line.gc').length,
+          allocs: svg.querySelectorAll('line.alloc').length,
           drops: svg.querySelectorAll('path.drop').length,
           thresholds: svg.querySelectorAll('line.threshold').length,
         };

@@ -151,12 +151,13 @@ static void rec_fields(struct json *j, struct ooms_allocs *al, const struct ooms
 	json_kuint(j, "stack_id", r->stack);
 }
 
-void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, double t)
+void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, double t,
+		      uint64_t start_ns)
 {
 	json_obj(j);
 	json_kstr(j, "type", r->state == ALLOC_FREED ? "alloc_freed" : "big_alloc");
 	json_kdbl(j, "t_seen", t);
-	rec_fields(j, al, r, 0);
+	rec_fields(j, al, r, start_ns);
 	json_key(j, "stack");
 	json_obj(j);
 	ooms_attrib_write_frames(j, al->a, r->stack);

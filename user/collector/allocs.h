@@ -34,8 +34,11 @@ const struct ooms_alloc_rec *ooms_allocs_event(struct ooms_allocs *al, const str
 const char *ooms_alloc_fn_name(unsigned fn);
 /* One line for the terminal: "big alloc 40.0 MB malloc in worker-1 (tid 12) <- load_image (app)". */
 void ooms_allocs_line(struct ooms_allocs *al, const struct ooms_alloc_rec *r, char *buf, size_t len);
-/* The record as a JSON object (for --json lines); t: seconds since attach. */
-void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, double t);
+/* The record as a JSON object (for --json lines): t_seen, seconds since
+ * attach when it was read; t, when it was made (start_ns: attach, in the
+ * kernel's monotonic clock). */
+void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, double t,
+		      uint64_t start_ns);
 /* allocs.json: settings, every record, and the groups by stack (count,
  * total bytes, largest first), frames in crash-log form. 0 or -errno. */
 int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_ns);

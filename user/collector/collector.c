@@ -530,7 +530,7 @@ static void alloc_body(struct json *j, void *arg)
 {
 	struct alloc_line *l = arg;
 
-	ooms_allocs_json(j, l->c->allocs, l->r, since_start(l->c));
+	ooms_allocs_json(j, l->c->allocs, l->r, since_start(l->c), l->c->start_ns);
 }
 
 static int handle_event(void *ctx, void *data, size_t size)

@@ -182,6 +182,77 @@ static void gc_ticks(FILE *f, const struct scale *s, const struct rd_event *ev, 
 	gc_tick_flush(f, s, &g);
 }
 
+/* One tick per large allocation, its height its share of the largest
+ * column's bytes; allocations in one pixel column share a tick. */
+struct alloc_tick {
+	long x;
+	size_t n, largest;
+	double t0, t1, bytes;
+};
+
+static void alloc_tick_flush(FILE *f, const struct scale *s, const struct svg_chart *c, struct alloc_tick *a,
+			     double max_bytes)
+{
+	const struct svg_alloc *big;
+	double x, h;
+
+	if (!a->n)
+		return;
+	big = &c->allocs[a->largest];
+	x = sx(s, a->t0);
+	h = 4 + a->bytes / max_bytes * 30;
+	fprintf(f, "<line class=\"alloc\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"><title>", x, x, H - BOTTOM,
+		H - BOTTOM - h);
+	if (a->n == 1)
+		fprintf(f, "large allocation at %.1f s: %.1f MB, ", a->t0, a->bytes / 1048576);
+	else
+		fprintf(f, "%zu large allocations from %.1f to %.1f s, %.1f MB in all; the largest %.1f MB, ", a->n,
+			a->t0, a->t1, a->bytes / 1048576, big->bytes / 1048576);
+	esc_html(f, big->function ? big->function : "?");
+	fprintf(f, " by ");
+	esc_html(f, big->by ? big->by : "?");
+	fprintf(f, "</title></line>\n");
+	a->n = 0;
+}
+
+static void alloc_ticks(FILE *f, const struct scale *s, const struct svg_chart *c)
+{
+	struct alloc_tick a = {0};
+	double max_bytes = 0, col = 0;
+	long x_prev = LONG_MIN;
+
+	/* the tallest tick: the most bytes in one column */
+	for (size_t i = 0; i < c->nallocs; i++) {
+		long x = lround(floor(sx(s, c->allocs[i].t)));
+
+		col = x == x_prev ? col + c->allocs[i].bytes : c->allocs[i].bytes;
+		x_prev = x;
+		if (col > max_bytes)
+			max_bytes = col;
+	}
+	if (max_bytes <= 0)
+		return;
+	for (size_t i = 0; i < c->nallocs; i++) {
+		const struct svg_alloc *e = &c->allocs[i];
+		long x = lround(floor(sx(s, e->t)));
+
+		if (a.n && x != a.x)
+			alloc_tick_flush(f, s, c, &a, max_bytes);
+		if (!a.n) {
+			a.x = x;
+			a.t0 = e->t;
+			a.bytes = 0;
+			a.largest = i;
+		}
+		a.n++;
+		a.t1 = e->t;
+		a.bytes += e->bytes;
+		if (e->bytes > c->allocs[a.largest].bytes)
+			a.largest = i;
+	}
+	alloc_tick_flush(f, s, c, &a, max_bytes);
+}
+
 void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *ev, size_t nev, const double *drops)
 {
 	struct scale s = {0, c->t_end > 0 ? c->t_end : 1, 0, 0};
@@ -259,6 +330,8 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 	}
 	if (c->gc_ticks)
 		gc_ticks(f, &s, ev, nev);
+	if (c->nallocs)
+		alloc_ticks(f, &s, c);
 	for (int k = 0; k < c->nseries; k++)
 		if (drawn[k])
 			path(f, c, &c->series[k], &s);

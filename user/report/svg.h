@@ -1,6 +1,6 @@
 /* Time-series charts as inline SVG, drawn by oomscope (no script, no font
  * files): series as paths, threshold lines, and markers for crossings, dumps,
- * GC pauses and lost events. Every series path carries data-series="NAME" and
+ * GC pauses, large allocations and lost events. Every series path carries data-series="NAME" and
  * every marker a class, so a test can find what was drawn. */
 #ifndef OOMSCOPE_REPORT_SVG_H
 #define OOMSCOPE_REPORT_SVG_H
@@ -18,6 +18,12 @@ struct svg_series {
 	int dashed;             /* a limit drawn from per-sample values */
 };
 
+struct svg_alloc {           /* one large allocation, a tick at the bottom of its chart */
+	double t, bytes;
+	const char *function;   /* "malloc", "mmap", ... */
+	const char *by;         /* allocated_by */
+};
+
 struct svg_chart {
 	const char *id;         /* "memory", "heap", ... */
 	const char *title;
@@ -32,6 +38,8 @@ struct svg_chart {
 	int gc_ticks;           /* mark GC pauses */
 	int dumps;              /* mark dumps */
 	double t_end;
+	const struct svg_alloc *allocs; /* large allocations to mark (may be NULL) */
+	size_t nallocs;
 };
 
 /* Writes one chart; ev are the run's events (for markers). */

@@ -4,10 +4,13 @@
  *   counters ("C"): "memory (MB)" {rss, vmsize}, "Java heap (MB)" {used, max,
  *     rule}, "threads" {live}, "fds" {open}, "lost events" {count};
  *   slices ("X"): GC pauses (thread "GC"), heap dumps (thread "dumps");
- *   instants ("i"): threshold crossings, OOM throws. */
+ *   instants ("i"): threshold crossings, OOM throws; large allocations on
+ *     the track of the app's thread that made them, named as the app named it. */
+#include <json-c/json.h>
 #include <math.h>
 #include <string.h>
 
+#include "analyze/u64map.h"
 #include "report/escape.h"
 #include "report/report.h"
 
@@ -47,6 +50,47 @@ static void counter(FILE *f, int pid, const char *name, double t, const char *k1
 	if (k3 && !isnan(v3))
 		fprintf(f, "%s\"%s\":%.3f", n++ ? "," : "", k3, v3);
 	fputs("}}", f);
+}
+
+/* A tid of the app's that would fall on one of the tracks above moves away. */
+static int app_tid(double tid)
+{
+	return tid > TID_DUMPS ? (int)tid : 1000000000 + (int)tid;
+}
+
+/* allocs.json's allocations: instants on their threads' tracks. */
+static void allocations(FILE *f, int pid, const struct rundata *rd)
+{
+	struct json_object *as = rd_arr(rd->allocs, "allocations");
+	size_t n = as ? json_object_array_length(as) : 0;
+	struct u64map named; /* tid -> 1 once its track is named */
+
+	if (!n || u64map_init(&named, 64))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *a = json_object_array_get_idx(as, i);
+		double t = rd_num(a, "t", NAN), bytes = rd_num(a, "bytes", NAN), tid = rd_num(a, "tid", 0);
+		uint32_t one;
+		char name[64];
+
+		if (isnan(t) || isnan(bytes) || tid <= 0 || tid > 4194304)
+			continue; /* a damaged record */
+		/* the thread's name, once: the first allocation of that tid names it */
+		if (!u64map_get(&named, (uint64_t)tid, &one) && rd_str(a, "thread") &&
+		    u64map_put(&named, (uint64_t)tid, 1) == 0)
+			meta(f, pid, app_tid(tid), "thread_name", rd_str(a, "thread"));
+		snprintf(name, sizeof(name), "large allocation %.1f MB", bytes / 1048576);
+		sep(f);
+		fprintf(f, "{\"name\":\"%s\",\"cat\":\"alloc\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%.0f,\"pid\":%d,\"tid\":%d,\"args\":{\"bytes\":%.0f,\"function\":",
+			name, t * 1e6, pid, app_tid(tid), bytes);
+		esc_json(f, rd_str(a, "function") ? rd_str(a, "function") : "");
+		fputs(",\"allocated_by\":", f);
+		esc_json(f, rd_str(a, "allocated_by") ? rd_str(a, "allocated_by") : "");
+		fputs(",\"state\":", f);
+		esc_json(f, rd_str(a, "state") ? rd_str(a, "state") : "");
+		fputs("}}", f);
+	}
+	u64map_free(&named);
 }
 
 void ooms_report_trace(const struct rundata *rd, FILE *f)
@@ -102,5 +146,6 @@ void ooms_report_trace(const struct rundata *rd, FILE *f)
 			fputs("}}", f);
 		}
 	}
+	allocations(f, pid, rd);
 	fputs("\n]}\n", f);
 }
