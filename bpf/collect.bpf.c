@@ -435,6 +435,11 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 
 		__sync_fetch_and_add(&totals.brks, 1);
 		totals.brk_cur = ret;
+		/* brk(0) asks where the break is: a new baseline, never growth.
+		 * After an exec (a launched target's break was its launcher's)
+		 * it is the first brk the loader makes. */
+		if (!PT_REGS_PARM1_CORE_SYSCALL(regs))
+			break;
 		if (prev && (__u64)ret != prev)
 			__sync_fetch_and_add(&totals.vm_delta_bytes,
 					     (__s64)page_up(ret) - (__s64)page_up(prev));

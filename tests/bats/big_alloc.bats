@@ -155,6 +155,17 @@ EOF2
   jq -e '.groups[] | select(.allocated_by == "load_image (alloc_target)") | .frames | length > 0' "$TMP/snap/allocs-1.json"
 }
 
+@test "a launched target's first brk is no growth: its break before exec was the launcher's" {
+  # fd_target's heap grows by small steps only; before the fix its loader's
+  # brk(0) was taken for a 449 GB growth from oomscope's own break
+  run timeout 60 "$OOMSCOPE" run -q -d 2 -o "$TMP/run" --big-alloc 1M -- "$TARGETS/fd_target" -n 5
+  [ "$status" -eq 0 ]
+  [ "$(jq '[.allocations[] | select(.function == "brk")] | length' "$TMP/run/allocs.json")" -eq 0 ]
+  [ "$(jq '[.allocations[] | select(.bytes > 1073741824)] | length' "$TMP/run/allocs.json")" -eq 0 ]
+  # and the break was followed: brk calls were counted
+  [ "$(grep '"type":"sample"' "$TMP/run/timeline.jsonl" | tail -n 1 | jq .syscalls.brks)" -gt 0 ]
+}
+
 @test "--json prints each big allocation as a line; --stack-depth cuts the stacks" {
   watch_allocs js --json --big-alloc 30M --big-alloc-mode uprobe --stack-depth 3
   grep '"type":"big_alloc"' "$TMP/js.out" | jq -e 'select(.bytes == 41943040 and .function == "malloc" and .thread == "loader")'

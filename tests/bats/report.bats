@@ -193,4 +193,9 @@ fixture() { cp -r "$FIX/$1" "$TMP/$2"; }
   # the fd crossing is marked on the fd chart, its threshold drawn; no Java heap in this run
   jq -e '.charts.fds | .crossings == 1 and .thresholds == 1 and .series.fds.points > 2' <<<"$output"
   grep -q 'No Java heap in this run' "$TMP/r/report.html"
+  # the fd groups as they stood when the rule fired, then at the end
+  grep -q '<h3>At the crossing: [0-9.]* s, fd_count</h3>' "$TMP/r/report.html"
+  grep -q '<h3>At the end</h3>' "$TMP/r/report.html"
+  grep -q '<a href="fds-1.json">fds-1.json</a>: the groups at the fd_count crossing' "$TMP/r/report.html"
+  [ -s "$TMP/r/fds-1.json" ]
 }

@@ -701,9 +701,9 @@ static int write_file(struct coll *c, const struct ooms_snapshot *s, const char 
 	int e;
 
 	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
-	if (!strcmp(name, "threads.json"))
+	if (!strncmp(name, "threads", 7))
 		e = ooms_attrib_write_threads(c->attrib, s, path);
-	else if (!strcmp(name, "fds.json"))
+	else if (!strncmp(name, "fds", 3))
 		e = ooms_attrib_write_fds(c->attrib, s, path);
 	else
 		e = ooms_attrib_write_vmsize(c->attrib, s, path);
@@ -807,9 +807,14 @@ static int take_sample(struct coll *c)
 	nx = ooms_detect_feed(&c->det, &smp, xs, RULE_MAX);
 	for (size_t i = 0; i < nx; i++) {
 		const char *file = rule_file(xs[i].rule);
-		struct crossing_rec cr = {smp.t, &xs[i], file, NULL};
-		char snap[64], path[4200];
+		char snap[64], path[4200], numbered[64];
+		struct crossing_rec cr = {smp.t, &xs[i], numbered, NULL};
 
+		/* the groups as they stand at the crossing (fds-N.json), and the
+		 * current view (fds.json, rewritten at the end) */
+		snprintf(numbered, sizeof(numbered), "%.*s-%d.json", (int)(strlen(file) - 5), file, crossings(c) + 1);
+		if (write_file(c, &s, numbered) != 0)
+			cr.file = NULL;
 		write_file(c, &s, file);
 		/* a native target's "dump": its large allocations as they stand now */
 		if (c->allocs && (!c->jheap || ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE)) {

@@ -301,19 +301,12 @@ static void frames(FILE *f, struct json_object *fr)
 	fprintf(f, "</pre></details>");
 }
 
-static void groups(FILE *f, struct json_object *doc, const char *title, const char *key_field, const char *what)
+/* One snapshot's groups as a table. */
+static void group_table(FILE *f, struct json_object *doc, const char *key_field, const char *what, const char *file)
 {
 	struct json_object *gs = rd_arr(doc, "groups");
 	size_t n = gs ? json_object_array_length(gs) : 0;
 
-	fprintf(f, "<h2>%s</h2>\n", title);
-	if (!doc) {
-		fprintf(f, "<p class=\"none\">No %s.json in this run directory.</p>\n", what);
-		return;
-	}
-	fprintf(f, "<p class=\"sub\">%.0f %s at %s; groups largest first, each with its creation stacks.</p>\n",
-		rd_num(doc, what[0] == 't' ? "threads" : "fds", 0), what,
-		json_object_get_boolean(rd_get(doc, "target_alive")) ? "the end of the run" : "the last sample before the target exited");
 	fprintf(f, "<table><tr><th>%s</th><th>count</th><th>created by</th><th>stack</th></tr>\n",
 		what[0] == 't' ? "name" : "kind");
 	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
@@ -337,8 +330,58 @@ static void groups(FILE *f, struct json_object *doc, const char *title, const ch
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
-	if (n > TOP_GROUPS)
-		fprintf(f, "<p class=\"sub\">%zu more groups in %s.json.</p>\n", n - TOP_GROUPS, what);
+	if (n > TOP_GROUPS) {
+		fprintf(f, "<p class=\"sub\">%zu more groups in ", n - TOP_GROUPS);
+		esc_html(f, file);
+		fprintf(f, ".</p>\n");
+	}
+}
+
+/* The first crossing of rules starting with prefix that wrote a snapshot. */
+static const struct rd_event *first_crossing(const struct rundata *rd, const char *prefix)
+{
+	for (size_t i = 0; i < rd->nevents; i++)
+		if (!strcmp(rd->events[i].kind, "crossing") && !strncmp(rd->events[i].rule, prefix, strlen(prefix)) &&
+		    rd->events[i].file[0] && !strchr(rd->events[i].file, '/'))
+			return &rd->events[i];
+	return NULL;
+}
+
+/* Threads or fds: the groups when the rule fired (the evidence), then at
+ * the end of the run. */
+static void groups(FILE *f, const struct rundata *rd, struct json_object *doc, const char *title,
+		   const char *key_field, const char *what)
+{
+	const char *count_key = what[0] == 't' ? "threads" : "fds";
+	const struct rd_event *x = first_crossing(rd, what[0] == 't' ? "thread" : "fd");
+	struct json_object *at = NULL;
+	char path[4200], file[32];
+
+	fprintf(f, "<h2>%s</h2>\n", title);
+	if (x) {
+		snprintf(path, sizeof(path), "%s/%s", rd->dir, x->file);
+		at = json_object_from_file(path);
+	}
+	if (at) {
+		fprintf(f, "<h3>At the crossing: %.1f s, ", x->t);
+		esc_html(f, x->rule);
+		fprintf(f, "</h3>\n<p class=\"sub\">%.0f %s when the rule fired (", rd_num(at, count_key, 0), what);
+		esc_html(f, x->file);
+		fprintf(f, "); groups largest first, each with its creation stacks.</p>\n");
+		group_table(f, at, key_field, what, x->file);
+		json_object_put(at);
+	}
+	snprintf(file, sizeof(file), "%s.json", what);
+	if (!doc) {
+		fprintf(f, "<p class=\"none\">No %s in this run directory.</p>\n", file);
+		return;
+	}
+	if (x && at)
+		fprintf(f, "<h3>At the end</h3>\n");
+	fprintf(f, "<p class=\"sub\">%.0f %s at %s; groups largest first, each with its creation stacks.</p>\n",
+		rd_num(doc, count_key, 0), what,
+		json_object_get_boolean(rd_get(doc, "target_alive")) ? "the end of the run" : "the last sample before the target exited");
+	group_table(f, doc, key_field, what, file);
 }
 
 static void allocations(FILE *f, const struct rundata *rd)
@@ -449,6 +492,19 @@ static void files(FILE *f, const struct rundata *rd)
 			continue;
 		fprintf(f, "<li><a href=\"%s\">%s</a></li>\n", names[i], names[i]);
 	}
+	for (size_t i = 0; i < rd->nevents; i++) { /* the crossings' snapshots */
+		const struct rd_event *e = &rd->events[i];
+
+		if (strcmp(e->kind, "crossing") || !e->file[0] || strchr(e->file, '/') || strstr(e->file, ".hprof"))
+			continue;
+		fprintf(f, "<li><a href=\"");
+		esc_html(f, e->file);
+		fprintf(f, "\">");
+		esc_html(f, e->file);
+		fprintf(f, "</a>: the groups at the ");
+		esc_html(f, e->rule);
+		fprintf(f, " crossing, %.1f s</li>\n", e->t);
+	}
 	for (size_t a = 0; a < rd->nanalyses; a++)
 		fprintf(f, "<li><a href=\"dump-%d.analysis.txt\">dump-%d.analysis.txt</a>, <a href=\"dump-%d.analysis.json\">.json</a></li>\n",
 			rd->analysis_seq[a], rd->analysis_seq[a], rd->analysis_seq[a]);
@@ -467,8 +523,8 @@ void ooms_report_html(const struct rundata *rd, FILE *f)
 	charts(f, rd);
 	leaks(f, rd);
 	allocations(f, rd);
-	groups(f, rd->threads, "Threads", "name", "threads");
-	groups(f, rd->fds, "File descriptors", "kind", "fds");
+	groups(f, rd, rd->threads, "Threads", "name", "threads");
+	groups(f, rd, rd->fds, "File descriptors", "kind", "fds");
 	files(f, rd);
 	fprintf(f, "<p class=\"sub\">written by oomscope report</p>\n</body></html>\n");
 }

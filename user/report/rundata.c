@@ -153,6 +153,7 @@ static int timeline_record(struct rundata *rd, struct json_object *o, size_t *sc
 	if (!strcmp(type, "crossing")) {
 		copy(e->rule, sizeof(e->rule), rd_str(o, "rule"));
 		copy(e->text, sizeof(e->text), rd_str(o, "reason"));
+		copy(e->file, sizeof(e->file), rd_str(o, "wrote"));
 	} else if (!strcmp(type, "dump")) {
 		const struct json_object *ok = rd_get(o, "ok");
 

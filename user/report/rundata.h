@@ -28,6 +28,7 @@ struct rd_event {            /* crossings, dumps, GCs, OOMs, drifts: a time and 
 	char text[512];      /* crossing: the reason; dump: file or error; oom: message */
 	int ok;              /* dump */
 	int seq;             /* dump */
+	char file[64];       /* crossing: the snapshot it wrote ("fds-1.json") */
 	double value, limit;
 };
 
