@@ -56,5 +56,7 @@ void shim_child_finish(const struct shim_dump_req *req, int err, const char *why
 		shim_reply(req->reply_fd, "done bytes_in=%llu bytes_out=%llu objects=%llu child_ms=%.0f%s%s",
 			   (unsigned long long)bytes_in, (unsigned long long)bytes_out, (unsigned long long)objects,
 			   shim_now_ms() - start_ms, shim_child_note[0] ? " " : "", shim_child_note);
+	if (req->done_fd >= 0 && write(req->done_fd, "d", 1) < 0) { /* best effort: the parent then refuses */
+	}
 	_exit(err ? 1 : 0);
 }

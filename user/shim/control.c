@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -26,6 +27,8 @@ enum shim_runtime shim_runtime;
 
 static char sock_path[108];
 static volatile pid_t busy_child;   /* the dump child while it runs */
+static int busy_done_fd = -1;       /* the child writes a byte here once it has answered */
+#define BUSY_WAIT_MS 5000
 static char busy_path[128];
 
 double shim_now_ms(void)
@@ -134,13 +137,24 @@ static void do_dump(int c, char **w, int nw, int passed_fd)
 {
 	struct shim_dump_req req;
 	struct shim_dump_result res;
-	int fdmode = !strcmp(w[0], "dumpfd"), a = fdmode ? 1 : 2, sync[2];
+	int fdmode = !strcmp(w[0], "dumpfd"), a = fdmode ? 1 : 2, sync[2], done[2] = {-1, -1};
 	pthread_t t;
 
 	memset(&req, 0, sizeof(req));
 	memset(&res, 0, sizeof(res));
 	req.fd = -1;
 	req.reply_fd = c;
+	/* A child that has answered may still be exiting (unmapping its copy
+	 * of the heap takes a while): a request right after the last dump
+	 * waits for it rather than being refused. One still writing is refused
+	 * at once. */
+	if (busy_child && busy_done_fd >= 0 && poll(&(struct pollfd){busy_done_fd, POLLIN, 0}, 1, 0) == 1)
+		for (int i = 0; busy_child && i < BUSY_WAIT_MS / 10; i++)
+			usleep(10 * 1000);
+	if (!busy_child && busy_done_fd >= 0) {
+		close(busy_done_fd);
+		busy_done_fd = -1;
+	}
 	if (busy_child) {
 		shim_reply(c, "busy a dump is running (child %d, %s): try again when it is done", (int)busy_child,
 			   busy_path);
@@ -179,6 +193,9 @@ static void do_dump(int c, char **w, int nw, int passed_fd)
 		goto out;
 	}
 	req.sync_fd = sync[0];
+	if (pipe2(done, O_CLOEXEC) != 0)
+		done[0] = done[1] = -1;
+	req.done_fd = done[1];
 	if (shim_runtime == SHIM_HOTSPOT)
 		shim_hs_dump(&req, &res);
 	else if (shim_runtime == SHIM_ART)
@@ -191,6 +208,8 @@ static void do_dump(int c, char **w, int nw, int passed_fd)
 			unlink(req.tmp);
 	} else {
 		busy_child = res.child;
+		busy_done_fd = done[0];
+		done[0] = -1;
 		shim_reply(c, "started child=%d pause_ms=%.1f", (int)res.child, res.pause_ms);
 		if (pthread_create(&t, NULL, reaper, (void *)(intptr_t)res.child) == 0)
 			pthread_detach(t);
@@ -201,6 +220,10 @@ static void do_dump(int c, char **w, int nw, int passed_fd)
 	}
 	close(sync[0]);
 	close(sync[1]);
+	if (done[0] >= 0)
+		close(done[0]);
+	if (done[1] >= 0)
+		close(done[1]);
 	close(req.fd);
 out:
 	if (passed_fd >= 0)

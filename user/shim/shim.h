@@ -37,6 +37,8 @@ struct shim_dump_req {
 	int reply_fd;        /* the client's connection: the child answers "done" on it */
 	int sync_fd;         /* the child reads one byte (or EOF) here before it answers, so
 			      * "started" (from the parent) always comes first */
+	int done_fd;         /* the child writes one byte here once it has answered: it is
+			      * exiting, and the next dump may wait for it (-1: none) */
 };
 
 struct shim_dump_result {
