@@ -23,12 +23,14 @@ echo
 echo "== what oomscope found (from $dir) =="
 jq -r 'select(.type=="crossing") | "crossing: \(.rule): \(.reason) -> \(.wrote)"' "$dir/timeline.jsonl"
 echo
-echo "fd groups (fds.json):"
-jq -r '.groups[] | "  \(.count)\t\(.kind)\t<- \(.stacks[0].created_by // .stacks[0].unknown)"' "$dir/fds.json"
+snap=$(jq -r 'select(.type=="crossing" and (.rule | startswith("fd"))) | .wrote' "$dir/timeline.jsonl" | head -n 1)
+snap=${snap:-fds.json}
+echo "fd groups when the rule fired ($snap):"
+jq -r '.groups[] | "  \(.count)\t\(.kind)\t<- \(.stacks[0].created_by // .stacks[0].unknown)"' "$dir/$snap"
 echo "thread groups (threads.json):"
 jq -r '.groups[] | "  \(.count)\t\(.name)\t<- \(.stacks[0].created_by // .stacks[0].unknown)\(if .stacks[0].start_routine then " start routine " + .stacks[0].start_routine.symbol else "" end)"' "$dir/threads.json"
 echo
-echo "run directory: $dir (timeline.jsonl, fds.json, threads.json, vmsize.json)"
+echo "run directory: $dir (report.html, timeline.jsonl, $snap, fds.json, threads.json, vmsize.json)"
 
 dir2="runs/demo-java-$(date +%Y%m%d-%H%M%S)"
 echo

@@ -825,7 +825,7 @@ static int take_sample(struct coll *c)
 		}
 		emit(c, crossing_body, &cr);
 		if (!c->o->json)
-			printf("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir, file);
+			printf("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir, cr.file ? cr.file : file);
 		c->crossings++;
 	}
 	ooms_snapshot_free(&c->last);
