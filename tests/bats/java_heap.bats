@@ -119,6 +119,38 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   [[ "$output" == *" BusyHeap\$Node"* ]]
 }
 
+@test "other collectors: Shenandoah and Parallel fork-dump as the JVM's dumper does; ZGC is refused in one line and auto takes the JVM's dumper" {
+  local rule='PlantedLeaks$Dialog.destroyed==true' gc
+  for gc in UseShenandoahGC UseParallelGC; do
+    start_java "$gc" -XX:+"$gc" -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/PlantedLeaks.java"
+    local pid; pid=$(cat "$TMP/$gc.pid")
+    run "$OOMSCOPE" dump -p "$pid" --method shim -q -o "$TMP/s-$gc.hprof.gz" --leak-if "$rule"
+    [ "$status" -eq 0 ]
+    run "$OOMSCOPE" dump -p "$pid" --method jvm -q -o "$TMP/j-$gc.hprof.gz" --leak-if "$rule"
+    [ "$status" -eq 0 ]
+    [ "$(jq -c '[.gcPaths[] | {signature, instanceCount, retainedSizeTotal}]' "$TMP/s-$gc.hprof.gz.analysis.json")" = \
+      "$(jq -c '[.gcPaths[] | {signature, instanceCount, retainedSizeTotal}]' "$TMP/j-$gc.hprof.gz.analysis.json")" ]
+    [ "$(jq '.gcPaths | length' "$TMP/s-$gc.hprof.gz.analysis.json")" -eq 1 ]
+    kill "$pid"
+  done
+  # ZGC, with threads allocating: the fork-dump once crashed such an app; now refused
+  start_java zgc -XX:+UseZGC -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 100 --threads 2
+  pid=$(cat "$TMP/zgc.pid")
+  run "$OOMSCOPE" dump -p "$pid" --method shim --no-analyze -o "$TMP/z1.hprof.gz"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"the fork-dump is not safe with ZGC"*"--method jvm"* ]]
+  [ ! -e "$TMP/z1.hprof.gz" ]
+  # auto: the shim answers, but the JVM's dumper is taken
+  run timeout 120 "$OOMSCOPE" dump -p "$pid" --no-analyze -o "$TMP/z2.hprof.gz"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"(jvm-fifo)"* ]]
+  "$OOMSCOPE" hprof check "$TMP/z2.hprof.gz" > /dev/null
+  sleep 1
+  kill -0 "$pid"
+  ! grep -q 'A fatal error' "$TMP/zgc.out"
+}
+
 @test "a walk stalled by a lock held at fork time: said in one line, no file; the next fork succeeds" {
   # OOMSCOPE_SHIM_FAULT=stall:4: the children of the first four forks block
   # their VM thread mid-walk, as a lock held by a vanished thread does

@@ -221,8 +221,11 @@ int cmd_dump(int argc, char **argv)
 		fprintf(stderr, "oomscope dump: %s\n", res.error);
 		return 1;
 	}
-	printf("dump      %s (%s): %.1f MB of hprof -> %.1f MB, %" PRIu64 " objects\n", out, res.method,
-	       res.bytes_in / 1048576.0, res.bytes_out / 1048576.0, res.objects);
+	printf("dump      %s (%s): %.1f MB of hprof -> %.1f MB", out, res.method, res.bytes_in / 1048576.0,
+	       res.bytes_out / 1048576.0);
+	if (res.objects) /* the fork-dump counts them; the JVM's dumper does not say */
+		printf(", %" PRIu64 " objects", res.objects);
+	printf("\n");
 	printf("pause     %.0f ms (the app's), %.1f s in all", res.pause_ms, res.dump_ms / 1000);
 	if (res.attempts > 1) /* a fork that caught a lock held: its walk stalled, the next fork did not */
 		printf("; %d forks, the walk of the first %s stalled", res.attempts,

@@ -20,6 +20,7 @@
 #include "hprof/stream.h"
 #include "hprof/transform.h"
 #include "runtime/hs_attach.h"
+#include "runtime/hsperf.h"
 #include "runtime/shim_client.h"
 #include "util/atomic_file.h"
 
@@ -60,6 +61,19 @@ int ooms_dump_method_parse(const char *s)
 static const char *codec_word(int codec)
 {
 	return codec == HPROF_GZIP ? "gzip" : codec == HPROF_XZ ? "xz" : "none";
+}
+
+/* ZGC, as the JVM's counters name its collectors: the shim refuses to
+ * fork-dump it, so auto picks the JVM's dumper. */
+static int hotspot_zgc(pid_t pid)
+{
+	size_t len = 64 * 1024;
+	char *buf = malloc(len);
+	ssize_t n = buf ? hsperf_read(pid, buf, len) : -ENOMEM;
+	int zgc = n > 0 && hsperf_collector_is(buf, (size_t)n, "Z ") == 1;
+
+	free(buf);
+	return zgc;
 }
 
 /* ---- shim ---- */
@@ -443,7 +457,8 @@ int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *
 
 	memset(res, 0, sizeof(*res));
 	if (m == DUMP_AUTO) {
-		if (shim_client_ask(rq->pid, "ping", line, sizeof(line), 2000) == 0 && !strncmp(line, "ok ", 3))
+		if (shim_client_ask(rq->pid, "ping", line, sizeof(line), 2000) == 0 && !strncmp(line, "ok ", 3) &&
+		    !(rq->runtime == OOMS_RT_HOTSPOT && hotspot_zgc(rq->pid)))
 			m = DUMP_SHIM;
 		else if (rq->runtime == OOMS_RT_HOTSPOT)
 			m = DUMP_JVM;

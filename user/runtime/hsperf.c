@@ -124,6 +124,32 @@ static int ticks_visit(void *ctx, const char *name, char type, int64_t v, const 
 	return 0;
 }
 
+struct collector_match {
+	const char *prefix;
+	int found;
+};
+
+static int match_collector(void *ctx, const char *name, char type, int64_t value, const char *str)
+{
+	struct collector_match *m = ctx;
+	int idx, end = 0;
+
+	(void)type;
+	(void)value;
+	if (str && sscanf(name, "sun.gc.collector.%d.name%n", &idx, &end) == 1 && !name[end] &&
+	    !strncmp(str, m->prefix, strlen(m->prefix)))
+		m->found = 1;
+	return m->found;
+}
+
+int hsperf_collector_is(const void *buf, size_t len, const char *prefix)
+{
+	struct collector_match m = {prefix, 0};
+	int e = hsperf_parse(buf, len, match_collector, &m);
+
+	return e ? e : m.found;
+}
+
 int hsperf_heap_from(const void *buf, size_t len, struct hsperf_heap *h)
 {
 	struct ticks t = {0};

@@ -33,6 +33,10 @@ struct hsperf_heap {
 
 /* Sums the heap figures from a parsed buffer. 0 or -errno. */
 int hsperf_heap_from(const void *buf, size_t len, struct hsperf_heap *h);
+/* 1 when one of the collectors' names (sun.gc.collector.N.name) starts
+ * with prefix ("Z ": ZGC's "Z concurrent cycle ..."), 0 when none does,
+ * -errno when buf is not hsperfdata. */
+int hsperf_collector_is(const void *buf, size_t len, const char *prefix);
 /* Reads the file of JVM pid (user: the JVM's user name; NULL to look it up
  * from the process's uid) into buf (at least 32 KiB). Bytes read or -errno. */
 ssize_t hsperf_read(pid_t pid, void *buf, size_t len);

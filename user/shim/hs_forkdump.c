@@ -33,6 +33,7 @@
 
 #include "hprof/emit.h"
 #include "hprof/stream.h"
+#include "shim/elfsym.h"
 #include "shim/hs_layout.h"
 
 #define ID(tag) ((uint64_t)(tag) << 3)
@@ -809,13 +810,38 @@ static JNIEnv *attach_thread(void)
 	return env;
 }
 
+/* ZGC: a walk aborted in the parent right after the fork left the app's heap
+ * broken (JDK 17: a JIT-compiled loop crashed with SIGSEGV seconds later,
+ * and the child died too). The flag is read from libjvm.so's .symtab
+ * (Debian keeps it); 1 when ZGC is on, 0 when off or unknown. */
+static int zgc_in_use(void)
+{
+	struct elfsym_lib lib;
+	uintptr_t flag;
+	int on = 0;
+
+	if (elfsym_open_loaded(&lib, "libjvm.so"))
+		return 0;
+	flag = elfsym_find(&lib, "UseZGC", NULL);
+	if (flag)
+		on = *(const volatile uint8_t *)flag != 0;
+	elfsym_close(&lib);
+	return on;
+}
+
 int shim_hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res)
 {
-	JNIEnv *jni = attach_thread();
+	JNIEnv *jni;
 	jvmtiHeapCallbacks cb;
 	jvmtiError e;
 	double t0;
 
+	if (zgc_in_use()) {
+		snprintf(res->error, sizeof(res->error),
+			 "the fork-dump is not safe with ZGC (it crashed the app in testing): use the JVM's dumper (oomscope dump --method jvm)");
+		return -1;
+	}
+	jni = attach_thread();
 	if (!jni) {
 		snprintf(res->error, sizeof(res->error), "cannot attach the control thread to the JVM");
 		return -1;
