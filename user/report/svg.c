@@ -257,7 +257,7 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 {
 	struct scale s = {0, c->t_end > 0 ? c->t_end : 1, 0, 0};
 	double ymax = 0, data_max = 0, smax[SVG_MAX_SERIES] = {0};
-	int limit_drawn = 0, drawn[SVG_MAX_SERIES];
+	int limit_drawn = 0, drawn[SVG_MAX_SERIES] = {0};
 
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->ts[i] > s.t1)
