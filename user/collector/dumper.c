@@ -81,7 +81,7 @@ static int hotspot_zgc(pid_t pid)
 static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_result *res);
 
 /* A fork lands at a moment another thread may hold a lock the child's walk
- * needs (rare: a JIT thread in the JVM's ThreadCritical); the child then says
+ * needs (rare; ThreadCritical, the likeliest, is now held across the fork); the child then says
  * the walk stalled, and the next fork, at another moment, usually does not. */
 static int dump_shim(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
 {

@@ -59,6 +59,44 @@ static int forks_made;
  * mid-walk, as a lock held by a thread that did not survive the fork does. */
 static int fault_stall_forks;
 
+/* What the fork needs from libjvm.so's .symtab (Debian keeps it; a
+ * stripped libjvm leaves them unknown):
+ * - UseZGC: a walk aborted in the parent right after the fork left a ZGC
+ *   heap broken (JDK 17: a JIT-compiled loop crashed with SIGSEGV seconds
+ *   later, and the child died too), so ZGC is refused;
+ * - ThreadCritical: HotSpot's global lock around its arena chunk pool. A
+ *   compiler thread holding it at the fork left the child's VM thread
+ *   blocked on it for good (a stalled walk) as soon as a resource area
+ *   grew. The VM thread takes it across fork(), as pthread_atfork would,
+ *   and both sides release it. */
+static struct {
+	int resolved;
+	const volatile uint8_t *use_zgc;
+	void (*tc_enter)(void *self);  /* ThreadCritical::ThreadCritical() */
+	void (*tc_leave)(void *self);  /* ThreadCritical::~ThreadCritical() */
+	uintptr_t tc_mutex;            /* its pthread mutex, to name a stall */
+} J;
+
+static void jvm_syms_resolve(void)
+{
+	struct elfsym_lib lib;
+	uintptr_t enter, leave;
+
+	if (J.resolved || elfsym_open_loaded(&lib, "libjvm.so"))
+		return;
+	J.use_zgc = (const volatile uint8_t *)elfsym_find(&lib, "UseZGC", NULL);
+	enter = elfsym_find(&lib, "_ZN14ThreadCriticalC1Ev", NULL);
+	leave = elfsym_find(&lib, "_ZN14ThreadCriticalD1Ev", NULL);
+	if (enter && leave) {
+		J.tc_enter = (void (*)(void *))enter;
+		J.tc_leave = (void (*)(void *))leave;
+	}
+	J.tc_mutex = elfsym_find(&lib, "_ZL8tc_mutex", NULL);
+	elfsym_close(&lib);
+	J.resolved = 1;
+}
+
+
 /* ---- the walk's state (parent: until the fork; child: the whole walk) ---- */
 
 struct current {          /* the object whose references are being reported */
@@ -481,13 +519,18 @@ static void *watchdog(void *arg);
  * child starts writing. Returns 1 in the parent. */
 static int fork_here(void)
 {
+	char tc_self; /* ThreadCritical has no fields: any address is its this */
 	pid_t p;
 
 	if (W.forked)
 		return !W.in_child;
 	W.forked = 1;
 	forks_made++;
+	if (J.tc_enter)
+		J.tc_enter(&tc_self);
 	p = fork();
+	if (J.tc_leave)
+		J.tc_leave(&tc_self); /* the child's VM thread is its owner too */
 	if (p < 0) {
 		snprintf(W.error, sizeof(W.error), "fork: %s", strerror(errno));
 		return 1;
@@ -784,11 +827,18 @@ static void *watchdog(void *arg)
 				sc[strcspn(sc, "\n")] = 0;
 				fclose(f);
 			}
-			sc[strcspn(sc, " ")] = 0; /* the syscall's number */
-			/* child_fail() copies into W.why: format elsewhere */
-			snprintf(why, sizeof(why),
-				 "the heap walk stalled with %lld objects not written (a lock held at fork time; the VM thread waits in syscall %.20s%s)",
-				 (long long)still_pending(), sc, atol(sc) == SYS_futex ? ", futex" : "");
+			{
+				/* "NR arg0 ...": a futex wait on ThreadCritical's mutex is named */
+				unsigned long long addr = 0;
+				int on_tc = sscanf(sc, "%*s %llx", &addr) == 1 && J.tc_mutex && addr == J.tc_mutex;
+
+				sc[strcspn(sc, " ")] = 0; /* the syscall's number */
+				/* child_fail() copies into W.why: format elsewhere */
+				snprintf(why, sizeof(why),
+					 "the heap walk stalled with %lld objects not written (a lock held at fork time; the VM thread waits in syscall %.20s%s)",
+					 (long long)still_pending(), sc,
+					 atol(sc) != SYS_futex ? "" : on_tc ? ", futex on HotSpot's ThreadCritical" : ", futex");
+			}
 			child_fail(-EDEADLK, why);
 			break;
 		}
@@ -810,25 +860,6 @@ static JNIEnv *attach_thread(void)
 	return env;
 }
 
-/* ZGC: a walk aborted in the parent right after the fork left the app's heap
- * broken (JDK 17: a JIT-compiled loop crashed with SIGSEGV seconds later,
- * and the child died too). The flag is read from libjvm.so's .symtab
- * (Debian keeps it); 1 when ZGC is on, 0 when off or unknown. */
-static int zgc_in_use(void)
-{
-	struct elfsym_lib lib;
-	uintptr_t flag;
-	int on = 0;
-
-	if (elfsym_open_loaded(&lib, "libjvm.so"))
-		return 0;
-	flag = elfsym_find(&lib, "UseZGC", NULL);
-	if (flag)
-		on = *(const volatile uint8_t *)flag != 0;
-	elfsym_close(&lib);
-	return on;
-}
-
 int shim_hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res)
 {
 	JNIEnv *jni;
@@ -836,7 +867,8 @@ int shim_hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res)
 	jvmtiError e;
 	double t0;
 
-	if (zgc_in_use()) {
+	jvm_syms_resolve();
+	if (J.use_zgc && *J.use_zgc) {
 		snprintf(res->error, sizeof(res->error),
 			 "the fork-dump is not safe with ZGC (it crashed the app in testing): use the JVM's dumper (oomscope dump --method jvm)");
 		return -1;
