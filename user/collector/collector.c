@@ -681,29 +681,41 @@ static void check_drift(struct coll *c, const struct ooms_snapshot *s, const str
 	}
 }
 
-static const char *rule_file(enum ooms_rule r)
+/* The snapshots a run writes: threads, fds, vmsize. */
+enum snap_kind { SNAP_THREADS, SNAP_FDS, SNAP_VMSIZE };
+
+static const char *const snap_base[] = {"threads", "fds", "vmsize"};
+
+static enum snap_kind rule_snap(enum ooms_rule r)
 {
 	switch (r) {
 	case RULE_THREAD_COUNT:
 	case RULE_THREAD_RATIO:
-		return "threads.json";
+		return SNAP_THREADS;
 	case RULE_FD_COUNT:
 	case RULE_FD_RATIO:
-		return "fds.json";
+		return SNAP_FDS;
 	default:
-		return "vmsize.json";
+		return SNAP_VMSIZE;
 	}
 }
 
-static int write_file(struct coll *c, const struct ooms_snapshot *s, const char *name)
+/* Writes snapshot kind as BASE.json (seq 0: the current view) or
+ * BASE-SEQ.json (crossing seq); name gets the file's name. */
+static int write_file(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, int seq, char *name,
+		      size_t name_len)
 {
 	char path[4200];
 	int e;
 
+	if (seq)
+		snprintf(name, name_len, "%s-%d.json", snap_base[kind], seq);
+	else
+		snprintf(name, name_len, "%s.json", snap_base[kind]);
 	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
-	if (!strncmp(name, "threads", 7))
+	if (kind == SNAP_THREADS)
 		e = ooms_attrib_write_threads(c->attrib, s, path);
-	else if (!strncmp(name, "fds", 3))
+	else if (kind == SNAP_FDS)
 		e = ooms_attrib_write_fds(c->attrib, s, path);
 	else
 		e = ooms_attrib_write_vmsize(c->attrib, s, path);
@@ -806,16 +818,15 @@ static int take_sample(struct coll *c)
 
 	nx = ooms_detect_feed(&c->det, &smp, xs, RULE_MAX);
 	for (size_t i = 0; i < nx; i++) {
-		const char *file = rule_file(xs[i].rule);
-		char snap[64], path[4200], numbered[64];
+		enum snap_kind kind = rule_snap(xs[i].rule);
+		char snap[64], path[4200], numbered[64], current[64];
 		struct crossing_rec cr = {smp.t, &xs[i], numbered, NULL};
 
 		/* the groups as they stand at the crossing (fds-N.json), and the
 		 * current view (fds.json, rewritten at the end) */
-		snprintf(numbered, sizeof(numbered), "%.*s-%d.json", (int)(strlen(file) - 5), file, crossings(c) + 1);
-		if (write_file(c, &s, numbered) != 0)
+		if (write_file(c, &s, kind, crossings(c) + 1, numbered, sizeof(numbered)) != 0)
 			cr.file = NULL;
-		write_file(c, &s, file);
+		write_file(c, &s, kind, 0, current, sizeof(current));
 		/* a native target's "dump": its large allocations as they stand now */
 		if (c->allocs && (!c->jheap || ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE)) {
 			snprintf(snap, sizeof(snap), "allocs-%d.json", crossings(c) + 1);
@@ -825,7 +836,8 @@ static int take_sample(struct coll *c)
 		}
 		emit(c, crossing_body, &cr);
 		if (!c->o->json)
-			printf("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir, cr.file ? cr.file : file);
+			printf("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir,
+			       cr.file ? cr.file : current);
 		c->crossings++;
 	}
 	ooms_snapshot_free(&c->last);
@@ -1277,9 +1289,11 @@ int ooms_collect(const struct ooms_watch_opts *o)
 	}
 	if (c.launched && !strcmp(why, "target exited"))
 		status = launch_stop(&c.launch, 0);
-	write_file(&c, &c.last, "threads.json");
-	write_file(&c, &c.last, "fds.json");
-	write_file(&c, &c.last, "vmsize.json");
+	for (enum snap_kind k = SNAP_THREADS; k <= SNAP_VMSIZE; k++) {
+		char name[64];
+
+		write_file(&c, &c.last, k, 0, name, sizeof(name));
+	}
 	if (c.allocs) {
 		char path[4200];
 		int e;

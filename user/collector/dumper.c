@@ -81,8 +81,8 @@ static int hotspot_zgc(pid_t pid)
 static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_result *res);
 
 /* A fork lands at a moment another thread may hold a lock the child's walk
- * needs (rare; ThreadCritical, the likeliest, is now held across the fork); the child then says
- * the walk stalled, and the next fork, at another moment, usually does not. */
+ * needs (rare; ThreadCritical, the likeliest, is held across the fork): the
+ * child then says the walk stalled, and the next fork usually does not. */
 static int dump_shim(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
 {
 	double paused = 0;

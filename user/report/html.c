@@ -178,34 +178,6 @@ static void findings(FILE *f, const struct rundata *rd)
 	fprintf(f, "</ul>\n");
 }
 
-static int by_time(const void *a, const void *b)
-{
-	const struct svg_alloc *x = a, *y = b;
-
-	return (x->t > y->t) - (x->t < y->t);
-}
-
-/* allocs.json's allocations, in time order, as marks (NULL when none). */
-static struct svg_alloc *alloc_marks(const struct rundata *rd, size_t *n)
-{
-	struct json_object *as = rd_arr(rd->allocs, "allocations");
-	size_t na = as ? json_object_array_length(as) : 0;
-	struct svg_alloc *m = na ? calloc(na, sizeof(*m)) : NULL;
-
-	*n = 0;
-	for (size_t i = 0; m && i < na; i++) {
-		struct json_object *a = json_object_array_get_idx(as, i);
-		double t = rd_num(a, "t", NAN), b = rd_num(a, "bytes", NAN);
-
-		if (isnan(t) || isnan(b) || t < 0)
-			continue; /* a damaged record */
-		m[(*n)++] = (struct svg_alloc){t, b, rd_str(a, "function"), rd_str(a, "allocated_by")};
-	}
-	if (m)
-		qsort(m, *n, sizeof(*m), by_time);
-	return m;
-}
-
 static void charts(FILE *f, const struct rundata *rd)
 {
 	size_t n = rd->nsamples;
@@ -215,8 +187,6 @@ static void charts(FILE *f, const struct rundata *rd)
 	double t_end = rd->ended ? rd->end_t : n ? rd->samples[n - 1].t : 1;
 	int heap = 0, ok = ts && drops;
 	char lim[128];
-	size_t nallocs = 0;
-	struct svg_alloc *allocs = alloc_marks(rd, &nallocs);
 
 	for (int k = 0; k < 9; k++)
 		ok &= (ys[k] = calloc(n + 1, sizeof(double))) != NULL;
@@ -252,7 +222,7 @@ static void charts(FILE *f, const struct rundata *rd)
 			.id = "memory", .title = "Memory", .unit = "MB", .ts = ts, .n = n,
 			.series = {{"RSS", "#2c5fb8", ys[0], 0}, {"VmSize", "#6b7385", ys[1], 0}}, .nseries = 2,
 			.limit = vm_on ? vm_lim : NAN, .limit_label = lim, .crossing_prefix = "vmsize", .dumps = 1,
-			.t_end = t_end, .allocs = allocs, .nallocs = nallocs}, rd->events, rd->nevents, drops);
+			.t_end = t_end, .allocs = rd->alloc_list, .nallocs = rd->nalloc_list}, rd->events, rd->nevents, drops);
 	}
 	if (heap)
 		svg_chart_write(f, &(struct svg_chart){
@@ -280,7 +250,6 @@ out:
 		free(ys[k]);
 	free(ts);
 	free(drops);
-	free(allocs);
 }
 
 /* A frames array as crash-log lines. */

@@ -223,6 +223,32 @@ static void load_analyses(struct rundata *rd)
 	}
 }
 
+static int alloc_by_time(const void *a, const void *b)
+{
+	const struct rd_alloc *x = a, *y = b;
+
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+static void load_alloc_list(struct rundata *rd)
+{
+	struct json_object *as = rd_arr(rd->allocs, "allocations");
+	size_t n = as ? json_object_array_length(as) : 0;
+
+	if (!n || !(rd->alloc_list = calloc(n, sizeof(*rd->alloc_list))))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *a = json_object_array_get_idx(as, i);
+		struct rd_alloc r = {rd_num(a, "t", NAN), rd_num(a, "bytes", NAN), rd_num(a, "tid", 0),
+				     rd_str(a, "function"), rd_str(a, "thread"), rd_str(a, "allocated_by"),
+				     rd_str(a, "state")};
+
+		if (!isnan(r.t) && !isnan(r.bytes) && r.t >= 0)
+			rd->alloc_list[rd->nalloc_list++] = r;
+	}
+	qsort(rd->alloc_list, rd->nalloc_list, sizeof(*rd->alloc_list), alloc_by_time);
+}
+
 int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len)
 {
 	char path[4400], *line = NULL;
@@ -262,6 +288,7 @@ int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len)
 	rd->threads = load_json(dir, "threads.json");
 	rd->fds = load_json(dir, "fds.json");
 	rd->allocs = load_json(dir, "allocs.json");
+	load_alloc_list(rd);
 	rd->vmsize = load_json(dir, "vmsize.json");
 	load_analyses(rd);
 	return 0;
@@ -278,6 +305,7 @@ void rundata_free(struct rundata *rd)
 		json_object_put(rd->analyses[i]);
 	free(rd->analyses);
 	free(rd->analysis_seq);
+	free(rd->alloc_list);
 	free(rd->samples);
 	free(rd->events);
 	memset(rd, 0, sizeof(*rd));

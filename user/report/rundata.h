@@ -32,6 +32,11 @@ struct rd_event {            /* crossings, dumps, GCs, OOMs, drifts: a time and 
 	double value, limit;
 };
 
+struct rd_alloc {             /* one of allocs.json's allocations (strings owned by rundata.allocs) */
+	double t, bytes, tid;
+	const char *function, *thread, *by, *state; /* NULL when absent */
+};
+
 struct rundata {
 	char dir[4096];
 	/* start */
@@ -55,6 +60,8 @@ struct rundata {
 	size_t bad_lines;               /* timeline lines that did not parse */
 	/* the files beside the timeline (NULL when absent) */
 	struct json_object *threads, *fds, *allocs, *vmsize;
+	struct rd_alloc *alloc_list;    /* allocs.json's allocations in time order, damaged ones left out */
+	size_t nalloc_list;
 	struct json_object **analyses;  /* dump-N.analysis.json, by N */
 	int *analysis_seq;
 	size_t nanalyses;

@@ -26,6 +26,12 @@ static double sy(const struct scale *s, double y)
 	return H - BOTTOM - (y - s->y0) / (s->y1 - s->y0) * (H - TOP - BOTTOM);
 }
 
+/* The pixel column of time t: what the long-run reductions group by. */
+static long column_of(const struct scale *s, double t)
+{
+	return lround(floor(sx(s, t)));
+}
+
 /* A round step for about n ticks over span. */
 static double nice_step(double span, int n)
 {
@@ -66,22 +72,14 @@ struct column {
 static void column_flush(FILE *f, const struct svg_chart *c, const struct svg_series *se, const struct scale *s,
 			 struct column *col, int *pen)
 {
-	size_t pick[4];
-	int n = 0;
+	/* first and last bound the other two: only min and max may swap */
+	size_t lo = col->idx[1] < col->idx[2] ? col->idx[1] : col->idx[2];
+	size_t hi = col->idx[1] < col->idx[2] ? col->idx[2] : col->idx[1];
+	size_t pick[4] = {col->idx[0], lo, hi, col->idx[3]};
 
 	if (col->x == LONG_MIN)
 		return;
-	/* the four in time order, each once */
-	for (int k = 0; k < 4; k++)
-		pick[n++] = col->idx[k];
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && pick[j - 1] > pick[j]; j--) {
-			size_t t = pick[j];
-
-			pick[j] = pick[j - 1];
-			pick[j - 1] = t;
-		}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (i && pick[i] == pick[i - 1])
 			continue;
 		fprintf(f, "%c%.1f %.1f ", *pen ? 'L' : 'M', sx(s, c->ts[pick[i]]), sy(s, se->ys[pick[i]]));
@@ -106,7 +104,7 @@ static void path(FILE *f, const struct svg_chart *c, const struct svg_series *se
 			pen = 0;
 			continue;
 		}
-		x = lround(floor(sx(s, c->ts[i])));
+		x = column_of(s, c->ts[i]);
 		if (x != col.x) {
 			column_flush(f, c, se, s, &col, &pen);
 			col.x = x;
@@ -164,7 +162,7 @@ static void gc_ticks(FILE *f, const struct scale *s, const struct rd_event *ev, 
 
 		if (strcmp(e->kind, "gc"))
 			continue;
-		x = lround(floor(sx(s, e->t)));
+		x = column_of(s, e->t);
 		if (g.n && x != g.x)
 			gc_tick_flush(f, s, &g);
 		if (!g.n) {
@@ -193,7 +191,7 @@ struct alloc_tick {
 static void alloc_tick_flush(FILE *f, const struct scale *s, const struct svg_chart *c, struct alloc_tick *a,
 			     double max_bytes)
 {
-	const struct svg_alloc *big;
+	const struct rd_alloc *big;
 	double x, h;
 
 	if (!a->n)
@@ -223,7 +221,7 @@ static void alloc_ticks(FILE *f, const struct scale *s, const struct svg_chart *
 
 	/* the tallest tick: the most bytes in one column */
 	for (size_t i = 0; i < c->nallocs; i++) {
-		long x = lround(floor(sx(s, c->allocs[i].t)));
+		long x = column_of(s, c->allocs[i].t);
 
 		col = x == x_prev ? col + c->allocs[i].bytes : c->allocs[i].bytes;
 		x_prev = x;
@@ -233,8 +231,8 @@ static void alloc_ticks(FILE *f, const struct scale *s, const struct svg_chart *
 	if (max_bytes <= 0)
 		return;
 	for (size_t i = 0; i < c->nallocs; i++) {
-		const struct svg_alloc *e = &c->allocs[i];
-		long x = lround(floor(sx(s, e->t)));
+		const struct rd_alloc *e = &c->allocs[i];
+		long x = column_of(s, e->t);
 
 		if (a.n && x != a.x)
 			alloc_tick_flush(f, s, c, &a, max_bytes);
@@ -338,13 +336,13 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 	/* events the kernel could not deliver: never hidden */
 	for (size_t i = 1, from = 0; drops && i < c->n; i++) {
 		/* one marker a pixel column: the losses of its samples summed */
-		long x = lround(floor(sx(&s, c->ts[i])));
+		long x = column_of(&s, c->ts[i]);
 
 		if (drops[i] <= drops[i - 1]) {
 			from = i;
 			continue;
 		}
-		if (i + 1 < c->n && drops[i + 1] > drops[i] && lround(floor(sx(&s, c->ts[i + 1]))) == x)
+		if (i + 1 < c->n && drops[i + 1] > drops[i] && column_of(&s, c->ts[i + 1]) == x)
 			continue;
 		fprintf(f, "<path class=\"drop\" d=\"M%.1f %.1f l-5 -9 h10 z\"><title>%.0f events lost in the kernel before %.1f s</title></path>\n",
 			sx(&s, c->ts[i]), TOP - 1, drops[i] - drops[from], c->ts[i]);

@@ -18,12 +18,6 @@ struct svg_series {
 	int dashed;             /* a limit drawn from per-sample values */
 };
 
-struct svg_alloc {           /* one large allocation, a tick at the bottom of its chart */
-	double t, bytes;
-	const char *function;   /* "malloc", "mmap", ... */
-	const char *by;         /* allocated_by */
-};
-
 struct svg_chart {
 	const char *id;         /* "memory", "heap", ... */
 	const char *title;
@@ -38,7 +32,7 @@ struct svg_chart {
 	int gc_ticks;           /* mark GC pauses */
 	int dumps;              /* mark dumps */
 	double t_end;
-	const struct svg_alloc *allocs; /* large allocations to mark (may be NULL) */
+	const struct rd_alloc *allocs;  /* large allocations to mark, in time order (may be NULL) */
 	size_t nallocs;
 };
 

@@ -6,7 +6,6 @@
  *   slices ("X"): GC pauses (thread "GC"), heap dumps (thread "dumps");
  *   instants ("i"): threshold crossings, OOM throws; large allocations on
  *     the track of the app's thread that made them, named as the app named it. */
-#include <json-c/json.h>
 #include <math.h>
 #include <string.h>
 
@@ -58,36 +57,33 @@ static int app_tid(double tid)
 	return tid > TID_DUMPS ? (int)tid : 1000000000 + (int)tid;
 }
 
-/* allocs.json's allocations: instants on their threads' tracks. */
+/* The large allocations: instants on their threads' tracks. */
 static void allocations(FILE *f, int pid, const struct rundata *rd)
 {
-	struct json_object *as = rd_arr(rd->allocs, "allocations");
-	size_t n = as ? json_object_array_length(as) : 0;
 	struct u64map named; /* tid -> 1 once its track is named */
 
-	if (!n || u64map_init(&named, 64))
+	if (!rd->nalloc_list || u64map_init(&named, 64))
 		return;
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *a = json_object_array_get_idx(as, i);
-		double t = rd_num(a, "t", NAN), bytes = rd_num(a, "bytes", NAN), tid = rd_num(a, "tid", 0);
+	for (size_t i = 0; i < rd->nalloc_list; i++) {
+		const struct rd_alloc *a = &rd->alloc_list[i];
 		uint32_t one;
 		char name[64];
 
-		if (isnan(t) || isnan(bytes) || tid <= 0 || tid > 4194304)
-			continue; /* a damaged record */
+		if (a->tid <= 0 || a->tid > 4194304)
+			continue; /* no thread to put it on */
 		/* the thread's name, once: the first allocation of that tid names it */
-		if (!u64map_get(&named, (uint64_t)tid, &one) && rd_str(a, "thread") &&
-		    u64map_put(&named, (uint64_t)tid, 1) == 0)
-			meta(f, pid, app_tid(tid), "thread_name", rd_str(a, "thread"));
-		snprintf(name, sizeof(name), "large allocation %.1f MB", bytes / 1048576);
+		if (!u64map_get(&named, (uint64_t)a->tid, &one) && a->thread &&
+		    u64map_put(&named, (uint64_t)a->tid, 1) == 0)
+			meta(f, pid, app_tid(a->tid), "thread_name", a->thread);
+		snprintf(name, sizeof(name), "large allocation %.1f MB", a->bytes / 1048576);
 		sep(f);
 		fprintf(f, "{\"name\":\"%s\",\"cat\":\"alloc\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%.0f,\"pid\":%d,\"tid\":%d,\"args\":{\"bytes\":%.0f,\"function\":",
-			name, t * 1e6, pid, app_tid(tid), bytes);
-		esc_json(f, rd_str(a, "function") ? rd_str(a, "function") : "");
+			name, a->t * 1e6, pid, app_tid(a->tid), a->bytes);
+		esc_json(f, a->function ? a->function : "");
 		fputs(",\"allocated_by\":", f);
-		esc_json(f, rd_str(a, "allocated_by") ? rd_str(a, "allocated_by") : "");
+		esc_json(f, a->by ? a->by : "");
 		fputs(",\"state\":", f);
-		esc_json(f, rd_str(a, "state") ? rd_str(a, "state") : "");
+		esc_json(f, a->state ? a->state : "");
 		fputs("}}", f);
 	}
 	u64map_free(&named);
