@@ -34,7 +34,7 @@ DEPS_OK := $(BUILD)/.deps-ok
 # JAVA_HOME is looked up when a recipe needs it (after install-deps).
 JAVA_HOME ?= $(shell dirname "$$(dirname "$$(readlink -f "$$(command -v javac)")")")
 SHIM := $(BUILD)/liboomscope_shim.so
-SHIM_SRCS := $(wildcard user/shim/*.c) $(addprefix user/hprof/,emit.c idset.c io.c names.c parser.c stream.c transform.c writer.c)
+SHIM_SRCS := $(wildcard user/shim/*.c) $(addprefix user/hprof/,emit.c idset.c io.c names.c parser.c quote.c stream.c transform.c writer.c)
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
 
 .SECONDARY:

@@ -45,6 +45,16 @@ if ls tests/bats/*.bats >/dev/null 2>&1; then
   fi
 fi
 
+# A writer once renamed its output over /dev/null, leaving a regular file:
+# every later apt-get on the machine failed. The suite must leave it a device.
+if [ -c /dev/null ] && [ "$(stat -c '%t:%T' /dev/null)" = "1:3" ]; then
+  echo "ok - /dev/null is still the null character device after the suite"
+  pass=$((pass + 1))
+else
+  echo "not ok - /dev/null is no longer the null device after the suite ($(stat -c %F /dev/null))"
+  fail=$((fail + 1))
+fi
+
 if [ "$skip" -gt 0 ]; then
   echo "$pass passed, $fail failed, $skip skipped"
 else

@@ -98,6 +98,22 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   [[ "$output" == "error usage:"* ]]
 }
 
+@test "dumps into /dev/null (shim by path, oomscope dump by either method) leave it the null device" {
+  start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/PlantedLeaks.java"
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  run "$SHIMCTL" "$pid" dump /dev/null app none
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"done bytes_in="* ]]
+  [ -c /dev/null ] && [ "$(stat -c '%t:%T' /dev/null)" = "1:3" ]
+  for m in shim jvm; do
+    run "$OOMSCOPE" dump -p "$pid" --method "$m" -o /dev/null
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"/dev/null is not a regular file: no analysis"* ]]
+    [ -c /dev/null ] && [ "$(stat -c '%t:%T' /dev/null)" = "1:3" ]
+  done
+  ! ls /dev/null.* /tmp/oomscope-dump-*.stripped 2>/dev/null
+}
+
 @test "fork-dump while other threads allocate hard: a valid dump, the app never stops" {
   start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 150 --threads 3
   local pid; pid=$(cat "$TMP/jvm.pid")

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "collector/dumper.h"
+#include "util/atomic_file.h"
 #include "collector/procfs.h"
 #include "hprof/io.h"
 #include "hprof/transform.h"
@@ -201,6 +202,11 @@ int cmd_dump(int argc, char **argv)
 	shown = !quiet && isatty(2);
 	rq.status = show_status;
 	rq.sctx = &shown;
+	if (analyze && path_is_stream(out)) {
+		analyze = 0; /* a device or pipe cannot be read back, nor have files beside it */
+		if (!quiet)
+			fprintf(stderr, "oomscope dump: %s is not a regular file: no analysis\n", out);
+	}
 	if (analyze) {
 		snprintf(json, sizeof(json), "%s.analysis.json", out);
 		snprintf(txt, sizeof(txt), "%s.analysis.txt", out);

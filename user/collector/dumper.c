@@ -230,6 +230,8 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 	snprintf(fifo_ns, sizeof(fifo_ns), "/tmp/oomscope-dump-%d-%d.fifo", (int)getpid(), (int)hs_ns_pid(rq->pid));
 	snprintf(fifo, sizeof(fifo), "/proc/%d/root%s", (int)rq->pid, fifo_ns);
 	snprintf(plain, sizeof(plain), "%s.stripped", rq->out_path);
+	if (path_is_stream(rq->out_path)) /* nothing may be made beside /dev/null */
+		snprintf(plain, sizeof(plain), "/tmp/oomscope-dump-%d.stripped", (int)getpid());
 	if (rq->codec == HPROF_PLAIN)
 		snprintf(plain, sizeof(plain), "%s", rq->out_path);
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)rq->pid);

@@ -1,4 +1,5 @@
 #include "hprof/parser.h"
+#include "hprof/quote.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -224,6 +225,7 @@ static int is_record_tag(unsigned t)
 static int parse_header(struct hprof_parser *p, const uint8_t **buf, size_t *n)
 {
 	struct hprof_header *h = &p->hdr;
+	char q[200];
 	int r;
 
 	while (!p->header_nul && *n) {
@@ -245,7 +247,8 @@ static int parse_header(struct hprof_parser *p, const uint8_t **buf, size_t *n)
 		const char *m = h->format + strlen(HPROF_STRIP_MAGIC), *sp = strchr(m, ' ');
 
 		if (!sp || sp - m >= (long)sizeof(h->strip_mode))
-			return fail(p, 0, -EBADMSG, "bad oomscope stripped header \"%s\"", h->format);
+			return fail(p, 0, -EBADMSG, "bad oomscope stripped header \"%s\"",
+				    hprof_quote(q, sizeof(q), h->format, 80));
 		memcpy(h->strip_mode, m, sp - m);
 		snprintf(h->orig_format, sizeof(h->orig_format), "%s", sp + 1);
 	} else {
@@ -253,8 +256,8 @@ static int parse_header(struct hprof_parser *p, const uint8_t **buf, size_t *n)
 	}
 	if (strcmp(h->orig_format, "JAVA PROFILE 1.0.1") && strcmp(h->orig_format, "JAVA PROFILE 1.0.2") &&
 	    strcmp(h->orig_format, "JAVA PROFILE 1.0.3"))
-		return fail(p, 0, -EBADMSG, "unknown header \"%.40s\" (expected JAVA PROFILE 1.0.1, 1.0.2 or 1.0.3)",
-			    h->format);
+		return fail(p, 0, -EBADMSG, "unknown header \"%s\" (expected JAVA PROFILE 1.0.1, 1.0.2 or 1.0.3)",
+			    hprof_quote(q, sizeof(q), h->format, 40));
 	h->id_size = hprof_u4(p->hold + slen + 1);
 	if (h->id_size != 4 && h->id_size != 8)
 		return fail(p, slen + 1, -EBADMSG, "identifier size %u (expected 4 or 8)", h->id_size);

@@ -176,12 +176,25 @@ static void do_dump(int c, char **w, int nw, int passed_fd)
 		passed_fd = -1;
 		snprintf(busy_path, sizeof(busy_path), "passed fd");
 	} else {
-		snprintf(req.path, sizeof(req.path), "%s", w[1]);
-		snprintf(req.tmp, sizeof(req.tmp), "%s.tmp.%d", w[1], (int)getpid());
-		req.fd = open(req.tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (req.fd < 0) {
-			shim_reply(c, "error cannot create %s: %s", req.tmp, strerror(errno));
-			goto out;
+		struct stat st;
+
+		if (stat(w[1], &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+			/* a device or FIFO is written in place, never renamed over;
+			 * a FIFO with no reader is refused rather than waited for */
+			req.fd = open(w[1], O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+			if (req.fd < 0) {
+				shim_reply(c, "error cannot open %s: %s", w[1], strerror(errno));
+				goto out;
+			}
+			fcntl(req.fd, F_SETFL, fcntl(req.fd, F_GETFL) & ~O_NONBLOCK);
+		} else {
+			snprintf(req.path, sizeof(req.path), "%s", w[1]);
+			snprintf(req.tmp, sizeof(req.tmp), "%s.tmp.%d", w[1], (int)getpid());
+			req.fd = open(req.tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+			if (req.fd < 0) {
+				shim_reply(c, "error cannot create %s: %s", req.tmp, strerror(errno));
+				goto out;
+			}
 		}
 		snprintf(busy_path, sizeof(busy_path), "%.120s", w[1]);
 	}

@@ -5,7 +5,15 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+bool path_is_stream(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
 
 int atomic_open(struct atomic_file *af, const char *path)
 {
@@ -17,9 +25,18 @@ int atomic_open_mode(struct atomic_file *af, const char *path, int mode)
 	int fd, n;
 
 	af->f = NULL;
+	af->direct = false;
 	if (strlen(path) >= sizeof(af->path))
 		return -ENAMETOOLONG;
 	strcpy(af->path, path);
+	af->tmp[0] = '\0';
+	if (path_is_stream(path)) {
+		af->direct = true;
+		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			return -errno;
+		goto opened;
+	}
 	for (int attempt = 0; attempt < 100; attempt++) {
 		n = snprintf(af->tmp, sizeof(af->tmp), "%s.tmp.%d.%d", path, (int)getpid(), attempt);
 		if (n < 0 || (size_t)n >= sizeof(af->tmp))
@@ -32,12 +49,14 @@ int atomic_open_mode(struct atomic_file *af, const char *path, int mode)
 	}
 	if (fd < 0)
 		return -EEXIST;
+opened:
 	af->f = fdopen(fd, "w");
 	if (!af->f) {
 		int err = -errno;
 
 		close(fd);
-		unlink(af->tmp);
+		if (!af->direct)
+			unlink(af->tmp);
 		return err;
 	}
 	return 0;
@@ -51,11 +70,13 @@ int atomic_commit(struct atomic_file *af)
 		return -EBADF;
 	if (fflush(af->f) != 0 || ferror(af->f))
 		err = errno ? -errno : -EIO;
-	else if (fsync(fileno(af->f)) != 0)
+	else if (!af->direct && fsync(fileno(af->f)) != 0)
 		err = -errno;
 	if (fclose(af->f) != 0 && !err)
 		err = -errno;
 	af->f = NULL;
+	if (af->direct)
+		return err;
 	if (!err && rename(af->tmp, af->path) != 0)
 		err = -errno;
 	if (err)
@@ -68,6 +89,7 @@ void atomic_abort(struct atomic_file *af)
 	if (af->f) {
 		fclose(af->f);
 		af->f = NULL;
-		unlink(af->tmp);
+		if (!af->direct)
+			unlink(af->tmp);
 	}
 }

@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# Where the output goes: a device, FIFO or /dev/stdout is written in place,
+# never renamed over (an earlier writer replaced /dev/null with a regular
+# file); bytes from a hostile file reach the terminal escaped, on one line.
+load helpers
+
+SMALL="$ROOT/../shared/corpus/hprof-world/ahat-RI.hprof"
+
+devnull_intact() {
+  [ -c /dev/null ] && [ "$(stat -c '%t:%T' /dev/null)" = "1:3" ]
+}
+
+@test "analyze -o /dev/null leaves /dev/null a character device" {
+  "$OOMSCOPE" analyze -q --json -o /dev/null "$SMALL"
+  devnull_intact
+  ! ls /dev/null.tmp.* 2>/dev/null
+}
+
+@test "hprof strip and restore into /dev/null leave it a character device" {
+  "$OOMSCOPE" hprof strip "$SMALL" /dev/null
+  devnull_intact
+  "$OOMSCOPE" hprof strip "$SMALL" "$TMP/s.hprof"
+  "$OOMSCOPE" hprof restore "$TMP/s.hprof" /dev/null
+  devnull_intact
+}
+
+@test "analyze and strip write whole output into a FIFO, read as it is written" {
+  mkfifo "$TMP/fifo"
+  cat "$TMP/fifo" > "$TMP/got.json" &
+  local reader=$!
+  STARTED_PIDS+=("$reader")
+  "$OOMSCOPE" analyze -q --json -o "$TMP/fifo" "$SMALL"
+  wait "$reader"
+  [ -p "$TMP/fifo" ]
+  jq -e '.topRetainers | length > 0' "$TMP/got.json"
+  "$OOMSCOPE" analyze -q --json -o "$TMP/file.json" "$SMALL"
+  diff <(jq -S 'del(.runningInfo.analysisSeconds, .timings)' "$TMP/file.json") \
+       <(jq -S 'del(.runningInfo.analysisSeconds, .timings)' "$TMP/got.json")
+
+  cat "$TMP/fifo" > "$TMP/got.hprof" &
+  reader=$!
+  STARTED_PIDS+=("$reader")
+  "$OOMSCOPE" hprof strip "$SMALL" "$TMP/fifo"
+  wait "$reader"
+  [ -p "$TMP/fifo" ]
+  "$OOMSCOPE" hprof strip "$SMALL" "$TMP/file.hprof"
+  cmp "$TMP/got.hprof" "$TMP/file.hprof"
+}
+
+@test "analyze -o /dev/stdout writes to the pipe it names" {
+  run bash -c "'$OOMSCOPE' analyze -q --json -o /dev/stdout '$SMALL' | jq -r '.topRetainers | length'"
+  [ "$status" -eq 0 ]
+  [ "$output" -gt 0 ]
+}
+
+@test "a header holding a newline and a terminal escape is quoted in the error, on one line" {
+  printf 'JAVA PROFILE 1.0.2\nX\033[31mRED\0\0\0\0\4\0\0\0\0\0\0\0\0' > "$TMP/bad.hprof"
+  for cmd in "analyze" "hprof check" "hprof strip"; do
+    run bash -c "'$OOMSCOPE' $cmd '$TMP/bad.hprof' $([ "$cmd" = "hprof strip" ] && echo "'$TMP/o.hprof'") 2>&1"
+    [ "$status" -ne 0 ]
+    [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == *'unknown header "JAVA PROFILE 1.0.2\nX\x1b[31mRED"'* ]]
+    [[ "$output" != *$'\033'* ]]
+  done
+  [ ! -e "$TMP/o.hprof" ]
+}
