@@ -153,6 +153,7 @@ static __always_inline struct ooms_event *event_start(__u16 type)
 	e->ret = 0;
 	e->arg0 = 0;
 	e->arg1 = 0;
+	e->live = 0;
 	e->nr = 0;
 	return e;
 }
@@ -224,6 +225,7 @@ static __always_inline void fd_added(void *ctx, struct pt_regs *regs, long nr, _
 		return;
 	e->ret = fd;
 	e->arg0 = fd2;
+	e->live = totals.fds_live;
 	e->nr = nr;
 	event_stack(ctx, e, user_sp(regs));
 	event_send(e);
@@ -293,6 +295,7 @@ static __always_inline void alloc_fill(void *ctx, struct ooms_alloc_event *a, __
 	e->ret = 0;
 	e->arg0 = bytes;
 	e->arg1 = fn;
+	e->live = 0;
 	e->nr = nr;
 	if (size > sizeof(e->ustack))
 		size = sizeof(e->ustack);
@@ -343,6 +346,117 @@ static __always_inline void alloc_syscall(void *ctx, struct pt_regs *regs, long 
 	event_send(&a->ev);
 }
 
+/* ---- calls that failed for want of a resource ----
+ * Seen on the same sys_exit program, after the success path has returned:
+ * nothing is added to a call that succeeds. */
+
+#define E_AGAIN 11
+#define E_NOMEM 12
+#define E_NFILE 23
+#define E_MFILE 24
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1024);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, OOMS_STACK_DEPTH * sizeof(__u64));
+} fail_stacks SEC(".maps");
+
+/* failures per (stack, syscall, errno): exact counts, read by user space */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct ooms_fail_key);
+	__type(value, __u64);
+} fail_counts SEC(".maps");
+
+/* Is err, from a call of class cls, a resource running out? */
+static __always_inline int resource_error(__u8 cls, long err, struct pt_regs *regs)
+{
+	switch (cls) {
+	case SC_FD_RET:
+	case SC_FD_PAIR_A0:
+	case SC_FD_PAIR_A3:
+		return err == E_MFILE || err == E_NFILE;
+	case SC_FCNTL: {
+		__u64 cmd = PT_REGS_PARM2_CORE_SYSCALL(regs);
+
+		return (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && (err == E_MFILE || err == E_NFILE);
+	}
+	case SC_CLONE:
+		return err == E_AGAIN || err == E_NOMEM;
+	case SC_MMAP:
+	case SC_MREMAP:
+		return err == E_NOMEM;
+	case SC_MPROTECT: /* committing reserved memory, not a bad address range */
+		return err == E_NOMEM && (PT_REGS_PARM3_CORE_SYSCALL(regs) & 7) == 3;
+	}
+	return 0;
+}
+
+static __always_inline void call_failed(void *ctx, struct pt_regs *regs, long slot, __u8 cls, long err,
+					__u64 bytes)
+{
+	struct ooms_fail_key key = {};
+	struct ooms_alloc_event *a;
+	struct ooms_event *e;
+	__u64 one = 1, *n, count = 1;
+
+	__sync_fetch_and_add(&totals.call_fails, 1);
+	key.stack_id = bpf_get_stackid(ctx, &fail_stacks, BPF_F_USER_STACK);
+	if (key.stack_id < 0)
+		key.stack_id = -1;
+	key.nr = slot;
+	key.err = err;
+	n = bpf_map_lookup_elem(&fail_counts, &key);
+	if (n)
+		count = __sync_fetch_and_add(n, 1) + 1;
+	else if (bpf_map_update_elem(&fail_counts, &key, &one, BPF_NOEXIST))
+		__sync_fetch_and_add(&totals.set_full_drops, 1); /* table full: counted in totals only */
+	if (count > OOMS_FAIL_FULL)
+		return;
+	/* with the deep slice of a big allocation: the failing call is deep in
+	 * libc (clone3 under pthread_create), built without frame pointers */
+	a = bpf_ringbuf_reserve(&events, sizeof(*a), 0);
+	if (!a) {
+		__sync_fetch_and_add(&totals.ringbuf_drops, 1);
+		return;
+	}
+	e = &a->ev;
+	e->type = EV_CALL_FAIL;
+	e->version = OOMS_EVENT_VERSION;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->ts_ns = bpf_ktime_get_ns();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->ret = -err;
+	e->arg0 = bytes;
+	e->arg1 = (__u64)(__u32)key.stack_id << 32 | (__u32)count;
+	e->live = cls == SC_CLONE ? totals.threads_live : totals.fds_live;
+	e->nr = slot;
+	event_stack(ctx, e, user_sp(regs));
+	read_deep(a->deep, e->sp);
+	/* a failure is what the collector must see before the process dies */
+	bpf_ringbuf_submit(a, BPF_RB_FORCE_WAKEUP);
+	__sync_fetch_and_add(&totals.events_sent, 1);
+	__sync_fetch_and_add(&totals.call_fails_sent, 1);
+}
+
+/* What a failed call asked for: bytes for memory calls, flags for clone. */
+static __always_inline __u64 fail_size(__u8 cls, struct pt_regs *regs)
+{
+	switch (cls) {
+	case SC_MMAP:
+		return page_up(PT_REGS_PARM2_CORE_SYSCALL(regs));
+	case SC_MREMAP:
+		return page_up(PT_REGS_PARM3_CORE_SYSCALL(regs));
+	case SC_MPROTECT:
+		return page_up(PT_REGS_PARM2_CORE_SYSCALL(regs));
+	case SC_CLONE:
+		return PT_REGS_PARM1_CORE_SYSCALL(regs); /* clone flags; clone3: its args pointer */
+	}
+	return 0;
+}
+
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
@@ -360,9 +474,13 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	cls = nr_class[slot];
 	if (cls == SC_NONE)
 		return 0;
-	/* a failed call changes nothing (mmap returns addresses, so check errno range) */
-	if (ret < 0 && ret >= -MAX_ERRNO)
+	/* a failed call changes nothing (mmap returns addresses, so check errno range);
+	 * one that failed for want of a resource is recorded */
+	if (ret < 0 && ret >= -MAX_ERRNO) {
+		if (resource_error(cls, -ret, regs))
+			call_failed(ctx, regs, slot, cls, -ret, fail_size(cls, regs));
 		return 0;
+	}
 
 	switch (cls) {
 	case SC_FD_RET:
@@ -445,6 +563,9 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 					     (__s64)page_up(ret) - (__s64)page_up(prev));
 		if (prev && (__u64)ret > prev)
 			alloc_syscall(ctx, regs, slot, prev, (__u64)ret - prev, AF_BRK);
+		/* brk fails by returning the old break: growth asked for, none given */
+		if ((__u64)ret < PT_REGS_PARM1_CORE_SYSCALL(regs) && (__u64)ret == prev)
+			call_failed(ctx, regs, slot, cls, E_NOMEM, PT_REGS_PARM1_CORE_SYSCALL(regs) - ret);
 		break;
 	}
 	}
@@ -473,6 +594,7 @@ int BPF_PROG(thread_new, struct task_struct *parent, struct task_struct *child)
 	if (!e)
 		return 0;
 	e->ret = child_tid;
+	e->live = totals.threads_live;
 	p = bpf_map_lookup_elem(&pending_threads, &tid);
 	if (p) {
 		/* made by pthread_create: the stack at its entry is the caller's */
@@ -491,17 +613,117 @@ int BPF_PROG(thread_new, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+struct ooms_sig_rec last_sig[OOMS_NSIG] = {};
+struct ooms_oom_victim oom = {};
+struct ooms_death death = {};
+
+/* The last thread of the target is leaving (signal->live was decremented
+ * before this tracepoint): keep its wait status, and wake the collector. */
+static __always_inline void target_died(__u32 tid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct ooms_event *e;
+
+	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+		return;
+	death.exit_code = BPF_CORE_READ(task, exit_code);
+	death.last_tid = tid;
+	bpf_get_current_comm(death.last_comm, sizeof(death.last_comm));
+	death.ts_ns = bpf_ktime_get_ns();
+	e = event_start(EV_DEATH);
+	if (!e)
+		return;
+	e->ret = death.exit_code;
+	e->stack_bytes = 0;
+	e->sp = 0;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	__sync_fetch_and_add(&totals.events_sent, 1);
+}
+
+/* include/linux/sched/signal.h (defines, not in BTF); COREDUMP is 5.x's */
+#define SIGNAL_GROUP_EXIT 0x4
+#define SIGNAL_GROUP_COREDUMP 0x8
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, char[OOMS_COMM_LEN]);
+} dying_names SEC(".maps");
+
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(thread_exit)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
 
 	if (!is_target())
 		return 0;
 	__sync_fetch_and_add(&totals.thread_exits, 1);
-	if (bpf_map_delete_elem(&live_threads, &tid) == 0)
-		__sync_fetch_and_add(&totals.threads_live, -1);
 	bpf_map_delete_elem(&pending_threads, &tid);
+	if (BPF_CORE_READ(task, signal, flags) & (SIGNAL_GROUP_EXIT | SIGNAL_GROUP_COREDUMP)) {
+		/* The whole process is going (exit_group, a fatal signal): the
+		 * set keeps the threads as they were at its death, and the name
+		 * each had last, for the death record. */
+		char comm[OOMS_COMM_LEN];
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		bpf_map_update_elem(&dying_names, &tid, comm, BPF_ANY);
+	} else if (bpf_map_delete_elem(&live_threads, &tid) == 0) {
+		__sync_fetch_and_add(&totals.threads_live, -1);
+	}
+	target_died(tid);
+	return 0;
+}
+
+/* Every signal generated for the target, by number: the last one's sender.
+ * Signals are few; the record stays in .bss, nothing is sent. */
+SEC("raw_tp/signal_generate")
+int BPF_PROG(signal_generate, int sig, struct kernel_siginfo *info, struct task_struct *task, int group,
+	     int result)
+{
+	struct ooms_sig_rec *r;
+	__u32 idx;
+	__u64 id;
+
+	if (BPF_CORE_READ(task, tgid) != target_tgid || sig <= 0 || sig >= OOMS_NSIG)
+		return 0;
+	idx = sig;
+	asm volatile("" : "+r"(idx)); /* the compiler must not drop the mask: the verifier needs it */
+	r = &last_sig[idx & (OOMS_NSIG - 1)];
+	id = bpf_get_current_pid_tgid();
+	r->ts_ns = bpf_ktime_get_ns();
+	__sync_fetch_and_add(&r->count, 1);
+	r->sender_tgid = id >> 32;
+	r->sender_tid = (__u32)id;
+	/* SEND_SIG_NOINFO (0) and SEND_SIG_PRIV (1) are not pointers */
+	if ((unsigned long)info > 1)
+		r->code = BPF_CORE_READ(info, si_code);
+	else
+		r->code = (unsigned long)info ? 0x80 /* SI_KERNEL */ : 0 /* SI_USER */;
+	r->result = result;
+	bpf_get_current_comm(r->sender_comm, sizeof(r->sender_comm));
+	return 0;
+}
+
+/* The kernel's OOM killer chose the target (global, or its memory cgroup's
+ * limit): what it had, as the kernel counted it. */
+SEC("tp/oom/mark_victim")
+int oom_victim(struct trace_event_raw_mark_victim *tp)
+{
+	if ((__u32)BPF_CORE_READ(tp, pid) != target_tgid)
+		return 0;
+	oom.ts_ns = bpf_ktime_get_ns();
+	if (bpf_core_field_exists(tp->anon_rss)) { /* kernels before 6.2 give only the pid */
+		oom.total_vm_kb = BPF_CORE_READ(tp, total_vm);
+		oom.anon_rss_kb = BPF_CORE_READ(tp, anon_rss);
+		oom.file_rss_kb = BPF_CORE_READ(tp, file_rss);
+		oom.shmem_rss_kb = BPF_CORE_READ(tp, shmem_rss);
+		oom.pgtables_kb = BPF_CORE_READ(tp, pgtables);
+		oom.oom_score_adj = BPF_CORE_READ(tp, oom_score_adj);
+	}
+	oom.killer_tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_get_current_comm(oom.killer_comm, sizeof(oom.killer_comm));
 	return 0;
 }
 

@@ -14,7 +14,7 @@
 #include <stdint.h> /* user space; BPF gets the same names from vmlinux.h */
 #endif
 
-#define OOMS_EVENT_VERSION 1
+#define OOMS_EVENT_VERSION 2
 #define OOMS_STACK_DEPTH 40   /* frames captured by bpf_get_stack */
 #define OOMS_SLICE_WORDS 32   /* words copied from the user stack pointer up */
 #define OOMS_COMM_LEN 16
@@ -36,6 +36,7 @@ enum ooms_sysclass {
 	SC_MREMAP,      /* old len arg1, new len arg2 */
 	SC_BRK,
 	SC_MPROTECT,    /* prot at arg2: read+write over a reservation commits memory */
+	SC_CLONE,       /* clone/clone3/fork/vfork: only their failures (sched_process_fork sees the rest) */
 	SC_CLASS_MAX,
 };
 
@@ -46,6 +47,12 @@ enum ooms_event_type {
 	EV_BIG_ALLOC = 4,  /* one allocation of at least big_alloc_bytes, with stack: ret address
 			    * (0 when not known), arg0 bytes, arg1 enum ooms_alloc_fn */
 	EV_ALLOC_FREE = 5, /* a reported allocation freed: ret address, arg0 bytes, arg1 enum ooms_alloc_fn */
+	EV_CALL_FAIL = 6,  /* a call failed for want of a resource (EMFILE, ENFILE, EAGAIN, ENOMEM), with stack
+			    * and a deep slice (sent as struct ooms_alloc_event):
+			    * ret -errno, arg0 bytes asked for (mmap, mremap, brk, mprotect) or clone flags,
+			    * arg1 stack id << 32 | failures of that stack id so far (the first
+			    * OOMS_FAIL_FULL of each are sent; the rest only counted), live the set's size */
+	EV_DEATH = 7,      /* the target's last thread exited: ret its wait status (exit code << 8, or signal) */
 	EV_TYPE_MAX,
 };
 
@@ -81,6 +88,8 @@ struct ooms_event {
 	int64_t ret;          /* new fd, new thread id, or mapped address */
 	uint64_t arg0;        /* EV_FD_OPEN: second fd of a pair or -1; EV_MMAP_BIG: length */
 	uint64_t arg1;        /* EV_THREAD_NEW: pthread start routine or 0; EV_MMAP_BIG: flags */
+	int64_t live;         /* EV_FD_OPEN, EV_CALL_FAIL on fds: open fds; EV_THREAD_NEW, EV_CALL_FAIL on
+			       * clone: live threads; just after the event (rules are checked on it) */
 	uint32_t nr;          /* syscall number (as seen, compat offset applied) or 0 */
 	int32_t stack_bytes;  /* bytes of ustack filled, or a negative errno */
 	uint64_t ustack[OOMS_STACK_DEPTH];
@@ -118,6 +127,50 @@ struct ooms_totals {
 	uint64_t brk_cur;        /* last program break seen (seeded from /proc at attach) */
 	uint64_t big_allocs;     /* allocations at or over big_alloc_bytes */
 	uint64_t big_frees;      /* of those, freed (uprobe mode with return probes) */
+	uint64_t call_fails;     /* calls failed for want of a resource (EV_CALL_FAIL), sent or not */
+	uint64_t call_fails_sent; /* of those, sent with their stack (the rest were over the per-stack limit) */
+};
+
+/* Failures of one kind from one place: the first OOMS_FAIL_FULL are sent
+ * with their stack, the rest only counted (a loop that retries a failing
+ * call must not flood the ring buffer). */
+#define OOMS_FAIL_FULL 4
+
+struct ooms_fail_key {
+	int32_t stack_id;     /* user stack id in fail_stacks, or -1 */
+	uint32_t nr;          /* syscall slot */
+	int32_t err;          /* errno (positive) */
+	uint32_t pad;
+};
+
+/* The last signal of each number sent to the target (index: signal number):
+ * who sent it decides "who killed it" when the exit status names a signal. */
+#define OOMS_NSIG 64 /* signals 1..63 (64, SIGRTMAX, is not followed) */
+struct ooms_sig_rec {
+	uint64_t ts_ns;
+	uint64_t count;       /* signals of this number generated for the target */
+	uint32_t sender_tgid; /* current task when it was generated */
+	uint32_t sender_tid;
+	int32_t code;         /* si_code: SI_USER 0, SI_KERNEL 0x80, SI_TKILL -6, > 0 from a fault */
+	int32_t result;       /* 0 delivered, 1 ignored, 2 already pending, ... */
+	char sender_comm[OOMS_COMM_LEN];
+};
+
+/* oom:mark_victim for the target: the kernel's OOM killer chose it. */
+struct ooms_oom_victim {
+	uint64_t ts_ns;       /* 0: never */
+	uint64_t total_vm_kb, anon_rss_kb, file_rss_kb, shmem_rss_kb, pgtables_kb;
+	int32_t oom_score_adj;
+	uint32_t killer_tgid; /* the task whose allocation ran out (current at the tracepoint) */
+	char killer_comm[OOMS_COMM_LEN];
+};
+
+/* The target's end, written when its last thread exits. */
+struct ooms_death {
+	uint64_t ts_ns;       /* 0: still alive */
+	int32_t exit_code;    /* wait status: exit code << 8, or the signal (| 0x80 with a core dump) */
+	uint32_t last_tid;
+	char last_comm[OOMS_COMM_LEN];
 };
 
 #endif

@@ -207,6 +207,35 @@ void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 	}
 }
 
+const char *ooms_attrib_fd_guess(struct ooms_attrib *a, int fd, char *buf, size_t len)
+{
+	static const struct {
+		const char *prefix, *target;
+	} kinds[] = {
+		{"socket", "socket:[?]"}, {"accept", "socket:[?]"}, {"pipe", "pipe:[?]"},
+		{"eventfd", "anon_inode:[eventfd]"}, {"epoll", "anon_inode:[eventpoll]"},
+		{"timerfd", "anon_inode:[timerfd]"}, {"signalfd", "anon_inode:[signalfd]"},
+		{"inotify", "anon_inode:inotify"}, {"memfd", "/memfd:? (deleted)"},
+		{"pidfd", "anon_inode:[pidfd]"}, {"io_uring", "anon_inode:[io_uring]"},
+	};
+	struct origin *o = fd >= 0 && (size_t)fd < a->nfds ? &a->fds[fd] : NULL;
+	const char *call;
+
+	if (!o || o->seen != 1)
+		return NULL;
+	call = ooms_syscall_name(a->arch, o->nr);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strncmp(call, kinds[i].prefix, strlen(kinds[i].prefix))) {
+			snprintf(buf, len, "%s", kinds[i].target);
+			return buf;
+		}
+	if (strstr(call, "open") || !strcmp(call, "creat"))
+		snprintf(buf, len, "/? (opened by %s; gone before its path could be read)", call);
+	else
+		snprintf(buf, len, "?:[%s]", call); /* dup, fcntl: the kind of what was duplicated */
+	return buf;
+}
+
 void ooms_attrib_thread_name(struct ooms_attrib *a, uint32_t tid, const char *name)
 {
 	struct thread_slot *t = thread_find(a, tid, 1);
@@ -267,8 +296,23 @@ static void write_frame(struct json *j, struct ooms_attrib *a, uint64_t addr, in
 static void write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack);
 static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len);
 
+static uint32_t stack_of(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice, size_t nslice,
+			 unsigned depth, int scan);
+
 uint32_t ooms_attrib_stack(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice,
 			   size_t nslice, unsigned depth)
+{
+	return stack_of(a, e, slice, nslice, depth, 0);
+}
+
+uint32_t ooms_attrib_stack_scan(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice,
+				size_t nslice)
+{
+	return stack_of(a, e, slice, nslice, 0, 1);
+}
+
+static uint32_t stack_of(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice, size_t nslice,
+			 unsigned depth, int scan)
 {
 	uint64_t frames[MAX_FRAMES];
 	size_t n = e->stack_bytes > 0 ? (size_t)e->stack_bytes / 8 : 0;
@@ -279,7 +323,8 @@ uint32_t ooms_attrib_stack(struct ooms_attrib *a, const struct ooms_event *e, co
 		slice = e->slice;
 		nslice = OOMS_SLICE_WORDS;
 	}
-	n = ooms_stackfix_repair(a->fix, e->ustack, n, e->sp, slice, nslice, frames, MAX_FRAMES);
+	n = (scan ? ooms_stackfix_repair_scan : ooms_stackfix_repair)(a->fix, e->ustack, n, e->sp, slice, nslice,
+								      frames, MAX_FRAMES);
 	if (depth && n > depth)
 		n = depth;
 	return ooms_stacks_intern(a->stacks, frames, n);

@@ -37,6 +37,11 @@ void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e);
 /* The runtime's full name for thread tid (a Java thread's, which the kernel
  * cuts to 15 characters); thread groups use it. NULL or "" forgets it. */
 void ooms_attrib_thread_name(struct ooms_attrib *a, uint32_t tid, const char *name);
+/* What /proc/PID/fd/FD would have said, guessed from the call that made fd
+ * ("socket:[?]", "anon_inode:[eventfd]", "/? (opened by openat; ...)"), for
+ * fds whose process is gone. Returns buf, or NULL when no call made fd since
+ * attach. */
+const char *ooms_attrib_fd_guess(struct ooms_attrib *a, int fd, char *buf, size_t len);
 /* Threads and fds that were there at attach have no creation event. */
 void ooms_attrib_mark_preexisting(struct ooms_attrib *a, const struct ooms_snapshot *s);
 
@@ -64,6 +69,10 @@ uint64_t ooms_attrib_events(const struct ooms_attrib *a);
 struct json;
 uint32_t ooms_attrib_stack(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice,
 			   size_t nslice, unsigned depth); /* slice NULL: the event's own */
+/* The same through a deep slice, scanning for return addresses where the
+ * CFI walk stops (see ooms_stackfix_repair_scan); all frames. */
+uint32_t ooms_attrib_stack_scan(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice,
+				size_t nslice);
 void ooms_attrib_write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack);
 const char *ooms_attrib_culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len);
 /* The stack's frames in crash-log form, one "INDENT#NN text" line each. */

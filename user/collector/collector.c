@@ -24,6 +24,10 @@
 #include "collect.h"
 #include "collect.skel.h"
 #include "collector/attrib.h"
+#include "collector/cgroup.h"
+#include "collector/death.h"
+#include "collector/failures.h"
+#include "collector/held.h"
 #include "collector/launch.h"
 #include "collector/procfs.h"
 #include "collector/syscall_table.h"
@@ -33,6 +37,7 @@
 #include "report/report.h"
 #include "runtime/shim_client.h"
 #include "sym/symbolize.h"
+#include "util/atomic_file.h"
 #include "util/json.h"
 
 struct coll {
@@ -69,7 +74,26 @@ struct coll {
 	uint64_t last_sample_ns;
 	uint64_t *fd_bits;     /* the BPF fd bitmap, mmap-ed */
 	size_t fd_words;
+	struct ooms_failures *fails;
+	int fail_snapped[FAIL_KIND_MAX]; /* the state at the first failure of each kind was written */
+	struct ooms_sample last_smp;    /* the last sample: limits for rules checked on events */
+	int have_smp;
+	struct ooms_cgroup cg;          /* the target's cgroups at the last sample */
+	int died;                       /* the kernel side saw the last thread exit */
+	uint64_t sym_refresh_ns;        /* when the symbolizer last read the maps */
+	/* found while events are handled, acted on once the batch is read (so
+	 * a snapshot's every member has had its creation event attributed) */
+	struct ooms_crossing pending_xs[RULE_MAX];
+	struct ooms_sample pending_smp;
+	size_t npending;
+	struct ooms_fail_group pending_fail[FAIL_KIND_MAX]; /* copies: the groups' array may move */
+	int has_pending_fail[FAIL_KIND_MAX];
 };
+
+/* The snapshots a run writes: threads, fds, vmsize. */
+enum snap_kind { SNAP_THREADS, SNAP_FDS, SNAP_VMSIZE };
+
+static const char *const snap_base[] = {"threads", "fds", "vmsize"};
 
 /* Crossings of every rule: the detectors' and the heap rule's. */
 static int crossings(struct coll *c)
@@ -533,6 +557,154 @@ static void alloc_body(struct json *j, void *arg)
 	ooms_allocs_json(j, l->c->allocs, l->r, since_start(l->c), l->c->start_ns);
 }
 
+static void handle_crossings(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp,
+			     const struct ooms_crossing *xs, size_t nx, const char *seen_at);
+
+/* The sets as the kernel side holds them now (see held.h). 0 or -errno. */
+static int held_snapshot(struct coll *c, struct ooms_snapshot *s)
+{
+	struct ooms_held_sets h = {
+		.pid = c->pid,
+		.fd_bits = c->fd_bits,
+		.fd_words = c->fd_words,
+		.threads_map_fd = bpf_map__fd(c->skel->maps.live_threads),
+		.names_map_fd = bpf_map__fd(c->skel->maps.dying_names),
+		.attrib = c->attrib,
+		.last = &c->last,
+	};
+	int e = ooms_held_snapshot(&h, s);
+
+	if (!e) {
+		s->t = since_start(c);
+		s->thread_limit = c->last_smp.thread_limit;
+		s->fd_limit = c->last_smp.fd_limit;
+	}
+	return e;
+}
+
+/* Count rules that need no history, checked on each fd, thread or failure
+ * event with the figure the kernel side had just after it: a burst that
+ * exhausts a limit in 50 ms crosses, and its snapshot is taken, before the
+ * process dies and the kernel closes everything. */
+static void check_on_event(struct coll *c, const struct ooms_event *e)
+{
+	struct ooms_crossing xs[RULE_MAX];
+	struct ooms_sample smp;
+	const struct ooms_fail_group *g = e->type == EV_CALL_FAIL ? ooms_failures_last(c->fails) : NULL;
+	int threads = e->type == EV_THREAD_NEW || (g && g->kind == FAIL_THREADS);
+	size_t nx;
+
+	if (!c->have_smp || (g && g->kind == FAIL_MEMORY))
+		return;
+	smp = c->last_smp;
+	smp.t = e->ts_ns > c->start_ns ? (e->ts_ns - c->start_ns) / 1e9 : since_start(c);
+	if (threads)
+		smp.threads = e->live;
+	else
+		smp.fds = e->live;
+	nx = ooms_detect_feed_instant(&c->det, &smp, xs, RULE_MAX);
+	for (size_t i = 0; i < nx && c->npending < RULE_MAX; i++)
+		c->pending_xs[c->npending++] = xs[i];
+	if (nx)
+		c->pending_smp = smp;
+}
+
+struct failure_line {
+	struct coll *c;
+	const struct ooms_fail_group *g;
+	const char *wrote;
+};
+
+static void failure_body(struct json *j, void *arg)
+{
+	struct failure_line *l = arg;
+
+	json_obj(j);
+	json_kstr(j, "type", "failure");
+	json_kdbl(j, "t", l->g->last_ns > l->c->start_ns ? (l->g->last_ns - l->c->start_ns) / 1e9 : 0);
+	ooms_failures_json(j, l->c->fails, l->g, l->c->start_ns, 1);
+	if (l->wrote)
+		json_kstr(j, "wrote", l->wrote);
+	json_obj_end(j);
+}
+
+static int write_snap(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, const char *name);
+
+/* A call failed for want of a resource: a timeline record and a live line
+ * for each one the kernel sent in full; at the first failure of a kind, the
+ * groups of that resource as they stood (BASE-at-failure.json), written
+ * with the record once the batch of events is read. */
+static void on_failure(struct coll *c, const struct ooms_event *e, size_t size)
+{
+	int first = 0;
+	const struct ooms_fail_group *g = ooms_failures_event(c->fails, e, size, &first);
+
+	if (!g)
+		return;
+	c->pending_fail[g->kind] = *g;
+	c->has_pending_fail[g->kind] = 1;
+}
+
+static void report_failure(struct coll *c, const struct ooms_fail_group *g)
+{
+	struct failure_line l = {c, g, NULL};
+	char name[64], line[512];
+
+	if (!c->fail_snapped[g->kind]) {
+		enum snap_kind kind = g->kind == FAIL_FDS ? SNAP_FDS : g->kind == FAIL_THREADS ? SNAP_THREADS : SNAP_VMSIZE;
+		struct ooms_snapshot s;
+
+		c->fail_snapped[g->kind] = 1;
+		snprintf(name, sizeof(name), "%s-at-failure.json", snap_base[kind]);
+		if (held_snapshot(c, &s) == 0) {
+			if (write_snap(c, &s, kind, name) == 0)
+				l.wrote = name;
+			ooms_snapshot_free(&s);
+		}
+	}
+	emit(c, failure_body, &l);
+	if (!c->o->json) {
+		ooms_failures_line(c->fails, g, line, sizeof(line));
+		printf("!! failure: %s%s%s\n", line, l.wrote ? " -> " : "", l.wrote ? l.wrote : "");
+		fflush(stdout);
+	}
+}
+
+/* Reads what the ring buffer holds, then acts on the crossings and
+ * failures its events brought. */
+static void consume(struct coll *c)
+{
+	struct ooms_snapshot s;
+
+	ring_buffer__consume(c->rb);
+	if (c->npending && held_snapshot(c, &s) == 0) {
+		handle_crossings(c, &s, &c->pending_smp, c->pending_xs, c->npending, "event");
+		ooms_snapshot_free(&s);
+	}
+	c->npending = 0;
+	for (int k = 0; k < FAIL_KIND_MAX; k++)
+		if (c->has_pending_fail[k]) {
+			c->has_pending_fail[k] = 0;
+			report_failure(c, &c->pending_fail[k]);
+		}
+}
+
+/* A stack from code the symbolizer has not seen mapped (a launched target
+ * after its exec, a library loaded since the last sample): read the maps
+ * again now, while the process is still there to read them from. */
+static void sym_catch_up(struct coll *c, const struct ooms_event *e)
+{
+	uint64_t now;
+
+	if (e->stack_bytes < 8 || ooms_sym_is_exec(c->sym, e->ustack[0]))
+		return;
+	now = now_ns();
+	if (now - c->sym_refresh_ns < 20 * 1000 * 1000ull)
+		return;
+	c->sym_refresh_ns = now;
+	ooms_sym_refresh(c->sym);
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct coll *c = ctx;
@@ -541,7 +713,16 @@ static int handle_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(struct ooms_event))
 		return 0;
+	sym_catch_up(c, e);
 	ooms_attrib_event(c->attrib, e);
+	if (e->version == OOMS_EVENT_VERSION) {
+		if (e->type == EV_CALL_FAIL)
+			on_failure(c, e, size);
+		else if (e->type == EV_DEATH)
+			c->died = 1;
+		if (e->type == EV_FD_OPEN || e->type == EV_THREAD_NEW || e->type == EV_CALL_FAIL)
+			check_on_event(c, e);
+	}
 	if ((e->type == EV_BIG_ALLOC || e->type == EV_ALLOC_FREE) && (r = ooms_allocs_event(c->allocs, e, size))) {
 		struct alloc_line l = {c, r};
 		char line[512];
@@ -619,6 +800,7 @@ struct crossing_rec {
 	const struct ooms_crossing *x;
 	const char *file;
 	const char *allocs; /* the large allocations' snapshot written with it, or NULL */
+	const char *seen_at; /* "sample" (the interval's), or "event" (between samples) */
 };
 
 static void crossing_body(struct json *j, void *arg)
@@ -632,6 +814,7 @@ static void crossing_body(struct json *j, void *arg)
 	json_kint(j, "value", r->x->value);
 	json_kint(j, "limit", r->x->limit);
 	json_kstr(j, "reason", r->x->reason);
+	json_kstr(j, "seen_at", r->seen_at);
 	json_kstr(j, "wrote", r->file);
 	if (r->allocs)
 		json_kstr(j, "allocs", r->allocs);
@@ -681,10 +864,6 @@ static void check_drift(struct coll *c, const struct ooms_snapshot *s, const str
 	}
 }
 
-/* The snapshots a run writes: threads, fds, vmsize. */
-enum snap_kind { SNAP_THREADS, SNAP_FDS, SNAP_VMSIZE };
-
-static const char *const snap_base[] = {"threads", "fds", "vmsize"};
 
 static enum snap_kind rule_snap(enum ooms_rule r)
 {
@@ -700,18 +879,12 @@ static enum snap_kind rule_snap(enum ooms_rule r)
 	}
 }
 
-/* Writes snapshot kind as BASE.json (seq 0: the current view) or
- * BASE-SEQ.json (crossing seq); name gets the file's name. */
-static int write_file(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, int seq, char *name,
-		      size_t name_len)
+/* Writes snapshot kind as DIR/name. */
+static int write_snap(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, const char *name)
 {
 	char path[4200];
 	int e;
 
-	if (seq)
-		snprintf(name, name_len, "%s-%d.json", snap_base[kind], seq);
-	else
-		snprintf(name, name_len, "%s.json", snap_base[kind]);
 	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
 	if (kind == SNAP_THREADS)
 		e = ooms_attrib_write_threads(c->attrib, s, path);
@@ -722,6 +895,18 @@ static int write_file(struct coll *c, const struct ooms_snapshot *s, enum snap_k
 	if (e)
 		err("cannot write %s: %s", path, strerror(-e));
 	return e;
+}
+
+/* Writes snapshot kind as BASE.json (seq 0: the current view) or
+ * BASE-SEQ.json (crossing seq); name gets the file's name. */
+static int write_file(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, int seq, char *name,
+		      size_t name_len)
+{
+	if (seq)
+		snprintf(name, name_len, "%s-%d.json", snap_base[kind], seq);
+	else
+		snprintf(name, name_len, "%s.json", snap_base[kind]);
+	return write_snap(c, s, kind, name);
 }
 
 static void print_header(void)
@@ -745,6 +930,78 @@ static void print_row(const struct ooms_sample *s)
 	fflush(stdout);
 }
 
+/* Crossings found on a sample or on an event: the groups as they stand
+ * (BASE-N.json) and the current view (BASE.json, rewritten at the end). */
+static void handle_crossings(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp,
+			     const struct ooms_crossing *xs, size_t nx, const char *seen_at)
+{
+	for (size_t i = 0; i < nx; i++) {
+		enum snap_kind kind = rule_snap(xs[i].rule);
+		char snap[64], path[4200], numbered[64], current[64];
+		struct crossing_rec cr = {smp->t, &xs[i], numbered, NULL, seen_at};
+
+		/* the groups as they stand at the crossing (fds-N.json), and the
+		 * current view (fds.json, rewritten at the end) */
+		if (write_file(c, s, kind, crossings(c) + 1, numbered, sizeof(numbered)) != 0)
+			cr.file = NULL;
+		write_file(c, s, kind, 0, current, sizeof(current));
+		/* a native target's "dump": its large allocations as they stand now */
+		if (c->allocs && (!c->jheap || ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE)) {
+			snprintf(snap, sizeof(snap), "allocs-%d.json", crossings(c) + 1);
+			snprintf(path, sizeof(path), "%s/%s", c->dir, snap);
+			if (ooms_allocs_write(c->allocs, path, c->start_ns) == 0)
+				cr.allocs = snap;
+		}
+		emit(c, crossing_body, &cr);
+		if (!c->o->json)
+			printf("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir,
+			       cr.file ? cr.file : current);
+		c->crossings++;
+	}
+}
+
+/* The limits the count rules compare against: the tightest thread limit
+ * (threads-max, RLIMIT_NPROC, --thread-limit, the pids cgroup's pids.max,
+ * which counts the cgroup's tasks, the target's among them) and
+ * RLIMIT_NOFILE. */
+static void fill_limits(struct coll *c, const struct proc_limits *lim, struct ooms_sample *smp)
+{
+	smp->thread_limit = c->threads_max;
+	smp->thread_limit_src = "threads-max";
+	if (lim->nproc_soft > 0 && lim->nproc_soft < smp->thread_limit) {
+		smp->thread_limit = lim->nproc_soft;
+		smp->thread_limit_src = "RLIMIT_NPROC";
+	}
+	if (c->o->detect.thread_ratio > 0 && c->o->thread_limit > 0 && c->o->thread_limit < smp->thread_limit) {
+		smp->thread_limit = c->o->thread_limit;
+		smp->thread_limit_src = "--thread-limit";
+	}
+	if (ooms_cgroup_find(c->pid, &c->cg) == 0 && c->cg.pids_max > 0 && c->cg.pids_max < smp->thread_limit) {
+		smp->thread_limit = c->cg.pids_max;
+		smp->thread_limit_src = "pids.max";
+	}
+	smp->fd_limit = lim->nofile_soft;
+}
+
+/* Before the first sample, the limits alone (every figure unknown), so
+ * the rules checked on events can fire from the first event on: a target
+ * may exhaust its fds within 50 ms of starting. */
+static void seed_limits(struct coll *c)
+{
+	struct proc_limits lim;
+	struct ooms_sample *smp = &c->last_smp;
+
+	memset(smp, 0, sizeof(*smp));
+	smp->rss_kb = smp->vmsize_kb = smp->vmpeak_kb = smp->vmsize_bpf_kb = -1;
+	smp->threads = smp->threads_bpf = smp->fds = smp->fds_bpf = -1;
+	smp->heap_used = smp->heap_committed = smp->heap_max = -1;
+	smp->is_32bit = c->is_32bit;
+	if (proc_read_limits(c->pid, &lim) != 0)
+		return;
+	fill_limits(c, &lim, smp);
+	c->have_smp = 1;
+}
+
 /* Returns 1 when the target is gone. */
 static int take_sample(struct coll *c)
 {
@@ -757,7 +1014,7 @@ static int take_sample(struct coll *c)
 	int64_t vm_delta;
 	size_t nx;
 
-	ring_buffer__consume(c->rb);
+	consume(c);
 	if (ooms_snapshot_take(c->pid, &s) != 0 || proc_read_status(c->pid, &st) != 0 ||
 	    proc_read_limits(c->pid, &lim) != 0) {
 		ooms_snapshot_free(&s);
@@ -779,20 +1036,9 @@ static int take_sample(struct coll *c)
 	c->prev_vm_delta = vm_delta;
 	smp.threads = s.nthreads;
 	smp.threads_bpf = t->threads_live;
-	smp.thread_limit = c->threads_max;
-	smp.thread_limit_src = "threads-max";
-	if (lim.nproc_soft > 0 && lim.nproc_soft < smp.thread_limit) {
-		smp.thread_limit = lim.nproc_soft;
-		smp.thread_limit_src = "RLIMIT_NPROC";
-	}
-	if (c->o->detect.thread_ratio > 0 && c->o->thread_limit > 0 &&
-	    c->o->thread_limit < smp.thread_limit) {
-		smp.thread_limit = c->o->thread_limit;
-		smp.thread_limit_src = "--thread-limit";
-	}
 	smp.fds = s.nfds;
 	smp.fds_bpf = t->fds_live;
-	smp.fd_limit = lim.nofile_soft;
+	fill_limits(c, &lim, &smp);
 	smp.ringbuf_drops = t->ringbuf_drops + (c->jheap ? ooms_jheap_drops(c->jheap) : 0);
 	smp.set_full_drops = t->set_full_drops;
 	smp.events = ooms_attrib_events(c->attrib);
@@ -817,29 +1063,9 @@ static int take_sample(struct coll *c)
 		ooms_jheap_check(c->jheap, &smp);
 
 	nx = ooms_detect_feed(&c->det, &smp, xs, RULE_MAX);
-	for (size_t i = 0; i < nx; i++) {
-		enum snap_kind kind = rule_snap(xs[i].rule);
-		char snap[64], path[4200], numbered[64], current[64];
-		struct crossing_rec cr = {smp.t, &xs[i], numbered, NULL};
-
-		/* the groups as they stand at the crossing (fds-N.json), and the
-		 * current view (fds.json, rewritten at the end) */
-		if (write_file(c, &s, kind, crossings(c) + 1, numbered, sizeof(numbered)) != 0)
-			cr.file = NULL;
-		write_file(c, &s, kind, 0, current, sizeof(current));
-		/* a native target's "dump": its large allocations as they stand now */
-		if (c->allocs && (!c->jheap || ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE)) {
-			snprintf(snap, sizeof(snap), "allocs-%d.json", crossings(c) + 1);
-			snprintf(path, sizeof(path), "%s/%s", c->dir, snap);
-			if (ooms_allocs_write(c->allocs, path, c->start_ns) == 0)
-				cr.allocs = snap;
-		}
-		emit(c, crossing_body, &cr);
-		if (!c->o->json)
-			printf("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir,
-			       cr.file ? cr.file : current);
-		c->crossings++;
-	}
+	handle_crossings(c, &s, &smp, xs, nx, "sample");
+	c->last_smp = smp;
+	c->have_smp = 1;
 	ooms_snapshot_free(&c->last);
 	c->last = s;
 	c->samples++;
@@ -922,10 +1148,140 @@ static void start_body(struct json *j, void *arg)
 	json_obj_end(j);
 }
 
+/* ---- the target's end ---- */
+
+struct death_line {
+	struct coll *c;
+	const struct ooms_death_rec *d;
+	const struct ooms_cgroup *cg;
+};
+
+static void death_body(struct json *j, void *arg)
+{
+	struct death_line *l = arg;
+	const struct ooms_death_rec *d = l->d;
+	const struct ooms_sample *s = &l->c->last_smp;
+	const struct ooms_fail_group *g = ooms_failures_last(l->c->fails);
+	volatile struct ooms_totals *t = totals(l->c);
+	uint64_t start = l->c->start_ns;
+
+	json_obj(j);
+	json_kstr(j, "type", "death");
+	json_kdbl(j, "t", d->ts_ns > start ? (d->ts_ns - start) / 1e9 : since_start(l->c));
+	json_kint(j, "pid", l->c->pid);
+	json_kstr(j, "cause", ooms_death_cause_name(d->cause));
+	json_kstr(j, "how", d->sentence);
+	if (d->status >= 0)
+		json_kint(j, "wait_status", d->status);
+	if (d->code >= 0)
+		json_kint(j, "exit_code", d->code);
+	if (d->signal) {
+		json_kint(j, "signal", d->signal);
+		json_kstr(j, "signal_name", ooms_signal_name(d->signal));
+		json_kbool(j, "core_dumped", d->core);
+		json_key(j, "sender");
+		json_obj(j);
+		json_kint(j, "pid", d->sender_pid);
+		json_kstr(j, "comm", d->sender_comm[0] ? d->sender_comm : NULL);
+		json_kint(j, "si_code", d->si_code);
+		json_obj_end(j);
+	}
+	if (d->oom.ts_ns) {
+		json_key(j, "oom_killer");
+		json_obj(j);
+		json_kdbl(j, "t", d->oom.ts_ns > start ? (d->oom.ts_ns - start) / 1e9 : 0);
+		json_kuint(j, "total_vm_kb", d->oom.total_vm_kb);
+		json_kuint(j, "anon_rss_kb", d->oom.anon_rss_kb);
+		json_kuint(j, "file_rss_kb", d->oom.file_rss_kb);
+		json_kuint(j, "shmem_rss_kb", d->oom.shmem_rss_kb);
+		json_kuint(j, "pgtables_kb", d->oom.pgtables_kb);
+		json_kint(j, "oom_score_adj", d->oom.oom_score_adj);
+		json_kint(j, "allocating_pid", d->oom.killer_tgid);
+		json_kstr(j, "allocating_comm", d->oom.killer_comm);
+		json_obj_end(j);
+	}
+	if (l->cg->mem_dir[0]) {
+		json_key(j, "memory_cgroup");
+		json_obj(j);
+		json_kstr(j, "path", l->cg->mem_name);
+		json_kstr(j, "version", l->cg->mem_v2 ? "v2" : "v1");
+		json_kint(j, "limit_bytes", l->cg->mem_limit);
+		json_kint(j, "limit_hits", l->cg->mem_hits);
+		json_kint(j, "oom_kills", l->cg->oom_kills);
+		json_obj_end(j);
+	}
+	/* as it stood just before the end: the last sample, and the kernel
+	 * side's sets, which the teardown does not empty */
+	json_key(j, "last_state");
+	json_obj(j);
+	json_kdbl(j, "t_sample", s->t);
+	json_kint(j, "rss_kb", s->rss_kb);
+	json_kint(j, "vmsize_kb", s->vmsize_kb);
+	json_kint(j, "threads", t->threads_live);
+	json_kint(j, "thread_limit", s->thread_limit);
+	json_kint(j, "fds", t->fds_live);
+	json_kint(j, "fd_limit", s->fd_limit);
+	if (s->heap_src) {
+		json_kint(j, "heap_used", s->heap_used);
+		json_kint(j, "heap_max", s->heap_max);
+	}
+	json_obj_end(j);
+	if (g) {
+		json_key(j, "last_failure");
+		json_obj(j);
+		ooms_failures_json(j, l->c->fails, g, start, 1);
+		json_obj_end(j);
+	}
+	json_kstr(j, "threads_file", "threads.json");
+	json_kstr(j, "fds_file", "fds.json");
+	json_kstr(j, "vmsize_file", "vmsize.json");
+	json_obj_end(j);
+}
+
+/* death.json: the death record alone. */
+static void write_death(struct coll *c, struct death_line *l)
+{
+	struct atomic_file af;
+	struct json j;
+	char path[4200];
+	int e;
+
+	snprintf(path, sizeof(path), "%s/death.json", c->dir);
+	if ((e = atomic_open(&af, path)) == 0) {
+		json_init(&j, af.f, 0);
+		death_body(&j, l);
+		json_end_line(&j);
+		e = atomic_commit(&af);
+	}
+	if (e)
+		err("cannot write %s: %s", path, strerror(-e));
+}
+
+/* The kernel's exact failure counts, and failures.json. */
+static void write_failures(struct coll *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.fail_counts);
+	struct ooms_fail_key key, next, *prev = NULL;
+	char path[4200];
+	uint64_t n;
+	int e;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (bpf_map_lookup_elem(fd, &next, &n) == 0)
+			ooms_failures_set_count(c->fails, &next, n);
+		key = next;
+		prev = &key;
+	}
+	snprintf(path, sizeof(path), "%s/failures.json", c->dir);
+	if ((e = ooms_failures_write(c->fails, path, c->start_ns)))
+		err("cannot write %s: %s", path, strerror(-e));
+}
+
 struct end_rec {
 	struct coll *c;
 	const char *reason;
 	int exit_status; /* wait status or -1 */
+	const struct ooms_death_rec *death;
 };
 
 static void end_body(struct json *j, void *arg)
@@ -948,6 +1304,12 @@ static void end_body(struct json *j, void *arg)
 	json_kuint(j, "events_sent", t->events_sent);
 	json_kuint(j, "events_received", ooms_attrib_events(r->c->attrib));
 	json_kint(j, "crossings", crossings(r->c));
+	json_kuint(j, "call_fails", t->call_fails);
+	json_kuint(j, "call_fails_sent", t->call_fails_sent);
+	if (r->death) {
+		json_kstr(j, "death", ooms_death_cause_name(r->death->cause));
+		json_kstr(j, "how", r->death->sentence);
+	}
 	if (r->c->jheap) {
 		json_kstr(j, "runtime", ooms_rt_name(ooms_jheap_runtime(r->c->jheap)));
 		json_kuint(j, "runtime_events", ooms_jheap_events(r->c->jheap));
@@ -983,6 +1345,12 @@ static int setup(struct coll *c)
 		err("out of memory");
 		return -1;
 	}
+	c->fails = ooms_failures_new(c->attrib, c->arch);
+	if (!c->fails) {
+		err("out of memory");
+		return -1;
+	}
+	ooms_cgroup_find(c->pid, &c->cg);
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), handle_event, c, NULL);
 	if (!c->rb) {
 		explain_bpf_error("opening the ring buffer", -errno);
@@ -1012,7 +1380,7 @@ static int setup(struct coll *c)
 						    __ATOMIC_SEQ_CST);
 		}
 	c->prev_vmsize_kb = s.vmsize_kb;
-	ooms_snapshot_free(&s);
+	c->last = s; /* what was there at attach, until the first sample */
 	attach_libc(c);
 	if (c->o->big_alloc_bytes && c->o->big_alloc_mode == ALLOC_UPROBE && attach_allocs(c))
 		return -1;
@@ -1155,14 +1523,14 @@ static const char *loop(struct coll *c)
 			break;
 		}
 		if (n == 0)
-			ring_buffer__consume(c->rb); /* the BPF side wakes us only every few hundred events */
+			consume(c); /* the BPF side wakes us only every few hundred events */
 		for (int i = 0; i < n && !why; i++) {
 			uint64_t ticks;
 			struct signalfd_siginfo si;
 
 			switch (evs[i].data.u32) {
 			case TAG_RB:
-				ring_buffer__consume(c->rb);
+				consume(c);
 				break;
 			case TAG_TIMER:
 				if (read(tfd, &ticks, sizeof(ticks)) < 0)
@@ -1195,11 +1563,29 @@ static const char *loop(struct coll *c)
 	return why;
 }
 
+/* "how it ended" on the terminal, with the last failure before it. */
+static void print_death(struct coll *c, const struct ooms_death_rec *d)
+{
+	const struct ooms_fail_group *g = ooms_failures_last(c->fails);
+	char line[512];
+
+	fprintf(stderr, "oomscope: how it ended: PID %d %s\n", (int)c->pid, d->sentence);
+	if (g) {
+		ooms_failures_line(c->fails, g, line, sizeof(line));
+		fprintf(stderr, "  last failure%s: %s\n",
+			d->ts_ns > g->last_ns ? "" : " (after)", line);
+		if (d->ts_ns > g->last_ns)
+			fprintf(stderr, "  %.1f ms before the end; %" PRIu64 " failed call(s) in all (failures.json)\n",
+				(d->ts_ns - g->last_ns) / 1e6, ooms_failures_total(c->fails));
+	}
+}
+
 int ooms_collect(const struct ooms_watch_opts *o)
 {
 	struct coll c;
+	struct ooms_death_rec death;
 	const char *why;
-	int rc = 1, status = -1, e;
+	int rc = 1, status = -1, e, have_death = 0;
 	sigset_t mask;
 
 	memset(&c, 0, sizeof(c));
@@ -1270,6 +1656,7 @@ int ooms_collect(const struct ooms_watch_opts *o)
 	c.is_32bit = proc_exe_is_32bit(c.pid) == 1;
 	ooms_detect_init(&c.det, &o->detect);
 	c.start_ns = now_ns();
+	seed_limits(&c);
 	emit(&c, start_body, &c);
 	if (!o->json) {
 		fprintf(stderr, "oomscope: watching PID %d, run directory %s (Ctrl-C to stop)\n", (int)c.pid, c.dir);
@@ -1277,7 +1664,7 @@ int ooms_collect(const struct ooms_watch_opts *o)
 	}
 
 	why = loop(&c);
-	ring_buffer__consume(c.rb);
+	consume(&c);
 	ooms_jheap_finish(c.jheap, 600);
 	if (!strcmp(why, "target exited") || !proc_exists(c.pid)) {
 		why = "target exited";
@@ -1289,6 +1676,31 @@ int ooms_collect(const struct ooms_watch_opts *o)
 	}
 	if (c.launched && !strcmp(why, "target exited"))
 		status = launch_stop(&c.launch, 0);
+	consume(&c);
+	if (!strcmp(why, "target exited") || c.died) {
+		struct ooms_cgroup after = c.cg;
+		struct ooms_snapshot held;
+
+		why = "target exited";
+		ooms_cgroup_refresh(&after);
+		ooms_death_classify(c.died ? &c.skel->bss->death : NULL, c.skel->bss->last_sig, OOMS_NSIG,
+				    &c.skel->bss->oom, c.pid, &c.cg, &after, status, &death);
+		have_death = 1;
+		/* the end's groups as the target had them, not as /proc shows a
+		 * process the kernel has torn down */
+		if (held_snapshot(&c, &held) == 0) {
+			ooms_snapshot_free(&c.last);
+			c.last = held;
+			c.last.alive = 0;
+		}
+		{
+			struct death_line dl = {&c, &death, &after};
+
+			emit(&c, death_body, &dl);
+			write_death(&c, &dl);
+		}
+	}
+	write_failures(&c);
 	for (enum snap_kind k = SNAP_THREADS; k <= SNAP_VMSIZE; k++) {
 		char name[64];
 
@@ -1306,7 +1718,7 @@ int ooms_collect(const struct ooms_watch_opts *o)
 			err("writing %s: %s", path, strerror(-e));
 	}
 	{
-		struct end_rec er = {&c, why, status};
+		struct end_rec er = {&c, why, status, have_death ? &death : NULL};
 		char summary[4096];
 
 		emit(&c, end_body, &er);
@@ -1317,6 +1729,8 @@ int ooms_collect(const struct ooms_watch_opts *o)
 				" events, %" PRIu64 " lost in the kernel\n",
 				why, since_start(&c), crossings(&c), ooms_attrib_events(c.attrib),
 				(uint64_t)(t->ringbuf_drops + t->set_full_drops));
+			if (have_death)
+				print_death(&c, &death);
 			if (ooms_attrib_summary(c.attrib, &c.last, summary, sizeof(summary)) > 0)
 				fprintf(stderr, "largest groups at the end:\n%s", summary);
 			ooms_allocs_text(c.allocs, stderr, 5, 1); /* the rest: allocs.txt */
@@ -1346,6 +1760,7 @@ out:
 	for (int i = 0; i < c.nalloc_links; i++)
 		bpf_link__destroy(c.alloc_links[i]);
 	ooms_allocs_free(c.allocs);
+	ooms_failures_free(c.fails);
 	ooms_jheap_free(c.jheap);
 	if (c.fd_bits)
 		munmap(c.fd_bits, c.fd_words * 8);

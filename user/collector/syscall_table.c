@@ -26,6 +26,7 @@ static const struct sysent x86_64[] = {
 	{"socketpair", 53, SC_FD_PAIR_A3}, {"fcntl", 72, SC_FCNTL}, {"close", 3, SC_CLOSE},
 	{"mmap", 9, SC_MMAP}, {"munmap", 11, SC_MUNMAP}, {"mremap", 25, SC_MREMAP},
 	{"brk", 12, SC_BRK}, {"mprotect", 10, SC_MPROTECT},
+	{"clone", 56, SC_CLONE}, {"fork", 57, SC_CLONE}, {"vfork", 58, SC_CLONE}, {"clone3", 435, SC_CLONE},
 };
 
 /* arm64: the generic table (asm-generic/unistd.h); no open, dup2, pipe,
@@ -41,7 +42,7 @@ static const struct sysent arm64[] = {
 	{"pipe2", 59, SC_FD_PAIR_A0}, {"socketpair", 199, SC_FD_PAIR_A3},
 	{"fcntl", 25, SC_FCNTL}, {"close", 57, SC_CLOSE}, {"mmap", 222, SC_MMAP},
 	{"munmap", 215, SC_MUNMAP}, {"mremap", 216, SC_MREMAP}, {"brk", 214, SC_BRK},
-	{"mprotect", 226, SC_MPROTECT},
+	{"mprotect", 226, SC_MPROTECT}, {"clone", 220, SC_CLONE}, {"clone3", 435, SC_CLONE},
 };
 
 /* 32-bit ARM (EABI) apps on an arm64 kernel: arch/arm/tools/syscall.tbl.
@@ -61,6 +62,7 @@ static const struct sysent arm32[] = {
 	{"socketpair", 288, SC_FD_PAIR_A3}, {"fcntl", 55, SC_FCNTL}, {"fcntl64", 221, SC_FCNTL},
 	{"close", 6, SC_CLOSE}, {"mmap2", 192, SC_MMAP}, {"munmap", 91, SC_MUNMAP},
 	{"mremap", 163, SC_MREMAP}, {"brk", 45, SC_BRK}, {"mprotect", 125, SC_MPROTECT},
+	{"fork", 2, SC_CLONE}, {"vfork", 190, SC_CLONE}, {"clone", 120, SC_CLONE}, {"clone3", 435, SC_CLONE},
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

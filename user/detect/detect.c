@@ -151,15 +151,18 @@ static enum verdict rule_vmsize(struct ooms_detector *d, const struct ooms_sampl
 typedef enum verdict (*rule_fn)(struct ooms_detector *, const struct ooms_sample *,
 				struct ooms_crossing *);
 
+/* instant: the rule looks at one figure against a limit, with no history,
+ * so it may also be checked on an event between samples. */
 static const struct {
 	const char *name;
 	rule_fn fn;
+	int instant;
 } rules[RULE_MAX] = {
-	[RULE_THREAD_COUNT] = { "thread_count", rule_thread_count },
-	[RULE_FD_COUNT] = { "fd_count", rule_fd_count },
-	[RULE_FD_RATIO] = { "fd_ratio", rule_fd_ratio },
-	[RULE_THREAD_RATIO] = { "thread_ratio", rule_thread_ratio },
-	[RULE_VMSIZE] = { "vmsize", rule_vmsize },
+	[RULE_THREAD_COUNT] = { "thread_count", rule_thread_count, 0 },
+	[RULE_FD_COUNT] = { "fd_count", rule_fd_count, 0 },
+	[RULE_FD_RATIO] = { "fd_ratio", rule_fd_ratio, 1 },
+	[RULE_THREAD_RATIO] = { "thread_ratio", rule_thread_ratio, 1 },
+	[RULE_VMSIZE] = { "vmsize", rule_vmsize, 1 },
 };
 
 const char *ooms_rule_name(enum ooms_rule r)
@@ -167,8 +170,8 @@ const char *ooms_rule_name(enum ooms_rule r)
 	return (unsigned)r < RULE_MAX ? rules[r].name : "?";
 }
 
-size_t ooms_detect_feed(struct ooms_detector *d, const struct ooms_sample *s,
-			struct ooms_crossing *out, size_t max)
+static size_t feed(struct ooms_detector *d, const struct ooms_sample *s, struct ooms_crossing *out, size_t max,
+		   int instant_only)
 {
 	size_t n = 0;
 
@@ -176,6 +179,8 @@ size_t ooms_detect_feed(struct ooms_detector *d, const struct ooms_sample *s,
 		struct ooms_crossing x;
 		enum verdict v;
 
+		if (instant_only && !rules[r].instant)
+			continue;
 		memset(&x, 0, sizeof(x));
 		x.rule = (enum ooms_rule)r;
 		v = rules[r].fn(d, s, &x); /* always run: the rising rules keep state */
@@ -191,4 +196,16 @@ size_t ooms_detect_feed(struct ooms_detector *d, const struct ooms_sample *s,
 		out[n++] = x;
 	}
 	return n;
+}
+
+size_t ooms_detect_feed(struct ooms_detector *d, const struct ooms_sample *s,
+			struct ooms_crossing *out, size_t max)
+{
+	return feed(d, s, out, max, 0);
+}
+
+size_t ooms_detect_feed_instant(struct ooms_detector *d, const struct ooms_sample *s,
+				struct ooms_crossing *out, size_t max)
+{
+	return feed(d, s, out, max, 1);
 }

@@ -59,6 +59,13 @@ void ooms_detect_init(struct ooms_detector *d, const struct ooms_detect_config *
 size_t ooms_detect_feed(struct ooms_detector *d, const struct ooms_sample *s,
 			struct ooms_crossing *out, size_t max);
 
+/* The same for the rules that need no history (the ratios, VmSize), fed a
+ * sample whose figures come from an event: a burst that exhausts a limit
+ * between two samples still crosses, before the process dies. Shares the
+ * rules' armed state with ooms_detect_feed, so a crossing fires once. */
+size_t ooms_detect_feed_instant(struct ooms_detector *d, const struct ooms_sample *s,
+				struct ooms_crossing *out, size_t max);
+
 const char *ooms_rule_name(enum ooms_rule r); /* "thread_count", "fd_ratio", ... */
 
 #endif

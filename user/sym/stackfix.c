@@ -174,8 +174,20 @@ static int rule_at(struct ooms_stackfix *fx, uint64_t pc, int32_t *at, int32_t *
  * (which starts at sp): the return addresses above pc, innermost first, as
  * far as the frames have sp-based rules (code built without frame pointers,
  * such as libc) and the slice reaches. */
+/* Where a frame's CFI cannot be followed from the stack pointer (its CFA
+ * is rbp-based), the next return address above it, found by scanning the
+ * slice the way breakpad does as a last resort: the first word that points
+ * right after a call instruction. Returns its word index, or nslice. */
+static size_t scan_for_return(struct ooms_stackfix *fx, const uint64_t *slice, size_t from, size_t nslice)
+{
+	for (size_t i = from; i < nslice && i < from + 256; i++)
+		if (slice[i] && ooms_stackfix_is_return_addr(fx, slice[i]))
+			return i;
+	return nslice;
+}
+
 static size_t unwind_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp, const uint64_t *slice,
-			 size_t nslice, uint64_t *out, size_t max)
+			 size_t nslice, uint64_t *out, size_t max, int scan)
 {
 	uint64_t off = 0; /* the frame's sp, as a byte offset into the slice */
 	size_t n = 0;
@@ -186,11 +198,21 @@ static size_t unwind_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp, con
 		int32_t at, cfa;
 		uint64_t ra;
 
-		if (rule_at(fx, pc, &at, &cfa) || at % 8 || off % 8 || (off + (uint64_t)at) / 8 >= nslice)
+		if (off % 8)
 			break;
-		ra = slice[(off + (uint64_t)at) / 8];
-		if (!ra || !is_exec_fresh(fx, ra))
-			break;
+		ra = 0;
+		if (!rule_at(fx, pc, &at, &cfa) && !(at % 8) && (off + (uint64_t)at) / 8 < nslice)
+			ra = slice[(off + (uint64_t)at) / 8];
+		if (!ra || !is_exec_fresh(fx, ra)) {
+			size_t i;
+
+			if (!scan || (i = scan_for_return(fx, slice, off / 8, nslice)) >= nslice)
+				break;
+			out[n++] = slice[i];
+			off = (i + 1) * 8;
+			pc = slice[i] - 1;
+			continue;
+		}
 		out[n++] = ra;
 		off += (uint64_t)cfa;
 		pc = ra - 1; /* the call instruction: the caller's rule */
@@ -198,8 +220,8 @@ static size_t unwind_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp, con
 	return n;
 }
 
-size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp,
-			    const uint64_t *slice, size_t nslice, uint64_t *out, size_t max)
+static size_t repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp, const uint64_t *slice,
+		     size_t nslice, uint64_t *out, size_t max, int scan)
 {
 	size_t k = 0, c, from = 1;
 
@@ -207,7 +229,7 @@ size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t
 		return 0;
 	is_exec_fresh(fx, in[0]); /* maps current for the CFI lookup */
 	out[k++] = in[0];
-	c = unwind_cfi(fx, in[0], sp, slice, nslice, out + k, max - k);
+	c = unwind_cfi(fx, in[0], sp, slice, nslice, out + k, max - k, scan);
 	if (c) {
 		/* where the CFI walk meets the frame-pointer chain, the chain goes on */
 		size_t last = k + c - 1, j;
@@ -234,4 +256,16 @@ size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t
 		out[k++] = in[i];
 	}
 	return k;
+}
+
+size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp,
+			    const uint64_t *slice, size_t nslice, uint64_t *out, size_t max)
+{
+	return repair(fx, in, n, sp, slice, nslice, out, max, 0);
+}
+
+size_t ooms_stackfix_repair_scan(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp,
+				 const uint64_t *slice, size_t nslice, uint64_t *out, size_t max)
+{
+	return repair(fx, in, n, sp, slice, nslice, out, max, 1);
 }

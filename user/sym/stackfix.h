@@ -26,6 +26,13 @@ void ooms_stackfix_free(struct ooms_stackfix *fx);
 size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp,
 			    const uint64_t *slice, size_t nslice, uint64_t *out, size_t max);
 
+/* The same, and where a frame's CFI cannot be followed from the stack
+ * pointer, the walk goes on from the next return address found by scanning
+ * the slice (a last resort that may take a stale word for a frame: used for
+ * failed calls deep in libc, clone3 under pthread_create). */
+size_t ooms_stackfix_repair_scan(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp,
+				 const uint64_t *slice, size_t nslice, uint64_t *out, size_t max);
+
 /* 1 when addr is a return address: executable and preceded by a call (memoized). */
 int ooms_stackfix_is_return_addr(struct ooms_stackfix *fx, uint64_t addr);
 

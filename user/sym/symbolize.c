@@ -560,6 +560,8 @@ int ooms_sym_refresh(struct ooms_symbolizer *s)
 	}
 	free(line);
 	fclose(f);
+	if (!err && !n)
+		err = -ESRCH; /* a zombie's maps are empty: keep what the living process had */
 	if (err) {
 		free(maps);
 		return err;

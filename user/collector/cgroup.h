@@ -1,0 +1,28 @@
+/* The target's memory and pids cgroups (v1 or v2): their limits, and the
+ * counters that tell a memory cgroup's OOM kill from the global OOM
+ * killer's. Paths come from /proc/PID/cgroup and the mount table. */
+#ifndef OOMSCOPE_COLLECTOR_CGROUP_H
+#define OOMSCOPE_COLLECTOR_CGROUP_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct ooms_cgroup {
+	char mem_dir[512];  /* the memory cgroup's directory, "" if none is found */
+	char mem_name[256]; /* its path inside the hierarchy, "/a/b" */
+	int mem_v2;
+	int64_t mem_limit;  /* bytes; -1 = no limit */
+	int64_t mem_usage;  /* bytes */
+	int64_t mem_hits;   /* times usage hit the limit: v1 memory.failcnt, v2 memory.events "oom" */
+	int64_t oom_kills;  /* v1 memory.oom_control / v2 memory.events "oom_kill" */
+	char pids_dir[512];
+	int64_t pids_max;   /* -1 = no limit or unknown */
+};
+
+/* Finds the target's cgroups and reads their figures. 0, or -errno when
+ * /proc/PID/cgroup cannot be read. */
+int ooms_cgroup_find(pid_t pid, struct ooms_cgroup *cg);
+/* Reads the figures again (the target may be gone; its cgroup stays). */
+void ooms_cgroup_refresh(struct ooms_cgroup *cg);
+
+#endif

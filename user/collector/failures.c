@@ -1,0 +1,231 @@
+#define _GNU_SOURCE
+#include "collector/failures.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/atomic_file.h"
+#include "util/json.h"
+
+struct ooms_failures {
+	struct ooms_attrib *a;
+	enum ooms_arch arch;
+	struct ooms_fail_group *g;
+	size_t n, cap;
+	ssize_t last;                /* index of the newest failure */
+	int seen_kind[FAIL_KIND_MAX];
+};
+
+struct ooms_failures *ooms_failures_new(struct ooms_attrib *a, enum ooms_arch arch)
+{
+	struct ooms_failures *f = calloc(1, sizeof(*f));
+
+	if (f) {
+		f->a = a;
+		f->arch = arch;
+		f->last = -1;
+	}
+	return f;
+}
+
+void ooms_failures_free(struct ooms_failures *f)
+{
+	if (f)
+		free(f->g);
+	free(f);
+}
+
+const char *ooms_fail_kind_name(enum ooms_fail_kind k)
+{
+	static const char *const names[] = {"fds", "threads", "memory"};
+
+	return (unsigned)k < FAIL_KIND_MAX ? names[k] : "?";
+}
+
+static enum ooms_fail_kind kind_of(enum ooms_arch arch, uint32_t nr)
+{
+	const char *call = ooms_syscall_name(arch, nr);
+
+	if (!strcmp(call, "clone") || !strcmp(call, "clone3") || !strcmp(call, "fork") || !strcmp(call, "vfork"))
+		return FAIL_THREADS;
+	if (!strcmp(call, "mmap") || !strcmp(call, "mmap2") || !strcmp(call, "mremap") || !strcmp(call, "brk") ||
+	    !strcmp(call, "mprotect"))
+		return FAIL_MEMORY;
+	return FAIL_FDS;
+}
+
+static struct ooms_fail_group *find(struct ooms_failures *f, const struct ooms_fail_key *k)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->g[i].key.stack_id == k->stack_id && f->g[i].key.nr == k->nr && f->g[i].key.err == k->err)
+			return &f->g[i];
+	return NULL;
+}
+
+const struct ooms_fail_group *ooms_failures_event(struct ooms_failures *f, const struct ooms_event *e,
+						  size_t size, int *is_first)
+{
+	struct ooms_fail_key k = {0};
+	struct ooms_fail_group *g;
+
+	*is_first = 0;
+	if (!f || e->type != EV_CALL_FAIL || e->version != OOMS_EVENT_VERSION)
+		return NULL;
+	k.stack_id = (int32_t)(uint32_t)(e->arg1 >> 32);
+	k.nr = e->nr;
+	k.err = (int32_t)-e->ret;
+	g = find(f, &k);
+	if (!g) {
+		if (f->n == f->cap) {
+			size_t cap = f->cap ? f->cap * 2 : 16;
+			struct ooms_fail_group *p = realloc(f->g, cap * sizeof(*p));
+
+			if (!p)
+				return NULL;
+			f->g = p;
+			f->cap = cap;
+		}
+		g = &f->g[f->n++];
+		memset(g, 0, sizeof(*g));
+		g->key = k;
+		g->kind = kind_of(f->arch, e->nr);
+		g->first_ns = e->ts_ns;
+		g->tid = e->tid;
+		g->live = e->live;
+		memcpy(g->comm, e->comm, sizeof(g->comm));
+		g->comm[sizeof(g->comm) - 1] = 0;
+		/* unwound through the deep slice when it came (see collect.h) */
+		g->stack = size >= sizeof(struct ooms_alloc_event)
+				   ? ooms_attrib_stack_scan(f->a, e, ((const struct ooms_alloc_event *)e)->deep,
+							    OOMS_DEEP_WORDS)
+				   : ooms_attrib_stack(f->a, e, NULL, 0, 0);
+		if (!f->seen_kind[g->kind]) {
+			f->seen_kind[g->kind] = 1;
+			*is_first = 1;
+		}
+	}
+	/* the kernel's count for the key, as it was when this one was sent */
+	if ((e->arg1 & 0xffffffffu) > g->count)
+		g->count = e->arg1 & 0xffffffffu;
+	if (e->ts_ns > g->last_ns)
+		g->last_ns = e->ts_ns;
+	if (g->kind == FAIL_MEMORY ? e->arg0 > g->bytes : !g->bytes)
+		g->bytes = e->arg0;
+	f->last = g - f->g;
+	return g;
+}
+
+void ooms_failures_set_count(struct ooms_failures *f, const struct ooms_fail_key *k, uint64_t count)
+{
+	struct ooms_fail_group *g = f ? find(f, k) : NULL;
+
+	if (g && count > g->count)
+		g->count = count;
+}
+
+const struct ooms_fail_group *ooms_failures_last(const struct ooms_failures *f)
+{
+	return f && f->last >= 0 ? &f->g[f->last] : NULL;
+}
+
+uint64_t ooms_failures_total(const struct ooms_failures *f)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; f && i < f->n; i++)
+		n += f->g[i].count;
+	return n;
+}
+
+static const char *errno_name(int e)
+{
+	switch (e) {
+	case EMFILE: return "EMFILE";
+	case ENFILE: return "ENFILE";
+	case EAGAIN: return "EAGAIN";
+	case ENOMEM: return "ENOMEM";
+	}
+	return "E?";
+}
+
+void ooms_failures_line(struct ooms_failures *f, const struct ooms_fail_group *g, char *buf, size_t len)
+{
+	char who[300], what[64] = "";
+	const char *by = ooms_attrib_culprit(f->a, g->stack, who, sizeof(who));
+
+	if (g->kind == FAIL_FDS)
+		snprintf(what, sizeof(what), " (%lld fds open)", (long long)g->live);
+	else if (g->kind == FAIL_THREADS)
+		snprintf(what, sizeof(what), " (%lld threads)", (long long)g->live);
+	else if (g->bytes)
+		snprintf(what, sizeof(what), " (%.1f MB asked for)", g->bytes / 1048576.0);
+	snprintf(buf, len, "%s failed with %s%s in %s (tid %u)%s%s", ooms_syscall_name(f->arch, g->key.nr),
+		 errno_name(g->key.err), what, g->comm, g->tid, by ? " <- " : "", by ? by : "");
+}
+
+void ooms_failures_json(struct json *j, struct ooms_failures *f, const struct ooms_fail_group *g,
+			uint64_t start_ns, int brief)
+{
+	char who[300];
+
+	json_kstr(j, "kind", ooms_fail_kind_name(g->kind));
+	json_kstr(j, "syscall", ooms_syscall_name(f->arch, g->key.nr));
+	json_kstr(j, "errno", errno_name(g->key.err));
+	json_kuint(j, "count", g->count);
+	json_kdbl(j, "t_first", g->first_ns >= start_ns ? (g->first_ns - start_ns) / 1e9 : 0);
+	json_kdbl(j, "t_last", g->last_ns >= start_ns ? (g->last_ns - start_ns) / 1e9 : 0);
+	json_kuint(j, "tid", g->tid);
+	json_kstr(j, "thread", g->comm);
+	if (g->kind == FAIL_FDS)
+		json_kint(j, "fds_open", g->live);
+	else if (g->kind == FAIL_THREADS) {
+		json_kint(j, "threads", g->live);
+		json_khex(j, "clone_flags", g->bytes);
+	} else
+		json_kuint(j, "bytes", g->bytes);
+	json_kstr(j, "called_by", ooms_attrib_culprit(f->a, g->stack, who, sizeof(who)));
+	if (!brief)
+		ooms_attrib_write_frames(j, f->a, g->stack);
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct ooms_fail_group *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : (x->first_ns > y->first_ns) - (x->first_ns < y->first_ns);
+}
+
+int ooms_failures_write(struct ooms_failures *f, const char *path, uint64_t start_ns)
+{
+	struct atomic_file af;
+	struct ooms_fail_group *sorted = NULL;
+	struct json j;
+	int e;
+
+	if (f && f->n && !(sorted = malloc(f->n * sizeof(*sorted))))
+		return -ENOMEM;
+	if (sorted) {
+		memcpy(sorted, f->g, f->n * sizeof(*sorted));
+		qsort(sorted, f->n, sizeof(*sorted), by_count);
+	}
+	if ((e = atomic_open(&af, path))) {
+		free(sorted);
+		return e;
+	}
+	json_init(&j, af.f, 0);
+	json_obj(&j);
+	json_kstr(&j, "type", "failures");
+	json_kuint(&j, "count", ooms_failures_total(f));
+	json_key(&j, "groups");
+	json_arr(&j);
+	for (size_t i = 0; f && i < f->n; i++) {
+		json_obj(&j);
+		ooms_failures_json(&j, f, &sorted[i], start_ns, 0);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end_line(&j);
+	free(sorted);
+	return atomic_commit(&af);
+}

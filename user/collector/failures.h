@@ -1,0 +1,54 @@
+/* Calls that failed for want of a resource (EV_CALL_FAIL): an fd syscall
+ * with EMFILE/ENFILE, clone with EAGAIN/ENOMEM, mmap/mremap/mprotect/brk
+ * with ENOMEM. The kernel sends the first few of each (stack, call, errno)
+ * with a stack and counts the rest in its fail_counts map; this module keeps
+ * one group per such key, with the exact count once the map is read. */
+#ifndef OOMSCOPE_COLLECTOR_FAILURES_H
+#define OOMSCOPE_COLLECTOR_FAILURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "collect.h"
+#include "collector/attrib.h"
+
+/* What ran out, by the call that failed. */
+enum ooms_fail_kind { FAIL_FDS, FAIL_THREADS, FAIL_MEMORY, FAIL_KIND_MAX };
+
+struct ooms_fail_group {
+	struct ooms_fail_key key;
+	enum ooms_fail_kind kind;
+	uint64_t count;        /* failures seen (events, then the kernel's exact count) */
+	uint64_t first_ns, last_ns;
+	uint64_t bytes;        /* the largest asked for (memory), or clone flags */
+	int64_t live;          /* fds or threads open at the first failure */
+	uint32_t tid;          /* thread of the first failure */
+	uint32_t stack;        /* interned stack of the first failure */
+	char comm[OOMS_COMM_LEN];
+};
+
+struct ooms_failures;
+
+struct ooms_failures *ooms_failures_new(struct ooms_attrib *a, enum ooms_arch arch);
+void ooms_failures_free(struct ooms_failures *f);
+/* One EV_CALL_FAIL of size bytes: its group (new or updated), or NULL.
+ * *is_first is set when it is the first failure of its kind in the run. */
+const struct ooms_fail_group *ooms_failures_event(struct ooms_failures *f, const struct ooms_event *e,
+						  size_t size, int *is_first);
+/* The kernel's exact count for a key (from the fail_counts map). */
+void ooms_failures_set_count(struct ooms_failures *f, const struct ooms_fail_key *k, uint64_t count);
+/* The newest failure of the run, or NULL. */
+const struct ooms_fail_group *ooms_failures_last(const struct ooms_failures *f);
+uint64_t ooms_failures_total(const struct ooms_failures *f);
+
+const char *ooms_fail_kind_name(enum ooms_fail_kind k); /* "fds", "threads", "memory" */
+/* "openat failed with EMFILE (1024 fds open) in fd-burst (tid 12) <- leak_fds (death_target)" */
+void ooms_failures_line(struct ooms_failures *f, const struct ooms_fail_group *g, char *buf, size_t len);
+/* The group as the members of a JSON object (t_first and t_last in seconds
+ * since start_ns; frames in crash-log form unless brief). */
+struct json;
+void ooms_failures_json(struct json *j, struct ooms_failures *f, const struct ooms_fail_group *g,
+			uint64_t start_ns, int brief);
+/* failures.json: every group, most failures first. 0 or -errno. */
+int ooms_failures_write(struct ooms_failures *f, const char *path, uint64_t start_ns);
+
+#endif
