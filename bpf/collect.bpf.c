@@ -711,6 +711,8 @@ int BPF_PROG(signal_generate, int sig, struct kernel_siginfo *info, struct task_
 SEC("tp/oom/mark_victim")
 int oom_victim(struct trace_event_raw_mark_victim *tp)
 {
+	struct ooms_event *e;
+
 	if ((__u32)BPF_CORE_READ(tp, pid) != target_tgid)
 		return 0;
 	oom.ts_ns = bpf_ktime_get_ns();
@@ -724,6 +726,49 @@ int oom_victim(struct trace_event_raw_mark_victim *tp)
 	}
 	oom.killer_tgid = bpf_get_current_pid_tgid() >> 32;
 	bpf_get_current_comm(oom.killer_comm, sizeof(oom.killer_comm));
+	e = event_start(EV_OOM_VICTIM);
+	if (!e)
+		return 0;
+	e->stack_bytes = 0;
+	e->sp = 0;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	__sync_fetch_and_add(&totals.events_sent, 1);
+	return 0;
+}
+
+/* exec closes the close-on-exec fds without a close call: the set drops
+ * what the new program no longer has (a launched target execs right after
+ * attach, with whatever its launcher had open). The first 4096 fds are
+ * checked, bit by bit against the kernel's open_fds. */
+#define EXEC_FD_WORDS 64
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(target_exec, struct task_struct *p)
+{
+	struct fdtable *fdt;
+	unsigned long *open;
+	__u32 max;
+
+	if (!is_target())
+		return 0;
+	fdt = BPF_CORE_READ(p, files, fdt);
+	open = BPF_CORE_READ(fdt, open_fds);
+	max = BPF_CORE_READ(fdt, max_fds);
+	for (__u32 w = 0; w < EXEC_FD_WORDS; w++) {
+		__u64 bits = 0, gone, *have;
+		__u32 idx = w;
+
+		if (w * 64 >= max || bpf_probe_read_kernel(&bits, sizeof(bits), &open[w]))
+			break;
+		have = bpf_map_lookup_elem(&live_fds, &idx);
+		if (!have)
+			break;
+		gone = *have & ~bits;
+		if (gone) {
+			__sync_fetch_and_add(have, -gone); /* gone is a subset of *have */
+			__sync_fetch_and_add(&totals.fds_live, -(__s64)__builtin_popcountll(gone));
+		}
+	}
 	return 0;
 }
 

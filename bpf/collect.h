@@ -53,6 +53,8 @@ enum ooms_event_type {
 			    * arg1 stack id << 32 | failures of that stack id so far (the first
 			    * OOMS_FAIL_FULL of each are sent; the rest only counted), live the set's size */
 	EV_DEATH = 7,      /* the target's last thread exited: ret its wait status (exit code << 8, or signal) */
+	EV_OOM_VICTIM = 8, /* the kernel's OOM killer chose the target (details in the oom .bss record): the
+			    * collector reads its maps now, before the teardown */
 	EV_TYPE_MAX,
 };
 

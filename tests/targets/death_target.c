@@ -3,8 +3,9 @@
  *                         (EMFILE), then abort()s: all within ~50 ms
  *   death_target threads  starts sleeping threads from spawn_workers() until
  *                         pthread_create fails, then exits with code 3
- *   death_target memory   touches 1 MiB blocks from grow_cache() until the
- *                         kernel's OOM killer ends it (run it in a memory cgroup)
+ *   death_target memory   touches 1 MiB blocks from grow_cache(), one each 2 ms,
+ *                         until the kernel's OOM killer ends it (run it in a
+ *                         memory cgroup)
  * With -w it first waits for SIGUSR1 (a watcher attaches meanwhile); it
  * prints "ready pid=N" when waiting, then one line per phase on stdout. */
 #define _GNU_SOURCE
@@ -59,6 +60,7 @@ __attribute__((noinline)) size_t grow_cache(void)
 			return total;
 		memset(p, 0x5a, 1 << 20);
 		total += 1 << 20;
+		usleep(2000); /* ~500 MB/s at most: samples see it grow */
 	}
 }
 

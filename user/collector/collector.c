@@ -81,6 +81,7 @@ struct coll {
 	struct ooms_cgroup cg;          /* the target's cgroups at the last sample */
 	int died;                       /* the kernel side saw the last thread exit */
 	uint64_t sym_refresh_ns;        /* when the symbolizer last read the maps */
+	uint64_t sym_refresh_region;    /* and for an address in which page */
 	/* found while events are handled, acted on once the batch is read (so
 	 * a snapshot's every member has had its creation event attributed) */
 	struct ooms_crossing pending_xs[RULE_MAX];
@@ -689,6 +690,30 @@ static void consume(struct coll *c)
 		}
 }
 
+/* The OOM killer chose the target: its mappings and status as they are
+ * now, while the kernel tears it down, replace the last sample's (the
+ * sets come from the kernel side, which the teardown does not empty). */
+static void last_look(struct coll *c)
+{
+	struct ooms_snapshot s;
+	struct proc_status st;
+
+	if (ooms_snapshot_take(c->pid, &s) != 0)
+		return;
+	if (s.nmaps) {
+		s.t = since_start(c);
+		ooms_snapshot_free(&c->last);
+		c->last = s;
+		if (proc_read_status(c->pid, &st) == 0 && st.rss_kb > 0) {
+			c->last_smp.t = s.t;
+			c->last_smp.rss_kb = st.rss_kb;
+			c->last_smp.vmsize_kb = st.vmsize_kb;
+		}
+	} else {
+		ooms_snapshot_free(&s);
+	}
+}
+
 /* A stack from code the symbolizer has not seen mapped (a launched target
  * after its exec, a library loaded since the last sample): read the maps
  * again now, while the process is still there to read them from. */
@@ -698,10 +723,14 @@ static void sym_catch_up(struct coll *c, const struct ooms_event *e)
 
 	if (e->stack_bytes < 8 || ooms_sym_is_exec(c->sym, e->ustack[0]))
 		return;
+	/* at once for an unknown page of code (a program just exec'd, a library
+	 * just loaded);
+	 * the same page again only every 20 ms */
 	now = now_ns();
-	if (now - c->sym_refresh_ns < 20 * 1000 * 1000ull)
+	if (now - c->sym_refresh_ns < 20 * 1000 * 1000ull && e->ustack[0] >> 12 == c->sym_refresh_region)
 		return;
 	c->sym_refresh_ns = now;
+	c->sym_refresh_region = e->ustack[0] >> 12;
 	ooms_sym_refresh(c->sym);
 }
 
@@ -720,6 +749,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 			on_failure(c, e, size);
 		else if (e->type == EV_DEATH)
 			c->died = 1;
+		else if (e->type == EV_OOM_VICTIM)
+			last_look(c);
 		if (e->type == EV_FD_OPEN || e->type == EV_THREAD_NEW || e->type == EV_CALL_FAIL)
 			check_on_event(c, e);
 	}

@@ -49,11 +49,11 @@ static void sender_of(struct ooms_death_rec *r, const struct ooms_sig_rec *s, pi
 	r->si_code = s->code;
 	if (!strcmp(r->sender_comm, "lmkd"))
 		r->cause = DEATH_LMKD;
+	else if (s->code == 0x80 /* SI_KERNEL: the kernel, whichever task it ran in */)
+		r->cause = DEATH_KERNEL;
 	else if (s->sender_tgid == (uint32_t)pid)
 		/* positive codes come from a fault the kernel raised for the thread */
-		r->cause = s->code > 0 && s->code != 0x80 ? DEATH_FAULT : DEATH_SELF_SIGNAL;
-	else if (s->code == 0x80 /* SI_KERNEL */)
-		r->cause = DEATH_KERNEL;
+		r->cause = s->code > 0 ? DEATH_FAULT : DEATH_SELF_SIGNAL;
 	else
 		r->cause = DEATH_OTHER;
 }

@@ -1,0 +1,127 @@
+#!/usr/bin/env bats
+# The moment of death: targets that exhaust fds, threads or memory within
+# milliseconds still leave the failing call with its stack, a crossing with
+# its snapshot taken before the end, and a death record that names the cause.
+load helpers
+
+DT="$TARGETS/death_target"
+
+# cgroup_dir CONTROLLER: a fresh cgroup of ours for that controller (v1 where
+# it is mounted so, else the v2 hierarchy); removed in teardown_cgroups.
+cgroup_dir() {
+  local ctl=$1 mnt rel dir
+  mnt=$(awk -v c="$ctl" '$3 == "cgroup" && ("," $4 ",") ~ ("," c ",") {print $2; exit}' /proc/self/mounts)
+  if [ -n "$mnt" ]; then
+    rel=$(awk -F: -v c="$ctl" '("," $2 ",") ~ ("," c ",") {print $3; exit}' /proc/self/cgroup)
+  else
+    mnt=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)
+    rel=$(awk -F: '$1 == "0" {print $3; exit}' /proc/self/cgroup)
+  fi
+  dir="$mnt${rel%/}/oomscope-test-$$-$ctl"
+  mkdir -p "$dir"
+  echo "$dir" >> "$TMP/cgroups"
+  echo "$dir"
+}
+
+teardown_cgroups() {
+  local d
+  [ -f "$TMP/cgroups" ] || return 0
+  while read -r d; do
+    for _ in $(seq 1 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
+  done < "$TMP/cgroups"
+}
+
+teardown() {
+  local p
+  for p in "${STARTED_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+  for p in "${STARTED_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  teardown_cgroups
+  rm -rf "$TMP"
+}
+
+# start_in_cgroup NAME DIR MODE: death_target -w MODE, moved into cgroup DIR
+# before it execs; waits for its "ready" line.
+start_in_cgroup() {
+  start_bg "$1" sh -c "echo \$\$ > '$2/cgroup.procs' && exec '$DT' -w $3"
+  wait_for "$TMP/$1.out" '^ready pid=' 10
+}
+
+@test "fd burst to EMFILE then abort() within milliseconds: the failure, a crossing before the end, death by its own SIGABRT" {
+  run bash -c "ulimit -n 1024; timeout 60 '$OOMSCOPE' run -o '$TMP/run' -- '$DT' fds"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"!! fd_ratio:"*"fds-1.json"* ]]
+  [[ "$output" == *"!! failure: openat failed with EMFILE (1024 fds open)"*"<- leak_fds (death_target)"* ]]
+  [[ "$output" == *"how it ended: PID "*" killed by SIGABRT that it sent itself (abort())"* ]]
+  local d="$TMP/run" pid opened
+  pid=$(jq -r .pid "$d/death.json")
+  opened=$(sed -n 's/^opened \([0-9]*\) fds, then Too many open files$/\1/p' <<<"$output")
+  [ "$opened" -gt 900 ]
+  # the failing call, with the function that made it
+  jq -e '.groups[0] | .syscall == "openat" and .errno == "EMFILE" and .count == 1 and .fds_open == 1024
+         and .called_by == "leak_fds (death_target)"' "$d/failures.json"
+  jq -e '[.groups[0].frames[].symbol] | index("leak_fds") != null' "$d/failures.json"
+  # the crossing was seen on an event, and its snapshot holds the burst with its stack
+  grep '"type":"crossing"' "$d/timeline.jsonl" | jq -e 'select(.rule == "fd_ratio") | .seen_at == "event" and .wrote == "fds-1.json"'
+  jq -e '[.groups[].stacks[] | select(.created_by == "leak_fds (death_target)") | .count] | add >= 900' "$d/fds-1.json"
+  # and so does the end's view, not the torn-down process's
+  jq -e '[.groups[].stacks[] | select(.created_by == "leak_fds (death_target)") | .count] | add == $n' --argjson n "$opened" "$d/fds.json"
+  # death: SIGABRT sent by the process itself, after the failure, all within 100 ms of it
+  jq -e --argjson p "$pid" '.cause == "self-signal" and .signal == 6 and .signal_name == "SIGABRT"
+         and .sender.pid == $p and .last_failure.syscall == "openat"' "$d/death.json"
+  jq -e '(.t - .last_failure.t_last) >= 0 and (.t - .last_failure.t_last) < 0.1' "$d/death.json"
+  # the records come in that order in the timeline, and the end names the death
+  grep -oE '"type":"(crossing|failure|death|end)"' "$d/timeline.jsonl" | tr '\n' ' ' |
+    grep -q '"type":"crossing" "type":"failure" "type":"death" "type":"end"'
+  tail -n 1 "$d/timeline.jsonl" | jq -e '.death == "self-signal" and .call_fails == 1 and .call_fails_sent == 1
+                                         and .ringbuf_drops == 0 and .events_sent == .events_received'
+}
+
+@test "thread burst until pthread_create fails under a pids cgroup: the failing clone with its caller, the thread groups, the exit" {
+  local cg; cg=$(cgroup_dir pids)
+  echo 40 > "$cg/pids.max"
+  start_in_cgroup t "$cg" threads
+  local pid; pid=$(sed -n 's/^ready pid=//p' "$TMP/t.out")
+  start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/run"
+  wait_for "$TMP/w.out" 'TIME\(s\)' 20
+  kill -USR1 "$pid"
+  wait_exit "$(cat "$TMP/w.pid")" 30
+  local d="$TMP/run"
+  grep -q 'started 39 threads, then Resource temporarily unavailable' "$TMP/t.out"
+  jq -e '.groups[0] | .kind == "threads" and (.syscall | test("^clone3?$")) and .errno == "EAGAIN"
+         and .called_by == "spawn_workers (death_target)" and .threads == 40' "$d/failures.json"
+  jq -e '[.groups[0].frames[].symbol] | index("pthread_create") != null' "$d/failures.json"
+  # pids.max is the thread limit, and the ratio crossed on an event with every thread attributed
+  grep '"type":"crossing"' "$d/timeline.jsonl" | jq -e 'select(.rule == "thread_ratio") | .seen_at == "event"
+         and (.reason | test("pids.max"))'
+  jq -e '[.groups[].stacks[] | select(.created_by == "spawn_workers (death_target)") | .count] | add >= 35' "$d/threads-1.json"
+  jq -e '[.groups[].stacks[] | select(.created_by == null) | .count] | add == 1' "$d/threads-1.json"
+  # the state at the failure, and the end as the process had it (39 workers and main)
+  jq -e '.threads == 40' "$d/threads-at-failure.json"
+  jq -e '.threads == 40 and ([.groups[].stacks[] | select(.created_by == "spawn_workers (death_target)") | .count] | add) == 39' "$d/threads.json"
+  jq -e '.cause == "exit" and .exit_code == 3 and .last_failure.kind == "threads"' "$d/death.json"
+  grep -q 'how it ended: PID [0-9]* exited with code 3' "$TMP/w.out"
+}
+
+@test "a native leaker in a 64 MB memory cgroup: killed by the cgroup's OOM killer, with RSS and mappings as they were" {
+  local cg; cg=$(cgroup_dir memory)
+  if [ -f "$cg/memory.limit_in_bytes" ]; then
+    echo $((64 << 20)) > "$cg/memory.limit_in_bytes"
+  else
+    echo $((64 << 20)) > "$cg/memory.max"
+    echo 0 > "$cg/memory.swap.max" 2>/dev/null || true
+  fi
+  start_in_cgroup m "$cg" memory
+  local pid; pid=$(sed -n 's/^ready pid=//p' "$TMP/m.out")
+  start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/run"
+  wait_for "$TMP/w.out" 'TIME\(s\)' 20
+  kill -USR1 "$pid"
+  wait_exit "$(cat "$TMP/w.pid")" 60
+  local d="$TMP/run"
+  jq -e --argjson p "$pid" '.cause == "oom-cgroup" and .signal == 9 and .oom_killer.anon_rss_kb > 50000
+         and .oom_killer.allocating_pid == $p and .memory_cgroup.limit_bytes == 67108864
+         and (.memory_cgroup.path | endswith("-memory")) and .memory_cgroup.oom_kills >= 1' "$d/death.json"
+  # the last state is the dying process's, read when the OOM killer chose it
+  jq -e '.last_state.rss_kb > 50000' "$d/death.json"
+  jq -e '.largest[0].bytes > 50000000' "$d/vmsize.json"
+  grep -q "how it ended: PID $pid killed by the kernel's OOM killer (memory cgroup .* at its limit of 64.0 MB)" "$TMP/w.out"
+}
