@@ -74,6 +74,11 @@ start_in_cgroup() {
     grep -q '"type":"crossing" "type":"failure" "type":"death" "type":"end"'
   tail -n 1 "$d/timeline.jsonl" | jq -e '.death == "self-signal" and .call_fails == 1 and .call_fails_sent == 1
                                          and .ringbuf_drops == 0 and .events_sent == .events_received'
+  # the report opens with it, and lists the failed call with its caller
+  grep -q '<h2>How it ended</h2>' "$d/report.html"
+  grep -q 'killed by SIGABRT that it sent itself (abort())' "$d/report.html"
+  grep -q '<h2>Failed calls</h2>' "$d/report.html"
+  grep -q 'leak_fds (death_target)' "$d/report.html"
 }
 
 @test "thread burst until pthread_create fails under a pids cgroup: the failing clone with its caller, the thread groups, the exit" {

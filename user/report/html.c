@@ -105,6 +105,86 @@ static void header(FILE *f, const struct rundata *rd)
 	}
 }
 
+static void frames(FILE *f, struct json_object *fr);
+
+/* "How it ended", at the top: the death record (death.json). */
+static void how_it_ended(FILE *f, const struct rundata *rd)
+{
+	struct json_object *d = rd->death, *o;
+	char buf[512];
+
+	if (!d || !rd_str(d, "how"))
+		return;
+	fprintf(f, "<h2>How it ended</h2>\n<p class=\"bad\">%.3f s: PID %.0f ", rd_num(d, "t", 0), rd_num(d, "pid", 0));
+	esc_html(f, rd_str(d, "how"));
+	fprintf(f, "</p>\n<table class=\"kv\">\n");
+	kv(f, "cause", rd_str(d, "cause"));
+	if ((o = rd_get(d, "sender"))) {
+		snprintf(buf, sizeof(buf), "%s from PID %.0f (%s), si_code %.0f",
+			 rd_str(d, "signal_name") ? rd_str(d, "signal_name") : "?", rd_num(o, "pid", 0),
+			 rd_str(o, "comm") ? rd_str(o, "comm") : "?", rd_num(o, "si_code", 0));
+		kv(f, "signal", buf);
+	}
+	if ((o = rd_get(d, "oom_killer"))) {
+		snprintf(buf, sizeof(buf), "at %.3f s: anon RSS %.1f MB, file RSS %.1f MB, total VM %.1f MB, oom_score_adj %.0f",
+			 rd_num(o, "t", 0), rd_num(o, "anon_rss_kb", 0) / 1024, rd_num(o, "file_rss_kb", 0) / 1024,
+			 rd_num(o, "total_vm_kb", 0) / 1024, rd_num(o, "oom_score_adj", 0));
+		kv(f, "OOM killer", buf);
+	}
+	if ((o = rd_get(d, "memory_cgroup")) && rd_num(o, "limit_bytes", -1) > 0) {
+		snprintf(buf, sizeof(buf), "%s (%s): limit %.1f MB, hit %.0f times, %.0f OOM kill(s)",
+			 rd_str(o, "path") ? rd_str(o, "path") : "?", rd_str(o, "version") ? rd_str(o, "version") : "?",
+			 rd_num(o, "limit_bytes", 0) / 1048576, rd_num(o, "limit_hits", 0), rd_num(o, "oom_kills", 0));
+		kv(f, "memory cgroup", buf);
+	}
+	if ((o = rd_get(d, "last_state"))) {
+		snprintf(buf, sizeof(buf), "RSS %.1f MB, VmSize %.1f MB (read at %.3f s); %.0f threads of %.0f; %.0f fds of %.0f",
+			 rd_num(o, "rss_kb", -1) / 1024, rd_num(o, "vmsize_kb", -1) / 1024, rd_num(o, "t_sample", 0),
+			 rd_num(o, "threads", -1), rd_num(o, "thread_limit", -1), rd_num(o, "fds", -1), rd_num(o, "fd_limit", -1));
+		kv(f, "last state", buf);
+	}
+	if ((o = rd_get(d, "last_failure"))) {
+		snprintf(buf, sizeof(buf), "%s failed with %s at %.3f s (%.1f ms before the end), called by %s",
+			 rd_str(o, "syscall") ? rd_str(o, "syscall") : "?", rd_str(o, "errno") ? rd_str(o, "errno") : "?",
+			 rd_num(o, "t_last", 0), (rd_num(d, "t", 0) - rd_num(o, "t_last", 0)) * 1000,
+			 rd_str(o, "called_by") ? rd_str(o, "called_by") : "an unknown caller");
+		kv(f, "last failure", buf);
+	}
+	fprintf(f, "</table>\n");
+}
+
+/* Calls that failed for want of a resource (failures.json). */
+static void failures(FILE *f, const struct rundata *rd)
+{
+	struct json_object *gs = rd_arr(rd->failures, "groups");
+	size_t n = gs ? json_object_array_length(gs) : 0;
+
+	if (!n)
+		return;
+	fprintf(f, "<h2>Failed calls</h2>\n<p class=\"sub\">%.0f call(s) failed for want of fds, threads or memory; "
+		   "the kernel sends the first few of each kind from each place with a stack and counts the rest.</p>\n",
+		rd_num(rd->failures, "count", 0));
+	fprintf(f, "<table><tr><th>call</th><th>error</th><th>count</th><th>first, last (s)</th><th>called by</th>"
+		   "<th>stack</th></tr>\n");
+	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
+		struct json_object *g = json_object_array_get_idx(gs, i);
+
+		fprintf(f, "<tr><td>");
+		esc_html(f, rd_str(g, "syscall"));
+		fprintf(f, "</td><td>");
+		esc_html(f, rd_str(g, "errno"));
+		fprintf(f, "</td><td class=\"n\">%.0f</td><td>%.3f, %.3f</td><td>", rd_num(g, "count", 0),
+			rd_num(g, "t_first", 0), rd_num(g, "t_last", 0));
+		esc_html(f, rd_str(g, "called_by") ? rd_str(g, "called_by") : "-");
+		fprintf(f, "<br><small>in ");
+		esc_html(f, rd_str(g, "thread"));
+		fprintf(f, "</small></td><td>");
+		frames(f, rd_arr(g, "frames"));
+		fprintf(f, "</td></tr>\n");
+	}
+	fprintf(f, "</table>\n");
+}
+
 static struct json_object *first_path_group(struct json_object *analysis)
 {
 	struct json_object *g = rd_arr(analysis, "gcPaths");
@@ -453,11 +533,12 @@ static void leaks(FILE *f, const struct rundata *rd)
 static void files(FILE *f, const struct rundata *rd)
 {
 	static const char *const names[] = {"timeline.jsonl", "trace.json", "allocs.pb.gz", "allocs.json", "allocs.txt",
-					    "threads.json", "fds.json", "vmsize.json"};
+					    "threads.json", "fds.json", "vmsize.json", "death.json", "failures.json"};
 
 	fprintf(f, "<h2>Files</h2>\n<ul>\n");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(names[i], "allocs.pb.gz") && !rd->allocs)
+		if ((!strcmp(names[i], "allocs.pb.gz") && !rd->allocs) || (!strcmp(names[i], "death.json") && !rd->death) ||
+		    (!strcmp(names[i], "failures.json") && !rd->failures))
 			continue;
 		fprintf(f, "<li><a href=\"%s\">%s</a></li>\n", names[i], names[i]);
 	}
@@ -488,9 +569,11 @@ void ooms_report_html(const struct rundata *rd, FILE *f)
 	esc_html(f, rd->command[0] ? rd->command : "run");
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n", CSS);
 	header(f, rd);
+	how_it_ended(f, rd);
 	findings(f, rd);
 	charts(f, rd);
 	leaks(f, rd);
+	failures(f, rd);
 	allocations(f, rd);
 	groups(f, rd, rd->threads, "Threads", "name", "threads");
 	groups(f, rd, rd->fds, "File descriptors", "kind", "fds");

@@ -290,6 +290,8 @@ int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len)
 	rd->allocs = load_json(dir, "allocs.json");
 	load_alloc_list(rd);
 	rd->vmsize = load_json(dir, "vmsize.json");
+	rd->death = load_json(dir, "death.json");
+	rd->failures = load_json(dir, "failures.json");
 	load_analyses(rd);
 	return 0;
 }
@@ -301,6 +303,8 @@ void rundata_free(struct rundata *rd)
 	json_object_put(rd->fds);
 	json_object_put(rd->allocs);
 	json_object_put(rd->vmsize);
+	json_object_put(rd->death);
+	json_object_put(rd->failures);
 	for (size_t i = 0; i < rd->nanalyses; i++)
 		json_object_put(rd->analyses[i]);
 	free(rd->analyses);

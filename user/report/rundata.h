@@ -60,6 +60,7 @@ struct rundata {
 	size_t bad_lines;               /* timeline lines that did not parse */
 	/* the files beside the timeline (NULL when absent) */
 	struct json_object *threads, *fds, *allocs, *vmsize;
+	struct json_object *death, *failures; /* death.json, failures.json */
 	struct rd_alloc *alloc_list;    /* allocs.json's allocations in time order, damaged ones left out */
 	size_t nalloc_list;
 	struct json_object **analyses;  /* dump-N.analysis.json, by N */
