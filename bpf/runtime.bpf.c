@@ -184,6 +184,51 @@ int BPF_KPROBE(art_oom_thread, void *self, const char *msg)
 	if (!e)
 		return 0;
 	bpf_probe_read_user_str(e->msg, sizeof(e->msg), msg);
+	bpf_get_current_comm(e->name, sizeof(e->name));
+	rt_send(e);
+	return 0;
+}
+
+/* HotSpot: report_java_out_of_memory(const char* message), called on every
+ * OutOfMemoryError the VM raises ("Java heap space", "Metaspace", "unable to
+ * create native thread: ...", "GC overhead limit exceeded"), in the thread
+ * that raises it. A local symbol of libjvm.so's .symtab. */
+SEC("uprobe")
+int BPF_KPROBE(hs_oom, const char *msg)
+{
+	struct ooms_rt_event *e = rt_start(RT_OOM_MSG);
+
+	if (!e)
+		return 0;
+	bpf_probe_read_user_str(e->msg, sizeof(e->msg), msg);
+	bpf_get_current_comm(e->name, sizeof(e->name));
+	rt_send(e);
+	return 0;
+}
+
+/* HotSpot: Exceptions::_throw_msg(JavaThread*, const char* file, int line,
+ * Symbol* name, const char* message): the VM throwing an exception with a
+ * message. Only "unable to create native thread..." is kept: that
+ * OutOfMemoryError does not go through report_java_out_of_memory. */
+SEC("uprobe")
+int BPF_KPROBE(hs_throw_msg, void *thread, const char *file, int line, void *name, const char *msg)
+{
+	static const char want[] = "unable to create native thread";
+	char head[sizeof(want)];
+	struct ooms_rt_event *e;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid || !msg)
+		return 0;
+	if (bpf_probe_read_user_str(head, sizeof(head), msg) < (long)sizeof(head))
+		return 0;
+	for (int i = 0; i < (int)sizeof(want) - 1; i++)
+		if (head[i] != want[i])
+			return 0;
+	e = rt_start(RT_OOM_MSG);
+	if (!e)
+		return 0;
+	bpf_probe_read_user_str(e->msg, sizeof(e->msg), msg);
+	bpf_get_current_comm(e->name, sizeof(e->name));
 	rt_send(e);
 	return 0;
 }

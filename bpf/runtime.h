@@ -20,7 +20,8 @@ enum ooms_rt_type {
 	RT_POOL = 3,      /* HotSpot: a memory pool after a GC: name (pool), name2 (manager),
 			   * a0 init, a1 used, a2 committed, a3 max (-1: undefined) */
 	RT_OOM_SIZE = 4,  /* ART: Heap::ThrowOutOfMemoryError, a0 the allocation's bytes */
-	RT_OOM_MSG = 5,   /* ART: Thread::ThrowOutOfMemoryError, msg the message */
+	RT_OOM_MSG = 5,   /* ART: Thread::ThrowOutOfMemoryError; HotSpot: report_java_out_of_memory:
+			   * msg the message, name the thread's (kernel) name */
 	RT_THREAD_START = 6, /* HotSpot: a Java thread started: name, a0 Java tid, a1 native tid, a2 daemon */
 	RT_THREAD_STOP = 7,
 	RT_TYPE_MAX,

@@ -91,7 +91,7 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   [ ! -e /tmp/x.hprof ]
   run "$SHIMCTL" "$pid" frobnicate
   [ "$status" -eq 1 ]
-  [[ "$output" == "error unknown command 'frobnicate' (ping, heap, dump, dumpfd)" ]]
+  [[ "$output" == "error unknown command 'frobnicate' (ping, heap, dump, dumpfd, armoom)" ]]
   run "$SHIMCTL" "$pid" dump "$TMP/m.hprof" matrix
   [[ "$output" == "error unknown mode or codec"* ]]
   run "$SHIMCTL" "$pid" dumpfd
@@ -262,7 +262,7 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   [ "$status" -eq 0 ]
   local tl="$TMP/e2e/timeline.jsonl"
   # the runtime, its probes, heap figures from hsperfdata, GC pauses
-  grep '"type":"runtime"' "$tl" | jq -e '.runtime == "hotspot" and .probes == 5'
+  grep '"type":"runtime"' "$tl" | jq -e '.runtime == "hotspot" and .probes == 7'
   [ "$(grep '"type":"sample"' "$tl" | jq -s '[.[] | select(.heap_src == "hsperfdata" and .heap_max > 260000000 and .heap_max < 270000000)] | length')" -gt 3 ]
   [ "$(grep '"type":"gc"' "$tl" | jq -s '[.[] | select(.pause_ms > 0 and .pools["G1 Old Gen"].max == 268435456)] | length')" -gt 0 ]
   # the crossing, the dump (a fork: a short pause), the analysis
@@ -306,7 +306,7 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 @test "Java heap options are checked" {
   run "$OOMSCOPE" watch -p $$ --heap-rule koom3
   [ "$status" -eq 2 ]
-  [[ "$output" == *"koom2, koom1 or probe"* ]]
+  [[ "$output" == *"koom2, koom1, probe, trend, or VARIANT+trend"* ]]
   run "$OOMSCOPE" watch -p $$ --dump-method ftp
   [ "$status" -eq 2 ]
   run "$OOMSCOPE" watch -p $$ --runtime dalvik

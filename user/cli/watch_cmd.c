@@ -69,9 +69,12 @@ static const char usage_text[] =
 	"                           -agentpath in JAVA_TOOL_OPTIONS, `watch` loads it into a\n"
 	"                           running HotSpot JVM (attach protocol); heap dumps are then\n"
 	"                           fork-dumps: the app pauses for a fork, not the whole dump\n"
-	"      --heap-rule V        when to dump: koom2 (default: ratio of max by max heap,\n"
-	"                           3 polls rising, 5%% tolerance; fast huge: over 90%% or\n"
-	"                           +350 MB at once), koom1 or probe\n"
+	"      --heap-rule V        when to dump: koom2+trend (default), koom2 (ratio of max\n"
+	"                           by max heap, 3 polls rising, 5%% tolerance; fast huge:\n"
+	"                           over 90%% or +350 MB at once), koom1, probe, trend (the\n"
+	"                           live set after each GC: dump when its slope says the heap\n"
+	"                           runs out within the horizon), or VARIANT+trend (either)\n"
+	"      --heap-horizon SECS  the trend's horizon (10; at least 3x the last dump's time)\n"
 	"      --heap-ratio R       a fixed ratio of max instead of the rule's table\n"
 	"      --heap-polls N       counted polls in a row that dump (3; probe 1)\n"
 	"      --heap-interval SECS poll period of the heap rule (koom2 15, koom1 5, probe 1)\n"
@@ -132,7 +135,7 @@ enum {
 	OPT_JSON = 256, OPT_BTF, OPT_STOP, OPT_BIGMAP, OPT_TCOUNT, OPT_TGAP, OPT_TPOLLS,
 	OPT_FCOUNT, OPT_FGAP, OPT_FPOLLS, OPT_FRATIO, OPT_TRATIO, OPT_TLIMIT, OPT_VMLIMIT, OPT_VM64,
 	OPT_NOPTHREAD, OPT_RINGBUF, OPT_BIGALLOC, OPT_BIGALLOC_MODE, OPT_BIGALLOC_LIVE, OPT_STACKDEPTH,
-	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
+	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOANALYZE, OPT_LEAKCLASS,
 	OPT_LEAKIF,
 };
@@ -155,7 +158,8 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 		{"big-alloc", required_argument, 0, OPT_BIGALLOC}, {"big-alloc-mode", required_argument, 0, OPT_BIGALLOC_MODE},
 		{"big-alloc-live", no_argument, 0, OPT_BIGALLOC_LIVE}, {"stack-depth", required_argument, 0, OPT_STACKDEPTH},
 		{"runtime", required_argument, 0, OPT_RUNTIME}, {"shim", no_argument, 0, OPT_SHIM},
-		{"heap-rule", required_argument, 0, OPT_HEAPRULE}, {"heap-ratio", required_argument, 0, OPT_HEAPRATIO},
+		{"heap-rule", required_argument, 0, OPT_HEAPRULE},
+		{"heap-horizon", required_argument, 0, OPT_HORIZON}, {"heap-ratio", required_argument, 0, OPT_HEAPRATIO},
 		{"heap-polls", required_argument, 0, OPT_HEAPPOLLS}, {"heap-interval", required_argument, 0, OPT_HEAPINT},
 		{"heap-huge-ratio", required_argument, 0, OPT_HUGERATIO},
 		{"heap-huge-delta", required_argument, 0, OPT_HUGEDELTA},
@@ -167,7 +171,9 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 	};
 	/* rule figures given on the command line, applied over the variant's defaults */
 	double heap_ratio = -1, heap_interval = -1, huge_ratio = -1, cooldown = -1;
-	int heap_polls = -1, max_dumps = -1, variant = HEAP_RULE_KOOM2;
+	int heap_polls = -1, max_dumps = -1, trend = 1;
+	enum ooms_heap_variant variant = HEAP_RULE_KOOM2;
+	double horizon = -1;
 	int64_t huge_delta = -1;
 	static const char *leak_classes[64], *leak_ifs[64];
 	struct ooms_watch_opts o;
@@ -269,8 +275,8 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 			break;
 		case OPT_SHIM: o.java.shim = 1; break;
 		case OPT_HEAPRULE:
-			if ((variant = ooms_heap_variant_parse(optarg)) < 0)
-				return bad("invalid --heap-rule '%s' (koom2, koom1 or probe)", optarg);
+			if (ooms_heap_rule_parse(optarg, &variant, &trend) < 0)
+				return bad("invalid --heap-rule '%s' (koom2, koom1, probe, trend, or VARIANT+trend)", optarg);
 			break;
 		case OPT_HEAPRATIO: case OPT_HUGERATIO:
 			if (parse_num(optarg, &v) || v < 0 || v > 1)
@@ -281,6 +287,11 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 			if (parse_num(optarg, &v) || v < 0 || (c == OPT_HEAPINT && v < 0.1))
 				return bad("invalid seconds '%s'", optarg);
 			*(c == OPT_HEAPINT ? &heap_interval : &cooldown) = v;
+			break;
+		case OPT_HORIZON:
+			if (parse_num(optarg, &v) || !(v > 0))
+				return bad("invalid --heap-horizon '%s' (seconds, over 0)", optarg);
+			horizon = v;
 			break;
 		case OPT_HEAPPOLLS: case OPT_MAXDUMPS:
 			if (parse_num(optarg, &v) || v < 0 || v != (int)v || v > 1000000 || (c == OPT_HEAPPOLLS && v < 1))
@@ -345,6 +356,9 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 			return bad("%s", "watch needs -p PID");
 	}
 	ooms_heap_rule_defaults(&o.java.rule, variant);
+	o.java.rule.trend = trend;
+	if (horizon > 0)
+		o.java.rule.horizon_s = horizon;
 	if (heap_ratio >= 0)
 		o.java.rule.ratio = heap_ratio;
 	if (heap_polls >= 0)

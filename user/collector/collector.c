@@ -1257,6 +1257,22 @@ static void death_body(struct json *j, void *arg)
 		json_kint(j, "heap_max", s->heap_max);
 	}
 	json_obj_end(j);
+	if (l->c->jheap) {
+		double ot;
+		const char *msg, *thread, *dump;
+		int n = ooms_jheap_last_oom(l->c->jheap, &ot, &msg, &thread, &dump);
+
+		if (n) {
+			json_key(j, "java_oom");
+			json_obj(j);
+			json_kint(j, "count", n);
+			json_kdbl(j, "t_last", ot);
+			json_kstr(j, "message", msg);
+			json_kstr(j, "thread", thread[0] ? thread : NULL);
+			json_kstr(j, "dump", dump);
+			json_obj_end(j);
+		}
+	}
 	if (g) {
 		json_key(j, "last_failure");
 		json_obj(j);
@@ -1601,6 +1617,17 @@ static void print_death(struct coll *c, const struct ooms_death_rec *d)
 	char line[512];
 
 	fprintf(stderr, "oomscope: how it ended: PID %d %s\n", (int)c->pid, d->sentence);
+	if (c->jheap) {
+		double ot;
+		const char *msg, *thread, *dump;
+		int n = ooms_jheap_last_oom(c->jheap, &ot, &msg, &thread, &dump);
+
+		if (n)
+			fprintf(stderr, "  after java.lang.OutOfMemoryError: %s (thread %s, %.2f s; %d in all)%s%s\n", msg,
+				thread[0] ? thread : "?", ot, n,
+				dump ? "; the heap dumped at the throw: " : !strstr(msg, "heap") ? ""
+				: "; no heap dump at the throw (--shim takes one)", dump ? dump : "");
+	}
 	if (g) {
 		ooms_failures_line(c->fails, g, line, sizeof(line));
 		fprintf(stderr, "  last failure%s: %s\n",

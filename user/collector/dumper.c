@@ -103,12 +103,14 @@ static int dump_shim(const struct ooms_dump_request *rq, struct ooms_dump_result
 	}
 }
 
+static int shim_finish(const struct ooms_dump_request *rq, struct ooms_dump_result *res, struct atomic_file *afp,
+		       int conn, char *line, size_t line_len);
+
 static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
 {
 	struct atomic_file af;
 	char line[512];
-	int conn = -1, e, timeout_ms = (rq->timeout_s > 0 ? rq->timeout_s : 1800) * 1000;
-	pid_t child;
+	int conn = -1, e;
 
 	res->method = "shim-fork";
 	if ((e = atomic_open_mode(&af, rq->out_path, 0600))) {
@@ -128,10 +130,21 @@ static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_r
 			snprintf(res->error, sizeof(res->error), "no answer from the shim: %s", strerror(-e));
 		return e;
 	}
+	return shim_finish(rq, res, &af, conn, line, sizeof(line));
+}
+
+/* After "started" (in line): waits for "done", keeps the file or drops it. */
+static int shim_finish(const struct ooms_dump_request *rq, struct ooms_dump_result *res, struct atomic_file *afp,
+		       int conn, char *line, size_t line_len)
+{
+	struct atomic_file af = *afp;
+	int e, timeout_ms = (rq->timeout_s > 0 ? rq->timeout_s : 1800) * 1000;
+	pid_t child;
+
 	res->pause_ms = shim_line_num(line, "pause_ms", -1);
 	child = (pid_t)shim_line_num(line, "child", 0);
 	status(rq, "writing");
-	e = shim_client_line(conn, line, sizeof(line), timeout_ms);
+	e = shim_client_line(conn, line, line_len, timeout_ms);
 	close(conn);
 	if (!e && !strncmp(line, "done ", 5)) {
 		if ((e = atomic_commit(&af))) {
@@ -491,4 +504,83 @@ int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *
 	if (rq->analysis_json)
 		analyze(rq, res);
 	return 0;
+}
+
+int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int cancel_fd,
+		    void (*on_line)(void *ctx, const char *line), void *ctx)
+{
+	struct atomic_file af;
+	char line[1024];
+	double t0;
+	int conn = -1, e;
+
+	memset(res, 0, sizeof(*res));
+	res->method = "shim-fork-at-oom";
+	res->attempts = 1;
+	if ((e = atomic_open_mode(&af, rq->out_path, 0600))) {
+		snprintf(res->error, sizeof(res->error), "cannot create %.200s: %s", rq->out_path, strerror(-e));
+		return e;
+	}
+	/* the shim's socket opens once the JVM is up: ask until it answers */
+	for (;;) {
+		struct pollfd p = {cancel_fd, POLLIN, 0};
+
+		e = shim_client_armfd(rq->pid, fileno(af.f), rq->op == HPROF_OP_STRIP_KOOM ? "koom" : "app",
+				      codec_word(rq->codec), rq->level, &conn, line, sizeof(line), 5000);
+		if (!e || (e != -ENOENT && e != -ECONNREFUSED) || !proc_exists(rq->pid))
+			break;
+		if (poll(&p, 1, 200) != 0) {
+			atomic_abort(&af);
+			return -ECANCELED;
+		}
+	}
+	if (e) {
+		atomic_abort(&af);
+		snprintf(res->error, sizeof(res->error), "the shim did not arm the dump at the OutOfMemoryError: %.200s",
+			 line[0] ? line : strerror(-e));
+		return e;
+	}
+	/* armed: the lines come when the heap runs out, or never */
+	for (;;) {
+		struct pollfd p[2] = {{conn, POLLIN, 0}, {cancel_fd, POLLIN, 0}};
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents) {
+			e = -ECANCELED;
+			break;
+		}
+		if (!p[0].revents)
+			continue;
+		if ((e = shim_client_line(conn, line, sizeof(line), 5000)))
+			break;
+		if (!strncmp(line, "oom ", 4)) {
+			if (on_line)
+				on_line(ctx, line);
+			continue;
+		}
+		if (!strncmp(line, "started ", 8)) {
+			if (on_line)
+				on_line(ctx, line);
+			t0 = now_ms();
+			e = shim_finish(rq, res, &af, conn, line, sizeof(line));
+			res->dump_ms = now_ms() - t0;
+			res->target_exited = !proc_exists(rq->pid);
+			if (e)
+				return e;
+			res->ok = 1;
+			if (rq->analysis_json)
+				analyze(rq, res);
+			return 0;
+		}
+		e = -EIO; /* "disarmed", "error ..." */
+		snprintf(res->error, sizeof(res->error), "the shim gave up the dump at the OutOfMemoryError: %.200s",
+			 strncmp(line, "error ", 6) ? line : line + 6);
+		break;
+	}
+	close(conn);
+	atomic_abort(&af);
+	if (e == -ECANCELED || e == -EPIPE)
+		snprintf(res->error, sizeof(res->error), "no OutOfMemoryError came");
+	return e;
 }

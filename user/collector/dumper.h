@@ -57,6 +57,14 @@ struct ooms_dump_result {
 /* 0 when the dump was written (res->ok); -errno otherwise, res->error says
  * why in one line. The analysis failing does not fail the dump. */
 int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *res);
+/* The last-chance dump: arms the shim (armoom) to fork-dump the heap into
+ * rq->out_path from the thread whose allocation fails, before the
+ * OutOfMemoryError is thrown; then waits, passing each "oom ..." line of the
+ * shim (and the "started ..." one) to on_line, until the dump is written (0, analyzed as above), the
+ * connection closes, or cancel_fd becomes readable (-ECANCELED). Keeps
+ * asking until the shim's socket is there. Blocking: run it on a thread. */
+int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int cancel_fd,
+		    void (*on_line)(void *ctx, const char *line), void *ctx);
 const char *ooms_dump_method_name(enum ooms_dump_method m);
 int ooms_dump_method_parse(const char *s); /* -1 unknown */
 

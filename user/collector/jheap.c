@@ -12,6 +12,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "collector/oomdump.h"
 #include "hprof/io.h"
 #include "runtime.h"
 #include "runtime.skel.h"
@@ -59,6 +60,16 @@ struct ooms_jheap {
 	struct ooms_dump_result res;
 	char out[4200], json_path[4300], txt_path[4300];
 	double started_t;
+	int finished;          /* the dump thread is done (set before it signals efd) */
+	/* the last-chance dump at the OutOfMemoryError (--shim, HotSpot) */
+	struct ooms_oomdump *arm;
+	struct ooms_dump_request arm_rq;
+	struct ooms_dump_result arm_res;
+	char arm_out[4300], arm_json[4300], arm_txt[4300];
+	int ooms;              /* OutOfMemoryErrors the runtime raised (probe) */
+	double oom_t;          /* the last one's time, message and thread */
+	char oom_msg[OOMS_RT_MSG_LEN + 1], oom_thread[200];
+	char oom_dump[4300];   /* the dump taken at the throw, "" if none */
 	uint8_t perf[65536];
 };
 
@@ -130,6 +141,12 @@ struct oom_rec {
 	double t;
 	int64_t bytes;
 	const char *msg;
+	const char *source;  /* "probe" (the runtime's OOM function), "shim" (JVMTI ResourceExhausted) */
+	uint32_t tid;        /* 0: unknown */
+	const char *thread;  /* NULL: unknown */
+	const char *kind;    /* shim: heap, threads, other */
+	const char *stack;   /* shim: "Class.method:line;..." innermost first */
+	const char *hint;
 };
 
 static void oom_body(struct json *js, void *arg)
@@ -139,11 +156,63 @@ static void oom_body(struct json *js, void *arg)
 	json_obj(js);
 	json_kstr(js, "type", "oom");
 	json_kdbl(js, "t", r->t);
+	json_kstr(js, "source", r->source);
 	if (r->bytes >= 0)
 		json_kint(js, "bytes", r->bytes);
 	json_kstr(js, "message", r->msg);
+	if (r->tid)
+		json_kuint(js, "tid", r->tid);
+	if (r->thread)
+		json_kstr(js, "thread", r->thread);
+	if (r->kind)
+		json_kstr(js, "kind", r->kind);
+	if (r->stack) {
+		char frame[512];
+		const char *p = r->stack;
+
+		json_key(js, "java_stack");
+		json_arr(js);
+		while (*p) {
+			size_t n = strcspn(p, ";");
+
+			snprintf(frame, sizeof(frame), "%.*s", (int)n, p);
+			json_str(js, frame);
+			p += n + (p[n] == ';');
+		}
+		json_arr_end(js);
+	}
+	if (r->hint)
+		json_kstr(js, "hint", r->hint);
 	json_obj_end(js);
 }
+
+/* The value of key=WORD in a shim line, %XX-unescaped, into out. */
+static const char *line_value(const char *line, const char *key, char *out, size_t len)
+{
+	char pat[32];
+	const char *p;
+	size_t o = 0;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(line, pat);
+	out[0] = 0;
+	if (!p)
+		return out;
+	for (p += strlen(pat); *p && *p != ' ' && o + 1 < len; p++) {
+		unsigned v;
+
+		if (*p == '%' && sscanf(p + 1, "%2x", &v) == 1) {
+			out[o++] = (char)v;
+			p += 2;
+		} else {
+			out[o++] = *p;
+		}
+	}
+	out[o] = 0;
+	return out;
+}
+
+static void check_trend(struct ooms_jheap *j, double t);
 
 static int handle_rt(void *ctx, void *data, size_t size)
 {
@@ -183,10 +252,11 @@ static int handle_rt(void *ctx, void *data, size_t size)
 			j->gc_pause_ms += r.pause_ms;
 			j->io.emit(j->io.ctx, gc_body, &r);
 			j->gc_begin_ns = 0;
+			check_trend(j, t);
 		}
 		break;
 	case RT_OOM_SIZE: {
-		struct oom_rec r = {t, e->a0, "Heap::ThrowOutOfMemoryError"};
+		struct oom_rec r = {t, e->a0, "Heap::ThrowOutOfMemoryError", "probe", e->tid, NULL, NULL, NULL, NULL};
 
 		j->io.emit(j->io.ctx, oom_body, &r);
 		if (j->io.say)
@@ -194,13 +264,26 @@ static int handle_rt(void *ctx, void *data, size_t size)
 		break;
 	}
 	case RT_OOM_MSG: {
-		char msg[OOMS_RT_MSG_LEN + 1];
-		struct oom_rec r = {t, -1, msg};
+		char msg[OOMS_RT_MSG_LEN + 1], thread[OOMS_RT_NAME_LEN + 1];
+		const char *hint = NULL;
+		struct oom_rec r = {t, -1, msg, "probe", e->tid, thread, NULL, NULL, NULL};
 
 		snprintf(msg, sizeof(msg), "%.*s", (int)sizeof(e->msg), e->msg);
+		if (!j->arm && (strstr(msg, "heap") || strstr(msg, "GC overhead")))
+			r.hint = hint = "no heap dump at the throw: with --shim, oomscope dumps the heap from the thread "
+					"whose allocation failed, before the OutOfMemoryError is thrown";
+		snprintf(thread, sizeof(thread), "%.*s", (int)sizeof(e->name), e->name);
+		if (!thread[0])
+			r.thread = NULL;
+		j->ooms++;
+		j->oom_t = t;
+		snprintf(j->oom_msg, sizeof(j->oom_msg), "%s", msg);
+		if (!j->oom_thread[0] || !j->arm) /* the shim's full Java name wins */
+			snprintf(j->oom_thread, sizeof(j->oom_thread), "%s", thread);
 		j->io.emit(j->io.ctx, oom_body, &r);
 		if (j->io.say)
-			j->io.say(j->io.ctx, "!! OutOfMemoryError thrown: %s", msg);
+			j->io.say(j->io.ctx, "!! OutOfMemoryError thrown in thread %s (tid %u): %s%s%s", thread[0] ? thread : "?",
+				  e->tid, msg, hint ? "; " : "", hint ? hint : "");
 		break;
 	}
 	case RT_THREAD_START:
@@ -234,6 +317,8 @@ static int add_link(struct ooms_jheap *j, struct bpf_link *l, const char *what)
 	return 0;
 }
 
+static void arm_start(struct ooms_jheap *j);
+
 static void attach_hotspot(struct ooms_jheap *j, const char *lib)
 {
 	static const struct { const char *probe; int which; } usdt[] = {
@@ -243,9 +328,15 @@ static void attach_hotspot(struct ooms_jheap *j, const char *lib)
 	struct bpf_program *progs[] = {k->progs.hs_gc_begin, k->progs.hs_gc_end, k->progs.hs_pool_gc_end,
 				       k->progs.hs_thread_start, k->progs.hs_thread_stop};
 
+	uint64_t off;
+
 	for (size_t i = 0; i < sizeof(usdt) / sizeof(usdt[0]); i++)
 		add_link(j, bpf_program__attach_usdt(progs[usdt[i].which], j->pid, lib, "hotspot", usdt[i].probe, NULL),
 			 usdt[i].probe);
+	if (ooms_sym_elf_find(lib, "_Z25report_java_out_of_memoryPKc", &off) == 0)
+		add_link(j, bpf_program__attach_uprobe(k->progs.hs_oom, false, j->pid, lib, off), "OOM");
+	if (ooms_sym_elf_find(lib, "_ZN10Exceptions10_throw_msgEP10JavaThreadPKciP6SymbolS3_", &off) == 0)
+		add_link(j, bpf_program__attach_uprobe(k->progs.hs_throw_msg, false, j->pid, lib, off), "thread OOM");
 }
 
 static void attach_art(struct ooms_jheap *j, const char *lib)
@@ -276,7 +367,8 @@ static void runtime_body(struct json *js, void *arg)
 	json_kstr(js, "runtime", ooms_rt_name(j->rt.kind));
 	json_kstr(js, "lib", j->rt.lib);
 	json_kint(js, "probes", j->nlinks);
-	json_kstr(js, "heap_rule", ooms_heap_variant_name(j->o.rule.variant));
+	json_kstr(js, "heap_rule", ooms_heap_rule_name(&j->o.rule));
+	json_kdbl(js, "heap_horizon_s", j->o.rule.horizon_s);
 	json_kdbl(js, "heap_interval_s", j->o.rule.interval_s);
 	json_kint(js, "max_dumps", j->o.rule.max_dumps);
 	json_obj_end(js);
@@ -323,6 +415,10 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 		fprintf(stderr, "oomscope: --shim: %s\n", err);
 		return -1;
 	}
+	/* the shim dumps the heap at the first OutOfMemoryError (HotSpot: JVMTI
+	 * ResourceExhausted; ART's shim has no such hook yet) */
+	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT && j->o.rule.max_dumps > 0 && j->o.method != DUMP_JVM)
+		arm_start(j);
 	if (j->o.shim && j->rt.kind == OOMS_RT_ART && j->io.say &&
 	    shim_client_ask(j->pid, "ping", err, sizeof(err), 1000) != 0)
 		j->io.say(j->io.ctx, "--shim: load the shim into the app with `cmd activity attach-agent` (README); "
@@ -343,6 +439,7 @@ static void *dump_main(void *arg)
 	uint64_t one = 1;
 
 	ooms_dump_take(&j->rq, &j->res);
+	__atomic_store_n(&j->finished, 1, __ATOMIC_SEQ_CST);
 	if (write(j->efd, &one, sizeof(one)) < 0) {
 	}
 	return NULL;
@@ -373,18 +470,27 @@ static const char *base(const char *p)
 	return b ? b + 1 : p;
 }
 
+struct dump_line {
+	struct ooms_jheap *j;
+	const struct ooms_dump_request *rq;
+	const struct ooms_dump_result *res;
+	const char *out, *json, *when;
+};
+
 static void dump_body(struct json *js, void *arg)
 {
-	struct ooms_jheap *j = arg;
-	const struct ooms_dump_result *r = &j->res;
+	struct dump_line *l = arg;
+	const struct ooms_dump_result *r = l->res;
 
 	json_obj(js);
 	json_kstr(js, "type", "dump");
-	json_kdbl(js, "t", now_s(j));
-	json_kint(js, "seq", j->seq);
+	json_kdbl(js, "t", now_s(l->j));
+	json_kint(js, "seq", l->j->seq);
 	json_kbool(js, "ok", r->ok);
 	json_kstr(js, "method", r->method);
-	json_kstr(js, "file", r->ok ? base(j->out) : NULL);
+	if (l->when)
+		json_kstr(js, "when", l->when);
+	json_kstr(js, "file", r->ok ? base(l->out) : NULL);
 	json_kdbl(js, "pause_ms", r->pause_ms);
 	json_kdbl(js, "dump_ms", r->dump_ms);
 	json_kint(js, "attempts", r->attempts);
@@ -393,8 +499,8 @@ static void dump_body(struct json *js, void *arg)
 	json_kuint(js, "objects", r->objects);
 	json_kbool(js, "target_exited", r->target_exited);
 	json_kstr(js, "error", r->ok ? NULL : r->error);
-	if (r->ok && j->rq.analysis_json) {
-		json_kstr(js, "analysis", r->analyzed ? base(j->json_path) : NULL);
+	if (r->ok && l->rq->analysis_json) {
+		json_kstr(js, "analysis", r->analyzed ? base(l->json) : NULL);
 		json_kdbl(js, "analyze_ms", r->analyze_ms);
 		json_kuint(js, "leak_groups", r->leak_groups);
 		json_kuint(js, "leak_objects", r->leak_objects);
@@ -402,6 +508,59 @@ static void dump_body(struct json *js, void *arg)
 		json_kstr(js, "analysis_error", r->analysis_error[0] ? r->analysis_error : NULL);
 	}
 	json_obj_end(js);
+}
+
+/* The request for a dump into out (and its analysis files). */
+static void fill_request(struct ooms_jheap *j, struct ooms_dump_request *rq, const char *out, const char *json,
+			 const char *txt)
+{
+	memset(rq, 0, sizeof(*rq));
+	rq->pid = j->pid;
+	rq->runtime = j->rt.kind;
+	rq->method = j->o.method;
+	rq->out_path = out;
+	rq->op = j->o.op;
+	rq->codec = j->o.codec;
+	rq->level = j->o.level;
+	if (j->o.analyze) {
+		rq->analysis_json = json;
+		rq->analysis_txt = txt;
+		rq->aopts.runtime = j->rt.kind == OOMS_RT_ART ? RUNTIME_ANDROID : RUNTIME_JVM;
+		rq->aopts.bitmap_w = 768;
+		rq->aopts.bitmap_h = 1366;
+		rq->aopts.leak_classes = j->o.leak_classes;
+		rq->aopts.nleak_classes = j->o.nleak_classes;
+		rq->aopts.leak_ifs = j->o.leak_ifs;
+		rq->aopts.nleak_ifs = j->o.nleak_ifs;
+	}
+	rq->status = j->io.progress;
+	rq->sctx = j->io.ctx;
+}
+
+/* A dump finished: its record, and its lines for the terminal. */
+static void report_dump(struct ooms_jheap *j, const struct ooms_dump_request *rq, const struct ooms_dump_result *r,
+			const char *out, const char *json, const char *txt, const char *when)
+{
+	struct dump_line l = {j, rq, r, out, json, when};
+
+	if (r->ok)
+		j->dumps++;
+	j->io.emit(j->io.ctx, dump_body, &l);
+	if (!j->io.say)
+		return;
+	if (!r->ok) {
+		j->io.say(j->io.ctx, "!! dump %d%s%s failed: %s", j->seq, when ? " " : "", when ? when : "", r->error);
+		return;
+	}
+	j->io.say(j->io.ctx, "dump %d written%s%s (%s): %s, %.1f MB, the app paused %.0f ms%s%s", j->seq, when ? " " : "",
+		  when ? when : "", r->method, out, r->bytes_out / 1048576.0, r->pause_ms,
+		  r->attempts > 1 ? " over forks retried after a stalled walk" : "",
+		  r->target_exited ? " (the target has exited since)" : "");
+	if (r->analyzed)
+		j->io.say(j->io.ctx, "analysis: %zu leak group(s), %" PRIu64 " object(s)%s%s (details: %s)", r->leak_groups,
+			  r->leak_objects, r->top_leak[0] ? "; first: " : "", r->top_leak, txt);
+	else if (rq->analysis_json)
+		j->io.say(j->io.ctx, "!! analysis failed: %s", r->analysis_error);
 }
 
 static void start_dump(struct ooms_jheap *j, const char *reason)
@@ -413,35 +572,16 @@ static void start_dump(struct ooms_jheap *j, const char *reason)
 	snprintf(j->out, sizeof(j->out), "%s/dump-%d.hprof%s", j->dir, j->seq, ext);
 	snprintf(j->json_path, sizeof(j->json_path), "%s/dump-%d.analysis.json", j->dir, j->seq);
 	snprintf(j->txt_path, sizeof(j->txt_path), "%s/dump-%d.analysis.txt", j->dir, j->seq);
-	memset(&j->rq, 0, sizeof(j->rq));
-	j->rq.pid = j->pid;
-	j->rq.runtime = j->rt.kind;
-	j->rq.method = j->o.method;
-	j->rq.out_path = j->out;
-	j->rq.op = j->o.op;
-	j->rq.codec = j->o.codec;
-	j->rq.level = j->o.level;
-	if (j->o.analyze) {
-		j->rq.analysis_json = j->json_path;
-		j->rq.analysis_txt = j->txt_path;
-		j->rq.aopts.runtime = j->rt.kind == OOMS_RT_ART ? RUNTIME_ANDROID : RUNTIME_JVM;
-		j->rq.aopts.bitmap_w = 768;
-		j->rq.aopts.bitmap_h = 1366;
-		j->rq.aopts.leak_classes = j->o.leak_classes;
-		j->rq.aopts.nleak_classes = j->o.nleak_classes;
-		j->rq.aopts.leak_ifs = j->o.leak_ifs;
-		j->rq.aopts.nleak_ifs = j->o.nleak_ifs;
-	}
-	j->rq.status = j->io.progress;
-	j->rq.sctx = j->io.ctx;
+	fill_request(j, &j->rq, j->out, j->json_path, j->txt_path);
 	j->started_t = now_s(j);
 	r = (struct dump_start_rec){j->started_t, j->seq, reason};
 	j->io.emit(j->io.ctx, dump_start_body, &r);
 	if (j->io.say)
 		j->io.say(j->io.ctx, "dumping the Java heap to %s", j->out);
+	j->finished = 0;
 	if (pthread_create(&j->th, NULL, dump_main, j) != 0) {
 		snprintf(j->res.error, sizeof(j->res.error), "cannot start the dump thread");
-		j->io.emit(j->io.ctx, dump_body, j);
+		report_dump(j, &j->rq, &j->res, j->out, j->json_path, j->txt_path, NULL);
 		return;
 	}
 	j->running = 1;
@@ -452,38 +592,101 @@ int ooms_jheap_fd(const struct ooms_jheap *j)
 	return j->efd;
 }
 
+/* The shim's "oom ..." lines: an oom record each, with the Java stack. */
+static void arm_lines(struct ooms_jheap *j)
+{
+	char lines[8][OOMDUMP_LINE];
+	size_t n = ooms_oomdump_lines(j->arm, lines, 8);
+
+	for (size_t i = 0; i < n; i++) {
+		char kind[32], thread[200], what[300], stack[OOMDUMP_LINE];
+		struct oom_rec r = {now_s(j), -1, what, "shim", 0, thread, kind, stack, NULL};
+
+		line_value(lines[i], "kind", kind, sizeof(kind));
+		line_value(lines[i], "thread", thread, sizeof(thread));
+		line_value(lines[i], "what", what, sizeof(what));
+		line_value(lines[i], "stack", stack, sizeof(stack));
+		snprintf(j->oom_thread, sizeof(j->oom_thread), "%s", thread);
+		j->io.emit(j->io.ctx, oom_body, &r);
+		if (j->io.say)
+			j->io.say(j->io.ctx, "!! OutOfMemoryError (%s) in Java thread \"%s\" at %.*s%s", what, thread,
+				  (int)strcspn(stack, ";"), stack, !strcmp(kind, "heap") ? ": dumping the heap at the throw" : "");
+	}
+}
+
+/* The last-chance dump is done: named as the next dump (dump-N.*), its
+ * record and lines as any dump's. */
+static void arm_finished(struct ooms_jheap *j)
+{
+	const struct ooms_dump_result *r = &j->arm_res;
+	char to[4300];
+
+	if (!r->ok && !strcmp(r->error, "no OutOfMemoryError came"))
+		return;
+	j->seq++;
+	snprintf(to, sizeof(to), "%s/dump-%d.hprof%s", j->dir, j->seq,
+		 j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "");
+	if (r->ok && rename(j->arm_out, to) == 0) {
+		snprintf(j->arm_out, sizeof(j->arm_out), "%s", to);
+		snprintf(to, sizeof(to), "%s/dump-%d.analysis.json", j->dir, j->seq);
+		if (rename(j->arm_json, to) == 0)
+			snprintf(j->arm_json, sizeof(j->arm_json), "%s", to);
+		snprintf(to, sizeof(to), "%s/dump-%d.analysis.txt", j->dir, j->seq);
+		if (rename(j->arm_txt, to) == 0)
+			snprintf(j->arm_txt, sizeof(j->arm_txt), "%s", to);
+	}
+	report_dump(j, &j->arm_rq, r, j->arm_out, j->arm_json, j->arm_txt, "at the OutOfMemoryError");
+	if (r->ok)
+		snprintf(j->oom_dump, sizeof(j->oom_dump), "%s", base(j->arm_out));
+}
+
 void ooms_jheap_done(struct ooms_jheap *j)
 {
 	uint64_t n;
-	const struct ooms_dump_result *r = &j->res;
 
-	if (read(j->efd, &n, sizeof(n)) < 0 || !j->running)
+	if (read(j->efd, &n, sizeof(n)) < 0)
+		return;
+	if (j->arm) {
+		arm_lines(j);
+		if (ooms_oomdump_state(j->arm, &j->arm_res) == 2)
+			arm_finished(j);
+	}
+	if (!j->running || !__atomic_load_n(&j->finished, __ATOMIC_SEQ_CST))
 		return;
 	pthread_join(j->th, NULL);
 	j->running = 0;
-	if (r->ok)
-		j->dumps++;
-	j->io.emit(j->io.ctx, dump_body, j);
-	if (!j->io.say)
-		return;
-	if (!r->ok) {
-		j->io.say(j->io.ctx, "!! dump %d failed: %s", j->seq, r->error);
-		return;
-	}
-	j->io.say(j->io.ctx, "dump %d written (%s): %s, %.1f MB, the app paused %.0f ms%s%s", j->seq, r->method, j->out,
-		  r->bytes_out / 1048576.0, r->pause_ms, r->attempts > 1 ? " over forks retried after a stalled walk" : "",
-		  r->target_exited ? " (the target has exited since)" : "");
-	if (r->analyzed)
-		j->io.say(j->io.ctx, "analysis: %zu leak group(s), %" PRIu64 " object(s)%s%s (details: %s)", r->leak_groups,
-			  r->leak_objects, r->top_leak[0] ? "; first: " : "", r->top_leak, j->txt_path);
-	else if (j->rq.analysis_json)
-		j->io.say(j->io.ctx, "!! analysis failed: %s", r->analysis_error);
+	report_dump(j, &j->rq, &j->res, j->out, j->json_path, j->txt_path, NULL);
+}
+
+static void arm_start(struct ooms_jheap *j)
+{
+	const char *ext = j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "";
+
+	snprintf(j->arm_out, sizeof(j->arm_out), "%s/dump-oom.hprof%s", j->dir, ext);
+	snprintf(j->arm_json, sizeof(j->arm_json), "%s/dump-oom.analysis.json", j->dir);
+	snprintf(j->arm_txt, sizeof(j->arm_txt), "%s/dump-oom.analysis.txt", j->dir);
+	fill_request(j, &j->arm_rq, j->arm_out, j->arm_json, j->arm_txt);
+	j->arm_rq.status = NULL; /* it writes while the run goes on: no progress line */
+	j->arm = ooms_oomdump_start(&j->arm_rq, j->efd);
+	if (!j->arm && j->io.say)
+		j->io.say(j->io.ctx, "!! cannot arm the dump at the OutOfMemoryError (no thread)");
 }
 
 void ooms_jheap_finish(struct ooms_jheap *j, int wait_s)
 {
 	struct pollfd p = {.fd = j->efd, .events = POLLIN};
+	struct ooms_dump_result r;
 
+	if (j->arm) {
+		if (ooms_oomdump_state(j->arm, &r) == 1 && j->io.say)
+			j->io.say(j->io.ctx, "waiting for the dump at the OutOfMemoryError to finish (at most %d s)", wait_s);
+		ooms_oomdump_stop(j->arm, wait_s);
+		arm_lines(j);
+		if (ooms_oomdump_state(j->arm, &j->arm_res) == 2)
+			arm_finished(j);
+		ooms_oomdump_free(j->arm);
+		j->arm = NULL;
+	}
 	if (!j->running)
 		return;
 	if (j->io.say)
@@ -545,32 +748,64 @@ void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s)
 	}
 }
 
+/* The rule said something: its crossing record and line, and the dump. */
+static void rule_said(struct ooms_jheap *j, double t, enum ooms_heap_verdict v, const struct ooms_heap_decision *d,
+		      int64_t used, int64_t max)
+{
+	struct cross_rec r = {t, d, used, max, NULL};
+	char name[64];
+
+	if (v == HEAP_QUIET)
+		return;
+	if (v == HEAP_DUMP) {
+		snprintf(name, sizeof(name), "dump-%d.hprof%s", j->seq + 1,
+			 j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "");
+		r.file = name;
+	}
+	j->io.emit(j->io.ctx, cross_body, &r);
+	j->crossings++;
+	if (j->io.say)
+		j->io.say(j->io.ctx, "!! %s: %s", d->rule, d->reason);
+	if (v == HEAP_DUMP)
+		start_dump(j, d->reason);
+}
+
 void ooms_jheap_check(struct ooms_jheap *j, const struct ooms_sample *s)
 {
+	struct ooms_heap_poll p = {s->t, s->heap_used, s->heap_max, 0};
+	struct ooms_heap_decision d;
+
 	if (!j->found || s->heap_max <= 0 || s->t - j->last_poll_t < j->o.rule.interval_s - 1e-6)
 		return;
 	j->last_poll_t = s->t;
-	{
-		struct ooms_heap_poll p = {s->t, s->heap_used, s->heap_max, j->running};
-		struct ooms_heap_decision d;
-		enum ooms_heap_verdict v = ooms_heap_rule_feed(&j->rule, &p, &d);
-		struct cross_rec r = {s->t, &d, s->heap_used, s->heap_max, NULL};
-		char name[64];
+	p.busy = ooms_jheap_busy(j);
+	rule_said(j, s->t, ooms_heap_rule_feed(&j->rule, &p, &d), &d, s->heap_used, s->heap_max);
+}
 
-		if (v == HEAP_QUIET)
-			return;
-		if (v == HEAP_DUMP) {
-			snprintf(name, sizeof(name), "dump-%d.hprof%s", j->seq + 1,
-				 j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "");
-			r.file = name;
-		}
-		j->io.emit(j->io.ctx, cross_body, &r);
-		j->crossings++;
-		if (j->io.say)
-			j->io.say(j->io.ctx, "!! %s: %s", d.rule, d.reason);
-		if (v == HEAP_DUMP)
-			start_dump(j, d.reason);
-	}
+/* After each GC, the trend of the live set (heap_rule.h): the horizon is at
+ * least three times the last dump's duration, so a dump asked for now is
+ * done before the heap runs out. */
+static void check_trend(struct ooms_jheap *j, double t)
+{
+	struct ooms_heap_decision d;
+	int64_t max, live = pools_used(j, &max);
+	double horizon = j->o.rule.horizon_s;
+
+	if (!j->npools || max <= 0)
+		return;
+	if (j->res.ok && 3 * j->res.dump_ms / 1000 > horizon)
+		horizon = 3 * j->res.dump_ms / 1000;
+	rule_said(j, t, ooms_heap_rule_gc(&j->rule, t, live, max, horizon, ooms_jheap_busy(j), &d), &d, live, max);
+}
+
+int ooms_jheap_last_oom(const struct ooms_jheap *j, double *t, const char **msg, const char **thread,
+			const char **dump)
+{
+	*t = j->oom_t;
+	*msg = j->oom_msg;
+	*thread = j->oom_thread;
+	*dump = j->oom_dump[0] ? j->oom_dump : NULL;
+	return j->ooms;
 }
 
 int ooms_jheap_dumps(const struct ooms_jheap *j)
@@ -585,7 +820,7 @@ int ooms_jheap_crossings(const struct ooms_jheap *j)
 
 int ooms_jheap_busy(const struct ooms_jheap *j)
 {
-	return j->running;
+	return j->running || (j->arm && ooms_oomdump_writing(j->arm));
 }
 
 uint64_t ooms_jheap_drops(const struct ooms_jheap *j)
@@ -623,6 +858,10 @@ void ooms_jheap_free(struct ooms_jheap *j)
 {
 	if (!j)
 		return;
+	if (j->arm) {
+		ooms_oomdump_stop(j->arm, 0);
+		ooms_oomdump_free(j->arm);
+	}
 	if (j->running) /* the thread still uses j: leave it (the process is ending) */
 		return;
 	for (int i = 0; i < j->nlinks; i++)

@@ -63,6 +63,10 @@ int ooms_jheap_fd(const struct ooms_jheap *j);
 void ooms_jheap_done(struct ooms_jheap *j);
 /* At the end of the run: waits (at most wait_s) for a dump in progress. */
 void ooms_jheap_finish(struct ooms_jheap *j, int wait_s);
+/* OutOfMemoryErrors the runtime raised: how many, and the last one's time,
+ * message, thread and the dump taken at its throw (NULL if none). */
+int ooms_jheap_last_oom(const struct ooms_jheap *j, double *t, const char **msg, const char **thread,
+			const char **dump);
 /* Figures for the end record. */
 int ooms_jheap_dumps(const struct ooms_jheap *j);
 int ooms_jheap_crossings(const struct ooms_jheap *j); /* heap rule crossings */

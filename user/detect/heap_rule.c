@@ -3,7 +3,9 @@
 #include "detect/heap_rule.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MB (1024.0 * 1024.0)
@@ -15,6 +17,8 @@ void ooms_heap_rule_defaults(struct ooms_heap_rule_config *cfg, enum ooms_heap_v
 	cfg->polls = 3;
 	cfg->max_dumps = 3;
 	cfg->cooldown_s = 300;
+	cfg->trend = 1;
+	cfg->horizon_s = 10;
 	switch (v) {
 	case HEAP_RULE_KOOM2:
 		cfg->tolerance = 0.05;
@@ -72,6 +76,9 @@ static int poll_counts(const struct ooms_heap_rule *r, const struct ooms_heap_po
 	}
 }
 
+static enum ooms_heap_verdict limited(struct ooms_heap_rule *r, int holds, double t, int busy,
+				      struct ooms_heap_decision *d);
+
 enum ooms_heap_verdict ooms_heap_rule_feed(struct ooms_heap_rule *r, const struct ooms_heap_poll *p,
 					   struct ooms_heap_decision *d)
 {
@@ -89,6 +96,11 @@ enum ooms_heap_verdict ooms_heap_rule_feed(struct ooms_heap_rule *r, const struc
 	d->ratio = ratio;
 	d->threshold = thr;
 
+	if (c->trend == 2) { /* the trend alone: polls only keep the figures */
+		r->last_ratio = ratio;
+		r->last_used = p->used;
+		return d->verdict = HEAP_QUIET;
+	}
 	if (poll_counts(r, p, ratio, thr)) {
 		if (r->count < INT_MAX)
 			r->count++;
@@ -118,31 +130,124 @@ enum ooms_heap_verdict ooms_heap_rule_feed(struct ooms_heap_rule *r, const struc
 	r->last_ratio = ratio;
 	r->last_used = p->used;
 
+	return limited(r, holds, p->t, p->busy, d);
+}
+
+/* The rate limits over a rule that holds (or not). */
+static enum ooms_heap_verdict limited(struct ooms_heap_rule *r, int holds, double t, int busy,
+				      struct ooms_heap_decision *d)
+{
+	const struct ooms_heap_rule_config *c = &r->cfg;
+
 	if (!holds) {
 		r->suppressed = 0;
 		return d->verdict = HEAP_QUIET;
 	}
-	if (p->busy || r->dumps >= c->max_dumps || (r->dumps > 0 && p->t - r->last_dump_t < c->cooldown_s)) {
+	if (busy || r->dumps >= c->max_dumps || (r->dumps > 0 && t - r->last_dump_t < c->cooldown_s)) {
 		size_t n = strlen(d->reason);
 
 		if (r->suppressed)
 			return d->verdict = HEAP_QUIET;
 		r->suppressed = 1;
-		if (p->busy)
+		if (busy)
 			snprintf(d->reason + n, sizeof(d->reason) - n, "; no dump: the last one is still being written");
 		else if (r->dumps >= c->max_dumps)
 			snprintf(d->reason + n, sizeof(d->reason) - n, "; no dump: %d of --max-dumps %d taken", r->dumps,
 				 c->max_dumps);
 		else
 			snprintf(d->reason + n, sizeof(d->reason) - n, "; no dump: %.0f s since the last, --dump-cooldown %.0f",
-				 p->t - r->last_dump_t, c->cooldown_s);
+				 t - r->last_dump_t, c->cooldown_s);
 		return d->verdict = HEAP_SUPPRESSED;
 	}
 	r->dumps++;
-	r->last_dump_t = p->t;
+	r->last_dump_t = t;
 	r->count = 0;
 	r->suppressed = 0;
 	return d->verdict = HEAP_DUMP;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double ooms_heap_trend_slope(const struct ooms_heap_rule *r)
+{
+	double s[OOMS_TREND_POINTS * OOMS_TREND_POINTS / 2];
+	int n = 0;
+
+	if (r->ngc < 4)
+		return NAN;
+	for (int i = 0; i < r->ngc; i++)
+		for (int k = i + 1; k < r->ngc; k++)
+			if (r->gc_t[k] != r->gc_t[i])
+				s[n++] = (r->gc_live[k] - r->gc_live[i]) / (r->gc_t[k] - r->gc_t[i]);
+	if (n < 3)
+		return NAN;
+	qsort(s, (size_t)n, sizeof(s[0]), cmp_dbl);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+enum ooms_heap_verdict ooms_heap_rule_gc(struct ooms_heap_rule *r, double t, int64_t live, int64_t max,
+					 double horizon_s, int busy, struct ooms_heap_decision *d)
+{
+	double slope, tte, horizon = horizon_s > 0 ? horizon_s : r->cfg.horizon_s;
+	int holds;
+
+	memset(d, 0, sizeof(*d));
+	if (!r->cfg.trend || live < 0 || max <= 0)
+		return d->verdict = HEAP_QUIET;
+	r->gc_t[r->gc_next] = t;
+	r->gc_live[r->gc_next] = (double)live;
+	r->gc_next = (r->gc_next + 1) % OOMS_TREND_POINTS;
+	if (r->ngc < OOMS_TREND_POINTS)
+		r->ngc++;
+	slope = ooms_heap_trend_slope(r);
+	d->ratio = (double)live / (double)max;
+	d->threshold = 0.5;
+	if (!(slope > 0)) /* flat, falling, or too few GCs yet */
+		return d->verdict = HEAP_QUIET;
+	tte = ((double)max - (double)live) / slope;
+	holds = tte < horizon && d->ratio >= 0.5;
+	d->rule = "heap_trend";
+	snprintf(d->reason, sizeof(d->reason),
+		 "Java heap live set %.1f MB of %.1f MB after GC, rising %.1f MB/s over the last %d GCs: exhausted in "
+		 "%.1f s, under the %.0f s horizon",
+		 live / MB, max / MB, slope / MB, r->ngc, tte, horizon);
+	return limited(r, holds, t, busy, d);
+}
+
+int ooms_heap_rule_parse(const char *name, enum ooms_heap_variant *variant, int *trend)
+{
+	char base[32];
+	const char *plus = strchr(name, '+');
+	int v;
+
+	if (!strcmp(name, "trend")) {
+		*variant = HEAP_RULE_KOOM2;
+		*trend = 2;
+		return 0;
+	}
+	if (plus && strcmp(plus, "+trend"))
+		return -1;
+	snprintf(base, sizeof(base), "%.*s", plus ? (int)(plus - name) : (int)strlen(name), name);
+	if ((v = ooms_heap_variant_parse(base)) < 0)
+		return -1;
+	*variant = (enum ooms_heap_variant)v;
+	*trend = plus ? 1 : 0;
+	return 0;
+}
+
+const char *ooms_heap_rule_name(const struct ooms_heap_rule_config *cfg)
+{
+	static char buf[32];
+
+	if (cfg->trend == 2)
+		return "trend";
+	snprintf(buf, sizeof(buf), "%s%s", ooms_heap_variant_name(cfg->variant), cfg->trend ? "+trend" : "");
+	return buf;
 }
 
 int ooms_heap_variant_parse(const char *name)

@@ -116,10 +116,12 @@ int shim_client_heap(pid_t pid, int64_t *used, int64_t *committed, int64_t *max,
 	return 0;
 }
 
-int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, const char *codec, int level, int *conn, char *line,
-		       size_t len, int timeout_ms)
+/* Sends request (one line) with out_fd over the socket; reads the first
+ * answer into line. 0 with *conn open when it starts with want. */
+static int send_with_fd(pid_t pid, const char *req, int out_fd, const char *want, int *conn, char *line, size_t len,
+			int timeout_ms)
 {
-	char req[128], cbuf[CMSG_SPACE(sizeof(int))];
+	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov;
 	struct msghdr m;
 	struct cmsghdr *h;
@@ -129,8 +131,7 @@ int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, const char *code
 	line[0] = 0;
 	if (fd < 0)
 		return fd;
-	snprintf(req, sizeof(req), "dumpfd %s %s %d\n", mode, codec, level);
-	iov.iov_base = req;
+	iov.iov_base = (void *)req;
 	iov.iov_len = strlen(req);
 	memset(&m, 0, sizeof(m));
 	m.msg_iov = &iov;
@@ -148,12 +149,30 @@ int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, const char *code
 		return e;
 	}
 	e = shim_client_line(fd, line, len, timeout_ms);
-	if (e || strncmp(line, "started ", 8)) {
+	if (e || strncmp(line, want, strlen(want))) {
 		close(fd);
 		return e ? e : !strncmp(line, "busy", 4) ? -EBUSY : -EIO;
 	}
 	*conn = fd;
 	return 0;
+}
+
+int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, const char *codec, int level, int *conn, char *line,
+		       size_t len, int timeout_ms)
+{
+	char req[128];
+
+	snprintf(req, sizeof(req), "dumpfd %s %s %d\n", mode, codec, level);
+	return send_with_fd(pid, req, out_fd, "started ", conn, line, len, timeout_ms);
+}
+
+int shim_client_armfd(pid_t pid, int out_fd, const char *mode, const char *codec, int level, int *conn, char *line,
+		      size_t len, int timeout_ms)
+{
+	char req[128];
+
+	snprintf(req, sizeof(req), "armoom %s %s %d\n", mode, codec, level);
+	return send_with_fd(pid, req, out_fd, "armed", conn, line, len, timeout_ms);
 }
 
 const char *shim_client_library(void)

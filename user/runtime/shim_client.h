@@ -18,6 +18,11 @@ int shim_client_heap(pid_t pid, int64_t *used, int64_t *committed, int64_t *max,
  * *conn with shim_client_line. -errno otherwise, the shim's words in line. */
 int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, const char *codec, int level, int *conn, char *line,
 		       size_t len, int timeout_ms);
+/* Arms the last-chance dump into out_fd (armoom): on 0, *conn is the
+ * connection, "armed" read; "oom ..." lines and then "started"/"done"
+ * come on it when the Java heap runs out. -errno otherwise. */
+int shim_client_armfd(pid_t pid, int out_fd, const char *mode, const char *codec, int level, int *conn, char *line,
+		      size_t len, int timeout_ms);
 /* The next line from conn, within timeout_ms (-1: no limit). 0, -ETIMEDOUT,
  * or -EPIPE when the other side closed without one. */
 int shim_client_line(int conn, char *line, size_t len, int timeout_ms);

@@ -133,17 +133,26 @@ static void *reaper(void *arg)
 	return NULL;
 }
 
-static void do_dump(int c, char **w, int nw, int passed_fd)
+/* The armed last-chance dump (armoom): its output, settings and the
+ * client's connection, kept open until an OutOfMemoryError comes. */
+static struct {
+	int conn, fd, op, codec, level;
+} armed = {-1, -1, 0, 0, 0};
+/* one dump at a time, whether the control thread or a throwing thread asks */
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Forks the dump of req (fd open, path set for `dump PATH`), answering on
+ * c: "busy", "error", or "started" (then the child answers "done"). Takes
+ * req->fd, and unlinks req->tmp when nothing was started. */
+static void start_dump(int c, struct shim_dump_req *req)
 {
-	struct shim_dump_req req;
 	struct shim_dump_result res;
-	int fdmode = !strcmp(w[0], "dumpfd"), a = fdmode ? 1 : 2, sync[2], done[2] = {-1, -1};
+	int sync[2], done[2] = {-1, -1};
 	pthread_t t;
 
-	memset(&req, 0, sizeof(req));
 	memset(&res, 0, sizeof(res));
-	req.fd = -1;
-	req.reply_fd = c;
+	req->reply_fd = c;
+	pthread_mutex_lock(&dump_lock);
 	/* A child that has answered may still be exiting (unmapping its copy
 	 * of the heap takes a while): a request right after the last dump
 	 * waits for it rather than being refused. One still writing is refused
@@ -160,65 +169,22 @@ static void do_dump(int c, char **w, int nw, int passed_fd)
 			   busy_path);
 		goto out;
 	}
-	if ((!fdmode && nw < 2) || (fdmode && passed_fd < 0)) {
-		shim_reply(c, "error usage: dump PATH [app|koom [gzip|xz|none [LEVEL]]], or dumpfd [...] with an fd");
-		goto out;
-	}
-	if (parse_mode(nw > a ? w[a] : NULL, &req.op) ||
-	    parse_codec(nw > a + 1 ? w[a + 1] : NULL, &req.codec, &req.level)) {
-		shim_reply(c, "error unknown mode or codec (modes: app, koom; codecs: gzip, xz, none)");
-		goto out;
-	}
-	if (nw > a + 2)
-		req.level = atoi(w[a + 2]);
-	if (fdmode) {
-		req.fd = passed_fd;
-		passed_fd = -1;
-		snprintf(busy_path, sizeof(busy_path), "passed fd");
-	} else {
-		struct stat st;
-
-		if (stat(w[1], &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
-			/* a device or FIFO is written in place, never renamed over;
-			 * a FIFO with no reader is refused rather than waited for */
-			req.fd = open(w[1], O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-			if (req.fd < 0) {
-				shim_reply(c, "error cannot open %s: %s", w[1], strerror(errno));
-				goto out;
-			}
-			fcntl(req.fd, F_SETFL, fcntl(req.fd, F_GETFL) & ~O_NONBLOCK);
-		} else {
-			snprintf(req.path, sizeof(req.path), "%s", w[1]);
-			snprintf(req.tmp, sizeof(req.tmp), "%s.tmp.%d", w[1], (int)getpid());
-			req.fd = open(req.tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-			if (req.fd < 0) {
-				shim_reply(c, "error cannot create %s: %s", req.tmp, strerror(errno));
-				goto out;
-			}
-		}
-		snprintf(busy_path, sizeof(busy_path), "%.120s", w[1]);
-	}
 	if (pipe2(sync, O_CLOEXEC) != 0) {
 		shim_reply(c, "error pipe: %s", strerror(errno));
-		close(req.fd);
-		if (req.path[0])
-			unlink(req.tmp);
 		goto out;
 	}
-	req.sync_fd = sync[0];
+	req->sync_fd = sync[0];
 	if (pipe2(done, O_CLOEXEC) != 0)
 		done[0] = done[1] = -1;
-	req.done_fd = done[1];
+	req->done_fd = done[1];
 	if (shim_runtime == SHIM_HOTSPOT)
-		shim_hs_dump(&req, &res);
+		shim_hs_dump(req, &res);
 	else if (shim_runtime == SHIM_ART)
-		shim_art_dump(&req, &res);
+		shim_art_dump(req, &res);
 	else
 		snprintf(res.error, sizeof(res.error), "no Java runtime in this process");
 	if (!res.child) {
 		shim_reply(c, "error %s", res.error[0] ? res.error : "the dump did not start");
-		if (req.path[0])
-			unlink(req.tmp);
 	} else {
 		busy_child = res.child;
 		busy_done_fd = done[0];
@@ -237,13 +203,139 @@ static void do_dump(int c, char **w, int nw, int passed_fd)
 		close(done[0]);
 	if (done[1] >= 0)
 		close(done[1]);
-	close(req.fd);
 out:
+	if (!res.child && req->path[0])
+		unlink(req->tmp);
+	close(req->fd);
+	req->fd = -1;
+	pthread_mutex_unlock(&dump_lock);
+}
+
+/* dump PATH [...] / dumpfd [...] / armoom [...]: the request's output and
+ * settings into req. 0, or -1 after answering why not. */
+static int parse_dump(int c, char **w, int nw, int *passed_fd, struct shim_dump_req *req)
+{
+	int fdmode = strcmp(w[0], "dump") != 0, a = fdmode ? 1 : 2;
+
+	memset(req, 0, sizeof(*req));
+	req->fd = -1;
+	if ((!fdmode && nw < 2) || (fdmode && *passed_fd < 0)) {
+		shim_reply(c, "error usage: dump PATH [app|koom [gzip|xz|none [LEVEL]]], or dumpfd/armoom [...] with an fd");
+		return -1;
+	}
+	if (parse_mode(nw > a ? w[a] : NULL, &req->op) ||
+	    parse_codec(nw > a + 1 ? w[a + 1] : NULL, &req->codec, &req->level)) {
+		shim_reply(c, "error unknown mode or codec (modes: app, koom; codecs: gzip, xz, none)");
+		return -1;
+	}
+	if (nw > a + 2)
+		req->level = atoi(w[a + 2]);
+	if (fdmode) {
+		req->fd = *passed_fd;
+		*passed_fd = -1;
+		snprintf(busy_path, sizeof(busy_path), "passed fd");
+		return 0;
+	}
+	struct stat st;
+
+	if (stat(w[1], &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		/* a device or FIFO is written in place, never renamed over;
+		 * a FIFO with no reader is refused rather than waited for */
+		req->fd = open(w[1], O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (req->fd < 0) {
+			shim_reply(c, "error cannot open %s: %s", w[1], strerror(errno));
+			return -1;
+		}
+		fcntl(req->fd, F_SETFL, fcntl(req->fd, F_GETFL) & ~O_NONBLOCK);
+	} else {
+		snprintf(req->path, sizeof(req->path), "%s", w[1]);
+		snprintf(req->tmp, sizeof(req->tmp), "%s.tmp.%d", w[1], (int)getpid());
+		req->fd = open(req->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (req->fd < 0) {
+			shim_reply(c, "error cannot create %s: %s", req->tmp, strerror(errno));
+			return -1;
+		}
+	}
+	snprintf(busy_path, sizeof(busy_path), "%.120s", w[1]);
+	return 0;
+}
+
+static void do_dump(int c, char **w, int nw, int passed_fd)
+{
+	struct shim_dump_req req;
+
+	if (parse_dump(c, w, nw, &passed_fd, &req) == 0)
+		start_dump(c, &req);
 	if (passed_fd >= 0)
 		close(passed_fd);
 }
 
-static void serve(int c)
+/* armoom [mode [codec [level]]] + an fd: the next OutOfMemoryError of the
+ * Java heap is dumped into it, from the throwing thread, before the throw.
+ * Answers "armed"; the connection stays open for "oom ..." lines and the
+ * dump's "started"/"done". A new armoom replaces the last. Returns 1 when
+ * the connection is kept. */
+static int do_arm(int c, char **w, int nw, int passed_fd)
+{
+	struct shim_dump_req req;
+
+	if (parse_dump(c, w, nw, &passed_fd, &req) != 0) {
+		if (passed_fd >= 0)
+			close(passed_fd);
+		return 0;
+	}
+	pthread_mutex_lock(&dump_lock);
+	if (armed.conn >= 0) {
+		shim_reply(armed.conn, "disarmed by a newer armoom");
+		close(armed.conn);
+		close(armed.fd);
+	}
+	armed.conn = c;
+	armed.fd = req.fd;
+	armed.op = req.op;
+	armed.codec = req.codec;
+	armed.level = req.level;
+	pthread_mutex_unlock(&dump_lock);
+	shim_reply(c, "armed");
+	return 1;
+}
+
+void shim_oom_event(const char *kind, int heap, const char *what, const char *thread, const char *stack)
+{
+	struct shim_dump_req req;
+	int conn;
+
+	pthread_mutex_lock(&dump_lock);
+	conn = armed.conn;
+	if (conn >= 0 && poll(&(struct pollfd){conn, POLLRDHUP, 0}, 1, 0) == 1) {
+		/* the client has gone (oomscope ended): no one to dump for */
+		close(armed.conn);
+		close(armed.fd);
+		armed.conn = armed.fd = conn = -1;
+	}
+	if (conn < 0) {
+		pthread_mutex_unlock(&dump_lock);
+		return;
+	}
+	shim_reply(conn, "oom kind=%s thread=%s what=%s stack=%s", kind, thread, what, stack);
+	if (!heap) { /* threads, metaspace...: told, but the dump waits for the heap */
+		pthread_mutex_unlock(&dump_lock);
+		return;
+	}
+	memset(&req, 0, sizeof(req));
+	req.fd = armed.fd;
+	req.op = armed.op;
+	req.codec = armed.codec;
+	req.level = armed.level;
+	armed.conn = armed.fd = -1;
+	snprintf(busy_path, sizeof(busy_path), "the OutOfMemoryError dump");
+	pthread_mutex_unlock(&dump_lock);
+	start_dump(conn, &req);
+	close(conn); /* the child has its copy for "done" */
+}
+
+/* Returns 1 when the connection is kept (armoom). */
+static int serve(int c)
 {
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
@@ -252,10 +344,10 @@ static void serve(int c)
 
 	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || (cred.uid != 0 && cred.uid != geteuid())) {
 		shim_reply(c, "error permission denied: only root or uid %d may use this socket", (int)geteuid());
-		return;
+		return 0;
 	}
 	if (read_request(c, line, sizeof(line), &fd) < 0)
-		return;
+		return 0;
 	for (char *save = NULL, *tok = strtok_r(line, " \t\r", &save); tok && nw < 8;
 	     tok = strtok_r(NULL, " \t\r", &save))
 		w[nw++] = tok;
@@ -279,11 +371,14 @@ static void serve(int c)
 	} else if (!strcmp(w[0], "dump") || !strcmp(w[0], "dumpfd")) {
 		do_dump(c, w, nw, fd);
 		fd = -1;
+	} else if (!strcmp(w[0], "armoom")) {
+		return do_arm(c, w, nw, fd);
 	} else {
-		shim_reply(c, "error unknown command '%s' (ping, heap, dump, dumpfd)", w[0]);
+		shim_reply(c, "error unknown command '%s' (ping, heap, dump, dumpfd, armoom)", w[0]);
 	}
 	if (fd >= 0)
 		close(fd);
+	return 0;
 }
 
 static void *control_main(void *arg)
@@ -302,8 +397,8 @@ static void *control_main(void *arg)
 				continue;
 			return NULL;
 		}
-		serve(c);
-		close(c);
+		if (!serve(c))
+			close(c);
 	}
 }
 

@@ -15,6 +15,13 @@
  *        child has written everything, "done bytes_in=<n> bytes_out=<n>
  *        objects=<n> child_ms=<ms>" (or "error <why>"); a second dump while
  *        one runs gets "busy ...".
+ *   armoom [<mode> [<codec> [<level>]]]  + one fd: the next OutOfMemoryError
+ *        of the Java heap is dumped into it from the throwing thread, before
+ *        the throw (the heap at its fullest). Answers "armed"; the connection
+ *        stays open and gets "oom kind=<heap|threads|other> thread=<name>
+ *        what=<message> stack=<Class.method:line;...>" for every OOM the
+ *        runtime reports (words with spaces are %20-escaped), then the
+ *        dump's "started"/"done" as above. One-shot; a newer armoom replaces it.
  * mode: app (default) or koom; codec: gzip (default), xz or none; level as
  * `oomscope hprof strip`. Everything but the fork happens in the child. */
 #ifndef OOMSCOPE_SHIM_H
@@ -68,6 +75,11 @@ int shim_art_dump(const struct shim_dump_req *req, struct shim_dump_result *res)
 /* Heap figures from java.lang.Runtime (used = total - free), the calling
  * thread attached to vm (a JavaVM*) as a daemon. 0 or -errno. */
 int shim_jni_heap(void *vm, int64_t *used, int64_t *committed, int64_t *max);
+
+/* An OutOfMemoryError the runtime is about to throw (called from the
+ * throwing thread): told on the armed connection, and for the Java heap
+ * (heap != 0) the armed dump is made now. No-op when nothing is armed. */
+void shim_oom_event(const char *kind, int heap, const char *what, const char *thread, const char *stack);
 
 /* Helpers shared by the runtimes (child side). */
 double shim_now_ms(void);

@@ -1,0 +1,102 @@
+#!/usr/bin/env bats
+# Java at the moment of death: fast leaks that kill a JVM within seconds
+# still leave a heap dump taken before the OutOfMemoryError (the trend rule)
+# or at its throw (the shim's last-chance dump), an analysis that names the
+# leak, and an oom record with its message, thread and (shim) Java stack.
+# Real JVMs (Debian's OpenJDK 17).
+load helpers
+
+JAVA_DIR="$ROOT/tests/java"
+LEAK_IF=(--leak-if 'LeakyService$Session.closed==true')
+
+# oom_run DIR RATE [OPTIONS...]: LeakyService in -Xmx256m leaking RATE MB/s
+# until the JVM dies of it, under oomscope run.
+oom_run() {
+  local dir=$1 rate=$2; shift 2
+  run timeout 240 "$OOMSCOPE" run -o "$dir" "${LEAK_IF[@]}" "$@" \
+    -- java -Xmx256m "$JAVA_DIR/LeakyService.java" --leak-mb-per-s "$rate" --max-mb 100000
+  [ "$status" -eq 0 ]
+  [[ "$output" == *'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space'* ]]
+}
+
+# Some dump of DIR named the planted leak.
+leak_named() {
+  grep '"type":"dump"' "$1/timeline.jsonl" |
+    jq -se 'map(select(.ok and (.top_leak // "" | startswith("LeakyService$Session x"))
+                       and (.top_leak | contains("LeakyService$SessionCache.CLOSED")))) | length >= 1'
+}
+
+@test "a fast leak without the shim: the trend rule dumps before the OutOfMemoryError, the analysis names the leak" {
+  oom_run "$TMP/r" 60
+  local tl="$TMP/r/timeline.jsonl"
+  grep '"type":"crossing"' "$tl" | head -n 1 | jq -e '.rule == "heap_trend" and .wrote == "dump-1.hprof.gz"
+                                                     and (.reason | test("exhausted in [0-9.]+ s"))'
+  grep '"type":"dump"' "$tl" | head -n 1 | jq -e '.ok and .method == "jvm-fifo"'
+  leak_named "$TMP/r"
+  # the dump came before the first OutOfMemoryError
+  jq -se '([.[] | select(.type == "dump" and .ok)][0].t) < ([.[] | select(.type == "oom")][0].t)' "$tl"
+  grep '"type":"oom"' "$tl" | head -n 1 | jq -e '.source == "probe" and .message == "Java heap space"
+                                                and .tid > 0 and (.thread | length > 0) and (.hint | contains("--shim"))'
+  jq -e '.cause == "exit" and .exit_code == 1 and .java_oom.message == "Java heap space" and .java_oom.count >= 1
+         and .java_oom.dump == null' "$TMP/r/death.json"
+  [[ "$output" == *"after java.lang.OutOfMemoryError: Java heap space"*"no heap dump at the throw (--shim takes one)"* ]]
+}
+
+@test "--shim: the heap dumped at the throw, from the thread whose allocation failed, with its Java stack" {
+  # the polls alone (koom2 every 15 s) are too slow for this leak: only the throw is left
+  oom_run "$TMP/s" 60 --shim --heap-rule koom2
+  local tl="$TMP/s/timeline.jsonl"
+  ! grep -q '"type":"crossing"' "$tl"
+  grep '"type":"dump"' "$tl" | jq -e '.ok and .method == "shim-fork-at-oom" and .when == "at the OutOfMemoryError"
+                                      and .file == "dump-1.hprof.gz" and .pause_ms < 1000 and .objects > 1000'
+  leak_named "$TMP/s"
+  # at its fullest: the dump holds most of the 256 MB heap
+  jq -e '.runningInfo.shallowSize > 150000000' "$TMP/s/dump-1.analysis.json"
+  grep '"type":"oom"' "$tl" | jq -se 'map(select(.source == "shim")) | .[0] | .kind == "heap"
+        and .message == "Java heap space" and (.thread | length > 0)
+        and (.java_stack | map(select(startswith("LeakyService"))) | length >= 1)'
+  jq -e '.java_oom.dump == "dump-1.hprof.gz"' "$TMP/s/death.json"
+  "$OOMSCOPE" hprof check "$TMP/s/dump-1.hprof.gz" > /dev/null
+  [ "$(stat -c %a "$TMP/s/dump-1.hprof.gz")" = 600 ]
+  ! ls "$TMP/s"/dump-oom* 2>/dev/null
+  [[ "$output" == *"dump 1 written at the OutOfMemoryError (shim-fork-at-oom)"* ]]
+}
+
+@test "fast leaks from 20 to 150 MB/s, with and without the shim: a dump that names the leak before the JVM dies" {
+  local rate mode
+  for rate in 20 150; do
+    for mode in plain shim; do
+      if [ "$mode" = shim ]; then oom_run "$TMP/$rate-$mode" "$rate" --shim; else oom_run "$TMP/$rate-$mode" "$rate"; fi
+      leak_named "$TMP/$rate-$mode" || { echo "# no dump named the leak at $rate MB/s ($mode)" >&3; return 1; }
+    done
+  done
+}
+
+@test "a JVM under a low thread limit: the failing clone, the OutOfMemoryError with its message, and (shim) the Java code" {
+  local mnt rel cg
+  mnt=$(awk '$3 == "cgroup" && ("," $4 ",") ~ /,pids,/ {print $2; exit}' /proc/self/mounts)
+  if [ -n "$mnt" ]; then rel=$(awk -F: '("," $2 ",") ~ /,pids,/ {print $3; exit}' /proc/self/cgroup)
+  else mnt=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts); rel=$(awk -F: '$1 == "0" {print $3; exit}' /proc/self/cgroup); fi
+  cg="$mnt${rel%/}/oomscope-test-$$-jpids"
+  mkdir -p "$cg"
+  echo 70 > "$cg/pids.max"
+  start_bg jvm sh -c "echo \$\$ > '$cg/cgroup.procs' && exec java -Xss256k '$JAVA_DIR/ThreadBomb.java' --go '$TMP/go'"
+  wait_for "$TMP/jvm.out" '^ready pid=' 120
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  start_bg w "$OOMSCOPE" watch -p "$pid" --shim -o "$TMP/t"
+  wait_for "$TMP/w.out" 'TIME\(s\)' 60
+  sleep 1
+  touch "$TMP/go"
+  wait_exit "$(cat "$TMP/w.pid")" 60
+  for _ in $(seq 1 50); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
+  grep -q 'OutOfMemoryError: unable to create native thread' "$TMP/jvm.out"
+  jq -e '.groups[] | select(.kind == "threads") | .errno == "EAGAIN" and (.called_by | test("create_thread"))' "$TMP/t/failures.json"
+  local tl="$TMP/t/timeline.jsonl"
+  grep '"type":"oom"' "$tl" | jq -se 'map(select(.source == "probe" and (.message | startswith("unable to create native thread")))) | length >= 1'
+  grep '"type":"oom"' "$tl" | jq -se 'map(select(.source == "shim" and .kind == "threads"
+        and (.java_stack | map(select(startswith("ThreadBomb.spawn"))) | length == 1))) | length >= 1'
+  # a thread OutOfMemoryError is no reason for a heap dump
+  ! grep -q '"type":"dump"' "$tl"
+  jq -e '.cause == "exit" and .exit_code == 3 and (.java_oom.message | startswith("unable to create native thread"))
+         and .last_failure.kind == "threads"' "$TMP/t/death.json"
+}
