@@ -177,8 +177,79 @@ static void test_unknown(void)
 	TAP_EQ_STR(ooms_heap_variant_name(HEAP_RULE_KOOM2), "koom2", "name of the default");
 }
 
+/* One GC point per live figure (MB), step seconds apart: 'D' 'S' '.' */
+static const char *gc_script(struct ooms_heap_rule *r, int64_t max, double t0, double step, const int *mb, size_t n,
+			     double horizon)
+{
+	static char pat[64];
+	size_t i;
+
+	for (i = 0; i < n && i < sizeof(pat) - 1; i++) {
+		struct ooms_heap_decision d;
+		enum ooms_heap_verdict v = ooms_heap_rule_gc(r, t0 + i * step, mb[i] * MB, max, horizon, 0, &d);
+
+		pat[i] = v == HEAP_DUMP ? 'D' : v == HEAP_SUPPRESSED ? 'S' : '.';
+		if (v != HEAP_QUIET)
+			last_d = d;
+	}
+	pat[i] = '\0';
+	return pat;
+}
+
+#define GC_SCRIPT(r, max, step, horizon, ...)                                                              \
+	gc_script(r, max, 0, step, (const int[]){ __VA_ARGS__ }, sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int), \
+		  horizon)
+
+static void test_trend(void)
+{
+	struct ooms_heap_rule r = rule(HEAP_RULE_KOOM2);
+	enum ooms_heap_variant v;
+	int trend;
+
+	TAP_EQ_INT(r.cfg.trend, 1, "the trend is on by default, beside koom2");
+	/* 256 MB heap, +10 MB per GC every 0.5 s = 20 MB/s: from 140 MB the
+	 * heap is out in under 6 s, inside the 10 s horizon */
+	TAP_EQ_STR(GC_SCRIPT(&r, 256 * MB, 0.5, 0, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130), ".........D",
+		   "a steady 20 MB/s climb dumps once the live set is half the heap and exhaustion is < 10 s away");
+	TAP_OK(strstr(last_d.reason, "rising 20.0 MB/s") && strstr(last_d.rule, "heap_trend"), "said: %s", last_d.reason);
+	r = rule(HEAP_RULE_KOOM2);
+	TAP_EQ_STR(GC_SCRIPT(&r, 256 * MB, 0.5, 0, 200, 150, 210, 140, 205, 145, 200, 150, 210, 140), "..........",
+		   "a live set that swings around a flat mean never dumps");
+	r = rule(HEAP_RULE_KOOM2);
+	TAP_EQ_STR(GC_SCRIPT(&r, 256 * MB, 10, 0, 130, 131, 132, 133, 134, 135, 136, 137), "........",
+		   "a slow climb (0.1 MB/s: exhaustion in 20 minutes) does not");
+	r = rule(HEAP_RULE_KOOM2);
+	TAP_EQ_STR(GC_SCRIPT(&r, 256 * MB, 0.5, 0, 150, 150, 150, 150, 150, 150, 400, 150), "........",
+		   "one odd GC on a flat live set does not swing the median slope (Theil-Sen)");
+	r = rule(HEAP_RULE_KOOM2);
+	TAP_EQ_STR(GC_SCRIPT(&r, 256 * MB, 5, 0, 150, 160, 170, 180, 190), ".....",
+		   "2 MB/s from 190 MB: 33 s left, outside a 10 s horizon");
+	r = rule(HEAP_RULE_KOOM2);
+	TAP_EQ_STR(GC_SCRIPT(&r, 256 * MB, 5, 40, 150, 160, 170, 180, 190), "...DD",
+		   "inside a 40 s horizon (3x a 13 s dump): from the fourth GC on");
+	r = rule(HEAP_RULE_KOOM2);
+	r.cfg.cooldown_s = 300;
+	TAP_EQ_STR(GC_SCRIPT(&r, 256 * MB, 0.5, 0, 130, 140, 150, 160, 170, 180, 170, 170, 170, 170, 170, 170), "...DS.......",
+		   "rate-limited as the polls are (one per cooldown), reported once while it holds");
+	r = rule(HEAP_RULE_KOOM2);
+	r.cfg.trend = 0;
+	TAP_EQ_STR(GC_SCRIPT(&r, 256 * MB, 0.5, 0, 140, 150, 160, 170, 180), ".....", "koom2 alone: the trend is off");
+
+	TAP_EQ_INT(ooms_heap_rule_parse("koom2+trend", &v, &trend), 0, "koom2+trend parses");
+	TAP_OK(v == HEAP_RULE_KOOM2 && trend == 1, "as koom2 and the trend");
+	TAP_OK(ooms_heap_rule_parse("trend", &v, &trend) == 0 && trend == 2, "trend alone");
+	TAP_OK(ooms_heap_rule_parse("probe", &v, &trend) == 0 && v == HEAP_RULE_PROBE && trend == 0, "probe alone");
+	TAP_OK(ooms_heap_rule_parse("probe+koom1", &v, &trend) < 0 && ooms_heap_rule_parse("tren", &v, &trend) < 0,
+	       "unknown combinations refused");
+	r = rule(HEAP_RULE_KOOM2);
+	r.cfg.trend = 2;
+	TAP_EQ_STR(SCRIPT(&r, 256 * MB, 15, 950, 960, 970, 980), "....", "trend alone: the polls never dump");
+	TAP_EQ_STR(ooms_heap_rule_name(&r.cfg), "trend", "named trend");
+}
+
 int main(void)
 {
+	test_trend();
 	test_koom2();
 	test_koom1();
 	test_probe();
