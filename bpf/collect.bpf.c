@@ -31,6 +31,7 @@ const volatile __u64 big_alloc_bytes = 8 << 20;
 const volatile __u8 big_alloc_mode = ALLOC_OFF;
 const volatile __u32 alloc_stack_bytes = OOMS_STACK_DEPTH * 8; /* --stack-depth, in bytes */
 const volatile __u64 page_size = 4096;
+const volatile __u8 capture_fails = 1; /* --no-failures clears it */
 const volatile __u8 nr_class[OOMS_NR_SLOTS] = {};
 
 struct ooms_totals totals = {};
@@ -367,7 +368,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, struct ooms_fail_key);
-	__type(value, __u64);
+	__type(value, struct ooms_fail_count);
 } fail_counts SEC(".maps");
 
 /* Is err, from a call of class cls, a resource running out? */
@@ -398,9 +399,10 @@ static __always_inline void call_failed(void *ctx, struct pt_regs *regs, long sl
 					__u64 bytes)
 {
 	struct ooms_fail_key key = {};
+	struct ooms_fail_count first = {1, 0, 1}, *n;
 	struct ooms_alloc_event *a;
 	struct ooms_event *e;
-	__u64 one = 1, *n, count = 1;
+	__u64 count = 1, now = bpf_ktime_get_ns();
 
 	__sync_fetch_and_add(&totals.call_fails, 1);
 	key.stack_id = bpf_get_stackid(ctx, &fail_stacks, BPF_F_USER_STACK);
@@ -408,13 +410,18 @@ static __always_inline void call_failed(void *ctx, struct pt_regs *regs, long sl
 		key.stack_id = -1;
 	key.nr = slot;
 	key.err = err;
+	first.last_sent_ns = now;
 	n = bpf_map_lookup_elem(&fail_counts, &key);
-	if (n)
-		count = __sync_fetch_and_add(n, 1) + 1;
-	else if (bpf_map_update_elem(&fail_counts, &key, &one, BPF_NOEXIST))
+	if (n) {
+		count = __sync_fetch_and_add(&n->count, 1) + 1;
+		/* racing threads may both pass: a few more sent, never fewer counted */
+		if (n->sent >= OOMS_FAIL_FULL && now - n->last_sent_ns < OOMS_FAIL_REFILL_NS)
+			return;
+		n->last_sent_ns = now;
+		__sync_fetch_and_add(&n->sent, 1);
+	} else if (bpf_map_update_elem(&fail_counts, &key, &first, BPF_NOEXIST)) {
 		__sync_fetch_and_add(&totals.set_full_drops, 1); /* table full: counted in totals only */
-	if (count > OOMS_FAIL_FULL)
-		return;
+	}
 	/* with the deep slice of a big allocation: the failing call is deep in
 	 * libc (clone3 under pthread_create), built without frame pointers */
 	a = bpf_ringbuf_reserve(&events, sizeof(*a), 0);
@@ -477,7 +484,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	/* a failed call changes nothing (mmap returns addresses, so check errno range);
 	 * one that failed for want of a resource is recorded */
 	if (ret < 0 && ret >= -MAX_ERRNO) {
-		if (resource_error(cls, -ret, regs))
+		if (capture_fails && resource_error(cls, -ret, regs))
 			call_failed(ctx, regs, slot, cls, -ret, fail_size(cls, regs));
 		return 0;
 	}
@@ -564,7 +571,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		if (prev && (__u64)ret > prev)
 			alloc_syscall(ctx, regs, slot, prev, (__u64)ret - prev, AF_BRK);
 		/* brk fails by returning the old break: growth asked for, none given */
-		if ((__u64)ret < PT_REGS_PARM1_CORE_SYSCALL(regs) && (__u64)ret == prev)
+		if (capture_fails && (__u64)ret < PT_REGS_PARM1_CORE_SYSCALL(regs) && (__u64)ret == prev)
 			call_failed(ctx, regs, slot, cls, E_NOMEM, PT_REGS_PARM1_CORE_SYSCALL(regs) - ret);
 		break;
 	}

@@ -134,9 +134,19 @@ struct ooms_totals {
 };
 
 /* Failures of one kind from one place: the first OOMS_FAIL_FULL are sent
- * with their stack, the rest only counted (a loop that retries a failing
- * call must not flood the ring buffer). */
+ * with their stack, then one each OOMS_FAIL_REFILL_NS at most; the rest are
+ * only counted (a loop that retries a failing call must not flood the ring
+ * buffer). "One place" is the kernel's user stack id, which cannot see past
+ * a libc built without frame pointers: callers of the same libc function
+ * may share a key, so the refill keeps later callers visible. */
 #define OOMS_FAIL_FULL 4
+#define OOMS_FAIL_REFILL_NS 10000000ull
+
+struct ooms_fail_count {
+	uint64_t count;       /* failures with this key */
+	uint64_t last_sent_ns; /* when the last one was sent in full */
+	uint64_t sent;        /* sent in full */
+};
 
 struct ooms_fail_key {
 	int32_t stack_id;     /* user stack id in fail_stacks, or -1 */

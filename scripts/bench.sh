@@ -45,6 +45,9 @@ for row in open mmap thread thread:no-pthread-probe mix; do
 done
 echo "(median of $REPS runs each; ratio = ns per iteration / alone; lower is better)"
 
+# the moment of death: failure to record, and the failure path's cost
+scripts/bench-death.sh
+
 # the hprof library's table
 scripts/bench-hprof.sh
 

@@ -45,6 +45,8 @@ static const char usage_text[] =
 	"      --stack-depth N      frames kept per big allocation (default 20, up to 40)\n"
 	"      --ringbuf-size BYTES ring buffer for creation events (default 8M; rounded up to\n"
 	"                           a power of two pages); drops are counted either way\n"
+	"      --no-failures        do not record calls that fail for want of fds, threads or\n"
+	"                           memory (EMFILE, EAGAIN, ENOMEM; on by default: for benchmarks)\n"
 	"      --no-pthread-probe   no uprobe on pthread_create: cheaper thread creation,\n"
 	"                           but thread stacks start inside libc and have no start routine\n"
 	"  -v, --verbose            libbpf messages (-vv: verifier log too)\n"
@@ -135,7 +137,7 @@ enum {
 	OPT_JSON = 256, OPT_BTF, OPT_STOP, OPT_BIGMAP, OPT_TCOUNT, OPT_TGAP, OPT_TPOLLS,
 	OPT_FCOUNT, OPT_FGAP, OPT_FPOLLS, OPT_FRATIO, OPT_TRATIO, OPT_TLIMIT, OPT_VMLIMIT, OPT_VM64,
 	OPT_NOPTHREAD, OPT_RINGBUF, OPT_BIGALLOC, OPT_BIGALLOC_MODE, OPT_BIGALLOC_LIVE, OPT_STACKDEPTH,
-	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
+	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOANALYZE, OPT_LEAKCLASS,
 	OPT_LEAKIF,
 };
@@ -154,6 +156,7 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 		{"fd-ratio", required_argument, 0, OPT_FRATIO}, {"thread-ratio", required_argument, 0, OPT_TRATIO},
 		{"thread-limit", required_argument, 0, OPT_TLIMIT}, {"vmsize-limit", required_argument, 0, OPT_VMLIMIT},
 		{"vmsize-64bit", no_argument, 0, OPT_VM64}, {"no-pthread-probe", no_argument, 0, OPT_NOPTHREAD},
+		{"no-failures", no_argument, 0, OPT_NOFAIL},
 		{"ringbuf-size", required_argument, 0, OPT_RINGBUF},
 		{"big-alloc", required_argument, 0, OPT_BIGALLOC}, {"big-alloc-mode", required_argument, 0, OPT_BIGALLOC_MODE},
 		{"big-alloc-live", no_argument, 0, OPT_BIGALLOC_LIVE}, {"stack-depth", required_argument, 0, OPT_STACKDEPTH},
@@ -268,6 +271,7 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 			break;
 		case OPT_VM64: o.detect.vmsize_limit_64bit = 1; break;
 		case OPT_NOPTHREAD: o.no_pthread_probe = 1; break;
+		case OPT_NOFAIL: o.no_failures = 1; break;
 		case OPT_RUNTIME:
 			if ((c = ooms_rt_parse(optarg)) < -1)
 				return bad("invalid --runtime '%s' (auto, hotspot, art or native)", optarg);

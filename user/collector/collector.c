@@ -260,6 +260,7 @@ static int load_bpf(struct coll *c)
 	c->skel->rodata->big_alloc_bytes = c->o->big_alloc_bytes ? c->o->big_alloc_bytes : UINT64_MAX;
 	c->skel->rodata->big_alloc_mode = c->o->big_alloc_bytes ? c->o->big_alloc_mode : ALLOC_OFF;
 	c->skel->rodata->alloc_live = c->o->big_alloc_live;
+	c->skel->rodata->capture_fails = !c->o->no_failures;
 	c->skel->rodata->alloc_stack_bytes = (c->o->stack_depth ? c->o->stack_depth : 20) * 8;
 	ooms_syscall_classes(c->arch, (uint8_t *)c->skel->rodata->nr_class);
 	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_bytes(c->o));
@@ -1309,13 +1310,13 @@ static void write_failures(struct coll *c)
 {
 	int fd = bpf_map__fd(c->skel->maps.fail_counts);
 	struct ooms_fail_key key, next, *prev = NULL;
+	struct ooms_fail_count n;
 	char path[4200];
-	uint64_t n;
 	int e;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		if (bpf_map_lookup_elem(fd, &next, &n) == 0)
-			ooms_failures_set_count(c->fails, &next, n);
+			ooms_failures_set_count(c->fails, &next, n.count);
 		key = next;
 		prev = &key;
 	}

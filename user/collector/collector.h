@@ -21,6 +21,7 @@ struct ooms_watch_opts {
 	int quiet;               /* -q: no progress lines on the terminal */
 	int stop_on_crossing;    /* --stop-on-crossing */
 	int no_pthread_probe;    /* --no-pthread-probe: no uprobe on pthread_create */
+	int no_failures;         /* --no-failures: failing calls are not recorded */
 	uint64_t ringbuf_bytes;  /* --ringbuf-size, 0 = default */
 	uint64_t big_map_bytes;  /* --big-map: mmaps at least this big get a stack */
 	uint64_t big_alloc_bytes; /* --big-alloc: report single allocations this big (0: off) */

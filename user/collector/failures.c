@@ -54,10 +54,17 @@ static enum ooms_fail_kind kind_of(enum ooms_arch arch, uint32_t nr)
 	return FAIL_FDS;
 }
 
-static struct ooms_fail_group *find(struct ooms_failures *f, const struct ooms_fail_key *k)
+static int same_key(const struct ooms_fail_key *a, const struct ooms_fail_key *b)
+{
+	return a->stack_id == b->stack_id && a->nr == b->nr && a->err == b->err;
+}
+
+/* A group is one kernel key and one stack as unwound here: the kernel's
+ * stack id may lump callers of one libc function together. */
+static struct ooms_fail_group *find(struct ooms_failures *f, const struct ooms_fail_key *k, uint32_t stack)
 {
 	for (size_t i = 0; i < f->n; i++)
-		if (f->g[i].key.stack_id == k->stack_id && f->g[i].key.nr == k->nr && f->g[i].key.err == k->err)
+		if (same_key(&f->g[i].key, k) && f->g[i].stack == stack)
 			return &f->g[i];
 	return NULL;
 }
@@ -67,6 +74,7 @@ const struct ooms_fail_group *ooms_failures_event(struct ooms_failures *f, const
 {
 	struct ooms_fail_key k = {0};
 	struct ooms_fail_group *g;
+	uint32_t stack;
 
 	*is_first = 0;
 	if (!f || e->type != EV_CALL_FAIL || e->version != OOMS_EVENT_VERSION)
@@ -74,7 +82,11 @@ const struct ooms_fail_group *ooms_failures_event(struct ooms_failures *f, const
 	k.stack_id = (int32_t)(uint32_t)(e->arg1 >> 32);
 	k.nr = e->nr;
 	k.err = (int32_t)-e->ret;
-	g = find(f, &k);
+	/* unwound through the deep slice when it came (see collect.h) */
+	stack = size >= sizeof(struct ooms_alloc_event)
+			? ooms_attrib_stack_scan(f->a, e, ((const struct ooms_alloc_event *)e)->deep, OOMS_DEEP_WORDS)
+			: ooms_attrib_stack(f->a, e, NULL, 0, 0);
+	g = find(f, &k, stack);
 	if (!g) {
 		if (f->n == f->cap) {
 			size_t cap = f->cap ? f->cap * 2 : 16;
@@ -94,19 +106,14 @@ const struct ooms_fail_group *ooms_failures_event(struct ooms_failures *f, const
 		g->live = e->live;
 		memcpy(g->comm, e->comm, sizeof(g->comm));
 		g->comm[sizeof(g->comm) - 1] = 0;
-		/* unwound through the deep slice when it came (see collect.h) */
-		g->stack = size >= sizeof(struct ooms_alloc_event)
-				   ? ooms_attrib_stack_scan(f->a, e, ((const struct ooms_alloc_event *)e)->deep,
-							    OOMS_DEEP_WORDS)
-				   : ooms_attrib_stack(f->a, e, NULL, 0, 0);
+		g->stack = stack;
 		if (!f->seen_kind[g->kind]) {
 			f->seen_kind[g->kind] = 1;
 			*is_first = 1;
 		}
 	}
-	/* the kernel's count for the key, as it was when this one was sent */
-	if ((e->arg1 & 0xffffffffu) > g->count)
-		g->count = e->arg1 & 0xffffffffu;
+	g->count++;
+	g->sent++;
 	if (e->ts_ns > g->last_ns)
 		g->last_ns = e->ts_ns;
 	if (g->kind == FAIL_MEMORY ? e->arg0 > g->bytes : !g->bytes)
@@ -117,10 +124,18 @@ const struct ooms_fail_group *ooms_failures_event(struct ooms_failures *f, const
 
 void ooms_failures_set_count(struct ooms_failures *f, const struct ooms_fail_key *k, uint64_t count)
 {
-	struct ooms_fail_group *g = f ? find(f, k) : NULL;
+	struct ooms_fail_group *latest = NULL;
+	uint64_t sent = 0;
 
-	if (g && count > g->count)
-		g->count = count;
+	/* the failures the kernel only counted go to the key's latest group */
+	for (size_t i = 0; f && i < f->n; i++)
+		if (same_key(&f->g[i].key, k)) {
+			sent += f->g[i].sent;
+			if (!latest || f->g[i].last_ns > latest->last_ns)
+				latest = &f->g[i];
+		}
+	if (latest && count > sent)
+		latest->count = latest->sent + (count - sent);
 }
 
 const struct ooms_fail_group *ooms_failures_last(const struct ooms_failures *f)
@@ -170,6 +185,7 @@ void ooms_failures_json(struct json *j, struct ooms_failures *f, const struct oo
 
 	json_kstr(j, "kind", ooms_fail_kind_name(g->kind));
 	json_kstr(j, "syscall", ooms_syscall_name(f->arch, g->key.nr));
+	json_kint(j, "kernel_stack_id", g->key.stack_id);
 	json_kstr(j, "errno", errno_name(g->key.err));
 	json_kuint(j, "count", g->count);
 	json_kdbl(j, "t_first", g->first_ns >= start_ns ? (g->first_ns - start_ns) / 1e9 : 0);

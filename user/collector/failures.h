@@ -2,7 +2,8 @@
  * with EMFILE/ENFILE, clone with EAGAIN/ENOMEM, mmap/mremap/mprotect/brk
  * with ENOMEM. The kernel sends the first few of each (stack, call, errno)
  * with a stack and counts the rest in its fail_counts map; this module keeps
- * one group per such key, with the exact count once the map is read. */
+ * one group per key and stack as unwound here, with the exact count once
+ * the map is read. */
 #ifndef OOMSCOPE_COLLECTOR_FAILURES_H
 #define OOMSCOPE_COLLECTOR_FAILURES_H
 
@@ -17,7 +18,8 @@ enum ooms_fail_kind { FAIL_FDS, FAIL_THREADS, FAIL_MEMORY, FAIL_KIND_MAX };
 struct ooms_fail_group {
 	struct ooms_fail_key key;
 	enum ooms_fail_kind kind;
-	uint64_t count;        /* failures seen (events, then the kernel's exact count) */
+	uint64_t count;        /* failures: those sent, then with the ones the kernel only counted */
+	uint64_t sent;         /* of those, received with a stack */
 	uint64_t first_ns, last_ns;
 	uint64_t bytes;        /* the largest asked for (memory), or clone flags */
 	int64_t live;          /* fds or threads open at the first failure */
