@@ -213,6 +213,7 @@ static const char *line_value(const char *line, const char *key, char *out, size
 }
 
 static void check_trend(struct ooms_jheap *j, double t);
+static void start_dump(struct ooms_jheap *j, const char *reason);
 
 static int handle_rt(void *ctx, void *data, size_t size)
 {
@@ -258,9 +259,17 @@ static int handle_rt(void *ctx, void *data, size_t size)
 	case RT_OOM_SIZE: {
 		struct oom_rec r = {t, e->a0, "Heap::ThrowOutOfMemoryError", "probe", e->tid, NULL, NULL, NULL, NULL};
 
+		j->ooms++;
+		j->oom_t = t;
+		snprintf(j->oom_msg, sizeof(j->oom_msg), "an allocation of %" PRId64 " bytes failed", e->a0);
 		j->io.emit(j->io.ctx, oom_body, &r);
 		if (j->io.say)
 			j->io.say(j->io.ctx, "!! OutOfMemoryError thrown: an allocation of %" PRId64 " bytes failed", e->a0);
+		/* ART: the shim has no hook at the throw (HotSpot's is JVMTI's), so
+		 * the first OOM asks for a dump at once, within --max-dumps
+		 * (unverified: no device here) */
+		if (j->rt.kind == OOMS_RT_ART && !j->running && j->o.shim && j->dumps < j->o.rule.max_dumps)
+			start_dump(j, "OutOfMemoryError thrown (ART)");
 		break;
 	}
 	case RT_OOM_MSG: {
