@@ -143,6 +143,15 @@ static void how_it_ended(FILE *f, const struct rundata *rd)
 			 rd_num(o, "threads", -1), rd_num(o, "thread_limit", -1), rd_num(o, "fds", -1), rd_num(o, "fd_limit", -1));
 		kv(f, "last state", buf);
 	}
+	if ((o = rd_get(d, "java_oom"))) {
+		const char *dump = rd_str(o, "dump");
+
+		snprintf(buf, sizeof(buf), "%s (thread %s, %.3f s; %.0f in all); %s%s", rd_str(o, "message") ? rd_str(o, "message") : "?",
+			 rd_str(o, "thread") ? rd_str(o, "thread") : "?", rd_num(o, "t_last", 0), rd_num(o, "count", 0),
+			 dump ? "the heap was dumped at the throw: " : "no heap dump at the throw (run with --shim for one)",
+			 dump ? dump : "");
+		kv(f, "OutOfMemoryError", buf);
+	}
 	if ((o = rd_get(d, "last_failure"))) {
 		snprintf(buf, sizeof(buf), "%s failed with %s at %.3f s (%.1f ms before the end), called by %s",
 			 rd_str(o, "syscall") ? rd_str(o, "syscall") : "?", rd_str(o, "errno") ? rd_str(o, "errno") : "?",
