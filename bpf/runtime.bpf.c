@@ -175,9 +175,8 @@ int BPF_KPROBE(art_oom_heap, void *heap, void *self, __u64 bytes)
 	return 0;
 }
 
-/* art::Thread::ThrowOutOfMemoryError(const char* msg) */
-SEC("uprobe")
-int BPF_KPROBE(art_oom_thread, void *self, const char *msg)
+/* An OutOfMemoryError's message, from the thread that raises it. */
+static __always_inline int oom_msg(const char *msg)
 {
 	struct ooms_rt_event *e = rt_start(RT_OOM_MSG);
 
@@ -189,6 +188,13 @@ int BPF_KPROBE(art_oom_thread, void *self, const char *msg)
 	return 0;
 }
 
+/* art::Thread::ThrowOutOfMemoryError(const char* msg) */
+SEC("uprobe")
+int BPF_KPROBE(art_oom_thread, void *self, const char *msg)
+{
+	return oom_msg(msg);
+}
+
 /* HotSpot: report_java_out_of_memory(const char* message), called on every
  * OutOfMemoryError the VM raises ("Java heap space", "Metaspace", "unable to
  * create native thread: ...", "GC overhead limit exceeded"), in the thread
@@ -196,14 +202,7 @@ int BPF_KPROBE(art_oom_thread, void *self, const char *msg)
 SEC("uprobe")
 int BPF_KPROBE(hs_oom, const char *msg)
 {
-	struct ooms_rt_event *e = rt_start(RT_OOM_MSG);
-
-	if (!e)
-		return 0;
-	bpf_probe_read_user_str(e->msg, sizeof(e->msg), msg);
-	bpf_get_current_comm(e->name, sizeof(e->name));
-	rt_send(e);
-	return 0;
+	return oom_msg(msg);
 }
 
 /* HotSpot: Exceptions::_throw_msg(JavaThread*, const char* file, int line,
@@ -215,7 +214,6 @@ int BPF_KPROBE(hs_throw_msg, void *thread, const char *file, int line, void *nam
 {
 	static const char want[] = "unable to create native thread";
 	char head[sizeof(want)];
-	struct ooms_rt_event *e;
 
 	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid || !msg)
 		return 0;
@@ -224,11 +222,5 @@ int BPF_KPROBE(hs_throw_msg, void *thread, const char *file, int line, void *nam
 	for (int i = 0; i < (int)sizeof(want) - 1; i++)
 		if (head[i] != want[i])
 			return 0;
-	e = rt_start(RT_OOM_MSG);
-	if (!e)
-		return 0;
-	bpf_probe_read_user_str(e->msg, sizeof(e->msg), msg);
-	bpf_get_current_comm(e->name, sizeof(e->name));
-	rt_send(e);
-	return 0;
+	return oom_msg(msg);
 }

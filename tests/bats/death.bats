@@ -39,11 +39,17 @@ teardown() {
   rm -rf "$TMP"
 }
 
-# start_in_cgroup NAME DIR MODE: death_target -w MODE, moved into cgroup DIR
-# before it execs; waits for its "ready" line.
-start_in_cgroup() {
-  start_bg "$1" sh -c "echo \$\$ > '$2/cgroup.procs' && exec '$DT' -w $3"
-  wait_for "$TMP/$1.out" '^ready pid=' 10
+# watch_in_cgroup DIR MODE: death_target -w MODE, moved into cgroup DIR
+# before it execs, watched into $TMP/run, then let go; returns when the
+# watch has ended. Sets PID.
+watch_in_cgroup() {
+  start_bg t sh -c "echo \$\$ > '$1/cgroup.procs' && exec '$DT' -w $2"
+  wait_for "$TMP/t.out" '^ready pid=' 10
+  PID=$(sed -n 's/^ready pid=//p' "$TMP/t.out")
+  start_bg w "$OOMSCOPE" watch -p "$PID" -o "$TMP/run"
+  wait_for "$TMP/w.out" 'TIME\(s\)' 20
+  kill -USR1 "$PID"
+  wait_exit "$(cat "$TMP/w.pid")" 60
 }
 
 @test "fd burst to EMFILE then abort() within milliseconds: the failure, a crossing before the end, death by its own SIGABRT" {
@@ -84,12 +90,7 @@ start_in_cgroup() {
 @test "thread burst until pthread_create fails under a pids cgroup: the failing clone with its caller, the thread groups, the exit" {
   local cg; cg=$(cgroup_dir pids)
   echo 40 > "$cg/pids.max"
-  start_in_cgroup t "$cg" threads
-  local pid; pid=$(sed -n 's/^ready pid=//p' "$TMP/t.out")
-  start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/run"
-  wait_for "$TMP/w.out" 'TIME\(s\)' 20
-  kill -USR1 "$pid"
-  wait_exit "$(cat "$TMP/w.pid")" 30
+  watch_in_cgroup "$cg" threads
   local d="$TMP/run"
   grep -q 'started 39 threads, then Resource temporarily unavailable' "$TMP/t.out"
   jq -e '.groups[0] | .kind == "threads" and (.syscall | test("^clone3?$")) and .errno == "EAGAIN"
@@ -115,13 +116,8 @@ start_in_cgroup() {
     echo $((64 << 20)) > "$cg/memory.max"
     echo 0 > "$cg/memory.swap.max" 2>/dev/null || true
   fi
-  start_in_cgroup m "$cg" memory
-  local pid; pid=$(sed -n 's/^ready pid=//p' "$TMP/m.out")
-  start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/run"
-  wait_for "$TMP/w.out" 'TIME\(s\)' 20
-  kill -USR1 "$pid"
-  wait_exit "$(cat "$TMP/w.pid")" 60
-  local d="$TMP/run"
+  watch_in_cgroup "$cg" memory
+  local d="$TMP/run" pid=$PID
   jq -e --argjson p "$pid" '.cause == "oom-cgroup" and .signal == 9 and .oom_killer.anon_rss_kb > 50000
          and .oom_killer.allocating_pid == $p and .memory_cgroup.limit_bytes == 67108864
          and (.memory_cgroup.path | endswith("-memory")) and .memory_cgroup.oom_kills >= 1' "$d/death.json"

@@ -1246,9 +1246,18 @@ static void death_body(struct json *j, void *arg)
 	 * side's sets, which the teardown does not empty */
 	json_key(j, "last_state");
 	json_obj(j);
-	json_kdbl(j, "t_sample", s->t);
-	json_kint(j, "rss_kb", s->rss_kb);
-	json_kint(j, "vmsize_kb", s->vmsize_kb);
+	if (d->oom.ts_ns > start && (d->oom.ts_ns - start) / 1e9 > s->t) {
+		/* the OOM killer's own figures, newer than any sample */
+		json_kstr(j, "source", "oom_killer");
+		json_kdbl(j, "t_sample", (d->oom.ts_ns - start) / 1e9);
+		json_kint(j, "rss_kb", (int64_t)(d->oom.anon_rss_kb + d->oom.file_rss_kb + d->oom.shmem_rss_kb));
+		json_kint(j, "vmsize_kb", (int64_t)d->oom.total_vm_kb);
+	} else {
+		json_kstr(j, "source", "sample");
+		json_kdbl(j, "t_sample", s->t);
+		json_kint(j, "rss_kb", s->rss_kb);
+		json_kint(j, "vmsize_kb", s->vmsize_kb);
+	}
 	json_kint(j, "threads", t->threads_live);
 	json_kint(j, "thread_limit", s->thread_limit);
 	json_kint(j, "fds", t->fds_live);

@@ -463,6 +463,19 @@ static void analyze(const struct ooms_dump_request *rq, struct ooms_dump_result 
 	ooms_analysis_free(&a);
 }
 
+/* A dump's end (e: how it went), and its analysis when it was written. */
+static int dump_done(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int e, double t0)
+{
+	res->dump_ms = now_ms() - t0;
+	res->target_exited = !proc_exists(rq->pid);
+	if (e)
+		return e;
+	res->ok = 1;
+	if (rq->analysis_json)
+		analyze(rq, res);
+	return 0;
+}
+
 int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
 {
 	enum ooms_dump_method m = rq->method;
@@ -494,16 +507,9 @@ int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *
 		snprintf(res->error, sizeof(res->error), "PID %d runs no Java runtime: no heap to dump", (int)rq->pid);
 		e = -ENOENT;
 	}
-	res->dump_ms = now_ms() - t0;
 	if (!res->attempts)
 		res->attempts = 1;
-	res->target_exited = !proc_exists(rq->pid);
-	if (e)
-		return e;
-	res->ok = 1;
-	if (rq->analysis_json)
-		analyze(rq, res);
-	return 0;
+	return dump_done(rq, res, e, t0);
 }
 
 int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int cancel_fd,
@@ -563,15 +569,7 @@ int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result 
 			if (on_line)
 				on_line(ctx, line);
 			t0 = now_ms();
-			e = shim_finish(rq, res, &af, conn, line, sizeof(line));
-			res->dump_ms = now_ms() - t0;
-			res->target_exited = !proc_exists(rq->pid);
-			if (e)
-				return e;
-			res->ok = 1;
-			if (rq->analysis_json)
-				analyze(rq, res);
-			return 0;
+			return dump_done(rq, res, shim_finish(rq, res, &af, conn, line, sizeof(line)), t0);
 		}
 		e = -EIO; /* "disarmed", "error ..." */
 		snprintf(res->error, sizeof(res->error), "the shim gave up the dump at the OutOfMemoryError: %.200s",
