@@ -1,6 +1,6 @@
 # oomscope: `make` builds everything (installing missing Debian packages first),
 # `make test` runs the whole test suite, `make demo` the newcomer's demo,
-# `make bench` the benchmark tables.
+# `make bench` the benchmark tables, `make deps` only the Debian packages.
 ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BUILD := build
 CLANG ?= clang
@@ -9,7 +9,8 @@ CC ?= gcc
 CXX ?= g++
 
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
-CPPFLAGS := -Iuser -Ibpf -I$(BUILD)
+# -MMD -MP: each object depends on the headers it includes (build/**/*.d)
+CPPFLAGS := -Iuser -Ibpf -I$(BUILD) -MMD -MP
 LDLIBS := -lbpf -ldw -lelf -lz -llzma -ljson-c -liberty -lsqlite3 -lm
 # usdt.bpf.h includes <linux/errno.h>, which wants the multiarch asm/ headers
 MULTIARCH_INC := $(shell $(CC) -print-multiarch 2>/dev/null | sed 's|^|-idirafter /usr/include/|')
@@ -55,14 +56,18 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(DEPS_OK)
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/user/%.o: user/%.c $(shell find user bpf -name '*.h') $(SKELS) | $(DEPS_OK)
+$(BUILD)/user/%.o: user/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# the objects that include a BPF skeleton (the generated header must exist first)
+$(BUILD)/user/collector/collector.o: $(BUILD)/collect.skel.h
+$(BUILD)/user/collector/jheap.o: $(BUILD)/runtime.skel.h
 
 $(BUILD)/libooms.a: $(USER_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/pic/%.o: %.c $(shell find user -name '*.h') | $(DEPS_OK)
+$(BUILD)/pic/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
@@ -73,7 +78,7 @@ $(SHIM): $(SHIM_OBJS)
 oomscope: $(BUILD)/user/main.o $(BUILD)/libooms.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h tests/tools/*.h $(BUILD)/libooms.a
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libooms.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(BUILD)/libooms.a $(LDLIBS) -ldl
 
@@ -85,7 +90,7 @@ $(BUILD)/targets/%: tests/targets/%.cc | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CXX) $(TARGET_CXXFLAGS) -o $@ $<
 
-$(BUILD)/tools/%: tests/tools/%.c tests/tools/*.h | $(DEPS_OK)
+$(BUILD)/tools/%: tests/tools/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
@@ -102,3 +107,5 @@ bench: all
 
 clean:
 	rm -rf $(BUILD) oomscope
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
