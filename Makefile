@@ -56,13 +56,10 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(DEPS_OK)
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/user/%.o: user/%.c | $(DEPS_OK)
+# the skeletons first (generated headers); -MMD then names the objects that use them
+$(BUILD)/user/%.o: user/%.c | $(DEPS_OK) $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
-
-# the objects that include a BPF skeleton (the generated header must exist first)
-$(BUILD)/user/collector/collector.o: $(BUILD)/collect.skel.h
-$(BUILD)/user/collector/jheap.o: $(BUILD)/runtime.skel.h
 
 $(BUILD)/libooms.a: $(USER_OBJS)
 	rm -f $@ && ar rcs $@ $^

@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "collect.h"
 #include "collector/collector.h"
 #include "hprof/io.h"
 #include "hprof/transform.h"
+#include "report/report.h"
 #include "runtime/runtime.h"
 
 static const char usage_text[] =
@@ -144,6 +146,8 @@ enum {
 
 int cmd_watch_or_run(int argc, char **argv, int is_run)
 {
+	char dir[4096], rerr[512];
+	int rc;
 	static const struct option longopts[] = {
 		{"pid", required_argument, 0, 'p'}, {"interval", required_argument, 0, 'i'},
 		{"duration", required_argument, 0, 'd'}, {"out", required_argument, 0, 'o'},
@@ -383,5 +387,18 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 		return bad("%s", "--big-alloc-live needs --big-alloc-mode uprobe (return probes on the allocator)");
 	if (o.big_alloc_live && !o.big_alloc_bytes)
 		o.big_alloc_bytes = 8 << 20;
-	return ooms_collect(&o);
+	dir[0] = 0;
+	rc = ooms_collect(&o, dir, sizeof(dir));
+	if (dir[0]) {
+		/* the page and the exports of the run (report.html, trace.json, allocs.pb.gz) */
+		if (!o.quiet && !o.json && isatty(2))
+			fprintf(stderr, "oomscope: writing the report ...\n");
+		if (ooms_report_write(dir, NULL, NULL, rerr, sizeof(rerr)))
+			fprintf(stderr, "oomscope: report: %s\n", rerr);
+		else if (!o.json)
+			fprintf(stderr, "oomscope: report: %s/report.html\n", dir);
+		if (!o.json)
+			fprintf(stderr, "oomscope: run directory: %s\n", dir);
+	}
+	return rc;
 }

@@ -4,6 +4,7 @@
 #ifndef OOMSCOPE_COLLECTOR_H
 #define OOMSCOPE_COLLECTOR_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "collector/jheap.h"
@@ -34,6 +35,9 @@ struct ooms_watch_opts {
 };
 
 /* Returns the process exit code: 0 ok, 1 runtime failure (message printed). */
-int ooms_collect(const struct ooms_watch_opts *o);
+/* Watches until the target ends, the duration passes or a signal comes.
+ * dir gets the run directory once it has been made ("" if it never was):
+ * the caller writes the report from it. 0, or 1 after saying why. */
+int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len);
 
 #endif

@@ -1,0 +1,164 @@
+/* The collector's rooms share this: the run's state (struct coll) and what
+ * each file offers the others. Private to user/collector/collector*.c and
+ * the files named below; collector.h is the public entry point.
+ *   coll_common.c    time, errors, the timeline writer
+ *   coll_attach.c    loading and attaching the BPF programs
+ *   coll_sets.c      the kernel side's fd and thread sets: seeding, drift, repair,
+ *                    and snapshots built from them
+ *   coll_events.c    the ring buffer's events: failures, rules checked on events
+ *   coll_sampling.c  a sample every interval, the rules, crossings and snapshots
+ *   coll_records.c   the start, death and end records, failures.json, death.json
+ *   coll_console.c   the terminal: the table, progress, how it ended
+ *   collector.c      setup, the run directory, the event loop */
+#ifndef OOMSCOPE_COLLECTOR_COLL_H
+#define OOMSCOPE_COLLECTOR_COLL_H
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "collect.skel.h"
+#include "collector/collector.h"
+#include "collector/attrib.h"
+#include "collector/cgroup.h"
+#include "collector/death.h"
+#include "collector/failures.h"
+#include "collector/held.h"
+#include "collector/launch.h"
+#include "collector/procfs.h"
+#include "collector/syscall_table.h"
+#include "collector/tracefs.h"
+#include "collector/allocs.h"
+#include "collector/jheap.h"
+#include "runtime/shim_client.h"
+#include "sym/symbolize.h"
+#include "util/atomic_file.h"
+#include "util/json.h"
+
+struct coll {
+	const struct ooms_watch_opts *o;
+	pid_t pid;
+	struct launch launch;
+	int launched;
+	struct collect_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link *libc_link;
+	char libc_path[512];
+	struct ooms_symbolizer *sym;
+	struct ooms_attrib *attrib;
+	struct ooms_allocs *allocs;
+	struct ooms_jheap *jheap;
+	struct bpf_link *alloc_links[24];
+	int memalign_is_aligned_alloc;
+	int nalloc_links;
+	struct ooms_detector det;
+	enum ooms_arch arch;
+	char dir[4096];
+	FILE *timeline;
+	char tracefs[256];
+	int tracefs_mounted;
+	struct ooms_snapshot last; /* the latest snapshot of a live target */
+	uint64_t start_ns;
+	int64_t threads_max;
+	int64_t prev_vmsize_kb;
+	int64_t prev_vm_delta;
+	int drift_fds, drift_threads; /* consecutive samples with a difference */
+	int crossings;
+	int is_32bit;
+	long samples;
+	uint64_t last_sample_ns;
+	uint64_t *fd_bits;     /* the BPF fd bitmap, mmap-ed */
+	size_t fd_words;
+	struct ooms_failures *fails;
+	int fail_snapped[FAIL_KIND_MAX]; /* the state at the first failure of each kind was written */
+	struct ooms_sample last_smp;    /* the last sample: limits for rules checked on events */
+	int have_smp;
+	struct ooms_cgroup cg;          /* the target's cgroups at the last sample */
+	int died;                       /* the kernel side saw the last thread exit */
+	uint64_t sym_refresh_ns;        /* when the symbolizer last read the maps */
+	uint64_t sym_refresh_region;    /* and for an address in which page */
+	/* found while events are handled, acted on once the batch is read (so
+	 * a snapshot's every member has had its creation event attributed) */
+	struct ooms_crossing pending_xs[RULE_MAX];
+	struct ooms_sample pending_smp;
+	size_t npending;
+	struct ooms_fail_group pending_fail[FAIL_KIND_MAX]; /* copies: the groups' array may move */
+	int has_pending_fail[FAIL_KIND_MAX];
+};
+
+/* The snapshots a run writes: threads, fds, vmsize. */
+enum snap_kind { SNAP_THREADS, SNAP_FDS, SNAP_VMSIZE };
+
+/* ---- the target's end ---- */
+
+struct death_line {
+	struct coll *c;
+	const struct ooms_death_rec *d;
+	const struct ooms_cgroup *cg;
+};
+
+struct end_rec {
+	struct coll *c;
+	const char *reason;
+	int exit_status; /* wait status or -1 */
+	const struct ooms_death_rec *death;
+};
+
+extern const char *const coll_snap_base[];
+extern int coll_verbose;
+int coll_crossings(struct coll *c);
+volatile struct ooms_totals *coll_totals(struct coll *c);
+uint64_t coll_now_ns(void);
+double coll_since(struct coll *c);
+void coll_err(const char *fmt, ...);
+int coll_libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);
+void coll_emit(struct coll *c, void (*body)(struct json *j, void *arg), void *arg);
+int coll_check_kernel(struct coll *c);
+void coll_explain_bpf_error(const char *what, int e);
+int coll_load_bpf(struct coll *c);
+void coll_attach_libc(struct coll *c);
+int coll_attach_allocs(struct coll *c);
+uint32_t coll_ringbuf_bytes(const struct ooms_watch_opts *o);
+int64_t coll_seed_set(int map_fd, const int *keys, size_t n);
+int *coll_snapshot_keys(const struct ooms_snapshot *s, int fds);
+int64_t coll_sync_fd_bits(struct coll *c, const struct ooms_snapshot *s, int add_only);
+int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s);
+void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp);
+void coll_consume(struct coll *c);
+int coll_handle_event(void *ctx, void *data, size_t size);
+int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, const char *name);
+int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, int seq, char *name,
+		      size_t name_len);
+void coll_handle_crossings(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp,
+			     const struct ooms_crossing *xs, size_t nx, const char *seen_at);
+void coll_seed_limits(struct coll *c);
+int coll_take_sample(struct coll *c);
+void coll_print_header(void);
+void coll_print_row(const struct ooms_sample *s);
+void coll_say(void *ctx, const char *fmt, ...);
+void coll_progress(void *ctx, const char *what);
+void coll_print_death(struct coll *c, const struct ooms_death_rec *d);
+void coll_start_body(struct json *j, void *arg);
+void coll_death_body(struct json *j, void *arg);
+void coll_write_death(struct coll *c, struct death_line *l);
+void coll_write_failures(struct coll *c);
+void coll_end_body(struct json *j, void *arg);
+
+#endif

@@ -1,0 +1,269 @@
+/* Loading the BPF programs and attaching them: the tracepoints, the pthread_create
+ * uprobe in the target's libc, the allocation uprobes. */
+#define _GNU_SOURCE
+#include "collector/coll.h"
+
+int coll_check_kernel(struct coll *c)
+{
+	static const char *const needed[][2] = {
+		{"raw_syscalls", "sys_exit"},
+		{"sched", "sched_process_fork"},
+		{"sched", "sched_process_exit"},
+	};
+	int e = tracefs_ensure(c->tracefs, sizeof(c->tracefs), &c->tracefs_mounted);
+
+	if (e) {
+		coll_err("tracefs is not mounted and mounting it at /sys/kernel/tracing failed: %s", strerror(-e));
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		if (!tracefs_has_event(c->tracefs, needed[i][0], needed[i][1])) {
+			coll_err("this kernel has no tracepoint %s:%s (looked in %s/events); it is needed to follow %s",
+			    needed[i][0], needed[i][1], c->tracefs,
+			    i == 0 ? "syscalls (CONFIG_HAVE_SYSCALL_TRACEPOINTS)" : "threads");
+			return -1;
+		}
+	}
+	if (!c->o->btf_path && access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		coll_err("this kernel has no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF); pass --btf FILE "
+		    "with the BTF of this exact kernel");
+		return -1;
+	}
+	if (c->o->btf_path && access(c->o->btf_path, R_OK) != 0) {
+		coll_err("cannot read BTF file %s: %s", c->o->btf_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void coll_explain_bpf_error(const char *what, int e)
+{
+	if (e == -EPERM || e == -EACCES)
+		coll_err("%s: permission denied (%s). Run as root; on Android user builds SELinux denies bpf() "
+		    "and perf_event_open() to shells, use a userdebug/eng build", what, strerror(-e));
+	else
+		coll_err("%s: %s (rerun with -v for the BPF verifier and libbpf log)", what, strerror(-e));
+}
+
+uint32_t coll_ringbuf_bytes(const struct ooms_watch_opts *o)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t size = o->ringbuf_bytes ? (uint32_t)page : 8u << 20;
+
+	/* a power of two and a multiple of the page size (16 KiB pages exist) */
+	while (size < (o->ringbuf_bytes ? o->ringbuf_bytes : (uint64_t)page * 64))
+		size <<= 1;
+	return size;
+}
+
+int coll_load_bpf(struct coll *c)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = c->o->btf_path);
+	struct proc_limits lim;
+	uint32_t fd_entries = 65536;
+	int e;
+	void *bits;
+
+	if (proc_read_limits(c->pid, &lim) == 0 && lim.nofile_hard > 0)
+		fd_entries = lim.nofile_hard + 64;
+	if (fd_entries < 4096)
+		fd_entries = 4096;
+	if (fd_entries > (1u << 18))
+		fd_entries = 1u << 18;
+
+	c->skel = collect_bpf__open_opts(&oo);
+	if (!c->skel) {
+		coll_explain_bpf_error("opening the BPF object", -errno);
+		return -1;
+	}
+	c->skel->rodata->target_tgid = c->pid;
+	c->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
+	c->skel->rodata->big_map_bytes = c->o->big_map_bytes;
+	c->skel->rodata->big_alloc_bytes = c->o->big_alloc_bytes ? c->o->big_alloc_bytes : UINT64_MAX;
+	c->skel->rodata->big_alloc_mode = c->o->big_alloc_bytes ? c->o->big_alloc_mode : ALLOC_OFF;
+	c->skel->rodata->alloc_live = c->o->big_alloc_live;
+	c->skel->rodata->capture_fails = !c->o->no_failures;
+	c->skel->rodata->alloc_stack_bytes = (c->o->stack_depth ? c->o->stack_depth : 20) * 8;
+	ooms_syscall_classes(c->arch, (uint8_t *)c->skel->rodata->nr_class);
+	bpf_map__set_max_entries(c->skel->maps.events, coll_ringbuf_bytes(c->o));
+	c->fd_words = (fd_entries + 63) / 64;
+	bpf_map__set_max_entries(c->skel->maps.live_fds, c->fd_words);
+	e = collect_bpf__load(c->skel);
+	if (e) {
+		coll_explain_bpf_error("loading the BPF programs", e);
+		return -1;
+	}
+	bits = mmap(NULL, c->fd_words * 8, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    bpf_map__fd(c->skel->maps.live_fds), 0);
+	if (bits == MAP_FAILED) {
+		coll_explain_bpf_error("mapping the fd bitmap", -errno);
+		return -1;
+	}
+	c->fd_bits = bits;
+	e = collect_bpf__attach(c->skel);
+	if (e) {
+		coll_explain_bpf_error("attaching to the raw_syscalls and sched tracepoints", e);
+		return -1;
+	}
+	return 0;
+}
+
+/* The libc mapped by the target, as a path that resolves in its mount namespace. */
+static int find_libc(pid_t pid, char *out, size_t len)
+{
+	struct ooms_snapshot s;
+	int found = 0;
+
+	memset(&s, 0, sizeof(s));
+	if (ooms_snapshot_take(pid, &s) != 0)
+		return 0;
+	for (size_t i = 0; i < s.nmaps && !found; i++) {
+		const char *base = strrchr(s.maps[i].path, '/');
+
+		if (!base || s.maps[i].perms[2] != 'x')
+			continue;
+		base++;
+		if (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-2.", 7)) {
+			snprintf(out, len, "%s", s.maps[i].path);
+			found = 1;
+		}
+	}
+	ooms_snapshot_free(&s);
+	return found;
+}
+
+/* pthread_create uprobe on the target's libc; again if the target's libc changed (exec). */
+void coll_attach_libc(struct coll *c)
+{
+	char libc[512], path[600];
+	uint64_t off;
+	int e;
+
+	if (c->o->no_pthread_probe || !find_libc(c->pid, libc, sizeof(libc)) ||
+	    !strcmp(libc, c->libc_path))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, libc);
+	bpf_link__destroy(c->libc_link);
+	c->libc_link = NULL;
+	/* libbpf 1.1 refuses glibc's two versions of pthread_create: resolve it here */
+	e = ooms_sym_elf_find(path, "pthread_create", &off);
+	if (!e) {
+		c->libc_link = bpf_program__attach_uprobe(c->skel->progs.pthread_create_entry, false,
+							   c->pid, path, off);
+		e = c->libc_link ? 0 : -errno;
+	}
+	if (e) {
+		if (c->o->verbose)
+			coll_err("no pthread_create uprobe on %s: %s (thread start routines not shown)", libc,
+			    strerror(-e));
+		c->libc_path[0] = 0;
+		return;
+	}
+	snprintf(c->libc_path, sizeof(c->libc_path), "%s", libc);
+}
+
+/* The first executable mapping whose file name starts with one of prefixes. */
+static int find_lib(pid_t pid, const char *const *prefixes, char *out, size_t len)
+{
+	struct ooms_snapshot s;
+	int found = 0;
+
+	memset(&s, 0, sizeof(s));
+	if (ooms_snapshot_take(pid, &s) != 0)
+		return 0;
+	for (size_t i = 0; i < s.nmaps && !found; i++) {
+		const char *base = strrchr(s.maps[i].path, '/');
+
+		if (!base || s.maps[i].perms[2] != 'x')
+			continue;
+		for (const char *const *p = prefixes; *p && !found; p++)
+			if (!strncmp(base + 1, *p, strlen(*p))) {
+				snprintf(out, len, "%s", s.maps[i].path);
+				found = 1;
+			}
+	}
+	ooms_snapshot_free(&s);
+	return found;
+}
+
+/* An entry (or return) probe on sym. An alias of a symbol probed already
+ * (glibc's aligned_alloc is memalign) is skipped: one call, one report, under
+ * the first name. */
+static int attach_one(struct coll *c, struct bpf_program *prog, const char *path, const char *sym, int ret,
+		      int required, uint64_t *seen, int *nseen)
+{
+	uint64_t off;
+	struct bpf_link *l;
+	int e = ooms_sym_elf_find(path, sym, &off);
+
+	if (e) {
+		if (required)
+			coll_err("--big-alloc-mode uprobe: no %s in %s: %s", sym, path, strerror(-e));
+		return required ? -1 : 0;
+	}
+	for (int i = 0; seen && i < *nseen; i++)
+		if (seen[i] == off)
+			return 0;
+	if (seen && *nseen < 16)
+		seen[(*nseen)++] = off;
+	if (c->nalloc_links == (int)(sizeof(c->alloc_links) / sizeof(c->alloc_links[0])))
+		return 0;
+	l = bpf_program__attach_uprobe(prog, ret, c->pid, path, off);
+	if (!l) {
+		e = -errno;
+		coll_err("--big-alloc-mode uprobe: attaching to %s in %s: %s%s", sym, path, strerror(-e),
+		    e == -EPERM || e == -EACCES ? " (root? SELinux?)" : "");
+		return -1;
+	}
+	c->alloc_links[c->nalloc_links++] = l;
+	return 0;
+}
+
+/* --big-alloc-mode uprobe: the target's libc allocator entry points (and
+ * operator new where it links libstdc++ or libc++); return probes too with
+ * --big-alloc-live, and free. */
+int coll_attach_allocs(struct coll *c)
+{
+	static const char *const libc_names[] = {"libc.so", "libc-2.", NULL};
+	static const char *const cxx_names[] = {"libstdc++.so", "libc++.so", NULL};
+	struct collect_bpf *k = c->skel;
+	const struct { struct bpf_program *prog; const char *sym; int required; } fns[] = {
+		{k->progs.malloc_entry, "malloc", 1},       {k->progs.calloc_entry, "calloc", 1},
+		{k->progs.realloc_entry, "realloc", 1},     {k->progs.posix_memalign_entry, "posix_memalign", 0},
+		{k->progs.aligned_alloc_entry, "aligned_alloc", 0}, {k->progs.memalign_entry, "memalign", 0},
+		{k->progs.valloc_entry, "valloc", 0},
+	};
+	char lib[512], path[600];
+	uint64_t seen[16];
+	int nseen = 0;
+
+	if (!find_lib(c->pid, libc_names, lib, sizeof(lib))) {
+		coll_err("--big-alloc-mode uprobe: the target maps no libc (a static binary?): use --big-alloc-mode syscall");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, lib);
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		int before = nseen;
+
+		if (attach_one(c, fns[i].prog, path, fns[i].sym, 0, fns[i].required, seen, &nseen))
+			return -1;
+		if (nseen == before && fns[i].prog == k->progs.memalign_entry)
+			c->memalign_is_aligned_alloc = 1; /* glibc: one function */
+		if (nseen > before && c->o->big_alloc_live &&
+		    attach_one(c, k->progs.alloc_return, path, fns[i].sym, 1, 0, NULL, NULL))
+			return -1;
+	}
+	if (c->o->big_alloc_live && attach_one(c, k->progs.free_entry, path, "free", 0, 1, NULL, NULL))
+		return -1;
+	if (find_lib(c->pid, cxx_names, lib, sizeof(lib))) {
+		nseen = 0;
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, lib);
+		if (attach_one(c, k->progs.new_entry, path, "_Znwm", 0, 0, seen, &nseen) ||
+		    attach_one(c, k->progs.new_array_entry, path, "_Znam", 0, 0, seen, &nseen))
+			return -1;
+		if (c->o->big_alloc_live && (attach_one(c, k->progs.alloc_return, path, "_Znwm", 1, 0, NULL, NULL) ||
+					     attach_one(c, k->progs.alloc_return, path, "_Znam", 1, 0, NULL, NULL)))
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,70 @@
+/* What the collector's files share: time, errors, the timeline writer. */
+#define _GNU_SOURCE
+#include "collector/coll.h"
+
+const char *const coll_snap_base[] = {"threads", "fds", "vmsize"};
+
+/* Crossings of every rule: the detectors' and the heap rule's. */
+int coll_crossings(struct coll *c)
+{
+	return c->crossings + (c->jheap ? ooms_jheap_crossings(c->jheap) : 0);
+}
+
+volatile struct ooms_totals *coll_totals(struct coll *c)
+{
+	return &c->skel->bss->totals;
+}
+
+uint64_t coll_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+double coll_since(struct coll *c)
+{
+	return (coll_now_ns() - c->start_ns) / 1e9;
+}
+
+void coll_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("oomscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int coll_verbose;
+
+int coll_libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && coll_verbose < 2)
+		return 0;
+	if (!coll_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* One JSON object per line to the timeline, and to stdout with --json. */
+void coll_emit(struct coll *c, void (*body)(struct json *j, void *arg), void *arg)
+{
+	struct json j;
+
+	if (c->timeline) {
+		json_init(&j, c->timeline, 0);
+		body(&j, arg);
+		json_end_line(&j);
+		fflush(c->timeline);
+	}
+	if (c->o->json) {
+		json_init(&j, stdout, 0);
+		body(&j, arg);
+		json_end_line(&j);
+		fflush(stdout);
+	}
+}

@@ -1,0 +1,200 @@
+/* The ring buffer's events: attribution, failing calls, the rules checked on
+ * each fd and thread event, the OOM killer's choice. */
+#define _GNU_SOURCE
+#include "collector/coll.h"
+
+struct alloc_line {
+	struct coll *c;
+	const struct ooms_alloc_rec *r;
+};
+
+static void alloc_body(struct json *j, void *arg)
+{
+	struct alloc_line *l = arg;
+
+	ooms_allocs_json(j, l->c->allocs, l->r, coll_since(l->c), l->c->start_ns);
+}
+
+/* Count rules that need no history, checked on each fd, thread or failure
+ * event with the figure the kernel side had just after it: a burst that
+ * exhausts a limit in 50 ms crosses, and its snapshot is taken, before the
+ * process dies and the kernel closes everything. */
+static void check_on_event(struct coll *c, const struct ooms_event *e)
+{
+	struct ooms_crossing xs[RULE_MAX];
+	struct ooms_sample smp;
+	const struct ooms_fail_group *g = e->type == EV_CALL_FAIL ? ooms_failures_last(c->fails) : NULL;
+	int threads = e->type == EV_THREAD_NEW || (g && g->kind == FAIL_THREADS);
+	size_t nx;
+
+	if (!c->have_smp || (g && g->kind == FAIL_MEMORY))
+		return;
+	smp = c->last_smp;
+	smp.t = e->ts_ns > c->start_ns ? (e->ts_ns - c->start_ns) / 1e9 : coll_since(c);
+	if (threads)
+		smp.threads = e->live;
+	else
+		smp.fds = e->live;
+	nx = ooms_detect_feed_instant(&c->det, &smp, xs, RULE_MAX);
+	for (size_t i = 0; i < nx && c->npending < RULE_MAX; i++)
+		c->pending_xs[c->npending++] = xs[i];
+	if (nx)
+		c->pending_smp = smp;
+}
+
+struct failure_line {
+	struct coll *c;
+	const struct ooms_fail_group *g;
+	const char *wrote;
+};
+
+static void failure_body(struct json *j, void *arg)
+{
+	struct failure_line *l = arg;
+
+	json_obj(j);
+	json_kstr(j, "type", "failure");
+	json_kdbl(j, "t", l->g->last_ns > l->c->start_ns ? (l->g->last_ns - l->c->start_ns) / 1e9 : 0);
+	ooms_failures_json(j, l->c->fails, l->g, l->c->start_ns, 1);
+	if (l->wrote)
+		json_kstr(j, "wrote", l->wrote);
+	json_obj_end(j);
+}
+
+/* A call failed for want of a resource: a timeline record and a live line
+ * for each one the kernel sent in full; at the first failure of a kind, the
+ * groups of that resource as they stood (BASE-at-failure.json), written
+ * with the record once the batch of events is read. */
+static void on_failure(struct coll *c, const struct ooms_event *e, size_t size)
+{
+	int first = 0;
+	const struct ooms_fail_group *g = ooms_failures_event(c->fails, e, size, &first);
+
+	if (!g)
+		return;
+	c->pending_fail[g->kind] = *g;
+	c->has_pending_fail[g->kind] = 1;
+}
+
+static void report_failure(struct coll *c, const struct ooms_fail_group *g)
+{
+	struct failure_line l = {c, g, NULL};
+	char name[64], line[512];
+
+	if (!c->fail_snapped[g->kind]) {
+		enum snap_kind kind = g->kind == FAIL_FDS ? SNAP_FDS : g->kind == FAIL_THREADS ? SNAP_THREADS : SNAP_VMSIZE;
+		struct ooms_snapshot s;
+
+		c->fail_snapped[g->kind] = 1;
+		snprintf(name, sizeof(name), "%s-at-failure.json", coll_snap_base[kind]);
+		if (coll_held_snapshot(c, &s) == 0) {
+			if (coll_write_snap(c, &s, kind, name) == 0)
+				l.wrote = name;
+			ooms_snapshot_free(&s);
+		}
+	}
+	coll_emit(c, failure_body, &l);
+	if (!c->o->json) {
+		ooms_failures_line(c->fails, g, line, sizeof(line));
+		printf("!! failure: %s%s%s\n", line, l.wrote ? " -> " : "", l.wrote ? l.wrote : "");
+		fflush(stdout);
+	}
+}
+
+/* Reads what the ring buffer holds, then acts on the crossings and
+ * failures its events brought. */
+void coll_consume(struct coll *c)
+{
+	struct ooms_snapshot s;
+
+	ring_buffer__consume(c->rb);
+	if (c->npending && coll_held_snapshot(c, &s) == 0) {
+		coll_handle_crossings(c, &s, &c->pending_smp, c->pending_xs, c->npending, "event");
+		ooms_snapshot_free(&s);
+	}
+	c->npending = 0;
+	for (int k = 0; k < FAIL_KIND_MAX; k++)
+		if (c->has_pending_fail[k]) {
+			c->has_pending_fail[k] = 0;
+			report_failure(c, &c->pending_fail[k]);
+		}
+}
+
+/* The OOM killer chose the target: its mappings and status as they are
+ * now, while the kernel tears it down, replace the last sample's (the
+ * sets come from the kernel side, which the teardown does not empty). */
+static void last_look(struct coll *c)
+{
+	struct ooms_snapshot s;
+	struct proc_status st;
+
+	if (ooms_snapshot_take(c->pid, &s) != 0)
+		return;
+	if (s.nmaps) {
+		s.t = coll_since(c);
+		ooms_snapshot_free(&c->last);
+		c->last = s;
+		if (proc_read_status(c->pid, &st) == 0 && st.rss_kb > 0) {
+			c->last_smp.t = s.t;
+			c->last_smp.rss_kb = st.rss_kb;
+			c->last_smp.vmsize_kb = st.vmsize_kb;
+		}
+	} else {
+		ooms_snapshot_free(&s);
+	}
+}
+
+/* A stack from code the symbolizer has not seen mapped (a launched target
+ * after its exec, a library loaded since the last sample): read the maps
+ * again now, while the process is still there to read them from. */
+static void sym_catch_up(struct coll *c, const struct ooms_event *e)
+{
+	uint64_t now;
+
+	if (e->stack_bytes < 8 || ooms_sym_is_exec(c->sym, e->ustack[0]))
+		return;
+	/* at once for an unknown page of code (a program just exec'd, a library
+	 * just loaded);
+	 * the same page again only every 20 ms */
+	now = coll_now_ns();
+	if (now - c->sym_refresh_ns < 20 * 1000 * 1000ull && e->ustack[0] >> 12 == c->sym_refresh_region)
+		return;
+	c->sym_refresh_ns = now;
+	c->sym_refresh_region = e->ustack[0] >> 12;
+	ooms_sym_refresh(c->sym);
+}
+
+int coll_handle_event(void *ctx, void *data, size_t size)
+{
+	struct coll *c = ctx;
+	const struct ooms_event *e = data;
+	const struct ooms_alloc_rec *r;
+
+	if (size < sizeof(struct ooms_event))
+		return 0;
+	sym_catch_up(c, e);
+	ooms_attrib_event(c->attrib, e);
+	if (e->version == OOMS_EVENT_VERSION) {
+		if (e->type == EV_CALL_FAIL)
+			on_failure(c, e, size);
+		else if (e->type == EV_DEATH)
+			c->died = 1;
+		else if (e->type == EV_OOM_VICTIM)
+			last_look(c);
+		if (e->type == EV_FD_OPEN || e->type == EV_THREAD_NEW || e->type == EV_CALL_FAIL)
+			check_on_event(c, e);
+	}
+	if ((e->type == EV_BIG_ALLOC || e->type == EV_ALLOC_FREE) && (r = ooms_allocs_event(c->allocs, e, size))) {
+		struct alloc_line l = {c, r};
+		char line[512];
+
+		/* the newest state of the record: printed live, and in the timeline */
+		coll_emit(c, alloc_body, &l);
+		if (!c->o->json) {
+			ooms_allocs_line(c->allocs, r, line, sizeof(line));
+			printf("%8.1f %s\n", coll_since(c), line);
+			fflush(stdout);
+		}
+	}
+	return 0;
+}

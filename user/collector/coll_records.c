@@ -1,0 +1,257 @@
+/* The timeline's start, death and end records, death.json and failures.json. */
+#define _GNU_SOURCE
+#include "collector/coll.h"
+
+void coll_start_body(struct json *j, void *arg)
+{
+	struct coll *c = arg;
+	char cmd[1024] = "";
+	struct utsname_like { char r[128]; } k = {""};
+	FILE *f = fopen("/proc/sys/kernel/osrelease", "re");
+
+	if (f) {
+		if (fgets(k.r, sizeof(k.r), f))
+			k.r[strcspn(k.r, "\n")] = 0;
+		fclose(f);
+	}
+	proc_cmdline(c->pid, cmd, sizeof(cmd));
+	json_obj(j);
+	json_kstr(j, "type", "start");
+	json_kdbl(j, "t", 0);
+	json_kint(j, "pid", c->pid);
+	json_kstr(j, "command", cmd);
+	json_kstr(j, "mode", c->launched ? "run" : "watch");
+	json_kstr(j, "kernel", k.r);
+	json_kstr(j, "arch", c->arch == ARCH_X86_64 ? "x86_64" : "arm64");
+	json_kbool(j, "target_32bit", c->is_32bit);
+	json_kdbl(j, "interval_s", c->o->interval_s);
+	json_kdbl(j, "duration_s", c->o->duration_s);
+	json_kstr(j, "libc", c->libc_path[0] ? c->libc_path : NULL);
+	json_kint(j, "page_size", sysconf(_SC_PAGESIZE));
+	json_kuint(j, "ringbuf_bytes", coll_ringbuf_bytes(c->o));
+	json_key(j, "sources");
+	json_obj(j);
+	json_kstr(j, "threads", "/proc/PID/task; threads_bpf: sched_process_fork/exit");
+	json_kstr(j, "fds", "/proc/PID/fd; fds_bpf: raw_syscalls:sys_exit");
+	json_kstr(j, "vmsize_kb", "/proc/PID/status VmSize");
+	json_kstr(j, "vmsize_bpf_kb", "previous VmSize + mmap/munmap/mremap/brk since");
+	json_kstr(j, "fd_limit", "/proc/PID/limits Max open files (soft)");
+	json_kstr(j, "thread_limit", "min(threads-max, RLIMIT_NPROC soft, --thread-limit)");
+	json_obj_end(j);
+	{
+		/* when, and the settings the rules run with (the report draws them) */
+		const struct ooms_detect_config *d = &c->o->detect;
+		const struct ooms_heap_rule_config *h = &c->o->java.rule;
+		char when[40];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		json_kstr(j, "wall_time", when);
+		json_key(j, "settings");
+		json_obj(j);
+		json_kint(j, "thread_count", d->thread_count_limit);
+		json_kint(j, "thread_gap", d->thread_count_gap);
+		json_kint(j, "thread_polls", d->thread_count_polls);
+		json_kint(j, "fd_count", d->fd_count_limit);
+		json_kint(j, "fd_gap", d->fd_count_gap);
+		json_kint(j, "fd_polls", d->fd_count_polls);
+		json_kdbl(j, "fd_ratio", d->fd_ratio);
+		json_kdbl(j, "thread_ratio", d->thread_ratio);
+		json_kint(j, "vmsize_limit_kb", d->vmsize_limit_kb);
+		json_kbool(j, "vmsize_64bit", d->vmsize_limit_64bit);
+		json_kuint(j, "big_alloc_bytes", c->o->big_alloc_bytes);
+		json_kstr(j, "big_alloc_mode", !c->o->big_alloc_bytes ? NULL
+					       : c->o->big_alloc_mode == ALLOC_UPROBE ? "uprobe" : "syscall");
+		json_kstr(j, "heap_rule", ooms_heap_variant_name(h->variant));
+		json_kdbl(j, "heap_ratio", h->ratio);
+		json_kint(j, "heap_polls", h->polls);
+		json_kdbl(j, "heap_interval_s", h->interval_s);
+		json_kint(j, "max_dumps", h->max_dumps);
+		json_kbool(j, "shim", c->o->java.shim);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+}
+
+void coll_death_body(struct json *j, void *arg)
+{
+	struct death_line *l = arg;
+	const struct ooms_death_rec *d = l->d;
+	const struct ooms_sample *s = &l->c->last_smp;
+	const struct ooms_fail_group *g = ooms_failures_last(l->c->fails);
+	volatile struct ooms_totals *t = coll_totals(l->c);
+	uint64_t start = l->c->start_ns;
+
+	json_obj(j);
+	json_kstr(j, "type", "death");
+	json_kdbl(j, "t", d->ts_ns > start ? (d->ts_ns - start) / 1e9 : coll_since(l->c));
+	json_kint(j, "pid", l->c->pid);
+	json_kstr(j, "cause", ooms_death_cause_name(d->cause));
+	json_kstr(j, "how", d->sentence);
+	if (d->status >= 0)
+		json_kint(j, "wait_status", d->status);
+	if (d->code >= 0)
+		json_kint(j, "exit_code", d->code);
+	if (d->signal) {
+		json_kint(j, "signal", d->signal);
+		json_kstr(j, "signal_name", ooms_signal_name(d->signal));
+		json_kbool(j, "core_dumped", d->core);
+		json_key(j, "sender");
+		json_obj(j);
+		json_kint(j, "pid", d->sender_pid);
+		json_kstr(j, "comm", d->sender_comm[0] ? d->sender_comm : NULL);
+		json_kint(j, "si_code", d->si_code);
+		json_obj_end(j);
+	}
+	if (d->oom.ts_ns) {
+		json_key(j, "oom_killer");
+		json_obj(j);
+		json_kdbl(j, "t", d->oom.ts_ns > start ? (d->oom.ts_ns - start) / 1e9 : 0);
+		json_kuint(j, "total_vm_kb", d->oom.total_vm_kb);
+		json_kuint(j, "anon_rss_kb", d->oom.anon_rss_kb);
+		json_kuint(j, "file_rss_kb", d->oom.file_rss_kb);
+		json_kuint(j, "shmem_rss_kb", d->oom.shmem_rss_kb);
+		json_kuint(j, "pgtables_kb", d->oom.pgtables_kb);
+		json_kint(j, "oom_score_adj", d->oom.oom_score_adj);
+		json_kint(j, "allocating_pid", d->oom.killer_tgid);
+		json_kstr(j, "allocating_comm", d->oom.killer_comm);
+		json_obj_end(j);
+	}
+	if (l->cg->mem_dir[0]) {
+		json_key(j, "memory_cgroup");
+		json_obj(j);
+		json_kstr(j, "path", l->cg->mem_name);
+		json_kstr(j, "version", l->cg->mem_v2 ? "v2" : "v1");
+		json_kint(j, "limit_bytes", l->cg->mem_limit);
+		json_kint(j, "limit_hits", l->cg->mem_hits);
+		json_kint(j, "oom_kills", l->cg->oom_kills);
+		json_obj_end(j);
+	}
+	/* as it stood just before the end: the last sample, and the kernel
+	 * side's sets, which the teardown does not empty */
+	json_key(j, "last_state");
+	json_obj(j);
+	if (d->oom.ts_ns > start && (d->oom.ts_ns - start) / 1e9 > s->t) {
+		/* the OOM killer's own figures, newer than any sample */
+		json_kstr(j, "source", "oom_killer");
+		json_kdbl(j, "t_sample", (d->oom.ts_ns - start) / 1e9);
+		json_kint(j, "rss_kb", (int64_t)(d->oom.anon_rss_kb + d->oom.file_rss_kb + d->oom.shmem_rss_kb));
+		json_kint(j, "vmsize_kb", (int64_t)d->oom.total_vm_kb);
+	} else {
+		json_kstr(j, "source", "sample");
+		json_kdbl(j, "t_sample", s->t);
+		json_kint(j, "rss_kb", s->rss_kb);
+		json_kint(j, "vmsize_kb", s->vmsize_kb);
+	}
+	json_kint(j, "threads", t->threads_live);
+	json_kint(j, "thread_limit", s->thread_limit);
+	json_kint(j, "fds", t->fds_live);
+	json_kint(j, "fd_limit", s->fd_limit);
+	if (s->heap_src) {
+		json_kint(j, "heap_used", s->heap_used);
+		json_kint(j, "heap_max", s->heap_max);
+	}
+	json_obj_end(j);
+	if (l->c->jheap) {
+		double ot;
+		const char *msg, *thread, *dump;
+		int n = ooms_jheap_last_oom(l->c->jheap, &ot, &msg, &thread, &dump);
+
+		if (n) {
+			json_key(j, "java_oom");
+			json_obj(j);
+			json_kint(j, "count", n);
+			json_kdbl(j, "t_last", ot);
+			json_kstr(j, "message", msg);
+			json_kstr(j, "thread", thread[0] ? thread : NULL);
+			json_kstr(j, "dump", dump);
+			json_obj_end(j);
+		}
+	}
+	if (g) {
+		json_key(j, "last_failure");
+		json_obj(j);
+		ooms_failures_json(j, l->c->fails, g, start, 1);
+		json_obj_end(j);
+	}
+	json_kstr(j, "threads_file", "threads.json");
+	json_kstr(j, "fds_file", "fds.json");
+	json_kstr(j, "vmsize_file", "vmsize.json");
+	json_obj_end(j);
+}
+
+/* death.json: the death record alone. */
+void coll_write_death(struct coll *c, struct death_line *l)
+{
+	struct atomic_file af;
+	struct json j;
+	char path[4200];
+	int e;
+
+	snprintf(path, sizeof(path), "%s/death.json", c->dir);
+	if ((e = atomic_open(&af, path)) == 0) {
+		json_init(&j, af.f, 0);
+		coll_death_body(&j, l);
+		json_end_line(&j);
+		e = atomic_commit(&af);
+	}
+	if (e)
+		coll_err("cannot write %s: %s", path, strerror(-e));
+}
+
+/* The kernel's exact failure counts, and failures.json. */
+void coll_write_failures(struct coll *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.fail_counts);
+	struct ooms_fail_key key, next, *prev = NULL;
+	struct ooms_fail_count n;
+	char path[4200];
+	int e;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (bpf_map_lookup_elem(fd, &next, &n) == 0)
+			ooms_failures_set_count(c->fails, &next, n.count);
+		key = next;
+		prev = &key;
+	}
+	snprintf(path, sizeof(path), "%s/failures.json", c->dir);
+	if ((e = ooms_failures_write(c->fails, path, c->start_ns)))
+		coll_err("cannot write %s: %s", path, strerror(-e));
+}
+
+void coll_end_body(struct json *j, void *arg)
+{
+	struct end_rec *r = arg;
+	volatile struct ooms_totals *t = coll_totals(r->c);
+
+	json_obj(j);
+	json_kstr(j, "type", "end");
+	json_kdbl(j, "t", coll_since(r->c));
+	json_kstr(j, "reason", r->reason);
+	if (r->exit_status >= 0) {
+		if (WIFEXITED(r->exit_status))
+			json_kint(j, "target_exit_code", WEXITSTATUS(r->exit_status));
+		else if (WIFSIGNALED(r->exit_status))
+			json_kint(j, "target_signal", WTERMSIG(r->exit_status));
+	}
+	json_kuint(j, "ringbuf_drops", t->ringbuf_drops);
+	json_kuint(j, "set_full_drops", t->set_full_drops);
+	json_kuint(j, "events_sent", t->events_sent);
+	json_kuint(j, "events_received", ooms_attrib_events(r->c->attrib));
+	json_kint(j, "crossings", coll_crossings(r->c));
+	json_kuint(j, "call_fails", t->call_fails);
+	json_kuint(j, "call_fails_sent", t->call_fails_sent);
+	if (r->death) {
+		json_kstr(j, "death", ooms_death_cause_name(r->death->cause));
+		json_kstr(j, "how", r->death->sentence);
+	}
+	if (r->c->jheap) {
+		json_kstr(j, "runtime", ooms_rt_name(ooms_jheap_runtime(r->c->jheap)));
+		json_kuint(j, "runtime_events", ooms_jheap_events(r->c->jheap));
+		json_kuint(j, "runtime_ringbuf_drops", ooms_jheap_drops(r->c->jheap));
+		json_kint(j, "dumps", ooms_jheap_dumps(r->c->jheap));
+	}
+	json_obj_end(j);
+}

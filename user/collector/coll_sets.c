@@ -1,0 +1,170 @@
+/* The kernel side's fd and thread sets: seeded from /proc at attach, compared
+ * with it every sample (drift) and repaired, and read back as snapshots. */
+#define _GNU_SOURCE
+#include "collector/coll.h"
+
+/* Adds what /proc lists to a BPF set; returns how many were new. */
+int64_t coll_seed_set(int map_fd, const int *keys, size_t n)
+{
+	uint8_t one = 1;
+	int64_t added = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = keys[i];
+
+		if (bpf_map_update_elem(map_fd, &k, &one, BPF_NOEXIST) == 0)
+			added++;
+	}
+	return added;
+}
+
+/* Makes a BPF set equal to /proc's list; returns the change in members. */
+static int64_t resync_set(int map_fd, const int *keys, size_t n)
+{
+	uint32_t k, next, *stale = NULL;
+	size_t nstale = 0, cap = 0;
+	int64_t delta = coll_seed_set(map_fd, keys, n);
+	int more = bpf_map_get_next_key(map_fd, NULL, &next) == 0;
+
+	while (more) {
+		int live = 0;
+
+		k = next;
+		more = bpf_map_get_next_key(map_fd, &k, &next) == 0;
+		for (size_t i = 0; i < n && !live; i++)
+			live = (uint32_t)keys[i] == k;
+		if (live)
+			continue;
+		if (nstale == cap) {
+			void *p = realloc(stale, (cap = cap ? cap * 2 : 64) * sizeof(*stale));
+
+			if (!p)
+				break;
+			stale = p;
+		}
+		stale[nstale++] = k;
+	}
+	for (size_t i = 0; i < nstale; i++)
+		if (bpf_map_delete_elem(map_fd, &stale[i]) == 0)
+			delta--;
+	free(stale);
+	return delta;
+}
+
+int *coll_snapshot_keys(const struct ooms_snapshot *s, int fds)
+{
+	size_t n = fds ? s->nfds : s->nthreads;
+	int *k = malloc((n + 1) * sizeof(*k));
+
+	for (size_t i = 0; k && i < n; i++)
+		k[i] = fds ? s->fds[i].fd : s->threads[i].tid;
+	return k;
+}
+
+/* Makes the fd bitmap equal to /proc's list (add_only: only set bits, for
+ * seeding); returns the change in members. */
+int64_t coll_sync_fd_bits(struct coll *c, const struct ooms_snapshot *s, int add_only)
+{
+	uint64_t *want = calloc(c->fd_words, 8);
+	int64_t delta = 0;
+
+	if (!want)
+		return 0;
+	for (size_t i = 0; i < s->nfds; i++) {
+		if ((size_t)s->fds[i].fd / 64 < c->fd_words)
+			want[s->fds[i].fd / 64] |= 1ull << (s->fds[i].fd % 64);
+	}
+	for (size_t w = 0; w < c->fd_words; w++) {
+		uint64_t have = __atomic_load_n(&c->fd_bits[w], __ATOMIC_SEQ_CST);
+		uint64_t set = want[w] & ~have, clear = add_only ? 0 : have & ~want[w];
+
+		if (set)
+			delta += __builtin_popcountll(set & ~__atomic_fetch_or(&c->fd_bits[w], set, __ATOMIC_SEQ_CST));
+		if (clear)
+			delta -= __builtin_popcountll(clear & __atomic_fetch_and(&c->fd_bits[w], ~clear, __ATOMIC_SEQ_CST));
+	}
+	free(want);
+	return delta;
+}
+
+static void resync(struct coll *c, const struct ooms_snapshot *s, int fds)
+{
+	int *keys;
+
+	if (fds) {
+		__atomic_fetch_add(&coll_totals(c)->fds_live, coll_sync_fd_bits(c, s, 0), __ATOMIC_SEQ_CST);
+		return;
+	}
+	keys = coll_snapshot_keys(s, 0);
+	if (!keys)
+		return;
+	__atomic_fetch_add(&coll_totals(c)->threads_live,
+			   resync_set(bpf_map__fd(c->skel->maps.live_threads), keys, s->nthreads),
+			   __ATOMIC_SEQ_CST);
+	free(keys);
+}
+
+/* The sets as the kernel side holds them now (see held.h). 0 or -errno. */
+int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s)
+{
+	struct ooms_held_sets h = {
+		.pid = c->pid,
+		.fd_bits = c->fd_bits,
+		.fd_words = c->fd_words,
+		.threads_map_fd = bpf_map__fd(c->skel->maps.live_threads),
+		.names_map_fd = bpf_map__fd(c->skel->maps.dying_names),
+		.attrib = c->attrib,
+		.last = &c->last,
+	};
+	int e = ooms_held_snapshot(&h, s);
+
+	if (!e) {
+		s->t = coll_since(c);
+		s->thread_limit = c->last_smp.thread_limit;
+		s->fd_limit = c->last_smp.fd_limit;
+	}
+	return e;
+}
+
+struct drift_rec {
+	double t;
+	const char *what;
+	int64_t proc, bpf;
+};
+
+static void drift_body(struct json *j, void *arg)
+{
+	struct drift_rec *r = arg;
+
+	json_obj(j);
+	json_kstr(j, "type", "drift");
+	json_kdbl(j, "t", r->t);
+	json_kstr(j, "what", r->what);
+	json_kint(j, "proc", r->proc);
+	json_kint(j, "bpf", r->bpf);
+	json_kstr(j, "action", "BPF set resynchronized from /proc");
+	json_obj_end(j);
+}
+
+void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp)
+{
+	struct { const char *what; int64_t proc, bpf; int *run; int fds; } d[] = {
+		{"fds", smp->fds, smp->fds_bpf, &c->drift_fds, 1},
+		{"threads", smp->threads, smp->threads_bpf, &c->drift_threads, 0},
+	};
+
+	/* A call in flight can differ for one sample; two in a row is drift. */
+	for (size_t i = 0; i < 2; i++) {
+		if (d[i].proc == d[i].bpf) {
+			*d[i].run = 0;
+			continue;
+		}
+		if (++*d[i].run < 2)
+			continue;
+		struct drift_rec r = {smp->t, d[i].what, d[i].proc, d[i].bpf};
+
+		coll_emit(c, drift_body, &r);
+		resync(c, s, d[i].fds);
+		*d[i].run = 0;
+	}
+}
