@@ -39,7 +39,8 @@ SHIM_SRCS := $(wildcard user/shim/*.c) $(addprefix user/hprof/,emit.c idset.c io
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
 
 .SECONDARY:
-.PHONY: all deps test unit demo bench clean
+.PHONY: all deps test unit demo bench clean install
+PREFIX ?= /usr/local
 all: oomscope $(SHIM) $(TARGET_BINS)
 
 deps: $(DEPS_OK)
@@ -101,6 +102,12 @@ demo: all
 
 bench: all
 	scripts/bench.sh
+
+# the binary, the shim where the binary looks for it (../lib/oomscope), the man page
+install: oomscope $(SHIM)
+	install -D -m 0755 oomscope $(DESTDIR)$(PREFIX)/bin/oomscope
+	install -D -m 0644 $(SHIM) $(DESTDIR)$(PREFIX)/lib/oomscope/liboomscope_shim.so
+	install -D -m 0644 docs/oomscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/oomscope.8
 
 clean:
 	rm -rf $(BUILD) oomscope

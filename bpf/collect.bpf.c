@@ -99,7 +99,7 @@ static __always_inline long sys_nr(struct pt_regs *regs)
 }
 static __always_inline int is_compat(struct pt_regs *regs)
 {
-	return 0; /* i386 apps on x86_64: not followed (see README) */
+	return 0; /* i386 apps on x86_64: not followed (docs/limits.md) */
 }
 static __always_inline __u64 user_sp(struct pt_regs *regs)
 {

@@ -21,7 +21,7 @@ static struct ooms_leak_rule *add(struct ooms_leak_rules *r)
 	return &r->rules[r->n++];
 }
 
-/* Android rules as KOOM and LeakCanary state them (thresholds.md). */
+/* Android rules as KOOM and LeakCanary state them (docs/rules.md). */
 int ooms_leak_rules_builtin(struct ooms_leak_rules *r, enum ooms_runtime rt, uint32_t bitmap_w, uint32_t bitmap_h)
 {
 	static const struct {

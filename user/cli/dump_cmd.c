@@ -175,7 +175,7 @@ int cmd_dump(int argc, char **argv)
 	if (load) {
 		if (rt.kind != OOMS_RT_HOTSPOT) {
 			fprintf(stderr, "oomscope dump: --load-shim is for HotSpot JVMs; on Android use "
-					"`cmd activity attach-agent` (see README)\n");
+					"`cmd activity attach-agent` (see docs/commands.md)\n");
 			return 1;
 		}
 		if (shim_client_load_hotspot((pid_t)pid, shim_client_library(), err, sizeof(err))) {

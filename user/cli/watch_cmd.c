@@ -94,7 +94,7 @@ static const char usage_text[] =
 	"\n"
 	"run directory: timeline.jsonl (samples and events), report.html (the run on one\n"
 	"page), trace.json (Perfetto), threads.json, fds.json,\n"
-	"vmsize.json, allocs.json and allocs.txt with --big-alloc (see README.md for\n"
+	"vmsize.json, allocs.json and allocs.txt with --big-alloc (see docs/run-directory.md for\n"
 	"the schemas). `oomscope symbolize` names a saved report's frames later.\n";
 
 static int bad(const char *fmt, const char *arg)

@@ -430,7 +430,7 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 		arm_start(j);
 	if (j->o.shim && j->rt.kind == OOMS_RT_ART && j->io.say &&
 	    shim_client_ask(j->pid, "ping", err, sizeof(err), 1000) != 0)
-		j->io.say(j->io.ctx, "--shim: load the shim into the app with `cmd activity attach-agent` (README); "
+		j->io.say(j->io.ctx, "--shim: load the shim into the app with `cmd activity attach-agent` (docs/commands.md); "
 				     "until it answers, dumps use `am dumpheap`");
 	return 0;
 }

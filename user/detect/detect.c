@@ -8,7 +8,7 @@
 
 void ooms_detect_defaults(struct ooms_detect_config *cfg)
 {
-	/* KOOM 2.x counts and VmSize, Probe's fd ratio (docs thresholds.md) */
+	/* KOOM 2.x counts and VmSize, Probe's fd ratio (docs/rules.md) */
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->thread_count_limit = 750;
 	cfg->thread_count_gap = 50;

@@ -1,7 +1,7 @@
 /* The Java heap rule: when to take a heap dump. Pure: fed one poll of heap
  * used/max at a time, it says whether to dump now, with the reason.
  *
- * Variants (thresholds.md):
+ * Variants (docs/rules.md):
  *  - KOOM 2.x (default): ratio by max heap (max >= 502 MB: 0.80; >= 246 MB:
  *    0.85; else 0.90). A poll counts when the ratio is over it and not below
  *    the previous poll's ratio by more than a tolerance (0.05); 3 counted polls

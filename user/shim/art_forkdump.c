@@ -1,4 +1,4 @@
-/* The ART fork-dump, as KOOM does it, per Android version (thresholds.md;
+/* The ART fork-dump, as KOOM does it, per Android version (docs/rules.md;
  * the symbols were checked against Debian's android-libart, an Android 11
  * build). UNTESTED ON A DEVICE: this machine has no ART to run.
  *
