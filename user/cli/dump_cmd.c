@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "collector/dumper.h"
+#include "dump/dumper.h"
 #include "util/atomic_file.h"
-#include "collector/procfs.h"
+#include "proc/procfs.h"
 #include "hprof/io.h"
 #include "hprof/transform.h"
 #include "runtime/runtime.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "collector/procfs.h"
+#include "proc/procfs.h"
 #include "runtime/hs_attach.h"
 #include "runtime/runtime.h"
 

@@ -12,22 +12,10 @@
 #include <sys/types.h>
 #include "collect.h"
 #include "collector/syscall_table.h"
+#include "proc/snapshot.h"
 #include "sym/symbolize.h"
 
 struct ooms_attrib;
-
-/* What /proc showed at one moment. */
-struct snap_thread { int tid; char comm[16]; };
-struct snap_fd { int fd; char target[256]; };
-struct snap_map { uint64_t start, end; char perms[5]; char path[256]; };
-struct ooms_snapshot {
-	double t;          /* seconds since attach */
-	int alive;
-	struct snap_thread *threads; size_t nthreads;
-	struct snap_fd *fds; size_t nfds;
-	struct snap_map *maps; size_t nmaps;
-	int64_t vmsize_kb, vmpeak_kb, thread_limit, fd_limit;
-};
 
 struct ooms_attrib *ooms_attrib_new(pid_t pid, enum ooms_arch arch, struct ooms_symbolizer *sym);
 void ooms_attrib_free(struct ooms_attrib *a);
@@ -44,12 +32,6 @@ void ooms_attrib_thread_name(struct ooms_attrib *a, uint32_t tid, const char *na
 const char *ooms_attrib_fd_guess(struct ooms_attrib *a, int fd, char *buf, size_t len);
 /* Threads and fds that were there at attach have no creation event. */
 void ooms_attrib_mark_preexisting(struct ooms_attrib *a, const struct ooms_snapshot *s);
-
-/* Reads /proc into s (threads, fds, maps, status). 0 or -errno (target gone). */
-int ooms_snapshot_take(pid_t pid, struct ooms_snapshot *s);
-void ooms_snapshot_free(struct ooms_snapshot *s);
-/* "socket", "pipe", "anon_inode:[eventfd]", "/dev/ashmem", "file", ... */
-const char *ooms_fd_kind(const char *target, char *buf, size_t len);
 
 /* Write the three files from a snapshot (atomically: temp file + rename). 0 or -errno. */
 int ooms_attrib_write_threads(struct ooms_attrib *a, const struct ooms_snapshot *s, const char *path);

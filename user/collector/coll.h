@@ -42,7 +42,7 @@
 #include "collector/failures.h"
 #include "collector/held.h"
 #include "collector/launch.h"
-#include "collector/procfs.h"
+#include "proc/procfs.h"
 #include "collector/syscall_table.h"
 #include "collector/tracefs.h"
 #include "collector/allocs.h"

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collector/procfs.h"
+#include "proc/procfs.h"
 
 static const char *last_comm(const struct ooms_snapshot *last, int tid)
 {

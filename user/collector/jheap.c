@@ -12,7 +12,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "collector/oomdump.h"
+#include "dump/oomdump.h"
 #include "hprof/io.h"
 #include "runtime.h"
 #include "runtime.skel.h"

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
-#include "collector/dumper.h"
+#include "dump/dumper.h"
 #include "detect/heap_rule.h"
 #include "detect/sample.h"
 #include "runtime/runtime.h"

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/procfs.h"
+#include "proc/procfs.h"
 
 static void say(char *err, size_t len, const char *fmt, ...)
 {

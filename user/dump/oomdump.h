@@ -7,7 +7,7 @@
 #define OOMSCOPE_COLLECTOR_OOMDUMP_H
 
 #include <stddef.h>
-#include "collector/dumper.h"
+#include "dump/dumper.h"
 
 #define OOMDUMP_LINE 1024
 

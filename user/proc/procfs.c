@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "collector/procfs.h"
+#include "proc/procfs.h"
 
 #include <ctype.h>
 #include <dirent.h>

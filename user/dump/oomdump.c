@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "collector/oomdump.h"
+#include "dump/oomdump.h"
 
 #include <errno.h>
 #include <fcntl.h>

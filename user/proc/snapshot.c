@@ -1,13 +1,13 @@
 /* Reading what /proc says is live: threads, fds, mappings, status. */
 #define _GNU_SOURCE
-#include "collector/attrib.h"
+#include "proc/snapshot.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collector/procfs.h"
+#include "proc/procfs.h"
 
 struct grow {
 	void **arr;

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "collector/dumper.h"
+#include "dump/dumper.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "analyze/report.h"
-#include "collector/procfs.h"
+#include "proc/procfs.h"
 #include "hprof/io.h"
 #include "hprof/stream.h"
 #include "hprof/transform.h"
