@@ -1,4 +1,5 @@
 #include "analyze/analysis.h"
+#include "analyze/shallow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -241,7 +242,7 @@ static int class_histogram(struct ooms_analysis *a)
 	}
 	for (uint32_t v = 1; v < n; v++) {
 		uint32_t c = ix->cls[v];
-		uint64_t s = ooms_index_shallow(ix, v);
+		uint64_t s = ooms_shallow_size(ix, v);
 
 		a->total_shallow += s;
 		if (c != OOMS_NONE) {
@@ -338,6 +339,8 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		goto nomem;
 	if ((e = ooms_index_build(&a->ix, path, a->probes, a->nprobes, o->progress, o->pctx, err, errlen)))
 		return e;
+	if ((e = ooms_shallow_setup(&a->ix))) /* the size model, from the indexed classes */
+		goto nomem;
 	a->t_index = now_s() - t0;
 	phase(o, OOMS_PHASE_PATHS);
 	if ((e = ooms_paths_compute(&a->ix, &a->paths)))

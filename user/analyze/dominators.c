@@ -1,4 +1,5 @@
 #include "analyze/dominators.h"
+#include "analyze/shallow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -264,7 +265,7 @@ int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths
 		d->idom[i] = OOMS_NONE;
 	for (uint32_t w = 1; w <= r; w++) {
 		d->idom[vertex[w]] = vertex[w > 1 ? parent[w] : 1];
-		d->retained[vertex[w]] = ooms_index_shallow(ix, vertex[w]);
+		d->retained[vertex[w]] = ooms_shallow_size(ix, vertex[w]);
 	}
 	for (uint32_t w = r; w >= 2; w--)
 		d->retained[vertex[parent[w]]] += d->retained[vertex[w]];

@@ -1,7 +1,6 @@
 /* The heap index (index.h): pass 1 collects names, classes, roots and the
  * object table; pass 2, with every class layout known, reads the references. */
 #include "analyze/index.h"
-#include "analyze/shallow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -766,8 +765,6 @@ static int between_passes(struct build *b)
 		if (!strcmp(nm, "jdk.internal.misc.Unsafe") || !strcmp(nm, "sun.misc.Unsafe"))
 			ix->oop_scale_hint = b->scale_value[i];
 	}
-	if (!e && ooms_shallow_setup(ix))
-		e = fail(b, -ENOMEM, "out of memory");
 	ix->cls = malloc((size_t)ix->nodes * sizeof(*ix->cls));
 	if (!e && !ix->cls)
 		e = fail(b, -ENOMEM, "out of memory");
@@ -1142,11 +1139,6 @@ void ooms_probes_free(struct ooms_probe *probes, size_t nprobes)
 		probes[i].values = NULL;
 		probes[i].count = probes[i].cap = 0;
 	}
-}
-
-uint64_t ooms_index_shallow(const struct ooms_index *ix, uint32_t node)
-{
-	return ooms_shallow_size(ix, node);
 }
 
 uint32_t ooms_index_class_by_name(const struct ooms_index *ix, const char *name)

@@ -169,7 +169,6 @@ static inline uint64_t ooms_index_id(const struct ooms_index *ix, uint32_t n)
 }
 /* The node of object id, or OOMS_NONE. */
 uint32_t ooms_index_find(const struct ooms_index *ix, uint64_t id);
-uint64_t ooms_index_shallow(const struct ooms_index *ix, uint32_t node);
 /* A name from the arena ("" for none). */
 static inline const char *ooms_index_str(const struct ooms_index *ix, uint32_t off)
 {

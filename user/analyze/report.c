@@ -1,4 +1,5 @@
 #include "analyze/report.h"
+#include "analyze/shallow.h"
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -226,7 +227,7 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 		json_khex(&j, "objectId", ooms_index_id(ix, n));
 		json_kstr(&j, "className", node_class(ix, n));
 		json_kbool(&j, "isClass", ix->kind[n] == NODE_CLASS);
-		json_kuint(&j, "shallowSize", ooms_index_shallow(ix, n));
+		json_kuint(&j, "shallowSize", ooms_shallow_size(ix, n));
 		json_kuint(&j, "retainedSize", a->dom.retained[n]);
 		json_obj_end(&j);
 	}
@@ -406,7 +407,7 @@ int ooms_report_retained_tsv(const struct ooms_analysis *a, FILE *f)
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t v = order[i];
 
-		fprintf(f, "%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "%s\n", ooms_index_id(ix, v), ooms_index_shallow(ix, v),
+		fprintf(f, "%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "%s\n", ooms_index_id(ix, v), ooms_shallow_size(ix, v),
 			a->dom.retained[v], ix->kind[v] == NODE_CLASS ? "\tclass" : "");
 	}
 	free(order);
