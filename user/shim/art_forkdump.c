@@ -113,7 +113,7 @@ typedef void (*ctor_ssa_fn)(void *, const char *, int);
 typedef void (*dtor_fn)(void *);
 typedef void (*lock_fn)(void *, void *);
 
-int shim_art_dump(const struct shim_dump_req *req, struct shim_dump_result *res)
+static int art_dump(const struct shim_dump_req *req, struct shim_dump_result *res)
 {
 	enum art_fork_path path = art_fork_path_for(&S, api_level);
 	JNIEnv *env = NULL;
@@ -183,12 +183,12 @@ int shim_art_dump(const struct shim_dump_req *req, struct shim_dump_result *res)
 	return 0;
 }
 
-int shim_art_heap(int64_t *used, int64_t *committed, int64_t *max)
+static int art_heap(int64_t *used, int64_t *committed, int64_t *max)
 {
 	return shim_jni_heap(jvm, used, committed, max);
 }
 
-int shim_art_init(void *vm, int live)
+static int art_init(void *vm, int live)
 {
 	struct elfsym_lib lib;
 
@@ -201,3 +201,5 @@ int shim_art_init(void *vm, int live)
 	}
 	return shim_control_start() ? -1 : 0;
 }
+
+const struct shim_runtime_ops shim_art_ops = {"art", art_init, art_heap, art_dump};

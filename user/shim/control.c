@@ -23,7 +23,6 @@
 #include "hprof/io.h"
 #include "hprof/transform.h"
 
-enum shim_runtime shim_runtime;
 
 static char sock_path[108];
 static volatile pid_t busy_child;   /* the dump child while it runs */
@@ -177,10 +176,8 @@ static void start_dump(int c, struct shim_dump_req *req)
 	if (pipe2(done, O_CLOEXEC) != 0)
 		done[0] = done[1] = -1;
 	req->done_fd = done[1];
-	if (shim_runtime == SHIM_HOTSPOT)
-		shim_hs_dump(req, &res);
-	else if (shim_runtime == SHIM_ART)
-		shim_art_dump(req, &res);
+	if (shim_ops)
+		shim_ops->dump(req, &res);
 	else
 		snprintf(res.error, sizeof(res.error), "no Java runtime in this process");
 	if (!res.child) {
@@ -355,13 +352,11 @@ static int serve(int c)
 		shim_reply(c, "error empty request");
 	} else if (!strcmp(w[0], "ping")) {
 		shim_reply(c, "ok oomscope-shim %d runtime=%s pid=%d", SHIM_PROTOCOL,
-			   shim_runtime == SHIM_HOTSPOT ? "hotspot" : shim_runtime == SHIM_ART ? "art" : "none",
+			   shim_ops ? shim_ops->name : "none",
 			   (int)getpid());
 	} else if (!strcmp(w[0], "heap")) {
 		int64_t used = -1, committed = -1, max = -1;
-		int e = shim_runtime == SHIM_HOTSPOT ? shim_hs_heap(&used, &committed, &max)
-			: shim_runtime == SHIM_ART  ? shim_art_heap(&used, &committed, &max)
-						    : -ENOSYS;
+		int e = shim_ops ? shim_ops->heap(&used, &committed, &max) : -ENOSYS;
 
 		if (e)
 			shim_reply(c, "error heap figures unavailable: %s", strerror(-e));

@@ -860,7 +860,7 @@ static JNIEnv *attach_thread(void)
 	return env;
 }
 
-int shim_hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res)
+static int hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res)
 {
 	JNIEnv *jni;
 	jvmtiHeapCallbacks cb;
@@ -902,7 +902,7 @@ int shim_hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res)
 	return res->child ? 0 : -1;
 }
 
-int shim_hs_heap(int64_t *used, int64_t *committed, int64_t *max)
+static int hs_heap(int64_t *used, int64_t *committed, int64_t *max)
 {
 	return shim_jni_heap(jvm, used, committed, max);
 }
@@ -1002,7 +1002,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 		fprintf(stderr, "oomscope-shim: cannot open the control socket\n");
 }
 
-int shim_hs_init(void *vm, int live)
+static int hs_init(void *vm, int live)
 {
 	jvmtiCapabilities caps;
 	jvmtiEventCallbacks ev;
@@ -1038,3 +1038,5 @@ int shim_hs_init(void *vm, int live)
 		return -1;
 	return 0;
 }
+
+const struct shim_runtime_ops shim_hotspot_ops = {"hotspot", hs_init, hs_heap, hs_dump};

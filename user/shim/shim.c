@@ -16,40 +16,35 @@
 
 static int find_lib(struct dl_phdr_info *info, size_t size, void *data)
 {
+	const struct shim_runtime_ops **ops = data;
 	const char *base = strrchr(info->dlpi_name, '/');
 
 	(void)size;
 	base = base ? base + 1 : info->dlpi_name;
 	if (!strcmp(base, "libjvm.so"))
-		*(enum shim_runtime *)data = SHIM_HOTSPOT;
-	else if (!strncmp(base, "libart.so", 9) && *(enum shim_runtime *)data == SHIM_NONE)
-		*(enum shim_runtime *)data = SHIM_ART;
+		*ops = &shim_hotspot_ops;
+	else if (!strncmp(base, "libart.so", 9) && !*ops)
+		*ops = &shim_art_ops;
 	return 0;
 }
 
-static enum shim_runtime which_runtime(void)
-{
-	enum shim_runtime r = SHIM_NONE;
+const struct shim_runtime_ops *shim_ops;
 
-	dl_iterate_phdr(find_lib, &r);
-	return r;
+static const struct shim_runtime_ops *which_runtime(void)
+{
+	const struct shim_runtime_ops *ops = NULL;
+
+	dl_iterate_phdr(find_lib, &ops);
+	return ops;
 }
 
 static jint start(JavaVM *vm, int live)
 {
-	int e;
-
-	shim_runtime = which_runtime();
-	if (shim_runtime == SHIM_HOTSPOT)
-		e = shim_hs_init(vm, live);
-	else if (shim_runtime == SHIM_ART)
-		e = shim_art_init(vm, live);
-	else
-		e = -1;
-	if (e) {
+	shim_ops = which_runtime();
+	if (!shim_ops || shim_ops->init(vm, live)) {
 		fprintf(stderr, "oomscope-shim: not loaded: %s\n",
-			shim_runtime == SHIM_NONE ? "neither libjvm.so nor libart.so in this process"
-						  : "the runtime refused a JVMTI environment with can_tag_objects");
+			!shim_ops ? "neither libjvm.so nor libart.so in this process"
+				  : "the runtime refused a JVMTI environment with can_tag_objects");
 		return JNI_ERR;
 	}
 	return JNI_OK;

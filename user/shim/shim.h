@@ -54,23 +54,25 @@ struct shim_dump_result {
 	char error[256];     /* set when the dump could not start */
 };
 
-/* The runtime this shim serves, set by the entry point that loaded it. */
-enum shim_runtime { SHIM_NONE = 0, SHIM_HOTSPOT, SHIM_ART };
-extern enum shim_runtime shim_runtime;
+/* A runtime the shim serves: how to start in it, read its heap and fork-dump
+ * it. init: get what the runtime offers (live: loaded into a running VM) and
+ * start the control socket; 0 or -1. heap: 0 or -errno. dump: start a
+ * fork-dump; the child writes the dump to req->fd, answers on req->reply_fd
+ * and _exits; 0, or -1 with res->error. vm is a JavaVM*. */
+struct shim_runtime_ops {
+	const char *name; /* "hotspot", "art" */
+	int (*init)(void *vm, int live);
+	int (*heap)(int64_t *used, int64_t *committed, int64_t *max);
+	int (*dump)(const struct shim_dump_req *req, struct shim_dump_result *res);
+};
+
+extern const struct shim_runtime_ops shim_hotspot_ops; /* hs_forkdump.c */
+extern const struct shim_runtime_ops shim_art_ops;     /* art_forkdump.c */
+/* The runtime this shim serves, set by the entry point that loaded it (NULL: none). */
+extern const struct shim_runtime_ops *shim_ops;
 
 /* Control socket (control.c). */
 int shim_control_start(void);
-
-/* Runtime hooks (hs_forkdump.c, art_forkdump.c). init: get what the runtime
- * offers (live: loaded into a running VM) and start the control socket;
- * 0 or -1. dump: start a fork-dump; the child writes the dump to req->fd,
- * answers on req->reply_fd and _exits. vm is a JavaVM*. */
-int shim_hs_init(void *vm, int live);
-int shim_art_init(void *vm, int live);
-int shim_hs_heap(int64_t *used, int64_t *committed, int64_t *max);
-int shim_hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res);
-int shim_art_heap(int64_t *used, int64_t *committed, int64_t *max);
-int shim_art_dump(const struct shim_dump_req *req, struct shim_dump_result *res);
 
 /* Heap figures from java.lang.Runtime (used = total - free), the calling
  * thread attached to vm (a JavaVM*) as a daemon. 0 or -errno. */
