@@ -87,9 +87,7 @@ static void show_progress(void *ctx, int pass, uint64_t done, uint64_t total)
 
 static int bad(const char *msg, const char *arg)
 {
-	fprintf(stderr, "oomscope analyze: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-	fprintf(stderr, "try `oomscope analyze --help`\n");
-	return 2;
+	return cli_usage_error("analyze", "%s%s%s", msg, arg ? ": " : "", arg ? arg : "");
 }
 
 int cmd_analyze(int argc, char **argv)

@@ -58,8 +58,7 @@ static const char usage_text[] =
 
 static int bad(const char *msg, const char *arg)
 {
-	fprintf(stderr, "oomscope dump: %s%s%s\ntry `oomscope dump --help`\n", msg, arg ? ": " : "", arg ? arg : "");
-	return 2;
+	return cli_usage_error("dump", "%s%s%s", msg, arg ? ": " : "", arg ? arg : "");
 }
 
 static void show_status(void *ctx, const char *what)

@@ -50,13 +50,7 @@ static const char usage_text[] =
 	"\n"
 	"Output files are created 0600 and appear only when complete.\n";
 
-static int bad(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "oomscope: hprof: ");
-	fprintf(stderr, fmt, arg);
-	fputs(" (see oomscope hprof --help)\n", stderr);
-	return 2;
-}
+#define bad(fmt, arg) cli_usage_error("hprof", fmt, arg)
 
 /* Progress on a terminal, at most twice a second. */
 struct progress {

@@ -97,13 +97,7 @@ static const char usage_text[] =
 	"vmsize.json, allocs.json and allocs.txt with --big-alloc (see docs/run-directory.md for\n"
 	"the schemas). `oomscope symbolize` names a saved report's frames later.\n";
 
-static int bad(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "oomscope: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see oomscope %s --help)\n", "watch");
-	return 2;
-}
+#define bad(fmt, arg) cli_usage_error("watch", fmt, arg)
 
 static int parse_num(const char *s, double *out)
 {

@@ -108,60 +108,6 @@ int coll_load_bpf(struct coll *c)
 	return 0;
 }
 
-/* The libc mapped by the target, as a path that resolves in its mount namespace. */
-static int find_libc(pid_t pid, char *out, size_t len)
-{
-	struct ooms_snapshot s;
-	int found = 0;
-
-	memset(&s, 0, sizeof(s));
-	if (ooms_snapshot_take(pid, &s) != 0)
-		return 0;
-	for (size_t i = 0; i < s.nmaps && !found; i++) {
-		const char *base = strrchr(s.maps[i].path, '/');
-
-		if (!base || s.maps[i].perms[2] != 'x')
-			continue;
-		base++;
-		if (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-2.", 7)) {
-			snprintf(out, len, "%s", s.maps[i].path);
-			found = 1;
-		}
-	}
-	ooms_snapshot_free(&s);
-	return found;
-}
-
-/* pthread_create uprobe on the target's libc; again if the target's libc changed (exec). */
-void coll_attach_libc(struct coll *c)
-{
-	char libc[512], path[600];
-	uint64_t off;
-	int e;
-
-	if (c->o->no_pthread_probe || !find_libc(c->pid, libc, sizeof(libc)) ||
-	    !strcmp(libc, c->libc_path))
-		return;
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, libc);
-	bpf_link__destroy(c->libc_link);
-	c->libc_link = NULL;
-	/* libbpf 1.1 refuses glibc's two versions of pthread_create: resolve it here */
-	e = ooms_sym_elf_find(path, "pthread_create", &off);
-	if (!e) {
-		c->libc_link = bpf_program__attach_uprobe(c->skel->progs.pthread_create_entry, false,
-							   c->pid, path, off);
-		e = c->libc_link ? 0 : -errno;
-	}
-	if (e) {
-		if (c->o->verbose)
-			coll_err("no pthread_create uprobe on %s: %s (thread start routines not shown)", libc,
-			    strerror(-e));
-		c->libc_path[0] = 0;
-		return;
-	}
-	snprintf(c->libc_path, sizeof(c->libc_path), "%s", libc);
-}
-
 /* The first executable mapping whose file name starts with one of prefixes. */
 static int find_lib(pid_t pid, const char *const *prefixes, char *out, size_t len)
 {
@@ -184,6 +130,39 @@ static int find_lib(pid_t pid, const char *const *prefixes, char *out, size_t le
 	}
 	ooms_snapshot_free(&s);
 	return found;
+}
+
+/* libc: glibc's libc.so.6 (libc-2.x.so before 2.34), bionic's libc.so */
+static const char *const libc_names[] = {"libc.so", "libc-2.", NULL};
+
+/* pthread_create uprobe on the target's libc; again if the target's libc changed (exec). */
+void coll_attach_libc(struct coll *c)
+{
+	char libc[512], path[600];
+	uint64_t off;
+	int e;
+
+	if (c->o->no_pthread_probe || !find_lib(c->pid, libc_names, libc, sizeof(libc)) ||
+	    !strcmp(libc, c->libc_path))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, libc);
+	bpf_link__destroy(c->libc_link);
+	c->libc_link = NULL;
+	/* libbpf 1.1 refuses glibc's two versions of pthread_create: resolve it here */
+	e = ooms_sym_elf_find(path, "pthread_create", &off);
+	if (!e) {
+		c->libc_link = bpf_program__attach_uprobe(c->skel->progs.pthread_create_entry, false,
+							   c->pid, path, off);
+		e = c->libc_link ? 0 : -errno;
+	}
+	if (e) {
+		if (c->o->verbose)
+			coll_err("no pthread_create uprobe on %s: %s (thread start routines not shown)", libc,
+			    strerror(-e));
+		c->libc_path[0] = 0;
+		return;
+	}
+	snprintf(c->libc_path, sizeof(c->libc_path), "%s", libc);
 }
 
 /* An entry (or return) probe on sym. An alias of a symbol probed already
@@ -224,7 +203,6 @@ static int attach_one(struct coll *c, struct bpf_program *prog, const char *path
  * --big-alloc-live, and free. */
 int coll_attach_allocs(struct coll *c)
 {
-	static const char *const libc_names[] = {"libc.so", "libc-2.", NULL};
 	static const char *const cxx_names[] = {"libstdc++.so", "libc++.so", NULL};
 	struct collect_bpf *k = c->skel;
 	const struct { struct bpf_program *prog; const char *sym; int required; } fns[] = {
