@@ -75,60 +75,40 @@ void coll_start_body(struct json *j, void *arg)
 	json_obj_end(j);
 }
 
-void coll_death_body(struct json *j, void *arg)
+static void oom_json(struct json *j, const struct ooms_oom_victim *o, uint64_t start)
 {
-	struct death_line *l = arg;
+	json_key(j, "oom_killer");
+	json_obj(j);
+	json_kdbl(j, "t", o->ts_ns > start ? (o->ts_ns - start) / 1e9 : 0);
+	json_kuint(j, "total_vm_kb", o->total_vm_kb);
+	json_kuint(j, "anon_rss_kb", o->anon_rss_kb);
+	json_kuint(j, "file_rss_kb", o->file_rss_kb);
+	json_kuint(j, "shmem_rss_kb", o->shmem_rss_kb);
+	json_kuint(j, "pgtables_kb", o->pgtables_kb);
+	json_kint(j, "oom_score_adj", o->oom_score_adj);
+	json_kint(j, "allocating_pid", o->killer_tgid);
+	json_kstr(j, "allocating_comm", o->killer_comm);
+	json_obj_end(j);
+}
+
+static void cgroup_json(struct json *j, const struct ooms_cgroup *cg)
+{
+	json_key(j, "memory_cgroup");
+	json_obj(j);
+	json_kstr(j, "path", cg->mem_name);
+	json_kstr(j, "version", cg->mem_v2 ? "v2" : "v1");
+	json_kint(j, "limit_bytes", cg->mem_limit);
+	json_kint(j, "limit_hits", cg->mem_hits);
+	json_kint(j, "oom_kills", cg->oom_kills);
+	json_obj_end(j);
+}
+
+static void last_state_json(struct json *j, const struct death_line *l, uint64_t start)
+{
 	const struct ooms_death_rec *d = l->d;
 	const struct ooms_sample *s = &l->c->last_smp;
-	const struct ooms_fail_group *g = ooms_failures_last(l->c->fails);
 	volatile struct ooms_totals *t = coll_totals(l->c);
-	uint64_t start = l->c->start_ns;
 
-	json_obj(j);
-	json_kstr(j, "type", "death");
-	json_kdbl(j, "t", d->ts_ns > start ? (d->ts_ns - start) / 1e9 : coll_since(l->c));
-	json_kint(j, "pid", l->c->pid);
-	json_kstr(j, "cause", ooms_death_cause_name(d->cause));
-	json_kstr(j, "how", d->sentence);
-	if (d->status >= 0)
-		json_kint(j, "wait_status", d->status);
-	if (d->code >= 0)
-		json_kint(j, "exit_code", d->code);
-	if (d->signal) {
-		json_kint(j, "signal", d->signal);
-		json_kstr(j, "signal_name", ooms_signal_name(d->signal));
-		json_kbool(j, "core_dumped", d->core);
-		json_key(j, "sender");
-		json_obj(j);
-		json_kint(j, "pid", d->sender_pid);
-		json_kstr(j, "comm", d->sender_comm[0] ? d->sender_comm : NULL);
-		json_kint(j, "si_code", d->si_code);
-		json_obj_end(j);
-	}
-	if (d->oom.ts_ns) {
-		json_key(j, "oom_killer");
-		json_obj(j);
-		json_kdbl(j, "t", d->oom.ts_ns > start ? (d->oom.ts_ns - start) / 1e9 : 0);
-		json_kuint(j, "total_vm_kb", d->oom.total_vm_kb);
-		json_kuint(j, "anon_rss_kb", d->oom.anon_rss_kb);
-		json_kuint(j, "file_rss_kb", d->oom.file_rss_kb);
-		json_kuint(j, "shmem_rss_kb", d->oom.shmem_rss_kb);
-		json_kuint(j, "pgtables_kb", d->oom.pgtables_kb);
-		json_kint(j, "oom_score_adj", d->oom.oom_score_adj);
-		json_kint(j, "allocating_pid", d->oom.killer_tgid);
-		json_kstr(j, "allocating_comm", d->oom.killer_comm);
-		json_obj_end(j);
-	}
-	if (l->cg->mem_dir[0]) {
-		json_key(j, "memory_cgroup");
-		json_obj(j);
-		json_kstr(j, "path", l->cg->mem_name);
-		json_kstr(j, "version", l->cg->mem_v2 ? "v2" : "v1");
-		json_kint(j, "limit_bytes", l->cg->mem_limit);
-		json_kint(j, "limit_hits", l->cg->mem_hits);
-		json_kint(j, "oom_kills", l->cg->oom_kills);
-		json_obj_end(j);
-	}
 	/* as it stood just before the end: the last sample, and the kernel
 	 * side's sets, which the teardown does not empty */
 	json_key(j, "last_state");
@@ -154,22 +134,60 @@ void coll_death_body(struct json *j, void *arg)
 		json_kint(j, "heap_max", s->heap_max);
 	}
 	json_obj_end(j);
-	if (l->c->jheap) {
-		double ot;
-		const char *msg, *thread, *dump;
-		int n = ooms_jheap_last_oom(l->c->jheap, &ot, &msg, &thread, &dump);
+}
 
-		if (n) {
-			json_key(j, "java_oom");
-			json_obj(j);
-			json_kint(j, "count", n);
-			json_kdbl(j, "t_last", ot);
-			json_kstr(j, "message", msg);
-			json_kstr(j, "thread", thread[0] ? thread : NULL);
-			json_kstr(j, "dump", dump);
-			json_obj_end(j);
-		}
+static void java_oom_json(struct json *j, struct coll *c)
+{
+	double ot;
+	const char *msg, *thread, *dump;
+	int n = c->jheap ? ooms_jheap_last_oom(c->jheap, &ot, &msg, &thread, &dump) : 0;
+
+	if (n) {
+		json_key(j, "java_oom");
+		json_obj(j);
+		json_kint(j, "count", n);
+		json_kdbl(j, "t_last", ot);
+		json_kstr(j, "message", msg);
+		json_kstr(j, "thread", thread[0] ? thread : NULL);
+		json_kstr(j, "dump", dump);
+		json_obj_end(j);
 	}
+}
+
+void coll_death_body(struct json *j, void *arg)
+{
+	struct death_line *l = arg;
+	const struct ooms_death_rec *d = l->d;
+	const struct ooms_fail_group *g = ooms_failures_last(l->c->fails);
+	uint64_t start = l->c->start_ns;
+
+	json_obj(j);
+	json_kstr(j, "type", "death");
+	json_kdbl(j, "t", d->ts_ns > start ? (d->ts_ns - start) / 1e9 : coll_since(l->c));
+	json_kint(j, "pid", l->c->pid);
+	json_kstr(j, "cause", ooms_death_cause_name(d->cause));
+	json_kstr(j, "how", d->sentence);
+	if (d->status >= 0)
+		json_kint(j, "wait_status", d->status);
+	if (d->code >= 0)
+		json_kint(j, "exit_code", d->code);
+	if (d->signal) {
+		json_kint(j, "signal", d->signal);
+		json_kstr(j, "signal_name", ooms_signal_name(d->signal));
+		json_kbool(j, "core_dumped", d->core);
+		json_key(j, "sender");
+		json_obj(j);
+		json_kint(j, "pid", d->sender_pid);
+		json_kstr(j, "comm", d->sender_comm[0] ? d->sender_comm : NULL);
+		json_kint(j, "si_code", d->si_code);
+		json_obj_end(j);
+	}
+	if (d->oom.ts_ns)
+		oom_json(j, &d->oom, start);
+	if (l->cg->mem_dir[0])
+		cgroup_json(j, l->cg);
+	last_state_json(j, l, start);
+	java_oom_json(j, l->c);
 	if (g) {
 		json_key(j, "last_failure");
 		json_obj(j);

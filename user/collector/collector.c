@@ -238,20 +238,13 @@ static const char *loop(struct coll *c)
 	return why;
 }
 
-int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
+/* Before anything is attached: root, the signals, the shim for `run`, the
+ * target (launched and held before its exec, or an existing PID). 0 or 1. */
+static int prepare(struct coll *c)
 {
-	struct coll c;
-	struct ooms_death_rec death;
-	const char *why;
-	int rc = 1, status = -1, e, have_death = 0;
+	const struct ooms_watch_opts *o = c->o;
 	sigset_t mask;
-
-	memset(&c, 0, sizeof(c));
-	c.o = o;
-	c.arch = ooms_host_arch();
-	c.threads_max = proc_threads_max();
-	coll_verbose = o->verbose;
-	libbpf_set_print(coll_libbpf_log);
+	int e;
 
 	if (geteuid() != 0) {
 		coll_err("must run as root (loading BPF programs and reading another process's /proc need it)");
@@ -262,7 +255,6 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
-
 	if (o->argv && o->java.shim) {
 		/* the JVM loads the shim as an agent at start (-agentpath) */
 		const char *shim = shim_client_library(), *old = getenv("JAVA_TOOL_OPTIONS");
@@ -276,144 +268,181 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 		setenv("JAVA_TOOL_OPTIONS", opt, 1);
 	}
 	if (o->argv) {
-		e = launch_prepare(&c.launch, o->argv);
+		e = launch_prepare(&c->launch, o->argv);
 		if (e) {
 			coll_err("cannot start %s: %s", o->argv[0], strerror(-e));
 			return 1;
 		}
-		c.launched = 1;
-		c.pid = c.launch.pid;
+		c->launched = 1;
+		c->pid = c->launch.pid;
 	} else {
-		c.pid = o->pid;
-		if (!proc_exists(c.pid)) {
-			coll_err("no process with PID %d", (int)c.pid);
+		c->pid = o->pid;
+		if (!proc_exists(c->pid)) {
+			coll_err("no process with PID %d", (int)c->pid);
 			return 1;
 		}
 	}
-	coll_progress(&c, "attaching: loading and attaching the BPF programs");
-	if (setup(&c) || open_run_dir(&c))
-		goto out;
-	{
-		struct ooms_jheap_io io = {&c, jheap_emit, coll_say, jheap_now, jheap_thread_name, coll_progress};
+	return 0;
+}
 
-		c.jheap = ooms_jheap_new(c.pid, &o->java, c.dir, &io);
-		if (!c.jheap) {
-			coll_err("out of memory");
-			goto out;
-		}
-		if (ooms_jheap_attach(c.jheap, c.rb))
-			goto out;
+/* Attached: the Java heap watch, the launched target let go, the start
+ * record. 0 or -1 (said). */
+static int start(struct coll *c)
+{
+	struct ooms_jheap_io io = {c, jheap_emit, coll_say, jheap_now, jheap_thread_name, coll_progress};
+	int e;
+
+	c->jheap = ooms_jheap_new(c->pid, &c->o->java, c->dir, &io);
+	if (!c->jheap) {
+		coll_err("out of memory");
+		return -1;
 	}
-	if (c.launched) {
-		e = launch_go(&c.launch);
-		if (e) {
-			coll_err("cannot run %s: %s", o->argv[0], strerror(-e));
-			goto out;
-		}
+	if (ooms_jheap_attach(c->jheap, c->rb))
+		return -1;
+	if (c->launched && (e = launch_go(&c->launch))) {
+		coll_err("cannot run %s: %s", c->o->argv[0], strerror(-e));
+		return -1;
 	}
-	c.is_32bit = proc_exe_is_32bit(c.pid) == 1;
-	ooms_detect_init(&c.det, &o->detect);
-	c.start_ns = coll_now_ns();
-	coll_seed_limits(&c);
-	coll_emit(&c, coll_start_body, &c);
-	if (!o->json) {
-		fprintf(stderr, "oomscope: watching PID %d, run directory %s (Ctrl-C to stop)\n", (int)c.pid, c.dir);
+	c->is_32bit = proc_exe_is_32bit(c->pid) == 1;
+	ooms_detect_init(&c->det, &c->o->detect);
+	c->start_ns = coll_now_ns();
+	coll_seed_limits(c);
+	coll_emit(c, coll_start_body, c);
+	if (!c->o->json) {
+		fprintf(stderr, "oomscope: watching PID %d, run directory %s (Ctrl-C to stop)\n", (int)c->pid, c->dir);
 		coll_print_header();
 	}
+	return 0;
+}
 
-	why = loop(&c);
-	coll_consume(&c);
-	ooms_jheap_finish(c.jheap, 600);
-	if (!strcmp(why, "target exited") || !proc_exists(c.pid)) {
-		why = "target exited";
-		c.last.alive = 0;
-	} else if (coll_now_ns() - c.last_sample_ns > 100 * 1000 * 1000ull && coll_take_sample(&c) != 0) {
-		/* a last sample at the end, unless one was just taken */
-		why = "target exited";
-		c.last.alive = 0;
+/* The target is gone: how it ended (death.json, the death record), and the
+ * end's groups as it had them, not as /proc shows a process the kernel has
+ * torn down. Fills d. */
+static void target_ended(struct coll *c, int status, struct ooms_death_rec *d)
+{
+	struct ooms_cgroup after = c->cg;
+	struct ooms_snapshot held;
+	struct death_line dl = {c, d, &after};
+
+	ooms_cgroup_refresh(&after);
+	ooms_death_classify(c->died ? &c->skel->bss->death : NULL, c->skel->bss->last_sig, OOMS_NSIG,
+			    &c->skel->bss->oom, c->pid, &c->cg, &after, status, d);
+	if (coll_held_snapshot(c, &held) == 0) {
+		ooms_snapshot_free(&c->last);
+		c->last = held;
+		c->last.alive = 0;
 	}
-	if (c.launched && !strcmp(why, "target exited"))
-		status = launch_stop(&c.launch, 0);
-	coll_consume(&c);
-	if (!strcmp(why, "target exited") || c.died) {
-		struct ooms_cgroup after = c.cg;
-		struct ooms_snapshot held;
+	coll_emit(c, coll_death_body, &dl);
+	coll_write_death(c, &dl);
+}
 
-		why = "target exited";
-		ooms_cgroup_refresh(&after);
-		ooms_death_classify(c.died ? &c.skel->bss->death : NULL, c.skel->bss->last_sig, OOMS_NSIG,
-				    &c.skel->bss->oom, c.pid, &c.cg, &after, status, &death);
-		have_death = 1;
-		/* the end's groups as the target had them, not as /proc shows a
-		 * process the kernel has torn down */
-		if (coll_held_snapshot(&c, &held) == 0) {
-			ooms_snapshot_free(&c.last);
-			c.last = held;
-			c.last.alive = 0;
-		}
-		{
-			struct death_line dl = {&c, &death, &after};
+/* The files every run ends with: failures.json, the groups, the large
+ * allocations. */
+static void write_end_files(struct coll *c)
+{
+	char path[4200];
+	int e;
 
-			coll_emit(&c, coll_death_body, &dl);
-			coll_write_death(&c, &dl);
-		}
-	}
-	coll_write_failures(&c);
+	coll_write_failures(c);
 	for (enum snap_kind k = SNAP_THREADS; k <= SNAP_VMSIZE; k++) {
 		char name[64];
 
-		coll_write_file(&c, &c.last, k, 0, name, sizeof(name));
+		coll_write_file(c, &c->last, k, 0, name, sizeof(name));
 	}
-	if (c.allocs) {
-		char path[4200];
-		int e;
+	if (!c->allocs)
+		return;
+	snprintf(path, sizeof(path), "%s/allocs.json", c->dir);
+	if ((e = ooms_allocs_write(c->allocs, path, c->start_ns)))
+		coll_err("writing %s: %s", path, strerror(-e));
+	snprintf(path, sizeof(path), "%s/allocs.txt", c->dir);
+	if ((e = ooms_allocs_write_text(c->allocs, path)))
+		coll_err("writing %s: %s", path, strerror(-e));
+}
 
-		snprintf(path, sizeof(path), "%s/allocs.json", c.dir);
-		if ((e = ooms_allocs_write(c.allocs, path, c.start_ns)))
-			coll_err("writing %s: %s", path, strerror(-e));
-		snprintf(path, sizeof(path), "%s/allocs.txt", c.dir);
-		if ((e = ooms_allocs_write_text(c.allocs, path)))
-			coll_err("writing %s: %s", path, strerror(-e));
+/* The end record, and the end's lines on the terminal. */
+static void finish(struct coll *c, const char *why, int status, const struct ooms_death_rec *d)
+{
+	struct end_rec er = {c, why, status, d};
+	volatile struct ooms_totals *t = coll_totals(c);
+	char summary[4096];
+
+	coll_emit(c, coll_end_body, &er);
+	if (c->o->json)
+		return;
+	fprintf(stderr, "oomscope: stopped (%s) after %.1f s; %d crossing(s); %" PRIu64 " events, %" PRIu64
+		" lost in the kernel\n",
+		why, coll_since(c), coll_crossings(c), ooms_attrib_events(c->attrib),
+		(uint64_t)(t->ringbuf_drops + t->set_full_drops));
+	if (d)
+		coll_print_death(c, d);
+	if (ooms_attrib_summary(c->attrib, &c->last, summary, sizeof(summary)) > 0)
+		fprintf(stderr, "largest groups at the end:\n%s", summary);
+	ooms_allocs_text(c->allocs, stderr, 5, 1); /* the rest: allocs.txt */
+}
+
+static void teardown(struct coll *c)
+{
+	if (c->timeline)
+		fclose(c->timeline);
+	if (c->launched && c->launch.pid > 0)
+		launch_stop(&c->launch, 2000);
+	ring_buffer__free(c->rb);
+	bpf_link__destroy(c->libc_link);
+	for (int i = 0; i < c->nalloc_links; i++)
+		bpf_link__destroy(c->alloc_links[i]);
+	ooms_allocs_free(c->allocs);
+	ooms_failures_free(c->fails);
+	ooms_jheap_free(c->jheap);
+	if (c->fd_bits)
+		munmap(c->fd_bits, c->fd_words * 8);
+	collect_bpf__destroy(c->skel);
+	ooms_attrib_free(c->attrib);
+	ooms_sym_free(c->sym);
+	ooms_snapshot_free(&c->last);
+	tracefs_release(c->tracefs, c->tracefs_mounted);
+}
+
+int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
+{
+	struct coll c;
+	struct ooms_death_rec death;
+	const char *why;
+	int status = -1, ended;
+
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.arch = ooms_host_arch();
+	c.threads_max = proc_threads_max();
+	coll_verbose = o->verbose;
+	libbpf_set_print(coll_libbpf_log);
+	if (prepare(&c))
+		return 1;
+	coll_progress(&c, "attaching: loading and attaching the BPF programs");
+	if (setup(&c) || open_run_dir(&c) || start(&c)) {
+		teardown(&c);
+		return 1;
 	}
-	{
-		struct end_rec er = {&c, why, status, have_death ? &death : NULL};
-		char summary[4096];
-
-		coll_emit(&c, coll_end_body, &er);
-		if (!o->json) {
-			volatile struct ooms_totals *t = coll_totals(&c);
-
-			fprintf(stderr, "oomscope: stopped (%s) after %.1f s; %d crossing(s); %" PRIu64
-				" events, %" PRIu64 " lost in the kernel\n",
-				why, coll_since(&c), coll_crossings(&c), ooms_attrib_events(c.attrib),
-				(uint64_t)(t->ringbuf_drops + t->set_full_drops));
-			if (have_death)
-				coll_print_death(&c, &death);
-			if (ooms_attrib_summary(c.attrib, &c.last, summary, sizeof(summary)) > 0)
-				fprintf(stderr, "largest groups at the end:\n%s", summary);
-			ooms_allocs_text(c.allocs, stderr, 5, 1); /* the rest: allocs.txt */
-		}
+	why = loop(&c);
+	coll_consume(&c);
+	ooms_jheap_finish(c.jheap, 600);
+	/* a last sample at the end, unless one was just taken or the target is gone */
+	ended = !strcmp(why, "target exited") || !proc_exists(c.pid) ||
+		(coll_now_ns() - c.last_sample_ns > 100 * 1000 * 1000ull && coll_take_sample(&c) != 0);
+	if (ended) {
+		why = "target exited";
+		c.last.alive = 0;
+		if (c.launched)
+			status = launch_stop(&c.launch, 0);
 	}
+	coll_consume(&c);
+	ended = ended || c.died;
+	if (ended) {
+		why = "target exited";
+		target_ended(&c, status, &death);
+	}
+	write_end_files(&c);
+	finish(&c, why, status, ended ? &death : NULL);
 	snprintf(dir, dir_len, "%s", c.dir); /* the caller writes the report from it */
-	rc = 0;
-out:
-	if (c.timeline)
-		fclose(c.timeline);
-	if (c.launched && c.launch.pid > 0)
-		launch_stop(&c.launch, 2000);
-	ring_buffer__free(c.rb);
-	bpf_link__destroy(c.libc_link);
-	for (int i = 0; i < c.nalloc_links; i++)
-		bpf_link__destroy(c.alloc_links[i]);
-	ooms_allocs_free(c.allocs);
-	ooms_failures_free(c.fails);
-	ooms_jheap_free(c.jheap);
-	if (c.fd_bits)
-		munmap(c.fd_bits, c.fd_words * 8);
-	collect_bpf__destroy(c.skel);
-	ooms_attrib_free(c.attrib);
-	ooms_sym_free(c.sym);
-	ooms_snapshot_free(&c.last);
-	tracefs_release(c.tracefs, c.tracefs_mounted);
-	return rc;
+	teardown(&c);
+	return 0;
 }
