@@ -1,4 +1,5 @@
 #include "collector/allocs.h"
+#include "run/records.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -155,7 +156,7 @@ void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_
 		      uint64_t start_ns)
 {
 	json_obj(j);
-	json_kstr(j, "type", r->state == ALLOC_FREED ? "alloc_freed" : "big_alloc");
+	json_kstr(j, "type", r->state == ALLOC_FREED ? "alloc_freed" : run_rec_name(REC_BIG_ALLOC));
 	json_kdbl(j, "t_seen", t);
 	rec_fields(j, al, r, start_ns);
 	json_key(j, "stack");

@@ -2,6 +2,7 @@
  * each fd and thread event, the OOM killer's choice. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
+#include "run/records.h"
 
 struct alloc_line {
 	struct coll *c;
@@ -53,7 +54,7 @@ static void failure_body(struct json *j, void *arg)
 	struct failure_line *l = arg;
 
 	json_obj(j);
-	json_kstr(j, "type", "failure");
+	json_kstr(j, "type", run_rec_name(REC_FAILURE));
 	json_kdbl(j, "t", l->g->last_ns > l->c->start_ns ? (l->g->last_ns - l->c->start_ns) / 1e9 : 0);
 	ooms_failures_json(j, l->c->fails, l->g, l->c->start_ns, 1);
 	if (l->wrote)

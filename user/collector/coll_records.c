@@ -1,6 +1,8 @@
 /* The timeline's start, death and end records, death.json and failures.json. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
+#include "run/records.h"
+#include "run/files.h"
 
 void coll_start_body(struct json *j, void *arg)
 {
@@ -16,7 +18,7 @@ void coll_start_body(struct json *j, void *arg)
 	}
 	proc_cmdline(c->pid, cmd, sizeof(cmd));
 	json_obj(j);
-	json_kstr(j, "type", "start");
+	json_kstr(j, "type", run_rec_name(REC_START));
 	json_kdbl(j, "t", 0);
 	json_kint(j, "pid", c->pid);
 	json_kstr(j, "command", cmd);
@@ -162,7 +164,7 @@ void coll_death_body(struct json *j, void *arg)
 	uint64_t start = l->c->start_ns;
 
 	json_obj(j);
-	json_kstr(j, "type", "death");
+	json_kstr(j, "type", run_rec_name(REC_DEATH));
 	json_kdbl(j, "t", d->ts_ns > start ? (d->ts_ns - start) / 1e9 : coll_since(l->c));
 	json_kint(j, "pid", l->c->pid);
 	json_kstr(j, "cause", ooms_death_cause_name(d->cause));
@@ -194,9 +196,9 @@ void coll_death_body(struct json *j, void *arg)
 		ooms_failures_json(j, l->c->fails, g, start, 1);
 		json_obj_end(j);
 	}
-	json_kstr(j, "threads_file", "threads.json");
-	json_kstr(j, "fds_file", "fds.json");
-	json_kstr(j, "vmsize_file", "vmsize.json");
+	json_kstr(j, "threads_file", RUN_THREADS);
+	json_kstr(j, "fds_file", RUN_FDS);
+	json_kstr(j, "vmsize_file", RUN_VMSIZE);
 	json_obj_end(j);
 }
 
@@ -208,7 +210,7 @@ void coll_write_death(struct coll *c, struct death_line *l)
 	char path[4200];
 	int e;
 
-	snprintf(path, sizeof(path), "%s/death.json", c->dir);
+	snprintf(path, sizeof(path), "%s/" RUN_DEATH, c->dir);
 	if ((e = atomic_open(&af, path)) == 0) {
 		json_init(&j, af.f, 0);
 		coll_death_body(&j, l);
@@ -234,7 +236,7 @@ void coll_write_failures(struct coll *c)
 		key = next;
 		prev = &key;
 	}
-	snprintf(path, sizeof(path), "%s/failures.json", c->dir);
+	snprintf(path, sizeof(path), "%s/" RUN_FAILURES, c->dir);
 	if ((e = ooms_failures_write(c->fails, path, c->start_ns)))
 		coll_err("cannot write %s: %s", path, strerror(-e));
 }
@@ -245,7 +247,7 @@ void coll_end_body(struct json *j, void *arg)
 	volatile struct ooms_totals *t = coll_totals(r->c);
 
 	json_obj(j);
-	json_kstr(j, "type", "end");
+	json_kstr(j, "type", run_rec_name(REC_END));
 	json_kdbl(j, "t", coll_since(r->c));
 	json_kstr(j, "reason", r->reason);
 	if (r->exit_status >= 0) {

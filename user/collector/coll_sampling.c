@@ -2,6 +2,7 @@
  * the detectors, and the crossings with their snapshots. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
+#include "run/records.h"
 
 struct sample_rec {
 	struct coll *c;
@@ -15,7 +16,7 @@ static void sample_body(struct json *j, void *arg)
 	volatile struct ooms_totals *t = coll_totals(r->c);
 
 	json_obj(j);
-	json_kstr(j, "type", "sample");
+	json_kstr(j, "type", run_rec_name(REC_SAMPLE));
 	json_kdbl(j, "t", s->t);
 	json_kint(j, "rss_kb", s->rss_kb);
 	json_kint(j, "vmsize_kb", s->vmsize_kb);
@@ -71,7 +72,7 @@ static void crossing_body(struct json *j, void *arg)
 	struct crossing_rec *r = arg;
 
 	json_obj(j);
-	json_kstr(j, "type", "crossing");
+	json_kstr(j, "type", run_rec_name(REC_CROSSING));
 	json_kdbl(j, "t", r->t);
 	json_kstr(j, "rule", ooms_rule_name(r->x->rule));
 	json_kint(j, "value", r->x->value);

@@ -2,6 +2,7 @@
  * with it every sample (drift) and repaired, and read back as snapshots. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
+#include "run/records.h"
 
 /* Adds what /proc lists to a BPF set; returns how many were new. */
 int64_t coll_seed_set(int map_fd, const int *keys, size_t n)
@@ -137,7 +138,7 @@ static void drift_body(struct json *j, void *arg)
 	struct drift_rec *r = arg;
 
 	json_obj(j);
-	json_kstr(j, "type", "drift");
+	json_kstr(j, "type", run_rec_name(REC_DRIFT));
 	json_kdbl(j, "t", r->t);
 	json_kstr(j, "what", r->what);
 	json_kint(j, "proc", r->proc);

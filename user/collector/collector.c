@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "collector/collector.h"
+#include "run/files.h"
 #include "collector/coll.h"
 
 static int make_dir(const char *path)
@@ -112,7 +113,7 @@ static int open_run_dir(struct coll *c)
 		coll_err("cannot create run directory %s: %s", c->dir, strerror(-e));
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/timeline.jsonl", c->dir);
+	snprintf(path, sizeof(path), "%s/" RUN_TIMELINE, c->dir);
 	c->timeline = fopen(path, "we");
 	if (!c->timeline) {
 		coll_err("cannot write %s: %s", path, strerror(errno));
@@ -351,10 +352,10 @@ static void write_end_files(struct coll *c)
 	}
 	if (!c->allocs)
 		return;
-	snprintf(path, sizeof(path), "%s/allocs.json", c->dir);
+	snprintf(path, sizeof(path), "%s/" RUN_ALLOCS, c->dir);
 	if ((e = ooms_allocs_write(c->allocs, path, c->start_ns)))
 		coll_err("writing %s: %s", path, strerror(-e));
-	snprintf(path, sizeof(path), "%s/allocs.txt", c->dir);
+	snprintf(path, sizeof(path), "%s/" RUN_ALLOCS_TEXT, c->dir);
 	if ((e = ooms_allocs_write_text(c->allocs, path)))
 		coll_err("writing %s: %s", path, strerror(-e));
 }

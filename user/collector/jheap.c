@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "collector/jheap.h"
+#include "run/records.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -116,7 +117,7 @@ static void gc_body(struct json *js, void *arg)
 	int64_t used = pools_used(r->j, &max);
 
 	json_obj(js);
-	json_kstr(js, "type", "gc");
+	json_kstr(js, "type", run_rec_name(REC_GC));
 	json_kdbl(js, "t", r->t);
 	json_kbool(js, "full", r->full);
 	json_kdbl(js, "pause_ms", r->pause_ms);
@@ -154,7 +155,7 @@ static void oom_body(struct json *js, void *arg)
 	struct oom_rec *r = arg;
 
 	json_obj(js);
-	json_kstr(js, "type", "oom");
+	json_kstr(js, "type", run_rec_name(REC_OOM));
 	json_kdbl(js, "t", r->t);
 	json_kstr(js, "source", r->source);
 	if (r->bytes >= 0)
@@ -371,7 +372,7 @@ static void runtime_body(struct json *js, void *arg)
 	struct ooms_jheap *j = arg;
 
 	json_obj(js);
-	json_kstr(js, "type", "runtime");
+	json_kstr(js, "type", run_rec_name(REC_RUNTIME));
 	json_kdbl(js, "t", now_s(j));
 	json_kstr(js, "runtime", ooms_rt_name(j->rt.kind));
 	json_kstr(js, "lib", j->rt.lib);
@@ -465,7 +466,7 @@ static void dump_start_body(struct json *js, void *arg)
 	struct dump_start_rec *r = arg;
 
 	json_obj(js);
-	json_kstr(js, "type", "dump_start");
+	json_kstr(js, "type", run_rec_name(REC_DUMP_START));
 	json_kdbl(js, "t", r->t);
 	json_kint(js, "seq", r->seq);
 	json_kstr(js, "reason", r->reason);
@@ -492,7 +493,7 @@ static void dump_body(struct json *js, void *arg)
 	const struct ooms_dump_result *r = l->res;
 
 	json_obj(js);
-	json_kstr(js, "type", "dump");
+	json_kstr(js, "type", run_rec_name(REC_DUMP));
 	json_kdbl(js, "t", now_s(l->j));
 	json_kint(js, "seq", l->j->seq);
 	json_kbool(js, "ok", r->ok);
@@ -718,7 +719,7 @@ static void cross_body(struct json *js, void *arg)
 	struct cross_rec *r = arg;
 
 	json_obj(js);
-	json_kstr(js, "type", "crossing");
+	json_kstr(js, "type", run_rec_name(REC_CROSSING));
 	json_kdbl(js, "t", r->t);
 	json_kstr(js, "rule", r->d->rule);
 	json_kint(js, "value", r->used);

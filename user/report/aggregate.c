@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "report/escape.h"
+#include "run/files.h"
 #include "report/aggregate.h"
 
 #include <json-c/json.h>
@@ -53,7 +54,7 @@ static int add_run(sqlite3 *db, const char *dir, char *err, size_t err_len)
 		struct stat sb;
 		char tl[PATH_MAX + 32];
 
-		snprintf(tl, sizeof(tl), "%s/timeline.jsonl", real);
+		snprintf(tl, sizeof(tl), "%s/" RUN_TIMELINE, real);
 		if (stat(tl, &sb) == 0) {
 			gmtime_r(&sb.st_mtime, &tm);
 			strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);

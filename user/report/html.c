@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/escape.h"
+#include "run/files.h"
 #include "report/report.h"
 #include "report/svg.h"
 
@@ -211,14 +212,14 @@ static void findings(FILE *f, const struct rundata *rd)
 	for (size_t i = 0; i < rd->nevents; i++) {
 		const struct rd_event *e = &rd->events[i];
 
-		if (!strcmp(e->kind, "crossing")) {
+		if (e->kind == REC_CROSSING) {
 			fprintf(f, "<li><span class=\"bad\">%.1f s, ", e->t);
 			esc_html(f, e->rule);
 			fprintf(f, "</span>: ");
 			esc_html(f, e->text);
 			fprintf(f, "</li>\n");
 			n++;
-		} else if (!strcmp(e->kind, "dump")) {
+		} else if (e->kind == REC_DUMP) {
 			fprintf(f, "<li>%.1f s, heap dump %d %s (", e->t, e->seq, e->ok ? "<span class=\"ok\">written</span>"
 										: "<span class=\"bad\">failed</span>");
 			esc_html(f, e->rule);
@@ -228,7 +229,7 @@ static void findings(FILE *f, const struct rundata *rd)
 				fprintf(f, "; the app paused %.0f ms", e->value);
 			fprintf(f, "</li>\n");
 			n++;
-		} else if (!strcmp(e->kind, "oom")) {
+		} else if (e->kind == REC_OOM) {
 			fprintf(f, "<li><span class=\"bad\">%.1f s, OutOfMemoryError</span>: ", e->t);
 			esc_html(f, e->text);
 			fprintf(f, "</li>\n");
@@ -399,7 +400,7 @@ static void group_table(FILE *f, struct json_object *doc, const char *key_field,
 static const struct rd_event *first_crossing(const struct rundata *rd, const char *prefix)
 {
 	for (size_t i = 0; i < rd->nevents; i++)
-		if (!strcmp(rd->events[i].kind, "crossing") && !strncmp(rd->events[i].rule, prefix, strlen(prefix)) &&
+		if (rd->events[i].kind == REC_CROSSING && !strncmp(rd->events[i].rule, prefix, strlen(prefix)) &&
 		    rd->events[i].file[0] && !strchr(rd->events[i].file, '/'))
 			return &rd->events[i];
 	return NULL;
@@ -541,20 +542,20 @@ static void leaks(FILE *f, const struct rundata *rd)
 
 static void files(FILE *f, const struct rundata *rd)
 {
-	static const char *const names[] = {"timeline.jsonl", "trace.json", "allocs.pb.gz", "allocs.json", "allocs.txt",
-					    "threads.json", "fds.json", "vmsize.json", "death.json", "failures.json"};
+	static const char *const names[] = {RUN_TIMELINE, RUN_TRACE, RUN_PPROF, RUN_ALLOCS, RUN_ALLOCS_TEXT,
+					    RUN_THREADS, RUN_FDS, RUN_VMSIZE, RUN_DEATH, RUN_FAILURES};
 
 	fprintf(f, "<h2>Files</h2>\n<ul>\n");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if ((!strcmp(names[i], "allocs.pb.gz") && !rd->allocs) || (!strcmp(names[i], "death.json") && !rd->death) ||
-		    (!strcmp(names[i], "failures.json") && !rd->failures))
+		if ((!strcmp(names[i], RUN_PPROF) && !rd->allocs) || (!strcmp(names[i], RUN_DEATH) && !rd->death) ||
+		    (!strcmp(names[i], RUN_FAILURES) && !rd->failures))
 			continue;
 		fprintf(f, "<li><a href=\"%s\">%s</a></li>\n", names[i], names[i]);
 	}
 	for (size_t i = 0; i < rd->nevents; i++) { /* the crossings' snapshots */
 		const struct rd_event *e = &rd->events[i];
 
-		if (strcmp(e->kind, "crossing") || !e->file[0] || strchr(e->file, '/') || strstr(e->file, ".hprof"))
+		if (e->kind != REC_CROSSING || !e->file[0] || strchr(e->file, '/') || strstr(e->file, ".hprof"))
 			continue;
 		fprintf(f, "<li><a href=\"");
 		esc_html(f, e->file);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
+#include "run/files.h"
 #include "util/atomic_file.h"
 
 static void say(void (*progress)(void *, const char *), void *ctx, const char *what)
@@ -24,23 +25,23 @@ int ooms_report_write(const char *dir, void (*progress)(void *ctx, const char *w
 	say(progress, pctx, "reading the run directory");
 	if ((e = rundata_load(&rd, dir, err, err_len)))
 		return e;
-	say(progress, pctx, "report.html");
-	snprintf(path, sizeof(path), "%s/report.html", dir);
+	say(progress, pctx, RUN_REPORT);
+	snprintf(path, sizeof(path), "%s/" RUN_REPORT, dir);
 	if ((e = atomic_open(&af, path)) == 0) {
 		ooms_report_html(&rd, af.f);
 		e = atomic_commit(&af);
 	}
 	if (!e) {
-		say(progress, pctx, "trace.json");
-		snprintf(path, sizeof(path), "%s/trace.json", dir);
+		say(progress, pctx, RUN_TRACE);
+		snprintf(path, sizeof(path), "%s/" RUN_TRACE, dir);
 		if ((e = atomic_open(&af, path)) == 0) {
 			ooms_report_trace(&rd, af.f);
 			e = atomic_commit(&af);
 		}
 	}
 	if (!e && rd.allocs) {
-		say(progress, pctx, "allocs.pb.gz");
-		snprintf(path, sizeof(path), "%s/allocs.pb.gz", dir);
+		say(progress, pctx, RUN_PPROF);
+		snprintf(path, sizeof(path), "%s/" RUN_PPROF, dir);
 		if ((e = atomic_open(&af, path)) == 0) {
 			fflush(af.f);
 			if ((e = ooms_report_pprof(&rd, fileno(af.f))))

@@ -1,5 +1,7 @@
 #define _GNU_SOURCE
 #include "report/rundata.h"
+#include "run/records.h"
+#include "run/files.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -83,78 +85,95 @@ static double mb(struct json_object *o, const char *key, double scale)
 	return isnan(v) || v < 0 ? NAN : v / scale;
 }
 
+static void read_start(struct rundata *rd, struct json_object *o)
+{
+	rd->pid = (int)rd_num(o, "pid", 0);
+	copy(rd->command, sizeof(rd->command), rd_str(o, "command"));
+	copy(rd->mode, sizeof(rd->mode), rd_str(o, "mode"));
+	copy(rd->kernel, sizeof(rd->kernel), rd_str(o, "kernel"));
+	copy(rd->arch, sizeof(rd->arch), rd_str(o, "arch"));
+	copy(rd->wall_time, sizeof(rd->wall_time), rd_str(o, "wall_time"));
+	rd->interval_s = rd_num(o, "interval_s", 0);
+	rd->duration_s = rd_num(o, "duration_s", 0);
+	if (!rd->start) {
+		rd->start = json_object_get(o);
+		rd->settings = rd_get(o, "settings");
+	}
+}
+
+static int read_sample(struct rundata *rd, struct json_object *o, size_t *scap)
+{
+	struct rd_sample s = {
+		.t = rd_num(o, "t", 0),
+		.rss_mb = mb(o, "rss_kb", 1024),
+		.vmsize_mb = mb(o, "vmsize_kb", 1024),
+		.threads = rd_num(o, "threads", NAN),
+		.thread_limit = rd_num(o, "thread_limit", NAN),
+		.fds = rd_num(o, "fds", NAN),
+		.fd_limit = rd_num(o, "fd_limit", NAN),
+		.heap_used_mb = mb(o, "heap_used", 1048576),
+		.heap_max_mb = mb(o, "heap_max", 1048576),
+		.heap_limit_mb = mb(o, "heap_limit", 1048576),
+		.drops = rd_num(o, "ringbuf_drops", 0) + rd_num(o, "set_full_drops", 0),
+		.gcs = rd_num(o, "gcs", NAN),
+		.gc_pause_ms = rd_num(o, "gc_pause_ms", NAN),
+	};
+
+	return push_sample(rd, &s, scap);
+}
+
+static void read_end(struct rundata *rd, struct json_object *o)
+{
+	rd->ended = 1;
+	rd->end_t = rd_num(o, "t", 0);
+	copy(rd->end_reason, sizeof(rd->end_reason), rd_str(o, "reason"));
+	rd->ringbuf_drops = rd_num(o, "ringbuf_drops", 0);
+	rd->set_full_drops = rd_num(o, "set_full_drops", 0);
+	rd->runtime_drops = rd_num(o, "runtime_ringbuf_drops", 0);
+	rd->events_sent = rd_num(o, "events_sent", 0);
+	rd->events_received = rd_num(o, "events_received", 0);
+}
+
 static int timeline_record(struct rundata *rd, struct json_object *o, size_t *scap, size_t *ecap)
 {
-	const char *type = rd_str(o, "type");
+	enum run_rec type = run_rec_parse(rd_str(o, "type"));
 	struct rd_event *e;
 
-	if (!type)
+	switch (type) {
+	case REC_START:
+		read_start(rd, o);
 		return 0;
-	if (!strcmp(type, "start")) {
-		rd->pid = (int)rd_num(o, "pid", 0);
-		copy(rd->command, sizeof(rd->command), rd_str(o, "command"));
-		copy(rd->mode, sizeof(rd->mode), rd_str(o, "mode"));
-		copy(rd->kernel, sizeof(rd->kernel), rd_str(o, "kernel"));
-		copy(rd->arch, sizeof(rd->arch), rd_str(o, "arch"));
-		copy(rd->wall_time, sizeof(rd->wall_time), rd_str(o, "wall_time"));
-		rd->interval_s = rd_num(o, "interval_s", 0);
-		rd->duration_s = rd_num(o, "duration_s", 0);
-		if (!rd->start) {
-			rd->start = json_object_get(o);
-			rd->settings = rd_get(o, "settings");
-		}
-		return 0;
-	}
-	if (!strcmp(type, "sample")) {
-		struct rd_sample s = {
-			.t = rd_num(o, "t", 0),
-			.rss_mb = mb(o, "rss_kb", 1024),
-			.vmsize_mb = mb(o, "vmsize_kb", 1024),
-			.threads = rd_num(o, "threads", NAN),
-			.thread_limit = rd_num(o, "thread_limit", NAN),
-			.fds = rd_num(o, "fds", NAN),
-			.fd_limit = rd_num(o, "fd_limit", NAN),
-			.heap_used_mb = mb(o, "heap_used", 1048576),
-			.heap_max_mb = mb(o, "heap_max", 1048576),
-			.heap_limit_mb = mb(o, "heap_limit", 1048576),
-			.drops = rd_num(o, "ringbuf_drops", 0) + rd_num(o, "set_full_drops", 0),
-			.gcs = rd_num(o, "gcs", NAN),
-			.gc_pause_ms = rd_num(o, "gc_pause_ms", NAN),
-		};
-
-		return push_sample(rd, &s, scap);
-	}
-	if (!strcmp(type, "runtime")) {
+	case REC_SAMPLE:
+		return read_sample(rd, o, scap);
+	case REC_RUNTIME:
 		copy(rd->runtime, sizeof(rd->runtime), rd_str(o, "runtime"));
 		copy(rd->runtime_lib, sizeof(rd->runtime_lib), rd_str(o, "lib"));
 		return 0;
-	}
-	if (!strcmp(type, "end")) {
-		rd->ended = 1;
-		rd->end_t = rd_num(o, "t", 0);
-		copy(rd->end_reason, sizeof(rd->end_reason), rd_str(o, "reason"));
-		rd->ringbuf_drops = rd_num(o, "ringbuf_drops", 0);
-		rd->set_full_drops = rd_num(o, "set_full_drops", 0);
-		rd->runtime_drops = rd_num(o, "runtime_ringbuf_drops", 0);
-		rd->events_sent = rd_num(o, "events_sent", 0);
-		rd->events_received = rd_num(o, "events_received", 0);
+	case REC_END:
+		read_end(rd, o);
 		return 0;
-	}
-	if (strcmp(type, "crossing") && strcmp(type, "dump") && strcmp(type, "dump_start") && strcmp(type, "gc") &&
-	    strcmp(type, "oom") && strcmp(type, "drift"))
+	case REC_CROSSING:
+	case REC_DUMP:
+	case REC_DUMP_START:
+	case REC_GC:
+	case REC_OOM:
+	case REC_DRIFT:
+		break;
+	default:
 		return 0; /* big_alloc lines and the like: the JSON files have them */
+	}
 	if (!(e = push_event(rd, ecap)))
 		return -ENOMEM;
-	copy(e->kind, sizeof(e->kind), type);
+	e->kind = type;
 	e->t = rd_num(o, "t", 0);
 	e->seq = (int)rd_num(o, "seq", 0);
 	e->value = rd_num(o, "value", NAN);
 	e->limit = rd_num(o, "limit", NAN);
-	if (!strcmp(type, "crossing")) {
+	if (type == REC_CROSSING) {
 		copy(e->rule, sizeof(e->rule), rd_str(o, "rule"));
 		copy(e->text, sizeof(e->text), rd_str(o, "reason"));
 		copy(e->file, sizeof(e->file), rd_str(o, "wrote"));
-	} else if (!strcmp(type, "dump")) {
+	} else if (type == REC_DUMP) {
 		const struct json_object *ok = rd_get(o, "ok");
 
 		e->ok = ok && json_object_get_boolean(ok);
@@ -162,15 +181,15 @@ static int timeline_record(struct rundata *rd, struct json_object *o, size_t *sc
 		e->value = rd_num(o, "pause_ms", NAN);
 		copy(e->rule, sizeof(e->rule), rd_str(o, "method"));
 		copy(e->text, sizeof(e->text), e->ok ? rd_str(o, "file") : rd_str(o, "error"));
-	} else if (!strcmp(type, "dump_start")) {
+	} else if (type == REC_DUMP_START) {
 		copy(e->text, sizeof(e->text), rd_str(o, "reason"));
-	} else if (!strcmp(type, "gc")) {
+	} else if (type == REC_GC) {
 		const struct json_object *full = rd_get(o, "full");
 
 		e->dur_ms = rd_num(o, "pause_ms", 0);
 		e->ok = full && json_object_get_boolean(full);
 		e->value = rd_num(o, "used_after", NAN);
-	} else if (!strcmp(type, "oom")) {
+	} else if (type == REC_OOM) {
 		snprintf(e->text, sizeof(e->text), "%s", rd_str(o, "message") ? rd_str(o, "message") : "OutOfMemoryError");
 		e->value = rd_num(o, "bytes", NAN);
 	} else {
@@ -259,7 +278,7 @@ int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len)
 
 	memset(rd, 0, sizeof(*rd));
 	snprintf(rd->dir, sizeof(rd->dir), "%s", dir);
-	snprintf(path, sizeof(path), "%s/timeline.jsonl", dir);
+	snprintf(path, sizeof(path), "%s/" RUN_TIMELINE, dir);
 	f = fopen(path, "re");
 	if (!f) {
 		e = -errno;
@@ -285,13 +304,13 @@ int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len)
 		rundata_free(rd);
 		return e;
 	}
-	rd->threads = load_json(dir, "threads.json");
-	rd->fds = load_json(dir, "fds.json");
-	rd->allocs = load_json(dir, "allocs.json");
+	rd->threads = load_json(dir, RUN_THREADS);
+	rd->fds = load_json(dir, RUN_FDS);
+	rd->allocs = load_json(dir, RUN_ALLOCS);
 	load_alloc_list(rd);
-	rd->vmsize = load_json(dir, "vmsize.json");
-	rd->death = load_json(dir, "death.json");
-	rd->failures = load_json(dir, "failures.json");
+	rd->vmsize = load_json(dir, RUN_VMSIZE);
+	rd->death = load_json(dir, RUN_DEATH);
+	rd->failures = load_json(dir, RUN_FAILURES);
 	load_analyses(rd);
 	return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "run/records.h"
 
 struct json_object;
 
@@ -23,7 +24,7 @@ struct rd_sample {
 struct rd_event {            /* crossings, dumps, GCs, OOMs, drifts: a time and words */
 	double t;
 	double dur_ms;       /* GC pause, dump time; 0 otherwise */
-	char kind[24];       /* "crossing", "dump", "dump_start", "gc", "oom", "drift" */
+	enum run_rec kind;   /* REC_CROSSING, REC_DUMP, REC_DUMP_START, REC_GC, REC_OOM, REC_DRIFT */
 	char rule[32];       /* crossing: the rule; dump: the method */
 	char text[512];      /* crossing: the reason; dump: file or error; oom: message */
 	int ok;              /* dump */

@@ -160,7 +160,7 @@ static void gc_ticks(FILE *f, const struct scale *s, const struct rd_event *ev, 
 		const struct rd_event *e = &ev[i];
 		long x;
 
-		if (strcmp(e->kind, "gc"))
+		if (e->kind != REC_GC)
 			continue;
 		x = column_of(s, e->t);
 		if (g.n && x != g.x)
@@ -298,7 +298,7 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 		const struct rd_event *e = &ev[i];
 		double x = sx(&s, e->t);
 
-		if (!strcmp(e->kind, "crossing") && c->crossing_prefix &&
+		if (e->kind == REC_CROSSING && c->crossing_prefix &&
 		    !strncmp(e->rule, c->crossing_prefix, strlen(c->crossing_prefix))) {
 			fprintf(f, "<line class=\"crossing\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"><title>", x, x,
 				TOP, H - BOTTOM);
@@ -311,7 +311,7 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 				x + 7 * (double)strlen(e->rule) > W - RIGHT ? " text-anchor=\"end\"" : "");
 			esc_html(f, e->rule);
 			fprintf(f, "</text>\n");
-		} else if (!strcmp(e->kind, "dump") && c->dumps) {
+		} else if (e->kind == REC_DUMP && c->dumps) {
 			double x0 = sx(&s, e->t - e->dur_ms / 1000);
 
 			fprintf(f, "<rect class=\"dump\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>dump %d %s at %.1f s (%s): %.0f ms of app pause, %.1f s to write; ",
@@ -319,7 +319,7 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 				e->t, e->rule, isnan(e->value) ? 0 : e->value, e->dur_ms / 1000);
 			esc_html(f, e->text);
 			fprintf(f, "</title></rect>\n");
-		} else if (!strcmp(e->kind, "oom") && c->gc_ticks) {
+		} else if (e->kind == REC_OOM && c->gc_ticks) {
 			fprintf(f, "<line class=\"oom\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"><title>OutOfMemoryError at %.1f s: ",
 				x, x, TOP, H - BOTTOM, e->t);
 			esc_html(f, e->text);

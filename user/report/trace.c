@@ -116,12 +116,12 @@ void ooms_report_trace(const struct rundata *rd, FILE *f)
 	for (size_t i = 0; i < rd->nevents; i++) {
 		const struct rd_event *e = &rd->events[i];
 
-		if (!strcmp(e->kind, "gc")) {
+		if (e->kind == REC_GC) {
 			sep(f);
 			fprintf(f, "{\"name\":\"%s GC\",\"cat\":\"gc\",\"ph\":\"X\",\"ts\":%.0f,\"dur\":%.0f,\"pid\":%d,\"tid\":%d,\"args\":{\"pause_ms\":%.3f}}",
 				e->ok ? "full" : "young", (e->t - e->dur_ms / 1000) * 1e6, e->dur_ms * 1000, pid, TID_GC,
 				e->dur_ms);
-		} else if (!strcmp(e->kind, "dump")) {
+		} else if (e->kind == REC_DUMP) {
 			sep(f);
 			fprintf(f, "{\"name\":\"heap dump %d\",\"cat\":\"dump\",\"ph\":\"X\",\"ts\":%.0f,\"dur\":%.0f,\"pid\":%d,\"tid\":%d,\"args\":{\"ok\":%s,\"method\":",
 				e->seq, (e->t - e->dur_ms / 1000) * 1e6, e->dur_ms * 1000, pid, TID_DUMPS,
@@ -130,8 +130,8 @@ void ooms_report_trace(const struct rundata *rd, FILE *f)
 			fprintf(f, ",\"app_pause_ms\":%.3f,\"file_or_error\":", isnan(e->value) ? 0 : e->value);
 			esc_json(f, e->text);
 			fputs("}}", f);
-		} else if (!strcmp(e->kind, "crossing") || !strcmp(e->kind, "oom")) {
-			int cross = !strcmp(e->kind, "crossing");
+		} else if (e->kind == REC_CROSSING || e->kind == REC_OOM) {
+			int cross = e->kind == REC_CROSSING;
 
 			sep(f);
 			fputs("{\"name\":", f);
