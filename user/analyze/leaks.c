@@ -1,4 +1,5 @@
 #include "analyze/leaks.h"
+#include "util/vec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,15 +8,8 @@
 
 static struct ooms_leak_rule *add(struct ooms_leak_rules *r)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		void *q = realloc(r->rules, cap * sizeof(*r->rules));
-
-		if (!q)
-			return NULL;
-		r->rules = q;
-		r->cap = cap;
-	}
+	if (vec_reserve((void **)&r->rules, &r->cap, r->n + 1, sizeof(*r->rules)))
+		return NULL;
 	memset(&r->rules[r->n], 0, sizeof(r->rules[0]));
 	r->rules[r->n].probe1 = r->rules[r->n].probe2 = -1;
 	return &r->rules[r->n++];

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "sym/symbolize.h"
 #include "util/atomic_file.h"
+#include "util/vec.h"
 
 static const char usage_text[] =
 	"usage: oomscope symbolize [-o OUT] REPORT DIR...\n"
@@ -48,15 +49,8 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 	(void)ftw;
 	if (type != FTW_F || !S_ISREG(st->st_mode) || st->st_size < 64)
 		return 0;
-	if (nfiles == files_cap) {
-		size_t cap = files_cap ? files_cap * 2 : 64;
-		void *q = realloc(files, cap * sizeof(*files));
-
-		if (!q)
-			return -1;
-		files = q;
-		files_cap = cap;
-	}
+	if (vec_reserve((void **)&files, &files_cap, nfiles + 1, sizeof(*files)))
+		return -1;
 	if (ooms_sym_build_id(path, id, sizeof(id)) == -EINVAL)
 		return 0; /* not ELF */
 	files[nfiles].path = strdup(path);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "util/atomic_file.h"
 #include "util/json.h"
+#include "util/vec.h"
 
 struct ooms_allocs {
 	struct ooms_attrib *a;
@@ -89,15 +90,8 @@ const struct ooms_alloc_rec *ooms_allocs_event(struct ooms_allocs *al, const str
 	}
 	if (e->type != EV_BIG_ALLOC)
 		return NULL;
-	if (al->n == al->cap) {
-		size_t cap = al->cap ? al->cap * 2 : 256;
-		void *q = realloc(al->recs, cap * sizeof(*al->recs));
-
-		if (!q)
-			return NULL;
-		al->recs = q;
-		al->cap = cap;
-	}
+	if (vec_reserve((void **)&al->recs, &al->cap, al->n + 1, sizeof(*al->recs)))
+		return NULL;
 	r = &al->recs[al->n++];
 	memset(r, 0, sizeof(*r));
 	r->ts_ns = e->ts_ns;

@@ -2,6 +2,7 @@
  * with it every sample (drift) and repaired, and read back as snapshots. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
+#include "util/vec.h"
 #include "run/records.h"
 
 /* Adds what /proc lists to a BPF set; returns how many were new. */
@@ -36,13 +37,8 @@ static int64_t resync_set(int map_fd, const int *keys, size_t n)
 			live = (uint32_t)keys[i] == k;
 		if (live)
 			continue;
-		if (nstale == cap) {
-			void *p = realloc(stale, (cap = cap ? cap * 2 : 64) * sizeof(*stale));
-
-			if (!p)
-				break;
-			stale = p;
-		}
+		if (vec_reserve((void **)&stale, &cap, nstale + 1, sizeof(*stale)))
+			break;
 		stale[nstale++] = k;
 	}
 	for (size_t i = 0; i < nstale; i++)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "util/atomic_file.h"
 #include "util/json.h"
+#include "util/vec.h"
 
 struct ooms_failures {
 	struct ooms_attrib *a;
@@ -88,16 +89,8 @@ const struct ooms_fail_group *ooms_failures_event(struct ooms_failures *f, const
 			: ooms_attrib_stack(f->a, e, NULL, 0, 0);
 	g = find(f, &k, stack);
 	if (!g) {
-		if (f->n == f->cap) {
-			size_t cap = f->cap ? f->cap * 2 : 16;
-			struct ooms_fail_group *p = realloc(f->g, cap * sizeof(*p));
-
-			if (!p)
-				return NULL;
-			f->g = p;
-			f->cap = cap;
-		}
-		g = &f->g[f->n++];
+		if (!(g = VEC_PUSH(f->g, f->n, f->cap)))
+			return NULL;
 		memset(g, 0, sizeof(*g));
 		g->key = k;
 		g->kind = kind_of(f->arch, e->nr);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "proc/procfs.h"
+#include "util/vec.h"
 
 static const char *last_comm(const struct ooms_snapshot *last, int tid)
 {
@@ -37,16 +38,8 @@ static int held_threads(const struct ooms_held_sets *h, struct ooms_snapshot *s)
 		char comm[OOMS_COMM_LEN];
 		const char *known;
 
-		if (s->nthreads == cap) {
-			size_t c = cap ? cap * 2 : 256;
-			struct snap_thread *p = realloc(s->threads, c * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			s->threads = p;
-			cap = c;
-		}
-		t = &s->threads[s->nthreads++];
+		if (!(t = VEC_PUSH(s->threads, s->nthreads, cap)))
+			return -ENOMEM;
 		t->tid = (int)next;
 		/* the name it died with, else what /proc says, else the last sample's */
 		if (h->names_map_fd >= 0 && bpf_map_lookup_elem(h->names_map_fd, &next, comm) == 0) {

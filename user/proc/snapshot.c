@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "proc/procfs.h"
+#include "util/vec.h"
 
 struct grow {
 	void **arr;
@@ -16,15 +17,8 @@ struct grow {
 
 static void *grow_push(struct grow *g)
 {
-	if (*g->n == g->cap) {
-		size_t c = g->cap ? g->cap * 2 : 64;
-		void *p = realloc(*g->arr, c * g->elem);
-
-		if (!p)
-			return NULL;
-		*g->arr = p;
-		g->cap = c;
-	}
+	if (vec_reserve(g->arr, &g->cap, *g->n + 1, g->elem))
+		return NULL;
 	return (char *)*g->arr + (*g->n)++ * g->elem;
 }
 

@@ -2,6 +2,7 @@
 #include "report/rundata.h"
 #include "run/records.h"
 #include "run/files.h"
+#include "util/vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -50,30 +51,16 @@ static void copy(char *dst, size_t len, const char *src)
 
 static int push_sample(struct rundata *rd, const struct rd_sample *s, size_t *cap)
 {
-	if (rd->nsamples == *cap) {
-		size_t c = *cap ? *cap * 2 : 1024;
-		void *q = realloc(rd->samples, c * sizeof(*rd->samples));
-
-		if (!q)
-			return -ENOMEM;
-		rd->samples = q;
-		*cap = c;
-	}
+	if (vec_reserve((void **)&rd->samples, cap, rd->nsamples + 1, sizeof(*rd->samples)))
+		return -ENOMEM;
 	rd->samples[rd->nsamples++] = *s;
 	return 0;
 }
 
 static struct rd_event *push_event(struct rundata *rd, size_t *cap)
 {
-	if (rd->nevents == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		void *q = realloc(rd->events, c * sizeof(*rd->events));
-
-		if (!q)
-			return NULL;
-		rd->events = q;
-		*cap = c;
-	}
+	if (vec_reserve((void **)&rd->events, cap, rd->nevents + 1, sizeof(*rd->events)))
+		return NULL;
 	memset(&rd->events[rd->nevents], 0, sizeof(*rd->events));
 	return &rd->events[rd->nevents++];
 }
