@@ -1,56 +1,5 @@
 #define _GNU_SOURCE
-#include "collector/attrib.h"
-#include "sym/demangle.h"
-
-#include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "collector/stacks.h"
-#include "sym/stackfix.h"
-#include "util/atomic_file.h"
-#include "util/json.h"
-
-#define MAX_FRAMES (OOMS_STACK_DEPTH + 1)
-#define MAX_BIG_MAPS 4096
-
-/* How a live object came to be; stack 0 = no creation event. */
-struct origin {
-	uint32_t stack;
-	uint32_t tid;   /* creating thread */
-	uint32_t nr;    /* syscall slot, for fds and mappings */
-	uint64_t start; /* pthread start routine, for threads */
-	uint64_t ts_ns;
-	char comm[OOMS_COMM_LEN]; /* creating thread's name */
-	uint8_t seen;   /* 1 = created after attach, 2 = there at attach */
-};
-
-struct thread_slot {
-	uint32_t tid; /* 0 = empty */
-	struct origin o;
-	char *java_name; /* the runtime's full name for it (HotSpot's thread__start), or NULL */
-};
-
-struct big_map {
-	uint64_t addr, len;
-	struct origin o;
-};
-
-struct ooms_attrib {
-	pid_t pid;
-	enum ooms_arch arch;
-	struct ooms_symbolizer *sym;
-	struct ooms_stackfix *fix;
-	struct ooms_stacks *stacks;
-	struct origin *fds; /* indexed by fd */
-	size_t nfds;
-	struct thread_slot *threads; /* open addressing by tid */
-	size_t nthread_slots, nthreads;
-	struct big_map *maps;
-	size_t nmaps;
-	uint64_t events;
-};
+#include "collector/attrib_int.h"
 
 struct ooms_attrib *ooms_attrib_new(pid_t pid, enum ooms_arch arch, struct ooms_symbolizer *sym)
 {
@@ -92,7 +41,7 @@ uint64_t ooms_attrib_events(const struct ooms_attrib *a)
 	return a->events;
 }
 
-static struct origin *fd_origin(struct ooms_attrib *a, int64_t fd)
+struct origin *attrib_fd_origin(struct ooms_attrib *a, int64_t fd)
 {
 	if (fd < 0 || fd > (1 << 24))
 		return NULL;
@@ -112,7 +61,6 @@ static struct origin *fd_origin(struct ooms_attrib *a, int64_t fd)
 	return &a->fds[fd];
 }
 
-static struct thread_slot *thread_find(struct ooms_attrib *a, uint32_t tid, int create);
 
 static int threads_grow(struct ooms_attrib *a)
 {
@@ -128,7 +76,7 @@ static int threads_grow(struct ooms_attrib *a)
 	a->nthreads = 0;
 	for (size_t i = 0; i < n; i++)
 		if (old[i].tid) {
-			struct thread_slot *t = thread_find(a, old[i].tid, 1);
+			struct thread_slot *t = attrib_thread_find(a, old[i].tid, 1);
 
 			t->o = old[i].o;
 			t->java_name = old[i].java_name;
@@ -137,7 +85,7 @@ static int threads_grow(struct ooms_attrib *a)
 	return 0;
 }
 
-static struct thread_slot *thread_find(struct ooms_attrib *a, uint32_t tid, int create)
+struct thread_slot *attrib_thread_find(struct ooms_attrib *a, uint32_t tid, int create)
 {
 	size_t mask = a->nthread_slots - 1, j = (tid * 2654435761u) & mask;
 
@@ -147,7 +95,7 @@ static struct thread_slot *thread_find(struct ooms_attrib *a, uint32_t tid, int 
 	if (!create)
 		return NULL;
 	if ((a->nthreads + 1) * 2 > a->nthread_slots && threads_grow(a) == 0)
-		return thread_find(a, tid, 1);
+		return attrib_thread_find(a, tid, 1);
 	a->threads[j].tid = tid;
 	a->nthreads++;
 	return &a->threads[j];
@@ -180,13 +128,13 @@ void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 	a->events++;
 	switch (e->type) {
 	case EV_FD_OPEN:
-		if ((o = fd_origin(a, e->ret)))
+		if ((o = attrib_fd_origin(a, e->ret)))
 			fill_origin(a, o, e);
-		if ((int64_t)e->arg0 >= 0 && (o = fd_origin(a, (int64_t)e->arg0)))
+		if ((int64_t)e->arg0 >= 0 && (o = attrib_fd_origin(a, (int64_t)e->arg0)))
 			fill_origin(a, o, e);
 		break;
 	case EV_THREAD_NEW: {
-		struct thread_slot *t = thread_find(a, (uint32_t)e->ret, 1);
+		struct thread_slot *t = attrib_thread_find(a, (uint32_t)e->ret, 1);
 
 		fill_origin(a, &t->o, e);
 		t->o.start = e->arg1;
@@ -238,7 +186,7 @@ const char *ooms_attrib_fd_guess(struct ooms_attrib *a, int fd, char *buf, size_
 
 void ooms_attrib_thread_name(struct ooms_attrib *a, uint32_t tid, const char *name)
 {
-	struct thread_slot *t = thread_find(a, tid, 1);
+	struct thread_slot *t = attrib_thread_find(a, tid, 1);
 	char *copy = name && *name ? strdup(name) : NULL;
 
 	free(t->java_name);
@@ -250,51 +198,15 @@ void ooms_attrib_mark_preexisting(struct ooms_attrib *a, const struct ooms_snaps
 	struct origin *o;
 
 	for (size_t i = 0; i < s->nfds; i++)
-		if ((o = fd_origin(a, s->fds[i].fd)) && !o->seen)
+		if ((o = attrib_fd_origin(a, s->fds[i].fd)) && !o->seen)
 			o->seen = 2;
 	for (size_t i = 0; i < s->nthreads; i++) {
-		struct thread_slot *t = thread_find(a, s->threads[i].tid, 1);
+		struct thread_slot *t = attrib_thread_find(a, s->threads[i].tid, 1);
 
 		if (!t->o.seen)
 			t->o.seen = 2;
 	}
 }
-
-/* ---- writing ---- */
-
-static void write_frame(struct json *j, struct ooms_attrib *a, uint64_t addr, int is_ret)
-{
-	struct ooms_frame f;
-	char text[512];
-
-	memset(&f, 0, sizeof(f));
-	f.addr = addr;
-	ooms_sym_resolve(a->sym, addr, is_ret, &f);
-	ooms_frame_format(&f, text, sizeof(text));
-	json_obj(j);
-	json_khex(j, "addr", addr);
-	json_kstr(j, "module", f.module);
-	if (f.module) {
-		json_khex(j, "base", f.base);
-		json_kuint(j, "offset", f.offset);
-	}
-	json_kstr(j, "symbol", f.symbol);
-	if (f.symbol) {
-		char name[256];
-		const char *d = ooms_demangle(f.symbol, name, sizeof(name));
-
-		if (d != f.symbol)
-			json_kstr(j, "demangled", d);
-		json_kuint(j, "sym_offset", f.sym_offset);
-	}
-	if (f.build_id)
-		json_kstr(j, "build_id", f.build_id);
-	json_kstr(j, "text", text);
-	json_obj_end(j);
-}
-
-static void write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack);
-static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len);
 
 static uint32_t stack_of(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice, size_t nslice,
 			 unsigned depth, int scan);
@@ -328,510 +240,4 @@ static uint32_t stack_of(struct ooms_attrib *a, const struct ooms_event *e, cons
 	if (depth && n > depth)
 		n = depth;
 	return ooms_stacks_intern(a->stacks, frames, n);
-}
-
-void ooms_attrib_write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack)
-{
-	write_frames(j, a, stack);
-}
-
-const char *ooms_attrib_culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len)
-{
-	return culprit(a, stack, buf, len);
-}
-
-void ooms_attrib_print_frames(FILE *out, struct ooms_attrib *a, uint32_t stack, const char *indent)
-{
-	size_t n = 0;
-	const uint64_t *fr = ooms_stacks_get(a->stacks, stack, &n);
-
-	for (size_t i = 0; fr && i < n; i++) {
-		struct ooms_frame f;
-		char text[512];
-
-		char name[256];
-
-		memset(&f, 0, sizeof(f));
-		f.addr = fr[i];
-		ooms_sym_resolve(a->sym, fr[i], i > 0, &f);
-		f.symbol = ooms_demangle(f.symbol, name, sizeof(name)); /* a view for people */
-		ooms_frame_format(&f, text, sizeof(text));
-		fprintf(out, "%s#%02zu %s\n", indent, i, text);
-	}
-	if (!n)
-		fprintf(out, "%s(no stack)\n", indent);
-}
-
-static void write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack)
-{
-	size_t n = 0;
-	const uint64_t *fr = ooms_stacks_get(a->stacks, stack, &n);
-
-	json_key(j, "frames");
-	json_arr(j);
-	for (size_t i = 0; fr && i < n; i++)
-		write_frame(j, a, fr[i], i > 0);
-	json_arr_end(j);
-}
-
-/* Libraries that only pass a request on (libc, the dynamic loader, the C++
- * runtime's operator new, malloc replacements): the code that called them
- * is the one to blame. */
-static int is_plumbing(const char *base)
-{
-	static const char *const prefixes[] = {
-		"libc.so", "libc-", "ld-linux", "ld-musl", "libpthread", "linker", "libdl.so",
-		"libstdc++.so", "libc++.so", "libc++abi.so", "libjemalloc", "libtcmalloc", "libmimalloc",
-	};
-
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
-			return 1;
-	return 0;
-}
-
-/* The first frame outside the plumbing: "who did it". */
-static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len)
-{
-	size_t n = 0;
-	const uint64_t *fr = ooms_stacks_get(a->stacks, stack, &n);
-
-	for (size_t i = 0; fr && i < n; i++) {
-		struct ooms_frame f;
-		const char *base;
-		char name[256];
-
-		memset(&f, 0, sizeof(f));
-		if (ooms_sym_resolve(a->sym, fr[i], i > 0, &f) != 0 || !f.module)
-			continue;
-		base = strrchr(f.module, '/');
-		base = base ? base + 1 : f.module;
-		if (is_plumbing(base))
-			continue;
-		snprintf(buf, len, "%s (%s)", f.symbol ? ooms_demangle(f.symbol, name, sizeof(name)) : "?", base);
-		return buf;
-	}
-	return NULL;
-}
-
-/* An item to group: group key (name or kind), stack, and extra keys. */
-struct item {
-	const char *group;
-	uint32_t stack;
-	uint32_t nr;
-	uint64_t start;
-	uint8_t seen;
-	const char *path;
-	const char *creator; /* name of the thread that made it */
-};
-
-static int item_cmp(const void *pa, const void *pb)
-{
-	const struct item *x = pa, *y = pb;
-	int c = strcmp(x->group, y->group);
-
-	if (c)
-		return c;
-	if (x->stack != y->stack)
-		return x->stack < y->stack ? -1 : 1;
-	if (x->nr != y->nr)
-		return x->nr < y->nr ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (int)x->seen - (int)y->seen;
-}
-
-struct span { size_t begin, end; };
-
-static int span_cmp_desc(const void *pa, const void *pb)
-{
-	const struct span *x = pa, *y = pb;
-	size_t nx = x->end - x->begin, ny = y->end - y->begin;
-
-	return nx == ny ? (x->begin < y->begin ? -1 : 1) : (nx > ny ? -1 : 1);
-}
-
-/* Splits sorted items [b, e) into runs where same(i, begin) holds, sorted largest first. */
-static size_t runs(const struct item *it, size_t b, size_t e, int by_stack, struct span *out)
-{
-	size_t n = 0;
-
-	for (size_t i = b; i < e;) {
-		size_t k = i + 1;
-
-		while (k < e && (by_stack ? (it[k].stack == it[i].stack && it[k].nr == it[i].nr &&
-					     it[k].start == it[i].start && it[k].seen == it[i].seen)
-					  : !strcmp(it[k].group, it[i].group)))
-			k++;
-		out[n++] = (struct span){i, k};
-		i = k;
-	}
-	qsort(out, n, sizeof(*out), span_cmp_desc);
-	return n;
-}
-
-static const char *unknown_reason(uint8_t seen)
-{
-	return seen == 2 ? "existed at attach" : "creation event not received";
-}
-
-static void write_stack_groups(struct json *j, struct ooms_attrib *a, struct item *it, struct span g,
-			       int is_thread)
-{
-	struct span *st = calloc(g.end - g.begin, sizeof(*st));
-	size_t ns;
-	char buf[256];
-
-	if (!st)
-		return;
-	ns = runs(it, g.begin, g.end, 1, st);
-	json_key(j, "stacks");
-	json_arr(j);
-	for (size_t s = 0; s < ns; s++) {
-		const struct item *x = &it[st[s].begin];
-
-		json_obj(j);
-		json_kuint(j, "count", st[s].end - st[s].begin);
-		if (!x->stack) {
-			json_kstr(j, "unknown", unknown_reason(x->seen));
-		} else {
-			json_kstr(j, "created_by", culprit(a, x->stack, buf, sizeof(buf)));
-			json_kstr(j, "creator_thread", x->creator && x->creator[0] ? x->creator : NULL);
-			if (is_thread) {
-				if (x->start) {
-					json_key(j, "start_routine");
-					write_frame(j, a, x->start, 0);
-				}
-			} else {
-				json_kstr(j, "syscall", ooms_syscall_name(a->arch, x->nr));
-			}
-			write_frames(j, a, x->stack);
-		}
-		json_obj_end(j);
-	}
-	json_arr_end(j);
-	free(st);
-}
-
-static int open_out(struct atomic_file *af, struct json *j, const char *path)
-{
-	int err = atomic_open(af, path);
-
-	if (err)
-		return err;
-	json_init(j, af->f, 1);
-	return 0;
-}
-
-static void write_header(struct json *j, struct ooms_attrib *a, const struct ooms_snapshot *s)
-{
-	json_kint(j, "version", 1);
-	json_kint(j, "pid", a->pid);
-	json_kdbl(j, "t", s->t);
-	json_kbool(j, "target_alive", s->alive);
-}
-
-int ooms_attrib_write_threads(struct ooms_attrib *a, const struct ooms_snapshot *s, const char *path)
-{
-	struct item *it = calloc(s->nthreads + 1, sizeof(*it));
-	struct span *gr = calloc(s->nthreads + 1, sizeof(*gr));
-	struct atomic_file af;
-	struct json j;
-	size_t ng;
-	int err;
-
-	if (!it || !gr) {
-		free(it);
-		free(gr);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < s->nthreads; i++) {
-		struct thread_slot *t = thread_find(a, s->threads[i].tid, 0);
-
-		it[i].group = t && t->java_name ? t->java_name : s->threads[i].comm;
-		if (t) {
-			it[i].stack = t->o.stack;
-			it[i].start = t->o.start;
-			it[i].seen = t->o.seen;
-			it[i].creator = t->o.comm;
-		}
-	}
-	qsort(it, s->nthreads, sizeof(*it), item_cmp);
-	ng = runs(it, 0, s->nthreads, 0, gr);
-
-	err = open_out(&af, &j, path);
-	if (!err) {
-		json_obj(&j);
-		write_header(&j, a, s);
-		json_kuint(&j, "threads", s->nthreads);
-		json_kint(&j, "thread_limit", s->thread_limit);
-		json_key(&j, "groups");
-		json_arr(&j);
-		for (size_t g = 0; g < ng; g++) {
-			json_obj(&j);
-			json_kstr(&j, "name", it[gr[g].begin].group);
-			json_kuint(&j, "count", gr[g].end - gr[g].begin);
-			write_stack_groups(&j, a, it, gr[g], 1);
-			json_obj_end(&j);
-		}
-		json_arr_end(&j);
-		json_obj_end(&j);
-		json_end_line(&j);
-		err = atomic_commit(&af);
-	}
-	free(it);
-	free(gr);
-	return err;
-}
-
-static int path_cmp(const void *pa, const void *pb)
-{
-	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
-}
-
-/* Regular files: the paths and how many fds each has open, most first. */
-static void write_paths(struct json *j, struct item *it, struct span g)
-{
-	size_t n = g.end - g.begin, shown = 0;
-	const char **p = calloc(n, sizeof(*p));
-
-	if (!p)
-		return;
-	for (size_t i = 0; i < n; i++)
-		p[i] = it[g.begin + i].path;
-	qsort(p, n, sizeof(*p), path_cmp);
-	json_key(j, "paths");
-	json_arr(j);
-	for (size_t i = 0; i < n && shown < 50;) {
-		size_t k = i + 1;
-
-		while (k < n && !strcmp(p[k], p[i]))
-			k++;
-		json_obj(j);
-		json_kstr(j, "path", p[i]);
-		json_kuint(j, "count", k - i);
-		json_obj_end(j);
-		shown++;
-		i = k;
-	}
-	json_arr_end(j);
-	free(p);
-}
-
-int ooms_attrib_write_fds(struct ooms_attrib *a, const struct ooms_snapshot *s, const char *path)
-{
-	struct item *it = calloc(s->nfds + 1, sizeof(*it));
-	struct span *gr = calloc(s->nfds + 1, sizeof(*gr));
-	char (*kinds)[64] = calloc(s->nfds + 1, 64);
-	struct atomic_file af;
-	struct json j;
-	size_t ng;
-	int err = -ENOMEM;
-
-	if (!it || !gr || !kinds)
-		goto out;
-	for (size_t i = 0; i < s->nfds; i++) {
-		struct origin *o = fd_origin(a, s->fds[i].fd);
-
-		it[i].group = ooms_fd_kind(s->fds[i].target, kinds[i], 64);
-		it[i].path = s->fds[i].target;
-		if (o) {
-			it[i].stack = o->stack;
-			it[i].nr = o->stack ? o->nr : 0;
-			it[i].seen = o->seen;
-			it[i].creator = o->comm;
-		}
-	}
-	qsort(it, s->nfds, sizeof(*it), item_cmp);
-	ng = runs(it, 0, s->nfds, 0, gr);
-
-	err = open_out(&af, &j, path);
-	if (err)
-		goto out;
-	json_obj(&j);
-	write_header(&j, a, s);
-	json_kuint(&j, "fds", s->nfds);
-	json_kint(&j, "fd_limit", s->fd_limit);
-	json_key(&j, "groups");
-	json_arr(&j);
-	for (size_t g = 0; g < ng; g++) {
-		json_obj(&j);
-		json_kstr(&j, "kind", it[gr[g].begin].group);
-		json_kuint(&j, "count", gr[g].end - gr[g].begin);
-		if (!strcmp(it[gr[g].begin].group, "file"))
-			write_paths(&j, it, gr[g]);
-		write_stack_groups(&j, a, it, gr[g], 0);
-		json_obj_end(&j);
-	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	json_end_line(&j);
-	err = atomic_commit(&af);
-out:
-	free(it);
-	free(gr);
-	free(kinds);
-	return err;
-}
-
-static int map_size_cmp(const void *pa, const void *pb)
-{
-	const struct snap_map *x = pa, *y = pb;
-	uint64_t nx = x->end - x->start, ny = y->end - y->start;
-
-	return nx == ny ? 0 : (nx > ny ? -1 : 1);
-}
-
-static int origin_stack_cmp(const void *pa, const void *pb)
-{
-	const struct big_map *x = *(const struct big_map *const *)pa, *y = *(const struct big_map *const *)pb;
-
-	if (x->o.stack != y->o.stack)
-		return x->o.stack < y->o.stack ? -1 : 1;
-	return x->o.nr < y->o.nr ? -1 : x->o.nr > y->o.nr;
-}
-
-/* The tracked big mmaps inside one live mapping (the kernel merges adjacent
- * anonymous mappings into one), newest per address, grouped by stack. */
-static void write_map_origins(struct json *j, struct ooms_attrib *a, uint64_t start, uint64_t end)
-{
-	const struct big_map **in = calloc(a->nmaps + 1, sizeof(*in));
-	size_t n = 0;
-	char buf[256];
-
-	if (!in)
-		return;
-	for (size_t i = a->nmaps; i-- > 0;) {
-		const struct big_map *b = &a->maps[i];
-		int dup = 0;
-
-		if (b->addr < start || b->addr >= end)
-			continue;
-		for (size_t k = 0; k < n && !dup; k++)
-			dup = in[k]->addr == b->addr;
-		if (!dup)
-			in[n++] = b;
-	}
-	qsort(in, n, sizeof(*in), origin_stack_cmp);
-	json_key(j, "origins");
-	json_arr(j);
-	for (size_t i = 0; i < n;) {
-		size_t k = i;
-		uint64_t bytes = 0;
-
-		while (k < n && in[k]->o.stack == in[i]->o.stack && in[k]->o.nr == in[i]->o.nr)
-			bytes += in[k++]->len;
-		json_obj(j);
-		json_kuint(j, "count", k - i);
-		json_kuint(j, "mapped_bytes", bytes);
-		json_kstr(j, "syscall", ooms_syscall_name(a->arch, in[i]->o.nr));
-		json_kstr(j, "thread", in[i]->o.comm);
-		json_kstr(j, "created_by", culprit(a, in[i]->o.stack, buf, sizeof(buf)));
-		write_frames(j, a, in[i]->o.stack);
-		json_obj_end(j);
-		i = k;
-	}
-	json_arr_end(j);
-	free(in);
-}
-
-int ooms_attrib_write_vmsize(struct ooms_attrib *a, const struct ooms_snapshot *s, const char *path)
-{
-	struct snap_map *m = calloc(s->nmaps + 1, sizeof(*m));
-	struct atomic_file af;
-	struct json j;
-	size_t top;
-	int err;
-
-	if (!m)
-		return -ENOMEM;
-	memcpy(m, s->maps, s->nmaps * sizeof(*m));
-	qsort(m, s->nmaps, sizeof(*m), map_size_cmp);
-	top = s->nmaps < 32 ? s->nmaps : 32;
-	err = open_out(&af, &j, path);
-	if (err) {
-		free(m);
-		return err;
-	}
-	json_obj(&j);
-	write_header(&j, a, s);
-	json_kint(&j, "vmsize_kb", s->vmsize_kb);
-	json_kint(&j, "vmpeak_kb", s->vmpeak_kb);
-	json_kuint(&j, "mappings_total", s->nmaps);
-	json_key(&j, "largest");
-	json_arr(&j);
-	for (size_t i = 0; i < top; i++) {
-		json_obj(&j);
-		json_khex(&j, "start", m[i].start);
-		json_khex(&j, "end", m[i].end);
-		json_kuint(&j, "bytes", m[i].end - m[i].start);
-		json_kstr(&j, "perms", m[i].perms);
-		json_kstr(&j, "path", m[i].path[0] ? m[i].path : NULL);
-		write_map_origins(&j, a, m[i].start, m[i].end);
-		json_obj_end(&j);
-	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	json_end_line(&j);
-	err = atomic_commit(&af);
-	free(m);
-	return err;
-}
-
-int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, char *buf, size_t len)
-{
-	struct item *it = calloc(s->nthreads + s->nfds + 1, sizeof(*it));
-	struct span *gr = calloc(s->nthreads + s->nfds + 1, sizeof(*gr));
-	char (*kinds)[64] = calloc(s->nfds + 1, 64);
-	size_t off = 0, ng;
-	int lines = 0;
-
-	if (!it || !gr || !kinds)
-		goto out;
-	buf[0] = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		size_t n = pass ? s->nfds : s->nthreads;
-
-		for (size_t i = 0; i < n; i++) {
-			struct origin *o = NULL;
-
-			if (pass) {
-				it[i].group = ooms_fd_kind(s->fds[i].target, kinds[i], 64);
-				o = fd_origin(a, s->fds[i].fd);
-			} else {
-				struct thread_slot *t = thread_find(a, s->threads[i].tid, 0);
-
-				it[i].group = t && t->java_name ? t->java_name : s->threads[i].comm;
-				o = t ? &t->o : NULL;
-			}
-			it[i].stack = o ? o->stack : 0;
-			it[i].nr = 0;
-			it[i].start = 0;
-			it[i].seen = 0;
-		}
-		qsort(it, n, sizeof(*it), item_cmp);
-		ng = runs(it, 0, n, 0, gr);
-		for (size_t g = 0; g < ng && g < 3; g++) {
-			struct span st[1];
-			char who[256];
-			const char *c = NULL;
-			struct span *all = calloc(gr[g].end - gr[g].begin, sizeof(*all));
-
-			if (all && runs(it, gr[g].begin, gr[g].end, 1, all) > 0) {
-				st[0] = all[0];
-				if (it[st[0].begin].stack)
-					c = culprit(a, it[st[0].begin].stack, who, sizeof(who));
-			}
-			free(all);
-			off += snprintf(buf + off, off < len ? len - off : 0, "  %5zu %-7s %-24s <- %s\n",
-					gr[g].end - gr[g].begin, pass ? "fds" : "threads",
-					it[gr[g].begin].group, c ? c : "(no creation stack)");
-			lines++;
-		}
-	}
-out:
-	free(it);
-	free(gr);
-	free(kinds);
-	return lines;
 }

@@ -1,80 +1,7 @@
 #define _GNU_SOURCE
-#include "collector/jheap.h"
-#include "run/records.h"
+#include "collector/jheap_int.h"
 
-#include <bpf/libbpf.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <poll.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
-
-#include "dump/oomdump.h"
-#include "hprof/io.h"
-#include "runtime.h"
-#include "runtime.skel.h"
-#include "runtime/hsperf.h"
-#include "runtime/shim_client.h"
-#include "sym/symbolize.h"
-#include "util/json.h"
-
-#define MAX_POOLS 16
-
-struct pool {
-	char name[OOMS_RT_NAME_LEN];
-	int64_t used, committed, max;
-};
-
-struct ooms_jheap {
-	pid_t pid;
-	struct ooms_jheap_opts o;
-	char dir[4096];
-	struct ooms_jheap_io io;
-	struct ooms_rt_target rt;
-	int found;
-	struct runtime_bpf *skel;
-	struct bpf_link *links[16];
-	int nlinks;
-	/* GC */
-	uint64_t gc_begin_ns;
-	int gc_full;
-	uint64_t gcs;
-	double gc_pause_ms;
-	struct pool pools[MAX_POOLS];
-	int npools;
-	uint64_t events;
-	/* the rule */
-	struct ooms_heap_rule rule;
-	double last_poll_t;
-	/* dumps */
-	int efd;
-	int running;
-	int seq;
-	int dumps;
-	int crossings;
-	pthread_t th;
-	struct ooms_dump_request rq;
-	struct ooms_dump_result res;
-	char out[4200], json_path[4300], txt_path[4300];
-	double started_t;
-	int finished;          /* the dump thread is done (set before it signals efd) */
-	/* the last-chance dump at the OutOfMemoryError (--shim, HotSpot) */
-	struct ooms_oomdump *arm;
-	struct ooms_dump_request arm_rq;
-	struct ooms_dump_result arm_res;
-	char arm_out[4300], arm_json[4300], arm_txt[4300];
-	int ooms;              /* OutOfMemoryErrors the runtime raised (probe) */
-	double oom_t;          /* the last one's time, message and thread */
-	char oom_msg[OOMS_RT_MSG_LEN + 1], oom_thread[200];
-	char oom_dump[4300];   /* the dump taken at the throw, "" if none */
-	uint8_t perf[65536];
-};
-
-static double now_s(struct ooms_jheap *j)
+double jheap_now(struct ooms_jheap *j)
 {
 	return j->io.now(j->io.ctx);
 }
@@ -138,19 +65,8 @@ static void gc_body(struct json *js, void *arg)
 	json_obj_end(js);
 }
 
-struct oom_rec {
-	double t;
-	int64_t bytes;
-	const char *msg;
-	const char *source;  /* "probe" (the runtime's OOM function), "shim" (JVMTI ResourceExhausted) */
-	uint32_t tid;        /* 0: unknown */
-	const char *thread;  /* NULL: unknown */
-	const char *kind;    /* shim: heap, threads, other */
-	const char *stack;   /* shim: "Class.method:line;..." innermost first */
-	const char *hint;
-};
 
-static void oom_body(struct json *js, void *arg)
+void jheap_oom_body(struct json *js, void *arg)
 {
 	struct oom_rec *r = arg;
 
@@ -188,7 +104,7 @@ static void oom_body(struct json *js, void *arg)
 }
 
 /* The value of key=WORD in a shim line, %XX-unescaped, into out. */
-static const char *line_value(const char *line, const char *key, char *out, size_t len)
+const char *jheap_line_value(const char *line, const char *key, char *out, size_t len)
 {
 	char pat[32];
 	const char *p;
@@ -214,13 +130,12 @@ static const char *line_value(const char *line, const char *key, char *out, size
 }
 
 static void check_trend(struct ooms_jheap *j, double t);
-static void start_dump(struct ooms_jheap *j, const char *reason);
 
 static int handle_rt(void *ctx, void *data, size_t size)
 {
 	struct ooms_jheap *j = ctx;
 	const struct ooms_rt_event *e = data;
-	double t = now_s(j);
+	double t = jheap_now(j);
 
 	if (size < sizeof(*e) || e->version != OOMS_RT_VERSION)
 		return 0;
@@ -263,14 +178,14 @@ static int handle_rt(void *ctx, void *data, size_t size)
 		j->ooms++;
 		j->oom_t = t;
 		snprintf(j->oom_msg, sizeof(j->oom_msg), "an allocation of %" PRId64 " bytes failed", e->a0);
-		j->io.emit(j->io.ctx, oom_body, &r);
+		j->io.emit(j->io.ctx, jheap_oom_body, &r);
 		if (j->io.say)
 			j->io.say(j->io.ctx, "!! OutOfMemoryError thrown: an allocation of %" PRId64 " bytes failed", e->a0);
 		/* ART: the shim has no hook at the throw (HotSpot's is JVMTI's), so
 		 * the first OOM asks for a dump at once, within --max-dumps
 		 * (unverified: no device here) */
 		if (j->rt.kind == OOMS_RT_ART && !j->running && j->o.shim && j->dumps < j->o.rule.max_dumps)
-			start_dump(j, "OutOfMemoryError thrown (ART)");
+			jheap_start_dump(j, "OutOfMemoryError thrown (ART)");
 		break;
 	}
 	case RT_OOM_MSG: {
@@ -290,7 +205,7 @@ static int handle_rt(void *ctx, void *data, size_t size)
 		snprintf(j->oom_msg, sizeof(j->oom_msg), "%s", msg);
 		if (!j->oom_thread[0] || !j->arm) /* the shim's full Java name wins */
 			snprintf(j->oom_thread, sizeof(j->oom_thread), "%s", thread);
-		j->io.emit(j->io.ctx, oom_body, &r);
+		j->io.emit(j->io.ctx, jheap_oom_body, &r);
 		if (j->io.say)
 			j->io.say(j->io.ctx, "!! OutOfMemoryError thrown in thread %s (tid %u): %s%s%s", thread[0] ? thread : "?",
 				  e->tid, msg, hint ? "; " : "", hint ? hint : "");
@@ -327,7 +242,6 @@ static int add_link(struct ooms_jheap *j, struct bpf_link *l, const char *what)
 	return 0;
 }
 
-static void arm_start(struct ooms_jheap *j);
 
 static void attach_hotspot(struct ooms_jheap *j, const char *lib)
 {
@@ -373,7 +287,7 @@ static void runtime_body(struct json *js, void *arg)
 
 	json_obj(js);
 	json_kstr(js, "type", run_rec_name(REC_RUNTIME));
-	json_kdbl(js, "t", now_s(j));
+	json_kdbl(js, "t", jheap_now(j));
 	json_kstr(js, "runtime", ooms_rt_name(j->rt.kind));
 	json_kstr(js, "lib", j->rt.lib);
 	json_kint(js, "probes", j->nlinks);
@@ -428,7 +342,7 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 	/* the shim dumps the heap at the first OutOfMemoryError (HotSpot: JVMTI
 	 * ResourceExhausted; ART's shim has no such hook yet) */
 	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT && j->o.rule.max_dumps > 0 && j->o.method != DUMP_JVM)
-		arm_start(j);
+		jheap_arm_start(j);
 	if (j->o.shim && j->rt.kind == OOMS_RT_ART && j->io.say &&
 	    shim_client_ask(j->pid, "ping", err, sizeof(err), 1000) != 0)
 		j->io.say(j->io.ctx, "--shim: load the shim into the app with `cmd activity attach-agent` (docs/commands.md); "
@@ -439,270 +353,6 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 enum ooms_rt_kind ooms_jheap_runtime(const struct ooms_jheap *j)
 {
 	return j->found ? j->rt.kind : OOMS_RT_NATIVE;
-}
-
-/* ---- dumps ---- */
-
-static void *dump_main(void *arg)
-{
-	struct ooms_jheap *j = arg;
-	uint64_t one = 1;
-
-	ooms_dump_take(&j->rq, &j->res);
-	__atomic_store_n(&j->finished, 1, __ATOMIC_SEQ_CST);
-	if (write(j->efd, &one, sizeof(one)) < 0) {
-	}
-	return NULL;
-}
-
-struct dump_start_rec {
-	double t;
-	int seq;
-	const char *reason;
-};
-
-static void dump_start_body(struct json *js, void *arg)
-{
-	struct dump_start_rec *r = arg;
-
-	json_obj(js);
-	json_kstr(js, "type", run_rec_name(REC_DUMP_START));
-	json_kdbl(js, "t", r->t);
-	json_kint(js, "seq", r->seq);
-	json_kstr(js, "reason", r->reason);
-	json_obj_end(js);
-}
-
-static const char *base(const char *p)
-{
-	const char *b = strrchr(p, '/');
-
-	return b ? b + 1 : p;
-}
-
-struct dump_line {
-	struct ooms_jheap *j;
-	const struct ooms_dump_request *rq;
-	const struct ooms_dump_result *res;
-	const char *out, *json, *when;
-};
-
-static void dump_body(struct json *js, void *arg)
-{
-	struct dump_line *l = arg;
-	const struct ooms_dump_result *r = l->res;
-
-	json_obj(js);
-	json_kstr(js, "type", run_rec_name(REC_DUMP));
-	json_kdbl(js, "t", now_s(l->j));
-	json_kint(js, "seq", l->j->seq);
-	json_kbool(js, "ok", r->ok);
-	json_kstr(js, "method", r->method);
-	if (l->when)
-		json_kstr(js, "when", l->when);
-	json_kstr(js, "file", r->ok ? base(l->out) : NULL);
-	json_kdbl(js, "pause_ms", r->pause_ms);
-	json_kdbl(js, "dump_ms", r->dump_ms);
-	json_kint(js, "attempts", r->attempts);
-	json_kuint(js, "bytes_in", r->bytes_in);
-	json_kuint(js, "bytes_out", r->bytes_out);
-	json_kuint(js, "objects", r->objects);
-	json_kbool(js, "target_exited", r->target_exited);
-	json_kstr(js, "error", r->ok ? NULL : r->error);
-	if (r->ok && l->rq->analysis_json) {
-		json_kstr(js, "analysis", r->analyzed ? base(l->json) : NULL);
-		json_kdbl(js, "analyze_ms", r->analyze_ms);
-		json_kuint(js, "leak_groups", r->leak_groups);
-		json_kuint(js, "leak_objects", r->leak_objects);
-		json_kstr(js, "top_leak", r->top_leak[0] ? r->top_leak : NULL);
-		json_kstr(js, "analysis_error", r->analysis_error[0] ? r->analysis_error : NULL);
-	}
-	json_obj_end(js);
-}
-
-/* The request for a dump into out (and its analysis files). */
-static void fill_request(struct ooms_jheap *j, struct ooms_dump_request *rq, const char *out, const char *json,
-			 const char *txt)
-{
-	memset(rq, 0, sizeof(*rq));
-	rq->pid = j->pid;
-	rq->runtime = j->rt.kind;
-	rq->method = j->o.method;
-	rq->out_path = out;
-	rq->op = j->o.op;
-	rq->codec = j->o.codec;
-	rq->level = j->o.level;
-	if (j->o.analyze) {
-		rq->analysis_json = json;
-		rq->analysis_txt = txt;
-		rq->aopts.runtime = j->rt.kind == OOMS_RT_ART ? RUNTIME_ANDROID : RUNTIME_JVM;
-		rq->aopts.bitmap_w = 768;
-		rq->aopts.bitmap_h = 1366;
-		rq->aopts.leak_classes = j->o.leak_classes;
-		rq->aopts.nleak_classes = j->o.nleak_classes;
-		rq->aopts.leak_ifs = j->o.leak_ifs;
-		rq->aopts.nleak_ifs = j->o.nleak_ifs;
-	}
-	rq->status = j->io.progress;
-	rq->sctx = j->io.ctx;
-}
-
-/* A dump finished: its record, and its lines for the terminal. */
-static void report_dump(struct ooms_jheap *j, const struct ooms_dump_request *rq, const struct ooms_dump_result *r,
-			const char *out, const char *json, const char *txt, const char *when)
-{
-	struct dump_line l = {j, rq, r, out, json, when};
-
-	if (r->ok)
-		j->dumps++;
-	j->io.emit(j->io.ctx, dump_body, &l);
-	if (!j->io.say)
-		return;
-	if (!r->ok) {
-		j->io.say(j->io.ctx, "!! dump %d%s%s failed: %s", j->seq, when ? " " : "", when ? when : "", r->error);
-		return;
-	}
-	j->io.say(j->io.ctx, "dump %d written%s%s (%s): %s, %.1f MB, the app paused %.0f ms%s%s", j->seq, when ? " " : "",
-		  when ? when : "", r->method, out, r->bytes_out / 1048576.0, r->pause_ms,
-		  r->attempts > 1 ? " over forks retried after a stalled walk" : "",
-		  r->target_exited ? " (the target has exited since)" : "");
-	if (r->analyzed)
-		j->io.say(j->io.ctx, "analysis: %zu leak group(s), %" PRIu64 " object(s)%s%s (details: %s)", r->leak_groups,
-			  r->leak_objects, r->top_leak[0] ? "; first: " : "", r->top_leak, txt);
-	else if (rq->analysis_json)
-		j->io.say(j->io.ctx, "!! analysis failed: %s", r->analysis_error);
-}
-
-static void start_dump(struct ooms_jheap *j, const char *reason)
-{
-	struct dump_start_rec r;
-	const char *ext = j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "";
-
-	j->seq++;
-	snprintf(j->out, sizeof(j->out), "%s/dump-%d.hprof%s", j->dir, j->seq, ext);
-	snprintf(j->json_path, sizeof(j->json_path), "%s/dump-%d.analysis.json", j->dir, j->seq);
-	snprintf(j->txt_path, sizeof(j->txt_path), "%s/dump-%d.analysis.txt", j->dir, j->seq);
-	fill_request(j, &j->rq, j->out, j->json_path, j->txt_path);
-	j->started_t = now_s(j);
-	r = (struct dump_start_rec){j->started_t, j->seq, reason};
-	j->io.emit(j->io.ctx, dump_start_body, &r);
-	if (j->io.say)
-		j->io.say(j->io.ctx, "dumping the Java heap to %s", j->out);
-	j->finished = 0;
-	if (pthread_create(&j->th, NULL, dump_main, j) != 0) {
-		snprintf(j->res.error, sizeof(j->res.error), "cannot start the dump thread");
-		report_dump(j, &j->rq, &j->res, j->out, j->json_path, j->txt_path, NULL);
-		return;
-	}
-	j->running = 1;
-}
-
-int ooms_jheap_fd(const struct ooms_jheap *j)
-{
-	return j->efd;
-}
-
-/* The shim's "oom ..." lines: an oom record each, with the Java stack. */
-static void arm_lines(struct ooms_jheap *j)
-{
-	char lines[8][OOMDUMP_LINE];
-	size_t n = ooms_oomdump_lines(j->arm, lines, 8);
-
-	for (size_t i = 0; i < n; i++) {
-		char kind[32], thread[200], what[300], stack[OOMDUMP_LINE];
-		struct oom_rec r = {now_s(j), -1, what, "shim", 0, thread, kind, stack, NULL};
-
-		line_value(lines[i], "kind", kind, sizeof(kind));
-		line_value(lines[i], "thread", thread, sizeof(thread));
-		line_value(lines[i], "what", what, sizeof(what));
-		line_value(lines[i], "stack", stack, sizeof(stack));
-		snprintf(j->oom_thread, sizeof(j->oom_thread), "%s", thread);
-		j->io.emit(j->io.ctx, oom_body, &r);
-		if (j->io.say)
-			j->io.say(j->io.ctx, "!! OutOfMemoryError (%s) in Java thread \"%s\" at %.*s%s", what, thread,
-				  (int)strcspn(stack, ";"), stack, !strcmp(kind, "heap") ? ": dumping the heap at the throw" : "");
-	}
-}
-
-/* The last-chance dump is done: named as the next dump (dump-N.*), its
- * record and lines as any dump's. */
-static void arm_finished(struct ooms_jheap *j)
-{
-	const struct ooms_dump_result *r = &j->arm_res;
-	char to[4300];
-
-	if (!r->ok && !strcmp(r->error, "no OutOfMemoryError came"))
-		return;
-	j->seq++;
-	snprintf(to, sizeof(to), "%s/dump-%d.hprof%s", j->dir, j->seq,
-		 j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "");
-	if (r->ok && rename(j->arm_out, to) == 0) {
-		snprintf(j->arm_out, sizeof(j->arm_out), "%s", to);
-		snprintf(to, sizeof(to), "%s/dump-%d.analysis.json", j->dir, j->seq);
-		if (rename(j->arm_json, to) == 0)
-			snprintf(j->arm_json, sizeof(j->arm_json), "%s", to);
-		snprintf(to, sizeof(to), "%s/dump-%d.analysis.txt", j->dir, j->seq);
-		if (rename(j->arm_txt, to) == 0)
-			snprintf(j->arm_txt, sizeof(j->arm_txt), "%s", to);
-	}
-	report_dump(j, &j->arm_rq, r, j->arm_out, j->arm_json, j->arm_txt, "at the OutOfMemoryError");
-	if (r->ok)
-		snprintf(j->oom_dump, sizeof(j->oom_dump), "%s", base(j->arm_out));
-}
-
-void ooms_jheap_done(struct ooms_jheap *j)
-{
-	uint64_t n;
-
-	if (read(j->efd, &n, sizeof(n)) < 0)
-		return;
-	if (j->arm) {
-		arm_lines(j);
-		if (ooms_oomdump_state(j->arm, &j->arm_res) == 2)
-			arm_finished(j);
-	}
-	if (!j->running || !__atomic_load_n(&j->finished, __ATOMIC_SEQ_CST))
-		return;
-	pthread_join(j->th, NULL);
-	j->running = 0;
-	report_dump(j, &j->rq, &j->res, j->out, j->json_path, j->txt_path, NULL);
-}
-
-static void arm_start(struct ooms_jheap *j)
-{
-	const char *ext = j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "";
-
-	snprintf(j->arm_out, sizeof(j->arm_out), "%s/dump-oom.hprof%s", j->dir, ext);
-	snprintf(j->arm_json, sizeof(j->arm_json), "%s/dump-oom.analysis.json", j->dir);
-	snprintf(j->arm_txt, sizeof(j->arm_txt), "%s/dump-oom.analysis.txt", j->dir);
-	fill_request(j, &j->arm_rq, j->arm_out, j->arm_json, j->arm_txt);
-	j->arm_rq.status = NULL; /* it writes while the run goes on: no progress line */
-	j->arm = ooms_oomdump_start(&j->arm_rq, j->efd);
-	if (!j->arm && j->io.say)
-		j->io.say(j->io.ctx, "!! cannot arm the dump at the OutOfMemoryError (no thread)");
-}
-
-void ooms_jheap_finish(struct ooms_jheap *j, int wait_s)
-{
-	struct pollfd p = {.fd = j->efd, .events = POLLIN};
-	struct ooms_dump_result r;
-
-	if (j->arm) {
-		if (ooms_oomdump_state(j->arm, &r) == 1 && j->io.say)
-			j->io.say(j->io.ctx, "waiting for the dump at the OutOfMemoryError to finish (at most %d s)", wait_s);
-		ooms_oomdump_stop(j->arm, wait_s);
-		arm_lines(j);
-		if (ooms_oomdump_state(j->arm, &j->arm_res) == 2)
-			arm_finished(j);
-		ooms_oomdump_free(j->arm);
-		j->arm = NULL;
-	}
-	if (!j->running)
-		return;
-	if (j->io.say)
-		j->io.say(j->io.ctx, "waiting for dump %d to finish (at most %d s)", j->seq, wait_s);
-	if (poll(&p, 1, wait_s * 1000) == 1)
-		ooms_jheap_done(j);
 }
 
 /* ---- samples and the rule ---- */
@@ -777,7 +427,7 @@ static void rule_said(struct ooms_jheap *j, double t, enum ooms_heap_verdict v, 
 	if (j->io.say)
 		j->io.say(j->io.ctx, "!! %s: %s", d->rule, d->reason);
 	if (v == HEAP_DUMP)
-		start_dump(j, d->reason);
+		jheap_start_dump(j, d->reason);
 }
 
 void ooms_jheap_check(struct ooms_jheap *j, const struct ooms_sample *s)

@@ -1,0 +1,61 @@
+/* Attribution's state, shared by attrib.c (events in, stacks interned, fds
+ * and threads looked up) and attrib_write.c (the groups written out: threads,
+ * fds and mappings with their creation stacks, the end's summary). Private to
+ * them; attrib.h is the interface. */
+#ifndef OOMSCOPE_COLLECTOR_ATTRIB_INT_H
+#define OOMSCOPE_COLLECTOR_ATTRIB_INT_H
+
+#include "collector/attrib.h"
+#include "sym/demangle.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "collector/stacks.h"
+#include "sym/stackfix.h"
+#include "util/atomic_file.h"
+#include "util/json.h"
+#define MAX_FRAMES (OOMS_STACK_DEPTH + 1)
+#define MAX_BIG_MAPS 4096
+
+struct origin {
+	uint32_t stack;
+	uint32_t tid;   /* creating thread */
+	uint32_t nr;    /* syscall slot, for fds and mappings */
+	uint64_t start; /* pthread start routine, for threads */
+	uint64_t ts_ns;
+	char comm[OOMS_COMM_LEN]; /* creating thread's name */
+	uint8_t seen;   /* 1 = created after attach, 2 = there at attach */
+};
+
+struct thread_slot {
+	uint32_t tid; /* 0 = empty */
+	struct origin o;
+	char *java_name; /* the runtime's full name for it (HotSpot's thread__start), or NULL */
+};
+
+struct big_map {
+	uint64_t addr, len;
+	struct origin o;
+};
+
+struct ooms_attrib {
+	pid_t pid;
+	enum ooms_arch arch;
+	struct ooms_symbolizer *sym;
+	struct ooms_stackfix *fix;
+	struct ooms_stacks *stacks;
+	struct origin *fds; /* indexed by fd */
+	size_t nfds;
+	struct thread_slot *threads; /* open addressing by tid */
+	size_t nthread_slots, nthreads;
+	struct big_map *maps;
+	size_t nmaps;
+	uint64_t events;
+};
+
+struct origin *attrib_fd_origin(struct ooms_attrib *a, int64_t fd);
+struct thread_slot *attrib_thread_find(struct ooms_attrib *a, uint32_t tid, int create);
+
+#endif

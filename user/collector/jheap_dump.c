@@ -1,0 +1,267 @@
+/* The Java heap watch's dumps: those the heap rule asks for, taken on a
+ * thread while the collector goes on, and the one armed for the first
+ * OutOfMemoryError (the shim dumps from the throwing thread). */
+#define _GNU_SOURCE
+#include "collector/jheap_int.h"
+
+static void *dump_main(void *arg)
+{
+	struct ooms_jheap *j = arg;
+	uint64_t one = 1;
+
+	ooms_dump_take(&j->rq, &j->res);
+	__atomic_store_n(&j->finished, 1, __ATOMIC_SEQ_CST);
+	if (write(j->efd, &one, sizeof(one)) < 0) {
+	}
+	return NULL;
+}
+
+struct dump_start_rec {
+	double t;
+	int seq;
+	const char *reason;
+};
+
+static void dump_start_body(struct json *js, void *arg)
+{
+	struct dump_start_rec *r = arg;
+
+	json_obj(js);
+	json_kstr(js, "type", run_rec_name(REC_DUMP_START));
+	json_kdbl(js, "t", r->t);
+	json_kint(js, "seq", r->seq);
+	json_kstr(js, "reason", r->reason);
+	json_obj_end(js);
+}
+
+const char *jheap_base(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+struct dump_line {
+	struct ooms_jheap *j;
+	const struct ooms_dump_request *rq;
+	const struct ooms_dump_result *res;
+	const char *out, *json, *when;
+};
+
+static void dump_body(struct json *js, void *arg)
+{
+	struct dump_line *l = arg;
+	const struct ooms_dump_result *r = l->res;
+
+	json_obj(js);
+	json_kstr(js, "type", run_rec_name(REC_DUMP));
+	json_kdbl(js, "t", jheap_now(l->j));
+	json_kint(js, "seq", l->j->seq);
+	json_kbool(js, "ok", r->ok);
+	json_kstr(js, "method", r->method);
+	if (l->when)
+		json_kstr(js, "when", l->when);
+	json_kstr(js, "file", r->ok ? jheap_base(l->out) : NULL);
+	json_kdbl(js, "pause_ms", r->pause_ms);
+	json_kdbl(js, "dump_ms", r->dump_ms);
+	json_kint(js, "attempts", r->attempts);
+	json_kuint(js, "bytes_in", r->bytes_in);
+	json_kuint(js, "bytes_out", r->bytes_out);
+	json_kuint(js, "objects", r->objects);
+	json_kbool(js, "target_exited", r->target_exited);
+	json_kstr(js, "error", r->ok ? NULL : r->error);
+	if (r->ok && l->rq->analysis_json) {
+		json_kstr(js, "analysis", r->analyzed ? jheap_base(l->json) : NULL);
+		json_kdbl(js, "analyze_ms", r->analyze_ms);
+		json_kuint(js, "leak_groups", r->leak_groups);
+		json_kuint(js, "leak_objects", r->leak_objects);
+		json_kstr(js, "top_leak", r->top_leak[0] ? r->top_leak : NULL);
+		json_kstr(js, "analysis_error", r->analysis_error[0] ? r->analysis_error : NULL);
+	}
+	json_obj_end(js);
+}
+
+/* The request for a dump into out (and its analysis files). */
+static void fill_request(struct ooms_jheap *j, struct ooms_dump_request *rq, const char *out, const char *json,
+			 const char *txt)
+{
+	memset(rq, 0, sizeof(*rq));
+	rq->pid = j->pid;
+	rq->runtime = j->rt.kind;
+	rq->method = j->o.method;
+	rq->out_path = out;
+	rq->op = j->o.op;
+	rq->codec = j->o.codec;
+	rq->level = j->o.level;
+	if (j->o.analyze) {
+		rq->analysis_json = json;
+		rq->analysis_txt = txt;
+		rq->aopts.runtime = j->rt.kind == OOMS_RT_ART ? RUNTIME_ANDROID : RUNTIME_JVM;
+		rq->aopts.bitmap_w = 768;
+		rq->aopts.bitmap_h = 1366;
+		rq->aopts.leak_classes = j->o.leak_classes;
+		rq->aopts.nleak_classes = j->o.nleak_classes;
+		rq->aopts.leak_ifs = j->o.leak_ifs;
+		rq->aopts.nleak_ifs = j->o.nleak_ifs;
+	}
+	rq->status = j->io.progress;
+	rq->sctx = j->io.ctx;
+}
+
+/* A dump finished: its record, and its lines for the terminal. */
+static void report_dump(struct ooms_jheap *j, const struct ooms_dump_request *rq, const struct ooms_dump_result *r,
+			const char *out, const char *json, const char *txt, const char *when)
+{
+	struct dump_line l = {j, rq, r, out, json, when};
+
+	if (r->ok)
+		j->dumps++;
+	j->io.emit(j->io.ctx, dump_body, &l);
+	if (!j->io.say)
+		return;
+	if (!r->ok) {
+		j->io.say(j->io.ctx, "!! dump %d%s%s failed: %s", j->seq, when ? " " : "", when ? when : "", r->error);
+		return;
+	}
+	j->io.say(j->io.ctx, "dump %d written%s%s (%s): %s, %.1f MB, the app paused %.0f ms%s%s", j->seq, when ? " " : "",
+		  when ? when : "", r->method, out, r->bytes_out / 1048576.0, r->pause_ms,
+		  r->attempts > 1 ? " over forks retried after a stalled walk" : "",
+		  r->target_exited ? " (the target has exited since)" : "");
+	if (r->analyzed)
+		j->io.say(j->io.ctx, "analysis: %zu leak group(s), %" PRIu64 " object(s)%s%s (details: %s)", r->leak_groups,
+			  r->leak_objects, r->top_leak[0] ? "; first: " : "", r->top_leak, txt);
+	else if (rq->analysis_json)
+		j->io.say(j->io.ctx, "!! analysis failed: %s", r->analysis_error);
+}
+
+void jheap_start_dump(struct ooms_jheap *j, const char *reason)
+{
+	struct dump_start_rec r;
+	const char *ext = j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "";
+
+	j->seq++;
+	snprintf(j->out, sizeof(j->out), "%s/dump-%d.hprof%s", j->dir, j->seq, ext);
+	snprintf(j->json_path, sizeof(j->json_path), "%s/dump-%d.analysis.json", j->dir, j->seq);
+	snprintf(j->txt_path, sizeof(j->txt_path), "%s/dump-%d.analysis.txt", j->dir, j->seq);
+	fill_request(j, &j->rq, j->out, j->json_path, j->txt_path);
+	j->started_t = jheap_now(j);
+	r = (struct dump_start_rec){j->started_t, j->seq, reason};
+	j->io.emit(j->io.ctx, dump_start_body, &r);
+	if (j->io.say)
+		j->io.say(j->io.ctx, "dumping the Java heap to %s", j->out);
+	j->finished = 0;
+	if (pthread_create(&j->th, NULL, dump_main, j) != 0) {
+		snprintf(j->res.error, sizeof(j->res.error), "cannot start the dump thread");
+		report_dump(j, &j->rq, &j->res, j->out, j->json_path, j->txt_path, NULL);
+		return;
+	}
+	j->running = 1;
+}
+
+int ooms_jheap_fd(const struct ooms_jheap *j)
+{
+	return j->efd;
+}
+
+/* The shim's "oom ..." lines: an oom record each, with the Java stack. */
+static void arm_lines(struct ooms_jheap *j)
+{
+	char lines[8][OOMDUMP_LINE];
+	size_t n = ooms_oomdump_lines(j->arm, lines, 8);
+
+	for (size_t i = 0; i < n; i++) {
+		char kind[32], thread[200], what[300], stack[OOMDUMP_LINE];
+		struct oom_rec r = {jheap_now(j), -1, what, "shim", 0, thread, kind, stack, NULL};
+
+		jheap_line_value(lines[i], "kind", kind, sizeof(kind));
+		jheap_line_value(lines[i], "thread", thread, sizeof(thread));
+		jheap_line_value(lines[i], "what", what, sizeof(what));
+		jheap_line_value(lines[i], "stack", stack, sizeof(stack));
+		snprintf(j->oom_thread, sizeof(j->oom_thread), "%s", thread);
+		j->io.emit(j->io.ctx, jheap_oom_body, &r);
+		if (j->io.say)
+			j->io.say(j->io.ctx, "!! OutOfMemoryError (%s) in Java thread \"%s\" at %.*s%s", what, thread,
+				  (int)strcspn(stack, ";"), stack, !strcmp(kind, "heap") ? ": dumping the heap at the throw" : "");
+	}
+}
+
+/* The last-chance dump is done: named as the next dump (dump-N.*), its
+ * record and lines as any dump's. */
+static void arm_finished(struct ooms_jheap *j)
+{
+	const struct ooms_dump_result *r = &j->arm_res;
+	char to[4300];
+
+	if (!r->ok && !strcmp(r->error, "no OutOfMemoryError came"))
+		return;
+	j->seq++;
+	snprintf(to, sizeof(to), "%s/dump-%d.hprof%s", j->dir, j->seq,
+		 j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "");
+	if (r->ok && rename(j->arm_out, to) == 0) {
+		snprintf(j->arm_out, sizeof(j->arm_out), "%s", to);
+		snprintf(to, sizeof(to), "%s/dump-%d.analysis.json", j->dir, j->seq);
+		if (rename(j->arm_json, to) == 0)
+			snprintf(j->arm_json, sizeof(j->arm_json), "%s", to);
+		snprintf(to, sizeof(to), "%s/dump-%d.analysis.txt", j->dir, j->seq);
+		if (rename(j->arm_txt, to) == 0)
+			snprintf(j->arm_txt, sizeof(j->arm_txt), "%s", to);
+	}
+	report_dump(j, &j->arm_rq, r, j->arm_out, j->arm_json, j->arm_txt, "at the OutOfMemoryError");
+	if (r->ok)
+		snprintf(j->oom_dump, sizeof(j->oom_dump), "%s", jheap_base(j->arm_out));
+}
+
+void ooms_jheap_done(struct ooms_jheap *j)
+{
+	uint64_t n;
+
+	if (read(j->efd, &n, sizeof(n)) < 0)
+		return;
+	if (j->arm) {
+		arm_lines(j);
+		if (ooms_oomdump_state(j->arm, &j->arm_res) == 2)
+			arm_finished(j);
+	}
+	if (!j->running || !__atomic_load_n(&j->finished, __ATOMIC_SEQ_CST))
+		return;
+	pthread_join(j->th, NULL);
+	j->running = 0;
+	report_dump(j, &j->rq, &j->res, j->out, j->json_path, j->txt_path, NULL);
+}
+
+void jheap_arm_start(struct ooms_jheap *j)
+{
+	const char *ext = j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "";
+
+	snprintf(j->arm_out, sizeof(j->arm_out), "%s/dump-oom.hprof%s", j->dir, ext);
+	snprintf(j->arm_json, sizeof(j->arm_json), "%s/dump-oom.analysis.json", j->dir);
+	snprintf(j->arm_txt, sizeof(j->arm_txt), "%s/dump-oom.analysis.txt", j->dir);
+	fill_request(j, &j->arm_rq, j->arm_out, j->arm_json, j->arm_txt);
+	j->arm_rq.status = NULL; /* it writes while the run goes on: no progress line */
+	j->arm = ooms_oomdump_start(&j->arm_rq, j->efd);
+	if (!j->arm && j->io.say)
+		j->io.say(j->io.ctx, "!! cannot arm the dump at the OutOfMemoryError (no thread)");
+}
+
+void ooms_jheap_finish(struct ooms_jheap *j, int wait_s)
+{
+	struct pollfd p = {.fd = j->efd, .events = POLLIN};
+	struct ooms_dump_result r;
+
+	if (j->arm) {
+		if (ooms_oomdump_state(j->arm, &r) == 1 && j->io.say)
+			j->io.say(j->io.ctx, "waiting for the dump at the OutOfMemoryError to finish (at most %d s)", wait_s);
+		ooms_oomdump_stop(j->arm, wait_s);
+		arm_lines(j);
+		if (ooms_oomdump_state(j->arm, &j->arm_res) == 2)
+			arm_finished(j);
+		ooms_oomdump_free(j->arm);
+		j->arm = NULL;
+	}
+	if (!j->running)
+		return;
+	if (j->io.say)
+		j->io.say(j->io.ctx, "waiting for dump %d to finish (at most %d s)", j->seq, wait_s);
+	if (poll(&p, 1, wait_s * 1000) == 1)
+		ooms_jheap_done(j);
+}

@@ -1,0 +1,103 @@
+/* The Java heap watch's state and what its two files share: jheap.c (the
+ * runtime's probes and events, attaching, the samples and the heap rule)
+ * and jheap_dump.c (the dumps the rule asks for, and the one armed for the
+ * OutOfMemoryError). Private to them; jheap.h is the interface. */
+#ifndef OOMSCOPE_COLLECTOR_JHEAP_INT_H
+#define OOMSCOPE_COLLECTOR_JHEAP_INT_H
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include "dump/oomdump.h"
+#include "hprof/io.h"
+#include "runtime.h"
+#include "runtime.skel.h"
+#include "runtime/hsperf.h"
+#include "run/records.h"
+#include "runtime/shim_client.h"
+#include "sym/symbolize.h"
+#include "util/json.h"
+#include "collector/jheap.h"
+
+#define MAX_POOLS 16
+
+struct pool {
+	char name[OOMS_RT_NAME_LEN];
+	int64_t used, committed, max;
+};
+
+struct ooms_jheap {
+	pid_t pid;
+	struct ooms_jheap_opts o;
+	char dir[4096];
+	struct ooms_jheap_io io;
+	struct ooms_rt_target rt;
+	int found;
+	struct runtime_bpf *skel;
+	struct bpf_link *links[16];
+	int nlinks;
+	/* GC */
+	uint64_t gc_begin_ns;
+	int gc_full;
+	uint64_t gcs;
+	double gc_pause_ms;
+	struct pool pools[MAX_POOLS];
+	int npools;
+	uint64_t events;
+	/* the rule */
+	struct ooms_heap_rule rule;
+	double last_poll_t;
+	/* dumps */
+	int efd;
+	int running;
+	int seq;
+	int dumps;
+	int crossings;
+	pthread_t th;
+	struct ooms_dump_request rq;
+	struct ooms_dump_result res;
+	char out[4200], json_path[4300], txt_path[4300];
+	double started_t;
+	int finished;          /* the dump thread is done (set before it signals efd) */
+	/* the last-chance dump at the OutOfMemoryError (--shim, HotSpot) */
+	struct ooms_oomdump *arm;
+	struct ooms_dump_request arm_rq;
+	struct ooms_dump_result arm_res;
+	char arm_out[4300], arm_json[4300], arm_txt[4300];
+	int ooms;              /* OutOfMemoryErrors the runtime raised (probe) */
+	double oom_t;          /* the last one's time, message and thread */
+	char oom_msg[OOMS_RT_MSG_LEN + 1], oom_thread[200];
+	char oom_dump[4300];   /* the dump taken at the throw, "" if none */
+	uint8_t perf[65536];
+};
+
+/* An oom record: one per OutOfMemoryError the probes or the shim report. */
+struct oom_rec {
+	double t;
+	int64_t bytes;
+	const char *msg;
+	const char *source;  /* "probe" (the runtime's OOM function), "shim" (JVMTI ResourceExhausted) */
+	uint32_t tid;        /* 0: unknown */
+	const char *thread;  /* NULL: unknown */
+	const char *kind;    /* shim: heap, threads, other */
+	const char *stack;   /* shim: "Class.method:line;..." innermost first */
+	const char *hint;
+};
+
+double jheap_now(struct ooms_jheap *j);
+void jheap_oom_body(struct json *js, void *arg); /* arg: struct oom_rec */
+/* The value of key=WORD in a shim line, %XX-unescaped, into out. */
+const char *jheap_line_value(const char *line, const char *key, char *out, size_t len);
+/* jheap_dump.c */
+void jheap_start_dump(struct ooms_jheap *j, const char *reason);
+void jheap_arm_start(struct ooms_jheap *j);
+const char *jheap_base(const char *path);
+
+#endif
