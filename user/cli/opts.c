@@ -1,0 +1,63 @@
+#include "cli/opts.h"
+
+#include <string.h>
+
+#define HELP_COLUMN 27
+
+int cli_opts_getopt(const struct cli_opt *t, struct option *longopts, size_t nlong, const char *prefix,
+		    char *shortopts, size_t shortlen)
+{
+	size_t nl = 0, ns = strlen(prefix);
+
+	if (ns >= shortlen)
+		return -1;
+	memcpy(shortopts, prefix, ns + 1);
+	for (; t->name || t->help; t++) {
+		if (!t->name)
+			continue;
+		if (nl + 1 >= nlong)
+			return -1;
+		longopts[nl++] = (struct option){t->name, t->has_arg, NULL, t->id};
+		if (t->shortc) {
+			if (ns + 3 >= shortlen)
+				return -1;
+			shortopts[ns++] = (char)t->shortc;
+			if (t->has_arg == required_argument)
+				shortopts[ns++] = ':';
+			shortopts[ns] = 0;
+		}
+	}
+	longopts[nl] = (struct option){NULL, 0, NULL, 0};
+	return 0;
+}
+
+void cli_opts_help(const struct cli_opt *t, FILE *f)
+{
+	for (; t->name || t->help; t++) {
+		char head[128];
+		const char *h = t->help ? t->help : "";
+		int n;
+
+		if (!t->name) {
+			fprintf(f, "\n%s\n", h);
+			continue;
+		}
+		if (t->shortc)
+			n = snprintf(head, sizeof(head), "  -%c, --%s%s%s", t->shortc, t->name, t->arg ? " " : "",
+				     t->arg ? t->arg : "");
+		else
+			n = snprintf(head, sizeof(head), "      --%s%s%s", t->name, t->arg ? " " : "", t->arg ? t->arg : "");
+		fputs(head, f);
+		/* the help on the same line when there is room, else on the next */
+		if (n < HELP_COLUMN)
+			fprintf(f, "%*s", HELP_COLUMN - n, "");
+		else
+			fprintf(f, "\n%*s", HELP_COLUMN, "");
+		for (const char *p = h; *p; p++) {
+			fputc(*p, f);
+			if (*p == '\n' && p[1])
+				fprintf(f, "%*s", HELP_COLUMN, "");
+		}
+		fputc('\n', f);
+	}
+}

@@ -1,0 +1,29 @@
+/* One table per command gives both getopt_long's options and the --help
+ * lines, so the two cannot drift apart. */
+#ifndef OOMSCOPE_CLI_OPTS_H
+#define OOMSCOPE_CLI_OPTS_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct cli_opt {
+	const char *name;  /* long name; NULL: a heading line (help), or the table's end (help NULL too) */
+	int shortc;        /* the short letter, or 0 */
+	int has_arg;       /* no_argument or required_argument */
+	int id;            /* what getopt_long returns for it */
+	const char *arg;   /* the argument's name in --help ("SECS"), or NULL */
+	const char *help;  /* its help; '\n' starts an indented continuation line */
+};
+
+#define CLI_HEADING(text) {NULL, 0, 0, 0, NULL, text}
+#define CLI_END {NULL, 0, 0, 0, NULL, NULL}
+
+/* Fills longopts (room for every option and the end) and shortopts
+ * ("+p:i:vh": prefix first), from t. 0, or -1 when they do not fit. */
+int cli_opts_getopt(const struct cli_opt *t, struct option *longopts, size_t nlong, const char *prefix,
+		    char *shortopts, size_t shortlen);
+/* The options' help lines, aligned, with their headings. */
+void cli_opts_help(const struct cli_opt *t, FILE *f);
+
+#endif
