@@ -12,9 +12,10 @@
 #include "analyze/analysis.h"
 #include "analyze/report.h"
 #include "cli/commands.h"
+#include "cli/opts.h"
 #include "util/atomic_file.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: oomscope analyze [options] DUMP\n"
 	"\n"
 	"Indexes a heap dump (hprof: JVM or Android; whole or `oomscope hprof strip`ped;\n"
@@ -25,28 +26,31 @@ static const char usage_text[] =
 	"  - retained sizes from the dominator tree: the top retainers, each leak's;\n"
 	"  - a class histogram by count, shallow and retained size.\n"
 	"\n"
-	"options:\n"
-	"  --json                  the report as one JSON object (KOOM's field names:\n"
-	"                          analysisDone, runningInfo, classInfos, gcPaths)\n"
-	"  -o, --out FILE          write the report to FILE (whole or not at all)\n"
-	"  --top N                 rows per table and leak groups shown (default 10)\n"
-	"  --runtime R             android, jvm or auto (default: android for\n"
-	"                          JAVA PROFILE 1.0.3 dumps, else jvm)\n"
-	"  --leak-class NAME       instances of NAME (or a subclass) are leaks;\n"
-	"                          repeatable. NAME is dotted: com.example.Screen\n"
-	"  --leak-if EXPR          Class.field==value or Class.field!=value, value\n"
-	"                          true, false, null or an integer; repeatable\n"
-	"                          (e.g. 'com.example.Screen.destroyed==true')\n"
-	"  --bitmap WxH            Android: Bitmaps over W x H pixels are reported\n"
-	"                          (default 768x1366, as KOOM)\n"
-	"  --retained-tsv FILE     also write id, shallow and retained size of every\n"
-	"                          object (for comparing with other tools)\n"
-	"  -q, --quiet             no progress on the terminal\n"
-	"  -h, --help              this text\n"
+	"options:\n";
+
+static const char usage_tail[] =
 	"\n"
 	"examples:\n"
 	"  oomscope analyze app.hprof\n"
 	"  oomscope analyze --json -o analysis.json --leak-if 'com.example.Screen.destroyed==true' app.hprof.xz\n";
+
+static const struct cli_opt options[] = {
+	{"json", 0, no_argument, 'j', NULL, "the report as one JSON object (KOOM's field names:\nanalysisDone, runningInfo, classInfos, gcPaths)"},
+	{"out", 'o', required_argument, 'o', "FILE", "write the report to FILE (whole or not at all)"},
+	{"top", 0, required_argument, 't', "N", "rows per table and leak groups shown (default 10)"},
+	{"runtime", 0, required_argument, 'r', "R", "android, jvm or auto (default: android for\nJAVA PROFILE 1.0.3 dumps, else jvm)"},
+	{"leak-class", 0, required_argument, 'c', "NAME",
+	 "instances of NAME (or a subclass) are leaks;\nrepeatable. NAME is dotted: com.example.Screen"},
+	{"leak-if", 0, required_argument, 'i', "EXPR",
+	 "Class.field==value or Class.field!=value, value\ntrue, false, null or an integer; repeatable\n"
+	 "(e.g. 'com.example.Screen.destroyed==true')"},
+	{"bitmap", 0, required_argument, 'b', "WxH", "Android: Bitmaps over W x H pixels are reported\n(default 768x1366, as KOOM)"},
+	{"retained-tsv", 0, required_argument, 'T', "FILE",
+	 "also write id, shallow and retained size of every\nobject (for comparing with other tools)"},
+	{"quiet", 'q', no_argument, 'q', NULL, "no progress on the terminal"},
+	{"help", 'h', no_argument, 'h', NULL, "this text"},
+	CLI_END,
+};
 
 struct progress {
 	int on;
@@ -92,14 +96,8 @@ static int bad(const char *msg, const char *arg)
 
 int cmd_analyze(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, 0, 'j'},        {"out", required_argument, 0, 'o'},
-		{"top", required_argument, 0, 't'},   {"runtime", required_argument, 0, 'r'},
-		{"leak-class", required_argument, 0, 'c'}, {"leak-if", required_argument, 0, 'i'},
-		{"bitmap", required_argument, 0, 'b'}, {"retained-tsv", required_argument, 0, 'T'},
-		{"quiet", no_argument, 0, 'q'},       {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
-	};
+	struct option longopts[sizeof(options) / sizeof(options[0])];
+	char shortopts[16];
 	struct ooms_analyze_opts o = {.runtime = RUNTIME_AUTO, .bitmap_w = 768, .bitmap_h = 1366};
 	const char **classes = calloc((size_t)argc + 1, sizeof(char *)), **ifs = calloc((size_t)argc + 1, sizeof(char *));
 	const char *out = NULL, *tsv = NULL;
@@ -112,12 +110,13 @@ int cmd_analyze(int argc, char **argv)
 	struct stat st;
 	FILE *f = stdout;
 
-	if (!classes || !ifs)
+	if (!classes || !ifs ||
+	    cli_opts_getopt(options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts, sizeof(shortopts)))
 		return 1;
 	o.leak_classes = classes;
 	o.leak_ifs = ifs;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'o': out = optarg; break;
@@ -148,7 +147,9 @@ int cmd_analyze(int argc, char **argv)
 				return bad("--bitmap wants WIDTHxHEIGHT, e.g. 768x1366", optarg);
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			fputs(usage_head, stdout);
+			cli_opts_help(options, stdout);
+			fputs(usage_tail, stdout);
 			return 0;
 		default:
 			return bad("unknown option", NULL);
