@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/opts.h"
 #include "dump/dumper.h"
 #include "util/atomic_file.h"
 #include "proc/procfs.h"
@@ -19,7 +20,7 @@
 #include "runtime/runtime.h"
 #include "runtime/shim_client.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: oomscope dump -p PID [options]\n"
 	"\n"
 	"Takes a heap dump of a running Java process (HotSpot JVM or Android app),\n"
@@ -36,21 +37,9 @@ static const char usage_text[] =
 	"  am     Android's `am dumpheap`, stripped afterwards (untested here)\n"
 	"  auto   (default) the shim when it answers, else the runtime's own dumper\n"
 	"\n"
-	"options:\n"
-	"  -p, --pid PID           the target\n"
-	"  -o, --out FILE          the dump (default oomscope-dump-PID-TIME.hprof.gz);\n"
-	"                          the analysis goes beside it as FILE.analysis.json/.txt\n"
-	"      --method M          auto, shim, jvm or am (see above)\n"
-	"      --load-shim         load the shim into a running HotSpot JVM first\n"
-	"                          (attach protocol `load`), then fork-dump\n"
-	"      --mode M            app (default: every object, primitive array contents\n"
-	"                          dropped) or koom (also drops Android's zygote/image heaps)\n"
-	"      --gzip, --xz, --plain  output codec (default gzip)\n"
-	"      --level N           codec level (gzip 1..9, default 1; xz 0..9, default 0)\n"
-	"      --no-analyze        only the dump\n"
-	"      --leak-class NAME, --leak-if EXPR   analysis rules, as `oomscope analyze`\n"
-	"  -q, --quiet             no progress\n"
-	"  -h, --help              this text\n"
+	"options:\n";
+
+static const char usage_tail[] =
 	"\n"
 	"examples:\n"
 	"  oomscope dump -p 4242 --load-shim -o app.hprof.gz\n"
@@ -67,19 +56,32 @@ static void show_status(void *ctx, const char *what)
 		fprintf(stderr, "\rdump: %-40s", what);
 }
 
+enum { O_METHOD = 256, O_LOAD, O_MODE, O_GZIP, O_XZ, O_PLAIN, O_LEVEL, O_NOAN, O_LCLASS, O_LIF };
+
+static const struct cli_opt options[] = {
+	{"pid", 'p', required_argument, 'p', "PID", "the target"},
+	{"out", 'o', required_argument, 'o', "FILE",
+	 "the dump (default oomscope-dump-PID-TIME.hprof.gz);\nthe analysis goes beside it as FILE.analysis.json/.txt"},
+	{"method", 0, required_argument, O_METHOD, "M", "auto, shim, jvm or am (see above)"},
+	{"load-shim", 0, no_argument, O_LOAD, NULL, "load the shim into a running HotSpot JVM first\n(attach protocol `load`), then fork-dump"},
+	{"mode", 0, required_argument, O_MODE, "M",
+	 "app (default: every object, primitive array contents\ndropped) or koom (also drops Android's zygote/image heaps)"},
+	{"gzip", 0, no_argument, O_GZIP, NULL, "output codec gzip (the default)"},
+	{"xz", 0, no_argument, O_XZ, NULL, "output codec xz"},
+	{"plain", 0, no_argument, O_PLAIN, NULL, "no compression"},
+	{"level", 0, required_argument, O_LEVEL, "N", "codec level (gzip 1..9, default 1; xz 0..9, default 0)"},
+	{"no-analyze", 0, no_argument, O_NOAN, NULL, "only the dump"},
+	{"leak-class", 0, required_argument, O_LCLASS, "NAME", "an analysis rule, as `oomscope analyze`"},
+	{"leak-if", 0, required_argument, O_LIF, "EXPR", "an analysis rule, as `oomscope analyze`"},
+	{"quiet", 'q', no_argument, 'q', NULL, "no progress"},
+	{"help", 'h', no_argument, 'h', NULL, "this text"},
+	CLI_END,
+};
+
 int cmd_dump(int argc, char **argv)
 {
-	enum { O_METHOD = 256, O_LOAD, O_MODE, O_GZIP, O_XZ, O_PLAIN, O_LEVEL, O_NOAN, O_LCLASS, O_LIF };
-	static const struct option longopts[] = {
-		{"pid", required_argument, NULL, 'p'},      {"out", required_argument, NULL, 'o'},
-		{"method", required_argument, NULL, O_METHOD}, {"load-shim", no_argument, NULL, O_LOAD},
-		{"mode", required_argument, NULL, O_MODE},  {"gzip", no_argument, NULL, O_GZIP},
-		{"xz", no_argument, NULL, O_XZ},             {"plain", no_argument, NULL, O_PLAIN},
-		{"level", required_argument, NULL, O_LEVEL}, {"no-analyze", no_argument, NULL, O_NOAN},
-		{"leak-class", required_argument, NULL, O_LCLASS}, {"leak-if", required_argument, NULL, O_LIF},
-		{"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct option longopts[sizeof(options) / sizeof(options[0])];
+	char shortopts[16];
 	struct ooms_dump_request rq;
 	struct ooms_dump_result res;
 	struct ooms_rt_target rt;
@@ -95,7 +97,9 @@ int cmd_dump(int argc, char **argv)
 	out[0] = 0;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:o:qh", longopts, NULL)) != -1) {
+	if (cli_opts_getopt(options, longopts, sizeof(longopts) / sizeof(longopts[0]), "+", shortopts, sizeof(shortopts)))
+		return 1;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			pid = strtol(optarg, NULL, 10);
@@ -152,7 +156,9 @@ int cmd_dump(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			fputs(usage_head, stdout);
+			cli_opts_help(options, stdout);
+			fputs(usage_tail, stdout);
 			return 0;
 		default:
 			return bad("unknown option", argv[optind - 1]);
