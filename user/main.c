@@ -1,9 +1,31 @@
-/* oomscope: kernel-assisted OOM investigator. Subcommand dispatch. */
+/* oomscope: kernel-assisted OOM investigator. Subcommand dispatch, from one
+ * table that also gives `oomscope help` its lines. */
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
 
 #define OOMSCOPE_VERSION "0.1.0"
+
+static int cmd_watch(int argc, char **argv) { return cmd_watch_or_run(argc, argv, 0); }
+static int cmd_run(int argc, char **argv) { return cmd_watch_or_run(argc, argv, 1); }
+
+static const struct {
+	const char *name, *synopsis, *what;
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{"watch", "watch -p PID [options]", "follow a running process", cmd_watch},
+	{"run", "run [options] -- CMD [ARGS]", "start CMD and follow it from its first instruction", cmd_run},
+	{"dump", "dump -p PID [options]", "a heap dump of a running JVM/Android app now,\nstripped, compressed and analyzed",
+	 cmd_dump},
+	{"jcmd", "jcmd -p PID COMMAND", "a diagnostic command in a running JVM (attach protocol)", cmd_jcmd},
+	{"hprof", "hprof check|strip|restore", "heap dumps: validate, strip for analysis, restore", cmd_hprof},
+	{"analyze", "analyze [options] DUMP", "leaks, paths to GC roots, retained sizes of a heap dump", cmd_analyze},
+	{"symbolize", "symbolize REPORT DIR...", "names and source lines for a saved report's frames", cmd_symbolize},
+	{"report", "report DIR", "the run's page (report.html) and exports (trace.json, pprof)", cmd_report},
+	{"aggregate", "aggregate [--db F] DIR...", "many runs' leaks in one table, by signature (SQLite)", cmd_aggregate},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *f)
 {
@@ -11,21 +33,22 @@ static void usage(FILE *f)
 	      "\n"
 	      "Tells why a process is heading for an out-of-memory crash: threads, file\n"
 	      "descriptors, address space and large allocations followed from the kernel\n"
-	      "with eBPF, with the code that created them; the Java heap watched, dumped\n"
-	      "by a fork when it fills, and analyzed for leaks. Runs as root.\n"
+	      "with eBPF, with the code that created them; calls that fail for want of\n"
+	      "them, and how the process ended; the Java heap watched, dumped by a fork\n"
+	      "when it fills or at its OutOfMemoryError, and analyzed for leaks. Runs as root.\n"
 	      "\n"
-	      "commands:\n"
-	      "  watch -p PID [options]        follow a running process\n"
-	      "  run [options] -- CMD [ARGS]   start CMD and follow it from its first instruction\n"
-	      "  dump -p PID [options]         a heap dump of a running JVM/Android app now,\n"
-	      "                                stripped, compressed and analyzed\n"
-	      "  jcmd -p PID COMMAND           a diagnostic command in a running JVM (attach protocol)\n"
-	      "  hprof check|strip|restore     heap dumps: validate, strip for analysis, restore\n"
-	      "  analyze [options] DUMP        leaks, paths to GC roots, retained sizes of a heap dump\n"
-	      "  symbolize REPORT DIR...       names and source lines for a saved report's frames\n"
-	      "  report DIR                    the run's page (report.html) and exports (trace.json, pprof)\n"
-	      "  aggregate [--db F] DIR...     many runs' leaks in one table, by signature (SQLite)\n"
-	      "  help                          this text\n"
+	      "commands:\n",
+	      f);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		fprintf(f, "  %-30s", commands[i].synopsis);
+		for (const char *p = commands[i].what; *p; p++) {
+			fputc(*p, f);
+			if (*p == '\n')
+				fprintf(f, "  %-30s", "");
+		}
+		fputc('\n', f);
+	}
+	fputs("  help                          this text\n"
 	      "  version                       print the version\n"
 	      "\n"
 	      "'oomscope COMMAND --help' explains each command's options.\n",
@@ -40,24 +63,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(cmd, "watch"))
-		return cmd_watch_or_run(argc - 1, argv + 1, 0);
-	if (!strcmp(cmd, "run"))
-		return cmd_watch_or_run(argc - 1, argv + 1, 1);
-	if (!strcmp(cmd, "symbolize"))
-		return cmd_symbolize(argc - 1, argv + 1);
-	if (!strcmp(cmd, "report"))
-		return cmd_report(argc - 1, argv + 1);
-	if (!strcmp(cmd, "aggregate"))
-		return cmd_aggregate(argc - 1, argv + 1);
-	if (!strcmp(cmd, "jcmd"))
-		return cmd_jcmd(argc - 1, argv + 1);
-	if (!strcmp(cmd, "dump"))
-		return cmd_dump(argc - 1, argv + 1);
-	if (!strcmp(cmd, "analyze"))
-		return cmd_analyze(argc - 1, argv + 1);
-	if (!strcmp(cmd, "hprof"))
-		return cmd_hprof(argc - 1, argv + 1);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		usage(stdout);
 		return 0;
