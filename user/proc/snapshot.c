@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "proc/maps.h"
 #include "proc/procfs.h"
 #include "util/vec.h"
 
@@ -51,33 +52,25 @@ static void add_entry(void *vctx, int64_t n)
 	}
 }
 
+static int add_map(void *ctx, const struct proc_map_line *l)
+{
+	struct grow *g = ctx;
+	struct snap_map *m = grow_push(g);
+
+	if (!m)
+		return -ENOMEM;
+	m->start = l->start;
+	m->end = l->end;
+	snprintf(m->perms, sizeof(m->perms), "%.4s", l->perms);
+	snprintf(m->path, sizeof(m->path), "%s", l->path);
+	return 0;
+}
+
 static int read_maps(pid_t pid, struct ooms_snapshot *s)
 {
-	char path[64], line[4352];
 	struct grow g = {(void **)&s->maps, &s->nmaps, 0, sizeof(struct snap_map)};
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		struct snap_map *m = grow_push(&g);
-		int off = 0;
-
-		if (!m)
-			break;
-		m->path[0] = 0;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %*s %*s %*s %n", &m->start, &m->end,
-			   m->perms, &off) < 3) {
-			s->nmaps--;
-			continue;
-		}
-		snprintf(m->path, sizeof(m->path), "%s", line + off);
-		m->path[strcspn(m->path, "\n")] = 0;
-	}
-	fclose(f);
-	return 0;
+	return proc_maps_each(pid, add_map, &g);
 }
 
 int ooms_snapshot_take(pid_t pid, struct ooms_snapshot *s)

@@ -1,4 +1,5 @@
 #include "runtime/runtime.h"
+#include "proc/maps.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,33 +23,33 @@ int ooms_rt_parse(const char *name)
 	return -2;
 }
 
+/* The first libjvm.so or libart.so mapped. */
+static int find_runtime(void *ctx, const struct proc_map_line *m)
+{
+	struct ooms_rt_target *t = ctx;
+	const char *base = strrchr(m->path, '/');
+
+	if (m->path[0] != '/' || !base)
+		return 0;
+	base++;
+	if (!strcmp(base, "libjvm.so"))
+		t->kind = OOMS_RT_HOTSPOT;
+	else if (!strncmp(base, "libart.so", 9))
+		t->kind = OOMS_RT_ART;
+	else
+		return 0;
+	snprintf(t->lib, sizeof(t->lib), "%s", m->path);
+	return 1;
+}
+
 int ooms_rt_detect(pid_t pid, enum ooms_rt_kind want, struct ooms_rt_target *t)
 {
-	char path[64], line[1024];
-	FILE *f;
+	int e;
 
 	memset(t, 0, sizeof(*t));
 	t->kind = OOMS_RT_NATIVE;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *lib = strchr(line, '/'), *base;
-
-		if (!lib)
-			continue;
-		lib[strcspn(lib, "\n")] = 0;
-		base = strrchr(lib, '/') + 1;
-		if (!strcmp(base, "libjvm.so") && t->kind == OOMS_RT_NATIVE) {
-			t->kind = OOMS_RT_HOTSPOT;
-			snprintf(t->lib, sizeof(t->lib), "%s", lib);
-		} else if (!strncmp(base, "libart.so", 9) && t->kind == OOMS_RT_NATIVE) {
-			t->kind = OOMS_RT_ART;
-			snprintf(t->lib, sizeof(t->lib), "%s", lib);
-		}
-	}
-	fclose(f);
+	if ((e = proc_maps_each(pid, find_runtime, t)) < 0)
+		return e;
 	if (want == OOMS_RT_AUTO)
 		return 0;
 	if (want != OOMS_RT_NATIVE && t->kind != want)

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "sym/symbolize.h"
+#include "proc/maps.h"
+#include "util/vec.h"
 
 #define MAX_DEBUGDATA (256u << 20) /* decompressed .gnu_debugdata cap (xz bomb) */
 #define MAX_POOL UINT32_MAX         /* symbol name pool is indexed by uint32_t */
@@ -505,61 +507,45 @@ static int map_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* The mappings being read, for add_mapping. */
+struct reading {
+	struct ooms_symbolizer *s;
+	struct mapping *maps;
+	size_t n, cap;
+	struct module *prev;
+};
+
+static int add_mapping(void *ctx, const struct proc_map_line *l)
+{
+	struct reading *r = ctx;
+	struct mapping *mp = VEC_PUSH(r->maps, r->n, r->cap);
+
+	if (!mp)
+		return -ENOMEM;
+	/* [uprobes] is the kernel's return-probe trampoline: an address there
+	 * on a stack is a return address the kernel swapped out, never code
+	 * the program called from */
+	*mp = (struct mapping){l->start, l->end, l->offset, l->perms[2] == 'x' && strcmp(l->path, "[uprobes]"), NULL};
+	if (l->path[0]) {
+		mp->mod = r->prev = module_get(r->s, l->path, l->inode, r->prev);
+		if (!mp->mod)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int ooms_sym_refresh(struct ooms_symbolizer *s)
 {
-	char path[64], *line = NULL;
-	size_t line_cap = 0, n = 0, cap = 0, i;
-	struct mapping *maps = NULL, *nm;
-	struct module *prev = NULL;
-	FILE *f;
-	int err = 0;
+	struct reading r = {s, NULL, 0, 0, NULL};
+	struct mapping *maps;
+	size_t n, i;
+	int err;
 
 	if (!s)
 		return -EINVAL;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)s->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (getline(&line, &line_cap, f) > 0) {
-		uint64_t start, end, pgoff, inode;
-		unsigned int major, minor;
-		char perms[8];
-		int pos = 0;
-		size_t len;
-		struct mapping *mp;
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
-			   &start, &end, perms, &pgoff, &major, &minor, &inode, &pos) < 7 ||
-		    !pos || start >= end)
-			continue;
-		len = strlen(line + pos);
-		if (len && line[pos + len - 1] == '\n')
-			line[pos + --len] = '\0';
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			nm = realloc(maps, cap * sizeof(*maps));
-			if (!nm) {
-				err = -ENOMEM;
-				break;
-			}
-			maps = nm;
-		}
-		mp = &maps[n++];
-		/* [uprobes] is the kernel's return-probe trampoline: an address there
-		 * on a stack is a return address the kernel swapped out, never code
-		 * the program called from */
-		*mp = (struct mapping){ start, end, pgoff,
-					strlen(perms) > 2 && perms[2] == 'x' && strcmp(line + pos, "[uprobes]"), NULL };
-		if (len) {
-			mp->mod = prev = module_get(s, line + pos, inode, prev);
-			if (!mp->mod) {
-				err = -ENOMEM;
-				break;
-			}
-		}
-	}
-	free(line);
-	fclose(f);
+	err = proc_maps_each(s->pid, add_mapping, &r);
+	maps = r.maps;
+	n = r.n;
 	if (!err && !n)
 		err = -ESRCH; /* a zombie's maps are empty: keep what the living process had */
 	if (err) {
