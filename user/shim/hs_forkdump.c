@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "hprof/emit.h"
+#include "hprof/hprof.h"
 #include "hprof/stream.h"
 #include "shim/elfsym.h"
 #include "shim/hs_layout.h"
@@ -40,14 +41,6 @@
 #define STRING_ID(i) ((((uint64_t)1 << 44) + (uint64_t)(i)) << 3)
 #define STACK_SERIAL 1
 #define CHILD_ALARM_S 1800
-
-/* hprof tags */
-enum {
-	T_STRING = 0x01, T_LOAD_CLASS = 0x02, T_STACK_TRACE = 0x05,
-	S_ROOT_UNKNOWN = 0xff, S_ROOT_JNI_GLOBAL = 0x01, S_ROOT_JNI_LOCAL = 0x02, S_ROOT_JAVA_FRAME = 0x03,
-	S_ROOT_STICKY_CLASS = 0x05, S_ROOT_MONITOR_USED = 0x07, S_ROOT_THREAD_OBJ = 0x08,
-	S_CLASS_DUMP = 0x20, S_INSTANCE_DUMP = 0x21, S_OBJ_ARRAY_DUMP = 0x22, S_PRIM_ARRAY_NODATA = 0xc3,
-};
 
 static JavaVM *jvm;
 static jvmtiEnv *jvmti;
@@ -278,7 +271,7 @@ static void emit_class_dump(jlong tag)
 	p = hprof_emit_sub(&W.emit, len);
 	if (!p)
 		return;
-	p = hprof_put1(p, S_CLASS_DUMP);
+	p = hprof_put1(p, HPROF_CLASS_DUMP);
 	p = hprof_put8(p, ID(tag));
 	p = hprof_put4(p, STACK_SERIAL);
 	p = hprof_put8(p, c->super >= 0 ? ID(c->super + 1) : 0);
@@ -338,7 +331,7 @@ static void flush_current(void)
 		p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 8 + 4 + n);
 		if (!p)
 			break;
-		p = hprof_put1(p, S_INSTANCE_DUMP);
+		p = hprof_put1(p, HPROF_INSTANCE_DUMP);
 		p = hprof_put8(p, ID(cur->tag));
 		p = hprof_put4(p, STACK_SERIAL);
 		p = hprof_put8(p, ID(cur->class_tag));
@@ -351,7 +344,7 @@ static void flush_current(void)
 		p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 4 + 8 + (size_t)cur->len * 8);
 		if (!p)
 			break;
-		p = hprof_put1(p, S_OBJ_ARRAY_DUMP);
+		p = hprof_put1(p, HPROF_OBJ_ARRAY_DUMP);
 		p = hprof_put8(p, ID(cur->tag));
 		p = hprof_put4(p, STACK_SERIAL);
 		p = hprof_put4(p, cur->len);
@@ -364,7 +357,7 @@ static void flush_current(void)
 		 * stripper would leave them */
 		p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 4 + 1);
 		if (p)
-			hprof_put1(hprof_put4(hprof_put4(hprof_put8(hprof_put1(p, S_PRIM_ARRAY_NODATA), ID(cur->tag)),
+			hprof_put1(hprof_put4(hprof_put4(hprof_put8(hprof_put1(p, HPROF_PRIM_ARRAY_NODATA), ID(cur->tag)),
 							 STACK_SERIAL),
 					      cur->len),
 				   c && c->prim_array_type ? c->prim_array_type : HT_BYTE);
@@ -476,26 +469,26 @@ static void emit_root(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo 
 	switch (kind) {
 	case JVMTI_HEAP_REFERENCE_JNI_GLOBAL:
 		if ((p = hprof_emit_sub(&W.emit, 1 + 8 + 8)))
-			hprof_put8(hprof_put8(hprof_put1(p, S_ROOT_JNI_GLOBAL), ID(tag)), 0);
+			hprof_put8(hprof_put8(hprof_put1(p, HPROF_ROOT_JNI_GLOBAL), ID(tag)), 0);
 		break;
 	case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS:
 		/* also constant pool arrays and Module objects: only classes are sticky */
 		if ((p = hprof_emit_sub(&W.emit, 1 + 8)))
-			hprof_put8(hprof_put1(p, klass(tag) ? S_ROOT_STICKY_CLASS : S_ROOT_UNKNOWN), ID(tag));
+			hprof_put8(hprof_put1(p, klass(tag) ? HPROF_ROOT_STICKY_CLASS : HPROF_ROOT_UNKNOWN), ID(tag));
 		break;
 	case JVMTI_HEAP_REFERENCE_MONITOR:
 		if ((p = hprof_emit_sub(&W.emit, 1 + 8)))
-			hprof_put8(hprof_put1(p, S_ROOT_MONITOR_USED), ID(tag));
+			hprof_put8(hprof_put1(p, HPROF_ROOT_MONITOR_USED), ID(tag));
 		break;
 	case JVMTI_HEAP_REFERENCE_THREAD:
 		if ((p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 4)))
-			hprof_put4(hprof_put4(hprof_put8(hprof_put1(p, S_ROOT_THREAD_OBJ), ID(tag)), thread_serial(tag)),
+			hprof_put4(hprof_put4(hprof_put8(hprof_put1(p, HPROF_ROOT_THREAD_OBJECT), ID(tag)), thread_serial(tag)),
 				   STACK_SERIAL);
 		break;
 	case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
 	case JVMTI_HEAP_REFERENCE_JNI_LOCAL: {
 		const jvmtiHeapReferenceInfoStackLocal *sl = &info->stack_local;
-		uint8_t t = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? S_ROOT_JAVA_FRAME : S_ROOT_JNI_LOCAL;
+		uint8_t t = kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL ? HPROF_ROOT_JAVA_FRAME : HPROF_ROOT_JNI_LOCAL;
 
 		if ((p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 4)))
 			hprof_put4(hprof_put4(hprof_put8(hprof_put1(p, t), ID(tag)),
@@ -505,7 +498,7 @@ static void emit_root(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo 
 	}
 	default:
 		if ((p = hprof_emit_sub(&W.emit, 1 + 8)))
-			hprof_put8(hprof_put1(p, S_ROOT_UNKNOWN), ID(tag));
+			hprof_put8(hprof_put1(p, HPROF_ROOT_UNKNOWN), ID(tag));
 		break;
 	}
 }
@@ -684,7 +677,7 @@ static void child_start(void)
 				break;
 			hprof_put8(rec, STRING_ID(i));
 			memcpy(rec + 8, W.lay.strings[i], n);
-			hprof_emit_record(&W.emit, T_STRING, rec, (uint32_t)(8 + n));
+			hprof_emit_record(&W.emit, HPROF_STRING, rec, (uint32_t)(8 + n));
 			free(rec);
 		}
 		for (uint32_t i = 0; i < W.lay.nclasses; i++) {
@@ -694,10 +687,10 @@ static void child_start(void)
 			p = hprof_put8(p, ID(i + 1));                /* class object id */
 			p = hprof_put4(p, STACK_SERIAL);
 			p = hprof_put8(p, STRING_ID(W.lay.classes[i].name_str));
-			hprof_emit_record(&W.emit, T_LOAD_CLASS, buf, (uint32_t)(p - buf));
+			hprof_emit_record(&W.emit, HPROF_LOAD_CLASS, buf, (uint32_t)(p - buf));
 		}
 		hprof_put4(hprof_put4(hprof_put4(buf, STACK_SERIAL), 0), 0); /* no frames */
-		hprof_emit_record(&W.emit, T_STACK_TRACE, buf, 12);
+		hprof_emit_record(&W.emit, HPROF_STACK_TRACE, buf, 12);
 	}
 	if (pthread_create(&t, NULL, watchdog, NULL) != 0)
 		shim_child_finish(req, -EAGAIN, "starting the watchdog", 0, 0, 0, W.start_ms);
@@ -723,7 +716,7 @@ static void child_end(void)
 			continue;
 		/* an instance of java.lang.Class with no class behind it */
 		if ((p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 8 + 4 + n))) {
-			p = hprof_put4(hprof_put8(hprof_put4(hprof_put8(hprof_put1(p, S_INSTANCE_DUMP), ID(t)), STACK_SERIAL),
+			p = hprof_put4(hprof_put8(hprof_put4(hprof_put8(hprof_put1(p, HPROF_INSTANCE_DUMP), ID(t)), STACK_SERIAL),
 						  ID(W.lay.class_class_tag)),
 				       n);
 			memset(p, 0, n);
