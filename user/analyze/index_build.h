@@ -1,0 +1,79 @@
+/* The heap index's builder, shared by its passes: index.c (driving, look-ups),
+ * index_pass1.c (names, classes, roots, the object table), index_between.c
+ * (sorting, partitioning, layouts and probes resolved), index_pass2.c (the
+ * references). Private to them; index.h is the interface. */
+#ifndef OOMSCOPE_ANALYZE_INDEX_BUILD_H
+#define OOMSCOPE_ANALYZE_INDEX_BUILD_H
+
+#include "analyze/index.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "hprof/io.h"
+#define READ_CHUNK (1u << 20)
+#define MAX_NAME 4096 /* longer names are cut: they only label output */
+
+struct raw_root {
+	uint64_t id;
+	uint8_t kind;
+	uint32_t thread_serial;
+	int32_t frame;
+};
+
+struct build {
+	struct ooms_index *ix;
+	struct ooms_probe *probes;
+	size_t nprobes;
+	char *err;
+	size_t errlen;
+	int pass;
+
+	/* a non-heap record being buffered (STRING, LOAD_CLASS) */
+	uint8_t rtag;
+	uint8_t rbuf[MAX_NAME + 16];
+	size_t rlen;
+
+	/* pass 1 */
+	size_t node_cap;
+	uint64_t *cls_ids;        /* [nodes] class id, element type, or class index */
+	struct u64map load_names; /* class id -> name string id (LOAD_CLASS) */
+	uint64_t *load_keys;      /* name string ids, by load_names' values */
+	size_t nload, load_cap;
+	struct raw_root *rroots;
+	size_t nroots, roots_cap;
+	size_t classes_cap, fields_cap, statics_cap;
+	uint8_t heap;
+	uint32_t scale_class[4], scale_value[4], nscale;
+
+	/* pass 2 */
+	uint32_t node;            /* the node being read */
+	uint8_t *data;            /* instance data being collected */
+	size_t dlen, dcap;
+	uint8_t carry[8];         /* object array: a part of an id */
+	size_t carry_len;
+	uint32_t elem;            /* object array: elements seen */
+	size_t edges_cap;
+};
+
+int ixb_fail(struct build *b, int e, const char *fmt, ...);
+int ixb_grow(void **p, size_t *cap, size_t need, size_t elem);
+uint32_t ixb_arena_add(struct ooms_index *ix, const char *s, size_t n);
+uint32_t ixb_string_of(const struct ooms_index *ix, uint64_t id);
+int ixb_p1_header(void *ctx, const struct hprof_header *h);
+int ixb_rec_begin(void *ctx, const struct hprof_record *r);
+int ixb_rec_data(void *ctx, const uint8_t *p, size_t n);
+int ixb_rec_end(void *ctx, const struct hprof_record *r);
+int ixb_add_node(struct build *b, uint64_t id, uint8_t kind, uint64_t cls, uint32_t length);
+int ixb_p1_sub(void *ctx, const struct hprof_sub *s);
+int ixb_between_passes(struct build *b);
+int ixb_add_edge(struct build *b, uint64_t id);
+int ixb_p2_sub_begin(void *ctx, const struct hprof_sub *s);
+int ixb_p2_sub_data(void *ctx, const uint8_t *p, size_t len);
+int ixb_p2_sub_end(void *ctx, const struct hprof_sub *s);
+
+#endif
