@@ -15,9 +15,14 @@
  * back to waiting for VM operations, blocked in a futex, with every object it
  * reached written. A watchdog thread in the child sees that, finishes the
  * file and _exits. A walk that stops with objects still pending is an error,
- * never a silently partial dump. */
+ * never a silently partial dump.
+ *
+ * One file on purpose (over 600 lines): the walk's state is one static
+ * struct that the JVMTI callbacks, the child's writer and its watchdog all
+ * use; splitting it would expose it to the rest of the shim. */
 #define _GNU_SOURCE
 #include "shim/shim.h"
+#include "shim/hs_oom.h"
 
 #include <errno.h>
 #include <jvmti.h>
@@ -900,92 +905,6 @@ static int hs_heap(int64_t *used, int64_t *committed, int64_t *max)
 	return shim_jni_heap(jvm, used, committed, max);
 }
 
-/* A word safe inside a shim line: spaces and the like %-escaped. */
-static void line_word(char *out, size_t len, const char *in)
-{
-	size_t o = 0;
-
-	for (; in && *in && o + 4 < len; in++) {
-		unsigned char ch = (unsigned char)*in;
-
-		if (ch <= ' ' || ch == '%' || ch >= 0x7f)
-			o += (size_t)snprintf(out + o, len - o, "%%%02X", ch);
-		else
-			out[o++] = (char)ch;
-	}
-	out[o] = 0;
-}
-
-/* "Ljava/util/ArrayList;" -> "java.util.ArrayList" */
-static void class_name(char *out, size_t len, const char *sig)
-{
-	size_t o = 0;
-
-	if (sig && *sig == 'L')
-		sig++;
-	for (; sig && *sig && *sig != ';' && o + 1 < len; sig++)
-		out[o++] = *sig == '/' ? '.' : *sig;
-	out[o] = 0;
-}
-
-/* The throwing thread's Java stack, innermost first: "Class.method:line;..." */
-static void java_stack(jvmtiEnv *env, char *out, size_t len)
-{
-	jvmtiFrameInfo fr[12];
-	jint n = 0;
-	size_t o = 0;
-
-	out[0] = 0;
-	if ((*env)->GetStackTrace(env, NULL, 0, 12, fr, &n) != JVMTI_ERROR_NONE)
-		return;
-	for (jint i = 0; i < n && o + 2 < len; i++) {
-		char *mname = NULL, *csig = NULL, cls[256];
-		jclass k = NULL;
-		jint line = -1, nl = 0;
-		jvmtiLineNumberEntry *lines = NULL;
-
-		(*env)->GetMethodName(env, fr[i].method, &mname, NULL, NULL);
-		if ((*env)->GetMethodDeclaringClass(env, fr[i].method, &k) == JVMTI_ERROR_NONE)
-			(*env)->GetClassSignature(env, k, &csig, NULL);
-		if ((*env)->GetLineNumberTable(env, fr[i].method, &nl, &lines) == JVMTI_ERROR_NONE) {
-			for (jint l = 0; l < nl; l++)
-				if (lines[l].start_location <= fr[i].location)
-					line = lines[l].line_number;
-			(*env)->Deallocate(env, (unsigned char *)lines);
-		}
-		class_name(cls, sizeof(cls), csig);
-		o += (size_t)snprintf(out + o, len - o, "%s%s.%s", i ? ";" : "", cls, mname ? mname : "?");
-		if (line >= 0 && o < len)
-			o += (size_t)snprintf(out + o, len - o, ":%d", (int)line);
-		(*env)->Deallocate(env, (unsigned char *)mname);
-		(*env)->Deallocate(env, (unsigned char *)csig);
-	}
-	if (o >= len)
-		out[len - 1] = 0;
-}
-
-/* JVMTI ResourceExhausted: HotSpot posts it from the thread whose
- * allocation failed, before the OutOfMemoryError is thrown. */
-static void JNICALL on_exhausted(jvmtiEnv *env, JNIEnv *jni, jint flags, const void *reserved, const char *what)
-{
-	jvmtiThreadInfo ti;
-	char thread[160] = "?", msg[200], stack[300], words[300];
-	int heap = (flags & JVMTI_RESOURCE_EXHAUSTED_JAVA_HEAP) != 0;
-
-	(void)jni;
-	(void)reserved;
-	memset(&ti, 0, sizeof(ti));
-	if ((*env)->GetThreadInfo(env, NULL, &ti) == JVMTI_ERROR_NONE && ti.name) {
-		line_word(thread, sizeof(thread), ti.name);
-		(*env)->Deallocate(env, (unsigned char *)ti.name);
-	}
-	line_word(msg, sizeof(msg), what);
-	java_stack(env, words, sizeof(words));
-	line_word(stack, sizeof(stack), words);
-	shim_oom_event(heap ? "heap" : (flags & JVMTI_RESOURCE_EXHAUSTED_THREADS) ? "threads" : "other", heap, msg, thread,
-		       stack);
-}
-
 static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
 	(void)env;
@@ -1019,7 +938,7 @@ static int hs_init(void *vm, int live)
 	caps.can_get_line_numbers = 1;
 	(*jvmti)->AddCapabilities(jvmti, &caps);
 	memset(&ev, 0, sizeof(ev));
-	ev.ResourceExhausted = on_exhausted;
+	ev.ResourceExhausted = shim_hs_on_exhausted;
 	if (!live)
 		ev.VMInit = on_vm_init; /* at launch: the socket opens once the VM is up */
 	if ((*jvmti)->SetEventCallbacks(jvmti, &ev, sizeof(ev)) != JVMTI_ERROR_NONE)
