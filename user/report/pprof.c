@@ -125,188 +125,201 @@ static uint64_t hexnum(const char *s)
 	return s ? strtoull(s, NULL, 16) : 0;
 }
 
-int ooms_report_pprof(const struct rundata *rd, int fd)
-{
-	struct json_object *gs = rd_arr(rd->allocs, "groups");
-	size_t ng = gs ? json_object_array_length(gs) : 0, nl = 0, nf = 0, nm = 0;
-	struct loc *locs = NULL;
-	struct fn *fns = NULL;
-	struct map *maps = NULL;
-	struct strtab st = {0};
+/* What a profile is built from: its locations, functions, mappings and
+ * strings, each frame address once. */
+struct profile {
+	struct loc *locs;
+	struct fn *fns;
+	struct map *maps;
+	size_t nl, nf, nm;
+	struct strtab st;
 	struct u64map loc_of; /* address + 1 -> location id */
-	struct buf out = {0}, msg = {0}, sub = {0}, packed = {0};
-	int e = 0;
+};
 
-	if (!rd->allocs)
-		return -ENOENT;
-	if (u64map_init(&loc_of, 1024))
+/* Location, function and mapping of one frame. 0 or -ENOMEM. */
+static int add_frame(struct profile *p, struct json_object *o)
+{
+	uint64_t addr = hexnum(rd_str(o, "addr"));
+	const char *mod = rd_str(o, "module"), *sym = rd_str(o, "symbol"), *dem = rd_str(o, "demangled");
+	char fallback[512];
+	int64_t name, sys, file, bid;
+	uint32_t id;
+	size_t j;
+
+	if (u64map_get(&p->loc_of, addr + 1, &id))
+		return 0;
+	if (u64map_put(&p->loc_of, addr + 1, (uint32_t)p->nl + 1))
 		return -ENOMEM;
-	intern(&st, "");
-	/* 1. locations, functions, mappings from every frame */
-	for (size_t g = 0; g < ng; g++) {
-		struct json_object *fr = rd_arr(json_object_array_get_idx(gs, g), "frames");
+	if (!(p->nl % 256)) {
+		void *a = realloc(p->locs, (p->nl + 256) * sizeof(*p->locs)),
+		     *b = realloc(p->fns, (p->nl + 256) * sizeof(*p->fns)),
+		     *c = realloc(p->maps, (p->nl + 256) * sizeof(*p->maps));
 
-		for (size_t k = 0; fr && k < json_object_array_length(fr); k++) {
-			struct json_object *o = json_object_array_get_idx(fr, k);
-			uint64_t addr = hexnum(rd_str(o, "addr"));
-			const char *mod = rd_str(o, "module"), *sym = rd_str(o, "symbol"), *dem = rd_str(o, "demangled");
-			char fallback[512];
-			uint32_t id;
-
-			if (u64map_get(&loc_of, addr + 1, &id))
-				continue;
-			if (u64map_put(&loc_of, addr + 1, (uint32_t)nl + 1)) {
-				e = -ENOMEM;
-				goto out;
-			}
-			if (!(nl % 256)) {
-				void *a = realloc(locs, (nl + 256) * sizeof(*locs)), *b = realloc(fns, (nl + 256) * sizeof(*fns)),
-				     *c = realloc(maps, (nl + 256) * sizeof(*maps));
-
-				locs = a ? a : locs;
-				fns = b ? b : fns;
-				maps = c ? c : maps;
-				if (!a || !b || !c) {
-					e = -ENOMEM;
-					goto out;
-				}
-			}
-			snprintf(fallback, sizeof(fallback), "%s+0x%llx", mod ? (strrchr(mod, '/') ? strrchr(mod, '/') + 1 : mod) : "?",
-				 (unsigned long long)rd_num(o, "offset", 0));
-			{
-				int64_t name = intern(&st, dem ? dem : sym ? sym : fallback);
-				int64_t sys = intern(&st, sym ? sym : fallback), file = intern(&st, mod);
-				size_t j;
-
-				for (j = 0; j < nf && !(fns[j].name == name && fns[j].filename == file); j++)
-					;
-				if (j == nf)
-					fns[nf++] = (struct fn){name, sys, file};
-				locs[nl].function = j + 1;
-			}
-			{
-				int64_t file = intern(&st, mod), bid = intern(&st, rd_str(o, "build_id"));
-				size_t j;
-
-				for (j = 0; j < nm && maps[j].filename != file; j++)
-					;
-				if (j == nm)
-					maps[nm++] = (struct map){file, bid, hexnum(rd_str(o, "base"))};
-				locs[nl].mapping = mod ? j + 1 : 0;
-			}
-			locs[nl++].addr = addr;
-		}
+		p->locs = a ? a : p->locs;
+		p->fns = b ? b : p->fns;
+		p->maps = c ? c : p->maps;
+		if (!a || !b || !c)
+			return -ENOMEM;
 	}
-	/* 2. the profile */
-	intern(&st, "allocations");
-	intern(&st, "count");
-	intern(&st, "space");
-	intern(&st, "bytes");
-	field_int(&sub, 1, (uint64_t)intern(&st, "allocations"));
-	field_int(&sub, 2, (uint64_t)intern(&st, "count"));
-	field_msg(&out, 1, &sub);
-	field_int(&sub, 1, (uint64_t)intern(&st, "space"));
-	field_int(&sub, 2, (uint64_t)intern(&st, "bytes"));
-	field_msg(&out, 1, &sub);
+	snprintf(fallback, sizeof(fallback), "%s+0x%llx", mod ? (strrchr(mod, '/') ? strrchr(mod, '/') + 1 : mod) : "?",
+		 (unsigned long long)rd_num(o, "offset", 0));
+	name = intern(&p->st, dem ? dem : sym ? sym : fallback);
+	sys = intern(&p->st, sym ? sym : fallback);
+	file = intern(&p->st, mod);
+	for (j = 0; j < p->nf && !(p->fns[j].name == name && p->fns[j].filename == file); j++)
+		;
+	if (j == p->nf)
+		p->fns[p->nf++] = (struct fn){name, sys, file};
+	p->locs[p->nl].function = j + 1;
+	bid = intern(&p->st, rd_str(o, "build_id"));
+	for (j = 0; j < p->nm && p->maps[j].filename != file; j++)
+		;
+	if (j == p->nm)
+		p->maps[p->nm++] = (struct map){file, bid, hexnum(rd_str(o, "base"))};
+	p->locs[p->nl].mapping = mod ? j + 1 : 0;
+	p->locs[p->nl++].addr = addr;
+	return 0;
+}
+
+/* The samples: one per group of allocations, leaf first, with who made them. */
+static void encode_samples(struct profile *p, struct json_object *gs, struct buf *out, struct buf *msg,
+			   struct buf *sub, struct buf *packed)
+{
+	size_t ng = gs ? json_object_array_length(gs) : 0;
+
 	for (size_t g = 0; g < ng; g++) {
 		struct json_object *grp = json_object_array_get_idx(gs, g), *fr = rd_arr(grp, "frames");
 
 		/* location ids, leaf first (frames are innermost first) */
 		for (size_t k = 0; fr && k < json_object_array_length(fr); k++) {
 			uint64_t addr = hexnum(rd_str(json_object_array_get_idx(fr, k), "addr"));
-
 			uint32_t id;
 
-			if (u64map_get(&loc_of, addr + 1, &id))
-				varint(&packed, id);
+			if (u64map_get(&p->loc_of, addr + 1, &id))
+				varint(packed, id);
 		}
-		if (packed.len)
-			field_bytes(&msg, 1, packed.p, packed.len);
-		packed.len = 0;
-		varint(&packed, (uint64_t)rd_num(grp, "count", 0));
-		varint(&packed, (uint64_t)rd_num(grp, "total_bytes", 0));
-		field_bytes(&msg, 2, packed.p, packed.len);
-		packed.len = 0;
+		if (packed->len)
+			field_bytes(msg, 1, packed->p, packed->len);
+		packed->len = 0;
+		varint(packed, (uint64_t)rd_num(grp, "count", 0));
+		varint(packed, (uint64_t)rd_num(grp, "total_bytes", 0));
+		field_bytes(msg, 2, packed->p, packed->len);
+		packed->len = 0;
 		/* label: who made them */
-		field_int(&sub, 1, (uint64_t)intern(&st, "allocated_by"));
-		field_int(&sub, 2, (uint64_t)intern(&st, rd_str(grp, "allocated_by") ? rd_str(grp, "allocated_by") : "?"));
-		field_msg(&msg, 3, &sub);
-		field_msg(&out, 2, &msg);
+		field_int(sub, 1, (uint64_t)intern(&p->st, "allocated_by"));
+		field_int(sub, 2, (uint64_t)intern(&p->st, rd_str(grp, "allocated_by") ? rd_str(grp, "allocated_by") : "?"));
+		field_msg(msg, 3, sub);
+		field_msg(out, 2, msg);
 	}
-	for (size_t i = 0; i < nm; i++) {
-		field_int(&msg, 1, i + 1);
-		field_int(&msg, 2, maps[i].base);
-		field_int(&msg, 5, (uint64_t)maps[i].filename);
-		field_int(&msg, 6, (uint64_t)maps[i].build_id);
-		varint(&msg, 7 << 3); /* has_functions */
-		varint(&msg, 1);
-		field_msg(&out, 3, &msg);
+}
+
+/* The mappings, locations, functions and string table. */
+static void encode_tables(struct profile *p, struct buf *out, struct buf *msg, struct buf *sub)
+{
+	for (size_t i = 0; i < p->nm; i++) {
+		field_int(msg, 1, i + 1);
+		field_int(msg, 2, p->maps[i].base);
+		field_int(msg, 5, (uint64_t)p->maps[i].filename);
+		field_int(msg, 6, (uint64_t)p->maps[i].build_id);
+		varint(msg, 7 << 3); /* has_functions */
+		varint(msg, 1);
+		field_msg(out, 3, msg);
 	}
-	for (size_t i = 0; i < nl; i++) {
-		field_int(&msg, 1, i + 1);
-		field_int(&msg, 2, locs[i].mapping);
-		field_int(&msg, 3, locs[i].addr);
-		field_int(&sub, 1, locs[i].function);
-		field_msg(&msg, 4, &sub);
-		field_msg(&out, 4, &msg);
+	for (size_t i = 0; i < p->nl; i++) {
+		field_int(msg, 1, i + 1);
+		field_int(msg, 2, p->locs[i].mapping);
+		field_int(msg, 3, p->locs[i].addr);
+		field_int(sub, 1, p->locs[i].function);
+		field_msg(msg, 4, sub);
+		field_msg(out, 4, msg);
 	}
-	for (size_t i = 0; i < nf; i++) {
-		field_int(&msg, 1, i + 1);
-		field_int(&msg, 2, (uint64_t)fns[i].name);
-		field_int(&msg, 3, (uint64_t)fns[i].system_name);
-		field_int(&msg, 4, (uint64_t)fns[i].filename);
-		field_msg(&out, 5, &msg);
+	for (size_t i = 0; i < p->nf; i++) {
+		field_int(msg, 1, i + 1);
+		field_int(msg, 2, (uint64_t)p->fns[i].name);
+		field_int(msg, 3, (uint64_t)p->fns[i].system_name);
+		field_int(msg, 4, (uint64_t)p->fns[i].filename);
+		field_msg(out, 5, msg);
 	}
-	for (size_t i = 0; i < st.n; i++)
-		field_bytes(&out, 6, st.s[i], strlen(st.s[i]));
+}
+
+/* The profile's bytes through gzip into fd. 0 or -errno. */
+static int gzip_write(int fd, const struct buf *out)
+{
+	z_stream z;
+	uint8_t chunk[65536];
+	int r, e = 0;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = out->p;
+	z.avail_in = (uInt)out->len;
+	do {
+		z.next_out = chunk;
+		z.avail_out = sizeof(chunk);
+		r = deflate(&z, Z_FINISH);
+		for (size_t w = 0, n = sizeof(chunk) - z.avail_out; w < n && !e;) {
+			ssize_t k = write(fd, chunk + w, n - w);
+
+			if (k < 0)
+				e = -errno;
+			else
+				w += (size_t)k;
+		}
+	} while (r == Z_OK && !e);
+	deflateEnd(&z);
+	return e ? e : r != Z_STREAM_END ? -EIO : 0;
+}
+
+int ooms_report_pprof(const struct rundata *rd, int fd)
+{
+	struct json_object *gs = rd_arr(rd->allocs, "groups");
+	size_t ng = gs ? json_object_array_length(gs) : 0;
+	struct profile p = {0};
+	struct buf out = {0}, msg = {0}, sub = {0}, packed = {0};
+	int e = 0;
+
+	if (!rd->allocs)
+		return -ENOENT;
+	if (u64map_init(&p.loc_of, 1024))
+		return -ENOMEM;
+	intern(&p.st, "");
+	/* 1. locations, functions, mappings from every frame */
+	for (size_t g = 0; g < ng && !e; g++) {
+		struct json_object *fr = rd_arr(json_object_array_get_idx(gs, g), "frames");
+
+		for (size_t k = 0; fr && k < json_object_array_length(fr) && !e; k++)
+			e = add_frame(&p, json_object_array_get_idx(fr, k));
+	}
+	if (e)
+		goto out;
+	/* 2. the profile: sample types, samples, tables, then its figures */
+	field_int(&sub, 1, (uint64_t)intern(&p.st, "allocations"));
+	field_int(&sub, 2, (uint64_t)intern(&p.st, "count"));
+	field_msg(&out, 1, &sub);
+	field_int(&sub, 1, (uint64_t)intern(&p.st, "space"));
+	field_int(&sub, 2, (uint64_t)intern(&p.st, "bytes"));
+	field_msg(&out, 1, &sub);
+	encode_samples(&p, gs, &out, &msg, &sub, &packed);
+	encode_tables(&p, &out, &msg, &sub);
+	for (size_t i = 0; i < p.st.n; i++)
+		field_bytes(&out, 6, p.st.s[i], strlen(p.st.s[i]));
 	field_int(&out, 10, (uint64_t)((rd->ended ? rd->end_t : 0) * 1e9)); /* duration_nanos */
-	field_int(&sub, 1, (uint64_t)intern(&st, "space"));
-	field_int(&sub, 2, (uint64_t)intern(&st, "bytes"));
+	field_int(&sub, 1, (uint64_t)intern(&p.st, "space"));
+	field_int(&sub, 2, (uint64_t)intern(&p.st, "bytes"));
 	field_msg(&out, 11, &sub);                                              /* period_type */
 	field_int(&out, 12, 1);                                                 /* period */
-	field_int(&out, 14, (uint64_t)intern(&st, "space"));                    /* default_sample_type */
-	if (out.err || msg.err || sub.err || packed.err) {
-		e = -ENOMEM;
-		goto out;
-	}
+	field_int(&out, 14, (uint64_t)intern(&p.st, "space"));                  /* default_sample_type */
 	/* 3. gzip it */
-	{
-		z_stream z;
-		uint8_t chunk[65536];
-		int r;
-
-		memset(&z, 0, sizeof(z));
-		if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-			e = -ENOMEM;
-			goto out;
-		}
-		z.next_in = out.p;
-		z.avail_in = (uInt)out.len;
-		do {
-			z.next_out = chunk;
-			z.avail_out = sizeof(chunk);
-			r = deflate(&z, Z_FINISH);
-			for (size_t w = 0, n = sizeof(chunk) - z.avail_out; w < n && !e;) {
-				ssize_t k = write(fd, chunk + w, n - w);
-
-				if (k < 0)
-					e = -errno;
-				else
-					w += (size_t)k;
-			}
-		} while (r == Z_OK && !e);
-		deflateEnd(&z);
-		if (!e && r != Z_STREAM_END)
-			e = -EIO;
-	}
+	e = out.err || msg.err || sub.err || packed.err ? -ENOMEM : gzip_write(fd, &out);
 out:
-	u64map_free(&loc_of);
-	for (size_t i = 0; i < st.n; i++)
-		free(st.s[i]);
-	free(st.s);
-	free(locs);
-	free(fns);
-	free(maps);
+	u64map_free(&p.loc_of);
+	for (size_t i = 0; i < p.st.n; i++)
+		free(p.st.s[i]);
+	free(p.st.s);
+	free(p.locs);
+	free(p.fns);
+	free(p.maps);
 	free(out.p);
 	free(msg.p);
 	free(sub.p);
