@@ -78,176 +78,201 @@ static const struct cli_opt options[] = {
 	CLI_END,
 };
 
-int cmd_dump(int argc, char **argv)
-{
-	struct option longopts[sizeof(options) / sizeof(options[0])];
-	char shortopts[16];
+/* What the command line asked for. */
+struct dump_args {
 	struct ooms_dump_request rq;
-	struct ooms_dump_result res;
-	struct ooms_rt_target rt;
 	const char *classes[64], *ifs[64];
-	char out[4096], json[4200], txt[4200], err[512];
-	size_t nclasses = 0, nifs = 0;
-	int c, load = 0, analyze = 1, quiet = 0, level = -1, shown;
-	long pid = 0;
+	size_t nclasses, nifs;
+	char out[4096];
+	int load, analyze, quiet, level;
+	long pid;
+};
 
-	memset(&rq, 0, sizeof(rq));
-	rq.op = HPROF_OP_STRIP_APP;
-	rq.codec = HPROF_GZIP;
-	out[0] = 0;
-	opterr = 0;
-	optind = 1;
-	if (cli_opts_getopt(options, longopts, sizeof(longopts) / sizeof(longopts[0]), "+", shortopts, sizeof(shortopts)))
-		return 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			pid = strtol(optarg, NULL, 10);
-			if (pid <= 0)
-				return bad("-p takes a process id", optarg);
-			break;
-		case 'o':
-			snprintf(out, sizeof(out), "%s", optarg);
-			break;
-		case O_METHOD:
-			if ((c = ooms_dump_method_parse(optarg)) < 0)
-				return bad("--method is auto, shim, jvm or am", optarg);
-			rq.method = c;
-			break;
-		case O_LOAD:
-			load = 1;
-			break;
-		case O_MODE:
-			if (!strcmp(optarg, "app"))
-				rq.op = HPROF_OP_STRIP_APP;
-			else if (!strcmp(optarg, "koom"))
-				rq.op = HPROF_OP_STRIP_KOOM;
-			else
-				return bad("--mode is app or koom", optarg);
-			break;
-		case O_GZIP:
-			rq.codec = HPROF_GZIP;
-			break;
-		case O_XZ:
-			rq.codec = HPROF_XZ;
-			break;
-		case O_PLAIN:
-			rq.codec = HPROF_PLAIN;
-			break;
-		case O_LEVEL:
-			level = atoi(optarg);
-			if (level < 0 || level > 9)
-				return bad("--level is 0..9", optarg);
-			break;
-		case O_NOAN:
-			analyze = 0;
-			break;
-		case O_LCLASS:
-			if (nclasses == 64)
-				return bad("at most 64 --leak-class", NULL);
-			classes[nclasses++] = optarg;
-			break;
-		case O_LIF:
-			if (nifs == 64)
-				return bad("at most 64 --leak-if", NULL);
-			ifs[nifs++] = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			fputs(usage_head, stdout);
-			cli_opts_help(options, stdout);
-			fputs(usage_tail, stdout);
-			return 0;
-		default:
-			return bad("unknown option", argv[optind - 1]);
-		}
+/* One option: 0 taken, -1 --help shown, else a usage error's exit code. */
+static int dump_opt(int c, struct dump_args *a, char **argv)
+{
+	int k;
+
+	switch (c) {
+	case 'p':
+		a->pid = strtol(optarg, NULL, 10);
+		if (a->pid <= 0)
+			return bad("-p takes a process id", optarg);
+		break;
+	case 'o': snprintf(a->out, sizeof(a->out), "%s", optarg); break;
+	case O_METHOD:
+		if ((k = ooms_dump_method_parse(optarg)) < 0)
+			return bad("--method is auto, shim, jvm or am", optarg);
+		a->rq.method = k;
+		break;
+	case O_LOAD: a->load = 1; break;
+	case O_MODE:
+		if (!strcmp(optarg, "app"))
+			a->rq.op = HPROF_OP_STRIP_APP;
+		else if (!strcmp(optarg, "koom"))
+			a->rq.op = HPROF_OP_STRIP_KOOM;
+		else
+			return bad("--mode is app or koom", optarg);
+		break;
+	case O_GZIP: a->rq.codec = HPROF_GZIP; break;
+	case O_XZ: a->rq.codec = HPROF_XZ; break;
+	case O_PLAIN: a->rq.codec = HPROF_PLAIN; break;
+	case O_LEVEL:
+		a->level = atoi(optarg);
+		if (a->level < 0 || a->level > 9)
+			return bad("--level is 0..9", optarg);
+		break;
+	case O_NOAN: a->analyze = 0; break;
+	case O_LCLASS:
+		if (a->nclasses == 64)
+			return bad("at most 64 --leak-class", NULL);
+		a->classes[a->nclasses++] = optarg;
+		break;
+	case O_LIF:
+		if (a->nifs == 64)
+			return bad("at most 64 --leak-if", NULL);
+		a->ifs[a->nifs++] = optarg;
+		break;
+	case 'q': a->quiet = 1; break;
+	case 'h':
+		fputs(usage_head, stdout);
+		cli_opts_help(options, stdout);
+		fputs(usage_tail, stdout);
+		return -1;
+	default:
+		return bad("unknown option", argv[optind - 1]);
 	}
-	if (!pid)
-		return bad("which process? give -p PID", NULL);
-	if (optind < argc)
-		return bad("unexpected argument", argv[optind]);
-	if (!proc_exists((pid_t)pid)) {
-		fprintf(stderr, "oomscope dump: no process with PID %ld\n", pid);
+	return 0;
+}
+
+/* The target: a process running a Java runtime, with the shim loaded first
+ * when asked. 0, or 1 after saying why not. */
+static int check_target(struct dump_args *a, struct ooms_rt_target *rt)
+{
+	char err[512];
+
+	if (!proc_exists((pid_t)a->pid)) {
+		fprintf(stderr, "oomscope dump: no process with PID %ld\n", a->pid);
 		return 1;
 	}
-	if (ooms_rt_detect((pid_t)pid, OOMS_RT_AUTO, &rt) == 0 && rt.kind == OOMS_RT_NATIVE) {
+	if (ooms_rt_detect((pid_t)a->pid, OOMS_RT_AUTO, rt) == 0 && rt->kind == OOMS_RT_NATIVE) {
 		fprintf(stderr, "oomscope dump: PID %ld runs no Java runtime (no libjvm.so or libart.so mapped); "
-				"for native memory use `oomscope watch --big-alloc`\n", pid);
+				"for native memory use `oomscope watch --big-alloc`\n", a->pid);
 		return 1;
 	}
-	if (load) {
-		if (rt.kind != OOMS_RT_HOTSPOT) {
-			fprintf(stderr, "oomscope dump: --load-shim is for HotSpot JVMs; on Android use "
-					"`cmd activity attach-agent` (see docs/commands.md)\n");
-			return 1;
-		}
-		if (shim_client_load_hotspot((pid_t)pid, shim_client_library(), err, sizeof(err))) {
-			fprintf(stderr, "oomscope dump: %s\n", err);
-			return 1;
-		}
-		if (rq.method == DUMP_AUTO)
-			rq.method = DUMP_SHIM;
+	if (!a->load)
+		return 0;
+	if (rt->kind != OOMS_RT_HOTSPOT) {
+		fprintf(stderr, "oomscope dump: --load-shim is for HotSpot JVMs; on Android use "
+				"`cmd activity attach-agent` (see docs/commands.md)\n");
+		return 1;
 	}
-	if (!out[0]) {
+	if (shim_client_load_hotspot((pid_t)a->pid, shim_client_library(), err, sizeof(err))) {
+		fprintf(stderr, "oomscope dump: %s\n", err);
+		return 1;
+	}
+	if (a->rq.method == DUMP_AUTO)
+		a->rq.method = DUMP_SHIM;
+	return 0;
+}
+
+/* The request's output and analysis, from the arguments. */
+static void fill_request(struct dump_args *a, const struct ooms_rt_target *rt, char *json, char *txt, size_t len)
+{
+	struct ooms_dump_request *rq = &a->rq;
+
+	if (!a->out[0]) {
 		char stamp[32];
 		time_t now = time(NULL);
 		struct tm tm;
 
 		localtime_r(&now, &tm);
 		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-		snprintf(out, sizeof(out), "oomscope-dump-%ld-%s.hprof%s", pid, stamp,
-			 rq.codec == HPROF_GZIP ? ".gz" : rq.codec == HPROF_XZ ? ".xz" : "");
+		snprintf(a->out, sizeof(a->out), "oomscope-dump-%ld-%s.hprof%s", a->pid, stamp,
+			 rq->codec == HPROF_GZIP ? ".gz" : rq->codec == HPROF_XZ ? ".xz" : "");
 	}
-	rq.level = level >= 0 ? level : rq.codec == HPROF_GZIP ? 1 : 0;
-	rq.pid = (pid_t)pid;
-	rq.runtime = rt.kind;
-	rq.out_path = out;
-	shown = !quiet && isatty(2);
-	rq.status = show_status;
-	rq.sctx = &shown;
-	if (analyze && path_is_stream(out)) {
-		analyze = 0; /* a device or pipe cannot be read back, nor have files beside it */
-		if (!quiet)
-			fprintf(stderr, "oomscope dump: %s is not a regular file: no analysis\n", out);
+	rq->level = a->level >= 0 ? a->level : rq->codec == HPROF_GZIP ? 1 : 0;
+	rq->pid = (pid_t)a->pid;
+	rq->runtime = rt->kind;
+	rq->out_path = a->out;
+	if (a->analyze && path_is_stream(a->out)) {
+		a->analyze = 0; /* a device or pipe cannot be read back, nor have files beside it */
+		if (!a->quiet)
+			fprintf(stderr, "oomscope dump: %s is not a regular file: no analysis\n", a->out);
 	}
-	if (analyze) {
-		snprintf(json, sizeof(json), "%s.analysis.json", out);
-		snprintf(txt, sizeof(txt), "%s.analysis.txt", out);
-		rq.analysis_json = json;
-		rq.analysis_txt = txt;
-		rq.aopts.runtime = RUNTIME_AUTO;
-		rq.aopts.bitmap_w = 768;
-		rq.aopts.bitmap_h = 1366;
-		rq.aopts.leak_classes = classes;
-		rq.aopts.nleak_classes = nclasses;
-		rq.aopts.leak_ifs = ifs;
-		rq.aopts.nleak_ifs = nifs;
-	}
-	c = ooms_dump_take(&rq, &res);
+	if (!a->analyze)
+		return;
+	snprintf(json, len, "%s.analysis.json", a->out);
+	snprintf(txt, len, "%s.analysis.txt", a->out);
+	rq->analysis_json = json;
+	rq->analysis_txt = txt;
+	rq->aopts.runtime = RUNTIME_AUTO;
+	rq->aopts.bitmap_w = 768;
+	rq->aopts.bitmap_h = 1366;
+	rq->aopts.leak_classes = a->classes;
+	rq->aopts.nleak_classes = a->nclasses;
+	rq->aopts.leak_ifs = a->ifs;
+	rq->aopts.nleak_ifs = a->nifs;
+}
+
+static void print_result(const struct dump_args *a, const struct ooms_dump_result *res, const char *json)
+{
+	printf("dump      %s (%s): %.1f MB of hprof -> %.1f MB", a->out, res->method, res->bytes_in / 1048576.0,
+	       res->bytes_out / 1048576.0);
+	if (res->objects) /* the fork-dump counts them; the JVM's dumper does not say */
+		printf(", %" PRIu64 " objects", res->objects);
+	printf("\n");
+	printf("pause     %.0f ms (the app's), %.1f s in all", res->pause_ms, res->dump_ms / 1000);
+	if (res->attempts > 1) /* a fork that caught a lock held: its walk stalled, the next fork did not */
+		printf("; %d forks, the walk of the first %s stalled", res->attempts, res->attempts == 2 ? "one" : "two");
+	printf("\n");
+	if (!a->analyze)
+		return;
+	if (res->analyzed)
+		printf("analysis  %s: %zu leak group(s), %" PRIu64 " object(s)%s%s\n", json, res->leak_groups,
+		       res->leak_objects, res->top_leak[0] ? "; first: " : "", res->top_leak);
+	else
+		printf("analysis  failed: %s\n", res->analysis_error);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static struct dump_args a; /* the leak rules' strings are argv's */
+	struct option longopts[sizeof(options) / sizeof(options[0])];
+	struct ooms_dump_result res;
+	struct ooms_rt_target rt;
+	char shortopts[16], json[4200], txt[4200];
+	int c, r, shown;
+
+	memset(&a, 0, sizeof(a));
+	a.rq.op = HPROF_OP_STRIP_APP;
+	a.rq.codec = HPROF_GZIP;
+	a.analyze = 1;
+	a.level = -1;
+	opterr = 0;
+	optind = 1;
+	if (cli_opts_getopt(options, longopts, sizeof(longopts) / sizeof(longopts[0]), "+", shortopts, sizeof(shortopts)))
+		return 1;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
+		if ((r = dump_opt(c, &a, argv)))
+			return r < 0 ? 0 : r;
+	if (!a.pid)
+		return bad("which process? give -p PID", NULL);
+	if (optind < argc)
+		return bad("unexpected argument", argv[optind]);
+	if (check_target(&a, &rt))
+		return 1;
+	fill_request(&a, &rt, json, txt, sizeof(json));
+	shown = !a.quiet && isatty(2);
+	a.rq.status = show_status;
+	a.rq.sctx = &shown;
+	r = ooms_dump_take(&a.rq, &res);
 	if (shown)
 		fprintf(stderr, "\r%50s\r", "");
-	if (c) {
+	if (r) {
 		fprintf(stderr, "oomscope dump: %s\n", res.error);
 		return 1;
 	}
-	printf("dump      %s (%s): %.1f MB of hprof -> %.1f MB", out, res.method, res.bytes_in / 1048576.0,
-	       res.bytes_out / 1048576.0);
-	if (res.objects) /* the fork-dump counts them; the JVM's dumper does not say */
-		printf(", %" PRIu64 " objects", res.objects);
-	printf("\n");
-	printf("pause     %.0f ms (the app's), %.1f s in all", res.pause_ms, res.dump_ms / 1000);
-	if (res.attempts > 1) /* a fork that caught a lock held: its walk stalled, the next fork did not */
-		printf("; %d forks, the walk of the first %s stalled", res.attempts,
-		       res.attempts == 2 ? "one" : "two");
-	printf("\n");
-	if (analyze) {
-		if (res.analyzed)
-			printf("analysis  %s: %zu leak group(s), %" PRIu64 " object(s)%s%s\n", json, res.leak_groups,
-			       res.leak_objects, res.top_leak[0] ? "; first: " : "", res.top_leak);
-		else
-			printf("analysis  failed: %s\n", res.analysis_error);
-	}
+	print_result(&a, &res, json);
 	return 0;
 }
