@@ -143,6 +143,9 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 		}                                                                            \
 	} while (0)
 
+/* Over 100 lines on purpose: Semi-NCA's phases (DFS numbering, semi-
+ * dominators, immediate dominators, retained sizes) share its arrays and
+ * read best as one algorithm, as in the paper. */
 int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths *paths, struct ooms_dominators *d)
 {
 	double t0 = now_s();

@@ -94,6 +94,7 @@ static int bad(const char *msg, const char *arg)
 	return cli_usage_error("analyze", "%s%s%s", msg, arg ? ": " : "", arg ? arg : "");
 }
 
+/* About 100 lines: the options, then the analysis and its outputs. */
 int cmd_analyze(int argc, char **argv)
 {
 	struct option longopts[sizeof(options) / sizeof(options[0])];

@@ -227,6 +227,8 @@ out:
 	return e;
 }
 
+/* Over 100 lines on purpose: the FIFO, the attach call on its thread and the
+ * streaming strip are one protocol; every exit must undo all three. */
 static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
 {
 	struct jcmd_call call = {.pid = rq->pid, .rc = -1};

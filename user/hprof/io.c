@@ -188,6 +188,7 @@ static long read_some(struct hprof_source *s, uint8_t *buf, size_t cap)
 	return r;
 }
 
+/* About 100 lines: one state machine over plain, gzip and xz input. */
 long hprof_source_read(struct hprof_source *s, void *buf, size_t cap)
 {
 	if (s->xz) {

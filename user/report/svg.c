@@ -251,6 +251,8 @@ static void alloc_ticks(FILE *f, const struct scale *s, const struct svg_chart *
 	alloc_tick_flush(f, s, c, &a, max_bytes);
 }
 
+/* Over 100 lines on purpose: the chart's layers in drawing order (axes,
+ * series, thresholds, marks, legend), each a few lines of SVG. */
 void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *ev, size_t nev, const double *drops)
 {
 	struct scale s = {0, c->t_end > 0 ? c->t_end : 1, 0, 0};

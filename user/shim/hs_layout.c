@@ -165,6 +165,8 @@ static uint32_t field_count(const struct hs_class *c)
 	return c->nstatic + c->ninst;
 }
 
+/* Over 100 lines on purpose: one pass over the loaded classes whose JVMTI
+ * calls must come in this order, each result freed before the next class. */
 int hs_layout_gather(jvmtiEnv *jvmti, JNIEnv *jni, struct hs_layout *l, char *why, size_t why_len)
 {
 	jint n = 0;
