@@ -39,16 +39,8 @@ int ixb_p2_sub_begin(void *ctx, const struct hprof_sub *s)
 	struct ooms_index *ix = b->ix;
 	uint32_t n;
 
-	switch (s->tag) {
-	case HPROF_CLASS_DUMP:
-	case HPROF_INSTANCE_DUMP:
-	case HPROF_OBJ_ARRAY_DUMP:
-	case HPROF_PRIM_ARRAY_DUMP:
-	case HPROF_PRIM_ARRAY_NODATA:
-		break;
-	default:
+	if (!hprof_sub_is_object(s->tag))
 		return 0;
-	}
 	if (s->tag == HPROF_CLASS_DUMP)
 		return 0; /* class objects come last: their edges are added after the pass */
 	n = ++b->node;

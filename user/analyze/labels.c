@@ -67,16 +67,8 @@ static int sub_begin(void *ctx, const struct hprof_sub *s)
 	const struct ooms_index *ix = l->ix;
 	uint32_t at;
 
-	switch (s->tag) {
-	case HPROF_CLASS_DUMP:
-	case HPROF_INSTANCE_DUMP:
-	case HPROF_OBJ_ARRAY_DUMP:
-	case HPROF_PRIM_ARRAY_DUMP:
-	case HPROF_PRIM_ARRAY_NODATA:
-		break;
-	default:
+	if (!hprof_sub_is_object(s->tag))
 		return 0;
-	}
 	if (s->tag == HPROF_CLASS_DUMP) /* class objects are numbered after the rest (index.h) */
 		l->node = ix->classes[l->class_dumps++].node;
 	else

@@ -69,6 +69,14 @@ enum hprof_type {
 #define HPROF_HEAP_ZYGOTE 'Z'
 
 /* Size of a value of type t, or 0 for an unknown type. */
+/* A heap dump sub-record that is an object (a class, an instance, an
+ * array), as opposed to a root. */
+static inline int hprof_sub_is_object(unsigned tag)
+{
+	return tag == HPROF_CLASS_DUMP || tag == HPROF_INSTANCE_DUMP || tag == HPROF_OBJ_ARRAY_DUMP ||
+	       tag == HPROF_PRIM_ARRAY_DUMP || tag == HPROF_PRIM_ARRAY_NODATA;
+}
+
 static inline unsigned hprof_type_size(unsigned t, unsigned id_size)
 {
 	static const unsigned char sz[12] = {0, 0, 0, 0, 1, 2, 4, 8, 1, 2, 4, 8};
