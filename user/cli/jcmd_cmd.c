@@ -39,10 +39,8 @@ int cmd_jcmd(int argc, char **argv)
 		pid = strtol(argv[2], NULL, 10);
 		i = 3;
 	}
-	if (pid <= 0 || i >= argc) {
-		fprintf(stderr, "oomscope jcmd: give -p PID and a command (e.g. VM.version)\n%s", usage_text);
-		return 2;
-	}
+	if (pid <= 0 || i >= argc)
+		return cli_usage_error("jcmd", "%s", "give -p PID and a command (e.g. VM.version)");
 	for (; i < argc; i++)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s", line[0] ? " " : "", argv[i]);
 	if (!proc_exists((pid_t)pid)) {

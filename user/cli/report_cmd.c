@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/opts.h"
 #include "report/aggregate.h"
 #include "report/report.h"
 
@@ -24,8 +25,13 @@ static const char report_usage[] =
 	"                    chrome://tracing open it\n"
 	"  DIR/allocs.pb.gz  the large allocations as a pprof profile (with --big-alloc)\n"
 	"\n"
-	"  -q, --quiet   no progress on the terminal\n"
-	"  -h, --help    this text\n";
+	"options:\n";
+
+static const struct cli_opt report_options[] = {
+	{"quiet", 'q', no_argument, 'q', NULL, "no progress on the terminal"},
+	{"help", 'h', no_argument, 'h', NULL, "this text"},
+	CLI_END,
+};
 
 static const char aggregate_usage[] =
 	"usage: oomscope aggregate [--db FILE] [--json] [DIR...]\n"
@@ -36,12 +42,19 @@ static const char aggregate_usage[] =
 	"table lives in an SQLite file, so a lab can add runs over weeks (a run added\n"
 	"again replaces its rows); without DIRs it prints what the database holds.\n"
 	"\n"
-	"  --db FILE     the SQLite database (created if missing); default: memory only\n"
-	"  --json        the table as JSON (schema oomscope-aggregate/1)\n"
-	"  -h, --help    this text\n"
+	"options:\n";
+
+static const char aggregate_example[] =
 	"\n"
 	"example:\n"
 	"  oomscope aggregate --db lab.sqlite runs/*/\n";
+
+static const struct cli_opt aggregate_options[] = {
+	{"db", 0, required_argument, 'd', "FILE", "the SQLite database (created if missing); default: memory only"},
+	{"json", 0, no_argument, 'j', NULL, "the table as JSON (schema oomscope-aggregate/1)"},
+	{"help", 'h', no_argument, 'h', NULL, "this text"},
+	CLI_END,
+};
 
 struct progress {
 	int on;
@@ -67,29 +80,29 @@ static void show(void *ctx, const char *what)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	struct option longopts[sizeof(report_options) / sizeof(report_options[0])];
 	struct progress p = {isatty(2), now_s()};
-	char err[512];
+	char err[512], shortopts[8];
 	int c;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-		if (c == 'q')
+	if (cli_opts_getopt(report_options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts,
+			    sizeof(shortopts)))
+		return 1;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == 'q') {
 			p.on = 0;
-		else if (c == 'h') {
+		} else if (c == 'h') {
 			fputs(report_usage, stdout);
+			cli_opts_help(report_options, stdout);
 			return 0;
 		} else {
-			fprintf(stderr, "oomscope report: unknown option %s\n%s", argv[optind - 1], report_usage);
-			return 2;
+			return cli_usage_error("report", "unknown option %s", argv[optind - 1]);
 		}
 	}
-	if (optind + 1 != argc) {
-		fprintf(stderr, "oomscope report: give one run directory\n%s", report_usage);
-		return 2;
-	}
+	if (optind + 1 != argc)
+		return cli_usage_error("report", "%s", "give one run directory");
 	if (ooms_report_write(argv[optind], show, &p, err, sizeof(err))) {
 		if (p.on)
 			fprintf(stderr, "\r%50s\r", "");
@@ -104,33 +117,33 @@ int cmd_report(int argc, char **argv)
 
 int cmd_aggregate(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'},
-						 {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	struct option longopts[sizeof(aggregate_options) / sizeof(aggregate_options[0])];
 	const char *db = NULL;
-	char err[512];
+	char err[512], shortopts[8];
 	size_t added;
 	int c, json = 0;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'd')
+	if (cli_opts_getopt(aggregate_options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts,
+			    sizeof(shortopts)))
+		return 1;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == 'd') {
 			db = optarg;
-		else if (c == 'j')
+		} else if (c == 'j') {
 			json = 1;
-		else if (c == 'h') {
+		} else if (c == 'h') {
 			fputs(aggregate_usage, stdout);
+			cli_opts_help(aggregate_options, stdout);
+			fputs(aggregate_example, stdout);
 			return 0;
 		} else {
-			fprintf(stderr, "oomscope aggregate: unknown option %s\n%s", argv[optind - 1], aggregate_usage);
-			return 2;
+			return cli_usage_error("aggregate", "unknown option %s", argv[optind - 1]);
 		}
 	}
-	if (optind == argc && !db) {
-		fprintf(stderr, "oomscope aggregate: give run directories, or --db FILE to list a database\n%s",
-			aggregate_usage);
-		return 2;
-	}
+	if (optind == argc && !db)
+		return cli_usage_error("aggregate", "%s", "give run directories, or --db FILE to list a database");
 	if (ooms_aggregate(db, argv + optind, (size_t)(argc - optind), json, stdout, &added, err, sizeof(err))) {
 		fprintf(stderr, "oomscope aggregate: %s\n", err);
 		return 1;

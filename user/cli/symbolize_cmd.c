@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include "sym/demangle.h"
 #include "cli/commands.h"
+#include "cli/opts.h"
 #include "sym/symbolize.h"
 #include "util/atomic_file.h"
 #include "util/vec.h"
@@ -27,11 +28,18 @@ static const char usage_text[] =
 	"build-id, else by file name. Source lines need DWARF (-g builds, or the\n"
 	"files of Debian's -dbgsym packages). REPORT is rewritten in place unless -o.\n"
 	"\n"
-	"  -o, --out FILE   write the symbolized report to FILE\n"
-	"  -h, --help       this text\n"
+	"options:\n";
+
+static const char usage_example[] =
 	"\n"
 	"example:\n"
 	"  oomscope symbolize oomscope-1234-*/allocs.json ~/build/symbols\n";
+
+static const struct cli_opt options[] = {
+	{"out", 'o', required_argument, 'o', "FILE", "write the symbolized report to FILE"},
+	{"help", 'h', no_argument, 'h', NULL, "this text"},
+	CLI_END,
+};
 
 struct elf_entry {
 	char *path;
@@ -149,9 +157,8 @@ static void walk(struct json_object *o)
 
 int cmd_symbolize(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
-	};
+	struct option longopts[sizeof(options) / sizeof(options[0])];
+	char shortopts[8];
 	const char *out = NULL, *in;
 	struct json_object *doc;
 	struct atomic_file af;
@@ -159,21 +166,22 @@ int cmd_symbolize(int argc, char **argv)
 	int c, e, rc = 1;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		if (c == 'o')
+	if (cli_opts_getopt(options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts, sizeof(shortopts)))
+		return 1;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == 'o') {
 			out = optarg;
-		else if (c == 'h') {
+		} else if (c == 'h') {
 			fputs(usage_text, stdout);
+			cli_opts_help(options, stdout);
+			fputs(usage_example, stdout);
 			return 0;
 		} else {
-			fprintf(stderr, "try `oomscope symbolize --help`\n");
-			return 2;
+			return cli_usage_error("symbolize", "unknown option %s", argv[optind - 1]);
 		}
 	}
-	if (argc - optind < 2) {
-		fprintf(stderr, "oomscope symbolize: give a report and at least one directory of ELF files\n");
-		return 2;
-	}
+	if (argc - optind < 2)
+		return cli_usage_error("symbolize", "%s", "give a report and at least one directory of ELF files");
 	in = argv[optind];
 	doc = json_object_from_file(in);
 	if (!doc) {
