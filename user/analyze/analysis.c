@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include "hprof/io.h"
+#include "util/vec.h"
 
 static double now_s(void)
 {
@@ -125,15 +126,8 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 
 			if (u64map_get(&a->label_of, (uint64_t)v + 1, &dummy))
 				break; /* the rest of this path is known already */
-			if (a->nlabels == lcap) {
-				size_t c = lcap ? lcap * 2 : 256;
-				void *q = realloc(a->labels, c * sizeof(*a->labels));
-
-				if (!q)
-					goto out;
-				a->labels = q;
-				lcap = c;
-			}
+			if (vec_reserve((void **)&a->labels, &lcap, a->nlabels + 1, sizeof(*a->labels)))
+				goto out;
 			a->labels[a->nlabels].from = a->paths.parent[v];
 			a->labels[a->nlabels].to = v;
 			if (u64map_put(&a->label_of, (uint64_t)v + 1, (uint32_t)a->nlabels++))

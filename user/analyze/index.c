@@ -13,29 +13,12 @@ int ixb_fail(struct build *b, int e, const char *fmt, ...)
 	return e;
 }
 
-int ixb_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* Appends a NUL-terminated string to the arena; its offset, or OOMS_NONE. */
 uint32_t ixb_arena_add(struct ooms_index *ix, const char *s, size_t n)
 {
 	uint32_t at = (uint32_t)ix->arena_len;
 
-	if (ix->arena_len + n + 1 > UINT32_MAX - 1 || ixb_grow((void **)&ix->arena, &ix->arena_cap, ix->arena_len + n + 1, 1))
+	if (ix->arena_len + n + 1 > UINT32_MAX - 1 || vec_reserve((void **)&ix->arena, &ix->arena_cap, ix->arena_len + n + 1, 1))
 		return OOMS_NONE;
 	memcpy(ix->arena + at, s, n);
 	ix->arena[at + n] = 0;

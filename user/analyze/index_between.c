@@ -79,7 +79,7 @@ static int add_pseudo_classes(struct build *b)
 		if (c == OOMS_NONE) { /* HotSpot dumps no class for primitive arrays */
 			struct ooms_class *k;
 
-			if (ixb_grow((void **)&ix->classes, &b->classes_cap, ix->nclasses + 1, sizeof(*ix->classes)))
+			if (vec_reserve((void **)&ix->classes, &b->classes_cap, ix->nclasses + 1, sizeof(*ix->classes)))
 				return ixb_fail(b, -ENOMEM, "out of memory");
 			c = ix->nclasses++;
 			k = &ix->classes[c];
@@ -127,7 +127,7 @@ static int flatten_slots(struct build *b, struct u64map *by_id)
 				block += hprof_type_size(fl->type, ix->id_size);
 				if (fl->type != HPROF_T_OBJECT)
 					continue;
-				if (ixb_grow((void **)&ix->slots, &cap, ix->nslots + 1, sizeof(*ix->slots)))
+				if (vec_reserve((void **)&ix->slots, &cap, ix->nslots + 1, sizeof(*ix->slots)))
 					return ixb_fail(b, -ENOMEM, "out of memory");
 				if (k == ref_class && !strcmp(ooms_index_str(ix, fl->name), "referent"))
 					c->weak_slot = ix->nslots - c->slots_at;
@@ -166,7 +166,7 @@ static int resolve_probes(struct build *b)
 					const struct ooms_field *fl = &ix->fields[d->fields_at + f];
 
 					if (!found && !strcmp(ooms_index_str(ix, fl->name), pr->field_name)) {
-						if (ixb_grow((void **)&ix->cprobes, &cap, ix->ncprobes + 1, sizeof(*ix->cprobes)))
+						if (vec_reserve((void **)&ix->cprobes, &cap, ix->ncprobes + 1, sizeof(*ix->cprobes)))
 							return ixb_fail(b, -ENOMEM, "out of memory");
 						ix->cprobes[ix->ncprobes].probe = (uint32_t)p;
 						ix->cprobes[ix->ncprobes].offset = base + fl->offset;

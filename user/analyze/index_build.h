@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "hprof/io.h"
+#include "util/vec.h"
 #define READ_CHUNK (1u << 20)
 #define MAX_NAME 4096 /* longer names are cut: they only label output */
 
@@ -61,7 +62,6 @@ struct build {
 };
 
 int ixb_fail(struct build *b, int e, const char *fmt, ...);
-int ixb_grow(void **p, size_t *cap, size_t need, size_t elem);
 uint32_t ixb_arena_add(struct ooms_index *ix, const char *s, size_t n);
 uint32_t ixb_string_of(const struct ooms_index *ix, uint64_t id);
 int ixb_p1_header(void *ctx, const struct hprof_header *h);

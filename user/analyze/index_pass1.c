@@ -46,7 +46,7 @@ int ixb_rec_end(void *ctx, const struct hprof_record *r)
 		if (off == OOMS_NONE || u64map_put(&ix->strings, hprof_id(b->rbuf, id), off))
 			return ixb_fail(b, -ENOMEM, "out of memory for the dump's strings");
 	} else if (b->rtag == HPROF_LOAD_CLASS && b->rlen >= 8 + 2 * id) {
-		if (ixb_grow((void **)&b->load_keys, &b->load_cap, b->nload + 1, sizeof(*b->load_keys)))
+		if (vec_reserve((void **)&b->load_keys, &b->load_cap, b->nload + 1, sizeof(*b->load_keys)))
 			return ixb_fail(b, -ENOMEM, "out of memory");
 		b->load_keys[b->nload] = hprof_id(b->rbuf + 8 + id, id);
 		if (u64map_put(&b->load_names, hprof_id(b->rbuf + 4, id), (uint32_t)b->nload++))
@@ -114,7 +114,7 @@ static int p1_class(struct build *b, const struct hprof_sub *s)
 	struct ooms_class *c;
 	uint32_t ci = ix->nclasses, n;
 
-	if (ixb_grow((void **)&ix->classes, &b->classes_cap, ci + 1, sizeof(*ix->classes)))
+	if (vec_reserve((void **)&ix->classes, &b->classes_cap, ci + 1, sizeof(*ix->classes)))
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	c = &ix->classes[ci];
 	memset(c, 0, sizeof(*c));
@@ -155,7 +155,7 @@ static int p1_class(struct build *b, const struct hprof_sub *s)
 			uint64_t v = hprof_id(p + id + 1, id);
 
 			if (v) {
-				if (ixb_grow((void **)&ix->statics, &b->statics_cap, ix->nstatics + 1, sizeof(*ix->statics)))
+				if (vec_reserve((void **)&ix->statics, &b->statics_cap, ix->nstatics + 1, sizeof(*ix->statics)))
 					return ixb_fail(b, -ENOMEM, "out of memory");
 				ix->statics[ix->nstatics].name = ixb_string_of(ix, hprof_id(p, id));
 				ix->statics[ix->nstatics++].value = v;
@@ -173,7 +173,7 @@ static int p1_class(struct build *b, const struct hprof_sub *s)
 		for (uint32_t i = 0; i < n && p + id < end; i++) {
 			struct ooms_field *f;
 
-			if (ixb_grow((void **)&ix->fields, &b->fields_cap, ix->nfields + 1, sizeof(*ix->fields)))
+			if (vec_reserve((void **)&ix->fields, &b->fields_cap, ix->nfields + 1, sizeof(*ix->fields)))
 				return ixb_fail(b, -ENOMEM, "out of memory");
 			f = &ix->fields[ix->nfields++];
 			f->name = ixb_string_of(ix, hprof_id(p, id));
@@ -231,7 +231,7 @@ int ixb_p1_sub(void *ctx, const struct hprof_sub *s)
 	default:
 		return 0; /* UNREACHABLE and the like: not roots */
 	}
-	if (ixb_grow((void **)&b->rroots, &b->roots_cap, b->nroots + 1, sizeof(*b->rroots)))
+	if (vec_reserve((void **)&b->rroots, &b->roots_cap, b->nroots + 1, sizeof(*b->rroots)))
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	b->rroots[b->nroots++] = r;
 	return 0;

@@ -16,7 +16,7 @@ int ixb_add_edge(struct build *b, uint64_t id)
 	if (ix->nedges == UINT32_MAX)
 		return ixb_fail(b, -E2BIG, "more than 4 billion references");
 	if (ix->nedges >= b->edges_cap &&
-	    ixb_grow((void **)&ix->tgt, &b->edges_cap, (size_t)ix->nedges + 1, sizeof(*ix->tgt)))
+	    vec_reserve((void **)&ix->tgt, &b->edges_cap, (size_t)ix->nedges + 1, sizeof(*ix->tgt)))
 		return ixb_fail(b, -ENOMEM, "out of memory for %u references", ix->nedges);
 	ix->tgt[ix->nedges++] = t;
 	return 0;
@@ -26,7 +26,7 @@ static int probe_value(struct build *b, uint32_t probe, uint32_t node, uint64_t 
 {
 	struct ooms_probe *p = &b->probes[probe];
 
-	if (ixb_grow((void **)&p->values, &p->cap, p->count + 1, sizeof(*p->values)))
+	if (vec_reserve((void **)&p->values, &p->cap, p->count + 1, sizeof(*p->values)))
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	p->values[p->count].node = node;
 	p->values[p->count++].value = v;
@@ -63,7 +63,7 @@ int ixb_p2_sub_data(void *ctx, const uint8_t *p, size_t len)
 	int e;
 
 	if (k == NODE_INSTANCE) {
-		if (ixb_grow((void **)&b->data, &b->dcap, b->dlen + len, 1))
+		if (vec_reserve((void **)&b->data, &b->dcap, b->dlen + len, 1))
 			return ixb_fail(b, -ENOMEM, "out of memory");
 		memcpy(b->data + b->dlen, p, len);
 		b->dlen += len;

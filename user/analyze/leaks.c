@@ -207,15 +207,8 @@ static int matches(const struct ooms_leak_rule *k, const struct ooms_probe *p1, 
 
 static int push(struct ooms_leak **out, size_t *n, size_t *cap, uint32_t node, uint32_t rule)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		void *q = realloc(*out, c * sizeof(**out));
-
-		if (!q)
-			return -ENOMEM;
-		*out = q;
-		*cap = c;
-	}
+	if (vec_reserve((void **)out, cap, *n + 1, sizeof(**out)))
+		return -ENOMEM;
 	(*out)[*n].node = node;
 	(*out)[(*n)++].rule = rule;
 	return 0;

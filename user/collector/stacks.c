@@ -1,4 +1,5 @@
 #include "collector/stacks.h"
+#include "util/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,27 +90,10 @@ uint32_t ooms_stacks_intern(struct ooms_stacks *st, const uint64_t *frames, size
 		if (r->hash == h && r->n == n && !memcmp(st->frames + r->off, frames, n * 8))
 			return st->slots[j];
 	}
-	if (st->nrecs == st->caprecs) {
-		size_t c = st->caprecs ? st->caprecs * 2 : 256;
-		void *p = realloc(st->recs, c * sizeof(*st->recs));
-
-		if (!p)
-			return 0;
-		st->recs = p;
-		st->caprecs = c;
-	}
-	if (st->nframes + n > st->capframes) {
-		size_t c = st->capframes ? st->capframes * 2 : 4096;
-		void *p;
-
-		while (c < st->nframes + n)
-			c *= 2;
-		p = realloc(st->frames, c * 8);
-		if (!p)
-			return 0;
-		st->frames = p;
-		st->capframes = c;
-	}
+	if (vec_reserve((void **)&st->recs, &st->caprecs, st->nrecs + 1, sizeof(*st->recs)))
+		return 0;
+	if (vec_reserve((void **)&st->frames, &st->capframes, st->nframes + n, sizeof(*st->frames)))
+		return 0;
 	memcpy(st->frames + st->nframes, frames, n * 8);
 	st->recs[st->nrecs] = (struct stack_rec){.hash = h, .off = st->nframes, .n = n};
 	st->nframes += n;
