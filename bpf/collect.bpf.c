@@ -350,6 +350,21 @@ static __always_inline void alloc_syscall(void *ctx, struct pt_regs *regs, long 
 /* Calls that failed for want of a resource: their own file. */
 #include "collect_fail.bpf.h"
 
+/* New code in the target: the collector reads its maps at once (EV_CODE_MAP). */
+static __always_inline void code_mapped(__u64 addr, __u64 len)
+{
+	struct ooms_event *e = event_start(EV_CODE_MAP);
+
+	if (!e)
+		return;
+	e->ret = addr;
+	e->arg0 = len;
+	e->stack_bytes = 0;
+	e->sp = 0;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	__sync_fetch_and_add(&totals.events_sent, 1);
+}
+
 static __always_inline void mmap_done(void *ctx, struct pt_regs *regs, long slot, long ret)
 {
 	__u64 len = page_up(PT_REGS_PARM2_CORE_SYSCALL(regs));
@@ -358,6 +373,8 @@ static __always_inline void mmap_done(void *ctx, struct pt_regs *regs, long slot
 	__sync_fetch_and_add(&totals.mmaps, 1);
 	__sync_fetch_and_add(&totals.vm_delta_bytes, len);
 	map_big(ctx, regs, slot, ret, len, flags);
+	if ((PT_REGS_PARM3_CORE_SYSCALL(regs) & 4 /* PROT_EXEC */) && !(flags & 0x20 /* MAP_ANONYMOUS */))
+		code_mapped(ret, len);
 	/* Anonymous memory, but not a reservation (PROT_NONE: malloc's arena
 	 * reserves, a runtime's heap reserves) nor a thread stack (MAP_STACK):
 	 * neither is memory asked for at once. */

@@ -55,6 +55,10 @@ enum ooms_event_type {
 	EV_DEATH = 7,      /* the target's last thread exited: ret its wait status (exit code << 8, or signal) */
 	EV_OOM_VICTIM = 8, /* the kernel's OOM killer chose the target (details in the oom .bss record): the
 			    * collector reads its maps now, before the teardown */
+	EV_CODE_MAP = 9,   /* the target mapped code (an exec, or a file mapped executable: the loader
+			    * loading a library): ret the address, arg0 the length. The collector reads the
+			    * maps at once, so stacks through that code resolve even if the process dies
+			    * before the next sample */
 	EV_TYPE_MAX,
 };
 

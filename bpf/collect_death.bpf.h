@@ -115,6 +115,7 @@ int BPF_PROG(target_exec, struct task_struct *p)
 
 	if (!is_target())
 		return 0;
+	code_mapped(0, 0); /* a new program: its executable is mapped */
 	fdt = BPF_CORE_READ(p, files, fdt);
 	open = BPF_CORE_READ(fdt, open_fds);
 	max = BPF_CORE_READ(fdt, max_fds);

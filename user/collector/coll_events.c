@@ -182,6 +182,8 @@ int coll_handle_event(void *ctx, void *data, size_t size)
 			c->died = 1;
 		else if (e->type == EV_OOM_VICTIM)
 			last_look(c);
+		else if (e->type == EV_CODE_MAP)
+			ooms_sym_refresh(c->sym); /* while the process is there to read */
 		if (e->type == EV_FD_OPEN || e->type == EV_THREAD_NEW || e->type == EV_CALL_FAIL)
 			check_on_event(c, e);
 	}
