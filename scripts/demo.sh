@@ -35,7 +35,7 @@ echo "run directory: $dir (report.html, timeline.jsonl, $snap, fds.json, threads
 dir2="runs/demo-java-$(date +%Y%m%d-%H%M%S)"
 echo
 echo "demo (2/2): a Java service that keeps its closed sessions (java -Xmx256m tests/java/LeakyService.java)"
-echo "demo (2/2): under oomscope run --shim: the KOOM 2.x heap rule fires as the heap fills, the shim"
+echo "demo (2/2): under oomscope run --shim: the heap rule (KOOM 2.x, or the trend of the live set) fires, the shim"
 echo "demo (2/2): fork-dumps it (the app pauses for the fork only), and oomscope analyzes the dump"
 echo
 ./oomscope run --shim --stop-on-crossing --heap-interval 1 -o "$dir2" \
