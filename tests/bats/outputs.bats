@@ -64,3 +64,22 @@ devnull_intact() {
   done
   [ ! -e "$TMP/o.hprof" ]
 }
+
+@test "a symlink planted at the run directory's timeline is refused, its target untouched" {
+  mkdir -p "$TMP/run"
+  echo "precious" > "$TMP/victim"
+  ln -s "$TMP/victim" "$TMP/run/timeline.jsonl"
+  run timeout 30 "$OOMSCOPE" run -o "$TMP/run" -d 1 -- sleep 5
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"timeline.jsonl: Too many levels of symbolic links (a symbolic link: refused)"* ]]
+  [ "$(cat "$TMP/victim")" = "precious" ]
+  [ -L "$TMP/run/timeline.jsonl" ]
+  # the other run files are written through a temp name and renamed over the name, never followed
+  mkdir -p "$TMP/run2"
+  ln -s "$TMP/victim" "$TMP/run2/fds.json"
+  run timeout 30 "$OOMSCOPE" run -o "$TMP/run2" -d 1 -- sleep 5
+  [ "$status" -eq 0 ]
+  [ "$(cat "$TMP/victim")" = "precious" ]
+  [ ! -L "$TMP/run2/fds.json" ]
+  jq -e .groups "$TMP/run2/fds.json" > /dev/null
+}

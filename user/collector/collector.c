@@ -102,7 +102,7 @@ static int setup(struct coll *c)
 static int open_run_dir(struct coll *c)
 {
 	char path[4200];
-	int e;
+	int e, fd;
 
 	if (c->o->out_dir)
 		snprintf(c->dir, sizeof(c->dir), "%s", c->o->out_dir);
@@ -114,9 +114,14 @@ static int open_run_dir(struct coll *c)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/" RUN_TIMELINE, c->dir);
-	c->timeline = fopen(path, "we");
+	/* never through a symlink planted in the run directory: oomscope is root */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	c->timeline = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!c->timeline) {
-		coll_err("cannot write %s: %s", path, strerror(errno));
+		coll_err("cannot write %s: %s%s", path, strerror(errno),
+			 errno == ELOOP ? " (a symbolic link: refused)" : "");
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	return 0;
