@@ -259,7 +259,7 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 		unlink(fifo);
 		return e;
 	}
-	fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW); /* the target owns its /tmp */
 	buf = malloc(READ_CHUNK);
 	if (fd < 0 || !buf || (e = atomic_open_mode(&af, plain, 0600))) {
 		e = e ? e : fd < 0 ? -errno : -ENOMEM;
