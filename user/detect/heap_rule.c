@@ -1,6 +1,7 @@
 /* The Java heap rule (heap_rule.h). Pure: no I/O, the only state is struct
  * ooms_heap_rule. */
 #include "detect/heap_rule.h"
+#include "util/names.h"
 
 #include <limits.h>
 #include <math.h>
@@ -250,18 +251,15 @@ const char *ooms_heap_rule_name(const struct ooms_heap_rule_config *cfg)
 	return buf;
 }
 
+static const char *const variant_names[] = {[HEAP_RULE_KOOM2] = "koom2", [HEAP_RULE_KOOM1] = "koom1",
+					    [HEAP_RULE_PROBE] = "probe"};
+
 int ooms_heap_variant_parse(const char *name)
 {
-	if (!strcmp(name, "koom2"))
-		return HEAP_RULE_KOOM2;
-	if (!strcmp(name, "koom1"))
-		return HEAP_RULE_KOOM1;
-	if (!strcmp(name, "probe"))
-		return HEAP_RULE_PROBE;
-	return -1;
+	return names_find(variant_names, NAMES_N(variant_names), 0, name, -1);
 }
 
 const char *ooms_heap_variant_name(enum ooms_heap_variant v)
 {
-	return v == HEAP_RULE_KOOM1 ? "koom1" : v == HEAP_RULE_PROBE ? "probe" : "koom2";
+	return names_get(variant_names, NAMES_N(variant_names), 0, v, "koom2");
 }

@@ -23,6 +23,7 @@
 #include "runtime/hsperf.h"
 #include "runtime/shim_client.h"
 #include "util/atomic_file.h"
+#include "util/names.h"
 
 #define READ_CHUNK (1u << 20)
 
@@ -40,22 +41,16 @@ static void status(const struct ooms_dump_request *rq, const char *what)
 		rq->status(rq->sctx, what);
 }
 
+static const char *const method_names[] = {[DUMP_AUTO] = "auto", [DUMP_SHIM] = "shim", [DUMP_JVM] = "jvm", [DUMP_AM] = "am"};
+
 const char *ooms_dump_method_name(enum ooms_dump_method m)
 {
-	return m == DUMP_SHIM ? "shim" : m == DUMP_JVM ? "jvm" : m == DUMP_AM ? "am" : "auto";
+	return names_get(method_names, NAMES_N(method_names), 0, m, "auto");
 }
 
 int ooms_dump_method_parse(const char *s)
 {
-	if (!strcmp(s, "auto"))
-		return DUMP_AUTO;
-	if (!strcmp(s, "shim"))
-		return DUMP_SHIM;
-	if (!strcmp(s, "jvm"))
-		return DUMP_JVM;
-	if (!strcmp(s, "am"))
-		return DUMP_AM;
-	return -1;
+	return names_find(method_names, NAMES_N(method_names), 0, s, -1);
 }
 
 static const char *codec_word(int codec)

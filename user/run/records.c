@@ -1,4 +1,5 @@
 #include "run/records.h"
+#include "util/names.h"
 
 #include <string.h>
 
@@ -11,17 +12,12 @@ static const char *const names[REC_MAX] = {
 
 const char *run_rec_name(enum run_rec r)
 {
-	return (unsigned)r < REC_MAX ? names[r] : names[REC_UNKNOWN];
+	return names_get(names, NAMES_N(names), 0, r, names[REC_UNKNOWN]);
 }
 
 enum run_rec run_rec_parse(const char *name)
 {
-	if (!name)
-		return REC_UNKNOWN;
-	if (!strcmp(name, "alloc_freed"))
+	if (name && !strcmp(name, "alloc_freed"))
 		return REC_BIG_ALLOC;
-	for (int r = 1; r < REC_MAX; r++)
-		if (!strcmp(name, names[r]))
-			return (enum run_rec)r;
-	return REC_UNKNOWN;
+	return (enum run_rec)names_find(names + 1, NAMES_N(names) - 1, 1, name, REC_UNKNOWN);
 }

@@ -1,26 +1,22 @@
 #include "runtime/runtime.h"
 #include "proc/maps.h"
+#include "util/names.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+/* by value, from OOMS_RT_AUTO (-1) */
+static const char *const rt_names[] = {"auto", "native", "hotspot", "art"};
+
 const char *ooms_rt_name(enum ooms_rt_kind k)
 {
-	return k == OOMS_RT_HOTSPOT ? "hotspot" : k == OOMS_RT_ART ? "art" : k == OOMS_RT_NATIVE ? "native" : "auto";
+	return names_get(rt_names, NAMES_N(rt_names), OOMS_RT_AUTO, k, "auto");
 }
 
 int ooms_rt_parse(const char *name)
 {
-	if (!strcmp(name, "auto"))
-		return OOMS_RT_AUTO;
-	if (!strcmp(name, "native"))
-		return OOMS_RT_NATIVE;
-	if (!strcmp(name, "hotspot"))
-		return OOMS_RT_HOTSPOT;
-	if (!strcmp(name, "art"))
-		return OOMS_RT_ART;
-	return -2;
+	return names_find(rt_names, NAMES_N(rt_names), OOMS_RT_AUTO, name, -2);
 }
 
 /* The first libjvm.so or libart.so mapped. */
