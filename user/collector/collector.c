@@ -42,7 +42,13 @@ static int setup(struct coll *c)
 	if (coll_load_bpf(c))
 		return -1;
 	c->sym = ooms_sym_new(c->pid);
-	c->attrib = c->sym ? ooms_attrib_new(c->pid, c->arch, c->sym) : NULL;
+	if (!c->sym) {
+		coll_err("cannot read /proc/%d/maps: %s%s", (int)c->pid, strerror(errno),
+			 errno == EACCES ? " (a process outside this container's reach, or protected: run oomscope "
+					   "where the target is)" : "");
+		return -1;
+	}
+	c->attrib = ooms_attrib_new(c->pid, c->arch, c->sym);
 	if (!c->attrib) {
 		coll_err("out of memory");
 		return -1;
