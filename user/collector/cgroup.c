@@ -1,34 +1,38 @@
 #define _GNU_SOURCE
 #include "collector/cgroup.h"
+#include "proc/procfs.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The mount point of a v1 controller, or of the v2 hierarchy (ctl NULL). */
-static int mount_of(const char *ctl, char *out, size_t len)
+/* Where the v1 memory and pids controllers and the v2 hierarchy are
+ * mounted, from one pass over the mount table; "" where not mounted. */
+struct cgroup_roots {
+	char memory[512], pids[512], v2[512];
+};
+
+static void find_roots(struct cgroup_roots *r)
 {
 	FILE *f = fopen("/proc/self/mounts", "re");
 	char dev[256], dir[512], type[64], opts[512];
-	int found = 0;
 
+	memset(r, 0, sizeof(*r));
 	if (!f)
-		return 0;
-	while (!found && fscanf(f, "%255s %511s %63s %511s %*d %*d", dev, dir, type, opts) == 4) {
-		if (!ctl && !strcmp(type, "cgroup2"))
-			found = 1;
-		else if (ctl && !strcmp(type, "cgroup")) {
-			for (char *save = NULL, *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
-				if (!strcmp(o, ctl))
-					found = 1;
-		}
-		if (found)
-			snprintf(out, len, "%s", dir);
+		return;
+	while (fscanf(f, "%255s %511s %63s %511s %*d %*d", dev, dir, type, opts) == 4) {
+		if (!strcmp(type, "cgroup2") && !r->v2[0])
+			snprintf(r->v2, sizeof(r->v2), "%s", dir);
+		else if (!strcmp(type, "cgroup"))
+			for (char *save = NULL, *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+				if (!strcmp(o, "memory") && !r->memory[0])
+					snprintf(r->memory, sizeof(r->memory), "%s", dir);
+				else if (!strcmp(o, "pids") && !r->pids[0])
+					snprintf(r->pids, sizeof(r->pids), "%s", dir);
+			}
 	}
 	fclose(f);
-	return found;
 }
 
 static int64_t read_num(const char *dir, const char *file)
@@ -84,27 +88,48 @@ void ooms_cgroup_refresh(struct ooms_cgroup *cg)
 	cg->pids_max = cg->pids_dir[0] ? read_num(cg->pids_dir, "pids.max") : -1;
 }
 
+/* FNV-1a: tells whether /proc/PID/cgroup changed since the last look */
+static uint64_t text_hash(const char *s, ssize_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (ssize_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
 int ooms_cgroup_find(pid_t pid, struct ooms_cgroup *cg)
 {
-	char path[64], line[1024], root[512];
+	char path[64], text[8192];
 	char v2_path[512] = "", mem_path[512] = "", pids_path[512] = "";
 	int have_v2 = 0, have_mem = 0, have_pids = 0;
-	FILE *f;
+	struct cgroup_roots roots;
+	uint64_t hash;
+	ssize_t n;
 
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	n = proc_read_file(path, text, sizeof(text) - 1);
+	if (n < 0)
+		return (int)n;
+	text[n] = 0;
+	hash = text_hash(text, n);
+	/* the same cgroups as last time: only their figures can have moved */
+	if (cg->found && cg->membership_hash == hash) {
+		ooms_cgroup_refresh(cg);
+		return 0;
+	}
 	memset(cg, 0, sizeof(*cg));
 	cg->mem_limit = cg->mem_usage = cg->mem_hits = cg->oom_kills = cg->pids_max = -1;
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	cg->found = 1;
+	cg->membership_hash = hash;
+	for (char *save_line = NULL, *line = strtok_r(text, "\n", &save_line); line;
+	     line = strtok_r(NULL, "\n", &save_line)) {
 		char *ctls = strchr(line, ':'), *p;
 
 		if (!ctls || !(p = strchr(ctls + 1, ':')))
 			continue;
 		*p++ = 0;
 		ctls++;
-		p[strcspn(p, "\n")] = 0;
 		if (!strncmp(line, "0", 1) && !*ctls) {
 			snprintf(v2_path, sizeof(v2_path), "%s", p);
 			have_v2 = 1;
@@ -116,20 +141,20 @@ int ooms_cgroup_find(pid_t pid, struct ooms_cgroup *cg)
 				snprintf(pids_path, sizeof(pids_path), "%s", p), have_pids = 1;
 		}
 	}
-	fclose(f);
+	find_roots(&roots);
 	/* a v1 controller wins where it is mounted; else the v2 hierarchy has it */
-	if (have_mem && mount_of("memory", root, sizeof(root))) {
-		snprintf(cg->mem_dir, sizeof(cg->mem_dir), "%s%s", root, mem_path);
+	if (have_mem && roots.memory[0]) {
+		snprintf(cg->mem_dir, sizeof(cg->mem_dir), "%s%s", roots.memory, mem_path);
 		snprintf(cg->mem_name, sizeof(cg->mem_name), "%s", mem_path);
-	} else if (have_v2 && mount_of(NULL, root, sizeof(root))) {
-		snprintf(cg->mem_dir, sizeof(cg->mem_dir), "%s%s", root, v2_path);
+	} else if (have_v2 && roots.v2[0]) {
+		snprintf(cg->mem_dir, sizeof(cg->mem_dir), "%s%s", roots.v2, v2_path);
 		snprintf(cg->mem_name, sizeof(cg->mem_name), "%s", v2_path);
 		cg->mem_v2 = 1;
 	}
-	if (have_pids && mount_of("pids", root, sizeof(root)))
-		snprintf(cg->pids_dir, sizeof(cg->pids_dir), "%s%s", root, pids_path);
-	else if (have_v2 && mount_of(NULL, root, sizeof(root)))
-		snprintf(cg->pids_dir, sizeof(cg->pids_dir), "%s%s", root, v2_path);
+	if (have_pids && roots.pids[0])
+		snprintf(cg->pids_dir, sizeof(cg->pids_dir), "%s%s", roots.pids, pids_path);
+	else if (have_v2 && roots.v2[0])
+		snprintf(cg->pids_dir, sizeof(cg->pids_dir), "%s%s", roots.v2, v2_path);
 	ooms_cgroup_refresh(cg);
 	return 0;
 }

@@ -17,10 +17,14 @@ struct ooms_cgroup {
 	int64_t oom_kills;  /* v1 memory.oom_control / v2 memory.events "oom_kill" */
 	char pids_dir[512];
 	int64_t pids_max;   /* -1 = no limit or unknown */
+	int found;                /* the paths above were resolved */
+	uint64_t membership_hash; /* of the /proc/PID/cgroup they were resolved from */
 };
 
-/* Finds the target's cgroups and reads their figures. 0, or -errno when
- * /proc/PID/cgroup cannot be read. */
+/* Finds the target's cgroups and reads their figures. cg starts zeroed;
+ * called again, it resolves the paths again only when the target moved to
+ * other cgroups. 0, or -errno when /proc/PID/cgroup cannot be read (cg is
+ * then left as it was). */
 int ooms_cgroup_find(pid_t pid, struct ooms_cgroup *cg);
 /* Reads the figures again (the target may be gone; its cgroup stays). */
 void ooms_cgroup_refresh(struct ooms_cgroup *cg);

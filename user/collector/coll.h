@@ -92,8 +92,6 @@ struct coll {
 	int have_smp;
 	struct ooms_cgroup cg;          /* the target's cgroups at the last sample */
 	int died;                       /* the kernel side saw the last thread exit */
-	uint64_t sym_refresh_ns;        /* when the symbolizer last read the maps */
-	uint64_t sym_refresh_region;    /* and for an address in which page */
 	/* found while events are handled, acted on once the batch is read (so
 	 * a snapshot's every member has had its creation event attributed) */
 	struct ooms_crossing pending_xs[RULE_MAX];

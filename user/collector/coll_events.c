@@ -145,26 +145,6 @@ static void last_look(struct coll *c)
 	}
 }
 
-/* A stack from code the symbolizer has not seen mapped (a launched target
- * after its exec, a library loaded since the last sample): read the maps
- * again now, while the process is still there to read them from. */
-static void sym_catch_up(struct coll *c, const struct ooms_event *e)
-{
-	uint64_t now;
-
-	if (e->stack_bytes < 8 || ooms_sym_is_exec(c->sym, e->ustack[0]))
-		return;
-	/* at once for an unknown page of code (a program just exec'd, a library
-	 * just loaded);
-	 * the same page again only every 20 ms */
-	now = coll_now_ns();
-	if (now - c->sym_refresh_ns < 20 * 1000 * 1000ull && e->ustack[0] >> 12 == c->sym_refresh_region)
-		return;
-	c->sym_refresh_ns = now;
-	c->sym_refresh_region = e->ustack[0] >> 12;
-	ooms_sym_refresh(c->sym);
-}
-
 int coll_handle_event(void *ctx, void *data, size_t size)
 {
 	struct coll *c = ctx;
@@ -173,7 +153,6 @@ int coll_handle_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(struct ooms_event))
 		return 0;
-	sym_catch_up(c, e);
 	ooms_attrib_event(c->attrib, e);
 	if (e->version == OOMS_EVENT_VERSION) {
 		if (e->type == EV_CALL_FAIL)
