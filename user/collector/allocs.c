@@ -66,11 +66,6 @@ void ooms_allocs_free(struct ooms_allocs *al)
 	free(al);
 }
 
-size_t ooms_allocs_count(const struct ooms_allocs *al)
-{
-	return al ? al->n : 0;
-}
-
 const struct ooms_alloc_rec *ooms_allocs_event(struct ooms_allocs *al, const struct ooms_event *e, size_t size)
 {
 	const struct ooms_alloc_event *big = (const void *)e;

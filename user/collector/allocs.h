@@ -42,7 +42,6 @@ void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_
 /* allocs.json: settings, every record, and the groups by stack (count,
  * total bytes, largest first), frames in crash-log form. 0 or -errno. */
 int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_ns);
-size_t ooms_allocs_count(const struct ooms_allocs *al);
 /* The text view: groups by stack with count and bytes, largest total
  * first, at most top of them; with frames, each group's stack in crash-log
  * form under it. 0 or -errno. */

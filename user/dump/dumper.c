@@ -43,11 +43,6 @@ static void status(const struct ooms_dump_request *rq, const char *what)
 
 static const char *const method_names[] = {[DUMP_AUTO] = "auto", [DUMP_SHIM] = "shim", [DUMP_JVM] = "jvm", [DUMP_AM] = "am"};
 
-const char *ooms_dump_method_name(enum ooms_dump_method m)
-{
-	return names_get(method_names, NAMES_N(method_names), 0, m, "auto");
-}
-
 int ooms_dump_method_parse(const char *s)
 {
 	return names_find(method_names, NAMES_N(method_names), 0, s, -1);

@@ -65,7 +65,6 @@ int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *
  * asking until the shim's socket is there. Blocking: run it on a thread. */
 int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int cancel_fd,
 		    void (*on_line)(void *ctx, const char *line), void *ctx);
-const char *ooms_dump_method_name(enum ooms_dump_method m);
 int ooms_dump_method_parse(const char *s); /* -1 unknown */
 
 #endif

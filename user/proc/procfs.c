@@ -87,7 +87,6 @@ static int64_t read_sysctl(const char *path)
 }
 
 int64_t proc_threads_max(void) { return read_sysctl("/proc/sys/kernel/threads-max"); }
-int64_t proc_pid_max(void) { return read_sysctl("/proc/sys/kernel/pid_max"); }
 
 int64_t proc_list(pid_t pid, const char *dir, void (*fn)(void *ctx, int64_t n), void *ctx)
 {

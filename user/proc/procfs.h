@@ -20,7 +20,6 @@ struct proc_limits {
 int proc_read_status(pid_t pid, struct proc_status *st);
 int proc_read_limits(pid_t pid, struct proc_limits *lim);
 int64_t proc_threads_max(void);                 /* /proc/sys/kernel/threads-max */
-int64_t proc_pid_max(void);                     /* /proc/sys/kernel/pid_max */
 /* Calls fn for each numeric entry of /proc/PID/<dir> ("fd" or "task").
  * Returns the count, or -errno. fn may be NULL. */
 int64_t proc_list(pid_t pid, const char *dir, void (*fn)(void *ctx, int64_t n), void *ctx);
