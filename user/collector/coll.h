@@ -112,13 +112,6 @@ struct death_line {
 	const struct ooms_cgroup *cg;
 };
 
-struct end_rec {
-	struct coll *c;
-	const char *reason;
-	int exit_status; /* wait status or -1 */
-	const struct ooms_death_rec *death;
-};
-
 extern const char *const coll_snap_base[];
 extern int coll_verbose;
 int coll_crossings(struct coll *c);
@@ -153,10 +146,11 @@ void coll_print_row(const struct ooms_sample *s);
 void coll_say(void *ctx, const char *fmt, ...);
 void coll_progress(void *ctx, const char *what);
 void coll_print_death(struct coll *c, const struct ooms_death_rec *d);
-void coll_start_body(struct json *j, void *arg);
+void coll_emit_start(struct coll *c);
 void coll_death_body(struct json *j, void *arg);
 void coll_write_death(struct coll *c, struct death_line *l);
 void coll_write_failures(struct coll *c);
-void coll_end_body(struct json *j, void *arg);
+/* exit_status: a wait status or -1; death: NULL when none was seen */
+void coll_emit_end(struct coll *c, const char *reason, int exit_status, const struct ooms_death_rec *death);
 
 #endif

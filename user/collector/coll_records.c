@@ -2,79 +2,48 @@
 #define _GNU_SOURCE
 #include "collector/coll.h"
 #include "run/records.h"
+#include "run/timeline.h"
 #include "run/files.h"
 
-void coll_start_body(struct json *j, void *arg)
+/* The start record: the target, this kernel, and the settings the rules
+ * run with (the report draws them). */
+void coll_emit_start(struct coll *c)
 {
-	struct coll *c = arg;
-	char cmd[1024] = "";
-	struct utsname_like { char r[128]; } k = {""};
+	const struct ooms_detect_config *d = &c->o->detect;
+	const struct ooms_heap_rule_config *h = &c->o->java.rule;
+	char cmd[1024] = "", kernel[128] = "", when[40];
+	time_t now = time(NULL);
+	struct tm tm;
 	FILE *f = fopen("/proc/sys/kernel/osrelease", "re");
 
 	if (f) {
-		if (fgets(k.r, sizeof(k.r), f))
-			k.r[strcspn(k.r, "\n")] = 0;
+		if (fgets(kernel, sizeof(kernel), f))
+			kernel[strcspn(kernel, "\n")] = 0;
 		fclose(f);
 	}
 	proc_cmdline(c->pid, cmd, sizeof(cmd));
-	json_obj(j);
-	json_kstr(j, "type", run_rec_name(REC_START));
-	json_kdbl(j, "t", 0);
-	json_kint(j, "pid", c->pid);
-	json_kstr(j, "command", cmd);
-	json_kstr(j, "mode", c->launched ? "run" : "watch");
-	json_kstr(j, "kernel", k.r);
-	json_kstr(j, "arch", c->arch == ARCH_X86_64 ? "x86_64" : "arm64");
-	json_kbool(j, "target_32bit", c->is_32bit);
-	json_kdbl(j, "interval_s", c->o->interval_s);
-	json_kdbl(j, "duration_s", c->o->duration_s);
-	json_kstr(j, "libc", c->libc_path[0] ? c->libc_path : NULL);
-	json_kint(j, "page_size", sysconf(_SC_PAGESIZE));
-	json_kuint(j, "ringbuf_bytes", coll_ringbuf_bytes(c->o));
-	json_key(j, "sources");
-	json_obj(j);
-	json_kstr(j, "threads", "/proc/PID/task; threads_bpf: sched_process_fork/exit");
-	json_kstr(j, "fds", "/proc/PID/fd; fds_bpf: raw_syscalls:sys_exit");
-	json_kstr(j, "vmsize_kb", "/proc/PID/status VmSize");
-	json_kstr(j, "vmsize_bpf_kb", "previous VmSize + mmap/munmap/mremap/brk since");
-	json_kstr(j, "fd_limit", "/proc/PID/limits Max open files (soft)");
-	json_kstr(j, "thread_limit", "min(threads-max, RLIMIT_NPROC soft, --thread-limit)");
-	json_obj_end(j);
-	{
-		/* when, and the settings the rules run with (the report draws them) */
-		const struct ooms_detect_config *d = &c->o->detect;
-		const struct ooms_heap_rule_config *h = &c->o->java.rule;
-		char when[40];
-		time_t now = time(NULL);
-		struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	struct run_record r = {.type = REC_START, .u.start = {
+		.pid = c->pid, .command = cmd, .mode = c->launched ? "run" : "watch", .kernel = kernel,
+		.arch = c->arch == ARCH_X86_64 ? "x86_64" : "arm64", .target_32bit = c->is_32bit,
+		.interval_s = c->o->interval_s, .duration_s = c->o->duration_s,
+		.libc = c->libc_path[0] ? c->libc_path : NULL, .page_size = sysconf(_SC_PAGESIZE),
+		.ringbuf_bytes = coll_ringbuf_bytes(c->o), .wall_time = when,
+		.settings = {
+			.thread_count = d->thread_count_limit, .thread_gap = d->thread_count_gap,
+			.thread_polls = d->thread_count_polls, .fd_count = d->fd_count_limit,
+			.fd_gap = d->fd_count_gap, .fd_polls = d->fd_count_polls, .fd_ratio = d->fd_ratio,
+			.thread_ratio = d->thread_ratio, .vmsize_limit_kb = d->vmsize_limit_kb,
+			.vmsize_64bit = d->vmsize_limit_64bit, .big_alloc_bytes = c->o->big_alloc_bytes,
+			.big_alloc_mode = !c->o->big_alloc_bytes ? NULL
+					  : c->o->big_alloc_mode == ALLOC_UPROBE ? "uprobe" : "syscall",
+			.heap_rule = ooms_heap_variant_name(h->variant), .heap_ratio = h->ratio,
+			.heap_polls = h->polls, .heap_interval_s = h->interval_s, .max_dumps = h->max_dumps,
+			.shim = c->o->java.shim,
+		}}};
 
-		gmtime_r(&now, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		json_kstr(j, "wall_time", when);
-		json_key(j, "settings");
-		json_obj(j);
-		json_kint(j, "thread_count", d->thread_count_limit);
-		json_kint(j, "thread_gap", d->thread_count_gap);
-		json_kint(j, "thread_polls", d->thread_count_polls);
-		json_kint(j, "fd_count", d->fd_count_limit);
-		json_kint(j, "fd_gap", d->fd_count_gap);
-		json_kint(j, "fd_polls", d->fd_count_polls);
-		json_kdbl(j, "fd_ratio", d->fd_ratio);
-		json_kdbl(j, "thread_ratio", d->thread_ratio);
-		json_kint(j, "vmsize_limit_kb", d->vmsize_limit_kb);
-		json_kbool(j, "vmsize_64bit", d->vmsize_limit_64bit);
-		json_kuint(j, "big_alloc_bytes", c->o->big_alloc_bytes);
-		json_kstr(j, "big_alloc_mode", !c->o->big_alloc_bytes ? NULL
-					       : c->o->big_alloc_mode == ALLOC_UPROBE ? "uprobe" : "syscall");
-		json_kstr(j, "heap_rule", ooms_heap_variant_name(h->variant));
-		json_kdbl(j, "heap_ratio", h->ratio);
-		json_kint(j, "heap_polls", h->polls);
-		json_kdbl(j, "heap_interval_s", h->interval_s);
-		json_kint(j, "max_dumps", h->max_dumps);
-		json_kbool(j, "shim", c->o->java.shim);
-		json_obj_end(j);
-	}
-	json_obj_end(j);
+	coll_emit(c, run_record_body, &r);
 }
 
 static void oom_json(struct json *j, const struct ooms_oom_victim *o, uint64_t start)
@@ -241,37 +210,31 @@ void coll_write_failures(struct coll *c)
 		coll_err("cannot write %s: %s", path, strerror(-e));
 }
 
-void coll_end_body(struct json *j, void *arg)
+/* The end record: why the run stopped, and what was lost on the way. */
+void coll_emit_end(struct coll *c, const char *reason, int exit_status, const struct ooms_death_rec *death)
 {
-	struct end_rec *r = arg;
-	volatile struct ooms_totals *t = coll_totals(r->c);
+	volatile struct ooms_totals *t = coll_totals(c);
+	struct run_record r = {.type = REC_END, .u.end = {
+		.t = coll_since(c), .reason = reason, .target_exit_code = RUN_NONE, .target_signal = RUN_NONE,
+		.ringbuf_drops = t->ringbuf_drops, .set_full_drops = t->set_full_drops,
+		.events_sent = t->events_sent, .events_received = ooms_attrib_events(c->attrib),
+		.crossings = coll_crossings(c), .call_fails = t->call_fails, .call_fails_sent = t->call_fails_sent,
+	}};
+	struct run_end *e = &r.u.end;
 
-	json_obj(j);
-	json_kstr(j, "type", run_rec_name(REC_END));
-	json_kdbl(j, "t", coll_since(r->c));
-	json_kstr(j, "reason", r->reason);
-	if (r->exit_status >= 0) {
-		if (WIFEXITED(r->exit_status))
-			json_kint(j, "target_exit_code", WEXITSTATUS(r->exit_status));
-		else if (WIFSIGNALED(r->exit_status))
-			json_kint(j, "target_signal", WTERMSIG(r->exit_status));
+	if (exit_status >= 0 && WIFEXITED(exit_status))
+		e->target_exit_code = WEXITSTATUS(exit_status);
+	else if (exit_status >= 0 && WIFSIGNALED(exit_status))
+		e->target_signal = WTERMSIG(exit_status);
+	if (death) {
+		e->death = ooms_death_cause_name(death->cause);
+		e->how = death->sentence;
 	}
-	json_kuint(j, "ringbuf_drops", t->ringbuf_drops);
-	json_kuint(j, "set_full_drops", t->set_full_drops);
-	json_kuint(j, "events_sent", t->events_sent);
-	json_kuint(j, "events_received", ooms_attrib_events(r->c->attrib));
-	json_kint(j, "crossings", coll_crossings(r->c));
-	json_kuint(j, "call_fails", t->call_fails);
-	json_kuint(j, "call_fails_sent", t->call_fails_sent);
-	if (r->death) {
-		json_kstr(j, "death", ooms_death_cause_name(r->death->cause));
-		json_kstr(j, "how", r->death->sentence);
+	if (c->jheap) {
+		e->runtime = ooms_rt_name(ooms_jheap_runtime(c->jheap));
+		e->runtime_events = ooms_jheap_events(c->jheap);
+		e->runtime_ringbuf_drops = ooms_jheap_drops(c->jheap);
+		e->dumps = ooms_jheap_dumps(c->jheap);
 	}
-	if (r->c->jheap) {
-		json_kstr(j, "runtime", ooms_rt_name(ooms_jheap_runtime(r->c->jheap)));
-		json_kuint(j, "runtime_events", ooms_jheap_events(r->c->jheap));
-		json_kuint(j, "runtime_ringbuf_drops", ooms_jheap_drops(r->c->jheap));
-		json_kint(j, "dumps", ooms_jheap_dumps(r->c->jheap));
-	}
-	json_obj_end(j);
+	coll_emit(c, run_record_body, &r);
 }

@@ -3,86 +3,29 @@
 #define _GNU_SOURCE
 #include "collector/coll.h"
 #include "run/records.h"
+#include "run/timeline.h"
 
-struct sample_rec {
-	struct coll *c;
-	const struct ooms_sample *s;
-};
-
-static void sample_body(struct json *j, void *arg)
+/* The sample record: the figures of /proc and of the kernel side. */
+static void emit_sample(struct coll *c, const struct ooms_sample *s)
 {
-	struct sample_rec *r = arg;
-	const struct ooms_sample *s = r->s;
-	volatile struct ooms_totals *t = coll_totals(r->c);
+	volatile struct ooms_totals *t = coll_totals(c);
+	struct run_record r = {.type = REC_SAMPLE, .u.sample = {
+		.t = s->t, .rss_kb = s->rss_kb, .vmsize_kb = s->vmsize_kb, .vmpeak_kb = s->vmpeak_kb,
+		.vmsize_bpf_kb = s->vmsize_bpf_kb, .threads = s->threads, .threads_bpf = s->threads_bpf,
+		.thread_limit = s->thread_limit, .thread_limit_src = s->thread_limit_src, .fds = s->fds,
+		.fds_bpf = s->fds_bpf, .fd_limit = s->fd_limit, .ringbuf_drops = s->ringbuf_drops,
+		.set_full_drops = s->set_full_drops, .events = s->events, .heap_src = s->heap_src,
+		.heap_used = s->heap_used, .heap_committed = s->heap_committed, .heap_max = s->heap_max,
+		.heap_limit = RUN_NONE, .gcs = s->gcs, .gc_pause_ms = s->gc_pause_ms,
+		.syscalls = {t->fd_opens, t->fd_closes, t->thread_news, t->thread_exits, t->mmaps, t->munmaps,
+			     t->mremaps, t->brks},
+	}};
 
-	json_obj(j);
-	json_kstr(j, "type", run_rec_name(REC_SAMPLE));
-	json_kdbl(j, "t", s->t);
-	json_kint(j, "rss_kb", s->rss_kb);
-	json_kint(j, "vmsize_kb", s->vmsize_kb);
-	json_kint(j, "vmpeak_kb", s->vmpeak_kb);
-	json_kint(j, "vmsize_bpf_kb", s->vmsize_bpf_kb);
-	json_kint(j, "threads", s->threads);
-	json_kint(j, "threads_bpf", s->threads_bpf);
-	json_kint(j, "thread_limit", s->thread_limit);
-	json_kstr(j, "thread_limit_src", s->thread_limit_src);
-	json_kint(j, "fds", s->fds);
-	json_kint(j, "fds_bpf", s->fds_bpf);
-	json_kint(j, "fd_limit", s->fd_limit);
-	json_kuint(j, "ringbuf_drops", s->ringbuf_drops);
-	json_kuint(j, "set_full_drops", s->set_full_drops);
-	json_kuint(j, "events", s->events);
-	if (s->heap_src) {
-		json_kint(j, "heap_used", s->heap_used);
-		json_kint(j, "heap_committed", s->heap_committed);
-		json_kint(j, "heap_max", s->heap_max);
-		json_kstr(j, "heap_src", s->heap_src);
-		if (s->heap_max > 0) /* where the heap rule's ratio lies, in bytes */
-			json_kint(j, "heap_limit",
-				  (int64_t)(ooms_heap_rule_threshold(&r->c->o->java.rule, s->heap_max) * (double)s->heap_max));
-	}
-	if (r->c->jheap && ooms_jheap_runtime(r->c->jheap) != OOMS_RT_NATIVE) {
-		json_kuint(j, "gcs", s->gcs);
-		json_kdbl(j, "gc_pause_ms", s->gc_pause_ms);
-	}
-	json_key(j, "syscalls");
-	json_obj(j);
-	json_kuint(j, "fd_opens", t->fd_opens);
-	json_kuint(j, "fd_closes", t->fd_closes);
-	json_kuint(j, "thread_news", t->thread_news);
-	json_kuint(j, "thread_exits", t->thread_exits);
-	json_kuint(j, "mmaps", t->mmaps);
-	json_kuint(j, "munmaps", t->munmaps);
-	json_kuint(j, "mremaps", t->mremaps);
-	json_kuint(j, "brks", t->brks);
-	json_obj_end(j);
-	json_obj_end(j);
-}
-
-struct crossing_rec {
-	double t;
-	const struct ooms_crossing *x;
-	const char *file;
-	const char *allocs; /* the large allocations' snapshot written with it, or NULL */
-	const char *seen_at; /* "sample" (the interval's), or "event" (between samples) */
-};
-
-static void crossing_body(struct json *j, void *arg)
-{
-	struct crossing_rec *r = arg;
-
-	json_obj(j);
-	json_kstr(j, "type", run_rec_name(REC_CROSSING));
-	json_kdbl(j, "t", r->t);
-	json_kstr(j, "rule", ooms_rule_name(r->x->rule));
-	json_kint(j, "value", r->x->value);
-	json_kint(j, "limit", r->x->limit);
-	json_kstr(j, "reason", r->x->reason);
-	json_kstr(j, "seen_at", r->seen_at);
-	json_kstr(j, "wrote", r->file);
-	if (r->allocs)
-		json_kstr(j, "allocs", r->allocs);
-	json_obj_end(j);
+	if (s->heap_src && s->heap_max > 0) /* where the heap rule's ratio lies, in bytes */
+		r.u.sample.heap_limit =
+			(int64_t)(ooms_heap_rule_threshold(&c->o->java.rule, s->heap_max) * (double)s->heap_max);
+	r.u.sample.has_gc = c->jheap && ooms_jheap_runtime(c->jheap) != OOMS_RT_NATIVE;
+	coll_emit(c, run_record_body, &r);
 }
 
 static enum snap_kind rule_snap(enum ooms_rule r)
@@ -137,24 +80,27 @@ void coll_handle_crossings(struct coll *c, const struct ooms_snapshot *s, const 
 	for (size_t i = 0; i < nx; i++) {
 		enum snap_kind kind = rule_snap(xs[i].rule);
 		char snap[64], path[4200], numbered[64], current[64];
-		struct crossing_rec cr = {smp->t, &xs[i], numbered, NULL, seen_at};
+		struct run_record rec = {.type = REC_CROSSING, .u.crossing = {
+			.t = smp->t, .rule = ooms_rule_name(xs[i].rule), .value = xs[i].value, .limit = xs[i].limit,
+			.reason = xs[i].reason, .seen_at = seen_at, .wrote = numbered}};
+		struct run_crossing *cr = &rec.u.crossing;
 
 		/* the groups as they stand at the crossing (fds-N.json), and the
 		 * current view (fds.json, rewritten at the end) */
 		if (coll_write_file(c, s, kind, coll_crossings(c) + 1, numbered, sizeof(numbered)) != 0)
-			cr.file = NULL;
+			cr->wrote = NULL;
 		coll_write_file(c, s, kind, 0, current, sizeof(current));
 		/* a native target's "dump": its large allocations as they stand now */
 		if (c->allocs && (!c->jheap || ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE)) {
 			snprintf(snap, sizeof(snap), "allocs-%d.json", coll_crossings(c) + 1);
 			snprintf(path, sizeof(path), "%s/%s", c->dir, snap);
 			if (ooms_allocs_write(c->allocs, path, c->start_ns) == 0)
-				cr.allocs = snap;
+				cr->allocs = snap;
 		}
-		coll_emit(c, crossing_body, &cr);
+		coll_emit(c, run_record_body, &rec);
 		if (!c->o->json)
 			printf("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir,
-			       cr.file ? cr.file : current);
+			       cr->wrote ? cr->wrote : current);
 		c->crossings++;
 	}
 }
@@ -252,9 +198,7 @@ int coll_take_sample(struct coll *c)
 		ooms_jheap_sample(c->jheap, &smp);
 	}
 
-	struct sample_rec rec = {c, &smp};
-
-	coll_emit(c, sample_body, &rec);
+	emit_sample(c, &smp);
 	if (!c->o->json)
 		coll_print_row(&smp);
 	coll_check_drift(c, &s, &smp);

@@ -2,6 +2,7 @@
  * with it every sample (drift) and repaired, and read back as snapshots. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
+#include "run/timeline.h"
 #include "util/vec.h"
 #include "run/records.h"
 
@@ -123,26 +124,6 @@ int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s)
 	return e;
 }
 
-struct drift_rec {
-	double t;
-	const char *what;
-	int64_t proc, bpf;
-};
-
-static void drift_body(struct json *j, void *arg)
-{
-	struct drift_rec *r = arg;
-
-	json_obj(j);
-	json_kstr(j, "type", run_rec_name(REC_DRIFT));
-	json_kdbl(j, "t", r->t);
-	json_kstr(j, "what", r->what);
-	json_kint(j, "proc", r->proc);
-	json_kint(j, "bpf", r->bpf);
-	json_kstr(j, "action", "BPF set resynchronized from /proc");
-	json_obj_end(j);
-}
-
 void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp)
 {
 	struct { const char *what; int64_t proc, bpf; int *run; int fds; } d[] = {
@@ -158,9 +139,9 @@ void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struc
 		}
 		if (++*d[i].run < 2)
 			continue;
-		struct drift_rec r = {smp->t, d[i].what, d[i].proc, d[i].bpf};
+		struct run_record r = {.type = REC_DRIFT, .u.drift = {smp->t, d[i].what, d[i].proc, d[i].bpf}};
 
-		coll_emit(c, drift_body, &r);
+		coll_emit(c, run_record_body, &r);
 		resync(c, s, d[i].fds);
 		*d[i].run = 0;
 	}

@@ -319,7 +319,7 @@ static int start(struct coll *c)
 	ooms_detect_init(&c->det, &c->o->detect);
 	c->start_ns = coll_now_ns();
 	coll_seed_limits(c);
-	coll_emit(c, coll_start_body, c);
+	coll_emit_start(c);
 	if (!c->o->json) {
 		fprintf(stderr, "oomscope: watching PID %d, run directory %s (Ctrl-C to stop)\n", (int)c->pid, c->dir);
 		coll_print_header();
@@ -374,11 +374,10 @@ static void write_end_files(struct coll *c)
 /* The end record, and the end's lines on the terminal. */
 static void finish(struct coll *c, const char *why, int status, const struct ooms_death_rec *d)
 {
-	struct end_rec er = {c, why, status, d};
 	volatile struct ooms_totals *t = coll_totals(c);
 	char summary[4096];
 
-	coll_emit(c, coll_end_body, &er);
+	coll_emit_end(c, why, status, d);
 	if (c->o->json)
 		return;
 	fprintf(stderr, "oomscope: stopped (%s) after %.1f s; %d crossing(s); %" PRIu64 " events, %" PRIu64

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "collector/jheap_int.h"
+#include "run/timeline.h"
 
 double jheap_now(struct ooms_jheap *j)
 {
@@ -7,12 +8,6 @@ double jheap_now(struct ooms_jheap *j)
 }
 
 /* ---- events ---- */
-
-struct gc_rec {
-	struct ooms_jheap *j;
-	double t, pause_ms;
-	int full;
-};
 
 /* HotSpot reports its non-heap pools too: code cache and class metadata. */
 static int is_heap_pool(const char *name)
@@ -37,71 +32,20 @@ static int64_t pools_used(const struct ooms_jheap *j, int64_t *max)
 	return used;
 }
 
-static void gc_body(struct json *js, void *arg)
+/* A gc record, with the pools as they stood after it. */
+static void emit_gc(struct ooms_jheap *j, double t, double pause_ms, int full)
 {
-	struct gc_rec *r = arg;
+	struct run_pool pools[sizeof(j->pools) / sizeof(j->pools[0])];
 	int64_t max;
-	int64_t used = pools_used(r->j, &max);
+	struct run_record r = {.type = REC_GC, .u.gc = {.t = t, .full = full, .pause_ms = pause_ms,
+							 .used_after = pools_used(j, &max), .pools = pools,
+							 .npools = j->npools}};
 
-	json_obj(js);
-	json_kstr(js, "type", run_rec_name(REC_GC));
-	json_kdbl(js, "t", r->t);
-	json_kbool(js, "full", r->full);
-	json_kdbl(js, "pause_ms", r->pause_ms);
-	if (r->j->npools) {
-		json_kint(js, "used_after", used);
-		json_key(js, "pools");
-		json_obj(js);
-		for (int i = 0; i < r->j->npools; i++) {
-			json_key(js, r->j->pools[i].name);
-			json_obj(js);
-			json_kint(js, "used", r->j->pools[i].used);
-			json_kint(js, "committed", r->j->pools[i].committed);
-			json_kint(js, "max", r->j->pools[i].max);
-			json_obj_end(js);
-		}
-		json_obj_end(js);
-	}
-	json_obj_end(js);
+	for (int i = 0; i < j->npools; i++)
+		pools[i] = (struct run_pool){j->pools[i].name, j->pools[i].used, j->pools[i].committed, j->pools[i].max};
+	j->io.emit(j->io.ctx, run_record_body, &r);
 }
 
-
-void jheap_oom_body(struct json *js, void *arg)
-{
-	struct oom_rec *r = arg;
-
-	json_obj(js);
-	json_kstr(js, "type", run_rec_name(REC_OOM));
-	json_kdbl(js, "t", r->t);
-	json_kstr(js, "source", r->source);
-	if (r->bytes >= 0)
-		json_kint(js, "bytes", r->bytes);
-	json_kstr(js, "message", r->msg);
-	if (r->tid)
-		json_kuint(js, "tid", r->tid);
-	if (r->thread)
-		json_kstr(js, "thread", r->thread);
-	if (r->kind)
-		json_kstr(js, "kind", r->kind);
-	if (r->stack) {
-		char frame[512];
-		const char *p = r->stack;
-
-		json_key(js, "java_stack");
-		json_arr(js);
-		while (*p) {
-			size_t n = strcspn(p, ";");
-
-			snprintf(frame, sizeof(frame), "%.*s", (int)n, p);
-			json_str(js, frame);
-			p += n + (p[n] == ';');
-		}
-		json_arr_end(js);
-	}
-	if (r->hint)
-		json_kstr(js, "hint", r->hint);
-	json_obj_end(js);
-}
 
 /* The value of key=WORD in a shim line, %XX-unescaped, into out. */
 const char *jheap_line_value(const char *line, const char *key, char *out, size_t len)
@@ -163,22 +107,23 @@ static int handle_rt(void *ctx, void *data, size_t size)
 	}
 	case RT_GC_END:
 		if (j->gc_begin_ns && e->ts_ns >= j->gc_begin_ns) {
-			struct gc_rec r = {j, t, (e->ts_ns - j->gc_begin_ns) / 1e6, j->gc_full};
+			double pause_ms = (e->ts_ns - j->gc_begin_ns) / 1e6;
 
 			j->gcs++;
-			j->gc_pause_ms += r.pause_ms;
-			j->io.emit(j->io.ctx, gc_body, &r);
+			j->gc_pause_ms += pause_ms;
+			emit_gc(j, t, pause_ms, j->gc_full);
 			j->gc_begin_ns = 0;
 			check_trend(j, t);
 		}
 		break;
 	case RT_OOM_SIZE: {
-		struct oom_rec r = {t, e->a0, "Heap::ThrowOutOfMemoryError", "probe", e->tid, NULL, NULL, NULL, NULL};
+		struct run_record r = {.type = REC_OOM, .u.oom = {.t = t, .bytes = e->a0, .message = "Heap::ThrowOutOfMemoryError",
+								  .source = "probe", .tid = e->tid}};
 
 		j->ooms++;
 		j->oom_t = t;
 		snprintf(j->oom_msg, sizeof(j->oom_msg), "an allocation of %" PRId64 " bytes failed", e->a0);
-		j->io.emit(j->io.ctx, jheap_oom_body, &r);
+		j->io.emit(j->io.ctx, run_record_body, &r);
 		if (j->io.say)
 			j->io.say(j->io.ctx, "!! OutOfMemoryError thrown: an allocation of %" PRId64 " bytes failed", e->a0);
 		/* ART: the shim has no hook at the throw (HotSpot's is JVMTI's), so
@@ -191,21 +136,22 @@ static int handle_rt(void *ctx, void *data, size_t size)
 	case RT_OOM_MSG: {
 		char msg[OOMS_RT_MSG_LEN + 1], thread[OOMS_RT_NAME_LEN + 1];
 		const char *hint = NULL;
-		struct oom_rec r = {t, -1, msg, "probe", e->tid, thread, NULL, NULL, NULL};
+		struct run_record r = {.type = REC_OOM, .u.oom = {.t = t, .bytes = RUN_NONE, .message = msg,
+								  .source = "probe", .tid = e->tid, .thread = thread}};
 
 		snprintf(msg, sizeof(msg), "%.*s", (int)sizeof(e->msg), e->msg);
 		if (!j->arm && (strstr(msg, "heap") || strstr(msg, "GC overhead")))
-			r.hint = hint = "no heap dump at the throw: with --shim, oomscope dumps the heap from the thread "
+			r.u.oom.hint = hint = "no heap dump at the throw: with --shim, oomscope dumps the heap from the thread "
 					"whose allocation failed, before the OutOfMemoryError is thrown";
 		snprintf(thread, sizeof(thread), "%.*s", (int)sizeof(e->name), e->name);
 		if (!thread[0])
-			r.thread = NULL;
+			r.u.oom.thread = NULL;
 		j->ooms++;
 		j->oom_t = t;
 		snprintf(j->oom_msg, sizeof(j->oom_msg), "%s", msg);
 		if (!j->oom_thread[0] || !j->arm) /* the shim's full Java name wins */
 			snprintf(j->oom_thread, sizeof(j->oom_thread), "%s", thread);
-		j->io.emit(j->io.ctx, jheap_oom_body, &r);
+		j->io.emit(j->io.ctx, run_record_body, &r);
 		if (j->io.say)
 			j->io.say(j->io.ctx, "!! OutOfMemoryError thrown in thread %s (tid %u): %s%s%s", thread[0] ? thread : "?",
 				  e->tid, msg, hint ? "; " : "", hint ? hint : "");
@@ -281,22 +227,6 @@ static void attach_art(struct ooms_jheap *j, const char *lib)
 		add_link(j, bpf_program__attach_uprobe(k->progs.art_oom_thread, false, j->pid, lib, off), "OOM message");
 }
 
-static void runtime_body(struct json *js, void *arg)
-{
-	struct ooms_jheap *j = arg;
-
-	json_obj(js);
-	json_kstr(js, "type", run_rec_name(REC_RUNTIME));
-	json_kdbl(js, "t", jheap_now(j));
-	json_kstr(js, "runtime", ooms_rt_name(j->rt.kind));
-	json_kstr(js, "lib", j->rt.lib);
-	json_kint(js, "probes", j->nlinks);
-	json_kstr(js, "heap_rule", ooms_heap_rule_name(&j->o.rule));
-	json_kdbl(js, "heap_horizon_s", j->o.rule.horizon_s);
-	json_kdbl(js, "heap_interval_s", j->o.rule.interval_s);
-	json_kint(js, "max_dumps", j->o.rule.max_dumps);
-	json_obj_end(js);
-}
 
 int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 {
@@ -333,7 +263,14 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 	if (j->io.say)
 		j->io.say(j->io.ctx, "Java runtime: %s (%s), %d probe(s) attached", ooms_rt_name(j->rt.kind), j->rt.lib,
 			  j->nlinks);
-	j->io.emit(j->io.ctx, runtime_body, j);
+	{
+		struct run_record r = {.type = REC_RUNTIME, .u.runtime = {
+			.t = jheap_now(j), .runtime = ooms_rt_name(j->rt.kind), .lib = j->rt.lib, .probes = j->nlinks,
+			.heap_rule = ooms_heap_rule_name(&j->o.rule), .heap_horizon_s = j->o.rule.horizon_s,
+			.heap_interval_s = j->o.rule.interval_s, .max_dumps = j->o.rule.max_dumps}};
+
+		j->io.emit(j->io.ctx, run_record_body, &r);
+	}
 	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT &&
 	    shim_client_load_hotspot(j->pid, shim_client_library(), err, sizeof(err))) {
 		fprintf(stderr, "oomscope: --shim: %s\n", err);
@@ -356,28 +293,6 @@ enum ooms_rt_kind ooms_jheap_runtime(const struct ooms_jheap *j)
 }
 
 /* ---- samples and the rule ---- */
-
-struct cross_rec {
-	double t;
-	const struct ooms_heap_decision *d;
-	int64_t used, max;
-	const char *file;
-};
-
-static void cross_body(struct json *js, void *arg)
-{
-	struct cross_rec *r = arg;
-
-	json_obj(js);
-	json_kstr(js, "type", run_rec_name(REC_CROSSING));
-	json_kdbl(js, "t", r->t);
-	json_kstr(js, "rule", r->d->rule);
-	json_kint(js, "value", r->used);
-	json_kint(js, "limit", (int64_t)(r->d->threshold * (double)r->max));
-	json_kstr(js, "reason", r->d->reason);
-	json_kstr(js, "wrote", r->file);
-	json_obj_end(js);
-}
 
 void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s)
 {
@@ -412,7 +327,9 @@ void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s)
 static void rule_said(struct ooms_jheap *j, double t, enum ooms_heap_verdict v, const struct ooms_heap_decision *d,
 		      int64_t used, int64_t max)
 {
-	struct cross_rec r = {t, d, used, max, NULL};
+	struct run_record r = {.type = REC_CROSSING, .u.crossing = {
+		.t = t, .rule = d->rule, .value = used, .limit = (int64_t)(d->threshold * (double)max),
+		.reason = d->reason}};
 	char name[64];
 
 	if (v == HEAP_QUIET)
@@ -420,9 +337,9 @@ static void rule_said(struct ooms_jheap *j, double t, enum ooms_heap_verdict v, 
 	if (v == HEAP_DUMP) {
 		snprintf(name, sizeof(name), "dump-%d.hprof%s", j->seq + 1,
 			 j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "");
-		r.file = name;
+		r.u.crossing.wrote = name;
 	}
-	j->io.emit(j->io.ctx, cross_body, &r);
+	j->io.emit(j->io.ctx, run_record_body, &r);
 	j->crossings++;
 	if (j->io.say)
 		j->io.say(j->io.ctx, "!! %s: %s", d->rule, d->reason);

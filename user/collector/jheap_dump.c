@@ -3,6 +3,7 @@
  * OutOfMemoryError (the shim dumps from the throwing thread). */
 #define _GNU_SOURCE
 #include "collector/jheap_int.h"
+#include "run/timeline.h"
 
 static void *dump_main(void *arg)
 {
@@ -16,24 +17,6 @@ static void *dump_main(void *arg)
 	return NULL;
 }
 
-struct dump_start_rec {
-	double t;
-	int seq;
-	const char *reason;
-};
-
-static void dump_start_body(struct json *js, void *arg)
-{
-	struct dump_start_rec *r = arg;
-
-	json_obj(js);
-	json_kstr(js, "type", run_rec_name(REC_DUMP_START));
-	json_kdbl(js, "t", r->t);
-	json_kint(js, "seq", r->seq);
-	json_kstr(js, "reason", r->reason);
-	json_obj_end(js);
-}
-
 const char *jheap_base(const char *p)
 {
 	const char *b = strrchr(p, '/');
@@ -41,44 +24,20 @@ const char *jheap_base(const char *p)
 	return b ? b + 1 : p;
 }
 
-struct dump_line {
-	struct ooms_jheap *j;
-	const struct ooms_dump_request *rq;
-	const struct ooms_dump_result *res;
-	const char *out, *json, *when;
-};
-
-static void dump_body(struct json *js, void *arg)
+static void emit_dump(struct ooms_jheap *j, const struct ooms_dump_request *rq, const struct ooms_dump_result *res,
+		      const char *out, const char *json, const char *when)
 {
-	struct dump_line *l = arg;
-	const struct ooms_dump_result *r = l->res;
+	struct run_record r = {.type = REC_DUMP, .u.dump = {
+		.t = jheap_now(j), .seq = j->seq, .ok = res->ok, .method = res->method, .when = when,
+		.file = res->ok ? jheap_base(out) : NULL, .pause_ms = res->pause_ms, .dump_ms = res->dump_ms,
+		.attempts = res->attempts, .bytes_in = res->bytes_in, .bytes_out = res->bytes_out,
+		.objects = res->objects, .target_exited = res->target_exited, .error = res->ok ? NULL : res->error,
+		.has_analysis = res->ok && rq->analysis_json, .analysis = res->analyzed ? jheap_base(json) : NULL,
+		.analyze_ms = res->analyze_ms, .leak_groups = res->leak_groups, .leak_objects = res->leak_objects,
+		.top_leak = res->top_leak[0] ? res->top_leak : NULL,
+		.analysis_error = res->analysis_error[0] ? res->analysis_error : NULL}};
 
-	json_obj(js);
-	json_kstr(js, "type", run_rec_name(REC_DUMP));
-	json_kdbl(js, "t", jheap_now(l->j));
-	json_kint(js, "seq", l->j->seq);
-	json_kbool(js, "ok", r->ok);
-	json_kstr(js, "method", r->method);
-	if (l->when)
-		json_kstr(js, "when", l->when);
-	json_kstr(js, "file", r->ok ? jheap_base(l->out) : NULL);
-	json_kdbl(js, "pause_ms", r->pause_ms);
-	json_kdbl(js, "dump_ms", r->dump_ms);
-	json_kint(js, "attempts", r->attempts);
-	json_kuint(js, "bytes_in", r->bytes_in);
-	json_kuint(js, "bytes_out", r->bytes_out);
-	json_kuint(js, "objects", r->objects);
-	json_kbool(js, "target_exited", r->target_exited);
-	json_kstr(js, "error", r->ok ? NULL : r->error);
-	if (r->ok && l->rq->analysis_json) {
-		json_kstr(js, "analysis", r->analyzed ? jheap_base(l->json) : NULL);
-		json_kdbl(js, "analyze_ms", r->analyze_ms);
-		json_kuint(js, "leak_groups", r->leak_groups);
-		json_kuint(js, "leak_objects", r->leak_objects);
-		json_kstr(js, "top_leak", r->top_leak[0] ? r->top_leak : NULL);
-		json_kstr(js, "analysis_error", r->analysis_error[0] ? r->analysis_error : NULL);
-	}
-	json_obj_end(js);
+	j->io.emit(j->io.ctx, run_record_body, &r);
 }
 
 /* The request for a dump into out (and its analysis files). */
@@ -112,11 +71,9 @@ static void fill_request(struct ooms_jheap *j, struct ooms_dump_request *rq, con
 static void report_dump(struct ooms_jheap *j, const struct ooms_dump_request *rq, const struct ooms_dump_result *r,
 			const char *out, const char *json, const char *txt, const char *when)
 {
-	struct dump_line l = {j, rq, r, out, json, when};
-
 	if (r->ok)
 		j->dumps++;
-	j->io.emit(j->io.ctx, dump_body, &l);
+	emit_dump(j, rq, r, out, json, when);
 	if (!j->io.say)
 		return;
 	if (!r->ok) {
@@ -136,7 +93,7 @@ static void report_dump(struct ooms_jheap *j, const struct ooms_dump_request *rq
 
 void jheap_start_dump(struct ooms_jheap *j, const char *reason)
 {
-	struct dump_start_rec r;
+	struct run_record r;
 	const char *ext = j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "";
 
 	j->seq++;
@@ -145,8 +102,8 @@ void jheap_start_dump(struct ooms_jheap *j, const char *reason)
 	snprintf(j->txt_path, sizeof(j->txt_path), "%s/dump-%d.analysis.txt", j->dir, j->seq);
 	fill_request(j, &j->rq, j->out, j->json_path, j->txt_path);
 	j->started_t = jheap_now(j);
-	r = (struct dump_start_rec){j->started_t, j->seq, reason};
-	j->io.emit(j->io.ctx, dump_start_body, &r);
+	r = (struct run_record){.type = REC_DUMP_START, .u.dump_start = {j->started_t, j->seq, reason}};
+	j->io.emit(j->io.ctx, run_record_body, &r);
 	if (j->io.say)
 		j->io.say(j->io.ctx, "dumping the Java heap to %s", j->out);
 	j->finished = 0;
@@ -171,14 +128,15 @@ static void arm_lines(struct ooms_jheap *j)
 
 	for (size_t i = 0; i < n; i++) {
 		char kind[32], thread[200], what[300], stack[OOMDUMP_LINE];
-		struct oom_rec r = {jheap_now(j), -1, what, "shim", 0, thread, kind, stack, NULL};
+		struct run_record r = {.type = REC_OOM, .u.oom = {.t = jheap_now(j), .bytes = RUN_NONE, .message = what,
+								  .source = "shim", .thread = thread, .kind = kind, .stack = stack}};
 
 		jheap_line_value(lines[i], "kind", kind, sizeof(kind));
 		jheap_line_value(lines[i], "thread", thread, sizeof(thread));
 		jheap_line_value(lines[i], "what", what, sizeof(what));
 		jheap_line_value(lines[i], "stack", stack, sizeof(stack));
 		snprintf(j->oom_thread, sizeof(j->oom_thread), "%s", thread);
-		j->io.emit(j->io.ctx, jheap_oom_body, &r);
+		j->io.emit(j->io.ctx, run_record_body, &r);
 		if (j->io.say)
 			j->io.say(j->io.ctx, "!! OutOfMemoryError (%s) in Java thread \"%s\" at %.*s%s", what, thread,
 				  (int)strcspn(stack, ";"), stack, !strcmp(kind, "heap") ? ": dumping the heap at the throw" : "");

@@ -78,21 +78,7 @@ struct ooms_jheap {
 	uint8_t perf[65536];
 };
 
-/* An oom record: one per OutOfMemoryError the probes or the shim report. */
-struct oom_rec {
-	double t;
-	int64_t bytes;
-	const char *msg;
-	const char *source;  /* "probe" (the runtime's OOM function), "shim" (JVMTI ResourceExhausted) */
-	uint32_t tid;        /* 0: unknown */
-	const char *thread;  /* NULL: unknown */
-	const char *kind;    /* shim: heap, threads, other */
-	const char *stack;   /* shim: "Class.method:line;..." innermost first */
-	const char *hint;
-};
-
 double jheap_now(struct ooms_jheap *j);
-void jheap_oom_body(struct json *js, void *arg); /* arg: struct oom_rec */
 /* The value of key=WORD in a shim line, %XX-unescaped, into out. */
 const char *jheap_line_value(const char *line, const char *key, char *out, size_t len);
 /* jheap_dump.c */

@@ -268,12 +268,16 @@ static void findings(FILE *f, const struct rundata *rd)
 	fprintf(f, "</ul>\n");
 }
 
+static double num_or_nan(int64_t v)
+{
+	return v == RUN_NONE ? NAN : (double)v;
+}
+
 static void charts(FILE *f, const struct rundata *rd)
 {
 	size_t n = rd->nsamples;
 	double *ts = calloc(n + 1, sizeof(double)), *ys[9], *drops = calloc(n + 1, sizeof(double));
-	struct json_object *st = rd->settings;
-	double fd_ratio = rd_num(st, "fd_ratio", NAN), th_ratio = rd_num(st, "thread_ratio", NAN);
+	double fd_ratio = rd->set.fd_ratio, th_ratio = rd->set.thread_ratio;
 	double t_end = rd->ended ? rd->end_t : n ? rd->samples[n - 1].t : 1;
 	int heap = 0, ok = ts && drops;
 	char lim[128];
@@ -304,8 +308,8 @@ static void charts(FILE *f, const struct rundata *rd)
 		goto out;
 	}
 	{
-		int vm_on = rd_num(st, "vmsize_64bit", 0) > 0 || (rd->start && json_object_get_boolean(rd_get(rd->start, "target_32bit")));
-		double vm_lim = rd_num(st, "vmsize_limit_kb", NAN) / 1024;
+		int vm_on = rd->set.vmsize_64bit || rd->target_32bit;
+		double vm_lim = rd->set.vmsize_limit_kb == RUN_NONE ? NAN : rd->set.vmsize_limit_kb / 1024.0;
 
 		snprintf(lim, sizeof(lim), "VmSize limit %.0f MB", vm_lim);
 		svg_chart_write(f, &(struct svg_chart){
@@ -323,17 +327,17 @@ static void charts(FILE *f, const struct rundata *rd)
 			rd->events, rd->nevents, drops);
 	else
 		fprintf(f, "<p class=\"none\">No Java heap in this run: the target mapped neither libjvm.so nor libart.so.</p>\n");
-	snprintf(lim, sizeof(lim), "thread rule %.0f", rd_num(st, "thread_count", NAN));
+	snprintf(lim, sizeof(lim), "thread rule %.0f", num_or_nan(rd->set.thread_count));
 	svg_chart_write(f, &(struct svg_chart){
 		.id = "threads", .title = "Threads", .unit = "live threads", .ts = ts, .n = n,
 		.series = {{"threads", "#7b3fb3", ys[5], 0}, {"ratio of the thread limit", "#b3261e", ys[6], 1}},
-		.nseries = 2, .limit = rd_num(st, "thread_count", NAN), .limit_label = lim, .crossing_prefix = "thread",
+		.nseries = 2, .limit = num_or_nan(rd->set.thread_count), .limit_label = lim, .crossing_prefix = "thread",
 		.t_end = t_end}, rd->events, rd->nevents, drops);
-	snprintf(lim, sizeof(lim), "fd rule %.0f", rd_num(st, "fd_count", NAN));
+	snprintf(lim, sizeof(lim), "fd rule %.0f", num_or_nan(rd->set.fd_count));
 	svg_chart_write(f, &(struct svg_chart){
 		.id = "fds", .title = "Open file descriptors", .unit = "fds", .ts = ts, .n = n,
 		.series = {{"fds", "#00838f", ys[7], 0}, {"ratio of RLIMIT_NOFILE", "#b3261e", ys[8], 1}},
-		.nseries = 2, .limit = rd_num(st, "fd_count", NAN), .limit_label = lim, .crossing_prefix = "fd",
+		.nseries = 2, .limit = num_or_nan(rd->set.fd_count), .limit_label = lim, .crossing_prefix = "fd",
 		.t_end = t_end}, rd->events, rd->nevents, drops);
 out:
 	for (int k = 0; k < 9; k++)

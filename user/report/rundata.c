@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "report/rundata.h"
 #include "run/records.h"
+#include "run/timeline.h"
 #include "run/files.h"
 #include "util/vec.h"
 
@@ -65,79 +66,136 @@ static struct rd_event *push_event(struct rundata *rd, size_t *cap)
 	return &rd->events[rd->nevents++];
 }
 
-static double mb(struct json_object *o, const char *key, double scale)
+/* A figure in kB or bytes as MB; NAN when unknown. */
+static double mb(int64_t v, double scale)
 {
-	double v = rd_num(o, key, NAN);
-
-	return isnan(v) || v < 0 ? NAN : v / scale;
+	return v == RUN_NONE || v < 0 ? NAN : (double)v / scale;
 }
 
-static void read_start(struct rundata *rd, struct json_object *o)
+static double num(int64_t v)
 {
-	rd->pid = (int)rd_num(o, "pid", 0);
-	copy(rd->command, sizeof(rd->command), rd_str(o, "command"));
-	copy(rd->mode, sizeof(rd->mode), rd_str(o, "mode"));
-	copy(rd->kernel, sizeof(rd->kernel), rd_str(o, "kernel"));
-	copy(rd->arch, sizeof(rd->arch), rd_str(o, "arch"));
-	copy(rd->wall_time, sizeof(rd->wall_time), rd_str(o, "wall_time"));
-	rd->interval_s = rd_num(o, "interval_s", 0);
-	rd->duration_s = rd_num(o, "duration_s", 0);
-	if (!rd->start) {
+	return v == RUN_NONE ? NAN : (double)v;
+}
+
+static void read_start(struct rundata *rd, struct json_object *o, const struct run_start *r)
+{
+	rd->pid = r->pid == RUN_NONE ? 0 : (int)r->pid;
+	copy(rd->command, sizeof(rd->command), r->command);
+	copy(rd->mode, sizeof(rd->mode), r->mode);
+	copy(rd->kernel, sizeof(rd->kernel), r->kernel);
+	copy(rd->arch, sizeof(rd->arch), r->arch);
+	copy(rd->wall_time, sizeof(rd->wall_time), r->wall_time);
+	rd->interval_s = isnan(r->interval_s) ? 0 : r->interval_s;
+	rd->duration_s = isnan(r->duration_s) ? 0 : r->duration_s;
+	if (!rd->start) { /* kept: the settings' strings point into it */
 		rd->start = json_object_get(o);
 		rd->settings = rd_get(o, "settings");
+		rd->set = r->settings;
+		rd->target_32bit = r->target_32bit;
 	}
 }
 
-static int read_sample(struct rundata *rd, struct json_object *o, size_t *scap)
+static int read_sample(struct rundata *rd, const struct run_sample *r, size_t *scap)
 {
 	struct rd_sample s = {
-		.t = rd_num(o, "t", 0),
-		.rss_mb = mb(o, "rss_kb", 1024),
-		.vmsize_mb = mb(o, "vmsize_kb", 1024),
-		.threads = rd_num(o, "threads", NAN),
-		.thread_limit = rd_num(o, "thread_limit", NAN),
-		.fds = rd_num(o, "fds", NAN),
-		.fd_limit = rd_num(o, "fd_limit", NAN),
-		.heap_used_mb = mb(o, "heap_used", 1048576),
-		.heap_max_mb = mb(o, "heap_max", 1048576),
-		.heap_limit_mb = mb(o, "heap_limit", 1048576),
-		.drops = rd_num(o, "ringbuf_drops", 0) + rd_num(o, "set_full_drops", 0),
-		.gcs = rd_num(o, "gcs", NAN),
-		.gc_pause_ms = rd_num(o, "gc_pause_ms", NAN),
+		.t = r->t,
+		.rss_mb = mb(r->rss_kb, 1024),
+		.vmsize_mb = mb(r->vmsize_kb, 1024),
+		.threads = num(r->threads),
+		.thread_limit = num(r->thread_limit),
+		.fds = num(r->fds),
+		.fd_limit = num(r->fd_limit),
+		.heap_used_mb = mb(r->heap_used, 1048576),
+		.heap_max_mb = mb(r->heap_max, 1048576),
+		.heap_limit_mb = mb(r->heap_limit, 1048576),
+		.drops = (double)r->ringbuf_drops + (double)r->set_full_drops,
+		.gcs = r->has_gc ? (double)r->gcs : NAN,
+		.gc_pause_ms = r->gc_pause_ms,
 	};
 
 	return push_sample(rd, &s, scap);
 }
 
-static void read_end(struct rundata *rd, struct json_object *o)
+static void read_end(struct rundata *rd, const struct run_end *r)
 {
 	rd->ended = 1;
-	rd->end_t = rd_num(o, "t", 0);
-	copy(rd->end_reason, sizeof(rd->end_reason), rd_str(o, "reason"));
-	rd->ringbuf_drops = rd_num(o, "ringbuf_drops", 0);
-	rd->set_full_drops = rd_num(o, "set_full_drops", 0);
-	rd->runtime_drops = rd_num(o, "runtime_ringbuf_drops", 0);
-	rd->events_sent = rd_num(o, "events_sent", 0);
-	rd->events_received = rd_num(o, "events_received", 0);
+	rd->end_t = r->t;
+	copy(rd->end_reason, sizeof(rd->end_reason), r->reason);
+	rd->ringbuf_drops = (double)r->ringbuf_drops;
+	rd->set_full_drops = (double)r->set_full_drops;
+	rd->runtime_drops = (double)r->runtime_ringbuf_drops;
+	rd->events_sent = (double)r->events_sent;
+	rd->events_received = (double)r->events_received;
+}
+
+/* The events the report draws on its charts and lists, in one shape. */
+static void read_event(struct rd_event *e, const struct run_record *r)
+{
+	e->kind = r->type;
+	e->t = r->u.start.t; /* every record's first member */
+	e->value = e->limit = NAN;
+	switch (r->type) {
+	case REC_CROSSING: {
+		const struct run_crossing *x = &r->u.crossing;
+
+		e->value = num(x->value);
+		e->limit = num(x->limit);
+		copy(e->rule, sizeof(e->rule), x->rule);
+		copy(e->text, sizeof(e->text), x->reason);
+		copy(e->file, sizeof(e->file), x->wrote);
+		break;
+	}
+	case REC_DUMP: {
+		const struct run_dump *d = &r->u.dump;
+
+		e->seq = d->seq == RUN_NONE ? 0 : (int)d->seq;
+		e->ok = d->ok;
+		e->dur_ms = isnan(d->dump_ms) ? 0 : d->dump_ms;
+		e->value = d->pause_ms;
+		copy(e->rule, sizeof(e->rule), d->method);
+		copy(e->text, sizeof(e->text), d->ok ? d->file : d->error);
+		break;
+	}
+	case REC_DUMP_START:
+		e->seq = r->u.dump_start.seq == RUN_NONE ? 0 : (int)r->u.dump_start.seq;
+		copy(e->text, sizeof(e->text), r->u.dump_start.reason);
+		break;
+	case REC_GC:
+		e->dur_ms = isnan(r->u.gc.pause_ms) ? 0 : r->u.gc.pause_ms;
+		e->ok = r->u.gc.full;
+		e->value = num(r->u.gc.used_after);
+		break;
+	case REC_OOM:
+		copy(e->text, sizeof(e->text), r->u.oom.message ? r->u.oom.message : "OutOfMemoryError");
+		e->value = r->u.oom.bytes == RUN_NONE ? NAN : (double)r->u.oom.bytes;
+		break;
+	default: { /* drift */
+		const struct run_drift *d = &r->u.drift;
+
+		snprintf(e->text, sizeof(e->text), "%s: /proc %g, BPF %g", d->what ? d->what : "?",
+			 d->proc == RUN_NONE ? 0 : (double)d->proc, d->bpf == RUN_NONE ? 0 : (double)d->bpf);
+		break;
+	}
+	}
 }
 
 static int timeline_record(struct rundata *rd, struct json_object *o, size_t *scap, size_t *ecap)
 {
-	enum run_rec type = run_rec_parse(rd_str(o, "type"));
+	struct run_record r;
 	struct rd_event *e;
 
-	switch (type) {
+	switch (run_record_read(o, &r)) {
 	case REC_START:
-		read_start(rd, o);
+		read_start(rd, o, &r.u.start);
 		return 0;
 	case REC_SAMPLE:
-		return read_sample(rd, o, scap);
+		return read_sample(rd, &r.u.sample, scap);
 	case REC_RUNTIME:
-		copy(rd->runtime, sizeof(rd->runtime), rd_str(o, "runtime"));
-		copy(rd->runtime_lib, sizeof(rd->runtime_lib), rd_str(o, "lib"));
+		copy(rd->runtime, sizeof(rd->runtime), r.u.runtime.runtime);
+		copy(rd->runtime_lib, sizeof(rd->runtime_lib), r.u.runtime.lib);
 		return 0;
 	case REC_END:
-		read_end(rd, o);
+		read_end(rd, &r.u.end);
 		return 0;
 	case REC_CROSSING:
 	case REC_DUMP:
@@ -145,45 +203,13 @@ static int timeline_record(struct rundata *rd, struct json_object *o, size_t *sc
 	case REC_GC:
 	case REC_OOM:
 	case REC_DRIFT:
-		break;
+		if (!(e = push_event(rd, ecap)))
+			return -ENOMEM;
+		read_event(e, &r);
+		return 0;
 	default:
 		return 0; /* big_alloc lines and the like: the JSON files have them */
 	}
-	if (!(e = push_event(rd, ecap)))
-		return -ENOMEM;
-	e->kind = type;
-	e->t = rd_num(o, "t", 0);
-	e->seq = (int)rd_num(o, "seq", 0);
-	e->value = rd_num(o, "value", NAN);
-	e->limit = rd_num(o, "limit", NAN);
-	if (type == REC_CROSSING) {
-		copy(e->rule, sizeof(e->rule), rd_str(o, "rule"));
-		copy(e->text, sizeof(e->text), rd_str(o, "reason"));
-		copy(e->file, sizeof(e->file), rd_str(o, "wrote"));
-	} else if (type == REC_DUMP) {
-		const struct json_object *ok = rd_get(o, "ok");
-
-		e->ok = ok && json_object_get_boolean(ok);
-		e->dur_ms = rd_num(o, "dump_ms", 0);
-		e->value = rd_num(o, "pause_ms", NAN);
-		copy(e->rule, sizeof(e->rule), rd_str(o, "method"));
-		copy(e->text, sizeof(e->text), e->ok ? rd_str(o, "file") : rd_str(o, "error"));
-	} else if (type == REC_DUMP_START) {
-		copy(e->text, sizeof(e->text), rd_str(o, "reason"));
-	} else if (type == REC_GC) {
-		const struct json_object *full = rd_get(o, "full");
-
-		e->dur_ms = rd_num(o, "pause_ms", 0);
-		e->ok = full && json_object_get_boolean(full);
-		e->value = rd_num(o, "used_after", NAN);
-	} else if (type == REC_OOM) {
-		snprintf(e->text, sizeof(e->text), "%s", rd_str(o, "message") ? rd_str(o, "message") : "OutOfMemoryError");
-		e->value = rd_num(o, "bytes", NAN);
-	} else {
-		snprintf(e->text, sizeof(e->text), "%s: /proc %g, BPF %g", rd_str(o, "what") ? rd_str(o, "what") : "?",
-			 rd_num(o, "proc", 0), rd_num(o, "bpf", 0));
-	}
-	return 0;
 }
 
 static struct json_object *load_json(const char *dir, const char *name)

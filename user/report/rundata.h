@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "run/records.h"
+#include "run/timeline.h"
 
 struct json_object;
 
@@ -45,6 +46,8 @@ struct rundata {
 	char command[1024], mode[16], kernel[128], arch[16], wall_time[40];
 	double interval_s, duration_s;
 	struct json_object *settings;   /* start.settings (owned by start), may be NULL */
+	struct run_settings set;        /* the same, read (strings owned by start) */
+	int target_32bit;
 	struct json_object *start;
 	/* runtime */
 	char runtime[16], runtime_lib[512];

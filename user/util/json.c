@@ -117,7 +117,7 @@ void json_dbl(struct json *j, double v)
 		fputs("null", j->f);
 }
 
-void json_bool(struct json *j, int v)
+void json_boolean(struct json *j, int v)
 {
 	before_value(j);
 	fputs(v ? "true" : "false", j->f);
@@ -144,5 +144,5 @@ void json_kstr(struct json *j, const char *k, const char *s) { json_key(j, k); j
 void json_kint(struct json *j, const char *k, int64_t v) { json_key(j, k); json_int(j, v); }
 void json_kuint(struct json *j, const char *k, uint64_t v) { json_key(j, k); json_uint(j, v); }
 void json_kdbl(struct json *j, const char *k, double v) { json_key(j, k); json_dbl(j, v); }
-void json_kbool(struct json *j, const char *k, int v) { json_key(j, k); json_bool(j, v); }
+void json_kbool(struct json *j, const char *k, int v) { json_key(j, k); json_boolean(j, v); }
 void json_khex(struct json *j, const char *k, uint64_t v) { json_key(j, k); json_hex(j, v); }

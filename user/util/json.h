@@ -26,7 +26,7 @@ void json_str(struct json *j, const char *s);      /* NULL writes null */
 void json_int(struct json *j, int64_t v);
 void json_uint(struct json *j, uint64_t v);
 void json_dbl(struct json *j, double v);
-void json_bool(struct json *j, int v);
+void json_boolean(struct json *j, int v);
 void json_null(struct json *j);
 void json_hex(struct json *j, uint64_t v);         /* "0x..." string */
 /* Finish a top-level value with a newline (one JSON object per line). */

@@ -1,0 +1,174 @@
+/* The timeline's records as C structs, written (collector, Java heap watch)
+ * and read back (report) by this one module, so both sides name each field
+ * once. Each record is one JSON object on a line of timeline.jsonl; the
+ * fields are described in docs/run-directory.md.
+ *
+ * The death, failure and big_alloc records are not here: they nest the
+ * failure groups and allocation stacks that failures.c and allocs.c own
+ * and also write to death.json, failures.json and allocs.json, which the
+ * report reads by key. */
+#ifndef OOMSCOPE_RUN_TIMELINE_H
+#define OOMSCOPE_RUN_TIMELINE_H
+
+#include <stdint.h>
+#include "run/records.h"
+
+struct json;
+struct json_object;
+
+/* A figure the record does not have reads back as RUN_NONE (integers) or
+ * NAN (doubles); strings read back as NULL and point into the parsed
+ * object, valid while it lives. */
+#define RUN_NONE INT64_MIN
+
+struct run_settings {          /* the rules' settings, drawn by the report */
+	int64_t thread_count, thread_gap, thread_polls;
+	int64_t fd_count, fd_gap, fd_polls;
+	double fd_ratio, thread_ratio;
+	int64_t vmsize_limit_kb;
+	int vmsize_64bit;
+	uint64_t big_alloc_bytes;
+	const char *big_alloc_mode;  /* NULL: large allocations not watched */
+	const char *heap_rule;
+	double heap_ratio, heap_interval_s;
+	int64_t heap_polls, max_dumps;
+	int shim;
+};
+
+struct run_start {
+	double t;
+	int64_t pid;
+	const char *command, *mode, *kernel, *arch, *libc, *wall_time;
+	int target_32bit;
+	double interval_s, duration_s;
+	int64_t page_size;
+	uint64_t ringbuf_bytes;
+	struct run_settings settings;
+};
+
+struct run_syscalls {          /* the kernel side's counts since the start */
+	uint64_t fd_opens, fd_closes, thread_news, thread_exits, mmaps, munmaps, mremaps, brks;
+};
+
+struct run_sample {
+	double t;
+	int64_t rss_kb, vmsize_kb, vmpeak_kb, vmsize_bpf_kb;
+	int64_t threads, threads_bpf, thread_limit;
+	const char *thread_limit_src;
+	int64_t fds, fds_bpf, fd_limit;
+	uint64_t ringbuf_drops, set_full_drops, events;
+	const char *heap_src;        /* NULL: no heap figures */
+	int64_t heap_used, heap_committed, heap_max;
+	int64_t heap_limit;          /* where the heap rule lies, bytes; RUN_NONE when heap_max is unknown */
+	int has_gc;                  /* a Java runtime: gcs and gc_pause_ms */
+	uint64_t gcs;
+	double gc_pause_ms;
+	struct run_syscalls syscalls;
+};
+
+struct run_crossing {
+	double t;
+	const char *rule, *reason;
+	int64_t value, limit;
+	const char *seen_at;         /* "sample" or "event"; NULL for the heap rule's */
+	const char *wrote;           /* the snapshot or dump it wrote, NULL for none */
+	const char *allocs;          /* the large allocations' snapshot, NULL for none */
+};
+
+struct run_drift {
+	double t;
+	const char *what;            /* "fds" or "threads" */
+	int64_t proc, bpf;
+};
+
+struct run_runtime {
+	double t;
+	const char *runtime, *lib, *heap_rule;
+	int64_t probes, max_dumps;
+	double heap_horizon_s, heap_interval_s;
+};
+
+struct run_pool {
+	const char *name;
+	int64_t used, committed, max;
+};
+
+struct run_gc {
+	double t;
+	int full;
+	double pause_ms;
+	int64_t used_after;          /* RUN_NONE when no pool is known */
+	const struct run_pool *pools; /* written only; reading leaves it NULL */
+	int npools;
+};
+
+struct run_oom {
+	double t;
+	const char *source, *message;
+	int64_t bytes;               /* RUN_NONE: unknown */
+	uint64_t tid;                /* 0: unknown */
+	const char *thread, *kind;
+	const char *stack;           /* written: "Class.method:line;..." innermost first; reading leaves it NULL */
+	const char *hint;            /* what would have caught more, NULL for none */
+};
+
+struct run_dump_start {
+	double t;
+	int64_t seq;
+	const char *reason;
+};
+
+struct run_dump {
+	double t;
+	int64_t seq, attempts;
+	int ok, target_exited;
+	const char *method, *when, *file, *error;
+	double pause_ms, dump_ms;
+	uint64_t bytes_in, bytes_out, objects;
+	int has_analysis;            /* the fields below were written */
+	const char *analysis, *top_leak, *analysis_error;
+	double analyze_ms;
+	uint64_t leak_groups, leak_objects;
+};
+
+struct run_end {
+	double t;
+	const char *reason;
+	int64_t target_exit_code, target_signal; /* RUN_NONE when not known */
+	uint64_t ringbuf_drops, set_full_drops, events_sent, events_received;
+	int64_t crossings;
+	uint64_t call_fails, call_fails_sent;
+	const char *death, *how;     /* NULL: no death recorded */
+	const char *runtime;         /* NULL: no Java runtime watched */
+	uint64_t runtime_events, runtime_ringbuf_drops;
+	int64_t dumps;
+};
+
+struct run_record {
+	enum run_rec type;
+	union {
+		struct run_start start;
+		struct run_sample sample;
+		struct run_crossing crossing;
+		struct run_drift drift;
+		struct run_runtime runtime;
+		struct run_gc gc;
+		struct run_oom oom;
+		struct run_dump_start dump_start;
+		struct run_dump dump;
+		struct run_end end;
+	} u;
+};
+
+/* Writes r as one JSON object (the caller ends the line). A type this
+ * module does not hold writes nothing. */
+void run_record_write(struct json *j, const struct run_record *r);
+/* The same, shaped as the collector's emit callbacks want (arg: a
+ * const struct run_record *). */
+void run_record_body(struct json *j, void *arg);
+/* Reads a parsed timeline line into r and returns its type: REC_UNKNOWN
+ * for a line that is not an object or has no known "type"; death, failure
+ * and big_alloc lines come back with their type and nothing in r.u. */
+enum run_rec run_record_read(struct json_object *o, struct run_record *r);
+
+#endif
