@@ -110,7 +110,8 @@ static uint32_t leak_path(const struct ooms_analysis *a, uint32_t n, uint32_t *o
 static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 {
 	struct ooms_index *ix = &a->ix;
-	uint32_t *buf = NULL, cap = 0;
+	uint32_t *buf = NULL;
+	size_t cap = 0; /* buf's, in elements */
 	uint64_t *keys = NULL;
 	size_t lcap = 0;
 	double t0 = now_s();
@@ -142,16 +143,12 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 	if (!keys)
 		goto out;
 	for (size_t i = 0; i < a->nleaks; i++) {
-		uint32_t len = leak_path(a, a->leaks[i].node, buf, cap);
+		uint32_t len = leak_path(a, a->leaks[i].node, buf, (uint32_t)cap);
 
 		if (len > cap) {
-			void *q = realloc(buf, len * 2 * sizeof(*buf));
-
-			if (!q)
+			if (vec_reserve((void **)&buf, &cap, len, sizeof(*buf)))
 				goto out;
-			buf = q;
-			cap = len * 2;
-			len = leak_path(a, a->leaks[i].node, buf, cap);
+			len = leak_path(a, a->leaks[i].node, buf, (uint32_t)cap);
 		}
 		/* the rule is part of the key: one object path, two reasons, two rows */
 		keys[2 * i] = path_signature(a, buf, len) ^ ((uint64_t)a->leaks[i].rule * 0x9E3779B97F4A7C15ull);
@@ -163,12 +160,8 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 		struct ooms_path_group *g;
 
 		if (!i || keys[2 * i] != keys[2 * i - 2]) {
-			void *q = realloc(a->groups, (a->ngroups + 1) * sizeof(*a->groups));
-
-			if (!q)
+			if (!(g = VEC_PUSH(a->groups, a->ngroups, a->groups_cap)))
 				goto out;
-			a->groups = q;
-			g = &a->groups[a->ngroups++];
 			memset(g, 0, sizeof(*g));
 			g->signature = keys[2 * i];
 			g->rule = lk->rule;

@@ -53,7 +53,7 @@ struct ooms_analysis {
 	struct ooms_leak *leaks;
 	size_t nleaks;
 	struct ooms_path_group *groups;
-	size_t ngroups;
+	size_t ngroups, groups_cap;
 	uint64_t *leak_keys;            /* (signature, leak index) pairs, grouped */
 	struct ooms_edge_label *labels; /* one per node on a reported path: parent -> node */
 	size_t nlabels;

@@ -1,4 +1,5 @@
 #include "analyze/dominators.h"
+#include "util/vec.h"
 #include "analyze/shallow.h"
 
 #include <errno.h>
@@ -54,14 +55,8 @@ static int compress(uint32_t v, uint32_t *ancestor, uint32_t *label, const uint3
 	size_t n = 0;
 
 	while (ancestor[ancestor[v]]) {
-		if (n == *cap) {
-			uint32_t *s = realloc(*stk, *cap * 2 * sizeof(**stk));
-
-			if (!s)
-				return -ENOMEM;
-			*stk = s;
-			*cap *= 2;
-		}
+		if (vec_reserve((void **)stk, cap, n + 1, sizeof(**stk)))
+			return -ENOMEM;
 		(*stk)[n++] = v;
 		v = ancestor[v];
 	}

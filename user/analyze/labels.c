@@ -1,4 +1,5 @@
 #include "analyze/labels.h"
+#include "util/vec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -112,15 +113,8 @@ static int sub_data(void *ctx, const uint8_t *p, size_t len)
 	if (!l->active)
 		return 0;
 	if (ix->kind[l->node] == NODE_INSTANCE) {
-		if (l->dlen + len > l->dcap) {
-			size_t cap = (l->dlen + len) * 2;
-			uint8_t *d = realloc(l->data, cap);
-
-			if (!d)
-				return -ENOMEM;
-			l->data = d;
-			l->dcap = cap;
-		}
+		if (vec_reserve((void **)&l->data, &l->dcap, l->dlen + len, 1))
+			return -ENOMEM;
 		memcpy(l->data + l->dlen, p, len);
 		l->dlen += len;
 		return 0;

@@ -1,4 +1,5 @@
 #include "analyze/paths.h"
+#include "util/vec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -102,15 +103,13 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
 
 			seen[c / 8] |= (uint8_t)(1 << (c % 8));
 			if (v != OOMS_NONE && p->parent[v] == OOMS_NONE) {
-				void *q = realloc(p->class_edges, (p->nclass_edges + 1) * sizeof(*p->class_edges));
-
-				if (!q) {
+				if (vec_reserve((void **)&p->class_edges, &p->class_edges_cap, p->nclass_edges + 1,
+						sizeof(*p->class_edges))) {
 					free(queue);
 					free(seen);
 					ooms_paths_free(p);
 					return -ENOMEM;
 				}
-				p->class_edges = q;
 				p->class_edges[p->nclass_edges].from = u;
 				p->class_edges[p->nclass_edges++].to = v;
 				p->parent[v] = u;

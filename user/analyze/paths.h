@@ -14,7 +14,7 @@ struct ooms_paths {
 	 * search meets while that class object is not reached yet (VisualVM's
 	 * model: an object keeps its class alive, counted once per class) */
 	struct { uint32_t from, to; } *class_edges;
-	size_t nclass_edges;
+	size_t nclass_edges, class_edges_cap;
 	uint8_t *reach;     /* [nodes/8+1] bit n: n was reached (after ooms_paths_keep_reach) */
 	double seconds;
 };

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "collector/attrib_int.h"
+#include "util/vec.h"
 
 struct ooms_attrib *ooms_attrib_new(pid_t pid, enum ooms_arch arch, struct ooms_symbolizer *sym)
 {
@@ -46,17 +47,11 @@ struct origin *attrib_fd_origin(struct ooms_attrib *a, int64_t fd)
 	if (fd < 0 || fd > (1 << 24))
 		return NULL;
 	if ((size_t)fd >= a->nfds) {
-		size_t n = a->nfds ? a->nfds : 256;
-		struct origin *p;
+		size_t old = a->nfds;
 
-		while (n <= (size_t)fd)
-			n *= 2;
-		p = realloc(a->fds, n * sizeof(*p));
-		if (!p)
+		if (vec_reserve((void **)&a->fds, &a->nfds, (size_t)fd + 1, sizeof(*a->fds)))
 			return NULL;
-		memset(p + a->nfds, 0, (n - a->nfds) * sizeof(*p));
-		a->fds = p;
-		a->nfds = n;
+		memset(a->fds + old, 0, (a->nfds - old) * sizeof(*a->fds));
 	}
 	return &a->fds[fd];
 }

@@ -1,4 +1,5 @@
 #include "hprof/matrix.h"
+#include "util/vec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -197,16 +198,11 @@ static int sc_sub_end(void *ctx, const struct hprof_sub *sub)
 			s->err = -ENOMEM;
 	}
 	if (s->hashing) {
-		if (s->nhashes == s->caphashes) {
-			size_t c = s->caphashes ? s->caphashes * 2 : 1024;
-			void *p = realloc(s->hashes, c * sizeof(*s->hashes));
+		struct hashed *h = VEC_PUSH(s->hashes, s->nhashes, s->caphashes);
 
-			if (!p)
-				return -ENOMEM;
-			s->hashes = p;
-			s->caphashes = c;
-		}
-		s->hashes[s->nhashes++] = (struct hashed){s->arr_id, s->arr_hash};
+		if (!h)
+			return -ENOMEM;
+		*h = (struct hashed){s->arr_id, s->arr_hash};
 	}
 	s->cur = -1;
 	s->hashing = 0;

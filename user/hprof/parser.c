@@ -1,4 +1,5 @@
 #include "hprof/parser.h"
+#include "util/vec.h"
 #include "hprof/quote.h"
 
 #include <errno.h>
@@ -83,17 +84,7 @@ const struct hprof_header *hprof_parser_header(const struct hprof_parser *p) { r
 
 static int hold_reserve(struct hprof_parser *p, size_t want)
 {
-	if (want <= p->hold_cap)
-		return 0;
-	size_t c = p->hold_cap;
-	while (c < want)
-		c *= 2;
-	uint8_t *h = realloc(p->hold, c);
-	if (!h)
-		return -ENOMEM;
-	p->hold = h;
-	p->hold_cap = c;
-	return 0;
+	return vec_reserve((void **)&p->hold, &p->hold_cap, want, 1);
 }
 
 /* Appends input to hold until it has want bytes; 1 when it has. */

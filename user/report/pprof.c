@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "analyze/u64map.h"
+#include "util/vec.h"
 #include "report/report.h"
 
 struct buf {
@@ -24,19 +25,9 @@ static void put(struct buf *b, const void *p, size_t n)
 {
 	if (b->err)
 		return;
-	if (b->len + n > b->cap) {
-		size_t c = b->cap ? b->cap : 4096;
-		void *q;
-
-		while (c < b->len + n)
-			c *= 2;
-		q = realloc(b->p, c);
-		if (!q) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = q;
-		b->cap = c;
+	if (vec_reserve((void **)&b->p, &b->cap, b->len + n, 1)) {
+		b->err = -ENOMEM;
+		return;
 	}
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
@@ -94,15 +85,8 @@ static int64_t intern(struct strtab *t, const char *s)
 	for (size_t i = 0; i < t->n; i++) /* small: a few hundred distinct strings */
 		if (!strcmp(t->s[i], s))
 			return (int64_t)i;
-	if (t->n == t->cap) {
-		size_t c = t->cap ? t->cap * 2 : 64;
-		char **q = realloc(t->s, c * sizeof(*q));
-
-		if (!q)
-			return 0;
-		t->s = q;
-		t->cap = c;
-	}
+	if (vec_reserve((void **)&t->s, &t->cap, t->n + 1, sizeof(*t->s)))
+		return 0;
 	t->s[t->n] = strdup(s);
 	return t->s[t->n] ? (int64_t)t->n++ : 0;
 }

@@ -22,6 +22,7 @@
  * use; splitting it would expose it to the rest of the shim. */
 #define _GNU_SOURCE
 #include "shim/shim.h"
+#include "util/vec.h"
 #include "shim/hs_oom.h"
 
 #include <errno.h>
@@ -131,7 +132,8 @@ static struct {
 	int64_t pending;          /* reached, not a java.lang.Class, not yet written */
 	uint8_t *class_dumped;    /* by class index */
 	jlong *thread_tags;       /* thread serial - 1 -> the thread object's tag */
-	uint32_t nthreads, threads_cap;
+	uint32_t nthreads;
+	size_t threads_cap;
 	uint64_t objects;
 	uint64_t unknown_class;    /* objects whose class was not among the loaded classes */
 	uint64_t unlisted_mirrors; /* Class objects not among them (primitive types, new classes) */
@@ -241,19 +243,7 @@ static jlong reach(jlong *tag_ptr, jlong class_tag, jint length)
 
 static uint8_t *grow(uint8_t **buf, size_t *cap, size_t want)
 {
-	if (want > *cap) {
-		size_t c = *cap ? *cap : 256;
-		void *q;
-
-		while (c < want)
-			c *= 2;
-		q = realloc(*buf, c);
-		if (!q)
-			return NULL;
-		*buf = q;
-		*cap = c;
-	}
-	return *buf;
+	return vec_reserve((void **)buf, cap, want, 1) ? NULL : *buf;
 }
 
 /* ---- records ---- */
@@ -454,15 +444,8 @@ static uint32_t thread_serial(jlong thread_tag)
 	for (uint32_t i = 0; i < W.nthreads; i++)
 		if (W.thread_tags[i] == thread_tag)
 			return i + 1;
-	if (W.nthreads == W.threads_cap) {
-		uint32_t c = W.threads_cap ? W.threads_cap * 2 : 256;
-		jlong *q = realloc(W.thread_tags, c * sizeof(*q));
-
-		if (!q)
-			return 0;
-		W.thread_tags = q;
-		W.threads_cap = c;
-	}
+	if (vec_reserve((void **)&W.thread_tags, &W.threads_cap, (size_t)W.nthreads + 1, sizeof(*W.thread_tags)))
+		return 0;
 	W.thread_tags[W.nthreads++] = thread_tag;
 	return W.nthreads;
 }

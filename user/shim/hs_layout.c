@@ -9,6 +9,7 @@
  * superinterfaces, then I's own. */
 #define _GNU_SOURCE
 #include "shim/hs_layout.h"
+#include "util/vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,15 +53,8 @@ static uint8_t sig_type(const char *sig)
 
 static uint32_t add_string(struct hs_layout *l, const char *s, size_t *cap)
 {
-	if (l->nstrings == *cap) {
-		size_t c = *cap ? *cap * 2 : 4096;
-		char **q = realloc(l->strings, c * sizeof(*q));
-
-		if (!q)
-			return UINT32_MAX;
-		l->strings = q;
-		*cap = c;
-	}
+	if (vec_reserve((void **)&l->strings, cap, (size_t)l->nstrings + 1, sizeof(*l->strings)))
+		return UINT32_MAX;
 	l->strings[l->nstrings] = strdup(s);
 	return l->strings[l->nstrings] ? l->nstrings++ : UINT32_MAX;
 }
@@ -79,15 +73,8 @@ static int keep_ref(JNIEnv *jni, jobject o)
 {
 	static size_t cap;
 
-	if (ntagged == cap) {
-		size_t c = cap ? cap * 2 : 4096;
-		jobject *q = realloc(tagged, c * sizeof(*q));
-
-		if (!q)
-			return -1;
-		tagged = q;
-		cap = c;
-	}
+	if (vec_reserve((void **)&tagged, &cap, ntagged + 1, sizeof(*tagged)))
+		return -1;
 	/* weak: a strong global reference would be a GC root in the walk */
 	tagged[ntagged] = (*jni)->NewWeakGlobalRef(jni, o);
 	return tagged[ntagged++] ? 0 : -1;

@@ -3,6 +3,7 @@
  * files. Every file may be hostile: sizes are checked, a corrupt ELF only
  * yields no symbols. */
 #include "sym/elf.h"
+#include "util/vec.h"
 
 /* Open a regular file read-only; stat first so a device is never opened. */
 int symelf_open_regular(const char *path, uint64_t *ino)
@@ -40,18 +41,8 @@ static int pool_add(struct elfinfo *e, const char *s, uint32_t *off)
 
 	if (e->pool_len + n > MAX_POOL)
 		return -E2BIG;
-	if (e->pool_len + n > e->pool_cap) {
-		size_t cap = e->pool_cap ? e->pool_cap * 2 : 4096;
-		char *p;
-
-		while (cap < e->pool_len + n)
-			cap *= 2;
-		p = realloc(e->pool, cap);
-		if (!p)
-			return -ENOMEM;
-		e->pool = p;
-		e->pool_cap = cap;
-	}
+	if (vec_reserve((void **)&e->pool, &e->pool_cap, e->pool_len + n, 1))
+		return -ENOMEM;
 	memcpy(e->pool + e->pool_len, s, n);
 	*off = (uint32_t)e->pool_len;
 	e->pool_len += n;
@@ -83,15 +74,8 @@ static int add_symbols(struct elfinfo *e, Elf *elf, Elf_Scn *scn, const GElf_Shd
 		name = elf_strptr(elf, sh->sh_link, st.st_name);
 		if (!name || !*name)
 			continue;
-		if (e->nsyms == e->cap) {
-			size_t cap = e->cap ? e->cap * 2 : 1024;
-
-			s = realloc(e->syms, cap * sizeof(*s));
-			if (!s)
-				return -ENOMEM;
-			e->syms = s;
-			e->cap = cap;
-		}
+		if (vec_reserve((void **)&e->syms, &e->cap, e->nsyms + 1, sizeof(*e->syms)))
+			return -ENOMEM;
 		s = &e->syms[e->nsyms];
 		if (pool_add(e, name, &s->name) < 0)
 			return -ENOMEM;

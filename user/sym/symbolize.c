@@ -6,6 +6,7 @@
  * input (maps, ELF files, compressed sections) may be hostile: all sizes are
  * checked, and a corrupt ELF only yields no symbols. */
 #include "sym/elf.h"
+#include "util/vec.h"
 
 struct module {
 	char *path;             /* as in maps, without " (deleted)" */
@@ -33,7 +34,7 @@ struct ooms_symbolizer {
 	struct mapping *maps;
 	size_t nmaps;
 	struct module **mods;
-	size_t nmods;
+	size_t nmods, mods_cap;
 };
 
 /* The module's file as the target sees it: through its root, or through
@@ -95,7 +96,7 @@ static struct module *module_get(struct ooms_symbolizer *s, const char *path,
 {
 	size_t len = strlen(path), dl = strlen(DELETED), i;
 	int deleted = len > dl && strcmp(path + len - dl, DELETED) == 0;
-	struct module *m, **mods;
+	struct module *m;
 
 	if (deleted)
 		len -= dl;
@@ -111,10 +112,8 @@ static struct module *module_get(struct ooms_symbolizer *s, const char *path,
 		m->deleted = deleted;
 		return m;
 	}
-	mods = realloc(s->mods, (s->nmods + 1) * sizeof(*mods));
-	if (!mods)
+	if (vec_reserve((void **)&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods)))
 		return NULL;
-	s->mods = mods;
 	m = calloc(1, sizeof(*m));
 	if (!m || !(m->path = strndup(path, len))) {
 		free(m);
