@@ -23,6 +23,30 @@ load helpers
   [[ "$output" == *"unknown command 'frobnicate'"* ]]
 }
 
+@test "an unknown option or a missing value: one line naming it, exit 2, for every command" {
+  local cmd
+  for cmd in watch run analyze dump report aggregate symbolize "hprof check" "hprof strip" "hprof restore"; do
+    run $OOMSCOPE $cmd --no-such-option
+    [ "$status" -eq 2 ]
+    [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == "oomscope $cmd: unknown option --no-such-option (see \`oomscope $cmd --help\`)" ]]
+  done
+  run "$OOMSCOPE" watch -Z
+  [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"unknown option -Z"* ]]
+  for args in "watch -p" "analyze -o" "hprof strip --level" "aggregate --db" "dump -p"; do
+    run $OOMSCOPE $args
+    [ "$status" -eq 2 ]
+    [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == *"${args##* } needs a value"* ]]
+  done
+  # each hprof subcommand's help comes from its options table
+  run "$OOMSCOPE" hprof strip --help
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"--level N"*"gzip 1..9"* ]]
+  [[ "$output" == *"restore: turns a stripped dump back"* ]]
+}
+
 @test "watch refuses a PID that does not exist" {
   run "$OOMSCOPE" watch -p 999999999 -d 1
   [ "$status" -ne 0 ]

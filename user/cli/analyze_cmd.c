@@ -153,7 +153,7 @@ int cmd_analyze(int argc, char **argv)
 			fputs(usage_tail, stdout);
 			return 0;
 		default:
-			return bad("unknown option", NULL);
+			return cli_opts_error("analyze", c, argv);
 		}
 	}
 	if (optind + 1 != argc)

@@ -140,7 +140,7 @@ static int dump_opt(int c, struct dump_args *a, char **argv)
 		fputs(usage_tail, stdout);
 		return -1;
 	default:
-		return bad("unknown option", argv[optind - 1]);
+		return cli_opts_error("dump", c, argv);
 	}
 	return 0;
 }
@@ -249,7 +249,6 @@ int cmd_dump(int argc, char **argv)
 	a.rq.codec = HPROF_GZIP;
 	a.analyze = 1;
 	a.level = -1;
-	opterr = 0;
 	optind = 1;
 	if (cli_opts_getopt(options, longopts, sizeof(longopts) / sizeof(longopts[0]), "+", shortopts, sizeof(shortopts)))
 		return 1;

@@ -1,6 +1,7 @@
 /* `oomscope hprof check|strip|restore`: the hprof library from the command line. */
 #define _GNU_SOURCE
 #include "cli/commands.h"
+#include "cli/opts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,31 +25,55 @@
 #define READ_CHUNK (1u << 20)
 #define SEGMENT_BYTES (4u << 20)
 
-static const char usage_text[] =
+static const char usage_head[] =
 	"usage: oomscope hprof check [--json] FILE\n"
 	"       oomscope hprof strip [--mode app|koom|matrix] [--gzip|--xz] [--level N] IN OUT\n"
 	"       oomscope hprof restore IN OUT\n"
 	"\n"
 	"Heap dumps (hprof: JVM 1.0.1/1.0.2, Android 1.0.3; 4- or 8-byte ids).\n"
-	"IN and OUT may be '-' (standard input/output); gzip and xz input are read as is.\n"
-	"\n"
-	"check    validates the whole file and summarizes it: records and heap dump\n"
-	"         sub-records by tag (count, bytes), heaps (app/zygote/image on Android),\n"
-	"         objects, and how many bytes are primitive array contents.\n"
-	"strip    writes a smaller dump for analysis, marked as stripped (header\n"
-	"         \"OOMSCOPE STRIPPED <mode> <original format>\"):\n"
-	"           app     (default) every object and reference kept, with every\n"
-	"                   array's length (shallow sizes stay right); primitive array\n"
-	"                   contents dropped, string contents included\n"
-	"           koom    as KOOM: also drops zygote and image heap objects entirely\n"
-	"           matrix  as Matrix: keeps the contents of String backing arrays and one\n"
-	"                   copy of identical Bitmap pixel buffers (needs a file: two passes)\n"
-	"         --gzip compresses while streaming (zlib, --level 1..9, default 6);\n"
-	"         --xz with liblzma (--level 0..9, default 0): smaller and faster on dumps.\n"
-	"restore  turns a stripped dump back into a standard one: removed contents come\n"
-	"         back zero-filled at their original lengths.\n"
-	"\n"
-	"Output files are created 0600 and appear only when complete.\n";
+	"IN and OUT may be '-' (standard input/output); gzip and xz input are read as is.\n";
+
+/* One table per subcommand: getopt_long's options and --help's lines. */
+static const struct cli_opt check_options[] = {
+	CLI_HEADING("check: validates the whole file and summarizes it: records and heap dump\n"
+		    "sub-records by tag (count, bytes), heaps (app/zygote/image on Android),\n"
+		    "objects, and how many bytes are primitive array contents."),
+	{"json", 0, no_argument, 'j', NULL, "the summary as one JSON object"},
+	{"help", 'h', no_argument, 'h', NULL, "this text"},
+	CLI_END,
+};
+
+static const struct cli_opt strip_options[] = {
+	CLI_HEADING("strip: writes a smaller dump for analysis, marked as stripped (header\n"
+		    "\"OOMSCOPE STRIPPED <mode> <original format>\")."),
+	{"mode", 0, required_argument, 'm', "MODE",
+	 "app (default): every object and reference kept,\nwith every array's length (shallow sizes stay\n"
+	 "right); primitive array contents dropped, string\ncontents kept\n"
+	 "koom: as KOOM, also drops zygote and image heap\nobjects entirely\n"
+	 "matrix: as Matrix, keeps String backing arrays'\ncontents and one copy of identical Bitmap pixel\n"
+	 "buffers (needs a file: two passes)"},
+	{"gzip", 0, no_argument, 'z', NULL, "compress while streaming (zlib)"},
+	{"xz", 0, no_argument, 'x', NULL, "compress with liblzma: smaller and faster on dumps"},
+	{"level", 0, required_argument, 'l', "N", "gzip 1..9 (default 6), xz 0..9 (default 0)"},
+	{"help", 'h', no_argument, 'h', NULL, "this text"},
+	CLI_END,
+};
+
+static const struct cli_opt restore_options[] = {
+	CLI_HEADING("restore: turns a stripped dump back into a standard one: removed contents\n"
+		    "come back zero-filled at their original lengths."),
+	{"help", 'h', no_argument, 'h', NULL, "this text"},
+	CLI_END,
+};
+
+static void usage(FILE *f)
+{
+	fputs(usage_head, f);
+	cli_opts_help(check_options, f);
+	cli_opts_help(strip_options, f);
+	cli_opts_help(restore_options, f);
+	fputs("\nOutput files are created 0600 and appear only when complete.\n", f);
+}
 
 #define bad(fmt, arg) cli_usage_error("hprof", fmt, arg)
 
@@ -144,21 +169,24 @@ static int parse_fd(int fd, uint64_t size, const char *name, const char *what, c
 
 static int cmd_check(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	struct hprof_stats st;
 	struct hprof_visitor v;
+	struct option longopts[4];
+	char shortopts[8];
 	int json = 0, c, fd, e;
 	uint64_t size;
 
+	if (cli_opts_getopt(check_options, longopts, 4, "+", shortopts, sizeof(shortopts)))
+		return 2; /* the table is wrong: a bug */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == 'j')
 			json = 1;
 		else if (c == 'h') {
-			fputs(usage_text, stdout);
+			usage(stdout);
 			return 0;
 		} else
-			return bad("%s", "check: unknown option");
+			return cli_opts_error("hprof check", c, argv);
 	}
 	if (argc - optind != 1)
 		return bad("%s", "check needs one FILE");
@@ -291,19 +319,17 @@ static int run_transform(enum hprof_op op, const char *in, const char *out, int 
 
 static int cmd_strip(int argc, char **argv, int restore)
 {
-	static const struct option longopts[] = {
-		{"mode", required_argument, 0, 'm'}, {"gzip", no_argument, 0, 'z'}, {"xz", no_argument, 0, 'x'},
-		{"level", required_argument, 0, 'l'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	enum hprof_op op = restore ? HPROF_OP_RESTORE : HPROF_OP_STRIP_APP;
 	int gzip = HPROF_PLAIN, level = -1, c;
+	struct option longopts[8];
+	char shortopts[8];
 
+	if (cli_opts_getopt(restore ? restore_options : strip_options, longopts, 8, "+", shortopts, sizeof(shortopts)))
+		return 2; /* the table is wrong: a bug */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
-			if (restore)
-				return bad("%s", "restore has no --mode");
 			if (!strcmp(optarg, "app"))
 				op = HPROF_OP_STRIP_APP;
 			else if (!strcmp(optarg, "koom"))
@@ -323,8 +349,8 @@ static int cmd_strip(int argc, char **argv, int restore)
 				return bad("invalid --level '%s' (0..9)", optarg);
 			break;
 		}
-		case 'h': fputs(usage_text, stdout); return 0;
-		default: return bad("%s", "unknown option");
+		case 'h': usage(stdout); return 0;
+		default: return cli_opts_error(restore ? "hprof restore" : "hprof strip", c, argv);
 		}
 	}
 	if (argc - optind != 2)
@@ -343,7 +369,7 @@ int cmd_hprof(int argc, char **argv)
 	const char *sub = argc > 1 ? argv[1] : NULL;
 
 	if (!sub || !strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-		fputs(usage_text, sub ? stdout : stderr);
+		usage(sub ? stdout : stderr);
 		return sub ? 0 : 2;
 	}
 	if (!strcmp(sub, "check"))

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "cli/commands.h"
+
 #define HELP_COLUMN 27
 
 int cli_opts_getopt(const struct cli_opt *t, struct option *longopts, size_t nlong, const char *prefix,
@@ -9,9 +11,12 @@ int cli_opts_getopt(const struct cli_opt *t, struct option *longopts, size_t nlo
 {
 	size_t nl = 0, ns = strlen(prefix);
 
-	if (ns >= shortlen)
+	if (ns + 2 > shortlen)
 		return -1;
-	memcpy(shortopts, prefix, ns + 1);
+	memcpy(shortopts, prefix, ns);
+	shortopts[ns++] = ':'; /* a missing value comes back as ':', not '?' */
+	shortopts[ns] = 0;
+	opterr = 0;            /* cli_opts_error says it, in one line */
 	for (; t->name || t->help; t++) {
 		if (!t->name)
 			continue;
@@ -60,4 +65,14 @@ void cli_opts_help(const struct cli_opt *t, FILE *f)
 		}
 		fputc('\n', f);
 	}
+}
+
+int cli_opts_error(const char *cmd, int c, char **argv)
+{
+	char shortname[3] = {'-', (char)optopt, 0};
+
+	if (c == ':') /* the option is the last word getopt took */
+		return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
+	/* an unknown short option (optopt set) may sit in a group ("-qz") */
+	return cli_usage_error(cmd, "unknown option %s", optopt > 0 && optopt < 128 ? shortname : argv[optind - 1]);
 }

@@ -20,9 +20,13 @@ struct cli_opt {
 #define CLI_END {NULL, 0, 0, 0, NULL, NULL}
 
 /* Fills longopts (room for every option and the end) and shortopts
- * ("+p:i:vh": prefix first), from t. 0, or -1 when they do not fit. */
+ * ("+:p:i:vh": prefix first, then ':'), from t, and turns getopt's own
+ * messages off. 0, or -1 when they do not fit. */
 int cli_opts_getopt(const struct cli_opt *t, struct option *longopts, size_t nlong, const char *prefix,
 		    char *shortopts, size_t shortlen);
+/* After getopt_long returned c, '?' (an unknown option) or ':' (an option
+ * without its value): the one-line usage error for cmd; returns 2. */
+int cli_opts_error(const char *cmd, int c, char **argv);
 /* The options' help lines, aligned, with their headings. */
 void cli_opts_help(const struct cli_opt *t, FILE *f);
 

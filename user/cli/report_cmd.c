@@ -86,7 +86,6 @@ int cmd_report(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	opterr = 0;
 	if (cli_opts_getopt(report_options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts,
 			    sizeof(shortopts)))
 		return 1;
@@ -98,7 +97,7 @@ int cmd_report(int argc, char **argv)
 			cli_opts_help(report_options, stdout);
 			return 0;
 		} else {
-			return cli_usage_error("report", "unknown option %s", argv[optind - 1]);
+			return cli_opts_error("report", c, argv);
 		}
 	}
 	if (optind + 1 != argc)
@@ -124,7 +123,6 @@ int cmd_aggregate(int argc, char **argv)
 	int c, json = 0;
 
 	optind = 1;
-	opterr = 0;
 	if (cli_opts_getopt(aggregate_options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts,
 			    sizeof(shortopts)))
 		return 1;
@@ -139,7 +137,7 @@ int cmd_aggregate(int argc, char **argv)
 			fputs(aggregate_example, stdout);
 			return 0;
 		} else {
-			return cli_usage_error("aggregate", "unknown option %s", argv[optind - 1]);
+			return cli_opts_error("aggregate", c, argv);
 		}
 	}
 	if (optind == argc && !db)

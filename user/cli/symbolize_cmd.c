@@ -177,7 +177,7 @@ int cmd_symbolize(int argc, char **argv)
 			fputs(usage_example, stdout);
 			return 0;
 		} else {
-			return cli_usage_error("symbolize", "unknown option %s", argv[optind - 1]);
+			return cli_opts_error("symbolize", c, argv);
 		}
 	}
 	if (argc - optind < 2)

@@ -415,10 +415,8 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if ((r = opt_collector(c, &o)) == 1)
 			r = opt_java(c, &o, &hf);
-		if (r == 1) {
-			fprintf(stderr, "oomscope: see 'oomscope %s --help'\n", cmd_name);
-			return 2;
-		}
+		if (r == 1)
+			return cli_opts_error(cmd_name, c, argv);
 		if (r)
 			return r < 0 ? 0 : r;
 	}
