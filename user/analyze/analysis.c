@@ -1,4 +1,5 @@
 #include "analyze/analysis.h"
+#include "util/clock.h"
 #include "analyze/shallow.h"
 
 #include <errno.h>
@@ -11,13 +12,6 @@
 #include "hprof/io.h"
 #include "util/vec.h"
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static uint64_t fnv(uint64_t h, const char *s)
 {
@@ -114,7 +108,7 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 	size_t cap = 0; /* buf's, in elements */
 	uint64_t *keys = NULL;
 	size_t lcap = 0;
-	double t0 = now_s();
+	double t0 = mono_s();
 	int e = -ENOMEM;
 
 	if (u64map_init(&a->label_of, a->nleaks * 8 + 16))
@@ -136,7 +130,7 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 		}
 	if ((e = ooms_label_edges(ix, a->path, a->labels, a->nlabels, err, errlen)))
 		goto out;
-	a->t_labels = now_s() - t0;
+	a->t_labels = mono_s() - t0;
 
 	e = -ENOMEM;
 	keys = malloc((a->nleaks + 1) * 2 * sizeof(*keys));
@@ -285,7 +279,7 @@ static void phase(const struct ooms_analyze_opts *o, int which)
 int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
 		 size_t errlen)
 {
-	double t0 = now_s(), t;
+	double t0 = mono_s(), t;
 	enum ooms_runtime rt = o->runtime;
 	int e;
 
@@ -328,12 +322,12 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		return e;
 	if ((e = ooms_shallow_setup(&a->ix))) /* the size model, from the indexed classes */
 		goto nomem;
-	a->t_index = now_s() - t0;
+	a->t_index = mono_s() - t0;
 	phase(o, OOMS_PHASE_PATHS);
 	if ((e = ooms_paths_compute(&a->ix, &a->paths)))
 		goto nomem;
 	a->t_paths = a->paths.seconds;
-	t = now_s();
+	t = mono_s();
 	if ((e = ooms_leaks_find(&a->ix, &a->rules, a->probes, a->paths.parent, &a->leaks, &a->nleaks)))
 		goto nomem;
 	{
@@ -342,7 +336,7 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		for (uint32_t v = 1; c != OOMS_NONE && v < a->ix.nodes; v++)
 			a->native_registry += a->ix.kind[v] == NODE_INSTANCE && a->ix.cls[v] == c;
 	}
-	a->t_leaks = now_s() - t;
+	a->t_leaks = mono_s() - t;
 	phase(o, OOMS_PHASE_NAMES);
 	if ((e = group_leaks(a, err, errlen)))
 		return e;
@@ -355,12 +349,12 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	a->t_dominators = a->dom.seconds;
 	if ((e = finish_groups(a)))
 		goto nomem;
-	t = now_s();
+	t = mono_s();
 	phase(o, OOMS_PHASE_HISTOGRAM);
 	if ((e = class_histogram(a)))
 		goto nomem;
-	a->t_histogram = now_s() - t;
-	a->t_total = now_s() - t0;
+	a->t_histogram = mono_s() - t;
+	a->t_total = mono_s() - t0;
 	return 0;
 nomem:
 	if (!err[0])

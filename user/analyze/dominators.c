@@ -1,4 +1,5 @@
 #include "analyze/dominators.h"
+#include "util/clock.h"
 #include "util/vec.h"
 #include "analyze/shallow.h"
 
@@ -7,13 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The graph: edges of reached nodes into reached nodes, plus the class
  * connections (sorted by from, found through a per-node first index). */
@@ -143,7 +137,7 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
  * read best as one algorithm, as in the paper. */
 int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths *paths, struct ooms_dominators *d)
 {
-	double t0 = now_s();
+	double t0 = mono_s();
 	size_t n = ix->nodes, scap = 1024;
 	uint32_t *dfn = calloc(n, sizeof(*dfn)), *vertex = malloc((n + 1) * sizeof(*vertex));
 	uint32_t *parent = malloc((n + 1) * sizeof(*parent)), *semi = malloc((n + 1) * sizeof(*semi));
@@ -283,7 +277,7 @@ out:
 	free(order);
 	if (e)
 		ooms_dominators_free(d);
-	d->seconds = now_s() - t0;
+	d->seconds = mono_s() - t0;
 	return e;
 }
 

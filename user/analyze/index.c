@@ -2,6 +2,7 @@
  * object table; pass 2, with every class layout known, reads the references.
  * This file drives the passes and answers look-ups. */
 #include "analyze/index_build.h"
+#include "util/clock.h"
 
 int ixb_fail(struct build *b, int e, const char *fmt, ...)
 {
@@ -35,13 +36,6 @@ uint32_t ixb_string_of(const struct ooms_index *ix, uint64_t id)
 
 
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progress_fn progress, void *pctx,
 		   int pass, uint64_t *parsed, char *err, size_t errlen)
@@ -108,7 +102,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe 
 				   .record_data = ixb_rec_data, .record_end = ixb_rec_end, .sub_begin = ixb_p1_sub};
 	struct hprof_visitor v2 = {.ctx = &b, .sub_begin = ixb_p2_sub_begin, .sub_data = ixb_p2_sub_data,
 				   .sub_end = ixb_p2_sub_end};
-	double t0 = now_s();
+	double t0 = mono_s();
 	int e;
 
 	memset(ix, 0, sizeof(*ix));
@@ -124,8 +118,8 @@ int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe 
 		goto out;
 	if ((e = ixb_between_passes(&b)))
 		goto out;
-	ix->seconds_pass1 = now_s() - t0;
-	t0 = now_s();
+	ix->seconds_pass1 = mono_s() - t0;
+	t0 = mono_s();
 	ix->off = malloc(((size_t)ix->nodes + 1) * sizeof(*ix->off));
 	if (!ix->off) {
 		e = ixb_fail(&b, -ENOMEM, "out of memory");
@@ -164,7 +158,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe 
 		if (q)
 			ix->tgt = q;
 	}
-	ix->seconds_pass2 = now_s() - t0;
+	ix->seconds_pass2 = mono_s() - t0;
 out:
 	free(b.cls_ids);
 	free(b.load_keys);

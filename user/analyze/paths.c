@@ -1,4 +1,5 @@
 #include "analyze/paths.h"
+#include "util/clock.h"
 #include "util/vec.h"
 
 #include <errno.h>
@@ -44,17 +45,10 @@ static int root_rank(uint8_t kind)
 	return 8;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
 {
-	double t0 = now_s();
+	double t0 = mono_s();
 	size_t n = ix->nodes;
 	uint32_t *queue = malloc(n * sizeof(*queue)), head = 0, tail = 0;
 	uint8_t *seen;
@@ -119,7 +113,7 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
 	}
 	free(queue);
 	free(seen);
-	p->seconds = now_s() - t0;
+	p->seconds = mono_s() - t0;
 	return 0;
 }
 

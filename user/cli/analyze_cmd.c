@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "analyze/analysis.h"
+#include "util/clock.h"
 #include "analyze/report.h"
 #include "cli/commands.h"
 #include "cli/opts.h"
@@ -58,18 +59,11 @@ struct progress {
 	int pass;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void show_progress(void *ctx, int pass, uint64_t done, uint64_t total)
 {
 	struct progress *p = ctx;
-	double t = now_s();
+	double t = mono_s();
 
 	static const char *const phases[] = {"shortest paths", "naming the leaks' references (one more pass)",
 					     "dominators and retained sizes", "class histogram"};

@@ -1,6 +1,7 @@
 /* `oomscope hprof check|strip|restore`: the hprof library from the command line. */
 #define _GNU_SOURCE
 #include "cli/commands.h"
+#include "util/clock.h"
 #include "cli/opts.h"
 
 #include <errno.h>
@@ -85,17 +86,10 @@ struct progress {
 	int on;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void progress_show(struct progress *pr, uint64_t done, int final)
 {
-	double t = now_s();
+	double t = mono_s();
 
 	if (!pr->on || (!final && t - pr->last < 0.5))
 		return;
@@ -273,7 +267,7 @@ static int run_transform(enum hprof_op op, const char *in, const char *out, int 
 	struct output o;
 	uint64_t size;
 	int fd, e, rc, have_keep = 0;
-	double t0 = now_s();
+	double t0 = mono_s();
 
 	if (same_file(in, out))
 		return bad("%s", "IN and OUT are the same file");
@@ -311,7 +305,7 @@ static int run_transform(enum hprof_op op, const char *in, const char *out, int 
 	rc = output_close(&o, rc, out, what);
 	if (!rc && isatty(2))
 		fprintf(stderr, "%s: %" PRIu64 " MB -> %" PRIu64 " MB in %.1f s (%s)\n", what, size >> 20,
-			o.sink.bytes_out >> 20, now_s() - t0, hprof_op_mode(op));
+			o.sink.bytes_out >> 20, mono_s() - t0, hprof_op_mode(op));
 	if (have_keep)
 		hprof_idset_free(&keep);
 	return rc;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "util/clock.h"
 #include "cli/opts.h"
 #include "report/aggregate.h"
 #include "report/report.h"
@@ -61,27 +62,20 @@ struct progress {
 	double t0;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void show(void *ctx, const char *what)
 {
 	struct progress *p = ctx;
 
 	/* only once a second has passed: short work stays silent */
-	if (p->on && now_s() - p->t0 > 1)
+	if (p->on && mono_s() - p->t0 > 1)
 		fprintf(stderr, "\rreport: %-40s", what);
 }
 
 int cmd_report(int argc, char **argv)
 {
 	struct option longopts[sizeof(report_options) / sizeof(report_options[0])];
-	struct progress p = {isatty(2), now_s()};
+	struct progress p = {isatty(2), mono_s()};
 	char err[512], shortopts[8];
 	int c;
 

@@ -1,6 +1,7 @@
 /* What the collector's files share: time, errors, the timeline writer. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
+#include "util/clock.h"
 
 const char *const coll_snap_base[] = {"threads", "fds", "vmsize"};
 
@@ -17,10 +18,7 @@ volatile struct ooms_totals *coll_totals(struct coll *c)
 
 uint64_t coll_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return mono_ns();
 }
 
 double coll_since(struct coll *c)

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "dump/dumper.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,13 +28,6 @@
 
 #define READ_CHUNK (1u << 20)
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static void status(const struct ooms_dump_request *rq, const char *what)
 {
@@ -264,7 +258,7 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 	stream = 1;
 	snprintf(call.command, sizeof(call.command), "GC.heap_dump -overwrite %s", fifo_ns);
 	status(rq, "JVM dumping");
-	t0 = now_ms();
+	t0 = mono_ms();
 	if (pthread_create(&t, NULL, jcmd_thread, &call) != 0) {
 		e = -EAGAIN;
 		snprintf(res->error, sizeof(res->error), "starting the attach thread failed");
@@ -307,7 +301,7 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 	}
 	pthread_join(t, NULL);
 	started = 0;
-	res->pause_ms = now_ms() - t0; /* the JVM dumps at a safepoint: the app waits for all of it */
+	res->pause_ms = mono_ms() - t0; /* the JVM dumps at a safepoint: the app waits for all of it */
 	if (!e && (call.rc || !strstr(call.r.out, "Heap dump file created"))) {
 		e = call.rc ? call.rc : -EIO;
 		snprintf(res->error, sizeof(res->error), "the JVM did not dump: %.200s",
@@ -353,7 +347,7 @@ static int dump_am(const struct ooms_dump_request *rq, struct ooms_dump_result *
 	uint8_t *buf;
 	pid_t p;
 	int st, fd, e;
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	ssize_t n;
 
 	res->method = "am-dumpheap";
@@ -382,12 +376,12 @@ static int dump_am(const struct ooms_dump_request *rq, struct ooms_dump_result *
 		if (stat(tmp, &s) == 0 && s.st_size > 0 && s.st_size == last)
 			break;
 		last = stat(tmp, &s) == 0 ? s.st_size : -1;
-		if (now_ms() - t0 > 1800e3) {
+		if (mono_ms() - t0 > 1800e3) {
 			snprintf(res->error, sizeof(res->error), "am dumpheap: no complete file after 1800 s");
 			return -ETIMEDOUT;
 		}
 	}
-	res->pause_ms = now_ms() - t0;
+	res->pause_ms = mono_ms() - t0;
 	snprintf(there, sizeof(there), "%s", tmp);
 	fd = open(there, O_RDONLY | O_CLOEXEC);
 	buf = malloc(READ_CHUNK);
@@ -427,7 +421,7 @@ static void analyze(const struct ooms_dump_request *rq, struct ooms_dump_result 
 	struct ooms_analysis a;
 	struct atomic_file af;
 	char err[256];
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	int e;
 
 	status(rq, "analyzing");
@@ -435,7 +429,7 @@ static void analyze(const struct ooms_dump_request *rq, struct ooms_dump_result 
 		snprintf(res->analysis_error, sizeof(res->analysis_error), "%s", err);
 		return;
 	}
-	res->analyze_ms = now_ms() - t0;
+	res->analyze_ms = mono_ms() - t0;
 	res->leak_groups = a.ngroups;
 	res->leak_objects = a.nleaks;
 	if (a.ngroups)
@@ -458,7 +452,7 @@ static void analyze(const struct ooms_dump_request *rq, struct ooms_dump_result 
 /* A dump's end (e: how it went), and its analysis when it was written. */
 static int dump_done(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int e, double t0)
 {
-	res->dump_ms = now_ms() - t0;
+	res->dump_ms = mono_ms() - t0;
 	res->target_exited = !proc_exists(rq->pid);
 	if (e)
 		return e;
@@ -471,7 +465,7 @@ static int dump_done(const struct ooms_dump_request *rq, struct ooms_dump_result
 int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
 {
 	enum ooms_dump_method m = rq->method;
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	char line[128];
 	int e;
 
@@ -560,7 +554,7 @@ int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result 
 		if (!strncmp(line, "started ", 8)) {
 			if (on_line)
 				on_line(ctx, line);
-			t0 = now_ms();
+			t0 = mono_ms();
 			return dump_done(rq, res, shim_finish(rq, res, &af, conn, line, sizeof(line)), t0);
 		}
 		e = -EIO; /* "disarmed", "error ..." */

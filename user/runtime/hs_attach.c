@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "runtime/hs_attach.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,13 +29,6 @@ static void say(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 pid_t hs_ns_pid(pid_t pid)
 {
@@ -81,7 +75,7 @@ static int connect_unix(const char *path, long long deadline)
 	e = errno;
 	if (e == EINPROGRESS || e == EAGAIN) {
 		struct pollfd p = {.fd = fd, .events = POLLOUT};
-		int left = (int)(deadline - now_ms()), so = 0;
+		int left = (int)(deadline - mono_ms()), so = 0;
 		socklen_t sl = sizeof(so);
 
 		if (left > 0 && poll(&p, 1, left) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &sl) == 0 && !so)
@@ -141,7 +135,7 @@ static int trigger_listener(pid_t pid, pid_t ns, const char *sock, long long dea
 		say(err, err_len, "cannot signal PID %d: %s", (int)pid, strerror(e));
 		return -e;
 	}
-	for (int wait_ms = 10; now_ms() < deadline; wait_ms = wait_ms < 200 ? wait_ms * 2 : 200) {
+	for (int wait_ms = 10; mono_ms() < deadline; wait_ms = wait_ms < 200 ? wait_ms * 2 : 200) {
 		if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
 			break;
 		usleep(wait_ms * 1000);
@@ -197,7 +191,7 @@ static int write_all(int fd, const char *buf, size_t len, long long deadline)
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
 		struct pollfd p = {.fd = fd, .events = POLLOUT};
-		int left = (int)(deadline - now_ms());
+		int left = (int)(deadline - mono_ms());
 
 		if (left <= 0 || poll(&p, 1, left) <= 0)
 			return -ETIMEDOUT;
@@ -208,7 +202,7 @@ static int write_all(int fd, const char *buf, size_t len, long long deadline)
 int hs_attach_command(pid_t pid, const char *cmd, const char *arg0, const char *arg1, const char *arg2,
 		      int timeout_ms, struct hs_attach_result *res, char *err, size_t err_len)
 {
-	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 10000);
+	long long deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 10000);
 	const char *parts[5] = {"1", cmd, arg0 ? arg0 : "", arg1 ? arg1 : "", arg2 ? arg2 : ""};
 	char req[4096], reply[sizeof(res->out) + 64];
 	size_t len = 0, got = 0;
@@ -238,7 +232,7 @@ int hs_attach_command(pid_t pid, const char *cmd, const char *arg0, const char *
 	/* the answer ends when the JVM closes the connection */
 	for (;;) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		int left = (int)(deadline - now_ms());
+		int left = (int)(deadline - mono_ms());
 		ssize_t n;
 
 		if (left <= 0 || poll(&p, 1, left) <= 0) {

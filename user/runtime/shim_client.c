@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "runtime/shim_client.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,13 +18,6 @@
 
 #include "runtime/hs_attach.h"
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 static int connect_shim(pid_t pid)
 {
@@ -46,11 +40,11 @@ static int connect_shim(pid_t pid)
 int shim_client_line(int conn, char *line, size_t len, int timeout_ms)
 {
 	size_t got = 0;
-	long long deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : 0;
+	long long deadline = timeout_ms >= 0 ? mono_ms() + timeout_ms : 0;
 
 	while (got + 1 < len) {
 		struct pollfd p = {.fd = conn, .events = POLLIN};
-		int left = timeout_ms >= 0 ? (int)(deadline - now_ms()) : -1;
+		int left = timeout_ms >= 0 ? (int)(deadline - mono_ms()) : -1;
 		ssize_t n;
 
 		if (timeout_ms >= 0 && left <= 0)
@@ -257,7 +251,7 @@ int shim_client_load_hotspot(pid_t pid, const char *shim, char *err, size_t err_
 		snprintf(err, err_len, "JVM %d refused the shim: %.200s", (int)pid, r.out[0] ? r.out : "no reason given");
 		return -EPERM;
 	}
-	for (deadline = now_ms() + 5000; now_ms() < deadline; usleep(20000))
+	for (deadline = mono_ms() + 5000; mono_ms() < deadline; usleep(20000))
 		if (shim_client_ask(pid, "ping", line, sizeof(line), 1000) == 0 && !strncmp(line, "ok ", 3))
 			return 0;
 	snprintf(err, err_len, "the shim loaded into JVM %d but its socket did not answer", (int)pid);

@@ -3,6 +3,7 @@
  * uid may use it (SO_PEERCRED), whatever the file's permissions say. */
 #define _GNU_SOURCE
 #include "shim/shim.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,10 +33,7 @@ static char busy_path[128];
 
 double shim_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return mono_ms();
 }
 
 void shim_reply(int fd, const char *fmt, ...)

@@ -1,4 +1,5 @@
 #include "sym/stackfix.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -31,13 +32,6 @@ struct ooms_stackfix {
 
 #define REFRESH_MIN_NS (20 * 1000 * 1000ull)
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* An address in no known mapping may be in code mapped since the maps were
  * read (a library loaded, or the exec of `oomscope run`): read them again,
