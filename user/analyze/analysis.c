@@ -30,9 +30,7 @@ const struct ooms_edge_label *ooms_analysis_label(const struct ooms_analysis *a,
 	return u64map_get(&a->label_of, (uint64_t)n + 1, &i) ? &a->labels[i] : NULL;
 }
 
-/* The signature of a path: its (class, reference) sequence, array indices
- * left out so the same bug at another slot is the same leak. */
-static uint64_t path_signature(const struct ooms_analysis *a, const uint32_t *nodes, uint32_t len)
+uint64_t ooms_analysis_signature(const struct ooms_analysis *a, const uint32_t *nodes, uint32_t len)
 {
 	const struct ooms_index *ix = &a->ix;
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -75,10 +73,7 @@ static int by_group_size(const void *x, const void *y)
 	return a->count < b->count ? 1 : a->count > b->count ? -1 : (a->signature > b->signature) - (a->signature < b->signature);
 }
 
-/* The path of node n from its root, from the edge labels of leak paths
- * (each names the node it comes from); the path length (only the first max
- * nodes are written). */
-static uint32_t leak_path(const struct ooms_analysis *a, uint32_t n, uint32_t *out, uint32_t max)
+uint32_t ooms_analysis_path(const struct ooms_analysis *a, uint32_t n, uint32_t *out, uint32_t max)
 {
 	uint32_t len = 0, i;
 	const struct ooms_edge_label *l;
@@ -98,9 +93,28 @@ static uint32_t leak_path(const struct ooms_analysis *a, uint32_t n, uint32_t *o
 	return len;
 }
 
-/* Before the dominators (while the search's parents are there): the
- * names of the edges on every leak's path (one more pass over the dump),
- * each leak's signature, and the groups of equal signatures. */
+/* Asks for the name of each edge on node n's shortest path, up to a node
+ * whose edge is asked for already. 0 or -ENOMEM. */
+static int want_labels(struct ooms_analysis *a, uint32_t n, size_t *lcap)
+{
+	for (uint32_t v = n; v && a->paths.parent[v] && a->paths.parent[v] != OOMS_NONE; v = a->paths.parent[v]) {
+		uint32_t dummy;
+
+		if (u64map_get(&a->label_of, (uint64_t)v + 1, &dummy))
+			break; /* the rest of this path is known already */
+		if (vec_reserve((void **)&a->labels, lcap, a->nlabels + 1, sizeof(*a->labels)))
+			return -ENOMEM;
+		a->labels[a->nlabels].from = a->paths.parent[v];
+		a->labels[a->nlabels].to = v;
+		if (u64map_put(&a->label_of, (uint64_t)v + 1, (uint32_t)a->nlabels++))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* While the search's parents are there: the names of the edges on every
+ * leak's and suspect's path (one more pass over the dump), each leak's
+ * signature, and the groups of equal signatures. */
 static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 {
 	struct ooms_index *ix = &a->ix;
@@ -111,23 +125,12 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 	double t0 = mono_s();
 	int e = -ENOMEM;
 
-	if (u64map_init(&a->label_of, a->nleaks * 8 + 16))
+	if (u64map_init(&a->label_of, (a->nleaks + a->nsuspects) * 8 + 16))
 		goto out;
-	/* every node on a leak's path needs the name of the edge into it */
-	for (size_t i = 0; i < a->nleaks; i++)
-		for (uint32_t v = a->leaks[i].node; v && a->paths.parent[v] && a->paths.parent[v] != OOMS_NONE;
-		     v = a->paths.parent[v]) {
-			uint32_t dummy;
-
-			if (u64map_get(&a->label_of, (uint64_t)v + 1, &dummy))
-				break; /* the rest of this path is known already */
-			if (vec_reserve((void **)&a->labels, &lcap, a->nlabels + 1, sizeof(*a->labels)))
-				goto out;
-			a->labels[a->nlabels].from = a->paths.parent[v];
-			a->labels[a->nlabels].to = v;
-			if (u64map_put(&a->label_of, (uint64_t)v + 1, (uint32_t)a->nlabels++))
-				goto out;
-		}
+	/* every node on a leak's or a suspect's path needs the name of the edge into it */
+	for (size_t i = 0; i < a->nleaks + a->nsuspects; i++)
+		if (want_labels(a, i < a->nleaks ? a->leaks[i].node : a->suspects[i - a->nleaks].point, &lcap))
+			goto out;
 	if ((e = ooms_label_edges(ix, a->path, a->labels, a->nlabels, err, errlen)))
 		goto out;
 	a->t_labels = mono_s() - t0;
@@ -137,15 +140,15 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 	if (!keys)
 		goto out;
 	for (size_t i = 0; i < a->nleaks; i++) {
-		uint32_t len = leak_path(a, a->leaks[i].node, buf, (uint32_t)cap);
+		uint32_t len = ooms_analysis_path(a, a->leaks[i].node, buf, (uint32_t)cap);
 
 		if (len > cap) {
 			if (vec_reserve((void **)&buf, &cap, len, sizeof(*buf)))
 				goto out;
-			len = leak_path(a, a->leaks[i].node, buf, (uint32_t)cap);
+			len = ooms_analysis_path(a, a->leaks[i].node, buf, (uint32_t)cap);
 		}
 		/* the rule is part of the key: one object path, two reasons, two rows */
-		keys[2 * i] = path_signature(a, buf, len) ^ ((uint64_t)a->leaks[i].rule * 0x9E3779B97F4A7C15ull);
+		keys[2 * i] = ooms_analysis_signature(a, buf, len) ^ ((uint64_t)a->leaks[i].rule * 0x9E3779B97F4A7C15ull);
 		keys[2 * i + 1] = i;
 	}
 	qsort(keys, a->nleaks, 2 * sizeof(*keys), by_signature);
@@ -194,11 +197,11 @@ static int finish_groups(struct ooms_analysis *a)
 				g->example = n;
 			}
 		}
-		len = leak_path(a, g->example, NULL, 0);
+		len = ooms_analysis_path(a, g->example, NULL, 0);
 		g->nodes = malloc((len + 1) * sizeof(*g->nodes));
 		if (!g->nodes)
 			return -ENOMEM;
-		g->len = leak_path(a, g->example, g->nodes, len);
+		g->len = ooms_analysis_path(a, g->example, g->nodes, len);
 		g->root = len ? ooms_paths_root(&a->ix, g->nodes[0]) : OOMS_NONE;
 	}
 	qsort(a->groups, a->ngroups, sizeof(*a->groups), by_group_size);
@@ -208,17 +211,53 @@ static int finish_groups(struct ooms_analysis *a)
 /* Per class: instances, shallow bytes, and the retained size of all its
  * instances together (an instance counts unless an instance of the same
  * class dominates it), by a walk of the dominator tree. */
+/* Each suspect's path (GC root -> accumulation point), its root and
+ * signature; suspects with one signature merged into the largest. */
+static int finish_suspects(struct ooms_analysis *a)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < a->nsuspects; i++) {
+		struct ooms_suspect *s = &a->suspects[i];
+		uint32_t len = ooms_analysis_path(a, s->point, NULL, 0);
+
+		if (!(s->path = malloc(((size_t)len + 1) * sizeof(*s->path))))
+			return -ENOMEM;
+		s->len = ooms_analysis_path(a, s->point, s->path, len);
+		s->root = s->len ? ooms_paths_root(&a->ix, s->path[0]) : OOMS_NONE;
+		s->signature = ooms_analysis_signature(a, s->path, s->len) ^ ((uint64_t)s->kind + 1) * 0x9E3779B97F4A7C15ull;
+	}
+	/* largest first already: a later one with a known signature joins it */
+	for (size_t i = 0; i < a->nsuspects; i++) {
+		struct ooms_suspect *s = &a->suspects[i];
+		size_t k;
+
+		for (k = 0; k < kept && a->suspects[k].signature != s->signature; k++)
+			;
+		if (k < kept && s->kind == SUSPECT_OBJECT) {
+			a->suspects[k].count += s->count;
+			a->suspects[k].retained += s->retained;
+			free(s->path);
+			continue;
+		}
+		a->suspects[kept++] = *s;
+	}
+	a->nsuspects = kept;
+	return 0;
+}
+
 static int class_histogram(struct ooms_analysis *a)
 {
 	const struct ooms_index *ix = &a->ix;
-	uint32_t n = ix->nodes, *first = calloc((size_t)n + 1, sizeof(uint32_t)), *child = malloc((size_t)n * sizeof(uint32_t));
-	uint32_t *active = calloc(ix->nclasses + 1, sizeof(uint32_t));
+	const uint32_t *first = a->tree.first, *child = a->tree.child;
+	uint32_t n = ix->nodes, *active = calloc(ix->nclasses + 1, sizeof(uint32_t));
 	struct { uint32_t node, next; } *stack = malloc((size_t)n * sizeof(*stack));
 	size_t depth = 0;
 
 	a->class_stats = calloc(ix->nclasses + 1, sizeof(*a->class_stats));
-	if (!first || !child || !active || !stack || !a->class_stats) {
-		free(first); free(child); free(active); free(stack);
+	if (!active || !stack || !a->class_stats) {
+		free(active);
+		free(stack);
 		return -ENOMEM;
 	}
 	for (uint32_t v = 1; v < n; v++) {
@@ -230,19 +269,9 @@ static int class_histogram(struct ooms_analysis *a)
 			a->class_stats[c].count++;
 			a->class_stats[c].shallow += s;
 		}
-		if (a->dom.idom[v] != OOMS_NONE) {
-			a->reachable_shallow += s;
-			first[a->dom.idom[v] + 1]++;
-		}
-	}
-	for (uint32_t v = 1; v <= n; v++)
-		first[v] += first[v - 1];
-	for (uint32_t v = 1; v < n; v++)
 		if (a->dom.idom[v] != OOMS_NONE)
-			child[first[a->dom.idom[v]]++] = v;
-	for (uint32_t v = n; v > 0; v--)
-		first[v] = first[v - 1];
-	first[0] = 0;
+			a->reachable_shallow += s;
+	}
 	stack[depth].node = 0;
 	stack[depth++].next = first[0];
 	while (depth) {
@@ -263,8 +292,6 @@ static int class_histogram(struct ooms_analysis *a)
 		if (u && c != OOMS_NONE)
 			active[c]--;
 	}
-	free(first);
-	free(child);
 	free(active);
 	free(stack);
 	return 0;
@@ -337,23 +364,33 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 			a->native_registry += a->ix.kind[v] == NODE_INSTANCE && a->ix.cls[v] == c;
 	}
 	a->t_leaks = mono_s() - t;
-	phase(o, OOMS_PHASE_NAMES);
-	if ((e = group_leaks(a, err, errlen)))
-		return e;
-	/* the search's parents are no longer needed: only who was reached */
-	if ((e = ooms_paths_keep_reach(&a->ix, &a->paths)))
-		goto nomem;
 	phase(o, OOMS_PHASE_DOMINATORS);
 	if ((e = ooms_dominators_compute(&a->ix, &a->paths, &a->dom)))
 		goto nomem;
 	a->t_dominators = a->dom.seconds;
-	if ((e = finish_groups(a)))
+	if ((e = ooms_domtree_build(&a->dom, a->ix.nodes, &a->tree)))
 		goto nomem;
 	t = mono_s();
 	phase(o, OOMS_PHASE_HISTOGRAM);
 	if ((e = class_histogram(a)))
 		goto nomem;
 	a->t_histogram = mono_s() - t;
+	t = mono_s();
+	a->suspect_share = o->suspect_share > 0 ? o->suspect_share : OOMS_SUSPECT_SHARE;
+	if ((e = ooms_suspects_find(&a->ix, &a->dom, &a->tree, a->reachable_shallow, a->suspect_share, &a->suspects,
+				    &a->nsuspects)))
+		goto nomem;
+	a->t_suspects = mono_s() - t;
+	ooms_domtree_free(&a->tree);
+	/* the paths of leaks and suspects named: the search's parents are used
+	 * here for the last time */
+	phase(o, OOMS_PHASE_NAMES);
+	if ((e = group_leaks(a, err, errlen)))
+		return e;
+	if ((e = ooms_paths_keep_reach(&a->ix, &a->paths)))
+		goto nomem;
+	if ((e = finish_groups(a)) || (e = finish_suspects(a)))
+		goto nomem;
 	a->t_total = mono_s() - t0;
 	return 0;
 nomem:
@@ -371,6 +408,8 @@ void ooms_analysis_free(struct ooms_analysis *a)
 	free(a->labels);
 	free(a->leaks);
 	free(a->class_stats);
+	ooms_suspects_free(a->suspects, a->nsuspects);
+	ooms_domtree_free(&a->tree);
 	u64map_free(&a->label_of);
 	ooms_probes_free(a->probes, a->nprobes);
 	free(a->probes);

@@ -11,6 +11,7 @@
 #include "analyze/labels.h"
 #include "analyze/leaks.h"
 #include "analyze/paths.h"
+#include "analyze/suspects.h"
 
 /* Progress: the index passes are 1 and 2 (with bytes); then these phases. */
 enum { OOMS_PHASE_PATHS = 10, OOMS_PHASE_NAMES, OOMS_PHASE_DOMINATORS, OOMS_PHASE_HISTOGRAM };
@@ -22,6 +23,7 @@ struct ooms_analyze_opts {
 	size_t nleak_classes;
 	const char *const *leak_ifs;
 	size_t nleak_ifs;
+	double suspect_share;           /* of the reachable heap; 0: OOMS_SUSPECT_SHARE */
 	ooms_progress_fn progress;
 	void *pctx;
 };
@@ -58,10 +60,14 @@ struct ooms_analysis {
 	struct ooms_edge_label *labels; /* one per node on a reported path: parent -> node */
 	size_t nlabels;
 	struct u64map label_of;         /* node + 1 -> label index */
+	struct ooms_domtree tree;       /* while the histogram and suspects are made */
+	struct ooms_suspect *suspects;  /* largest first, merged by signature */
+	size_t nsuspects;
+	double suspect_share;           /* the share they were found with */
 	struct ooms_class_stat *class_stats; /* [ix.nclasses]; class objects count under java.lang.Class */
 	uint64_t native_registry;       /* libcore.util.NativeAllocationRegistry instances */
 	uint64_t total_shallow, reachable_shallow;
-	double t_index, t_dominators, t_paths, t_leaks, t_labels, t_histogram, t_total;
+	double t_index, t_dominators, t_paths, t_leaks, t_labels, t_histogram, t_suspects, t_total;
 };
 
 /* 0, or -errno with a one-line message in err. */
@@ -69,6 +75,12 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		 size_t errlen);
 void ooms_analysis_free(struct ooms_analysis *a);
 
+/* Node n's path from its GC root, from the edge labels of reported paths:
+ * its length (only the first max nodes are written to out). */
+uint32_t ooms_analysis_path(const struct ooms_analysis *a, uint32_t n, uint32_t *out, uint32_t max);
+/* The signature of a path: its (class, reference) sequence, array indices
+ * left out so the same bug at another slot is the same leak. */
+uint64_t ooms_analysis_signature(const struct ooms_analysis *a, const uint32_t *nodes, uint32_t len);
 /* The label of the edge into node n on a reported path, or NULL. */
 const struct ooms_edge_label *ooms_analysis_label(const struct ooms_analysis *a, uint32_t n);
 

@@ -288,3 +288,35 @@ void ooms_dominators_free(struct ooms_dominators *d)
 	d->idom = NULL;
 	d->retained = NULL;
 }
+
+int ooms_domtree_build(const struct ooms_dominators *d, uint32_t n, struct ooms_domtree *t)
+{
+	uint32_t *first = calloc((size_t)n + 1, sizeof(uint32_t)), *child = malloc(((size_t)n + 1) * sizeof(uint32_t));
+
+	t->first = first;
+	t->child = child;
+	if (!first || !child) {
+		ooms_domtree_free(t);
+		return -ENOMEM;
+	}
+	/* count, prefix sums, place, then shift back to starts */
+	for (uint32_t v = 1; v < n; v++)
+		if (d->idom[v] != OOMS_NONE)
+			first[d->idom[v] + 1]++;
+	for (uint32_t v = 1; v <= n; v++)
+		first[v] += first[v - 1];
+	for (uint32_t v = 1; v < n; v++)
+		if (d->idom[v] != OOMS_NONE)
+			child[first[d->idom[v]]++] = v;
+	for (uint32_t v = n; v > 0; v--)
+		first[v] = first[v - 1];
+	first[0] = 0;
+	return 0;
+}
+
+void ooms_domtree_free(struct ooms_domtree *t)
+{
+	free(t->first);
+	free(t->child);
+	t->first = t->child = NULL;
+}

@@ -24,4 +24,14 @@ struct ooms_dominators {
 int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths *p, struct ooms_dominators *d);
 void ooms_dominators_free(struct ooms_dominators *d);
 
+/* The dominator tree's children, CSR: the children of n are
+ * child[first[n] .. first[n + 1]). */
+struct ooms_domtree {
+	uint32_t *first;     /* [nodes + 1] */
+	uint32_t *child;     /* [nodes] */
+};
+
+int ooms_domtree_build(const struct ooms_dominators *d, uint32_t nodes, struct ooms_domtree *t);
+void ooms_domtree_free(struct ooms_domtree *t);
+
 #endif

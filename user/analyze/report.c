@@ -1,4 +1,5 @@
 #include "analyze/report.h"
+#include "analyze/report_int.h"
 #include "analyze/shallow.h"
 
 #include <inttypes.h>
@@ -29,7 +30,7 @@ static int is_local_root(uint8_t kind)
 
 /* One path element's reference text, KOOM style: "Class.field",
  * "Type[][3]", or the local's thread. */
-static void reference_text(const struct ooms_analysis *a, uint32_t from, const struct ooms_edge_label *l,
+void report_reference_text(const struct ooms_analysis *a, uint32_t from, const struct ooms_edge_label *l,
 			   char *buf, size_t len)
 {
 	const struct ooms_index *ix = &a->ix;
@@ -60,17 +61,20 @@ static const char *declared_class(const struct ooms_analysis *a, uint32_t from, 
 }
 
 /* The class name of node n: the class itself for class objects. */
-static const char *node_class(const struct ooms_index *ix, uint32_t n)
+const char *report_node_class(const struct ooms_index *ix, uint32_t n)
 {
 	if (ix->kind[n] == NODE_CLASS)
 		return ooms_class_name(ix, ix->length[n]);
 	return ooms_class_name(ix, ix->cls[n]);
 }
 
-static void json_path(struct json *j, const struct ooms_analysis *a, const struct ooms_path_group *g)
+/* A path (GC root first) in KOOM's gcPaths form; the last node's
+ * referenceType is last_type. */
+void report_json_path(struct json *j, const struct ooms_analysis *a, const uint32_t *nodes, uint32_t len,
+		      uint32_t root_index, const char *last_type)
 {
 	const struct ooms_index *ix = &a->ix;
-	const struct ooms_root *root = g->root != OOMS_NONE ? &ix->roots[g->root] : NULL;
+	const struct ooms_root *root = root_index != OOMS_NONE ? &ix->roots[root_index] : NULL;
 	char ref[1024];
 
 	json_key(j, "path");
@@ -80,35 +84,35 @@ static void json_path(struct json *j, const struct ooms_analysis *a, const struc
 
 		json_obj(j);
 		if (t)
-			snprintf(ref, sizeof(ref), "%s@0x%" PRIx64 " local%s", node_class(ix, t), ooms_index_id(ix, t),
+			snprintf(ref, sizeof(ref), "%s@0x%" PRIx64 " local%s", report_node_class(ix, t), ooms_index_id(ix, t),
 				 root->frame >= 0 ? " (java frame)" : "");
 		else
 			snprintf(ref, sizeof(ref), "thread %u local", root->thread_serial);
 		json_kstr(j, "reference", ref);
 		json_kstr(j, "referenceType", "LOCAL");
-		json_kstr(j, "declaredClass", t ? node_class(ix, t) : "java.lang.Thread");
+		json_kstr(j, "declaredClass", t ? report_node_class(ix, t) : "java.lang.Thread");
 		json_obj_end(j);
 	}
-	for (uint32_t i = 0; i + 1 < g->len; i++) {
-		uint32_t from = g->nodes[i];
-		const struct ooms_edge_label *l = ooms_analysis_label(a, g->nodes[i + 1]);
+	for (uint32_t i = 0; i + 1 < len; i++) {
+		uint32_t from = nodes[i];
+		const struct ooms_edge_label *l = ooms_analysis_label(a, nodes[i + 1]);
 
 		json_obj(j);
-		reference_text(a, from, l, ref, sizeof(ref));
+		report_reference_text(a, from, l, ref, sizeof(ref));
 		json_kstr(j, "reference", ref);
 		json_kstr(j, "referenceType", ooms_ref_type_name(l ? l->type : REF_NONE));
 		json_kstr(j, "declaredClass", declared_class(a, from, l));
 		json_khex(j, "objectId", ooms_index_id(ix, from));
 		json_obj_end(j);
 	}
-	if (g->len) {
-		uint32_t leak = g->nodes[g->len - 1];
+	if (len) {
+		uint32_t last = nodes[len - 1];
 
 		json_obj(j);
-		json_kstr(j, "reference", node_class(ix, leak));
-		json_kstr(j, "referenceType", "LEAKING_INSTANCE");
-		json_kstr(j, "declaredClass", node_class(ix, leak));
-		json_khex(j, "objectId", ooms_index_id(ix, leak));
+		json_kstr(j, "reference", report_node_class(ix, last));
+		json_kstr(j, "referenceType", last_type);
+		json_kstr(j, "declaredClass", report_node_class(ix, last));
+		json_khex(j, "objectId", ooms_index_id(ix, last));
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -208,15 +212,17 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 		json_kstr(&j, "leakReason", a->rules.rules[g->rule].reason);
 		json_kstr(&j, "gcRoot", g->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[g->root].kind) : "?");
 		json_kstr(&j, "signature", sig);
-		json_kstr(&j, "className", node_class(ix, g->example));
+		json_kstr(&j, "className", report_node_class(ix, g->example));
 		json_khex(&j, "leakObjectId", ooms_index_id(ix, g->example));
 		json_kuint(&j, "retainedSize", g->retained_max);
 		json_kuint(&j, "retainedSizeTotal", g->retained_sum);
 		json_kuint(&j, "pathLength", g->len);
-		json_path(&j, a, g);
+		report_json_path(&j, a, g->nodes, g->len, g->root, "LEAKING_INSTANCE");
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+
+	report_suspects_json(&j, a);
 
 	/* top retainers: objects by retained size */
 	json_key(&j, "topRetainers");
@@ -227,7 +233,7 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 
 		json_obj(&j);
 		json_khex(&j, "objectId", ooms_index_id(ix, n));
-		json_kstr(&j, "className", node_class(ix, n));
+		json_kstr(&j, "className", report_node_class(ix, n));
 		json_kbool(&j, "isClass", ix->kind[n] == NODE_CLASS);
 		json_kuint(&j, "shallowSize", ooms_shallow_size(ix, n));
 		json_kuint(&j, "retainedSize", a->dom.retained[n]);
@@ -264,13 +270,14 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	json_kdbl(&j, "leakRules", a->t_leaks);
 	json_kdbl(&j, "referenceNames", a->t_labels);
 	json_kdbl(&j, "classHistogram", a->t_histogram);
+	json_kdbl(&j, "suspects", a->t_suspects);
 	json_kdbl(&j, "total", a->t_total);
 	json_obj_end(&j);
 	json_obj_end(&j);
 	json_end_line(&j);
 }
 
-static void human_bytes(uint64_t b, char *buf, size_t len)
+void report_human_bytes(uint64_t b, char *buf, size_t len)
 {
 	if (b >= 1ull << 20)
 		snprintf(buf, len, "%.1f MB", b / 1048576.0);
@@ -292,13 +299,13 @@ int ooms_report_leak_line(const struct ooms_analysis *a, size_t i, char *buf, si
 		return -1;
 	g = &a->groups[i];
 	root = g->root != OOMS_NONE ? &ix->roots[g->root] : NULL;
-	n = (size_t)snprintf(buf, len, "%s x%u [%016" PRIx64 "] from GC root %s %s", node_class(ix, g->example),
+	n = (size_t)snprintf(buf, len, "%s x%u [%016" PRIx64 "] from GC root %s %s", report_node_class(ix, g->example),
 			     g->count, g->signature, root ? ooms_root_kind_name(root->kind) : "?",
-			     g->len ? node_class(ix, g->nodes[0]) : "?");
+			     g->len ? report_node_class(ix, g->nodes[0]) : "?");
 	for (uint32_t k = 0; k + 1 < g->len && n < len; k++) {
 		const struct ooms_edge_label *l = ooms_analysis_label(a, g->nodes[k + 1]);
 
-		reference_text(a, g->nodes[k], l, ref, sizeof(ref));
+		report_reference_text(a, g->nodes[k], l, ref, sizeof(ref));
 		n += (size_t)snprintf(buf + n, len - n, " -> %s", ref);
 	}
 	return 0;
@@ -311,8 +318,8 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 	size_t nt = 0;
 	uint32_t *t;
 
-	human_bytes(a->total_shallow, b1, sizeof(b1));
-	human_bytes(a->reachable_shallow, b2, sizeof(b2));
+	report_human_bytes(a->total_shallow, b1, sizeof(b1));
+	report_human_bytes(a->reachable_shallow, b2, sizeof(b2));
 	fprintf(f, "dump        %s\n", a->path);
 	fprintf(f, "format      %s, %u-byte ids%s%s, runtime %s\n", ix->header.orig_format, ix->id_size,
 		ix->header.strip_mode[0] ? ", stripped " : "", ix->header.strip_mode, runtime_name(a->runtime));
@@ -327,34 +334,36 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		const struct ooms_path_group *g = &a->groups[i];
 		const struct ooms_root *root = g->root != OOMS_NONE ? &ix->roots[g->root] : NULL;
 
-		human_bytes(g->retained_max, b1, sizeof(b1));
-		human_bytes(g->retained_sum, b2, sizeof(b2));
+		report_human_bytes(g->retained_max, b1, sizeof(b1));
+		report_human_bytes(g->retained_sum, b2, sizeof(b2));
 		fprintf(f, "\n#%zu  %s x%u, retained %s each at most, %s in all  [%016" PRIx64 "]\n", i + 1,
-			node_class(ix, g->example), g->count, b1, b2, g->signature);
+			report_node_class(ix, g->example), g->count, b1, b2, g->signature);
 		fprintf(f, "    %s\n", a->rules.rules[g->rule].reason);
 		fprintf(f, "    GC root %s: %s@0x%" PRIx64 "\n", root ? ooms_root_kind_name(root->kind) : "?",
-			g->len ? node_class(ix, g->nodes[0]) : "?", g->len ? ooms_index_id(ix, g->nodes[0]) : 0);
+			g->len ? report_node_class(ix, g->nodes[0]) : "?", g->len ? ooms_index_id(ix, g->nodes[0]) : 0);
 		for (uint32_t k = 0; k + 1 < g->len; k++) {
 			const struct ooms_edge_label *l = ooms_analysis_label(a, g->nodes[k + 1]);
 
-			reference_text(a, g->nodes[k], l, ref, sizeof(ref));
+			report_reference_text(a, g->nodes[k], l, ref, sizeof(ref));
 			fprintf(f, "      %-16s %s\n", ooms_ref_type_name(l ? l->type : REF_NONE), ref);
 		}
 		if (g->len)
-			fprintf(f, "      %-16s %s@0x%" PRIx64 "\n", "LEAKING", node_class(ix, g->example),
+			fprintf(f, "      %-16s %s@0x%" PRIx64 "\n", "LEAKING", report_node_class(ix, g->example),
 				ooms_index_id(ix, g->example));
 	}
 	if (a->ngroups > top)
 		fprintf(f, "\n(%zu more groups: --top or --json)\n", a->ngroups - top);
+
+	report_suspects_text(a, top, f);
 
 	fprintf(f, "\ntop retainers\n");
 	t = top_by(ix->nodes - 1, top, a->dom.retained + 1, sizeof(uint64_t), 0, &nt);
 	for (size_t i = 0; t && i < nt; i++) {
 		uint32_t n = t[i] + 1;
 
-		human_bytes(a->dom.retained[n], b1, sizeof(b1));
+		report_human_bytes(a->dom.retained[n], b1, sizeof(b1));
 		fprintf(f, "  %12s  %s%s@0x%" PRIx64 "\n", b1, ix->kind[n] == NODE_CLASS ? "class " : "",
-			node_class(ix, n), ooms_index_id(ix, n));
+			report_node_class(ix, n), ooms_index_id(ix, n));
 	}
 	free(t);
 
@@ -365,8 +374,8 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 	for (size_t i = 0; t && i < nt; i++) {
 		const struct ooms_class_stat *s = &a->class_stats[t[i]];
 
-		human_bytes(s->retained, b1, sizeof(b1));
-		human_bytes(s->shallow, b2, sizeof(b2));
+		report_human_bytes(s->retained, b1, sizeof(b1));
+		report_human_bytes(s->shallow, b2, sizeof(b2));
 		fprintf(f, "  %12s %12s %12" PRIu64 "  %s\n", b1, b2, s->count, ooms_class_name(ix, t[i]));
 	}
 	free(t);
@@ -380,7 +389,7 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 	t = top_by(ix->nclasses, top, a->class_stats, sizeof(*a->class_stats),
 		   offsetof(struct ooms_class_stat, shallow), &nt);
 	for (size_t i = 0; t && i < nt; i++) {
-		human_bytes(a->class_stats[t[i]].shallow, b1, sizeof(b1));
+		report_human_bytes(a->class_stats[t[i]].shallow, b1, sizeof(b1));
 		fprintf(f, "  %12s  %s\n", b1, ooms_class_name(ix, t[i]));
 	}
 	free(t);

@@ -48,6 +48,8 @@ static const struct cli_opt options[] = {
 	{"bitmap", 0, required_argument, 'b', "WxH", "Android: Bitmaps over W x H pixels are reported\n(default 768x1366, as KOOM)"},
 	{"retained-tsv", 0, required_argument, 'T', "FILE",
 	 "also write id, shallow and retained size of every\nobject (for comparing with other tools)"},
+	{"suspect-share", 0, required_argument, 'S', "R",
+	 "leak suspects: objects and classes retaining over R of\nthe reachable heap (default 0.10, as MAT)"},
 	{"quiet", 'q', no_argument, 'q', NULL, "no progress on the terminal"},
 	{"help", 'h', no_argument, 'h', NULL, "this text"},
 	CLI_END,
@@ -65,7 +67,7 @@ static void show_progress(void *ctx, int pass, uint64_t done, uint64_t total)
 	struct progress *p = ctx;
 	double t = mono_s();
 
-	static const char *const phases[] = {"shortest paths", "naming the leaks' references (one more pass)",
+	static const char *const phases[] = {"shortest paths", "naming the paths' references (one more pass)",
 					     "dominators and retained sizes", "class histogram"};
 
 	if (!p->on || (t - p->last < 0.5 && pass == p->pass))
@@ -136,6 +138,11 @@ int cmd_analyze(int argc, char **argv)
 				o.runtime = RUNTIME_AUTO;
 			else
 				return bad("--runtime is android, jvm or auto", optarg);
+			break;
+		case 'S':
+			o.suspect_share = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.suspect_share > 0 && o.suspect_share <= 1))
+				return bad("--suspect-share wants a share above 0 and at most 1, e.g. 0.1", optarg);
 			break;
 		case 'b':
 			if (sscanf(optarg, "%ux%u", &o.bitmap_w, &o.bitmap_h) != 2 || !o.bitmap_w || !o.bitmap_h)

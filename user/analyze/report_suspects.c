@@ -1,0 +1,189 @@
+/* Leak suspects in the analysis' text and JSON: one sentence each, in the
+ * words of MAT's leak-suspects report, with the path from its GC root to
+ * the accumulation point and what accumulates there. */
+#include "analyze/report.h"
+#include "analyze/report_int.h"
+#include "util/json.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PATH_HEAD 8 /* a path longer than these in the text: its first and last steps */
+#define PATH_TAIL 4
+
+static double share(const struct ooms_analysis *a, uint64_t bytes)
+{
+	return a->reachable_shallow ? 100.0 * (double)bytes / (double)a->reachable_shallow : 0;
+}
+
+/* The holder of what accumulates: the collection around the accumulation
+ * point when the point is its backing array (ArrayList.elementData), else
+ * the point; its position on the path. */
+static uint32_t holder_at(const struct ooms_analysis *a, const struct ooms_suspect *s)
+{
+	const struct ooms_index *ix = &a->ix;
+	const struct ooms_edge_label *l;
+	uint32_t at = s->len - 1;
+
+	if (s->len >= 2 && (ix->kind[s->point] == NODE_OBJ_ARRAY || ix->kind[s->point] == NODE_PRIM_ARRAY) &&
+	    ix->kind[s->path[at - 1]] == NODE_INSTANCE && (l = ooms_analysis_label(a, s->point)) &&
+	    l->type == REF_INSTANCE_FIELD)
+		return at - 1;
+	return at;
+}
+
+/* How the holder at path position at is reached: "static `A.f`",
+ * "`A.f`", "`A[3]`" or "GC root StickyClass". */
+static void held_by(const struct ooms_analysis *a, const struct ooms_suspect *s, uint32_t at, char *buf, size_t len)
+{
+	const struct ooms_index *ix = &a->ix;
+	const struct ooms_edge_label *l;
+	char ref[512];
+
+	if (at == 0) {
+		snprintf(buf, len, "GC root %s",
+			 s->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[s->root].kind) : "?");
+		return;
+	}
+	l = ooms_analysis_label(a, s->path[at]);
+	report_reference_text(a, s->path[at - 1], l, ref, sizeof(ref));
+	snprintf(buf, len, "%s`%s`", l && l->type == REF_STATIC_FIELD ? "static " : "", ref);
+}
+
+static const char *accumulated_class(const struct ooms_analysis *a, uint32_t c)
+{
+	return c < a->ix.nclasses ? ooms_class_name(&a->ix, c) : "(class objects)";
+}
+
+int ooms_report_suspect_line(const struct ooms_analysis *a, size_t i, char *buf, size_t len)
+{
+	const struct ooms_suspect *s;
+	char by[600], b1[32];
+	size_t n;
+
+	if (i >= a->nsuspects || !len)
+		return -1;
+	s = &a->suspects[i];
+	if (s->kind == SUSPECT_INSTANCES) {
+		report_human_bytes(s->retained, b1, sizeof(b1));
+		snprintf(buf, len, "%u `%s` instances, each held from a GC root, retain %s together, %.0f %% of the heap",
+			 s->count, accumulated_class(a, s->cls), b1, share(a, s->retained));
+		return 0;
+	}
+	{
+		uint32_t at = holder_at(a, s);
+
+		held_by(a, s, at, by, sizeof(by));
+		n = (size_t)snprintf(buf, len, "%u `%s` referenced by %s", s->count,
+				     report_node_class(&a->ix, s->path[at]), by);
+	}
+	if (!s->ntop) {
+		report_human_bytes(s->point_retained, b1, sizeof(b1));
+		snprintf(buf + n, n < len ? len - n : 0, " retains %s, %.0f %% of the heap", b1,
+			 share(a, s->point_retained));
+		return 0;
+	}
+	report_human_bytes(s->top[0].retained, b1, sizeof(b1));
+	n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " accumulates %" PRIu64 " `%s`", s->top[0].count,
+			      accumulated_class(a, s->top[0].cls));
+	if (s->chain_cls != OOMS_NONE && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " along a chain of %" PRIu64 " `%s`", s->chain_len,
+				      accumulated_class(a, s->chain_cls));
+	if (n < len)
+		snprintf(buf + n, len - n, ", %s, %.0f %% of the heap", b1, share(a, s->top[0].retained));
+	return 0;
+}
+
+void report_suspects_json(struct json *j, const struct ooms_analysis *a)
+{
+	const struct ooms_index *ix = &a->ix;
+	char line[2048], sig[20];
+
+	json_key(j, "suspects");
+	json_arr(j);
+	for (size_t i = 0; i < a->nsuspects; i++) {
+		const struct ooms_suspect *s = &a->suspects[i];
+
+		ooms_report_suspect_line(a, i, line, sizeof(line));
+		snprintf(sig, sizeof(sig), "%016" PRIx64, s->signature);
+		json_obj(j);
+		json_kstr(j, "kind", s->kind == SUSPECT_INSTANCES ? "instances" : "object");
+		json_kstr(j, "description", line);
+		json_kstr(j, "className", report_node_class(ix, s->node));
+		json_kbool(j, "isClass", ix->kind[s->node] == NODE_CLASS);
+		json_khex(j, "objectId", ooms_index_id(ix, s->node));
+		json_kuint(j, "count", s->count);
+		json_kuint(j, "retainedSize", s->retained);
+		json_kdbl(j, "heapShare", share(a, s->retained) / 100);
+		json_kstr(j, "signature", sig);
+		json_kstr(j, "gcRoot", s->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[s->root].kind) : "?");
+		json_key(j, "accumulationPoint");
+		json_obj(j);
+		json_kstr(j, "className", report_node_class(ix, s->point));
+		json_khex(j, "objectId", ooms_index_id(ix, s->point));
+		json_kuint(j, "retainedSize", s->point_retained);
+		json_kuint(j, "children", s->children);
+		if (s->chain_cls != OOMS_NONE) {
+			json_kstr(j, "chainClass", accumulated_class(a, s->chain_cls));
+			json_kuint(j, "chainLength", s->chain_len);
+		}
+		json_obj_end(j);
+		json_key(j, "accumulates");
+		json_arr(j);
+		for (uint32_t k = 0; k < s->ntop; k++) {
+			json_obj(j);
+			json_kstr(j, "className", accumulated_class(a, s->top[k].cls));
+			json_kuint(j, "instanceCount", s->top[k].count);
+			json_kuint(j, "retainedSize", s->top[k].retained);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+		json_kuint(j, "pathLength", s->len);
+		report_json_path(j, a, s->path, s->len, s->root, "ACCUMULATION_POINT");
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+void report_suspects_text(const struct ooms_analysis *a, unsigned top, FILE *f)
+{
+	const struct ooms_index *ix = &a->ix;
+	char line[2048], b1[32], ref[1024];
+
+	fprintf(f, "\nsuspects: %zu (objects or classes over %.0f %% of the reachable heap; no rule needed)\n",
+		a->nsuspects, a->suspect_share * 100);
+	for (size_t i = 0; i < a->nsuspects && i < top; i++) {
+		const struct ooms_suspect *s = &a->suspects[i];
+		const struct ooms_root *root = s->root != OOMS_NONE ? &ix->roots[s->root] : NULL;
+
+		ooms_report_suspect_line(a, i, line, sizeof(line));
+		fprintf(f, "\n#%zu  %s  [%016" PRIx64 "]\n", i + 1, line, s->signature);
+		report_human_bytes(s->retained, b1, sizeof(b1));
+		fprintf(f, "    suspect %s%s@0x%" PRIx64 " retains %s (%.0f %%)\n", ix->kind[s->node] == NODE_CLASS ? "class " : "",
+			report_node_class(ix, s->node), ooms_index_id(ix, s->node), b1, share(a, s->retained));
+		fprintf(f, "    GC root %s: %s@0x%" PRIx64 "\n", root ? ooms_root_kind_name(root->kind) : "?",
+			s->len ? report_node_class(ix, s->path[0]) : "?", s->len ? ooms_index_id(ix, s->path[0]) : 0);
+		for (uint32_t k = 0; k + 1 < s->len; k++) {
+			const struct ooms_edge_label *l = ooms_analysis_label(a, s->path[k + 1]);
+
+			if (k == PATH_HEAD && s->len > PATH_HEAD + PATH_TAIL + 2) { /* a long path: its ends */
+				fprintf(f, "      %-16s (%u more)\n", "...", s->len - 1 - PATH_HEAD - PATH_TAIL);
+				k = s->len - 1 - PATH_TAIL - 1;
+				continue;
+			}
+			report_reference_text(a, s->path[k], l, ref, sizeof(ref));
+			fprintf(f, "      %-16s %s\n", ooms_ref_type_name(l ? l->type : REF_NONE), ref);
+		}
+		report_human_bytes(s->point_retained, b1, sizeof(b1));
+		fprintf(f, "      %-16s %s@0x%" PRIx64 " retains %s over %" PRIu64 " dominated objects\n", "ACCUMULATION",
+			report_node_class(ix, s->point), ooms_index_id(ix, s->point), b1, s->children);
+		for (uint32_t k = 0; k < s->ntop; k++) {
+			report_human_bytes(s->top[k].retained, b1, sizeof(b1));
+			fprintf(f, "    %s %" PRIu64 " x %s, %s\n", k ? "           " : "accumulates", s->top[k].count,
+				accumulated_class(a, s->top[k].cls), b1);
+		}
+	}
+	if (a->nsuspects > top)
+		fprintf(f, "\n(%zu more suspects: --top or --json)\n", a->nsuspects - top);
+}
