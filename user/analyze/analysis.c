@@ -131,7 +131,7 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 	for (size_t i = 0; i < a->nleaks + a->nsuspects; i++)
 		if (want_labels(a, i < a->nleaks ? a->leaks[i].node : a->suspects[i - a->nleaks].point, &lcap))
 			goto out;
-	if ((e = ooms_label_edges(ix, a->path, a->labels, a->nlabels, err, errlen)))
+	if ((e = ooms_label_edges(ix, a->path, a->labels, a->nlabels, a->wants, a->nwants, err, errlen)))
 		goto out;
 	a->t_labels = mono_s() - t0;
 
@@ -345,6 +345,12 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 			return e;
 	if ((e = ooms_leak_probes(&a->rules, &a->probes, &a->nprobes)))
 		goto nomem;
+	{ /* and the threads' names (ooms_leak_probes leaves room for one more) */
+		a->name_probe = (uint32_t)a->nprobes;
+		memset(&a->probes[a->nprobes], 0, sizeof(*a->probes));
+		a->probes[a->nprobes].class_name = "java.lang.Thread";
+		a->probes[a->nprobes++].field_name = "name";
+	}
 	if ((e = ooms_index_build(&a->ix, path, a->probes, a->nprobes, o->progress, o->pctx, err, errlen)))
 		return e;
 	if ((e = ooms_shallow_setup(&a->ix))) /* the size model, from the indexed classes */
@@ -382,6 +388,15 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		goto nomem;
 	a->t_suspects = mono_s() - t;
 	ooms_domtree_free(&a->tree);
+	t = mono_s();
+	{
+		size_t wcap = 0;
+
+		if ((e = ooms_threads_find(&a->ix, &a->dom, &a->probes[a->name_probe], &a->threads)) ||
+		    (e = ooms_threads_wants(&a->ix, &a->threads, &a->wants, &a->nwants, &wcap)))
+			goto nomem;
+	}
+	a->t_threads = mono_s() - t;
 	/* the paths of leaks and suspects named: the search's parents are used
 	 * here for the last time */
 	phase(o, OOMS_PHASE_NAMES);
@@ -391,6 +406,10 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		goto nomem;
 	if ((e = finish_groups(a)) || (e = finish_suspects(a)))
 		goto nomem;
+	ooms_threads_finish(&a->ix, &a->threads, a->wants, a->nwants);
+	free(a->wants);
+	a->wants = NULL;
+	a->nwants = 0;
 	a->t_total = mono_s() - t0;
 	return 0;
 nomem:
@@ -410,6 +429,8 @@ void ooms_analysis_free(struct ooms_analysis *a)
 	free(a->class_stats);
 	ooms_suspects_free(a->suspects, a->nsuspects);
 	ooms_domtree_free(&a->tree);
+	ooms_threads_free(&a->threads);
+	free(a->wants);
 	u64map_free(&a->label_of);
 	ooms_probes_free(a->probes, a->nprobes);
 	free(a->probes);

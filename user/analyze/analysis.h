@@ -12,6 +12,7 @@
 #include "analyze/leaks.h"
 #include "analyze/paths.h"
 #include "analyze/suspects.h"
+#include "analyze/threads.h"
 
 /* Progress: the index passes are 1 and 2 (with bytes); then these phases. */
 enum { OOMS_PHASE_PATHS = 10, OOMS_PHASE_NAMES, OOMS_PHASE_DOMINATORS, OOMS_PHASE_HISTOGRAM };
@@ -64,10 +65,14 @@ struct ooms_analysis {
 	struct ooms_suspect *suspects;  /* largest first, merged by signature */
 	size_t nsuspects;
 	double suspect_share;           /* the share they were found with */
+	struct ooms_threads threads;    /* every thread object, by what it holds */
+	uint32_t name_probe;            /* the probe of java.lang.Thread.name */
+	struct ooms_content *wants;     /* records whose contents the names need (pass 3) */
+	size_t nwants;
 	struct ooms_class_stat *class_stats; /* [ix.nclasses]; class objects count under java.lang.Class */
 	uint64_t native_registry;       /* libcore.util.NativeAllocationRegistry instances */
 	uint64_t total_shallow, reachable_shallow;
-	double t_index, t_dominators, t_paths, t_leaks, t_labels, t_histogram, t_suspects, t_total;
+	double t_index, t_dominators, t_paths, t_leaks, t_labels, t_histogram, t_suspects, t_threads, t_total;
 };
 
 /* 0, or -errno with a one-line message in err. */

@@ -34,8 +34,10 @@ uint32_t ixb_string_of(const struct ooms_index *ix, uint64_t id)
 	return u64map_get(&ix->strings, id, &off) ? off : OOMS_NONE;
 }
 
-
-
+uint32_t ooms_index_string_id(const struct ooms_index *ix, uint64_t id)
+{
+	return ixb_string_of(ix, id);
+}
 
 int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progress_fn progress, void *pctx,
 		   int pass, uint64_t *parsed, char *err, size_t errlen)
@@ -109,6 +111,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe 
 	err[0] = 0;
 	ix->class_class = OOMS_NONE;
 	if (u64map_init(&ix->strings, 1024) || u64map_init(&b.load_names, 1024) ||
+	    u64map_init(&ix->class_serials, 1024) ||
 	    ixb_add_node(&b, 0, NODE_ROOT, 0, 0)) {
 		e = ixb_fail(&b, -ENOMEM, "out of memory");
 		goto out;
@@ -193,6 +196,10 @@ void ooms_index_free(struct ooms_index *ix)
 	free(ix->sorted_nodes);
 	free(ix->bucket);
 	u64map_free(&ix->strings);
+	u64map_free(&ix->class_serials);
+	free(ix->frames);
+	free(ix->traces);
+	free(ix->trace_frames);
 	memset(ix, 0, sizeof(*ix));
 }
 

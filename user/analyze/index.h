@@ -65,6 +65,22 @@ struct ooms_root {
 	int32_t frame;          /* JAVA_FRAME, JNI_LOCAL: frame depth, else -1 */
 };
 
+/* A STACK_FRAME record: names as string ids (ooms_index_string_id). */
+struct ooms_jframe {
+	uint64_t id;
+	uint64_t method, signature, source;
+	uint32_t class_serial;
+	int32_t line;            /* > 0 a line; 0 none; -1 unknown; -2 compiled; -3 native */
+};
+
+/* A STACK_TRACE record: its frames' ids are trace_frames[frames_at ..
+ * frames_at + nframes), innermost first. */
+struct ooms_trace {
+	uint32_t serial, thread_serial;
+	uint32_t frames_at, nframes;
+	uint32_t declared;       /* frames the record says it has (more than nframes: cut) */
+};
+
 struct ooms_index {
 	struct hprof_header header;
 	unsigned id_size;
@@ -106,6 +122,15 @@ struct ooms_index {
 
 	struct ooms_root *roots;
 	uint32_t nroots;
+
+	/* stack traces, and the class serials their frames name */
+	struct ooms_jframe *frames;
+	uint32_t nframes;
+	struct ooms_trace *traces;
+	uint32_t ntraces;
+	uint64_t *trace_frames;
+	uint32_t ntrace_frames;
+	struct u64map class_serials;  /* class serial + 1 -> arena offset of its name */
 
 	/* strings (names): id -> arena offset */
 	char *arena;
@@ -169,6 +194,8 @@ static inline uint64_t ooms_index_id(const struct ooms_index *ix, uint32_t n)
 }
 /* The node of object id, or OOMS_NONE. */
 uint32_t ooms_index_find(const struct ooms_index *ix, uint64_t id);
+/* The arena offset of string id, or OOMS_NONE. */
+uint32_t ooms_index_string_id(const struct ooms_index *ix, uint64_t id);
 /* A name from the arena ("" for none). */
 static inline const char *ooms_index_str(const struct ooms_index *ix, uint32_t off)
 {

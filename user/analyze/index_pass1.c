@@ -24,12 +24,44 @@ int ixb_rec_data(void *ctx, const uint8_t *p, size_t n)
 	struct build *b = ctx;
 	size_t room = sizeof(b->rbuf) - b->rlen;
 
-	if (b->rtag != HPROF_STRING && b->rtag != HPROF_LOAD_CLASS)
+	if (b->rtag != HPROF_STRING && b->rtag != HPROF_LOAD_CLASS && b->rtag != HPROF_STACK_FRAME &&
+	    b->rtag != HPROF_STACK_TRACE)
 		return 0;
 	if (n > room)
 		n = room;
 	memcpy(b->rbuf + b->rlen, p, n);
 	b->rlen += n;
+	return 0;
+}
+
+/* A STACK_FRAME or STACK_TRACE record (a trace longer than the buffer
+ * keeps its innermost frames). */
+static int stack_record(struct build *b)
+{
+	struct ooms_index *ix = b->ix;
+	unsigned id = ix->id_size;
+
+	if (b->rtag == HPROF_STACK_FRAME && b->rlen >= 4 * id + 8) {
+		struct ooms_jframe *f = VEC_PUSH(ix->frames, ix->nframes, b->frames_cap);
+
+		if (!f)
+			return ixb_fail(b, -ENOMEM, "out of memory");
+		*f = (struct ooms_jframe){hprof_id(b->rbuf, id), hprof_id(b->rbuf + id, id), hprof_id(b->rbuf + 2 * id, id),
+					 hprof_id(b->rbuf + 3 * id, id), hprof_u4(b->rbuf + 4 * id),
+					 (int32_t)hprof_u4(b->rbuf + 4 * id + 4)};
+	} else if (b->rtag == HPROF_STACK_TRACE && b->rlen >= 12) {
+		struct ooms_trace *t = VEC_PUSH(ix->traces, ix->ntraces, b->traces_cap);
+		uint32_t n = hprof_u4(b->rbuf + 8), have = (uint32_t)((b->rlen - 12) / id);
+
+		if (!t)
+			return ixb_fail(b, -ENOMEM, "out of memory");
+		*t = (struct ooms_trace){hprof_u4(b->rbuf), hprof_u4(b->rbuf + 4), ix->ntrace_frames, n < have ? n : have, n};
+		if (vec_reserve((void **)&ix->trace_frames, &b->trace_frames_cap, (size_t)ix->ntrace_frames + t->nframes,
+				sizeof(*ix->trace_frames)))
+			return ixb_fail(b, -ENOMEM, "out of memory");
+		for (uint32_t i = 0; i < t->nframes; i++)
+			ix->trace_frames[ix->ntrace_frames++] = hprof_id(b->rbuf + 12 + (size_t)i * id, id);
+	}
 	return 0;
 }
 
@@ -51,6 +83,14 @@ int ixb_rec_end(void *ctx, const struct hprof_record *r)
 		b->load_keys[b->nload] = hprof_id(b->rbuf + 8 + id, id);
 		if (u64map_put(&b->load_names, hprof_id(b->rbuf + 4, id), (uint32_t)b->nload++))
 			return ixb_fail(b, -ENOMEM, "out of memory");
+		{ /* the frames name classes by serial */
+			uint32_t name = ixb_string_of(ix, hprof_id(b->rbuf + 8 + id, id));
+
+			if (name != OOMS_NONE && u64map_put(&ix->class_serials, (uint64_t)hprof_u4(b->rbuf) + 1, name))
+				return ixb_fail(b, -ENOMEM, "out of memory");
+		}
+	} else if (b->rtag == HPROF_STACK_FRAME || b->rtag == HPROF_STACK_TRACE) {
+		return stack_record(b);
 	}
 	return 0;
 }

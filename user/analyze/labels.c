@@ -23,6 +23,9 @@ struct labeler {
 	size_t carry_len;
 	uint32_t elem;
 	uint32_t class_target, class_of; /* the current object's class node, or OOMS_NONE */
+	struct ooms_content *wants;
+	struct u64map want_of;  /* node + 1 -> index in wants */
+	uint32_t want;          /* the current record's, or OOMS_NONE */
 };
 
 static const struct ooms_edge_label *sort_base;
@@ -74,6 +77,8 @@ static int sub_begin(void *ctx, const struct hprof_sub *s)
 		l->node = ix->classes[l->class_dumps++].node;
 	else
 		l->node = ++l->main;
+	if (!l->wants || !u64map_get(&l->want_of, (uint64_t)l->node + 1, &l->want))
+		l->want = OOMS_NONE;
 	l->active = u64map_get(&l->first, (uint64_t)l->node + 1, &at);
 	if (!l->active)
 		return 0;
@@ -110,6 +115,13 @@ static int sub_data(void *ctx, const uint8_t *p, size_t len)
 	const struct ooms_index *ix = l->ix;
 	unsigned id = ix->id_size;
 
+	if (l->want != OOMS_NONE) {
+		struct ooms_content *c = &l->wants[l->want];
+		size_t k = len < OOMS_CONTENT_MAX - c->len ? len : OOMS_CONTENT_MAX - c->len;
+
+		memcpy(c->data + c->len, p, k);
+		c->len += (uint32_t)k;
+	}
 	if (!l->active)
 		return 0;
 	if (ix->kind[l->node] == NODE_INSTANCE) {
@@ -171,17 +183,19 @@ static void instance_fields(struct labeler *l, uint32_t c)
 }
 
 int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_edge_label *labels, size_t n,
-		     char *err, size_t errlen)
+		     struct ooms_content *wants, size_t nwants, char *err, size_t errlen)
 {
-	struct labeler l = {.ix = ix, .labels = labels, .n = n};
+	struct labeler l = {.ix = ix, .labels = labels, .n = n, .wants = nwants ? wants : NULL};
 	struct hprof_visitor v = {.ctx = &l, .sub_begin = sub_begin, .sub_data = sub_data, .sub_end = sub_end};
 	int e;
 
-	if (!n)
+	if (!n && !nwants)
 		return 0;
-	l.order = malloc(n * sizeof(*l.order));
-	if (!l.order || u64map_init(&l.first, n)) {
+	l.order = malloc((n + 1) * sizeof(*l.order));
+	if (!l.order || u64map_init(&l.first, n + 1) || u64map_init(&l.want_of, nwants + 1)) {
 		free(l.order);
+		u64map_free(&l.first); /* both zeroed or made: freeing either is safe */
+		u64map_free(&l.want_of);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -191,8 +205,14 @@ int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_
 		labels[i].field = labels[i].declared_in = OOMS_NONE;
 		labels[i].index = 0;
 	}
+	for (size_t i = 0; i < nwants; i++) {
+		wants[i].len = 0;
+		if ((e = u64map_put(&l.want_of, (uint64_t)wants[i].node + 1, (uint32_t)i)))
+			goto out;
+	}
 	sort_base = labels;
-	qsort(l.order, n, sizeof(*l.order), by_from);
+	if (n)
+		qsort(l.order, n, sizeof(*l.order), by_from);
 	for (size_t i = n; i-- > 0;) /* keys are node + 1: 0 means empty */
 		if ((e = u64map_put(&l.first, (uint64_t)labels[l.order[i]].from + 1, (uint32_t)i)))
 			goto out;
@@ -202,6 +222,7 @@ out:
 	free(l.order);
 	free(l.data);
 	u64map_free(&l.first);
+	u64map_free(&l.want_of);
 	if (e == -ENOMEM && !err[0])
 		snprintf(err, errlen, "out of memory");
 	return e;

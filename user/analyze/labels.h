@@ -23,9 +23,19 @@ struct ooms_edge_label {
 	uint32_t index;       /* out: array entry */
 };
 
-/* Fills labels[0..n) (any order; several may share a from). 0 or -errno. */
+/* The first bytes of an object's record, read in the same pass: an
+ * instance's field data, a primitive array's elements (thread names). */
+#define OOMS_CONTENT_MAX 256
+struct ooms_content {
+	uint32_t node;        /* in */
+	uint32_t len;         /* out: bytes in data (at most OOMS_CONTENT_MAX) */
+	uint8_t data[OOMS_CONTENT_MAX];
+};
+
+/* Fills labels[0..n) (any order; several may share a from) and
+ * wants[0..nwants) (distinct nodes). 0 or -errno. */
 int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_edge_label *labels, size_t n,
-		     char *err, size_t errlen);
+		     struct ooms_content *wants, size_t nwants, char *err, size_t errlen);
 const char *ooms_ref_type_name(uint8_t type);
 
 #endif

@@ -183,6 +183,8 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	json_kuint(&j, "shallowSize", a->total_shallow);
 	json_kuint(&j, "reachableShallowSize", a->reachable_shallow);
 	json_kuint(&j, "nativeAllocationRegistry", a->native_registry);
+	json_kuint(&j, "stackTraces", ix->ntraces);
+	json_kuint(&j, "stackFrames", ix->nframes);
 	json_kdbl(&j, "analysisSeconds", a->t_total);
 	json_obj_end(&j);
 
@@ -223,6 +225,7 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	json_arr_end(&j);
 
 	report_suspects_json(&j, a);
+	report_threads_json(&j, a);
 
 	/* top retainers: objects by retained size */
 	json_key(&j, "topRetainers");
@@ -271,6 +274,7 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	json_kdbl(&j, "referenceNames", a->t_labels);
 	json_kdbl(&j, "classHistogram", a->t_histogram);
 	json_kdbl(&j, "suspects", a->t_suspects);
+	json_kdbl(&j, "threads", a->t_threads);
 	json_kdbl(&j, "total", a->t_total);
 	json_obj_end(&j);
 	json_obj_end(&j);
@@ -393,6 +397,7 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		fprintf(f, "  %12s  %s\n", b1, ooms_class_name(ix, t[i]));
 	}
 	free(t);
+	report_threads_text(a, f);
 }
 
 static const struct ooms_index *tsv_ix;

@@ -21,6 +21,10 @@ void report_json_path(struct json *j, const struct ooms_analysis *a, const uint3
 /* "12.3 MB", "4.0 kB", "17 B". */
 void report_human_bytes(uint64_t b, char *buf, size_t len);
 
+/* report_threads.c */
+void report_threads_json(struct json *j, const struct ooms_analysis *a);
+void report_threads_text(const struct ooms_analysis *a, FILE *f);
+
 /* report_suspects.c */
 void report_suspects_json(struct json *j, const struct ooms_analysis *a);
 void report_suspects_text(const struct ooms_analysis *a, unsigned top, FILE *f);

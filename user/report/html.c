@@ -6,26 +6,10 @@
 #include <string.h>
 
 #include "report/escape.h"
+#include "report/html_int.h"
 #include "run/files.h"
 #include "report/report.h"
 #include "report/svg.h"
-
-#define TOP_GROUPS 25
-
-static const char *bytes(double b, char *buf, size_t len)
-{
-	if (isnan(b))
-		snprintf(buf, len, "-");
-	else if (b >= 1024.0 * 1024 * 1024)
-		snprintf(buf, len, "%.2f GB", b / (1024.0 * 1024 * 1024));
-	else if (b >= 1024.0 * 1024)
-		snprintf(buf, len, "%.1f MB", b / (1024.0 * 1024));
-	else if (b >= 1024)
-		snprintf(buf, len, "%.1f kB", b / 1024);
-	else
-		snprintf(buf, len, "%.0f B", b);
-	return buf;
-}
 
 static const char CSS[] =
 	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1000px;color:#1d2330;padding:0 16px}"
@@ -237,14 +221,19 @@ static void findings(FILE *f, const struct rundata *rd)
 		}
 	}
 	for (size_t i = 0; i < rd->nanalyses; i++) {
-		struct json_object *g = first_path_group(rd->analyses[i]);
+		struct json_object *g = first_path_group(rd->analyses[i]), *sus = rd_arr(rd->analyses[i], "suspects");
 
+		if (sus && json_object_array_length(sus)) {
+			fprintf(f, "<li>leak suspect in dump %d: ", rd->analysis_seq[i]);
+			esc_html(f, rd_str(json_object_array_get_idx(sus, 0), "description"));
+			fprintf(f, "</li>\n");
+		}
 		if (!g)
 			continue;
 		fprintf(f, "<li>leak in dump %d: <b>", rd->analysis_seq[i]);
 		esc_html(f, rd_str(g, "className"));
 		fprintf(f, "</b> x%.0f, %s retained (", rd_num(g, "instanceCount", 0),
-			bytes(rd_num(g, "retainedSizeTotal", NAN), b1, sizeof(b1)));
+			html_bytes(rd_num(g, "retainedSizeTotal", NAN), b1, sizeof(b1)));
 		esc_html(f, rd_str(g, "leakReason"));
 		fprintf(f, ")</li>\n");
 	}
@@ -255,7 +244,7 @@ static void findings(FILE *f, const struct rundata *rd)
 			struct json_object *g = json_object_array_get_idx(gs, 0);
 
 			fprintf(f, "<li>largest allocations by stack: %.0f x, %s in all, by <b>", rd_num(g, "count", 0),
-				bytes(rd_num(g, "total_bytes", NAN), b1, sizeof(b1)));
+				html_bytes(rd_num(g, "total_bytes", NAN), b1, sizeof(b1)));
 			esc_html(f, rd_str(g, "allocated_by") ? rd_str(g, "allocated_by") : "?");
 			fprintf(f, "</b></li>\n");
 		}
@@ -459,7 +448,7 @@ static void allocations(FILE *f, const struct rundata *rd)
 		return;
 	}
 	fprintf(f, "<p class=\"sub\">%.0f allocations of %s or more (%s mode), grouped by stack, largest total first; the same in allocs.pb.gz for pprof.</p>\n",
-		rd_num(rd->allocs, "count", 0), bytes(rd_num(rd->allocs, "threshold_bytes", 0), b1, sizeof(b1)),
+		rd_num(rd->allocs, "count", 0), html_bytes(rd_num(rd->allocs, "threshold_bytes", 0), b1, sizeof(b1)),
 		rd_str(rd->allocs, "mode") ? rd_str(rd->allocs, "mode") : "?");
 	fprintf(f, "<table><tr><th>allocated by</th><th>count</th><th>total</th><th>largest</th><th>live</th><th>functions</th><th>stack</th></tr>\n");
 	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
@@ -468,8 +457,8 @@ static void allocations(FILE *f, const struct rundata *rd)
 		fprintf(f, "<tr><td>");
 		esc_html(f, rd_str(g, "allocated_by") ? rd_str(g, "allocated_by") : "?");
 		fprintf(f, "</td><td class=\"n\">%.0f</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
-			rd_num(g, "count", 0), bytes(rd_num(g, "total_bytes", 0), b1, sizeof(b1)),
-			bytes(rd_num(g, "largest_bytes", 0), b2, sizeof(b2)), bytes(rd_num(g, "live_bytes", NAN), b3, sizeof(b3)));
+			rd_num(g, "count", 0), html_bytes(rd_num(g, "total_bytes", 0), b1, sizeof(b1)),
+			html_bytes(rd_num(g, "largest_bytes", 0), b2, sizeof(b2)), html_bytes(rd_num(g, "live_bytes", NAN), b3, sizeof(b3)));
 		for (size_t k = 0; fns && k < json_object_array_length(fns); k++) {
 			esc_html(f, json_object_get_string(json_object_array_get_idx(fns, k)));
 			if (k + 1 < json_object_array_length(fns))
@@ -480,68 +469,6 @@ static void allocations(FILE *f, const struct rundata *rd)
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
-}
-
-static void leaks(FILE *f, const struct rundata *rd)
-{
-	char b1[32], b2[32];
-
-	fprintf(f, "<h2>Java heap: leaks and retainers</h2>\n");
-	if (!rd->nanalyses) {
-		fprintf(f, "<p class=\"none\">No heap dump was analyzed in this run%s.</p>\n",
-			rd->runtime[0] ? " (no heap rule crossing, or --no-analyze)" : " (no Java runtime)");
-		return;
-	}
-	for (size_t a = 0; a < rd->nanalyses; a++) {
-		struct json_object *an = rd->analyses[a], *gp = rd_arr(an, "gcPaths"), *tr = rd_arr(an, "topRetainers");
-		struct json_object *ri = rd_get(an, "runningInfo");
-		size_t ng = gp ? json_object_array_length(gp) : 0;
-
-		fprintf(f, "<h3>dump %d: %.0f objects, %s reachable; %zu leak group(s)</h3>\n", rd->analysis_seq[a],
-			rd_num(ri, "objects", 0), bytes(rd_num(ri, "reachableShallowSize", NAN), b1, sizeof(b1)), ng);
-		if (ng) {
-			fprintf(f, "<table><tr><th>leak</th><th>instances</th><th>retained</th><th>why</th><th>path from a GC root</th></tr>\n");
-			for (size_t i = 0; i < ng && i < TOP_GROUPS; i++) {
-				struct json_object *g = json_object_array_get_idx(gp, i), *path = rd_arr(g, "path");
-				size_t np = path ? json_object_array_length(path) : 0;
-
-				fprintf(f, "<tr><td><b>");
-				esc_html(f, rd_str(g, "className"));
-				fprintf(f, "</b><br><small>%s</small></td><td class=\"n\">%.0f</td><td class=\"n\">%s<br><small>largest %s</small></td><td>",
-					rd_str(g, "signature") ? rd_str(g, "signature") : "", rd_num(g, "instanceCount", 0),
-					bytes(rd_num(g, "retainedSizeTotal", NAN), b1, sizeof(b1)),
-					bytes(rd_num(g, "retainedSize", NAN), b2, sizeof(b2)));
-				esc_html(f, rd_str(g, "leakReason"));
-				fprintf(f, "</td><td><details><summary>GC root ");
-				esc_html(f, rd_str(g, "gcRoot"));
-				fprintf(f, ", %zu steps</summary><pre>", np);
-				for (size_t k = 0; k < np; k++) {
-					struct json_object *el = json_object_array_get_idx(path, k);
-
-					fprintf(f, "%-15s ", rd_str(el, "referenceType") ? rd_str(el, "referenceType") : "");
-					esc_html(f, rd_str(el, "reference"));
-					fputc('\n', f);
-				}
-				fprintf(f, "</pre></details></td></tr>\n");
-			}
-			fprintf(f, "</table>\n");
-		}
-		if (tr && json_object_array_length(tr)) {
-			fprintf(f, "<table><tr><th>top retainer</th><th>retained</th><th>shallow</th></tr>\n");
-			for (size_t i = 0; i < json_object_array_length(tr) && i < 10; i++) {
-				struct json_object *r = json_object_array_get_idx(tr, i);
-
-				fprintf(f, "<tr><td>%s", json_object_get_boolean(rd_get(r, "isClass")) ? "class " : "");
-				esc_html(f, rd_str(r, "className"));
-				fprintf(f, " <small>");
-				esc_html(f, rd_str(r, "objectId"));
-				fprintf(f, "</small></td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
-					bytes(rd_num(r, "retainedSize", 0), b1, sizeof(b1)),
-					bytes(rd_num(r, "shallowSize", 0), b2, sizeof(b2)));
-			}
-			fprintf(f, "</table>\n");
-		}
-	}
 }
 
 static void files(FILE *f, const struct rundata *rd)
@@ -586,7 +513,7 @@ void ooms_report_html(const struct rundata *rd, FILE *f)
 	how_it_ended(f, rd);
 	findings(f, rd);
 	charts(f, rd);
-	leaks(f, rd);
+	html_heap_section(f, rd);
 	failures(f, rd);
 	allocations(f, rd);
 	groups(f, rd, rd->threads, "Threads", "name", "threads");

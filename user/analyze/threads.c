@@ -1,0 +1,287 @@
+#include "analyze/threads.h"
+#include "util/vec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_local(uint8_t kind)
+{
+	return kind == HPROF_ROOT_JAVA_FRAME || kind == HPROF_ROOT_JNI_LOCAL || kind == HPROF_ROOT_NATIVE_STACK ||
+	       kind == HPROF_ROOT_THREAD_BLOCK;
+}
+
+static const struct ooms_index *sort_ix;
+
+/* A thread's locals by frame (those without one last), then by node. */
+static int by_frame(const void *x, const void *y)
+{
+	const struct ooms_root *a = &sort_ix->roots[*(const uint32_t *)x], *b = &sort_ix->roots[*(const uint32_t *)y];
+	uint32_t fa = a->frame < 0 ? UINT32_MAX : (uint32_t)a->frame, fb = b->frame < 0 ? UINT32_MAX : (uint32_t)b->frame;
+
+	if (fa != fb)
+		return fa < fb ? -1 : 1;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+static int by_held(const void *x, const void *y)
+{
+	const struct ooms_thread *a = x, *b = y;
+
+	if (a->oom != b->oom)
+		return b->oom - a->oom;
+	if (a->held != b->held)
+		return a->held < b->held ? 1 : -1;
+	return (a->serial > b->serial) - (a->serial < b->serial);
+}
+
+/* The class name of a frame (its serial's LOAD_CLASS), dotted. */
+static void frame_class(const struct ooms_index *ix, uint32_t serial, char *buf, size_t len)
+{
+	uint32_t off;
+
+	snprintf(buf, len, "%s", u64map_get(&ix->class_serials, (uint64_t)serial + 1, &off) ? ix->arena + off : "?");
+	for (char *p = buf; *p; p++)
+		if (*p == '/')
+			*p = '.';
+}
+
+static const struct ooms_jframe *frame_of(const struct ooms_index *ix, const struct ooms_threads *t, uint64_t id)
+{
+	uint32_t i;
+
+	return u64map_get(&t->frame_of, id, &i) ? &ix->frames[i] : NULL;
+}
+
+void ooms_frame_text(const struct ooms_index *ix, const struct ooms_threads *t, uint64_t frame_id, char *buf,
+		     size_t len)
+{
+	const struct ooms_jframe *f = frame_of(ix, t, frame_id);
+	char cls[512], where[600];
+
+	if (!f) {
+		snprintf(buf, len, "(frame 0x%llx not in the dump)", (unsigned long long)frame_id);
+		return;
+	}
+	frame_class(ix, f->class_serial, cls, sizeof(cls));
+	if (f->line > 0)
+		snprintf(where, sizeof(where), "%s:%d", ooms_index_str(ix, ooms_index_string_id(ix, f->source)), f->line);
+	else
+		snprintf(where, sizeof(where), "%s",
+			 f->line == -3 ? "Native Method" : f->line == -2 ? "Compiled Code"
+			 : ooms_index_string_id(ix, f->source) != OOMS_NONE ? ooms_index_str(ix, ooms_index_string_id(ix, f->source))
+									    : "Unknown Source");
+	snprintf(buf, len, "%s.%s(%s)", cls, ooms_index_str(ix, ooms_index_string_id(ix, f->method)), where);
+}
+
+/* HotSpot writes the thread that ran out of memory as if it were in
+ * OutOfMemoryError's constructor: that fake top frame marks it. */
+static int threw_oom(const struct ooms_index *ix, const struct ooms_threads *t, const struct ooms_trace *tr)
+{
+	const struct ooms_jframe *f;
+	char cls[512];
+
+	if (!tr->nframes || !(f = frame_of(ix, t, ix->trace_frames[tr->frames_at])))
+		return 0;
+	frame_class(ix, f->class_serial, cls, sizeof(cls));
+	return !strcmp(cls, "java.lang.OutOfMemoryError") &&
+	       !strcmp(ooms_index_str(ix, ooms_index_string_id(ix, f->method)), "<init>");
+}
+
+/* The thread of serial s in list, or NULL. */
+static struct ooms_thread *thread_of(struct ooms_threads *t, uint32_t s)
+{
+	for (size_t i = 0; i < t->n; i++) /* threads are few */
+		if (t->list[i].serial == s)
+			return &t->list[i];
+	return NULL;
+}
+
+static int add_threads(const struct ooms_index *ix, struct ooms_threads *t)
+{
+	size_t cap = 0;
+
+	for (uint32_t i = 0; i < ix->nroots; i++) {
+		const struct ooms_root *r = &ix->roots[i];
+		struct ooms_thread *th;
+
+		if (r->kind != HPROF_ROOT_THREAD_OBJECT || thread_of(t, r->thread_serial))
+			continue;
+		if (!(th = VEC_PUSH(t->list, t->n, cap)))
+			return -ENOMEM;
+		memset(th, 0, sizeof(*th));
+		th->serial = r->thread_serial;
+		th->node = r->node;
+		th->trace = OOMS_NONE;
+		th->name_string = th->name_chars = OOMS_NONE;
+	}
+	for (uint32_t i = 0; i < ix->ntraces; i++) {
+		struct ooms_thread *th = thread_of(t, ix->traces[i].thread_serial);
+
+		if (th && th->trace == OOMS_NONE)
+			th->trace = i;
+	}
+	return 0;
+}
+
+/* Each thread's locals, grouped by thread in one array, and what they hold. */
+static int add_locals(const struct ooms_index *ix, const struct ooms_dominators *d, struct ooms_threads *t)
+{
+	size_t n = 0;
+
+	t->roots = malloc(((size_t)ix->nroots + 1) * sizeof(*t->roots));
+	if (!t->roots)
+		return -ENOMEM;
+	for (size_t k = 0; k < t->n; k++) {
+		struct ooms_thread *th = &t->list[k];
+
+		th->roots_at = (uint32_t)n;
+		for (uint32_t i = 0; i < ix->nroots; i++)
+			if (is_local(ix->roots[i].kind) && ix->roots[i].thread_serial == th->serial)
+				t->roots[n++] = i;
+		th->nroots = (uint32_t)n - th->roots_at;
+		sort_ix = ix;
+		qsort(t->roots + th->roots_at, th->nroots, sizeof(*t->roots), by_frame);
+		for (uint32_t i = 0; i < th->nroots; i++) {
+			uint32_t v = ix->roots[t->roots[th->roots_at + i]].node, dup = 0;
+
+			for (uint32_t j = 0; j < i && !dup; j++) /* a node held by two frames counts once */
+				dup = ix->roots[t->roots[th->roots_at + j]].node == v;
+			if (!dup && v != th->node && d->idom[v] != OOMS_NONE)
+				th->held += d->retained[v];
+		}
+	}
+	return 0;
+}
+
+int ooms_threads_find(const struct ooms_index *ix, const struct ooms_dominators *d,
+		      const struct ooms_probe *name_values, struct ooms_threads *t)
+{
+	int e;
+
+	memset(t, 0, sizeof(*t));
+	if (u64map_init(&t->frame_of, (size_t)ix->nframes + 1))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < ix->nframes; i++)
+		if (u64map_put(&t->frame_of, ix->frames[i].id, i))
+			return -ENOMEM;
+	if ((e = add_threads(ix, t)) || (e = add_locals(ix, d, t)))
+		return e;
+	for (size_t k = 0; k < t->n; k++) {
+		struct ooms_thread *th = &t->list[k];
+
+		th->oom = th->trace != OOMS_NONE && threw_oom(ix, t, &ix->traces[th->trace]);
+	}
+	/* the name String of each thread object, and its characters (the
+	 * String's primitive array: its only reference to one) */
+	for (size_t i = 0; name_values && i < name_values->count; i++) {
+		const struct ooms_probe_value *pv = &name_values->values[i];
+		uint32_t s = (uint32_t)pv->value;
+
+		for (size_t k = 0; k < t->n; k++) {
+			struct ooms_thread *th = &t->list[k];
+
+			if (th->node != pv->node || s == OOMS_NONE || s >= ix->nodes || ix->kind[s] != NODE_INSTANCE)
+				continue;
+			th->name_string = s;
+			for (uint32_t e2 = ix->off[s]; e2 < ix->off[s + 1]; e2++)
+				if (ix->kind[ix->tgt[e2]] == NODE_PRIM_ARRAY)
+					th->name_chars = ix->tgt[e2];
+		}
+	}
+	return 0;
+}
+
+int ooms_threads_wants(const struct ooms_index *ix, struct ooms_threads *t, struct ooms_content **wants, size_t *n,
+		       size_t *cap)
+{
+	(void)ix;
+	for (size_t k = 0; k < t->n; k++) {
+		uint32_t nodes[2] = {t->list[k].name_string, t->list[k].name_chars};
+
+		for (int i = 0; i < 2; i++) {
+			struct ooms_content *c;
+			size_t j;
+
+			if (nodes[i] == OOMS_NONE)
+				continue;
+			for (j = 0; j < *n && (*wants)[j].node != nodes[i]; j++)
+				;
+			if (j < *n)
+				continue; /* two threads, one name */
+			if (!(c = VEC_PUSH(*wants, *n, *cap)))
+				return -ENOMEM;
+			c->node = nodes[i];
+			c->len = 0;
+		}
+	}
+	return 0;
+}
+
+static const struct ooms_content *content_of(const struct ooms_content *w, size_t n, uint32_t node)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i].node == node)
+			return &w[i];
+	return NULL;
+}
+
+/* The String's coder (JDK 9+: 0 Latin-1, 1 UTF-16), or -1 when it has none. */
+static int string_coder(const struct ooms_index *ix, uint32_t s, const struct ooms_content *inst)
+{
+	uint32_t c = ix->cls[s];
+
+	if (c == OOMS_NONE || !inst)
+		return -1;
+	for (uint32_t i = 0; i < ix->classes[c].nfields; i++) {
+		const struct ooms_field *f = &ix->fields[ix->classes[c].fields_at + i];
+
+		if (!strcmp(ooms_index_str(ix, f->name), "coder") && f->offset < inst->len)
+			return inst->data[f->offset];
+	}
+	return -1;
+}
+
+/* The characters as UTF-8 (non-ASCII as '?'), control characters left out. */
+static void decode_name(const struct ooms_index *ix, struct ooms_thread *th, const struct ooms_content *inst,
+			const struct ooms_content *chars)
+{
+	int coder = string_coder(ix, th->name_string, inst);
+	/* char[] (JDK 8, Android) is UTF-16 big-endian, as hprof writes values;
+	 * a UTF-16 byte[] (coder 1) holds the chars as the JVM did: little-endian here */
+	int wide = ix->cls[th->name_chars] == ix->prim_class[HPROF_T_CHAR] || coder == 1;
+	int big_endian = coder != 1;
+	size_t o = 0;
+
+	for (size_t i = 0; i + (wide ? 1 : 0) < chars->len && o + 1 < sizeof(th->name); i += wide ? 2 : 1) {
+		unsigned ch = wide ? (big_endian ? chars->data[i] << 8 | chars->data[i + 1] : chars->data[i + 1] << 8 | chars->data[i])
+				   : chars->data[i];
+
+		if (ch < 0x20 || ch == 0x7f)
+			continue;
+		th->name[o++] = ch < 0x80 ? (char)ch : '?';
+	}
+	th->name[o] = 0;
+}
+
+void ooms_threads_finish(const struct ooms_index *ix, struct ooms_threads *t, const struct ooms_content *wants,
+			 size_t n)
+{
+	for (size_t k = 0; k < t->n; k++) {
+		struct ooms_thread *th = &t->list[k];
+		const struct ooms_content *chars;
+
+		if (th->name_chars != OOMS_NONE && (chars = content_of(wants, n, th->name_chars)))
+			decode_name(ix, th, content_of(wants, n, th->name_string), chars);
+	}
+	qsort(t->list, t->n, sizeof(*t->list), by_held);
+}
+
+void ooms_threads_free(struct ooms_threads *t)
+{
+	free(t->list);
+	free(t->roots);
+	u64map_free(&t->frame_of);
+	memset(t, 0, sizeof(*t));
+}
