@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# Leak suspects with no rule (MAT's leak suspects): a real JVM's dump of a
-# service whose closed sessions pile up in a static listener list is named
-# by its static field and the class it accumulates, with no --leak-class or
-# --leak-if; every corpus dump gets suspects that hold.
+# What a dump says with no rule given (issue 19): leak suspects (MAT's) -- a
+# real JVM's dump of a service whose closed sessions pile up in a static
+# listener list is named by its static field and the class it accumulates,
+# with no --leak-class or --leak-if; threads with their stack traces and the
+# locals each frame holds, equal to VisualVM's on every corpus dump.
 load helpers
 
 CORPUS_DIRS=("$ROOT/../shared/corpus/hprof" "$ROOT/../shared/corpus/hprof-world")
@@ -70,6 +71,62 @@ setup_file() {
                  and (.description | length) > 20)' "$TMP/c.json" > /dev/null ||
         { echo "# $f: a suspect does not hold" >&3; return 1; }
       jq -r --arg f "$(basename "$f")" '.suspects[] | "# \($f): \(.description)"' "$TMP/c.json" >&3
+    done
+  done
+  [ "$n" -ge 2 ]
+}
+
+# Our threads as VisualVMThreads.java prints them: object id, then the
+# frames as "Class.method:LINE" (LINE "-" when the dump has none).
+our_threads() { # ANALYSIS.json
+  jq -r '.threads[] | (.objectId | ltrimstr("0x")) + (if (.frames | length) > 0 then "\t" else "" end) +
+         ([.frames[].frame | capture("^(?<m>.*)\\((?<w>.*)\\)$") |
+           .m + ":" + (.w | capture(":(?<l>[0-9]+)$").l // "-")] | join(" | "))' "$1" | sort
+}
+
+@test "threads: the frame holding a large local list is named with its thread and what it retains" {
+  "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" "$PILE"
+  jq -e '.threads[] | select(.name == "frame-holder") | .heldRetainedSize >= 4 * 1048576' "$TMP/a.json"
+  # the frame of holdLocals holds the list
+  jq -e '[.threads[] | select(.name == "frame-holder") | .frames[] | select(.frame | startswith("SessionPile.holdLocals(SessionPile.java:")) |
+          .locals[] | select(.className == "java.util.ArrayList" and .retainedSize >= 4 * 1048576)] | length == 1' "$TMP/a.json"
+  jq -e '[.threads[] | select(.name == "main")] | length == 1' "$TMP/a.json"
+  jq -e '[.threads[] | select(.threwOutOfMemoryError)] | length == 0' "$TMP/a.json"
+  run "$OOMSCOPE" analyze -q "$PILE"
+  [[ "$output" == *'"frame-holder" serial '*', locals retain 4.0 MB'* ]]
+  [[ "$output" == *'at SessionPile.holdLocals(SessionPile.java:'* ]]
+}
+
+@test "threads: the thread that threw the OutOfMemoryError is marked (HotSpot's OOM dump)" {
+  "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" "$ROOT/../shared/corpus/hprof/javac-oom.hprof"
+  [ "$(jq -r '[.threads[] | select(.threwOutOfMemoryError)] | length' "$TMP/a.json")" -eq 1 ]
+  [ "$(jq -r '.threads[0] | .name + " " + (.threwOutOfMemoryError | tostring) + " " + .frames[0].frame' "$TMP/a.json")" = \
+    "main true java.lang.OutOfMemoryError.<init>(OutOfMemoryError.java:48)" ]
+}
+
+@test "threads: every corpus dump's stack traces equal VisualVM's, and the record counts equal hprof check's" {
+  local jar=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar n=0 f d
+  for d in "${CORPUS_DIRS[@]}"; do
+    for f in "$d"/*.hprof "$d"/*.hprof.gz; do
+      [ -e "$f" ] || continue
+      n=$((n + 1))
+      "$OOMSCOPE" analyze -q --json -o "$TMP/c.json" "$f"
+      "$OOMSCOPE" hprof check --json "$f" > "$TMP/check.json"
+      [ "$(jq '.runningInfo.stackTraces' "$TMP/c.json")" = "$(jq '.records.STACK_TRACE.count // 0' "$TMP/check.json")" ]
+      [ "$(jq '.runningInfo.stackFrames' "$TMP/c.json")" = "$(jq '.records.STACK_FRAME.count // 0' "$TMP/check.json")" ]
+      [[ "$f" == *.gz ]] && continue # VisualVM reads plain files only
+      mkdir -p "$TMP/vv"
+      ln -f "$f" "$TMP/vv/d.hprof" 2>/dev/null || cp "$f" "$TMP/vv/d.hprof"
+      timeout 300 java -cp "$jar" "$ROOT/tests/java/VisualVMThreads.java" "$TMP/vv/d.hprof" | sort > "$TMP/vv.txt"
+      rm -rf "$TMP/vv"
+      our_threads "$TMP/c.json" > "$TMP/ours.txt"
+      # every thread VisualVM lists, with the same frames; VisualVM's list may
+      # be shorter (the hprof agent's dump has 2 thread roots it does not list)
+      comm -23 "$TMP/vv.txt" "$TMP/ours.txt" > "$TMP/diff"
+      [ ! -s "$TMP/diff" ] ||
+        { echo "# $f: threads VisualVM has and we do not:" >&3; head -n 4 "$TMP/diff" | cut -c1-300 | sed 's/^/#   /' >&3; return 1; }
+      [ "$(wc -l < "$TMP/vv.txt")" -ge 4 ] && [ "$(wc -l < "$TMP/ours.txt")" -le $(( $(wc -l < "$TMP/vv.txt") + 2 )) ]
+      echo "# $(basename "$f"): $(wc -l < "$TMP/vv.txt") threads as VisualVM has them (ours: $(wc -l < "$TMP/ours.txt"))" >&3
     done
   done
   [ "$n" -ge 2 ]

@@ -63,6 +63,7 @@ struct ooms_root {
 	uint8_t kind;         /* enum hprof_subtag of the root record */
 	uint32_t thread_serial; /* JAVA_FRAME, JNI_LOCAL, NATIVE_STACK, THREAD_BLOCK, THREAD_OBJECT */
 	int32_t frame;          /* JAVA_FRAME, JNI_LOCAL: frame depth, else -1 */
+	uint32_t trace_serial;  /* THREAD_OBJECT: its stack trace's serial, else 0 */
 };
 
 /* A STACK_FRAME record: names as string ids (ooms_index_string_id). */

@@ -464,6 +464,7 @@ int ixb_between_passes(struct build *b)
 		ix->roots[ix->nroots].node = n;
 		ix->roots[ix->nroots].kind = b->rroots[i].kind;
 		ix->roots[ix->nroots].thread_serial = b->rroots[i].thread_serial;
+		ix->roots[ix->nroots].trace_serial = b->rroots[i].trace_serial;
 		ix->roots[ix->nroots++].frame = b->rroots[i].frame;
 	}
 	return 0;

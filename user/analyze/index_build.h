@@ -24,6 +24,7 @@ struct raw_root {
 	uint8_t kind;
 	uint32_t thread_serial;
 	int32_t frame;
+	uint32_t trace_serial;
 };
 
 struct build {

@@ -232,7 +232,7 @@ int ixb_p1_sub(void *ctx, const struct hprof_sub *s)
 {
 	struct build *b = ctx;
 	unsigned id = b->ix->id_size;
-	struct raw_root r = {s->id, s->tag, 0, -1};
+	struct raw_root r = {s->id, s->tag, 0, -1, 0};
 
 	switch (s->tag) {
 	case HPROF_HEAP_DUMP_INFO:
@@ -252,9 +252,11 @@ int ixb_p1_sub(void *ctx, const struct hprof_sub *s)
 		r.thread_serial = hprof_u4(s->head + 1 + id);
 		r.frame = (int32_t)hprof_u4(s->head + 5 + id);
 		break;
+	case HPROF_ROOT_THREAD_OBJECT:
+		r.trace_serial = hprof_u4(s->head + 5 + id);
+		/* fall through */
 	case HPROF_ROOT_NATIVE_STACK:
 	case HPROF_ROOT_THREAD_BLOCK:
-	case HPROF_ROOT_THREAD_OBJECT:
 		r.thread_serial = hprof_u4(s->head + 1 + id);
 		break;
 	case HPROF_ROOT_UNKNOWN:

@@ -113,13 +113,19 @@ static int add_threads(const struct ooms_index *ix, struct ooms_threads *t)
 		memset(th, 0, sizeof(*th));
 		th->serial = r->thread_serial;
 		th->node = r->node;
+		th->trace_serial = r->trace_serial;
 		th->trace = OOMS_NONE;
 		th->name_string = th->name_chars = OOMS_NONE;
 	}
+	/* the trace the thread's root names; else the one naming the thread */
+	for (size_t k = 0; k < t->n; k++)
+		for (uint32_t i = 0; i < ix->ntraces && t->list[k].trace == OOMS_NONE; i++)
+			if (t->list[k].trace_serial && ix->traces[i].serial == t->list[k].trace_serial)
+				t->list[k].trace = i;
 	for (uint32_t i = 0; i < ix->ntraces; i++) {
 		struct ooms_thread *th = thread_of(t, ix->traces[i].thread_serial);
 
-		if (th && th->trace == OOMS_NONE)
+		if (th && th->trace == OOMS_NONE && !th->trace_serial)
 			th->trace = i;
 	}
 	return 0;

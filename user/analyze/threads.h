@@ -18,6 +18,7 @@
 struct ooms_thread {
 	uint32_t serial;          /* the dump's thread serial */
 	uint32_t node;            /* the thread object */
+	uint32_t trace_serial;    /* its root's stack trace serial */
 	uint32_t trace;           /* index in ix->traces, or OOMS_NONE */
 	uint32_t roots_at, nroots; /* its locals: indices in ix->roots, by frame */
 	uint64_t held;            /* retained through its locals (an object two locals share is not counted) */
