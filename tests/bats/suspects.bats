@@ -112,6 +112,9 @@ our_threads() { # ANALYSIS.json
       n=$((n + 1))
       "$OOMSCOPE" analyze -q --json -o "$TMP/c.json" "$f"
       "$OOMSCOPE" hprof check --json "$f" > "$TMP/check.json"
+      # every thread is named (JDK 5 to 17's String or char[] name, Android's)
+      jq -e 'all(.threads[]; (.name // "") | length > 0) and ([.threads[] | select(.name == "main")] | length) == 1' "$TMP/c.json" > /dev/null ||
+        { echo "# $f: a thread without its name, or no main thread" >&3; return 1; }
       [ "$(jq '.runningInfo.stackTraces' "$TMP/c.json")" = "$(jq '.records.STACK_TRACE.count // 0' "$TMP/check.json")" ]
       [ "$(jq '.runningInfo.stackFrames' "$TMP/c.json")" = "$(jq '.records.STACK_FRAME.count // 0' "$TMP/check.json")" ]
       [[ "$f" == *.gz ]] && continue # VisualVM reads plain files only

@@ -188,7 +188,13 @@ int ooms_threads_find(const struct ooms_index *ix, const struct ooms_dominators 
 		for (size_t k = 0; k < t->n; k++) {
 			struct ooms_thread *th = &t->list[k];
 
-			if (th->node != pv->node || s == OOMS_NONE || s >= ix->nodes || ix->kind[s] != NODE_INSTANCE)
+			if (th->node != pv->node || s == OOMS_NONE || s >= ix->nodes)
+				continue;
+			if (ix->kind[s] == NODE_PRIM_ARRAY) { /* JDK 8 and older: char[] name */
+				th->name_chars = s;
+				continue;
+			}
+			if (ix->kind[s] != NODE_INSTANCE)
 				continue;
 			th->name_string = s;
 			for (uint32_t e2 = ix->off[s]; e2 < ix->off[s + 1]; e2++)
@@ -236,7 +242,7 @@ static const struct ooms_content *content_of(const struct ooms_content *w, size_
 /* The String's coder (JDK 9+: 0 Latin-1, 1 UTF-16), or -1 when it has none. */
 static int string_coder(const struct ooms_index *ix, uint32_t s, const struct ooms_content *inst)
 {
-	uint32_t c = ix->cls[s];
+	uint32_t c = s != OOMS_NONE ? ix->cls[s] : OOMS_NONE;
 
 	if (c == OOMS_NONE || !inst)
 		return -1;
