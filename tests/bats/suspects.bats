@@ -134,3 +134,28 @@ our_threads() { # ANALYSIS.json
   done
   [ "$n" -ge 2 ]
 }
+
+@test "growth: two dumps of a growing cache name the class and the path that grew, in any strip mode" {
+  "$BATS_TEST_DIRNAME/../hprof/java_dumps.sh" "$TMP/grow" 2 3 SessionPile --sessions 0 --local-kb 64 --grow-per-s 300
+  "$OOMSCOPE" analyze -q --json --baseline "$TMP/grow-1.hprof" -o "$TMP/g.json" "$TMP/grow-2.hprof"
+  # the suspect that grew is the cache's map, by its static field
+  jq -e '.growth.suspects[0] | (.description | test("referenced by static `SessionPile\\$Cache.ENTRIES` accumulates [0-9]+ `java.util.HashMap\\$Node`"))
+         and .retainedSize > .retainedSizeBefore + 5 * 1048576' "$TMP/g.json"
+  # classes with more instances first: the map's nodes, the sessions, their buffers
+  [ "$(jq -r '[.growth.classes[0:3][].className] | sort | join(" ")' "$TMP/g.json")" = 'SessionPile$Session byte[] java.util.HashMap$Node' ]
+  jq -e '.growth.classes[] | select(.className == "SessionPile$Session") |
+         .instanceCount - .instanceCountBefore >= 300 and .retainedSize - .retainedSizeBefore >= 300 * 16384' "$TMP/g.json"
+  # the same answer from stripped, compressed dumps
+  "$OOMSCOPE" hprof strip --mode koom --gzip "$TMP/grow-1.hprof" "$TMP/s1.hprof.gz"
+  "$OOMSCOPE" hprof strip --xz "$TMP/grow-2.hprof" "$TMP/s2.hprof.xz"
+  "$OOMSCOPE" analyze -q --json --baseline "$TMP/s1.hprof.gz" -o "$TMP/s.json" "$TMP/s2.hprof.xz"
+  diff <(jq -S '.growth | del(.baseline)' "$TMP/g.json") <(jq -S '.growth | del(.baseline)' "$TMP/s.json")
+  # in the text
+  run "$OOMSCOPE" analyze -q --baseline "$TMP/grow-1.hprof" "$TMP/grow-2.hprof"
+  [[ "$output" == *"growth since $TMP/grow-1.hprof: reachable heap"* ]]
+  [[ "$output" == *'SessionPile$Cache.ENTRIES'* ]]
+  # a baseline that is not there is refused in one line
+  run "$OOMSCOPE" analyze --baseline "$TMP/none.hprof" "$TMP/grow-2.hprof"
+  [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"no such baseline file"* ]]
+}

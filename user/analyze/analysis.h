@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analyze/dominators.h"
+#include "analyze/growth.h"
 #include "analyze/index.h"
 #include "analyze/labels.h"
 #include "analyze/leaks.h"
@@ -69,6 +70,7 @@ struct ooms_analysis {
 	uint32_t name_probe;            /* the probe of java.lang.Thread.name */
 	struct ooms_content *wants;     /* records whose contents the names need (pass 3) */
 	size_t nwants;
+	const struct ooms_growth *growth; /* since a baseline dump (set by the caller), or NULL */
 	struct ooms_class_stat *class_stats; /* [ix.nclasses]; class objects count under java.lang.Class */
 	uint64_t native_registry;       /* libcore.util.NativeAllocationRegistry instances */
 	uint64_t total_shallow, reachable_shallow;

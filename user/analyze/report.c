@@ -226,6 +226,7 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 
 	report_suspects_json(&j, a);
 	report_threads_json(&j, a);
+	report_growth_json(&j, a);
 
 	/* top retainers: objects by retained size */
 	json_key(&j, "topRetainers");
@@ -359,6 +360,7 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		fprintf(f, "\n(%zu more groups: --top or --json)\n", a->ngroups - top);
 
 	report_suspects_text(a, top, f);
+	report_growth_text(a, top, f);
 
 	fprintf(f, "\ntop retainers\n");
 	t = top_by(ix->nodes - 1, top, a->dom.retained + 1, sizeof(uint64_t), 0, &nt);

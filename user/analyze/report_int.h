@@ -25,6 +25,10 @@ void report_human_bytes(uint64_t b, char *buf, size_t len);
 void report_threads_json(struct json *j, const struct ooms_analysis *a);
 void report_threads_text(const struct ooms_analysis *a, FILE *f);
 
+/* report_growth.c */
+void report_growth_json(struct json *j, const struct ooms_analysis *a);
+void report_growth_text(const struct ooms_analysis *a, unsigned top, FILE *f);
+
 /* report_suspects.c */
 void report_suspects_json(struct json *j, const struct ooms_analysis *a);
 void report_suspects_text(const struct ooms_analysis *a, unsigned top, FILE *f);

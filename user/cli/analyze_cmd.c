@@ -48,6 +48,8 @@ static const struct cli_opt options[] = {
 	{"bitmap", 0, required_argument, 'b', "WxH", "Android: Bitmaps over W x H pixels are reported\n(default 768x1366, as KOOM)"},
 	{"retained-tsv", 0, required_argument, 'T', "FILE",
 	 "also write id, shallow and retained size of every\nobject (for comparing with other tools)"},
+	{"baseline", 0, required_argument, 'B', "OLD",
+	 "an older dump of the same process: what grew since\n(classes by name, suspects by path signature)"},
 	{"suspect-share", 0, required_argument, 'S', "R",
 	 "leak suspects: objects and classes retaining over R of\nthe reachable heap (default 0.10, as MAT)"},
 	{"quiet", 'q', no_argument, 'q', NULL, "no progress on the terminal"},
@@ -90,6 +92,71 @@ static int bad(const char *msg, const char *arg)
 	return cli_usage_error("analyze", "%s%s%s", msg, arg ? ": " : "", arg ? arg : "");
 }
 
+/* The older dump analyzed with the same options, and what growth needs
+ * of it kept. 0, or -errno (said on stderr). */
+static int take_baseline(const char *path, const struct ooms_analyze_opts *o, struct progress *pr,
+			 struct ooms_baseline *b)
+{
+	struct ooms_analysis old;
+	char err[512];
+	int e;
+
+	if (pr->on)
+		fprintf(stderr, "analyze: the baseline, %s\n", path);
+	e = ooms_analyze(&old, path, o, err, sizeof(err));
+	if (pr->on && pr->last)
+		fprintf(stderr, "\r%72s\r", "");
+	if (e) {
+		fprintf(stderr, "oomscope analyze: the baseline: %s\n", err);
+		return e;
+	}
+	if ((e = ooms_baseline_take(&old, b)))
+		fprintf(stderr, "oomscope analyze: out of memory keeping the baseline\n");
+	ooms_analysis_free(&old);
+	return e;
+}
+
+/* The report (text or JSON) to out or stdout, and the TSV: each file
+ * whole or not at all. 0 or -1 (said on stderr). */
+static int write_reports(const struct ooms_analysis *a, const char *out, const char *tsv, int json, unsigned top)
+{
+	struct atomic_file af;
+	FILE *f = stdout;
+	int e;
+
+	if (out) {
+		if ((e = atomic_open(&af, out))) {
+			fprintf(stderr, "oomscope analyze: %s: %s\n", out, strerror(-e));
+			return -1;
+		}
+		f = af.f;
+	}
+	if (json)
+		ooms_report_json(a, top, f);
+	else
+		ooms_report_text(a, top, f);
+	if (out && (e = atomic_commit(&af))) {
+		fprintf(stderr, "oomscope analyze: %s: %s\n", out, strerror(-e));
+		return -1;
+	}
+	if (!tsv)
+		return 0;
+	if ((e = atomic_open(&af, tsv))) {
+		fprintf(stderr, "oomscope analyze: %s: %s\n", tsv, strerror(-e));
+		return -1;
+	}
+	if (ooms_report_retained_tsv(a, af.f)) {
+		atomic_abort(&af);
+		fprintf(stderr, "oomscope analyze: %s: write failed\n", tsv);
+		return -1;
+	}
+	if ((e = atomic_commit(&af))) {
+		fprintf(stderr, "oomscope analyze: %s: %s\n", tsv, strerror(-e));
+		return -1;
+	}
+	return 0;
+}
+
 /* About 100 lines: the options, then the analysis and its outputs. */
 int cmd_analyze(int argc, char **argv)
 {
@@ -97,15 +164,15 @@ int cmd_analyze(int argc, char **argv)
 	char shortopts[16];
 	struct ooms_analyze_opts o = {.runtime = RUNTIME_AUTO, .bitmap_w = 768, .bitmap_h = 1366};
 	const char **classes = calloc((size_t)argc + 1, sizeof(char *)), **ifs = calloc((size_t)argc + 1, sizeof(char *));
-	const char *out = NULL, *tsv = NULL;
+	const char *out = NULL, *tsv = NULL, *baseline = NULL;
+	struct ooms_baseline base;
+	struct ooms_growth growth;
 	struct progress pr = {isatty(2), 0, 0};
 	struct ooms_analysis a;
-	struct atomic_file af;
 	unsigned top = 10;
 	int json = 0, c, rc = 1, e;
 	char err[512], *end;
 	struct stat st;
-	FILE *f = stdout;
 
 	if (!classes || !ifs ||
 	    cli_opts_getopt(options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts, sizeof(shortopts)))
@@ -139,6 +206,7 @@ int cmd_analyze(int argc, char **argv)
 			else
 				return bad("--runtime is android, jvm or auto", optarg);
 			break;
+		case 'B': baseline = optarg; break;
 		case 'S':
 			o.suspect_share = strtod(optarg, &end);
 			if (*end || end == optarg || !(o.suspect_share > 0 && o.suspect_share <= 1))
@@ -161,49 +229,35 @@ int cmd_analyze(int argc, char **argv)
 		return bad(optind >= argc ? "which dump? give one file" : "one dump at a time", NULL);
 	if (stat(argv[optind], &st) || !S_ISREG(st.st_mode))
 		return bad(errno == ENOENT || !errno ? "no such file" : strerror(errno), argv[optind]);
+	if (baseline && (stat(baseline, &st) || !S_ISREG(st.st_mode)))
+		return bad(errno == ENOENT || !errno ? "no such baseline file" : strerror(errno), baseline);
 	o.progress = show_progress;
 	o.pctx = &pr;
-	e = ooms_analyze(&a, argv[optind], &o, err, sizeof(err));
-	if (pr.on && pr.last)
-		fprintf(stderr, "\r%72s\r", "");
-	if (e) {
-		fprintf(stderr, "oomscope analyze: %s\n", err);
+	if (baseline && (e = take_baseline(baseline, &o, &pr, &base))) {
 		free(classes);
 		free(ifs);
 		return e == -EINVAL ? 2 : 1;
 	}
-	if (out) {
-		if ((e = atomic_open(&af, out))) {
-			fprintf(stderr, "oomscope analyze: %s: %s\n", out, strerror(-e));
-			goto done;
-		}
-		f = af.f;
+	e = ooms_analyze(&a, argv[optind], &o, err, sizeof(err));
+	if (pr.on && pr.last)
+		fprintf(stderr, "\r%72s\r", "");
+	if (!e && baseline && (e = ooms_growth_compute(&base, &a, &growth)))
+		snprintf(err, sizeof(err), "out of memory comparing with the baseline");
+	if (e) {
+		fprintf(stderr, "oomscope analyze: %s\n", err);
+		if (baseline)
+			ooms_baseline_free(&base);
+		free(classes);
+		free(ifs);
+		return e == -EINVAL ? 2 : 1;
 	}
-	if (json)
-		ooms_report_json(&a, top, f);
-	else
-		ooms_report_text(&a, top, f);
-	if (out && (e = atomic_commit(&af))) {
-		fprintf(stderr, "oomscope analyze: %s: %s\n", out, strerror(-e));
-		goto done;
+	a.growth = baseline ? &growth : NULL;
+	if (write_reports(&a, out, tsv, json, top) == 0)
+		rc = 0;
+	if (baseline) {
+		ooms_growth_free(&growth);
+		ooms_baseline_free(&base);
 	}
-	if (tsv) {
-		if ((e = atomic_open(&af, tsv))) {
-			fprintf(stderr, "oomscope analyze: %s: %s\n", tsv, strerror(-e));
-			goto done;
-		}
-		if (ooms_report_retained_tsv(&a, af.f)) {
-			atomic_abort(&af);
-			fprintf(stderr, "oomscope analyze: %s: write failed\n", tsv);
-			goto done;
-		}
-		if ((e = atomic_commit(&af))) {
-			fprintf(stderr, "oomscope analyze: %s: %s\n", tsv, strerror(-e));
-			goto done;
-		}
-	}
-	rc = 0;
-done:
 	ooms_analysis_free(&a);
 	free(classes);
 	free(ifs);
