@@ -159,3 +159,17 @@ our_threads() { # ANALYSIS.json
   [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
   [[ "$output" == *"no such baseline file"* ]]
 }
+
+@test "the run report shows each dump's suspects, threads, and what grew since the dump before" {
+  "$BATS_TEST_DIRNAME/../hprof/java_dumps.sh" "$TMP/grow" 2 2 SessionPile --sessions 0 --local-kb 4096 --grow-per-s 300
+  mkdir "$TMP/run"
+  printf '{"type":"start","t":0,"pid":1,"command":"java SessionPile","mode":"watch"}\n{"type":"end","t":5,"reason":"test"}\n' \
+    > "$TMP/run/timeline.jsonl"
+  for i in 1 2; do "$OOMSCOPE" analyze -q --json -o "$TMP/run/dump-$i.analysis.json" "$TMP/grow-$i.hprof"; done
+  "$OOMSCOPE" report -q "$TMP/run"
+  local html="$TMP/run/report.html"
+  grep -q 'leak suspect in dump 2: 1 `java.util.HashMap` referenced by static `SessionPile$Cache.ENTRIES`' "$html"
+  grep -q '<th>grew since dump 1</th>' "$html"
+  grep -q '<tr><td>SessionPile$Session</td><td class="n">+[0-9]' "$html"
+  grep -q '<td>frame-holder</td><td class="n">4.0 MB</td>' "$html"
+}
