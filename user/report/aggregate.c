@@ -83,21 +83,26 @@ static int add_run(sqlite3 *db, const char *dir, char *err, size_t err_len)
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO leaks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) !=
 	    SQLITE_OK)
 		goto out_fail;
-	for (size_t a = 0; a < rd.nanalyses; a++) {
-		struct json_object *gp = rd_arr(rd.analyses[a], "gcPaths");
+	/* leak groups (by rule) and suspects (no rule): one row per signature */
+	for (size_t k = 0; k < 2 * rd.nanalyses; k++) {
+		size_t a = k / 2;
+		int suspects = k % 2;
+		struct json_object *gp = rd_arr(rd.analyses[a], suspects ? "suspects" : "gcPaths");
 
 		for (size_t i = 0; gp && i < json_object_array_length(gp); i++) {
 			struct json_object *g = json_object_array_get_idx(gp, i);
+			char why[2100];
 
+			snprintf(why, sizeof(why), "leak suspect (no rule): %s", rd_str(g, "description") ? rd_str(g, "description") : "?");
 			path_line(g, line, sizeof(line));
 			sqlite3_reset(st);
 			sqlite3_bind_text(st, 1, real, -1, SQLITE_TRANSIENT);
 			sqlite3_bind_int(st, 2, rd.analysis_seq[a]);
 			sqlite3_bind_text(st, 3, rd_str(g, "signature") ? rd_str(g, "signature") : "?", -1, SQLITE_TRANSIENT);
 			sqlite3_bind_text(st, 4, rd_str(g, "className"), -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int64(st, 5, (sqlite3_int64)rd_num(g, "instanceCount", 0));
-			sqlite3_bind_int64(st, 6, (sqlite3_int64)rd_num(g, "retainedSizeTotal", 0));
-			sqlite3_bind_text(st, 7, rd_str(g, "leakReason"), -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(st, 5, (sqlite3_int64)rd_num(g, suspects ? "count" : "instanceCount", 0));
+			sqlite3_bind_int64(st, 6, (sqlite3_int64)rd_num(g, suspects ? "retainedSize" : "retainedSizeTotal", 0));
+			sqlite3_bind_text(st, 7, suspects ? why : rd_str(g, "leakReason"), -1, SQLITE_TRANSIENT);
 			sqlite3_bind_text(st, 8, rd_str(g, "gcRoot"), -1, SQLITE_TRANSIENT);
 			sqlite3_bind_text(st, 9, line, -1, SQLITE_TRANSIENT);
 			sqlite3_bind_text(st, 10, started, -1, SQLITE_TRANSIENT);
