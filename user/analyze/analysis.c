@@ -371,7 +371,8 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	}
 	a->t_leaks = mono_s() - t;
 	phase(o, OOMS_PHASE_DOMINATORS);
-	if ((e = ooms_dominators_compute(&a->ix, &a->paths, &a->dom)))
+	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)) ||
+	    (e = ooms_dominators_compute(&a->ix, &a->paths, &a->dom)))
 		goto nomem;
 	a->t_dominators = a->dom.seconds;
 	if ((e = ooms_domtree_build(&a->dom, a->ix.nodes, &a->tree)))
@@ -402,8 +403,7 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	phase(o, OOMS_PHASE_NAMES);
 	if ((e = group_leaks(a, err, errlen)))
 		return e;
-	if ((e = ooms_paths_keep_reach(&a->ix, &a->paths)))
-		goto nomem;
+	ooms_paths_drop_parents(&a->paths);
 	if ((e = finish_groups(a)) || (e = finish_suspects(a)))
 		goto nomem;
 	ooms_threads_finish(&a->ix, &a->threads, a->wants, a->nwants);

@@ -200,6 +200,7 @@ void ooms_index_free(struct ooms_index *ix)
 	free(ix->frames);
 	free(ix->traces);
 	free(ix->trace_frames);
+	free(ix->segs);
 	memset(ix, 0, sizeof(*ix));
 }
 

@@ -82,6 +82,15 @@ struct ooms_trace {
 	uint32_t declared;       /* frames the record says it has (more than nframes: cut) */
 };
 
+/* A HEAP_DUMP or HEAP_DUMP_SEGMENT record: where it lies and the objects
+ * before it, so a later pass over a plain file can read only the records
+ * that hold the objects it wants. */
+struct ooms_heap_seg {
+	uint64_t offset, bytes;      /* the whole record, tag byte first */
+	uint32_t main_before;        /* objects (not class dumps) in earlier records */
+	uint32_t class_before;       /* class dumps in earlier records */
+};
+
 struct ooms_index {
 	struct hprof_header header;
 	unsigned id_size;
@@ -123,6 +132,9 @@ struct ooms_index {
 
 	struct ooms_root *roots;
 	uint32_t nroots;
+
+	struct ooms_heap_seg *segs;
+	uint32_t nsegs;
 
 	/* stack traces, and the class serials their frames name */
 	struct ooms_jframe *frames;

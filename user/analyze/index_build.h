@@ -49,7 +49,7 @@ struct build {
 	struct raw_root *rroots;
 	size_t nroots, roots_cap;
 	size_t classes_cap, fields_cap, statics_cap;
-	size_t frames_cap, traces_cap, trace_frames_cap;
+	size_t frames_cap, traces_cap, trace_frames_cap, segs_cap;
 	uint8_t heap;
 	uint32_t scale_class[4], scale_value[4], nscale;
 

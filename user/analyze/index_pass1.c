@@ -13,9 +13,18 @@ int ixb_p1_header(void *ctx, const struct hprof_header *h)
 int ixb_rec_begin(void *ctx, const struct hprof_record *r)
 {
 	struct build *b = ctx;
+	struct ooms_index *ix = b->ix;
 
 	b->rtag = r->tag;
 	b->rlen = 0;
+	if (r->tag == HPROF_HEAP_DUMP || r->tag == HPROF_HEAP_DUMP_SEGMENT) {
+		struct ooms_heap_seg *s = VEC_PUSH(ix->segs, ix->nsegs, b->segs_cap);
+
+		if (!s)
+			return ixb_fail(b, -ENOMEM, "out of memory");
+		/* pass 1 numbers objects and class dumps together, node 0 aside */
+		*s = (struct ooms_heap_seg){r->offset, 9 + (uint64_t)r->len, ix->nodes - 1 - ix->nclasses, ix->nclasses};
+	}
 	return 0;
 }
 

@@ -2,10 +2,14 @@
 #include "util/vec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "analyze/u64map.h"
+
+#define SEG_CHUNK (1u << 20)
 
 struct labeler {
 	const struct ooms_index *ix;
@@ -26,6 +30,7 @@ struct labeler {
 	struct ooms_content *wants;
 	struct u64map want_of;  /* node + 1 -> index in wants */
 	uint32_t want;          /* the current record's, or OOMS_NONE */
+	uint8_t *any;           /* [nodes/8+1] bit n: n is a from or a want (most records are neither) */
 };
 
 static const struct ooms_edge_label *sort_base;
@@ -77,6 +82,11 @@ static int sub_begin(void *ctx, const struct hprof_sub *s)
 		l->node = ix->classes[l->class_dumps++].node;
 	else
 		l->node = ++l->main;
+	if (!(l->any[l->node / 8] >> (l->node % 8) & 1)) {
+		l->want = OOMS_NONE;
+		l->active = 0;
+		return 0;
+	}
 	if (!l->wants || !u64map_get(&l->want_of, (uint64_t)l->node + 1, &l->want))
 		l->want = OOMS_NONE;
 	l->active = u64map_get(&l->first, (uint64_t)l->node + 1, &at);
@@ -182,6 +192,90 @@ static void instance_fields(struct labeler *l, uint32_t c)
 	}
 }
 
+/* The heap record holding node n (its index in ix->segs), by the counts
+ * of objects and class dumps before each. */
+static uint32_t seg_of(const struct ooms_index *ix, uint32_t n)
+{
+	uint32_t lo = 0, hi = ix->nsegs;
+	int is_class = ix->kind[n] == NODE_CLASS;
+	uint32_t k = is_class ? ix->length[n] : n - 1; /* class dump k / object k, 0-based */
+
+	while (hi - lo > 1) { /* the last record whose count before is at most k */
+		uint32_t mid = (lo + hi) / 2, before = is_class ? ix->segs[mid].class_before : ix->segs[mid].main_before;
+
+		if (before <= k)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Reads only the heap records that hold wanted objects, from a plain
+ * (uncompressed, seekable) dump: the header, then each such record whole,
+ * with the object counts set as a full pass would have them. 1 when the
+ * dump is compressed or the index has no record table (read it all). */
+static int read_segments(struct labeler *l, const char *path, const struct hprof_visitor *v, char *err,
+			 size_t errlen)
+{
+	const struct ooms_index *ix = l->ix;
+	uint8_t *need = NULL, *buf = NULL, magic[6] = {0};
+	struct hprof_parser *p = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
+
+	if (fd < 0 || !ix->nsegs || pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    (magic[0] == 0x1f && magic[1] == 0x8b) || !memcmp(magic, "\xfd" "7zXZ", 5)) {
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	need = calloc(ix->nsegs, 1);
+	buf = malloc(SEG_CHUNK);
+	p = hprof_parser_new(v);
+	if (!need || !buf || !p) {
+		e = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t n = 1; n < ix->nodes; n++)
+		if (l->any[n / 8] >> (n % 8) & 1)
+			need[seg_of(ix, n)] = 1;
+	for (uint64_t off = 0; off < ix->header.len && !e;) { /* the header, as the file has it */
+		ssize_t r = pread(fd, buf, ix->header.len - off < SEG_CHUNK ? ix->header.len - off : SEG_CHUNK, (off_t)off);
+
+		if (r <= 0)
+			e = r < 0 ? -errno : -EIO;
+		else
+			e = hprof_parser_feed(p, buf, (size_t)r), off += (uint64_t)r;
+	}
+	for (uint32_t i = 0; i < ix->nsegs && !e; i++) {
+		const struct ooms_heap_seg *s = &ix->segs[i];
+
+		if (!need[i])
+			continue;
+		l->main = s->main_before;
+		l->class_dumps = s->class_before;
+		for (uint64_t off = 0; off < s->bytes && !e;) {
+			size_t want = s->bytes - off < SEG_CHUNK ? (size_t)(s->bytes - off) : SEG_CHUNK;
+			ssize_t r = pread(fd, buf, want, (off_t)(s->offset + off));
+
+			if (r <= 0)
+				e = r < 0 ? -errno : -EIO;
+			else
+				e = hprof_parser_feed(p, buf, (size_t)r), off += (uint64_t)r;
+		}
+	}
+	if (!e)
+		e = hprof_parser_finish(p);
+	if (e)
+		snprintf(err, errlen, "%s: %s", path, e == -ENOMEM ? "out of memory" : p ? hprof_parser_error(p) : strerror(-e));
+out:
+	hprof_parser_free(p);
+	free(need);
+	free(buf);
+	close(fd);
+	return e;
+}
+
 int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_edge_label *labels, size_t n,
 		     struct ooms_content *wants, size_t nwants, char *err, size_t errlen)
 {
@@ -192,8 +286,10 @@ int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_
 	if (!n && !nwants)
 		return 0;
 	l.order = malloc((n + 1) * sizeof(*l.order));
-	if (!l.order || u64map_init(&l.first, n + 1) || u64map_init(&l.want_of, nwants + 1)) {
+	l.any = calloc(ix->nodes / 8 + 1, 1);
+	if (!l.order || !l.any || u64map_init(&l.first, n + 1) || u64map_init(&l.want_of, nwants + 1)) {
 		free(l.order);
+		free(l.any);
 		u64map_free(&l.first); /* both zeroed or made: freeing either is safe */
 		u64map_free(&l.want_of);
 		snprintf(err, errlen, "out of memory");
@@ -205,7 +301,10 @@ int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_
 		labels[i].field = labels[i].declared_in = OOMS_NONE;
 		labels[i].index = 0;
 	}
+	for (size_t i = 0; i < n; i++)
+		l.any[labels[i].from / 8] |= (uint8_t)(1 << (labels[i].from % 8));
 	for (size_t i = 0; i < nwants; i++) {
+		l.any[wants[i].node / 8] |= (uint8_t)(1 << (wants[i].node % 8));
 		wants[i].len = 0;
 		if ((e = u64map_put(&l.want_of, (uint64_t)wants[i].node + 1, (uint32_t)i)))
 			goto out;
@@ -217,9 +316,11 @@ int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_
 		if ((e = u64map_put(&l.first, (uint64_t)labels[l.order[i]].from + 1, (uint32_t)i)))
 			goto out;
 	err[0] = 0;
-	e = ooms_read_dump(path, &v, NULL, NULL, 3, NULL, err, errlen);
+	if ((e = read_segments(&l, path, &v, err, errlen)) == 1)
+		e = ooms_read_dump(path, &v, NULL, NULL, 3, NULL, err, errlen);
 out:
 	free(l.order);
+	free(l.any);
 	free(l.data);
 	u64map_free(&l.first);
 	u64map_free(&l.want_of);

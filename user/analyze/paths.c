@@ -138,7 +138,7 @@ uint32_t ooms_paths_root(const struct ooms_index *ix, uint32_t r)
 	return OOMS_NONE;
 }
 
-int ooms_paths_keep_reach(const struct ooms_index *ix, struct ooms_paths *p)
+int ooms_paths_reach_bitmap(const struct ooms_index *ix, struct ooms_paths *p)
 {
 	p->reach = calloc(ix->nodes / 8 + 1, 1);
 	if (!p->reach)
@@ -146,7 +146,11 @@ int ooms_paths_keep_reach(const struct ooms_index *ix, struct ooms_paths *p)
 	for (uint32_t n = 0; n < ix->nodes; n++)
 		if (p->parent[n] != OOMS_NONE)
 			p->reach[n / 8] |= (uint8_t)(1 << (n % 8));
+	return 0;
+}
+
+void ooms_paths_drop_parents(struct ooms_paths *p)
+{
 	free(p->parent);
 	p->parent = NULL;
-	return 0;
 }

@@ -21,11 +21,14 @@ struct ooms_paths {
 
 int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p);
 void ooms_paths_free(struct ooms_paths *p);
-/* Replaces parent[] by the reach bitmap (1 bit per object instead of 32). */
-int ooms_paths_keep_reach(const struct ooms_index *ix, struct ooms_paths *p);
+/* The reach bitmap from parent[] (1 bit per object instead of 32: the
+ * dominators test it for every node, and it stays in cache). */
+int ooms_paths_reach_bitmap(const struct ooms_index *ix, struct ooms_paths *p);
+/* parent[] freed, once the reported paths are named. */
+void ooms_paths_drop_parents(struct ooms_paths *p);
 static inline int ooms_paths_reached(const struct ooms_paths *p, uint32_t n)
 {
-	return p->parent ? p->parent[n] != OOMS_NONE : p->reach[n / 8] >> (n % 8) & 1;
+	return p->reach ? p->reach[n / 8] >> (n % 8) & 1 : p->parent[n] != OOMS_NONE;
 }
 /* The root record a path starting at node r stands on (the first in the
  * search's order), as an index in ix->roots, or OOMS_NONE. */
