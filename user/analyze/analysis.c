@@ -303,37 +303,41 @@ static void phase(const struct ooms_analyze_opts *o, int which)
 		o->progress(o->pctx, which, 0, 0);
 }
 
-int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
-		 size_t errlen)
+/* The runtime from the dump's header: Android for JAVA PROFILE 1.0.3. */
+static int sniff_runtime(const char *path, enum ooms_runtime *rt, char *err, size_t errlen)
 {
-	double t0 = mono_s(), t;
+	char head[64] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct hprof_source src;
+	long n = 0;
+
+	if (fd < 0) {
+		int e = -errno;
+
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return e;
+	}
+	if (!hprof_source_open(&src, fd)) {
+		n = hprof_source_read(&src, head, sizeof(head) - 1);
+		hprof_source_free(&src);
+	}
+	close(fd);
+	head[n > 0 ? n : 0] = 0;
+	*rt = strstr(head, "JAVA PROFILE 1.0.3") ? RUNTIME_ANDROID : RUNTIME_JVM;
+	return 0;
+}
+
+/* The leak rules and the probes the index reads for them and for the
+ * threads' names. The runtime decides the built-in rules, which decide the
+ * probes, so for auto the header is read first (the index reads it again). */
+static int set_rules(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
+		     size_t errlen)
+{
 	enum ooms_runtime rt = o->runtime;
 	int e;
 
-	memset(a, 0, sizeof(*a));
-	a->path = path;
-	err[0] = 0;
-	/* the runtime decides the built-in rules, which decide the probes, so
-	 * for auto the header is read first (the index reads it again) */
-	if (rt == RUNTIME_AUTO) {
-		char head[64] = "";
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		struct hprof_source src;
-		long n = 0;
-
-		if (fd < 0) {
-			e = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			return e;
-		}
-		if (!hprof_source_open(&src, fd)) {
-			n = hprof_source_read(&src, head, sizeof(head) - 1);
-			hprof_source_free(&src);
-		}
-		close(fd);
-		head[n > 0 ? n : 0] = 0;
-		rt = strstr(head, "JAVA PROFILE 1.0.3") ? RUNTIME_ANDROID : RUNTIME_JVM;
-	}
+	if (rt == RUNTIME_AUTO && (e = sniff_runtime(path, &rt, err, errlen)))
+		return e;
 	a->runtime = rt;
 	if ((e = ooms_leak_rules_builtin(&a->rules, rt, o->bitmap_w, o->bitmap_h)))
 		goto nomem;
@@ -345,12 +349,28 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 			return e;
 	if ((e = ooms_leak_probes(&a->rules, &a->probes, &a->nprobes)))
 		goto nomem;
-	{ /* and the threads' names (ooms_leak_probes leaves room for one more) */
-		a->name_probe = (uint32_t)a->nprobes;
-		memset(&a->probes[a->nprobes], 0, sizeof(*a->probes));
-		a->probes[a->nprobes].class_name = "java.lang.Thread";
-		a->probes[a->nprobes++].field_name = "name";
-	}
+	/* and the threads' names (ooms_leak_probes leaves room for one more) */
+	a->name_probe = (uint32_t)a->nprobes;
+	memset(&a->probes[a->nprobes], 0, sizeof(*a->probes));
+	a->probes[a->nprobes].class_name = "java.lang.Thread";
+	a->probes[a->nprobes++].field_name = "name";
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return e;
+}
+
+int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
+		 size_t errlen)
+{
+	double t0 = mono_s(), t;
+	int e;
+
+	memset(a, 0, sizeof(*a));
+	a->path = path;
+	err[0] = 0;
+	if ((e = set_rules(a, path, o, err, errlen)))
+		return e;
 	if ((e = ooms_index_build(&a->ix, path, a->probes, a->nprobes, o->progress, o->pctx, err, errlen)))
 		return e;
 	if ((e = ooms_shallow_setup(&a->ix))) /* the size model, from the indexed classes */
