@@ -46,6 +46,8 @@ struct ooms_class {
 	uint32_t statics_at, nstatics; /* static fields (in the static table) */
 	uint32_t slots_at, nslots;     /* reference slots, all superclasses included */
 	uint32_t weak_slot;   /* slot index of Reference.referent, or OOMS_NONE */
+	uint8_t referent_late; /* a Reference that is not a Weak, Soft, Final or Phantom one (Dalvik's
+				* FinalizerReference): its referent holds, but a path crosses it last */
 	uint32_t probes_at, nprobes;   /* entries of cprobes that apply to instances */
 	uint8_t is_array_class;
 	/* filled by the analyzer */

@@ -97,6 +97,35 @@ static int add_pseudo_classes(struct build *b)
 	return 0;
 }
 
+/* VisualVM's rule for a referent: it does not hold when its Reference is a
+ * Weak, Soft, Final or Phantom one (or a subclass), so long as the dump has
+ * at least four such classes; any other Reference's referent (Dalvik's
+ * FinalizerReference) holds. Those are marked to be crossed last, so a
+ * path uses them only when there is no other way (as Shark never does). */
+static int mark_late_referents(struct ooms_index *ix)
+{
+	static const char *const kinds[] = {"java.lang.ref.WeakReference", "java.lang.ref.SoftReference",
+					    "java.lang.ref.FinalReference", "java.lang.ref.PhantomReference"};
+	uint32_t special = 0;
+
+	for (uint32_t c = 0; c < ix->nclasses; c++)
+		for (size_t k = 0; k < 4; k++)
+			if (ooms_index_is_a(ix, c, kinds[k])) {
+				special++;
+				break;
+			}
+	for (uint32_t c = 0; c < ix->nclasses; c++) {
+		int is_special = 0;
+
+		if (ix->classes[c].weak_slot == OOMS_NONE)
+			continue;
+		for (size_t k = 0; k < 4 && special >= 4 && !is_special; k++)
+			is_special = ooms_index_is_a(ix, c, kinds[k]);
+		ix->classes[c].referent_late = !is_special;
+	}
+	return 0;
+}
+
 /* Reference slots of class c: its own object fields, then each superclass's. */
 static int flatten_slots(struct build *b, struct u64map *by_id)
 {
@@ -139,7 +168,7 @@ static int flatten_slots(struct build *b, struct u64map *by_id)
 		}
 		c->nslots = ix->nslots - c->slots_at;
 	}
-	return 0;
+	return mark_late_referents(ix);
 }
 
 /* The probes that apply to instances of each class. */

@@ -46,12 +46,62 @@ static int root_rank(uint8_t kind)
 }
 
 
+struct late_edge {
+	uint32_t u, e;
+};
+
+/* The search's step from u: its strong references, then its class. A
+ * referent that holds only as a last resort is put aside in late. */
+static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, uint32_t *queue, uint32_t *tail,
+		 uint8_t *seen, struct late_edge **late, size_t *nlate, size_t *late_cap)
+{
+	uint32_t c = ix->cls[u];
+
+	for (uint32_t e = ix->off[u]; e < ix->off[u + 1]; e++) {
+		uint32_t v = ix->tgt[e];
+
+		if (p->parent[v] != OOMS_NONE)
+			continue;
+		if (ooms_edge_is_weak(ix, u, e)) {
+			if (c != OOMS_NONE && ix->classes[c].referent_late) {
+				struct late_edge *l = VEC_PUSH(*late, *nlate, *late_cap);
+
+				if (!l)
+					return -ENOMEM;
+				*l = (struct late_edge){u, e};
+			}
+			continue;
+		}
+		p->parent[v] = u;
+		queue[(*tail)++] = v;
+	}
+	/* the class connection, after the fields, as VisualVM makes it */
+	if ((ix->kind[u] == NODE_INSTANCE || ix->kind[u] == NODE_CLASS) && c != OOMS_NONE &&
+	    !(seen[c / 8] >> (c % 8) & 1)) {
+		uint32_t v = ix->classes[c].node;
+
+		seen[c / 8] |= (uint8_t)(1 << (c % 8));
+		if (v != OOMS_NONE && p->parent[v] == OOMS_NONE) {
+			if (vec_reserve((void **)&p->class_edges, &p->class_edges_cap, p->nclass_edges + 1,
+					sizeof(*p->class_edges)))
+				return -ENOMEM;
+			p->class_edges[p->nclass_edges].from = u;
+			p->class_edges[p->nclass_edges++].to = v;
+			p->parent[v] = u;
+			queue[(*tail)++] = v;
+		}
+	}
+	return 0;
+}
+
 int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
 {
 	double t0 = mono_s();
 	size_t n = ix->nodes;
 	uint32_t *queue = malloc(n * sizeof(*queue)), head = 0, tail = 0;
 	uint8_t *seen;
+	struct late_edge *late = NULL;
+	size_t nlate = 0, late_cap = 0;
 
 	memset(p, 0, sizeof(*p));
 
@@ -78,39 +128,32 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
 		ooms_paths_free(p);
 		return -ENOMEM;
 	}
-	while (head < tail) {
-		uint32_t u = queue[head++], c;
+	for (;;) {
+		while (head < tail) {
+			uint32_t u = queue[head++];
 
-		for (uint32_t e = ix->off[u]; e < ix->off[u + 1]; e++) {
-			uint32_t v = ix->tgt[e];
-
-			if (p->parent[v] != OOMS_NONE || ooms_edge_is_weak(ix, u, e))
-				continue;
-			p->parent[v] = u;
-			queue[tail++] = v;
+			if (visit(ix, p, u, queue, &tail, seen, &late, &nlate, &late_cap)) {
+				free(queue);
+				free(seen);
+				free(late);
+				ooms_paths_free(p);
+				return -ENOMEM;
+			}
 		}
-		/* the class connection, after the fields, as VisualVM makes it */
-		c = ix->cls[u];
-		if ((ix->kind[u] == NODE_INSTANCE || ix->kind[u] == NODE_CLASS) && c != OOMS_NONE &&
-		    !(seen[c / 8] >> (c % 8) & 1)) {
-			uint32_t v = ix->classes[c].node;
+		/* then the referents that hold only as a last resort (index.h) */
+		for (size_t i = 0; i < nlate; i++) {
+			uint32_t v = ix->tgt[late[i].e];
 
-			seen[c / 8] |= (uint8_t)(1 << (c % 8));
-			if (v != OOMS_NONE && p->parent[v] == OOMS_NONE) {
-				if (vec_reserve((void **)&p->class_edges, &p->class_edges_cap, p->nclass_edges + 1,
-						sizeof(*p->class_edges))) {
-					free(queue);
-					free(seen);
-					ooms_paths_free(p);
-					return -ENOMEM;
-				}
-				p->class_edges[p->nclass_edges].from = u;
-				p->class_edges[p->nclass_edges++].to = v;
-				p->parent[v] = u;
+			if (p->parent[v] == OOMS_NONE) {
+				p->parent[v] = late[i].u;
 				queue[tail++] = v;
 			}
 		}
+		nlate = 0;
+		if (head == tail)
+			break;
 	}
+	free(late);
 	free(queue);
 	free(seen);
 	p->seconds = mono_s() - t0;

@@ -68,7 +68,12 @@ uint64_t ooms_shallow_size(const struct ooms_index *ix, uint32_t n)
 				return align(ix->min_inst_size + ARRAY_OVERHEAD +
 					     (uint64_t)ix->length[n] * hprof_type_size(t, ix->id_size));
 		return align(ix->min_inst_size + ARRAY_OVERHEAD);
+	case NODE_CLASS:
+		/* VisualVM: an instance of java.lang.Class where the dump gives
+		 * sizes (Android), nothing where it does not */
+		return ix->sizes_in_dump && ix->class_class != OOMS_NONE ? ix->inst_sizes[ix->class_class] : 0;
 	default:
 		return 0;
 	}
 }
+

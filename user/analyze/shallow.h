@@ -10,7 +10,10 @@
  *    not 0, as ART writes them), java.lang.Object's size;
  *  - an instance is header + its fields up its class chain, 8-byte aligned
  *    (or the class dump's size as it is); an array is header + 4 + elements,
- *    8-byte aligned. Class objects count 0 (VisualVM has no instance for them). */
+ *    8-byte aligned. Class objects count 0 where the dump has no sizes
+ *    (HotSpot: VisualVM gives them none), and java.lang.Class's instance
+ *    size where it has them (Android: VisualVM lists them as instances of
+ *    java.lang.Class). */
 #ifndef OOMSCOPE_ANALYZE_SHALLOW_H
 #define OOMSCOPE_ANALYZE_SHALLOW_H
 
