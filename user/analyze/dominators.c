@@ -16,6 +16,7 @@ struct graph {
 	const struct ooms_paths *p;
 	const uint32_t *cfrom, *cto;  /* class edges by from */
 	size_t ncls;
+	const uint8_t *root_off;      /* [nroots] 1: no edge from the super-root (see weak_roots) */
 };
 
 static inline int reached(const struct graph *g, uint32_t v)
@@ -92,6 +93,10 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 		uint32_t node = vertex[v], t;
 
 		if (node ? cur[v] < ix->off[node + 1] : cur[v] < ix->nroots) {
+			if (!node && g->root_off && g->root_off[cur[v]]) {
+				cur[v]++;
+				continue;
+			}
 			t = node ? ix->tgt[cur[v]] : ix->roots[cur[v]].node;
 			cur[v]++;
 		} else if (ccur[v] < g->ncls && g->cfrom[ccur[v]] == node) {
@@ -112,11 +117,44 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 	return count;
 }
 
+/* Android's interned-string roots hold an object only when nothing else
+ * does, as VisualVM counts them: one also referenced by a reached object
+ * gets no edge from the super-root. NULL when there are none. */
+static uint8_t *weak_roots(const struct ooms_index *ix, const struct ooms_paths *p)
+{
+	uint8_t *refs = NULL, *off = NULL;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < ix->nroots; i++)
+		n += ix->roots[i].kind == HPROF_ROOT_INTERNED_STRING;
+	if (!n || !(refs = calloc(ix->nodes, 1)) || !(off = calloc(ix->nroots + 1, 1))) {
+		free(refs);
+		return NULL;
+	}
+	/* referrers per node, counted to two */
+	for (uint32_t from = 1; from < ix->nodes; from++)
+		if (ooms_paths_reached(p, from))
+			for (uint32_t e = ix->off[from]; e < ix->off[from + 1]; e++)
+				if (refs[ix->tgt[e]] < 2)
+					refs[ix->tgt[e]]++;
+	for (uint32_t i = 0; i < ix->nroots; i++)
+		off[i] = ix->roots[i].kind == HPROF_ROOT_INTERNED_STRING && refs[ix->roots[i].node] == 1;
+	for (uint32_t i = 0; i < ix->nroots; i++) /* a root of another kind keeps the node's edge */
+		if (!off[i])
+			refs[ix->roots[i].node] = 0;
+	for (uint32_t i = 0; i < ix->nroots; i++)
+		off[i] = off[i] && refs[ix->roots[i].node] == 1;
+	free(refs);
+	return off;
+}
+
 /* Calls BODY with (from, to) for every edge into a reached node. */
 #define FOR_EACH_EDGE(BODY)                                                                  \
 	do {                                                                                 \
 		for (uint32_t i = 0; i < ix->nroots; i++) {                                  \
 			uint32_t to = ix->roots[i].node, from = 0;                           \
+			if (g.root_off && g.root_off[i])                                     \
+				continue;                                                    \
 			BODY;                                                                \
 		}                                                                            \
 		for (uint32_t from = 1; from < ix->nodes; from++)                            \
@@ -168,6 +206,7 @@ int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths
 	order = NULL;
 	g.cfrom = cfrom;
 	g.cto = cto;
+	g.root_off = weak_roots(ix, paths);
 	r = dfs(&g, dfn, vertex, parent, semi, label);
 	d->reachable = r;
 
@@ -274,6 +313,7 @@ out:
 	free(stk);
 	free(cfrom);
 	free(cto);
+	free((void *)g.root_off);
 	free(order);
 	if (e)
 		ooms_dominators_free(d);
