@@ -52,3 +52,14 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
   echo "# Dialer: $d of $(wc -l < "$TMP/vv.tsv") objects differ from VisualVM" >&3
   [ "$d" -le 1800 ]
 }
+
+@test "a file with two heap dumps (the hprof agent's): the first is analyzed, as VisualVM reads it" {
+  local f="$WORLD/mat-sun_jdk6_31_hprofagent_compressedOops.hprof"
+  "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --retained-tsv "$TMP/ours.tsv" "$f"
+  # 2,456 instances and 377 classes (the second dump repeats the ids with emptied arrays)
+  jq -e '.runningInfo.objects == 2833 and .runningInfo.classes == 377' "$TMP/a.json"
+  # VisualVM's three largest retained sizes: 25,096 · 25,096 · 18,616
+  [ "$(grep -v 'class$' "$TMP/ours.tsv" | cut -f3 | sort -rn | head -3 | tr '\n' ' ')" = "25096 25096 18616 " ]
+  # hprof check still sees both
+  "$OOMSCOPE" hprof check --json "$f" | jq -e '.records.HEAP_DUMP_END.count == 2'
+}

@@ -102,8 +102,8 @@ int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe 
 	struct build b = {.ix = ix, .probes = probes, .nprobes = nprobes, .err = err, .errlen = errlen};
 	struct hprof_visitor v1 = {.ctx = &b, .header = ixb_p1_header, .record_begin = ixb_rec_begin,
 				   .record_data = ixb_rec_data, .record_end = ixb_rec_end, .sub_begin = ixb_p1_sub};
-	struct hprof_visitor v2 = {.ctx = &b, .sub_begin = ixb_p2_sub_begin, .sub_data = ixb_p2_sub_data,
-				   .sub_end = ixb_p2_sub_end};
+	struct hprof_visitor v2 = {.ctx = &b, .record_begin = ixb_p2_rec_begin, .sub_begin = ixb_p2_sub_begin,
+				   .sub_data = ixb_p2_sub_data, .sub_end = ixb_p2_sub_end};
 	double t0 = mono_s();
 	int e;
 
@@ -122,6 +122,8 @@ int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe 
 	if ((e = ixb_between_passes(&b)))
 		goto out;
 	ix->seconds_pass1 = mono_s() - t0;
+	b.heaps = (struct ooms_heap_count){0, 0};
+	b.later_dump = 0;
 	t0 = mono_s();
 	ix->off = malloc(((size_t)ix->nodes + 1) * sizeof(*ix->off));
 	if (!ix->off) {

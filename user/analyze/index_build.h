@@ -51,6 +51,8 @@ struct build {
 	size_t classes_cap, fields_cap, statics_cap;
 	size_t frames_cap, traces_cap, trace_frames_cap, segs_cap;
 	uint8_t heap;
+	struct ooms_heap_count heaps; /* the pass's count of heap dumps */
+	int later_dump;           /* the current record is in a later heap dump: skipped */
 	uint32_t scale_class[4], scale_value[4], nscale;
 
 	/* pass 2 */
@@ -74,6 +76,7 @@ int ixb_add_node(struct build *b, uint64_t id, uint8_t kind, uint64_t cls, uint3
 int ixb_p1_sub(void *ctx, const struct hprof_sub *s);
 int ixb_between_passes(struct build *b);
 int ixb_add_edge(struct build *b, uint64_t id);
+int ixb_p2_rec_begin(void *ctx, const struct hprof_record *r);
 int ixb_p2_sub_begin(void *ctx, const struct hprof_sub *s);
 int ixb_p2_sub_data(void *ctx, const uint8_t *p, size_t len);
 int ixb_p2_sub_end(void *ctx, const struct hprof_sub *s);

@@ -17,7 +17,8 @@ int ixb_rec_begin(void *ctx, const struct hprof_record *r)
 
 	b->rtag = r->tag;
 	b->rlen = 0;
-	if (r->tag == HPROF_HEAP_DUMP || r->tag == HPROF_HEAP_DUMP_SEGMENT) {
+	b->later_dump = ooms_heap_later(&b->heaps, r->tag);
+	if ((r->tag == HPROF_HEAP_DUMP || r->tag == HPROF_HEAP_DUMP_SEGMENT) && !b->later_dump) {
 		struct ooms_heap_seg *s = VEC_PUSH(ix->segs, ix->nsegs, b->segs_cap);
 
 		if (!s)
@@ -243,6 +244,8 @@ int ixb_p1_sub(void *ctx, const struct hprof_sub *s)
 	unsigned id = b->ix->id_size;
 	struct raw_root r = {s->id, s->tag, 0, -1, 0};
 
+	if (b->later_dump)
+		return 0;
 	switch (s->tag) {
 	case HPROF_HEAP_DUMP_INFO:
 		b->heap = heap_of(s->heap_id);

@@ -33,13 +33,21 @@ static int probe_value(struct build *b, uint32_t probe, uint32_t node, uint64_t 
 	return 0;
 }
 
+int ixb_p2_rec_begin(void *ctx, const struct hprof_record *r)
+{
+	struct build *b = ctx;
+
+	b->later_dump = ooms_heap_later(&b->heaps, r->tag);
+	return 0;
+}
+
 int ixb_p2_sub_begin(void *ctx, const struct hprof_sub *s)
 {
 	struct build *b = ctx;
 	struct ooms_index *ix = b->ix;
 	uint32_t n;
 
-	if (!hprof_sub_is_object(s->tag))
+	if (b->later_dump || !hprof_sub_is_object(s->tag))
 		return 0;
 	if (s->tag == HPROF_CLASS_DUMP)
 		return 0; /* class objects come last: their edges are added after the pass */
@@ -58,6 +66,9 @@ int ixb_p2_sub_data(void *ctx, const uint8_t *p, size_t len)
 {
 	struct build *b = ctx;
 	struct ooms_index *ix = b->ix;
+
+	if (b->later_dump)
+		return 0;
 	unsigned id = ix->id_size;
 	uint8_t k = ix->kind[b->node];
 	int e;
@@ -99,6 +110,8 @@ int ixb_p2_sub_end(void *ctx, const struct hprof_sub *s)
 	uint32_t n = b->node, c;
 	int e;
 
+	if (b->later_dump)
+		return 0;
 	if (s->tag != HPROF_INSTANCE_DUMP || (c = ix->cls[n]) == OOMS_NONE)
 		return 0;
 	{

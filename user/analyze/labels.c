@@ -31,7 +31,17 @@ struct labeler {
 	struct u64map want_of;  /* node + 1 -> index in wants */
 	uint32_t want;          /* the current record's, or OOMS_NONE */
 	uint8_t *any;           /* [nodes/8+1] bit n: n is a from or a want (most records are neither) */
+	struct ooms_heap_count heaps;
+	int later_dump;         /* the current record is in a later heap dump (index.h) */
 };
+
+static int rec_begin(void *ctx, const struct hprof_record *r)
+{
+	struct labeler *l = ctx;
+
+	l->later_dump = ooms_heap_later(&l->heaps, r->tag);
+	return 0;
+}
 
 static const struct ooms_edge_label *sort_base;
 
@@ -76,8 +86,11 @@ static int sub_begin(void *ctx, const struct hprof_sub *s)
 	const struct ooms_index *ix = l->ix;
 	uint32_t at;
 
-	if (!hprof_sub_is_object(s->tag))
+	if (l->later_dump || !hprof_sub_is_object(s->tag)) {
+		l->active = 0;
+		l->want = OOMS_NONE;
 		return 0;
+	}
 	if (s->tag == HPROF_CLASS_DUMP) /* class objects are numbered after the rest (index.h) */
 		l->node = ix->classes[l->class_dumps++].node;
 	else
@@ -280,7 +293,8 @@ int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_
 		     struct ooms_content *wants, size_t nwants, char *err, size_t errlen)
 {
 	struct labeler l = {.ix = ix, .labels = labels, .n = n, .wants = nwants ? wants : NULL};
-	struct hprof_visitor v = {.ctx = &l, .sub_begin = sub_begin, .sub_data = sub_data, .sub_end = sub_end};
+	struct hprof_visitor v = {.ctx = &l, .record_begin = rec_begin, .sub_begin = sub_begin, .sub_data = sub_data,
+				  .sub_end = sub_end};
 	int e;
 
 	if (!n && !nwants)
