@@ -63,3 +63,13 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
   # hprof check still sees both
   "$OOMSCOPE" hprof check --json "$f" | jq -e '.records.HEAP_DUMP_END.count == 2'
 }
+
+@test "LeakCanary 1.x: the object its KeyedWeakReference watches, still strongly reachable, is a leak" {
+  "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" "$WORLD/leakcanary1-leak_service_binder.hprof"
+  jq -e '[.gcPaths[] | select(.className == "com.example.leakcanary.LeakyService" and .instanceCount == 1 and
+          (.leakReason | startswith("LeakCanary Leak: watched by a com.squareup.leakcanary.KeyedWeakReference")))] | length == 1' "$TMP/a.json"
+  jq -e '.classInfos[] | select(.className == "com.squareup.leakcanary.KeyedWeakReference") | .leakInstanceCount == 1' "$TMP/a.json"
+  # no LeakCanary in a plain JVM dump: nothing reported by those rules
+  "$OOMSCOPE" analyze -q --json -o "$TMP/j.json" "$ROOT/../shared/corpus/hprof/javac-oom.hprof"
+  jq -e '[.gcPaths[] | select(.leakReason | startswith("LeakCanary"))] | length == 0' "$TMP/j.json"
+}

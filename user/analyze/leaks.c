@@ -39,6 +39,22 @@ int ooms_leak_rules_builtin(struct ooms_leak_rules *r, enum ooms_runtime rt, uin
 		 "ViewRootImpl Leak: removed from its window (mAdded false) but still reachable"},
 	};
 
+	/* objects LeakCanary watches (1.x, 2.x): on Android and in JVM apps alike */
+	static const char *const watchers[] = {"com.squareup.leakcanary.KeyedWeakReference",
+					       "leakcanary.KeyedWeakReference"};
+
+	for (size_t i = 0; i < 2; i++) {
+		struct ooms_leak_rule *k = add(r);
+
+		if (!k)
+			return -ENOMEM;
+		k->class_name = watchers[i];
+		k->field1 = "referent";
+		k->test = LEAK_REFERENT;
+		snprintf(k->reason, sizeof(k->reason),
+			 "LeakCanary Leak: watched by a %s (LeakCanary %s) and still strongly reachable", watchers[i],
+			 i ? "2.x" : "1.x");
+	}
 	if (rt != RUNTIME_ANDROID)
 		return 0;
 	for (size_t i = 0; i < sizeof(android) / sizeof(android[0]); i++) {
@@ -187,6 +203,8 @@ static int matches(const struct ooms_leak_rule *k, const struct ooms_probe *p1, 
 	switch (k->test) {
 	case LEAK_ALWAYS:
 		return 1;
+	case LEAK_REFERENT: /* decided by ooms_leaks_find */
+		return 0;
 	case LEAK_F1_EQ:
 	case LEAK_F1_NE: {
 		int eq = k->value == OOMS_NULL_VALUE ? is_null(v1, p1->type)
@@ -250,6 +268,22 @@ int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, cons
 		}
 		if (k->probe1 < 0)
 			continue;
+		if (k->test == LEAK_REFERENT) { /* the leak is what the reference watches */
+			const struct ooms_probe *p1 = &probes[k->probe1];
+
+			for (size_t i = 0; i < p1->count && !e; i++) {
+				uint64_t v = p1->values[i].value;
+				uint32_t n = (uint32_t)v;
+
+				if (v == OOMS_NULL_VALUE || v >= ix->nodes || n == OOMS_NONE || reached[n] == OOMS_NONE ||
+				    (flagged[n / 8] >> (n % 8) & 1))
+					continue;
+				flagged[n / 8] |= 1 << (n % 8);
+				k->leaks++;
+				e = push(out, nout, &cap, n, (uint32_t)ri);
+			}
+			continue;
+		}
 		{
 			const struct ooms_probe *p1 = &probes[k->probe1], *p2 = k->probe2 >= 0 ? &probes[k->probe2] : NULL;
 			size_t j = 0;

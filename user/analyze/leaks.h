@@ -17,6 +17,8 @@ enum ooms_leak_test {
 	LEAK_F1_OR_F2_TRUE, /* Activity: mDestroyed || mFinished */
 	LEAK_F1_NULL_F2_TRUE, /* Fragment: mFragmentManager == null && mCalled */
 	LEAK_AREA_OVER,     /* Bitmap: f1 * f2 > value */
+	LEAK_REFERENT,      /* LeakCanary's KeyedWeakReference: its referent (field 1), still strongly
+			     * reachable, is the leak (not the reference itself) */
 };
 
 #define OOMS_NULL_VALUE UINT64_MAX
