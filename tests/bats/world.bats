@@ -73,3 +73,12 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
   "$OOMSCOPE" analyze -q --json -o "$TMP/j.json" "$ROOT/../shared/corpus/hprof/javac-oom.hprof"
   jq -e '[.gcPaths[] | select(.leakReason | startswith("LeakCanary"))] | length == 0' "$TMP/j.json"
 }
+
+@test "an object reached only across Dalvik's FinalizerReference is never a leak (pending finalization), though it is reachable" {
+  local f="$WORLD/perflib-dialer-kitkat.hprof"
+  "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --retained-tsv "$TMP/ours.tsv" --leak-class java.io.FileOutputStream "$f"
+  # both FileOutputStreams are held only by FinalizerReferences: reachable (retained 156 B each) ...
+  [ "$(grep -cP '^(b0d420c0|b0d431e8)\t28\t156$' "$TMP/ours.tsv")" -eq 2 ]
+  # ... yet neither is a leak, even when asked for by class
+  jq -e '.classInfos[] | select(.className == "java.io.FileOutputStream") | .instanceCount == 2 and .leakInstanceCount == 0' "$TMP/a.json"
+}

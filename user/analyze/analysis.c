@@ -381,7 +381,7 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		goto nomem;
 	a->t_paths = a->paths.seconds;
 	t = mono_s();
-	if ((e = ooms_leaks_find(&a->ix, &a->rules, a->probes, a->paths.parent, &a->leaks, &a->nleaks)))
+	if ((e = ooms_leaks_find(&a->ix, &a->rules, a->probes, a->paths.parent, a->paths.late, &a->leaks, &a->nleaks)))
 		goto nomem;
 	{
 		uint32_t c = ooms_index_class_by_name(&a->ix, "libcore.util.NativeAllocationRegistry");

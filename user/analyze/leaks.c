@@ -232,8 +232,13 @@ static int push(struct ooms_leak **out, size_t *n, size_t *cap, uint32_t node, u
 	return 0;
 }
 
+static int is_late(const uint8_t *late, uint32_t n)
+{
+	return late && (late[n / 8] >> (n % 8) & 1);
+}
+
 int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, const struct ooms_probe *probes,
-		    const uint32_t *reached, struct ooms_leak **out, size_t *nout)
+		    const uint32_t *reached, const uint8_t *late, struct ooms_leak **out, size_t *nout)
 {
 	uint8_t *flagged = calloc(ix->nodes / 8 + 1, 1), *is = malloc(ix->nclasses + 1);
 	size_t cap = 0;
@@ -258,7 +263,7 @@ int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, cons
 		if (k->test == LEAK_ALWAYS) {
 			for (uint32_t n = 1; n < ix->nodes && !e; n++) {
 				if (ix->kind[n] == NODE_CLASS || ix->cls[n] == OOMS_NONE || !is[ix->cls[n]] ||
-				    reached[n] == OOMS_NONE || (flagged[n / 8] >> (n % 8) & 1))
+				    reached[n] == OOMS_NONE || (flagged[n / 8] >> (n % 8) & 1) || is_late(late, n))
 					continue;
 				flagged[n / 8] |= 1 << (n % 8);
 				k->leaks++;
@@ -276,7 +281,7 @@ int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, cons
 				uint32_t n = (uint32_t)v;
 
 				if (v == OOMS_NULL_VALUE || v >= ix->nodes || n == OOMS_NONE || reached[n] == OOMS_NONE ||
-				    (flagged[n / 8] >> (n % 8) & 1))
+				    (flagged[n / 8] >> (n % 8) & 1) || is_late(late, n))
 					continue;
 				flagged[n / 8] |= 1 << (n % 8);
 				k->leaks++;
@@ -300,7 +305,7 @@ int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, cons
 					has2 = 1;
 					v2 = p2->values[j].value;
 				}
-				if (reached[n] == OOMS_NONE || (flagged[n / 8] >> (n % 8) & 1) ||
+				if (reached[n] == OOMS_NONE || (flagged[n / 8] >> (n % 8) & 1) || is_late(late, n) ||
 				    !matches(k, p1, p1->values[i].value, has2, p2, v2))
 					continue;
 				flagged[n / 8] |= 1 << (n % 8);

@@ -59,8 +59,9 @@ void ooms_leak_rules_free(struct ooms_leak_rules *r);
 int ooms_leak_probes(struct ooms_leak_rules *r, struct ooms_probe **probes, size_t *nprobes);
 /* Applies the rules to the indexed heap: every reachable instance that a
  * rule flags (reached[n] != OOMS_NONE: the search's parents), first rule
- * wins. Counts go into the rules. */
+ * wins; one reached only across a finalizer's referent (late, a bitmap, or
+ * NULL) is not a leak: it is on its way out. Counts go into the rules. */
 int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, const struct ooms_probe *probes,
-		    const uint32_t *reached, struct ooms_leak **out, size_t *nout);
+		    const uint32_t *reached, const uint8_t *late, struct ooms_leak **out, size_t *nout);
 
 #endif

@@ -102,6 +102,7 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
 	uint8_t *seen;
 	struct late_edge *late = NULL;
 	size_t nlate = 0, late_cap = 0;
+	uint32_t late_from = UINT32_MAX; /* queue positions from here on were reached late */
 
 	memset(p, 0, sizeof(*p));
 
@@ -140,7 +141,10 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
 				return -ENOMEM;
 			}
 		}
-		/* then the referents that hold only as a last resort (index.h) */
+		/* then the referents that hold only as a last resort (index.h):
+		 * everything reached from here on is late */
+		if (late_from == UINT32_MAX)
+			late_from = tail;
 		for (size_t i = 0; i < nlate; i++) {
 			uint32_t v = ix->tgt[late[i].e];
 
@@ -153,6 +157,15 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
 		if (head == tail)
 			break;
 	}
+	if (late_from < tail && !(p->late = calloc(n / 8 + 1, 1))) {
+		free(late);
+		free(queue);
+		free(seen);
+		ooms_paths_free(p);
+		return -ENOMEM;
+	}
+	for (uint32_t q = late_from; q < tail; q++)
+		p->late[queue[q] / 8] |= (uint8_t)(1 << (queue[q] % 8));
 	free(late);
 	free(queue);
 	free(seen);
@@ -165,7 +178,9 @@ void ooms_paths_free(struct ooms_paths *p)
 	free(p->parent);
 	free(p->class_edges);
 	free(p->reach);
+	free(p->late);
 	p->reach = NULL;
+	p->late = NULL;
 	p->parent = NULL;
 	p->class_edges = NULL;
 	p->nclass_edges = 0;

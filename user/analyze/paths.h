@@ -15,7 +15,9 @@ struct ooms_paths {
 	 * model: an object keeps its class alive, counted once per class) */
 	struct { uint32_t from, to; } *class_edges;
 	size_t nclass_edges, class_edges_cap;
-	uint8_t *reach;     /* [nodes/8+1] bit n: n was reached (after ooms_paths_keep_reach) */
+	uint8_t *reach;     /* [nodes/8+1] bit n: n was reached (after ooms_paths_reach_bitmap) */
+	uint8_t *late;      /* [nodes/8+1] bit n: n is reached only across a referent that holds last
+			     * (Dalvik's FinalizerReference, index.h): never a leak, as Shark has it */
 	double seconds;
 };
 
