@@ -1,18 +1,21 @@
 #!/usr/bin/env bats
-# oomscope hprof check|strip|restore on the shared corpus (every *.hprof there)
-# and on damaged copies: clean one-line errors, no output file.
+# oomscope hprof check|strip|restore on the shared corpora (every *.hprof in
+# both folders: this project's JDK and the world's producers) and on damaged
+# copies: clean one-line errors, no output file.
 load helpers
 
 CORPUS="$ROOT/../shared/corpus/hprof"
+WORLD="$ROOT/../shared/corpus/hprof-world"
 
 corpus_files() {
-  ls "$CORPUS"/*.hprof
+  ls "$CORPUS"/*.hprof "$WORLD"/*.hprof
 }
 
-# The MANIFEST's "live instances" and "classes" for a corpus file, from its table.
+# The MANIFEST's "live instances" and "classes" for a corpus file, from the
+# table of its folder's MANIFEST (VisualVM's figures: the first heap dump).
 manifest_field() { # FILE COLUMN(2=instances, 4=classes)
   awk -F'|' -v f="$(basename "$1")" -v c="$2" '
-    $2 ~ f && $0 ~ /·/ { gsub(/[ ,]/, "", $(c+1)); print $(c+1); exit }' "$CORPUS/MANIFEST.md"
+    $2 ~ f && $0 ~ /·/ { gsub(/[ ,]/, "", $(c+1)); print $(c+1); exit }' "$(dirname "$1")/MANIFEST.md"
 }
 
 @test "corpus: there are dumps to test" {
@@ -27,7 +30,11 @@ manifest_field() { # FILE COLUMN(2=instances, 4=classes)
     jq -e . <<<"$output" > /dev/null
     [ "$(jq .file_bytes <<<"$output")" -eq "$(stat -c %s "$f")" ]
     want=$(manifest_field "$f" 2)
-    if [ -n "$want" ]; then
+    [ -n "$want" ] || { echo "# $f: not in its MANIFEST's table" >&3; return 1; }
+    [ "$(jq .first_heap_dump.objects <<<"$output")" -eq "$want" ]
+    [ "$(jq .first_heap_dump.classes <<<"$output")" -eq "$(manifest_field "$f" 4)" ]
+    # one heap dump: its figures are the file's
+    if [ "$(jq .heap_dumps <<<"$output")" -eq 1 ]; then
       [ "$(jq .objects <<<"$output")" -eq "$want" ]
       [ "$(jq '[.heaps[].classes.count] | add' <<<"$output")" -eq "$(manifest_field "$f" 4)" ]
     fi

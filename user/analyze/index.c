@@ -122,7 +122,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe 
 	if ((e = ixb_between_passes(&b)))
 		goto out;
 	ix->seconds_pass1 = mono_s() - t0;
-	b.heaps = (struct ooms_heap_count){0, 0};
+	b.heaps = (struct hprof_heap_count){0, 0};
 	b.later_dump = 0;
 	t0 = mono_s();
 	ix->off = malloc(((size_t)ix->nodes + 1) * sizeof(*ix->off));

@@ -84,30 +84,6 @@ struct ooms_trace {
 	uint32_t declared;       /* frames the record says it has (more than nframes: cut) */
 };
 
-/* Which heap dump the records belong to. A file may hold several (the
- * hprof agent writes two, the second with its arrays emptied); the
- * analysis reads the first, as VisualVM does. */
-struct ooms_heap_count {
-	unsigned dumps;  /* heap dumps begun */
-	int open;        /* inside a run of HEAP_DUMP_SEGMENTs */
-};
-
-/* Called at each record's start: 1 when its sub-records are in a later
- * heap dump than the first (to be skipped). */
-static inline int ooms_heap_later(struct ooms_heap_count *h, uint8_t tag)
-{
-	if (tag == HPROF_HEAP_DUMP_END) {
-		h->open = 0;
-	} else if (tag == HPROF_HEAP_DUMP) {
-		h->dumps++;
-		h->open = 0;
-	} else if (tag == HPROF_HEAP_DUMP_SEGMENT && !h->open) {
-		h->dumps++;
-		h->open = 1;
-	}
-	return h->dumps > 1;
-}
-
 /* A HEAP_DUMP or HEAP_DUMP_SEGMENT record: where it lies and the objects
  * before it, so a later pass over a plain file can read only the records
  * that hold the objects it wants. */

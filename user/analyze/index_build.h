@@ -51,7 +51,7 @@ struct build {
 	size_t classes_cap, fields_cap, statics_cap;
 	size_t frames_cap, traces_cap, trace_frames_cap, segs_cap;
 	uint8_t heap;
-	struct ooms_heap_count heaps; /* the pass's count of heap dumps */
+	struct hprof_heap_count heaps; /* the pass's count of heap dumps */
 	int later_dump;           /* the current record is in a later heap dump: skipped */
 	uint32_t scale_class[4], scale_value[4], nscale;
 

@@ -17,7 +17,7 @@ int ixb_rec_begin(void *ctx, const struct hprof_record *r)
 
 	b->rtag = r->tag;
 	b->rlen = 0;
-	b->later_dump = ooms_heap_later(&b->heaps, r->tag);
+	b->later_dump = hprof_heap_later(&b->heaps, r->tag);
 	if ((r->tag == HPROF_HEAP_DUMP || r->tag == HPROF_HEAP_DUMP_SEGMENT) && !b->later_dump) {
 		struct ooms_heap_seg *s = VEC_PUSH(ix->segs, ix->nsegs, b->segs_cap);
 

@@ -37,7 +37,7 @@ int ixb_p2_rec_begin(void *ctx, const struct hprof_record *r)
 {
 	struct build *b = ctx;
 
-	b->later_dump = ooms_heap_later(&b->heaps, r->tag);
+	b->later_dump = hprof_heap_later(&b->heaps, r->tag);
 	return 0;
 }
 

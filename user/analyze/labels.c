@@ -31,7 +31,7 @@ struct labeler {
 	struct u64map want_of;  /* node + 1 -> index in wants */
 	uint32_t want;          /* the current record's, or OOMS_NONE */
 	uint8_t *any;           /* [nodes/8+1] bit n: n is a from or a want (most records are neither) */
-	struct ooms_heap_count heaps;
+	struct hprof_heap_count heaps;
 	int later_dump;         /* the current record is in a later heap dump (index.h) */
 };
 
@@ -39,7 +39,7 @@ static int rec_begin(void *ctx, const struct hprof_record *r)
 {
 	struct labeler *l = ctx;
 
-	l->later_dump = ooms_heap_later(&l->heaps, r->tag);
+	l->later_dump = hprof_heap_later(&l->heaps, r->tag);
 	return 0;
 }
 

@@ -24,7 +24,10 @@
 #include "util/atomic_file.h"
 
 #define READ_CHUNK (1u << 20)
-#define SEGMENT_BYTES (4u << 20)
+/* a heap record up to this size is written back as one record, so a strip
+ * and a restore give the input's record sizes back (HotSpot 11 writes one
+ * 14 MB segment); the buffer grows only as far as the input needs */
+#define SEGMENT_BYTES (64u << 20)
 
 static const char usage_head[] =
 	"usage: oomscope hprof check [--json] FILE\n"

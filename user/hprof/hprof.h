@@ -104,4 +104,28 @@ static inline void hprof_put_u4(uint8_t *p, uint32_t v)
 const char *hprof_tag_name(unsigned tag);
 const char *hprof_subtag_name(unsigned tag);
 
+/* Which heap dump the records belong to. A file may hold several (the
+ * hprof agent writes two, the second with its arrays emptied); the
+ * analyzer reads the first, as VisualVM does; check counts it apart. */
+struct hprof_heap_count {
+	unsigned dumps;  /* heap dumps begun */
+	int open;        /* inside a run of HEAP_DUMP_SEGMENTs */
+};
+
+/* Called at each record's start: 1 when its sub-records are in a later
+ * heap dump than the first (to be skipped). */
+static inline int hprof_heap_later(struct hprof_heap_count *h, uint8_t tag)
+{
+	if (tag == HPROF_HEAP_DUMP_END) {
+		h->open = 0;
+	} else if (tag == HPROF_HEAP_DUMP) {
+		h->dumps++;
+		h->open = 0;
+	} else if (tag == HPROF_HEAP_DUMP_SEGMENT && !h->open) {
+		h->dumps++;
+		h->open = 1;
+	}
+	return h->dumps > 1;
+}
+
 #endif

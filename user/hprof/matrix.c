@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "hprof/io.h"
 #include "hprof/parser.h"
 
@@ -11,7 +12,7 @@
 
 struct holder {          /* a class whose instances point at arrays to keep */
 	uint64_t name_sid[4]; /* string ids of the class name (dotted and slashed both occur) */
-	uint64_t field_sid;  /* string id of the field */
+	uint64_t field_sid[4]; /* string ids of the field's name (a dump may hold one text twice: ahat's RI) */
 	uint64_t class_id;
 	long field_off;      /* offset of the field in instance data, -1 unknown */
 };
@@ -34,6 +35,7 @@ struct scan {
 	struct hashed *hashes;
 	size_t nhashes, caphashes;
 	int err;
+	int early;           /* an instance of a holder came before its class dump */
 };
 
 static const char *const names[2][2] = {{"java.lang.String", "value"}, {"android.graphics.Bitmap", "mBuffer"}};
@@ -91,7 +93,11 @@ static int sc_rec_end(void *ctx, const struct hprof_record *r)
 			for (int f = 0; f < 2; f++)
 				if (same_name(s->rec_body + id, len, names[i][f])) {
 					if (f) {
-						s->h[i].field_sid = hprof_id(s->rec_body, id);
+						for (int k = 0; k < 4; k++)
+							if (!s->h[i].field_sid[k]) {
+								s->h[i].field_sid[k] = hprof_id(s->rec_body, id);
+								break;
+							}
 					} else {
 						for (int k = 0; k < 4; k++)
 							if (!s->h[i].name_sid[k]) {
@@ -130,7 +136,12 @@ static void class_layout(struct scan *s, struct holder *h, const struct hprof_su
 	cnt = hprof_u2(b + o);
 	o += 2;
 	for (size_t i = 0; i < cnt; i++, o += id + 1) {
-		if (hprof_id(b + o, id) == h->field_sid && b[o + id] == HPROF_T_OBJECT) {
+		uint64_t name = hprof_id(b + o, id);
+		int is_field = 0;
+
+		for (int k = 0; k < 4 && h->field_sid[k]; k++)
+			is_field |= name == h->field_sid[k];
+		if (is_field && b[o + id] == HPROF_T_OBJECT) {
 			h->field_off = off;
 			return;
 		}
@@ -149,10 +160,14 @@ static int sc_sub_begin(void *ctx, const struct hprof_sub *sub)
 			if (s->h[i].class_id && sub->id == s->h[i].class_id)
 				class_layout(s, &s->h[i], sub);
 	} else if (sub->tag == HPROF_INSTANCE_DUMP) {
-		for (int i = 0; i < 2; i++)
-			if (s->h[i].class_id && sub->class_id == s->h[i].class_id && s->h[i].field_off >= 0 &&
-			    (size_t)s->h[i].field_off + s->id_size <= sizeof(s->inst))
+		for (int i = 0; i < 2; i++) {
+			if (!s->h[i].class_id || sub->class_id != s->h[i].class_id)
+				continue;
+			if (s->h[i].field_off < 0)
+				s->early = 1; /* its class dump comes later (ahat's RI): a second pass */
+			else if ((size_t)s->h[i].field_off + s->id_size <= sizeof(s->inst))
 				s->cur = i;
+		}
 		s->inst_len = 0;
 	} else if (sub->tag == HPROF_PRIM_ARRAY_DUMP && sub->elem_type == HPROF_T_BYTE &&
 		   sub->count >= MIN_HASHED) {
@@ -218,14 +233,31 @@ static int by_hash_then_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* One pass of the scan over src. 0, or 1 with the error said on err. */
+static int scan_file(const struct hprof_visitor *v, struct hprof_source *src, uint8_t *buf, const char *name,
+		     FILE *err)
+{
+	struct hprof_parser *p = hprof_parser_new(v);
+	long n = 0;
+	int e = 0;
+
+	while (p && (n = hprof_source_read(src, buf, 1u << 20)) > 0 && !(e = hprof_parser_feed(p, buf, (size_t)n)))
+		;
+	if (!p || n < 0 || e || hprof_parser_finish(p)) {
+		fprintf(err, "oomscope: hprof strip: %s: %s\n", name,
+			!p ? "out of memory" : n < 0 ? strerror((int)-n) : hprof_parser_error(p));
+		e = 1;
+	}
+	hprof_parser_free(p);
+	return e;
+}
+
 int hprof_matrix_scan(int fd, const char *name, struct hprof_idset *keep, FILE *err)
 {
 	struct scan s;
 	struct hprof_visitor v = {0};
 	struct hprof_source src;
-	struct hprof_parser *p;
 	uint8_t *buf = malloc(1u << 20);
-	long n;
 	int e = 0;
 
 	memset(&s, 0, sizeof(s));
@@ -244,13 +276,23 @@ int hprof_matrix_scan(int fd, const char *name, struct hprof_idset *keep, FILE *
 	v.sub_begin = sc_sub_begin;
 	v.sub_data = sc_sub_data;
 	v.sub_end = sc_sub_end;
-	p = hprof_parser_new(&v);
-	while (p && (n = hprof_source_read(&src, buf, 1u << 20)) > 0 && !(e = hprof_parser_feed(p, buf, (size_t)n)))
-		;
-	if (!p || n < 0 || e || hprof_parser_finish(p)) {
-		fprintf(err, "oomscope: hprof strip: %s: %s\n", name,
-			!p ? "out of memory" : n < 0 ? strerror((int)-n) : hprof_parser_error(p));
-		e = 1;
+	e = scan_file(&v, &src, buf, name, err);
+	if (!e && s.early) {
+		/* the holders' layouts are known now: read it again for their instances */
+		hprof_source_free(&src);
+		s.early = 0;
+		s.nhashes = 0;
+		for (int i = 0; i < 2; i++)
+			memset(s.h[i].name_sid, 0, sizeof(s.h[i].name_sid)), memset(s.h[i].field_sid, 0, sizeof(s.h[i].field_sid));
+		if (lseek(fd, 0, SEEK_SET) != 0 || hprof_source_open(&src, fd)) {
+			fprintf(err, "oomscope: hprof strip: %s: cannot read it a second time\n", name);
+			free(buf);
+			hprof_idset_free(&s.bitmap_bufs);
+			free(s.hashes);
+			hprof_idset_free(keep);
+			return 1;
+		}
+		e = scan_file(&v, &src, buf, name, err);
 	}
 	/* Bitmap buffers: keep the first of each distinct content */
 	qsort(s.hashes, s.nhashes, sizeof(*s.hashes), by_hash_then_id);
@@ -269,7 +311,6 @@ int hprof_matrix_scan(int fd, const char *name, struct hprof_idset *keep, FILE *
 				e = 1;
 		}
 	}
-	hprof_parser_free(p);
 	hprof_source_free(&src);
 	hprof_idset_free(&s.bitmap_bufs);
 	free(s.hashes);

@@ -35,6 +35,7 @@ static int st_record(void *ctx, const struct hprof_record *r)
 
 	st->records[r->tag].count++;
 	st->records[r->tag].bytes += 9 + (uint64_t)r->len;
+	st->later_dump = hprof_heap_later(&st->dumps, r->tag);
 	return 0;
 }
 
@@ -47,6 +48,11 @@ static int st_sub(void *ctx, const struct hprof_sub *s)
 
 	st->subs[s->tag].count++;
 	st->subs[s->tag].bytes += bytes;
+	if (!st->later_dump && s->tag == HPROF_CLASS_DUMP)
+		st->first_classes++;
+	else if (!st->later_dump && (s->tag == HPROF_INSTANCE_DUMP || s->tag == HPROF_OBJ_ARRAY_DUMP ||
+				     s->tag == HPROF_PRIM_ARRAY_DUMP || s->tag == HPROF_PRIM_ARRAY_NODATA))
+		st->first_objects++;
 	if (s->tag == HPROF_HEAP_DUMP_INFO) {
 		int i;
 
@@ -159,6 +165,12 @@ static void print_json(const struct hprof_stats *st, FILE *f)
 				    st->subs[HPROF_PRIM_ARRAY_DUMP].count + st->subs[HPROF_PRIM_ARRAY_NODATA].count);
 	json_kuint(&j, "primitive_content_bytes", st->prim_content_bytes);
 	json_kuint(&j, "primitive_content_original_bytes", st->prim_content_original_bytes);
+	json_kuint(&j, "heap_dumps", st->dumps.dumps);
+	json_key(&j, "first_heap_dump"); /* what analyzers read (VisualVM, oomscope analyze) */
+	json_obj(&j);
+	json_kuint(&j, "objects", st->first_objects);
+	json_kuint(&j, "classes", st->first_classes);
+	json_obj_end(&j);
 	json_obj_end(&j);
 	json_end_line(&j);
 }
@@ -179,6 +191,9 @@ void hprof_stats_print(const struct hprof_stats *st, FILE *f, int json)
 		fputs(")\n", f);
 	fprintf(f, "id size     %u\nbytes       %" PRIu64 "\nobjects     %" PRIu64 "\ngc roots    %" PRIu64 "\n",
 		st->header.id_size, st->file_bytes, objs, st->gc_roots);
+	if (st->dumps.dumps > 1)
+		fprintf(f, "heap dumps  %u in one file; the first holds %" PRIu64 " objects and %" PRIu64
+			   " classes (analyzers read the first)\n", st->dumps.dumps, st->first_objects, st->first_classes);
 	fprintf(f, "primitive array contents: %" PRIu64 " bytes (%.1f%% of the file)%s\n", st->prim_content_bytes,
 		st->file_bytes ? 100.0 * st->prim_content_bytes / st->file_bytes : 0.0,
 		st->prim_content_original_bytes != st->prim_content_bytes ? " (stripped arrays not counted)" : "");

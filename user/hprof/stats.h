@@ -30,6 +30,9 @@ struct hprof_stats {
 	uint64_t gc_roots;
 	uint64_t prim_content_bytes; /* all heaps */
 	uint64_t prim_content_original_bytes; /* counting NODATA arrays at their element size */
+	struct hprof_heap_count dumps;        /* heap dumps in the file (the hprof agent writes two) */
+	int later_dump;
+	uint64_t first_objects, first_classes; /* in the first heap dump, which analyzers read */
 };
 
 void hprof_stats_init(struct hprof_stats *st);

@@ -44,8 +44,10 @@ static int tr_record_begin(void *ctx, const struct hprof_record *r)
 	struct hprof_transform *t = ctx;
 
 	t->rec_time = r->time;
-	if (is_heap(r->tag))
+	if (is_heap(r->tag)) {
+		hprof_writer_heap_begin(t->w, r->tag);
 		return 0; /* its sub-records are written one by one */
+	}
 	if (r->tag == HPROF_HEAP_DUMP_END)
 		return hprof_writer_heap_end(t->w, r->time);
 	return hprof_writer_record(t->w, r->tag, r->time, r->len);
