@@ -7,14 +7,25 @@ load helpers
 CORPUS="$ROOT/../shared/corpus/hprof"
 WORLD="$ROOT/../shared/corpus/hprof-world"
 
+# every dump of both folders, plain ones first (tests that take one take a
+# plain one), then the gzipped copies
 corpus_files() {
   ls "$CORPUS"/*.hprof "$WORLD"/*.hprof
+  ls "$CORPUS"/*.hprof.gz "$WORLD"/*.hprof.gz 2>/dev/null || true
+}
+
+# The size of the dump itself (a .gz copy: its content's).
+dump_bytes() {
+  case "$1" in
+  *.gz) gzip -dc "$1" | wc -c ;;
+  *) stat -c %s "$1" ;;
+  esac
 }
 
 # The MANIFEST's "live instances" and "classes" for a corpus file, from the
 # table of its folder's MANIFEST (VisualVM's figures: the first heap dump).
 manifest_field() { # FILE COLUMN(2=instances, 4=classes)
-  awk -F'|' -v f="$(basename "$1")" -v c="$2" '
+  awk -F'|' -v f="$(basename "$1" .gz)" -v c="$2" '
     $2 ~ f && $0 ~ /·/ { gsub(/[ ,]/, "", $(c+1)); print $(c+1); exit }' "$(dirname "$1")/MANIFEST.md"
 }
 
@@ -28,7 +39,7 @@ manifest_field() { # FILE COLUMN(2=instances, 4=classes)
     run "$OOMSCOPE" hprof check --json "$f"
     [ "$status" -eq 0 ]
     jq -e . <<<"$output" > /dev/null
-    [ "$(jq .file_bytes <<<"$output")" -eq "$(stat -c %s "$f")" ]
+    [ "$(jq .file_bytes <<<"$output")" -eq "$(dump_bytes "$f")" ]
     want=$(manifest_field "$f" 2)
     [ -n "$want" ] || { echo "# $f: not in its MANIFEST's table" >&3; return 1; }
     [ "$(jq .first_heap_dump.objects <<<"$output")" -eq "$want" ]
@@ -75,7 +86,7 @@ manifest_field() { # FILE COLUMN(2=instances, 4=classes)
       [ "$(jq '.heap_dump_subrecords.PRIM_ARRAY_NODATA.count // 0' <<<"$r")" -eq 0 ]
       if [ "$m" = app ] && [ "$(jq '.heap_dump_subrecords.PRIM_ARRAY_NODATA.count // 0' <<<"$orig")" -eq 0 ]; then
         # nothing lost but array contents: the restored file has the original's size
-        [ "$(stat -c %s "$TMP/r.hprof")" -eq "$(stat -c %s "$f")" ]
+        [ "$(stat -c %s "$TMP/r.hprof")" -eq "$(dump_bytes "$f")" ]
       fi
     done
   done
