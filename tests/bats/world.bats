@@ -82,3 +82,20 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
   # ... yet neither is a leak, even when asked for by class
   jq -e '.classInfos[] | select(.className == "java.io.FileOutputStream") | .instanceCount == 2 and .leakInstanceCount == 0' "$TMP/a.json"
 }
+
+@test "--ignore cuts a reference out of path finding (retained sizes stay VisualVM's), and refuses names that match nothing" {
+  local f="$WORLD/leakcanary1-leak_service_binder.hprof" ig='com.example.leakcanary.LeakyService$MyBinder#service'
+  "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --retained-tsv "$TMP/a.tsv" "$f"
+  "$OOMSCOPE" analyze -q --json -o "$TMP/b.json" --retained-tsv "$TMP/b.tsv" --ignore "$ig" "$f"
+  # the binder's field was the watched service's only strong path: without it, no leak
+  jq -e '[.gcPaths[] | select(.className == "com.example.leakcanary.LeakyService")] | length == 1' "$TMP/a.json"
+  jq -e '[.gcPaths[] | select(.className == "com.example.leakcanary.LeakyService")] | length == 0' "$TMP/b.json"
+  cmp "$TMP/a.tsv" "$TMP/b.tsv"
+  # a static field works too: System.out's PrintStream is then reached another way or not at all
+  "$OOMSCOPE" analyze -q -o /dev/null --ignore 'java.lang.System#out' "$WORLD/netbeans-hprof-64.hprof"
+  for bad in 'NoSuchClass#x' 'java.lang.System#noSuchField' 'java.lang.System' '#out'; do
+    run "$OOMSCOPE" analyze -q -o /dev/null --ignore "$bad" "$WORLD/netbeans-hprof-64.hprof"
+    [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == "oomscope analyze: "*"--ignore"* ]]
+  done
+}

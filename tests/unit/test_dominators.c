@@ -157,7 +157,7 @@ static int check(const struct g *g, const char *name)
 
 	build(&ix, g);
 	brute(g, want_idom, want_ret);
-	if (ooms_paths_compute(&ix, &p) || ooms_paths_reach_bitmap(&ix, &p) || ooms_dominators_compute(&ix, &p, &d)) {
+	if (ooms_paths_compute(&ix, &p, 1) || ooms_paths_reach_bitmap(&ix, &p) || ooms_dominators_compute(&ix, &p, &d)) {
 		TAP_OK(0, "%s: computed", name);
 		return 0;
 	}

@@ -360,6 +360,26 @@ nomem:
 	return e;
 }
 
+/* Dominators over what is reachable. With --ignore, the reported paths
+ * leave references out, but what is reachable (so every retained size)
+ * does not change: a second search, every strong reference in it, decides. */
+static int dominators(struct ooms_analysis *a)
+{
+	struct ooms_paths all;
+	int e;
+
+	if (!a->ix.ignored_from)
+		return ooms_dominators_compute(&a->ix, &a->paths, &a->dom);
+	if ((e = ooms_paths_compute(&a->ix, &all, 0)) || (e = ooms_paths_reach_bitmap(&a->ix, &all))) {
+		ooms_paths_free(&all);
+		return e;
+	}
+	ooms_paths_drop_parents(&all);
+	e = ooms_dominators_compute(&a->ix, &all, &a->dom);
+	ooms_paths_free(&all);
+	return e;
+}
+
 int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
 		 size_t errlen)
 {
@@ -371,13 +391,15 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	err[0] = 0;
 	if ((e = set_rules(a, path, o, err, errlen)))
 		return e;
-	if ((e = ooms_index_build(&a->ix, path, a->probes, a->nprobes, o->progress, o->pctx, err, errlen)))
+	if ((e = ooms_index_build(&a->ix, path,
+				  &(struct ooms_index_opts){a->probes, a->nprobes, o->ignores, o->nignores, o->progress, o->pctx},
+				  err, errlen)))
 		return e;
 	if ((e = ooms_shallow_setup(&a->ix))) /* the size model, from the indexed classes */
 		goto nomem;
 	a->t_index = mono_s() - t0;
 	phase(o, OOMS_PHASE_PATHS);
-	if ((e = ooms_paths_compute(&a->ix, &a->paths)))
+	if ((e = ooms_paths_compute(&a->ix, &a->paths, 1)))
 		goto nomem;
 	a->t_paths = a->paths.seconds;
 	t = mono_s();
@@ -391,8 +413,7 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	}
 	a->t_leaks = mono_s() - t;
 	phase(o, OOMS_PHASE_DOMINATORS);
-	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)) ||
-	    (e = ooms_dominators_compute(&a->ix, &a->paths, &a->dom)))
+	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)) || (e = dominators(a)))
 		goto nomem;
 	a->t_dominators = a->dom.seconds;
 	if ((e = ooms_domtree_build(&a->dom, a->ix.nodes, &a->tree)))

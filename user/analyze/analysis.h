@@ -26,6 +26,8 @@ struct ooms_analyze_opts {
 	const char *const *leak_ifs;
 	size_t nleak_ifs;
 	double suspect_share;           /* of the reachable heap; 0: OOMS_SUSPECT_SHARE */
+	const char *const *ignores;     /* --ignore 'Class#field': references paths do not cross */
+	size_t nignores;
 	ooms_progress_fn progress;
 	void *pctx;
 };

@@ -96,10 +96,15 @@ static int run_pass(struct build *b, const char *path, const struct hprof_visito
 	return ooms_read_dump(path, v, progress, pctx, b->pass, &b->ix->file_bytes, b->err, b->errlen);
 }
 
-int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe *probes, size_t nprobes,
-		     ooms_progress_fn progress, void *pctx, char *err, size_t errlen)
+int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_index_opts *o, char *err,
+			  size_t errlen)
 {
-	struct build b = {.ix = ix, .probes = probes, .nprobes = nprobes, .err = err, .errlen = errlen};
+	struct ooms_probe *probes = o->probes;
+	size_t nprobes = o->nprobes;
+	ooms_progress_fn progress = o->progress;
+	void *pctx = o->pctx;
+	struct build b = {.ix = ix, .probes = probes, .nprobes = nprobes, .err = err, .errlen = errlen,
+			  .ignores = o->ignores, .nignores = o->nignores};
 	struct hprof_visitor v1 = {.ctx = &b, .header = ixb_p1_header, .record_begin = ixb_rec_begin,
 				   .record_data = ixb_rec_data, .record_end = ixb_rec_end, .sub_begin = ixb_p1_sub};
 	struct hprof_visitor v2 = {.ctx = &b, .record_begin = ixb_p2_rec_begin, .sub_begin = ixb_p2_sub_begin,
@@ -149,8 +154,13 @@ int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe 
 		const struct ooms_class *c = &ix->classes[ix->length[n]];
 
 		ix->off[n] = ix->nedges;
-		for (uint32_t i = 0; i < c->nstatics && !e; i++)
+		for (uint32_t i = 0; i < c->nstatics && !e; i++) {
+			uint32_t before = ix->nedges;
+
 			e = ixb_add_edge(&b, ix->statics[c->statics_at + i].value);
+			if (!e && ix->statics[c->statics_at + i].ignored && ix->nedges > before)
+				e = ixb_ignore_edge(&b, n, ix->tgt[before]);
+		}
 		if (!e)
 			e = ixb_add_edge(&b, c->loader_id);
 		if (e)
@@ -199,6 +209,8 @@ void ooms_index_free(struct ooms_index *ix)
 	free(ix->bucket);
 	u64map_free(&ix->strings);
 	u64map_free(&ix->class_serials);
+	u64map_free(&ix->ignored);
+	free(ix->ignored_from);
 	free(ix->frames);
 	free(ix->traces);
 	free(ix->trace_frames);

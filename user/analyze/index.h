@@ -33,6 +33,7 @@ struct ooms_ref_slot {
 	uint32_t offset;      /* in the instance data */
 	uint32_t field;       /* index in the index's field table */
 	uint32_t declared_in; /* class index that declares the field */
+	uint8_t ignored;      /* named by --ignore: paths do not cross it */
 };
 
 struct ooms_class {
@@ -58,6 +59,7 @@ struct ooms_class {
 struct ooms_static {
 	uint32_t name;
 	uint64_t value;       /* the referenced id (object fields only are kept) */
+	uint8_t ignored;      /* named by --ignore */
 };
 
 struct ooms_root {
@@ -138,6 +140,10 @@ struct ooms_index {
 	struct ooms_heap_seg *segs;
 	uint32_t nsegs;
 
+	/* the references --ignore names: (from << 32 | to) + 1, and a bit per from node */
+	struct u64map ignored;
+	uint8_t *ignored_from;    /* NULL: none */
+
 	/* stack traces, and the class serials their frames name */
 	struct ooms_jframe *frames;
 	uint32_t nframes;
@@ -191,10 +197,30 @@ struct ooms_probe {
 /* Progress: called now and then with bytes read in the current pass. */
 typedef void (*ooms_progress_fn)(void *ctx, int pass, uint64_t done, uint64_t total);
 
+/* What the index reads besides the graph. */
+struct ooms_index_opts {
+	struct ooms_probe *probes;      /* field values to record (leak rules, thread names) */
+	size_t nprobes;
+	/* references to leave out of path finding, 'Class#field' (an instance
+	 * field of Class and its subclasses, or a static field of Class) */
+	const char *const *ignores;
+	size_t nignores;
+	ooms_progress_fn progress;
+	void *pctx;
+};
+
 /* Builds the index of the dump at path (plain, gzip or xz). 0, or a negative
  * errno with a one-line message in err. */
-int ooms_index_build(struct ooms_index *ix, const char *path, struct ooms_probe *probes, size_t nprobes,
-		     ooms_progress_fn progress, void *pctx, char *err, size_t errlen);
+int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_index_opts *o, char *err,
+		     size_t errlen);
+/* Does path finding skip the reference from u to v? */
+static inline int ooms_edge_ignored(const struct ooms_index *ix, uint32_t u, uint32_t v)
+{
+	uint32_t dummy;
+
+	return ix->ignored_from && (ix->ignored_from[u / 8] >> (u % 8) & 1) &&
+	       u64map_get(&ix->ignored, ((uint64_t)u << 32 | v) + 1, &dummy);
+}
 /* One pass of the parser over the dump at path (plain, gzip or xz), for
  * visitors that need the records again (see labels.c). 0 or -errno with err set. */
 int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progress_fn progress, void *pctx,

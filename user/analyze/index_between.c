@@ -126,6 +126,39 @@ static int mark_late_referents(struct ooms_index *ix)
 	return 0;
 }
 
+/* The slots and statics --ignore names ('Class#field'): an instance field
+ * declared in Class (so in its subclasses' instances too), or a static of
+ * Class. A name that matches nothing is refused: a typo would silently
+ * leave the paths as they were. */
+static int mark_ignored(struct build *b)
+{
+	struct ooms_index *ix = b->ix;
+
+	for (size_t k = 0; k < b->nignores; k++) {
+		const char *spec = b->ignores[k], *hash = strchr(spec, '#');
+		char cls[512];
+		uint32_t c, hits = 0;
+
+		if (!hash || hash == spec || !hash[1] || (size_t)(hash - spec) >= sizeof(cls))
+			return ixb_fail(b, -EINVAL, "--ignore wants Class#field: %s", spec);
+		snprintf(cls, sizeof(cls), "%.*s", (int)(hash - spec), spec);
+		if ((c = ooms_index_class_by_name(ix, cls)) == OOMS_NONE)
+			return ixb_fail(b, -EINVAL, "--ignore %s: no class %s in this dump", spec, cls);
+		for (uint32_t s = 0; s < ix->nslots; s++)
+			if (ix->slots[s].declared_in == c && !strcmp(ooms_index_str(ix, ix->fields[ix->slots[s].field].name), hash + 1))
+				ix->slots[s].ignored = 1, hits++;
+		for (uint32_t i = 0; i < ix->classes[c].nstatics; i++) {
+			struct ooms_static *st = &ix->statics[ix->classes[c].statics_at + i];
+
+			if (!strcmp(ooms_index_str(ix, st->name), hash + 1))
+				st->ignored = 1, hits++;
+		}
+		if (!hits)
+			return ixb_fail(b, -EINVAL, "--ignore %s: %s has no reference field %s", spec, cls, hash + 1);
+	}
+	return 0;
+}
+
 /* Reference slots of class c: its own object fields, then each superclass's. */
 static int flatten_slots(struct build *b, struct u64map *by_id)
 {
@@ -162,13 +195,16 @@ static int flatten_slots(struct build *b, struct u64map *by_id)
 					c->weak_slot = ix->nslots - c->slots_at;
 				ix->slots[ix->nslots].offset = base + fl->offset;
 				ix->slots[ix->nslots].field = d->fields_at + f;
+				ix->slots[ix->nslots].ignored = 0;
 				ix->slots[ix->nslots++].declared_in = k;
 			}
 			base += block;
 		}
 		c->nslots = ix->nslots - c->slots_at;
 	}
-	return mark_late_referents(ix);
+	int e = mark_late_referents(ix);
+
+	return e ? e : mark_ignored(b);
 }
 
 /* The probes that apply to instances of each class. */

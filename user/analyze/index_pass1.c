@@ -207,6 +207,7 @@ static int p1_class(struct build *b, const struct hprof_sub *s)
 			if (v) {
 				if (vec_reserve((void **)&ix->statics, &b->statics_cap, ix->nstatics + 1, sizeof(*ix->statics)))
 					return ixb_fail(b, -ENOMEM, "out of memory");
+				ix->statics[ix->nstatics].ignored = 0;
 				ix->statics[ix->nstatics].name = ixb_string_of(ix, hprof_id(p, id));
 				ix->statics[ix->nstatics++].value = v;
 			}

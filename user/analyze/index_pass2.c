@@ -22,6 +22,18 @@ int ixb_add_edge(struct build *b, uint64_t id)
 	return 0;
 }
 
+int ixb_ignore_edge(struct build *b, uint32_t u, uint32_t v)
+{
+	struct ooms_index *ix = b->ix;
+
+	if (!ix->ignored_from && (!(ix->ignored_from = calloc(ix->nodes / 8 + 1, 1)) || u64map_init(&ix->ignored, 64)))
+		return ixb_fail(b, -ENOMEM, "out of memory");
+	ix->ignored_from[u / 8] |= (uint8_t)(1 << (u % 8));
+	if (u64map_put(&ix->ignored, ((uint64_t)u << 32 | v) + 1, 1))
+		return ixb_fail(b, -ENOMEM, "out of memory");
+	return 0;
+}
+
 static int probe_value(struct build *b, uint32_t probe, uint32_t node, uint64_t v)
 {
 	struct ooms_probe *p = &b->probes[probe];
@@ -120,9 +132,13 @@ int ixb_p2_sub_end(void *ctx, const struct hprof_sub *s)
 		for (uint32_t i = 0; i < k->nslots; i++) {
 			const struct ooms_ref_slot *sl = &ix->slots[k->slots_at + i];
 
+			uint32_t before = ix->nedges;
+
 			if (i == k->weak_slot) /* added last, see below */
 				continue;
 			if (sl->offset + id <= b->dlen && (e = ixb_add_edge(b, hprof_id(b->data + sl->offset, id))))
+				return e;
+			if (sl->ignored && ix->nedges > before && (e = ixb_ignore_edge(b, n, ix->tgt[before])))
 				return e;
 		}
 		/* Reference.referent: the last edge, flagged; it does not keep its

@@ -60,7 +60,7 @@ static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, 
 	for (uint32_t e = ix->off[u]; e < ix->off[u + 1]; e++) {
 		uint32_t v = ix->tgt[e];
 
-		if (p->parent[v] != OOMS_NONE)
+		if (p->parent[v] != OOMS_NONE || (p->honor_ignores && ooms_edge_ignored(ix, u, v)))
 			continue;
 		if (ooms_edge_is_weak(ix, u, e)) {
 			if (c != OOMS_NONE && ix->classes[c].referent_late) {
@@ -94,7 +94,7 @@ static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, 
 	return 0;
 }
 
-int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
+int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int honor_ignores)
 {
 	double t0 = mono_s();
 	size_t n = ix->nodes;
@@ -105,6 +105,7 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p)
 	uint32_t late_from = UINT32_MAX; /* queue positions from here on were reached late */
 
 	memset(p, 0, sizeof(*p));
+	p->honor_ignores = honor_ignores;
 
 	p->parent = malloc(n * sizeof(*p->parent));
 	if (!queue || !p->parent) {

@@ -16,12 +16,15 @@ struct ooms_paths {
 	struct { uint32_t from, to; } *class_edges;
 	size_t nclass_edges, class_edges_cap;
 	uint8_t *reach;     /* [nodes/8+1] bit n: n was reached (after ooms_paths_reach_bitmap) */
+	int honor_ignores;  /* the search left out --ignore's references */
 	uint8_t *late;      /* [nodes/8+1] bit n: n is reached only across a referent that holds last
 			     * (Dalvik's FinalizerReference, index.h): never a leak, as Shark has it */
 	double seconds;
 };
 
-int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p);
+/* honor_ignores: leave out the references --ignore names (the paths
+ * reported); 0: every strong reference (what is reachable, for retained sizes). */
+int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int honor_ignores);
 void ooms_paths_free(struct ooms_paths *p);
 /* The reach bitmap from parent[] (1 bit per object instead of 32: the
  * dominators test it for every node, and it stays in cache). */
