@@ -193,3 +193,18 @@ P
     [ "$(jq '.gcPaths | length' "$TMP/c.json")" -eq 0 ]
   done
 }
+
+@test "--library-leak: a leak reached only across that reference is a library leak; retained sizes do not move" {
+  "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --retained-tsv "$TMP/a.tsv" "${LEAK_IFS[@]}" \
+    --library-leak 'PlantedLeaks$Registry#SCREENS' "$PLANTED"
+  jq -e '[.gcPaths[] | select(.className == "PlantedLeaks$Screen") | .libraryLeak and
+          .libraryLeakReference == "PlantedLeaks$Registry#SCREENS: named by --library-leak"] == [true]' "$TMP/a.json"
+  jq -e '[.gcPaths[] | select(.className != "PlantedLeaks$Screen") | .libraryLeak] == [false, false]' "$TMP/a.json"
+  "$OOMSCOPE" analyze -q -o /dev/null --retained-tsv "$TMP/b.tsv" "$PLANTED"
+  cmp "$TMP/a.tsv" "$TMP/b.tsv"
+  run "$OOMSCOPE" analyze -q "${LEAK_IFS[@]}" --library-leak 'PlantedLeaks$Registry#SCREENS' "$PLANTED"
+  [[ "$output" == *"Library Leak (no fault of the app): PlantedLeaks\$Registry#SCREENS"* ]]
+  run "$OOMSCOPE" analyze -q --library-leak 'PlantedLeaks$Registry#NOPE' "$PLANTED"
+  [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"--library-leak PlantedLeaks\$Registry#NOPE: PlantedLeaks\$Registry has no reference field NOPE"* ]]
+}

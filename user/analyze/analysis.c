@@ -93,6 +93,26 @@ uint32_t ooms_analysis_path(const struct ooms_analysis *a, uint32_t n, uint32_t 
 	return len;
 }
 
+/* A leak reached only across a library leak's reference (paths.h) is a
+ * library leak: the first such reference on its path from the root. */
+static void mark_library_leaks(struct ooms_analysis *a)
+{
+	const struct ooms_index *ix = &a->ix;
+
+	for (size_t i = 0; a->paths.library && i < a->nleaks; i++) {
+		uint32_t n = a->leaks[i].node;
+
+		if (!(a->paths.library[n / 8] >> (n % 8) & 1))
+			continue;
+		for (uint32_t v = n; v && a->paths.parent[v] && a->paths.parent[v] != OOMS_NONE; v = a->paths.parent[v]) {
+			uint32_t m = ooms_edge_mark(ix, a->paths.parent[v], v);
+
+			if (m >= OOMS_MARK_LIBRARY)
+				a->leaks[i].library = m; /* the last found is the nearest the root */
+		}
+	}
+}
+
 /* Asks for the name of each edge on node n's shortest path, up to a node
  * whose edge is asked for already. 0 or -ENOMEM. */
 static int want_labels(struct ooms_analysis *a, uint32_t n, size_t *lcap)
@@ -162,6 +182,7 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 			memset(g, 0, sizeof(*g));
 			g->signature = keys[2 * i];
 			g->rule = lk->rule;
+			g->library = lk->library;
 			g->example = lk->node;
 		}
 		a->groups[a->ngroups - 1].count++;
@@ -392,7 +413,8 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	if ((e = set_rules(a, path, o, err, errlen)))
 		return e;
 	if ((e = ooms_index_build(&a->ix, path,
-				  &(struct ooms_index_opts){a->probes, a->nprobes, o->ignores, o->nignores, o->progress, o->pctx},
+				  &(struct ooms_index_opts){a->probes, a->nprobes, o->ignores, o->nignores, o->library,
+							    o->nlibrary, o->progress, o->pctx},
 				  err, errlen)))
 		return e;
 	if ((e = ooms_shallow_setup(&a->ix))) /* the size model, from the indexed classes */
@@ -411,6 +433,7 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		for (uint32_t v = 1; c != OOMS_NONE && v < a->ix.nodes; v++)
 			a->native_registry += a->ix.kind[v] == NODE_INSTANCE && a->ix.cls[v] == c;
 	}
+	mark_library_leaks(a);
 	a->t_leaks = mono_s() - t;
 	phase(o, OOMS_PHASE_DOMINATORS);
 	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)) || (e = dominators(a)))

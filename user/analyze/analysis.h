@@ -28,6 +28,8 @@ struct ooms_analyze_opts {
 	double suspect_share;           /* of the reachable heap; 0: OOMS_SUSPECT_SHARE */
 	const char *const *ignores;     /* --ignore 'Class#field': references paths do not cross */
 	size_t nignores;
+	const char *const *library;     /* --library-leak 'Class#field': more library leak references */
+	size_t nlibrary;
 	ooms_progress_fn progress;
 	void *pctx;
 };
@@ -41,6 +43,7 @@ struct ooms_path_group {
 	uint32_t example;               /* the leak with the largest retained size */
 	uint32_t *nodes, len;           /* its path, root first */
 	uint32_t root;                  /* index in ix.roots */
+	uint32_t library;               /* a library leak: the mark of the reference it crosses (index.h), else 0 */
 };
 
 struct ooms_class_stat {

@@ -104,7 +104,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 	ooms_progress_fn progress = o->progress;
 	void *pctx = o->pctx;
 	struct build b = {.ix = ix, .probes = probes, .nprobes = nprobes, .err = err, .errlen = errlen,
-			  .ignores = o->ignores, .nignores = o->nignores};
+			  .ignores = o->ignores, .nignores = o->nignores, .library = o->library, .nlibrary = o->nlibrary};
 	struct hprof_visitor v1 = {.ctx = &b, .header = ixb_p1_header, .record_begin = ixb_rec_begin,
 				   .record_data = ixb_rec_data, .record_end = ixb_rec_end, .sub_begin = ixb_p1_sub};
 	struct hprof_visitor v2 = {.ctx = &b, .record_begin = ixb_p2_rec_begin, .sub_begin = ixb_p2_sub_begin,
@@ -159,7 +159,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 
 			e = ixb_add_edge(&b, ix->statics[c->statics_at + i].value);
 			if (!e && ix->statics[c->statics_at + i].ignored && ix->nedges > before)
-				e = ixb_ignore_edge(&b, n, ix->tgt[before]);
+				e = ixb_ignore_edge(&b, n, ix->tgt[before], ix->statics[c->statics_at + i].ignored);
 		}
 		if (!e)
 			e = ixb_add_edge(&b, c->loader_id);
@@ -211,6 +211,9 @@ void ooms_index_free(struct ooms_index *ix)
 	u64map_free(&ix->class_serials);
 	u64map_free(&ix->ignored);
 	free(ix->ignored_from);
+	for (uint32_t i = 0; i < ix->nlibrary; i++)
+		free(ix->library[i]);
+	free(ix->library);
 	free(ix->frames);
 	free(ix->traces);
 	free(ix->trace_frames);

@@ -33,7 +33,7 @@ struct ooms_ref_slot {
 	uint32_t offset;      /* in the instance data */
 	uint32_t field;       /* index in the index's field table */
 	uint32_t declared_in; /* class index that declares the field */
-	uint8_t ignored;      /* named by --ignore: paths do not cross it */
+	uint8_t ignored;      /* a path mark (OOMS_MARK_*): --ignore, or a library leak's reference */
 };
 
 struct ooms_class {
@@ -59,7 +59,7 @@ struct ooms_class {
 struct ooms_static {
 	uint32_t name;
 	uint64_t value;       /* the referenced id (object fields only are kept) */
-	uint8_t ignored;      /* named by --ignore */
+	uint8_t ignored;      /* a path mark, as a slot's */
 };
 
 struct ooms_root {
@@ -140,9 +140,13 @@ struct ooms_index {
 	struct ooms_heap_seg *segs;
 	uint32_t nsegs;
 
-	/* the references --ignore names: (from << 32 | to) + 1, and a bit per from node */
+	/* the references with a path mark: (from << 32 | to) + 1 -> the mark,
+	 * and a bit per from node */
 	struct u64map ignored;
 	uint8_t *ignored_from;    /* NULL: none */
+	/* the library leaks' references: what each is ("Class#field: why") */
+	char **library;
+	uint32_t nlibrary;
 
 	/* stack traces, and the class serials their frames name */
 	struct ooms_jframe *frames;
@@ -205,6 +209,11 @@ struct ooms_index_opts {
 	 * field of Class and its subclasses, or a static field of Class) */
 	const char *const *ignores;
 	size_t nignores;
+	/* references known to leak through no fault of the app, 'Class#field'
+	 * (the built-in table's, then these): crossed last; what leaks only
+	 * through one is a library leak */
+	const char *const *library;
+	size_t nlibrary;
 	ooms_progress_fn progress;
 	void *pctx;
 };
@@ -213,13 +222,20 @@ struct ooms_index_opts {
  * errno with a one-line message in err. */
 int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_index_opts *o, char *err,
 		     size_t errlen);
-/* Does path finding skip the reference from u to v? */
-static inline int ooms_edge_ignored(const struct ooms_index *ix, uint32_t u, uint32_t v)
-{
-	uint32_t dummy;
+/* Path marks of a reference: none, left out (--ignore), or a library
+ * leak's (OOMS_MARK_LIBRARY + its index in ix->library: crossed last). */
+#define OOMS_MARK_NONE 0
+#define OOMS_MARK_IGNORE 1
+#define OOMS_MARK_LIBRARY 2
 
-	return ix->ignored_from && (ix->ignored_from[u / 8] >> (u % 8) & 1) &&
-	       u64map_get(&ix->ignored, ((uint64_t)u << 32 | v) + 1, &dummy);
+static inline uint32_t ooms_edge_mark(const struct ooms_index *ix, uint32_t u, uint32_t v)
+{
+	uint32_t mark;
+
+	if (!ix->ignored_from || !(ix->ignored_from[u / 8] >> (u % 8) & 1) ||
+	    !u64map_get(&ix->ignored, ((uint64_t)u << 32 | v) + 1, &mark))
+		return OOMS_MARK_NONE;
+	return mark;
 }
 /* One pass of the parser over the dump at path (plain, gzip or xz), for
  * visitors that need the records again (see labels.c). 0 or -errno with err set. */

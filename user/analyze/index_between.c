@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /* Between the index's passes: class names, pseudo classes for arrays, field
  * layouts flattened, probes resolved, ids sorted and partitioned, look-up built. */
 #include "analyze/index_build.h"
@@ -126,36 +127,101 @@ static int mark_late_referents(struct ooms_index *ix)
 	return 0;
 }
 
-/* The slots and statics --ignore names ('Class#field'): an instance field
+/* References that leak through no fault of the app (the Android framework
+ * keeping a view, an activity record, a context), crossed last by the path
+ * search: a leak reached only through one is a library leak. Written from
+ * public knowledge of these platform bugs; --library-leak adds more. */
+static const struct {
+	const char *ref, *why;
+} library_table[] = {
+	{"android.view.inputmethod.InputMethodManager#mServedView",
+	 "InputMethodManager keeps the last focused view after its activity is destroyed (Android up to 9)"},
+	{"android.view.inputmethod.InputMethodManager#mNextServedView",
+	 "InputMethodManager keeps the view to focus next after its activity is destroyed (Android up to 9)"},
+	{"android.view.inputmethod.InputMethodManager#mCurRootView",
+	 "InputMethodManager keeps the root view of the last focused window"},
+	{"android.app.ActivityThread$ActivityClientRecord#nextIdle",
+	 "ActivityThread's idle list keeps a destroyed activity's record until the main thread idles"},
+	{"android.media.AudioManager#mContext_static",
+	 "AudioManager keeps the first Context it was made with in a static field (Android 6)"},
+	{"android.animation.LayoutTransition$1#val$parent",
+	 "LayoutTransition's listener keeps the parent view until its animation ends"},
+	{"android.os.Message#obj",
+	 "a Message still in a queue, or recycled without being cleared, keeps its obj (Android up to 4.4)"},
+};
+
+/* Marks the slots and statics a 'Class#field' names: an instance field
  * declared in Class (so in its subclasses' instances too), or a static of
- * Class. A name that matches nothing is refused: a typo would silently
- * leave the paths as they were. */
-static int mark_ignored(struct build *b)
+ * Class. 0; 1 when the dump has no such class or field (must: refused). */
+static int mark_ref(struct build *b, const char *spec, uint8_t mark, int must)
 {
 	struct ooms_index *ix = b->ix;
+	const char *hash = strchr(spec, '#');
+	char cls[512];
+	uint32_t c, hits = 0;
 
-	for (size_t k = 0; k < b->nignores; k++) {
-		const char *spec = b->ignores[k], *hash = strchr(spec, '#');
-		char cls[512];
-		uint32_t c, hits = 0;
+	if (!hash || hash == spec || !hash[1] || (size_t)(hash - spec) >= sizeof(cls))
+		return must ? ixb_fail(b, -EINVAL, "%s wants Class#field: %s", mark == OOMS_MARK_IGNORE ? "--ignore" :
+				       "--library-leak", spec) : 0;
+	snprintf(cls, sizeof(cls), "%.*s", (int)(hash - spec), spec);
+	if ((c = ooms_index_class_by_name(ix, cls)) == OOMS_NONE)
+		return must ? ixb_fail(b, -EINVAL, "%s %s: no class %s in this dump",
+				       mark == OOMS_MARK_IGNORE ? "--ignore" : "--library-leak", spec, cls) : 0;
+	for (uint32_t k = 0; k < ix->nslots; k++)
+		if (ix->slots[k].declared_in == c && !strcmp(ooms_index_str(ix, ix->fields[ix->slots[k].field].name), hash + 1))
+			ix->slots[k].ignored = mark, hits++;
+	for (uint32_t i = 0; i < ix->classes[c].nstatics; i++) {
+		struct ooms_static *st = &ix->statics[ix->classes[c].statics_at + i];
 
-		if (!hash || hash == spec || !hash[1] || (size_t)(hash - spec) >= sizeof(cls))
-			return ixb_fail(b, -EINVAL, "--ignore wants Class#field: %s", spec);
-		snprintf(cls, sizeof(cls), "%.*s", (int)(hash - spec), spec);
-		if ((c = ooms_index_class_by_name(ix, cls)) == OOMS_NONE)
-			return ixb_fail(b, -EINVAL, "--ignore %s: no class %s in this dump", spec, cls);
-		for (uint32_t s = 0; s < ix->nslots; s++)
-			if (ix->slots[s].declared_in == c && !strcmp(ooms_index_str(ix, ix->fields[ix->slots[s].field].name), hash + 1))
-				ix->slots[s].ignored = 1, hits++;
-		for (uint32_t i = 0; i < ix->classes[c].nstatics; i++) {
-			struct ooms_static *st = &ix->statics[ix->classes[c].statics_at + i];
-
-			if (!strcmp(ooms_index_str(ix, st->name), hash + 1))
-				st->ignored = 1, hits++;
-		}
-		if (!hits)
-			return ixb_fail(b, -EINVAL, "--ignore %s: %s has no reference field %s", spec, cls, hash + 1);
+		if (!strcmp(ooms_index_str(ix, st->name), hash + 1))
+			st->ignored = mark, hits++;
 	}
+	if (!hits && must)
+		return ixb_fail(b, -EINVAL, "%s %s: %s has no reference field %s",
+				mark == OOMS_MARK_IGNORE ? "--ignore" : "--library-leak", spec, cls, hash + 1);
+	return 0;
+}
+
+/* A library reference's description, kept in ix->library; its mark. */
+static int add_library(struct build *b, const char *ref, const char *why, uint8_t *mark)
+{
+	struct ooms_index *ix = b->ix;
+	char **l = realloc(ix->library, (ix->nlibrary + 1) * sizeof(*l)); /* a handful: exact size */
+
+	if (!l)
+		return ixb_fail(b, -ENOMEM, "out of memory");
+	ix->library = l;
+	if (ix->nlibrary + OOMS_MARK_LIBRARY > UINT8_MAX || asprintf(&l[ix->nlibrary], "%s: %s", ref, why) < 0)
+		return ixb_fail(b, -ENOMEM, "too many library leak references");
+	*mark = (uint8_t)(OOMS_MARK_LIBRARY + ix->nlibrary++);
+	return 0;
+}
+
+/* The path marks: the built-in library table where the dump has its
+ * classes, --library-leak, then --ignore (which wins). */
+static int mark_paths(struct build *b)
+{
+	uint8_t mark;
+	int e;
+
+	for (size_t k = 0; k < sizeof(library_table) / sizeof(library_table[0]); k++) {
+		char cls[256];
+		const char *hash = strchr(library_table[k].ref, '#');
+
+		snprintf(cls, sizeof(cls), "%.*s", (int)(hash - library_table[k].ref), library_table[k].ref);
+		if (ooms_index_class_by_name(b->ix, cls) == OOMS_NONE)
+			continue;
+		if ((e = add_library(b, library_table[k].ref, library_table[k].why, &mark)) ||
+		    (e = mark_ref(b, library_table[k].ref, mark, 0)))
+			return e;
+	}
+	for (size_t k = 0; k < b->nlibrary; k++)
+		if ((e = add_library(b, b->library[k], "named by --library-leak", &mark)) ||
+		    (e = mark_ref(b, b->library[k], mark, 1)))
+			return e;
+	for (size_t k = 0; k < b->nignores; k++)
+		if ((e = mark_ref(b, b->ignores[k], OOMS_MARK_IGNORE, 1)))
+			return e;
 	return 0;
 }
 
@@ -204,7 +270,7 @@ static int flatten_slots(struct build *b, struct u64map *by_id)
 	}
 	int e = mark_late_referents(ix);
 
-	return e ? e : mark_ignored(b);
+	return e ? e : mark_paths(b);
 }
 
 /* The probes that apply to instances of each class. */

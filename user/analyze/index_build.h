@@ -52,6 +52,8 @@ struct build {
 	size_t frames_cap, traces_cap, trace_frames_cap, segs_cap;
 	const char *const *ignores;  /* --ignore 'Class#field' */
 	size_t nignores;
+	const char *const *library;  /* --library-leak 'Class#field' */
+	size_t nlibrary;
 	uint8_t heap;
 	struct hprof_heap_count heaps; /* the pass's count of heap dumps */
 	int later_dump;           /* the current record is in a later heap dump: skipped */
@@ -79,7 +81,7 @@ int ixb_p1_sub(void *ctx, const struct hprof_sub *s);
 int ixb_between_passes(struct build *b);
 int ixb_add_edge(struct build *b, uint64_t id);
 /* Records that paths do not cross the reference from u to v (--ignore). */
-int ixb_ignore_edge(struct build *b, uint32_t u, uint32_t v);
+int ixb_ignore_edge(struct build *b, uint32_t u, uint32_t v, uint32_t mark);
 int ixb_p2_rec_begin(void *ctx, const struct hprof_record *r);
 int ixb_p2_sub_begin(void *ctx, const struct hprof_sub *s);
 int ixb_p2_sub_data(void *ctx, const uint8_t *p, size_t len);

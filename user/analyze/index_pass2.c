@@ -22,14 +22,14 @@ int ixb_add_edge(struct build *b, uint64_t id)
 	return 0;
 }
 
-int ixb_ignore_edge(struct build *b, uint32_t u, uint32_t v)
+int ixb_ignore_edge(struct build *b, uint32_t u, uint32_t v, uint32_t mark)
 {
 	struct ooms_index *ix = b->ix;
 
 	if (!ix->ignored_from && (!(ix->ignored_from = calloc(ix->nodes / 8 + 1, 1)) || u64map_init(&ix->ignored, 64)))
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	ix->ignored_from[u / 8] |= (uint8_t)(1 << (u % 8));
-	if (u64map_put(&ix->ignored, ((uint64_t)u << 32 | v) + 1, 1))
+	if (u64map_put(&ix->ignored, ((uint64_t)u << 32 | v) + 1, mark))
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	return 0;
 }
@@ -138,7 +138,7 @@ int ixb_p2_sub_end(void *ctx, const struct hprof_sub *s)
 				continue;
 			if (sl->offset + id <= b->dlen && (e = ixb_add_edge(b, hprof_id(b->data + sl->offset, id))))
 				return e;
-			if (sl->ignored && ix->nedges > before && (e = ixb_ignore_edge(b, n, ix->tgt[before])))
+			if (sl->ignored && ix->nedges > before && (e = ixb_ignore_edge(b, n, ix->tgt[before], sl->ignored)))
 				return e;
 		}
 		/* Reference.referent: the last edge, flagged; it does not keep its

@@ -228,6 +228,7 @@ static int push(struct ooms_leak **out, size_t *n, size_t *cap, uint32_t node, u
 	if (vec_reserve((void **)out, cap, *n + 1, sizeof(**out)))
 		return -ENOMEM;
 	(*out)[*n].node = node;
+	(*out)[*n].library = 0;
 	(*out)[(*n)++].rule = rule;
 	return 0;
 }

@@ -38,6 +38,7 @@ struct ooms_leak_rule {
 struct ooms_leak {
 	uint32_t node;
 	uint32_t rule;
+	uint32_t library;   /* OOMS_MARK_NONE, or the mark of the library leak reference its path crosses */
 };
 
 struct ooms_leak_rules {

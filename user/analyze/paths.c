@@ -48,10 +48,32 @@ static int root_rank(uint8_t kind)
 
 struct late_edge {
 	uint32_t u, e;
+	uint32_t mark;  /* OOMS_MARK_NONE: a finalizer's referent; else a library leak's reference */
 };
 
+static int bit(const uint8_t *m, uint32_t n)
+{
+	return m && (m[n / 8] >> (n % 8) & 1);
+}
+
+static void set_bit(uint8_t *m, uint32_t n)
+{
+	m[n / 8] |= (uint8_t)(1 << (n % 8));
+}
+
+/* v, reached from u, is late (a finalizer's referent on its way) or under a
+ * library leak's reference as u is. */
+static void inherit(struct ooms_paths *p, uint32_t u, uint32_t v)
+{
+	if (bit(p->late, u))
+		set_bit(p->late, v);
+	if (bit(p->library, u))
+		set_bit(p->library, v);
+}
+
 /* The search's step from u: its strong references, then its class. A
- * referent that holds only as a last resort is put aside in late. */
+ * referent that holds only as a last resort, and a library leak's
+ * reference, are put aside in late. */
 static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, uint32_t *queue, uint32_t *tail,
 		 uint8_t *seen, struct late_edge **late, size_t *nlate, size_t *late_cap)
 {
@@ -60,19 +82,23 @@ static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, 
 	for (uint32_t e = ix->off[u]; e < ix->off[u + 1]; e++) {
 		uint32_t v = ix->tgt[e];
 
-		if (p->parent[v] != OOMS_NONE || (p->honor_ignores && ooms_edge_ignored(ix, u, v)))
-			continue;
-		if (ooms_edge_is_weak(ix, u, e)) {
-			if (c != OOMS_NONE && ix->classes[c].referent_late) {
-				struct late_edge *l = VEC_PUSH(*late, *nlate, *late_cap);
+		uint32_t mark = p->honor_ignores ? ooms_edge_mark(ix, u, v) : OOMS_MARK_NONE;
 
-				if (!l)
-					return -ENOMEM;
-				*l = (struct late_edge){u, e};
-			}
+		if (p->parent[v] != OOMS_NONE || mark == OOMS_MARK_IGNORE)
+			continue;
+		if (mark >= OOMS_MARK_LIBRARY ||
+		    (ooms_edge_is_weak(ix, u, e) && c != OOMS_NONE && ix->classes[c].referent_late)) {
+			struct late_edge *l = VEC_PUSH(*late, *nlate, *late_cap);
+
+			if (!l)
+				return -ENOMEM;
+			*l = (struct late_edge){u, e, mark};
 			continue;
 		}
+		if (ooms_edge_is_weak(ix, u, e))
+			continue;
 		p->parent[v] = u;
+		inherit(p, u, v);
 		queue[(*tail)++] = v;
 	}
 	/* the class connection, after the fields, as VisualVM makes it */
@@ -88,6 +114,7 @@ static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, 
 			p->class_edges[p->nclass_edges].from = u;
 			p->class_edges[p->nclass_edges++].to = v;
 			p->parent[v] = u;
+			inherit(p, u, v);
 			queue[(*tail)++] = v;
 		}
 	}
@@ -102,7 +129,6 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 	uint8_t *seen;
 	struct late_edge *late = NULL;
 	size_t nlate = 0, late_cap = 0;
-	uint32_t late_from = UINT32_MAX; /* queue positions from here on were reached late */
 
 	memset(p, 0, sizeof(*p));
 	p->honor_ignores = honor_ignores;
@@ -142,31 +168,30 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 				return -ENOMEM;
 			}
 		}
-		/* then the referents that hold only as a last resort (index.h):
-		 * everything reached from here on is late */
-		if (late_from == UINT32_MAX)
-			late_from = tail;
+		/* then what holds only as a last resort: finalizers' referents, and
+		 * library leaks' references (index.h); what they reach is marked */
+		if (nlate && ((!p->late && !(p->late = calloc(n / 8 + 1, 1))) ||
+			      (!p->library && !(p->library = calloc(n / 8 + 1, 1))))) {
+			free(queue);
+			free(seen);
+			free(late);
+			ooms_paths_free(p);
+			return -ENOMEM;
+		}
 		for (size_t i = 0; i < nlate; i++) {
-			uint32_t v = ix->tgt[late[i].e];
+			uint32_t v = ix->tgt[late[i].e], u = late[i].u;
 
-			if (p->parent[v] == OOMS_NONE) {
-				p->parent[v] = late[i].u;
-				queue[tail++] = v;
-			}
+			if (p->parent[v] != OOMS_NONE)
+				continue;
+			p->parent[v] = u;
+			inherit(p, u, v);
+			set_bit(late[i].mark >= OOMS_MARK_LIBRARY ? p->library : p->late, v);
+			queue[tail++] = v;
 		}
 		nlate = 0;
 		if (head == tail)
 			break;
 	}
-	if (late_from < tail && !(p->late = calloc(n / 8 + 1, 1))) {
-		free(late);
-		free(queue);
-		free(seen);
-		ooms_paths_free(p);
-		return -ENOMEM;
-	}
-	for (uint32_t q = late_from; q < tail; q++)
-		p->late[queue[q] / 8] |= (uint8_t)(1 << (queue[q] % 8));
 	free(late);
 	free(queue);
 	free(seen);
@@ -180,8 +205,10 @@ void ooms_paths_free(struct ooms_paths *p)
 	free(p->class_edges);
 	free(p->reach);
 	free(p->late);
+	free(p->library);
 	p->reach = NULL;
 	p->late = NULL;
+	p->library = NULL;
 	p->parent = NULL;
 	p->class_edges = NULL;
 	p->nclass_edges = 0;

@@ -19,6 +19,7 @@ struct ooms_paths {
 	int honor_ignores;  /* the search left out --ignore's references */
 	uint8_t *late;      /* [nodes/8+1] bit n: n is reached only across a referent that holds last
 			     * (Dalvik's FinalizerReference, index.h): never a leak, as Shark has it */
+	uint8_t *library;   /* [nodes/8+1] bit n: n is reached only across a library leak's reference */
 	double seconds;
 };
 

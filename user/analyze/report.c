@@ -212,6 +212,8 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 		json_obj(&j);
 		json_kuint(&j, "instanceCount", g->count);
 		json_kstr(&j, "leakReason", a->rules.rules[g->rule].reason);
+		json_kbool(&j, "libraryLeak", g->library != 0);
+		json_kstr(&j, "libraryLeakReference", g->library ? ix->library[g->library - OOMS_MARK_LIBRARY] : NULL);
 		json_kstr(&j, "gcRoot", g->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[g->root].kind) : "?");
 		json_kstr(&j, "signature", sig);
 		json_kstr(&j, "className", report_node_class(ix, g->example));
@@ -344,6 +346,8 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		fprintf(f, "\n#%zu  %s x%u, retained %s each at most, %s in all  [%016" PRIx64 "]\n", i + 1,
 			report_node_class(ix, g->example), g->count, b1, b2, g->signature);
 		fprintf(f, "    %s\n", a->rules.rules[g->rule].reason);
+		if (g->library)
+			fprintf(f, "    Library Leak (no fault of the app): %s\n", ix->library[g->library - OOMS_MARK_LIBRARY]);
 		fprintf(f, "    GC root %s: %s@0x%" PRIx64 "\n", root ? ooms_root_kind_name(root->kind) : "?",
 			g->len ? report_node_class(ix, g->nodes[0]) : "?", g->len ? ooms_index_id(ix, g->nodes[0]) : 0);
 		for (uint32_t k = 0; k + 1 < g->len; k++) {

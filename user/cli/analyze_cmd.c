@@ -48,6 +48,8 @@ static const struct cli_opt options[] = {
 	{"bitmap", 0, required_argument, 'b', "WxH", "Android: Bitmaps over W x H pixels are reported\n(default 768x1366, as KOOM)"},
 	{"retained-tsv", 0, required_argument, 'T', "FILE",
 	 "also write id, shallow and retained size of every\nobject (for comparing with other tools)"},
+	{"library-leak", 0, required_argument, 'L', "CLASS#FIELD",
+	 "a reference known to leak through no fault of the app:\ncrossed last; a leak only through it is a library\nleak (beside the built-in Android table); repeatable"},
 	{"ignore", 0, required_argument, 'I', "CLASS#FIELD",
 	 "leave this reference out of the paths to GC roots\n(an instance field of CLASS, or a static); repeatable"},
 	{"baseline", 0, required_argument, 'B', "OLD",
@@ -166,7 +168,7 @@ int cmd_analyze(int argc, char **argv)
 	char shortopts[16];
 	struct ooms_analyze_opts o = {.runtime = RUNTIME_AUTO, .bitmap_w = 768, .bitmap_h = 1366};
 	const char **classes = calloc((size_t)argc + 1, sizeof(char *)), **ifs = calloc((size_t)argc + 1, sizeof(char *));
-	const char **ignores = calloc((size_t)argc + 1, sizeof(char *));
+	const char **ignores = calloc((size_t)argc + 1, sizeof(char *)), **library = calloc((size_t)argc + 1, sizeof(char *));
 	const char *out = NULL, *tsv = NULL, *baseline = NULL;
 	struct ooms_baseline base;
 	struct ooms_growth growth;
@@ -177,12 +179,13 @@ int cmd_analyze(int argc, char **argv)
 	char err[512], *end;
 	struct stat st;
 
-	if (!classes || !ifs || !ignores ||
+	if (!classes || !ifs || !ignores || !library ||
 	    cli_opts_getopt(options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts, sizeof(shortopts)))
 		return 1;
 	o.leak_classes = classes;
 	o.leak_ifs = ifs;
 	o.ignores = ignores;
+	o.library = library;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
@@ -212,6 +215,7 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case 'B': baseline = optarg; break;
 		case 'I': ignores[o.nignores++] = optarg; break;
+		case 'L': library[o.nlibrary++] = optarg; break;
 		case 'S':
 			o.suspect_share = strtod(optarg, &end);
 			if (*end || end == optarg || !(o.suspect_share > 0 && o.suspect_share <= 1))
@@ -242,6 +246,7 @@ int cmd_analyze(int argc, char **argv)
 		free(classes);
 		free(ifs);
 		free(ignores);
+		free(library);
 		return e == -EINVAL ? 2 : 1;
 	}
 	e = ooms_analyze(&a, argv[optind], &o, err, sizeof(err));
@@ -256,6 +261,7 @@ int cmd_analyze(int argc, char **argv)
 		free(classes);
 		free(ifs);
 		free(ignores);
+		free(library);
 		return e == -EINVAL ? 2 : 1;
 	}
 	a.growth = baseline ? &growth : NULL;
@@ -269,5 +275,6 @@ int cmd_analyze(int argc, char **argv)
 	free(classes);
 	free(ifs);
 	free(ignores);
+	free(library);
 	return rc;
 }
