@@ -69,6 +69,11 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
   jq -e '[.gcPaths[] | select(.className == "com.example.leakcanary.LeakyService" and .instanceCount == 1 and
           (.leakReason | startswith("LeakCanary Leak: watched by a com.squareup.leakcanary.KeyedWeakReference")))] | length == 1' "$TMP/a.json"
   jq -e '.classInfos[] | select(.className == "com.squareup.leakcanary.KeyedWeakReference") | .leakInstanceCount == 1' "$TMP/a.json"
+  # with the watch's key, as LeakCanary's own test names it (the MANIFEST)
+  jq -e '.gcPaths[] | select(.className == "com.example.leakcanary.LeakyService") |
+         .leakCanary.key == "b3abfae6-2c53-42e1-b8c1-96b0558dbeae"' "$TMP/a.json"
+  run "$OOMSCOPE" analyze -q "$WORLD/leakcanary1-leak_service_binder.hprof"
+  [[ "$output" == *"LeakCanary watch: key b3abfae6-2c53-42e1-b8c1-96b0558dbeae"* ]]
   # no LeakCanary in a plain JVM dump: nothing reported by those rules
   "$OOMSCOPE" analyze -q --json -o "$TMP/j.json" "$ROOT/../shared/corpus/hprof/javac-oom.hprof"
   jq -e '[.gcPaths[] | select(.leakReason | startswith("LeakCanary"))] | length == 0' "$TMP/j.json"

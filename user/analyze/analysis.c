@@ -1,6 +1,7 @@
 #include "analyze/analysis.h"
 #include "util/clock.h"
 #include "analyze/shallow.h"
+#include "analyze/strings.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -198,6 +199,64 @@ out:
 	return e;
 }
 
+/* The value probe p recorded for node n (values are in node order). */
+static int probe_get(const struct ooms_probe *p, uint32_t n, uint64_t *v)
+{
+	size_t lo = 0, hi = p->count;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->values[mid].node < n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->count && p->values[lo].node == n) {
+		*v = p->values[lo].value;
+		return 1;
+	}
+	return 0;
+}
+
+/* The records LeakCanary's watch texts need (key, description), asked for
+ * in the names pass. */
+static int want_watches(struct ooms_analysis *a, size_t *cap)
+{
+	for (size_t i = 0; i < a->nleaks; i++) {
+		uint32_t w = a->leaks[i].watcher;
+
+		for (int k = 0; w != OOMS_NONE && k < 4; k++) {
+			uint64_t v;
+			uint32_t inst, chars;
+
+			if (probe_get(&a->probes[a->watch_probe[k]], w, &v) &&
+			    !ooms_string_nodes(&a->ix, (uint32_t)v, &inst, &chars) &&
+			    (ooms_want(&a->wants, &a->nwants, cap, inst) || ooms_want(&a->wants, &a->nwants, cap, chars)))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* g's watch, from its example's KeyedWeakReference w. */
+static void read_watch(struct ooms_analysis *a, struct ooms_path_group *g, uint32_t w)
+{
+	uint64_t v;
+	uint32_t inst, chars;
+
+	g->watched = 1;
+	g->watch_uptime_ms = g->retained_uptime_ms = INT64_MIN;
+	for (int k = 0; k < 4; k++)
+		if (probe_get(&a->probes[a->watch_probe[k]], w, &v) && !ooms_string_nodes(&a->ix, (uint32_t)v, &inst, &chars))
+			ooms_string_text(&a->ix, inst, chars, a->wants, a->nwants, k % 2 ? g->watch_description : g->watch_key,
+					 k % 2 ? sizeof(g->watch_description) : sizeof(g->watch_key));
+	if (probe_get(&a->probes[a->watch_probe[4]], w, &v))
+		g->watch_uptime_ms = (int64_t)v;
+	if (probe_get(&a->probes[a->watch_probe[5]], w, &v))
+		g->retained_uptime_ms = (int64_t)v;
+}
+
 /* After the dominators: each group's retained sizes, its example (the
  * member that retains most) and that one's path; largest groups first. */
 static int finish_groups(struct ooms_analysis *a)
@@ -208,16 +267,21 @@ static int finish_groups(struct ooms_analysis *a)
 		struct ooms_path_group *g = &a->groups[i];
 		uint32_t len;
 
+		uint32_t watcher = OOMS_NONE;
+
 		for (uint32_t k = 0; k < g->count; k++, at++) {
-			uint32_t n = a->leaks[a->leak_keys[2 * at + 1]].node;
-			uint64_t r = a->dom.retained[n];
+			const struct ooms_leak *lk = &a->leaks[a->leak_keys[2 * at + 1]];
+			uint64_t r = a->dom.retained[lk->node];
 
 			g->retained_sum += r;
 			if (!k || r > g->retained_max) {
 				g->retained_max = r;
-				g->example = n;
+				g->example = lk->node;
+				watcher = lk->watcher;
 			}
 		}
+		if (watcher != OOMS_NONE)
+			read_watch(a, g, watcher);
 		len = ooms_analysis_path(a, g->example, NULL, 0);
 		g->nodes = malloc((len + 1) * sizeof(*g->nodes));
 		if (!g->nodes)
@@ -370,11 +434,35 @@ static int set_rules(struct ooms_analysis *a, const char *path, const struct oom
 			return e;
 	if ((e = ooms_leak_probes(&a->rules, &a->probes, &a->nprobes)))
 		goto nomem;
-	/* and the threads' names (ooms_leak_probes leaves room for one more) */
-	a->name_probe = (uint32_t)a->nprobes;
-	memset(&a->probes[a->nprobes], 0, sizeof(*a->probes));
-	a->probes[a->nprobes].class_name = "java.lang.Thread";
-	a->probes[a->nprobes++].field_name = "name";
+	/* and the threads' names and LeakCanary's watches */
+	{
+		static const char *const extra[7][2] = {
+			{"java.lang.Thread", "name"},
+			{"com.squareup.leakcanary.KeyedWeakReference", "key"},
+			{"com.squareup.leakcanary.KeyedWeakReference", "name"},
+			{"leakcanary.KeyedWeakReference", "key"},
+			{"leakcanary.KeyedWeakReference", "description"},
+			{"leakcanary.KeyedWeakReference", "watchUptimeMillis"},
+			{"leakcanary.KeyedWeakReference", "retainedUptimeMillis"},
+		};
+		struct ooms_probe *p = realloc(a->probes, (a->nprobes + 7) * sizeof(*p));
+
+		if (!p) {
+			e = -ENOMEM;
+			goto nomem;
+		}
+		a->probes = p;
+		for (int k = 0; k < 7; k++) {
+			memset(&a->probes[a->nprobes], 0, sizeof(*a->probes));
+			a->probes[a->nprobes].class_name = extra[k][0];
+			a->probes[a->nprobes].field_name = extra[k][1];
+			if (k)
+				a->watch_probe[k - 1] = (uint32_t)a->nprobes;
+			else
+				a->name_probe = (uint32_t)a->nprobes;
+			a->nprobes++;
+		}
+	}
 	return 0;
 nomem:
 	snprintf(err, errlen, "out of memory");
@@ -458,7 +546,8 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		size_t wcap = 0;
 
 		if ((e = ooms_threads_find(&a->ix, &a->dom, &a->probes[a->name_probe], &a->threads)) ||
-		    (e = ooms_threads_wants(&a->ix, &a->threads, &a->wants, &a->nwants, &wcap)))
+		    (e = ooms_threads_wants(&a->ix, &a->threads, &a->wants, &a->nwants, &wcap)) ||
+		    (e = want_watches(a, &wcap)))
 			goto nomem;
 	}
 	a->t_threads = mono_s() - t;

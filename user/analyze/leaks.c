@@ -229,6 +229,7 @@ static int push(struct ooms_leak **out, size_t *n, size_t *cap, uint32_t node, u
 		return -ENOMEM;
 	(*out)[*n].node = node;
 	(*out)[*n].library = 0;
+	(*out)[*n].watcher = OOMS_NONE;
 	(*out)[(*n)++].rule = rule;
 	return 0;
 }
@@ -286,7 +287,8 @@ int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, cons
 					continue;
 				flagged[n / 8] |= 1 << (n % 8);
 				k->leaks++;
-				e = push(out, nout, &cap, n, (uint32_t)ri);
+				if (!(e = push(out, nout, &cap, n, (uint32_t)ri)))
+					(*out)[*nout - 1].watcher = p1->values[i].node;
 			}
 			continue;
 		}

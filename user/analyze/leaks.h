@@ -39,6 +39,7 @@ struct ooms_leak {
 	uint32_t node;
 	uint32_t rule;
 	uint32_t library;   /* OOMS_MARK_NONE, or the mark of the library leak reference its path crosses */
+	uint32_t watcher;   /* LeakCanary: the KeyedWeakReference that watches it, else OOMS_NONE */
 };
 
 struct ooms_leak_rules {

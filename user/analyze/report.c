@@ -214,6 +214,19 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 		json_kstr(&j, "leakReason", a->rules.rules[g->rule].reason);
 		json_kbool(&j, "libraryLeak", g->library != 0);
 		json_kstr(&j, "libraryLeakReference", g->library ? ix->library[g->library - OOMS_MARK_LIBRARY] : NULL);
+		if (g->watched) {
+			json_key(&j, "leakCanary");
+			json_obj(&j);
+			json_kstr(&j, "key", g->watch_key);
+			json_kstr(&j, "description", g->watch_description);
+			if (g->watch_uptime_ms != INT64_MIN)
+				json_kint(&j, "watchUptimeMillis", g->watch_uptime_ms);
+			if (g->retained_uptime_ms != INT64_MIN)
+				json_kint(&j, "retainedUptimeMillis", g->retained_uptime_ms);
+			if (g->watch_uptime_ms != INT64_MIN && g->retained_uptime_ms != INT64_MIN && g->retained_uptime_ms >= 0)
+				json_kint(&j, "retainedAfterWatchMillis", g->retained_uptime_ms - g->watch_uptime_ms);
+			json_obj_end(&j);
+		}
 		json_kstr(&j, "gcRoot", g->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[g->root].kind) : "?");
 		json_kstr(&j, "signature", sig);
 		json_kstr(&j, "className", report_node_class(ix, g->example));
@@ -348,6 +361,9 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		fprintf(f, "    %s\n", a->rules.rules[g->rule].reason);
 		if (g->library)
 			fprintf(f, "    Library Leak (no fault of the app): %s\n", ix->library[g->library - OOMS_MARK_LIBRARY]);
+		if (g->watched)
+			fprintf(f, "    LeakCanary watch: key %s%s%s\n", g->watch_key[0] ? g->watch_key : "?",
+				g->watch_description[0] ? ", " : "", g->watch_description);
 		fprintf(f, "    GC root %s: %s@0x%" PRIx64 "\n", root ? ooms_root_kind_name(root->kind) : "?",
 			g->len ? report_node_class(ix, g->nodes[0]) : "?", g->len ? ooms_index_id(ix, g->nodes[0]) : 0);
 		for (uint32_t k = 0; k + 1 < g->len; k++) {

@@ -1,4 +1,5 @@
 #include "analyze/threads.h"
+#include "analyze/strings.h"
 #include "util/vec.h"
 
 #include <errno.h>
@@ -188,18 +189,8 @@ int ooms_threads_find(const struct ooms_index *ix, const struct ooms_dominators 
 		for (size_t k = 0; k < t->n; k++) {
 			struct ooms_thread *th = &t->list[k];
 
-			if (th->node != pv->node || s == OOMS_NONE || s >= ix->nodes)
-				continue;
-			if (ix->kind[s] == NODE_PRIM_ARRAY) { /* JDK 8 and older: char[] name */
-				th->name_chars = s;
-				continue;
-			}
-			if (ix->kind[s] != NODE_INSTANCE)
-				continue;
-			th->name_string = s;
-			for (uint32_t e2 = ix->off[s]; e2 < ix->off[s + 1]; e2++)
-				if (ix->kind[ix->tgt[e2]] == NODE_PRIM_ARRAY)
-					th->name_chars = ix->tgt[e2];
+			if (th->node == pv->node)
+				ooms_string_nodes(ix, s, &th->name_string, &th->name_chars);
 		}
 	}
 	return 0;
@@ -209,72 +200,10 @@ int ooms_threads_wants(const struct ooms_index *ix, struct ooms_threads *t, stru
 		       size_t *cap)
 {
 	(void)ix;
-	for (size_t k = 0; k < t->n; k++) {
-		uint32_t nodes[2] = {t->list[k].name_string, t->list[k].name_chars};
-
-		for (int i = 0; i < 2; i++) {
-			struct ooms_content *c;
-			size_t j;
-
-			if (nodes[i] == OOMS_NONE)
-				continue;
-			for (j = 0; j < *n && (*wants)[j].node != nodes[i]; j++)
-				;
-			if (j < *n)
-				continue; /* two threads, one name */
-			if (!(c = VEC_PUSH(*wants, *n, *cap)))
-				return -ENOMEM;
-			c->node = nodes[i];
-			c->len = 0;
-		}
-	}
+	for (size_t k = 0; k < t->n; k++)
+		if (ooms_want(wants, n, cap, t->list[k].name_string) || ooms_want(wants, n, cap, t->list[k].name_chars))
+			return -ENOMEM;
 	return 0;
-}
-
-static const struct ooms_content *content_of(const struct ooms_content *w, size_t n, uint32_t node)
-{
-	for (size_t i = 0; i < n; i++)
-		if (w[i].node == node)
-			return &w[i];
-	return NULL;
-}
-
-/* The String's coder (JDK 9+: 0 Latin-1, 1 UTF-16), or -1 when it has none. */
-static int string_coder(const struct ooms_index *ix, uint32_t s, const struct ooms_content *inst)
-{
-	uint32_t c = s != OOMS_NONE ? ix->cls[s] : OOMS_NONE;
-
-	if (c == OOMS_NONE || !inst)
-		return -1;
-	for (uint32_t i = 0; i < ix->classes[c].nfields; i++) {
-		const struct ooms_field *f = &ix->fields[ix->classes[c].fields_at + i];
-
-		if (!strcmp(ooms_index_str(ix, f->name), "coder") && f->offset < inst->len)
-			return inst->data[f->offset];
-	}
-	return -1;
-}
-
-/* The characters as UTF-8 (non-ASCII as '?'), control characters left out. */
-static void decode_name(const struct ooms_index *ix, struct ooms_thread *th, const struct ooms_content *inst,
-			const struct ooms_content *chars)
-{
-	int coder = string_coder(ix, th->name_string, inst);
-	/* char[] (JDK 8, Android) is UTF-16 big-endian, as hprof writes values;
-	 * a UTF-16 byte[] (coder 1) holds the chars as the JVM did: little-endian here */
-	int wide = ix->cls[th->name_chars] == ix->prim_class[HPROF_T_CHAR] || coder == 1;
-	int big_endian = coder != 1;
-	size_t o = 0;
-
-	for (size_t i = 0; i + (wide ? 1 : 0) < chars->len && o + 1 < sizeof(th->name); i += wide ? 2 : 1) {
-		unsigned ch = wide ? (big_endian ? chars->data[i] << 8 | chars->data[i + 1] : chars->data[i + 1] << 8 | chars->data[i])
-				   : chars->data[i];
-
-		if (ch < 0x20 || ch == 0x7f)
-			continue;
-		th->name[o++] = ch < 0x80 ? (char)ch : '?';
-	}
-	th->name[o] = 0;
 }
 
 void ooms_threads_finish(const struct ooms_index *ix, struct ooms_threads *t, const struct ooms_content *wants,
@@ -282,10 +211,8 @@ void ooms_threads_finish(const struct ooms_index *ix, struct ooms_threads *t, co
 {
 	for (size_t k = 0; k < t->n; k++) {
 		struct ooms_thread *th = &t->list[k];
-		const struct ooms_content *chars;
 
-		if (th->name_chars != OOMS_NONE && (chars = content_of(wants, n, th->name_chars)))
-			decode_name(ix, th, content_of(wants, n, th->name_string), chars);
+		ooms_string_text(ix, th->name_string, th->name_chars, wants, n, th->name, sizeof(th->name));
 	}
 	qsort(t->list, t->n, sizeof(*t->list), by_held);
 }
