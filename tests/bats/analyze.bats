@@ -208,3 +208,20 @@ P
   [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
   [[ "$output" == *"--library-leak PlantedLeaks\$Registry#NOPE: PlantedLeaks\$Registry has no reference field NOPE"* ]]
 }
+
+@test "ART's image heap never holds a leak: the same destroyed Window is one in the app heap, none in the image heap" {
+  local n
+  for n in 4 8; do
+    "$ROOT/build/tools/synth_hprof" android-app "$n" "$TMP/app.hprof"
+    "$ROOT/build/tools/synth_hprof" android-app-image "$n" "$TMP/img.hprof"
+    "$OOMSCOPE" analyze --json -q -o "$TMP/app.json" "$TMP/app.hprof"
+    "$OOMSCOPE" analyze --json -q -o "$TMP/img.json" "$TMP/img.hprof"
+    jq -e '[.gcPaths[] | select(.className == "android.view.Window")] | length == 1' "$TMP/app.json"
+    jq -e '[.gcPaths[] | select(.className == "android.view.Window")] | length == 0' "$TMP/img.json"
+    # the other leaks are the same
+    [ "$(jq -c '[.gcPaths[].className | select(. != "android.view.Window")]' "$TMP/app.json")" = \
+      "$(jq -c '[.gcPaths[].className]' "$TMP/img.json")" ]
+    # and the image heap is named in hprof check
+    "$OOMSCOPE" hprof check --json "$TMP/img.hprof" | jq -e '[.heaps[].heap] | index("image") != null'
+  done
+}

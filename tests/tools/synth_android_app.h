@@ -43,7 +43,9 @@ static inline void synth_instance(struct buf *h, uint64_t oid, uint64_t cid, con
 	put(h, data->p, data->len);
 }
 
-static inline struct buf make_android_app(unsigned id_size)
+/* image: the destroyed Window is in ART's image heap (boot image objects:
+ * never an app's leak). */
+static inline struct buf make_android_app(unsigned id_size, int image)
 {
 	enum { OBJ = 0x2000, ACT, MAIN, FRAG, BMP, APP, ARR, WIN, BYTES };
 	enum { S_DESTROYED = 0x500, S_FINISHED, S_WINDOW, S_BITMAP, S_FM, S_CALLED, S_W, S_H, S_LEAKED, S_FRAGS, S_BUF };
@@ -99,7 +101,13 @@ static inline struct buf make_android_app(unsigned id_size)
 	id(&d, 0x3005); u1(&d, 0); u1(&d, 0); id(&d, 0);
 	synth_instance(&h, 0x3002, MAIN, &d); d.len = 0;
 	u1(&d, 1);
+	if (image) {
+		u1(&h, HPROF_HEAP_DUMP_INFO); u4(&h, HPROF_HEAP_IMAGE); id(&h, 0x600);
+	}
 	synth_instance(&h, 0x3003, WIN, &d); d.len = 0;
+	if (image) {
+		u1(&h, HPROF_HEAP_DUMP_INFO); u4(&h, HPROF_HEAP_APP); id(&h, 0x600);
+	}
 	u4(&d, 1080); u4(&d, 1920); id(&d, 0x3009);
 	synth_instance(&h, 0x3004, BMP, &d); d.len = 0;
 	u4(&d, 100); u4(&d, 100); id(&d, 0);

@@ -234,9 +234,12 @@ static int push(struct ooms_leak **out, size_t *n, size_t *cap, uint32_t node, u
 	return 0;
 }
 
-static int is_late(const uint8_t *late, uint32_t n)
+/* Not a leak however the rules see it: reached only across a finalizer's
+ * referent (on its way out), or in ART's image heap (the boot image's
+ * objects, never the app's). */
+static int is_late(const struct ooms_index *ix, const uint8_t *late, uint32_t n)
 {
-	return late && (late[n / 8] >> (n % 8) & 1);
+	return (late && (late[n / 8] >> (n % 8) & 1)) || ix->heap[n] == HEAP_IMAGE;
 }
 
 int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, const struct ooms_probe *probes,
@@ -265,7 +268,7 @@ int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, cons
 		if (k->test == LEAK_ALWAYS) {
 			for (uint32_t n = 1; n < ix->nodes && !e; n++) {
 				if (ix->kind[n] == NODE_CLASS || ix->cls[n] == OOMS_NONE || !is[ix->cls[n]] ||
-				    reached[n] == OOMS_NONE || (flagged[n / 8] >> (n % 8) & 1) || is_late(late, n))
+				    reached[n] == OOMS_NONE || (flagged[n / 8] >> (n % 8) & 1) || is_late(ix, late, n))
 					continue;
 				flagged[n / 8] |= 1 << (n % 8);
 				k->leaks++;
@@ -283,7 +286,7 @@ int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, cons
 				uint32_t n = (uint32_t)v;
 
 				if (v == OOMS_NULL_VALUE || v >= ix->nodes || n == OOMS_NONE || reached[n] == OOMS_NONE ||
-				    (flagged[n / 8] >> (n % 8) & 1) || is_late(late, n))
+				    (flagged[n / 8] >> (n % 8) & 1) || is_late(ix, late, n))
 					continue;
 				flagged[n / 8] |= 1 << (n % 8);
 				k->leaks++;
@@ -308,7 +311,7 @@ int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, cons
 					has2 = 1;
 					v2 = p2->values[j].value;
 				}
-				if (reached[n] == OOMS_NONE || (flagged[n / 8] >> (n % 8) & 1) || is_late(late, n) ||
+				if (reached[n] == OOMS_NONE || (flagged[n / 8] >> (n % 8) & 1) || is_late(ix, late, n) ||
 				    !matches(k, p1, p1->values[i].value, has2, p2, v2))
 					continue;
 				flagged[n / 8] |= 1 << (n % 8);
