@@ -225,3 +225,11 @@ P
     "$OOMSCOPE" hprof check --json "$TMP/img.hprof" | jq -e '[.heaps[].heap] | index("image") != null'
   done
 }
+
+@test "the report says which GC roots paths start from first and which references they never cross" {
+  "$OOMSCOPE" analyze --json -q -o "$TMP/a.json" "${LEAK_IFS[@]}" "$PLANTED"
+  [ "$(jq -c '.runningInfo.gcRootOrder[0:3]' "$TMP/a.json")" = '["ThreadObject","StickyClass","JniGlobal"]' ]
+  jq -e '.runningInfo.referencesNotCrossed | test("Weak, Soft, Final, Phantom")' "$TMP/a.json"
+  run "$OOMSCOPE" analyze -q "${LEAK_IFS[@]}" "$PLANTED"
+  [[ "$output" == *"paths from GC roots: ThreadObject, StickyClass, JniGlobal first; never across weak, soft or phantom referents"* ]]
+}

@@ -28,8 +28,12 @@ const char *ooms_root_kind_name(uint8_t kind)
 	return "Unknown";
 }
 
+const char *const ooms_root_order[9] = {"ThreadObject", "StickyClass", "JniGlobal", "JavaFrame", "JniLocal",
+					 "NativeStack", "ThreadBlock", "MonitorUsed", "other"};
+
 /* Shark sorts roots so thread objects come before the java frames that
- * belong to them; the rest keep a fixed order by kind, then file order. */
+ * belong to them; the rest keep a fixed order by kind, then file order
+ * (ooms_root_order names it). */
 static int root_rank(uint8_t kind)
 {
 	switch (kind) {

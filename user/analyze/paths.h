@@ -41,5 +41,8 @@ static inline int ooms_paths_reached(const struct ooms_paths *p, uint32_t n)
 uint32_t ooms_paths_root(const struct ooms_index *ix, uint32_t r);
 /* Shark's name of a root kind: "ThreadObject", "JavaFrame", "StickyClass"... */
 const char *ooms_root_kind_name(uint8_t kind);
+/* The order in which the search takes the roots, by kind (what paths
+ * prefer), as names; the last, "other", stands for every other kind. */
+extern const char *const ooms_root_order[9];
 
 #endif

@@ -183,6 +183,13 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	json_kuint(&j, "shallowSize", a->total_shallow);
 	json_kuint(&j, "reachableShallowSize", a->reachable_shallow);
 	json_kuint(&j, "nativeAllocationRegistry", a->native_registry);
+	json_key(&j, "gcRootOrder"); /* the kinds paths start from, preferred first */
+	json_arr(&j);
+	for (size_t i = 0; i < sizeof(ooms_root_order) / sizeof(ooms_root_order[0]); i++)
+		json_str(&j, ooms_root_order[i]);
+	json_arr_end(&j);
+	json_kstr(&j, "referencesNotCrossed", "Weak, Soft, Final, Phantom (and Cleaner) referents; a finalizer's "
+					      "referent that holds (Dalvik) only when nothing else reaches it");
 	json_kuint(&j, "stackTraces", ix->ntraces);
 	json_kuint(&j, "stackFrames", ix->nframes);
 	json_kdbl(&j, "analysisSeconds", a->t_total);
@@ -349,7 +356,9 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 	fprintf(f, "time        %.2f s (index %.2f + %.2f, dominators %.2f, paths %.2f, names %.2f)\n", a->t_total,
 		ix->seconds_pass1, ix->seconds_pass2, a->t_dominators, a->t_paths, a->t_labels);
 
-	fprintf(f, "\nleaks: %zu objects in %zu groups\n", a->nleaks, a->ngroups);
+	fprintf(f, "\nleaks: %zu objects in %zu groups (paths from GC roots: %s, %s, %s first; never across "
+		   "weak, soft or phantom referents)\n",
+		a->nleaks, a->ngroups, ooms_root_order[0], ooms_root_order[1], ooms_root_order[2]);
 	for (size_t i = 0; i < a->ngroups && i < top; i++) {
 		const struct ooms_path_group *g = &a->groups[i];
 		const struct ooms_root *root = g->root != OOMS_NONE ? &ix->roots[g->root] : NULL;
