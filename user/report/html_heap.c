@@ -24,6 +24,26 @@ const char *html_bytes(double b, char *buf, size_t len)
 	return buf;
 }
 
+/* A leak group's or suspect's path from its GC root, folded: its root kind
+ * and length, then one step a line. */
+static void path_details(FILE *f, struct json_object *o)
+{
+	struct json_object *path = rd_arr(o, "path");
+	size_t np = path ? json_object_array_length(path) : 0;
+
+	fprintf(f, "<details><summary>GC root ");
+	esc_html(f, rd_str(o, "gcRoot"));
+	fprintf(f, ", %zu steps</summary><pre>", np);
+	for (size_t k = 0; k < np; k++) {
+		struct json_object *el = json_object_array_get_idx(path, k);
+
+		fprintf(f, "%-15s ", rd_str(el, "referenceType") ? rd_str(el, "referenceType") : "");
+		esc_html(f, rd_str(el, "reference"));
+		fputc('\n', f);
+	}
+	fprintf(f, "</pre></details>");
+}
+
 /* The suspects of one analysis: what accumulates where, and the path. */
 static void suspects(FILE *f, struct json_object *an)
 {
@@ -35,23 +55,13 @@ static void suspects(FILE *f, struct json_object *an)
 		return;
 	fprintf(f, "<table><tr><th>leak suspect (found with no rule)</th><th>retained</th><th>path from a GC root</th></tr>\n");
 	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
-		struct json_object *s = json_object_array_get_idx(sus, i), *path = rd_arr(s, "path");
-		size_t np = path ? json_object_array_length(path) : 0;
+		struct json_object *s = json_object_array_get_idx(sus, i);
 
 		fprintf(f, "<tr><td>");
 		esc_html(f, rd_str(s, "description"));
-		fprintf(f, "</td><td class=\"n\">%s</td><td><details><summary>GC root ",
-			html_bytes(rd_num(s, "retainedSize", NAN), b1, sizeof(b1)));
-		esc_html(f, rd_str(s, "gcRoot"));
-		fprintf(f, ", %zu steps</summary><pre>", np);
-		for (size_t k = 0; k < np; k++) {
-			struct json_object *el = json_object_array_get_idx(path, k);
-
-			fprintf(f, "%-18s ", rd_str(el, "referenceType") ? rd_str(el, "referenceType") : "");
-			esc_html(f, rd_str(el, "reference"));
-			fputc('\n', f);
-		}
-		fprintf(f, "</pre></details></td></tr>\n");
+		fprintf(f, "</td><td class=\"n\">%s</td><td>", html_bytes(rd_num(s, "retainedSize", NAN), b1, sizeof(b1)));
+		path_details(f, s);
+		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
 }
@@ -185,8 +195,7 @@ void html_heap_section(FILE *f, const struct rundata *rd)
 		if (ng) {
 			fprintf(f, "<table><tr><th>leak</th><th>instances</th><th>retained</th><th>why</th><th>path from a GC root</th></tr>\n");
 			for (size_t i = 0; i < ng && i < TOP_GROUPS; i++) {
-				struct json_object *g = json_object_array_get_idx(gp, i), *path = rd_arr(g, "path");
-				size_t np = path ? json_object_array_length(path) : 0;
+				struct json_object *g = json_object_array_get_idx(gp, i);
 
 				fprintf(f, "<tr><td><b>");
 				esc_html(f, rd_str(g, "className"));
@@ -195,17 +204,9 @@ void html_heap_section(FILE *f, const struct rundata *rd)
 					html_bytes(rd_num(g, "retainedSizeTotal", NAN), b1, sizeof(b1)),
 					html_bytes(rd_num(g, "retainedSize", NAN), b2, sizeof(b2)));
 				esc_html(f, rd_str(g, "leakReason"));
-				fprintf(f, "</td><td><details><summary>GC root ");
-				esc_html(f, rd_str(g, "gcRoot"));
-				fprintf(f, ", %zu steps</summary><pre>", np);
-				for (size_t k = 0; k < np; k++) {
-					struct json_object *el = json_object_array_get_idx(path, k);
-
-					fprintf(f, "%-15s ", rd_str(el, "referenceType") ? rd_str(el, "referenceType") : "");
-					esc_html(f, rd_str(el, "reference"));
-					fputc('\n', f);
-				}
-				fprintf(f, "</pre></details></td></tr>\n");
+				fprintf(f, "</td><td>");
+				path_details(f, g);
+				fprintf(f, "</td></tr>\n");
 			}
 			fprintf(f, "</table>\n");
 		}
