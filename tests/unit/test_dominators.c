@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze/dominators.h"
-#include "analyze/paths.h"
+#include "analyze/vvmodel.h"
 #include "analyze/shallow.h"
 #include "tap.h"
 
@@ -149,7 +149,7 @@ static void brute(const struct g *g, uint32_t *idom, uint64_t *retained)
 static int check(const struct g *g, const char *name)
 {
 	struct ooms_index ix;
-	struct ooms_paths p;
+	struct ooms_vvmodel m;
 	struct ooms_dominators d;
 	uint32_t want_idom[MAXN];
 	uint64_t want_ret[MAXN];
@@ -157,7 +157,7 @@ static int check(const struct g *g, const char *name)
 
 	build(&ix, g);
 	brute(g, want_idom, want_ret);
-	if (ooms_paths_compute(&ix, &p, 1) || ooms_paths_reach_bitmap(&ix, &p) || ooms_dominators_compute(&ix, &p, &d)) {
+	if (ooms_vvmodel_compute(&ix, &m) || ooms_dominators_compute(&ix, &m, OOMS_RETAINED_DOMINATED, &d)) {
 		TAP_OK(0, "%s: computed", name);
 		return 0;
 	}
@@ -169,7 +169,7 @@ static int check(const struct g *g, const char *name)
 			ok = 0;
 		}
 	ooms_dominators_free(&d);
-	ooms_paths_free(&p);
+	ooms_vvmodel_free(&m);
 	ooms_index_free(&ix);
 	return ok;
 }

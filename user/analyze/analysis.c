@@ -469,23 +469,21 @@ nomem:
 	return e;
 }
 
-/* Dominators over what is reachable. With --ignore, the reported paths
- * leave references out, but what is reachable (so every retained size)
- * does not change: a second search, every strong reference in it, decides. */
-static int dominators(struct ooms_analysis *a)
+/* Dominators and retained sizes in VisualVM's model (vvmodel.h): its own
+ * search, whatever --ignore leaves out of the reported paths, so retained
+ * sizes never depend on the paths asked for. */
+static int dominators(struct ooms_analysis *a, enum ooms_retained_model model)
 {
-	struct ooms_paths all;
+	struct ooms_vvmodel m;
 	int e;
 
-	if (!a->ix.ignored_from)
-		return ooms_dominators_compute(&a->ix, &a->paths, &a->dom);
-	if ((e = ooms_paths_compute(&a->ix, &all, 0)) || (e = ooms_paths_reach_bitmap(&a->ix, &all))) {
-		ooms_paths_free(&all);
+	if ((e = ooms_vvmodel_compute(&a->ix, &m)))
 		return e;
-	}
-	ooms_paths_drop_parents(&all);
-	e = ooms_dominators_compute(&a->ix, &all, &a->dom);
-	ooms_paths_free(&all);
+	a->tree_objects = m.tree_objects;
+	a->retained_model = model;
+	e = ooms_dominators_compute(&a->ix, &m, model, &a->dom);
+	a->dom.seconds += m.seconds;
+	ooms_vvmodel_free(&m);
 	return e;
 }
 
@@ -524,7 +522,7 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	mark_library_leaks(a);
 	a->t_leaks = mono_s() - t;
 	phase(o, OOMS_PHASE_DOMINATORS);
-	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)) || (e = dominators(a)))
+	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)) || (e = dominators(a, o->retained_model)))
 		goto nomem;
 	a->t_dominators = a->dom.seconds;
 	if ((e = ooms_domtree_build(&a->dom, a->ix.nodes, &a->tree)))

@@ -30,6 +30,7 @@ struct ooms_analyze_opts {
 	size_t nignores;
 	const char *const *library;     /* --library-leak 'Class#field': more library leak references */
 	size_t nlibrary;
+	enum ooms_retained_model retained_model; /* 0: VisualVM's */
 	ooms_progress_fn progress;
 	void *pctx;
 };
@@ -85,6 +86,8 @@ struct ooms_analysis {
 	struct ooms_class_stat *class_stats; /* [ix.nclasses]; class objects count under java.lang.Class */
 	uint64_t native_registry;       /* libcore.util.NativeAllocationRegistry instances */
 	uint64_t total_shallow, reachable_shallow;
+	enum ooms_retained_model retained_model;
+	uint32_t tree_objects;          /* VisualVM's tree objects (vvmodel.h) */
 	double t_index, t_dominators, t_paths, t_leaks, t_labels, t_histogram, t_suspects, t_threads, t_total;
 };
 

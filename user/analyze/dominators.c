@@ -2,6 +2,7 @@
 #include "util/clock.h"
 #include "util/vec.h"
 #include "analyze/shallow.h"
+#include "analyze/vvmodel.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,19 +10,18 @@
 #include <time.h>
 
 
-/* The graph: edges of reached nodes into reached nodes, plus the class
+/* The graph: every reference into a reached node, plus the class
  * connections (sorted by from, found through a per-node first index). */
 struct graph {
 	const struct ooms_index *ix;
-	const struct ooms_paths *p;
+	const struct ooms_vvmodel *m;
 	const uint32_t *cfrom, *cto;  /* class edges by from */
 	size_t ncls;
-	const uint8_t *root_off;      /* [nroots] 1: no edge from the super-root (see weak_roots) */
 };
 
 static inline int reached(const struct graph *g, uint32_t v)
 {
-	return ooms_paths_reached(g->p, v);
+	return ooms_vvmodel_bit(g->m->reach, v);
 }
 
 /* The class edges of n: [*at, *at + count) */
@@ -93,10 +93,6 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 		uint32_t node = vertex[v], t;
 
 		if (node ? cur[v] < ix->off[node + 1] : cur[v] < ix->nroots) {
-			if (!node && g->root_off && g->root_off[cur[v]]) {
-				cur[v]++;
-				continue;
-			}
 			t = node ? ix->tgt[cur[v]] : ix->roots[cur[v]].node;
 			cur[v]++;
 		} else if (ccur[v] < g->ncls && g->cfrom[ccur[v]] == node) {
@@ -117,44 +113,11 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 	return count;
 }
 
-/* Android's interned-string roots hold an object only when nothing else
- * does, as VisualVM counts them: one also referenced by a reached object
- * gets no edge from the super-root. NULL when there are none. */
-static uint8_t *weak_roots(const struct ooms_index *ix, const struct ooms_paths *p)
-{
-	uint8_t *refs = NULL, *off = NULL;
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < ix->nroots; i++)
-		n += ix->roots[i].kind == HPROF_ROOT_INTERNED_STRING;
-	if (!n || !(refs = calloc(ix->nodes, 1)) || !(off = calloc(ix->nroots + 1, 1))) {
-		free(refs);
-		return NULL;
-	}
-	/* referrers per node, counted to two */
-	for (uint32_t from = 1; from < ix->nodes; from++)
-		if (ooms_paths_reached(p, from))
-			for (uint32_t e = ix->off[from]; e < ix->off[from + 1]; e++)
-				if (refs[ix->tgt[e]] < 2)
-					refs[ix->tgt[e]]++;
-	for (uint32_t i = 0; i < ix->nroots; i++)
-		off[i] = ix->roots[i].kind == HPROF_ROOT_INTERNED_STRING && refs[ix->roots[i].node] == 1;
-	for (uint32_t i = 0; i < ix->nroots; i++) /* a root of another kind keeps the node's edge */
-		if (!off[i])
-			refs[ix->roots[i].node] = 0;
-	for (uint32_t i = 0; i < ix->nroots; i++)
-		off[i] = off[i] && refs[ix->roots[i].node] == 1;
-	free(refs);
-	return off;
-}
-
 /* Calls BODY with (from, to) for every edge into a reached node. */
 #define FOR_EACH_EDGE(BODY)                                                                  \
 	do {                                                                                 \
 		for (uint32_t i = 0; i < ix->nroots; i++) {                                  \
 			uint32_t to = ix->roots[i].node, from = 0;                           \
-			if (g.root_off && g.root_off[i])                                     \
-				continue;                                                    \
 			BODY;                                                                \
 		}                                                                            \
 		for (uint32_t from = 1; from < ix->nodes; from++)                            \
@@ -173,7 +136,8 @@ static uint8_t *weak_roots(const struct ooms_index *ix, const struct ooms_paths 
 /* Over 100 lines on purpose: Semi-NCA's phases (DFS numbering, semi-
  * dominators, immediate dominators, retained sizes) share its arrays and
  * read best as one algorithm, as in the paper. */
-int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths *paths, struct ooms_dominators *d)
+int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m, enum ooms_retained_model model,
+			    struct ooms_dominators *d)
 {
 	double t0 = mono_s();
 	size_t n = ix->nodes, scap = 1024;
@@ -182,11 +146,11 @@ int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths
 	uint32_t *label = malloc((n + 1) * sizeof(*label)), *ancestor = NULL;
 	uint32_t *pred_off = NULL, *pred = NULL, *stk = malloc(scap * sizeof(*stk));
 	uint32_t *cfrom = NULL, *cto = NULL, *order = NULL, r;
-	struct graph g = {.ix = ix, .p = paths};
+	struct graph g = {.ix = ix, .m = m};
 	int e = -ENOMEM;
 
 	memset(d, 0, sizeof(*d));
-	g.ncls = paths->nclass_edges;
+	g.ncls = m->nclass_edges;
 	cfrom = malloc((g.ncls + 1) * sizeof(*cfrom));
 	cto = malloc((g.ncls + 1) * sizeof(*cto));
 	order = malloc((g.ncls + 1) * sizeof(*order));
@@ -194,19 +158,18 @@ int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths
 		goto out;
 	for (size_t i = 0; i < g.ncls; i++) {
 		order[i] = (uint32_t)i;
-		cfrom[i] = paths->class_edges[i].from;
+		cfrom[i] = m->class_edges[i].from;
 	}
 	sort_from = cfrom;
 	qsort(order, g.ncls, sizeof(*order), by_from);
 	for (size_t i = 0; i < g.ncls; i++)
-		cto[i] = paths->class_edges[order[i]].to;
+		cto[i] = m->class_edges[order[i]].to;
 	for (size_t i = 0; i < g.ncls; i++)
-		cfrom[i] = paths->class_edges[order[i]].from;
+		cfrom[i] = m->class_edges[order[i]].from;
 	free(order);
 	order = NULL;
 	g.cfrom = cfrom;
 	g.cto = cto;
-	g.root_off = weak_roots(ix, paths);
 	r = dfs(&g, dfn, vertex, parent, semi, label);
 	d->reachable = r;
 
@@ -289,17 +252,34 @@ int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths
 	free(semi);
 	semi = NULL;
 	d->idom = malloc(n * sizeof(*d->idom));
-	d->retained = calloc(n, sizeof(*d->retained));
+	d->retained = m->ret; /* the tree objects' sizes are there already */
+	m->ret = NULL;
 	if (!d->idom || !d->retained)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		d->idom[i] = OOMS_NONE;
 	for (uint32_t w = 1; w <= r; w++) {
-		d->idom[vertex[w]] = vertex[w > 1 ? parent[w] : 1];
-		d->retained[vertex[w]] = ooms_shallow_size(ix, vertex[w]);
+		uint32_t v = vertex[w];
+
+		d->idom[v] = vertex[w > 1 ? parent[w] : 1];
+		if (model == OOMS_RETAINED_DOMINATED)
+			d->retained[v] = ooms_shallow_size(ix, v);
+		else if (!ooms_vvmodel_bit(m->tree, v))
+			d->retained[v] = ix->kind[v] == NODE_CLASS ? 0 : ooms_shallow_size(ix, v);
 	}
-	for (uint32_t w = r; w >= 2; w--)
-		d->retained[vertex[parent[w]]] += d->retained[vertex[w]];
+	for (uint32_t w = r; w >= 2; w--) {
+		uint32_t v = vertex[w], p = vertex[parent[w]];
+
+		if (model == OOMS_RETAINED_DOMINATED)
+			d->retained[p] += d->retained[v];
+		/* VisualVM: sizes go up the dominator chain to the first tree
+		 * object, and a class object's tree goes nowhere (vvmodel.h) */
+		else if (!ooms_vvmodel_bit(m->tree, p) && !(ooms_vvmodel_bit(m->tree, v) && ix->kind[v] == NODE_CLASS))
+			d->retained[p] += d->retained[v];
+	}
+	for (uint32_t i = 0; i < n; i++) /* nothing for what is not reached */
+		if (d->idom[i] == OOMS_NONE)
+			d->retained[i] = 0;
 	e = 0;
 out:
 	free(dfn);
@@ -313,7 +293,6 @@ out:
 	free(stk);
 	free(cfrom);
 	free(cto);
-	free((void *)g.root_off);
 	free(order);
 	if (e)
 		ooms_dominators_free(d);

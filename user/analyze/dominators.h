@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 #include "analyze/index.h"
-#include "analyze/paths.h"
+#include "analyze/vvmodel.h"
 
 struct ooms_dominators {
 	uint32_t *idom;      /* [nodes] immediate dominator's node; OOMS_NONE when unreachable; idom[0] = 0 */
@@ -16,12 +16,18 @@ struct ooms_dominators {
 	double seconds;
 };
 
-/* The graph is VisualVM's (so retained sizes compare): the objects the
- * shortest-path search reached (strong references only), with every
+/* How retained sizes are summed over the dominator tree. */
+enum ooms_retained_model {
+	OOMS_RETAINED_VISUALVM,  /* VisualVM's (vvmodel.h): the default, so figures compare */
+	OOMS_RETAINED_DOMINATED, /* every object's shallow size, class objects included, in each dominator */
+};
+
+/* The graph is VisualVM's: the objects its search reached (m), with every
  * reference into them as an edge: strong ones, Reference.referent ones, the
  * search's class connections; a reference from an object the search did not
- * reach counts as one from the super-root. 0, or -ENOMEM. */
-int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_paths *p, struct ooms_dominators *d);
+ * reach counts as one from the super-root. Takes m->ret. 0, or -ENOMEM. */
+int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m, enum ooms_retained_model model,
+			    struct ooms_dominators *d);
 void ooms_dominators_free(struct ooms_dominators *d);
 
 /* The dominator tree's children, CSR: the children of n are

@@ -105,18 +105,13 @@ static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, 
 		inherit(p, u, v);
 		queue[(*tail)++] = v;
 	}
-	/* the class connection, after the fields, as VisualVM makes it */
+	/* the class connection, after the fields: an object holds its class */
 	if ((ix->kind[u] == NODE_INSTANCE || ix->kind[u] == NODE_CLASS) && c != OOMS_NONE &&
 	    !(seen[c / 8] >> (c % 8) & 1)) {
 		uint32_t v = ix->classes[c].node;
 
 		seen[c / 8] |= (uint8_t)(1 << (c % 8));
 		if (v != OOMS_NONE && p->parent[v] == OOMS_NONE) {
-			if (vec_reserve((void **)&p->class_edges, &p->class_edges_cap, p->nclass_edges + 1,
-					sizeof(*p->class_edges)))
-				return -ENOMEM;
-			p->class_edges[p->nclass_edges].from = u;
-			p->class_edges[p->nclass_edges++].to = v;
 			p->parent[v] = u;
 			inherit(p, u, v);
 			queue[(*tail)++] = v;
@@ -206,7 +201,6 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 void ooms_paths_free(struct ooms_paths *p)
 {
 	free(p->parent);
-	free(p->class_edges);
 	free(p->reach);
 	free(p->late);
 	free(p->library);
@@ -214,8 +208,6 @@ void ooms_paths_free(struct ooms_paths *p)
 	p->late = NULL;
 	p->library = NULL;
 	p->parent = NULL;
-	p->class_edges = NULL;
-	p->nclass_edges = 0;
 }
 
 

@@ -10,11 +10,6 @@
 
 struct ooms_paths {
 	uint32_t *parent;   /* [nodes] previous node on the shortest path; 0 for a root; OOMS_NONE unreached */
-	/* instance -> its class object, for the first instance of a class the
-	 * search meets while that class object is not reached yet (VisualVM's
-	 * model: an object keeps its class alive, counted once per class) */
-	struct { uint32_t from, to; } *class_edges;
-	size_t nclass_edges, class_edges_cap;
 	uint8_t *reach;     /* [nodes/8+1] bit n: n was reached (after ooms_paths_reach_bitmap) */
 	int honor_ignores;  /* the search left out --ignore's references */
 	uint8_t *late;      /* [nodes/8+1] bit n: n is reached only across a referent that holds last

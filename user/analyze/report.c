@@ -183,6 +183,7 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	json_kuint(&j, "shallowSize", a->total_shallow);
 	json_kuint(&j, "reachableShallowSize", a->reachable_shallow);
 	json_kuint(&j, "nativeAllocationRegistry", a->native_registry);
+	json_kstr(&j, "retainedModel", a->retained_model == OOMS_RETAINED_DOMINATED ? "dominated" : "visualvm");
 	json_key(&j, "gcRootOrder"); /* the kinds paths start from, preferred first */
 	json_arr(&j);
 	for (size_t i = 0; i < sizeof(ooms_root_order) / sizeof(ooms_root_order[0]); i++)
@@ -353,6 +354,9 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 	fprintf(f, "heap        %u objects (%s), %u reachable (%s), %u classes, %u GC roots, %u references\n",
 		ix->nodes - 1, b1, a->dom.reachable ? a->dom.reachable - 1 : 0, b2, ix->nclasses, ix->nroots,
 		ix->nedges);
+	fprintf(f, "retained    %s\n", a->retained_model == OOMS_RETAINED_DOMINATED
+					      ? "every object's shallow size in each of its dominators (--retained-model dominated)"
+					      : "as VisualVM's heap library counts it (--retained-model visualvm)");
 	fprintf(f, "time        %.2f s (index %.2f + %.2f, dominators %.2f, paths %.2f, names %.2f)\n", a->t_total,
 		ix->seconds_pass1, ix->seconds_pass2, a->t_dominators, a->t_paths, a->t_labels);
 

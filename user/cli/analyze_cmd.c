@@ -48,6 +48,10 @@ static const struct cli_opt options[] = {
 	{"bitmap", 0, required_argument, 'b', "WxH", "Android: Bitmaps over W x H pixels are reported\n(default 768x1366, as KOOM)"},
 	{"retained-tsv", 0, required_argument, 'T', "FILE",
 	 "also write id, shallow and retained size of every\nobject (for comparing with other tools)"},
+	{"retained-model", 0, required_argument, 'M', "M",
+	 "visualvm (default): retained sizes as VisualVM's heap\nlibrary counts them, object by object (class objects\n"
+	 "count only inside its \"tree objects\"); dominated: every\nobject's shallow size, class objects included, in\n"
+	 "each of its dominators (docs/analyze.md)"},
 	{"library-leak", 0, required_argument, 'L', "CLASS#FIELD",
 	 "a reference known to leak through no fault of the app:\ncrossed last; a leak only through it is a library\nleak (beside the built-in Android table); repeatable"},
 	{"ignore", 0, required_argument, 'I', "CLASS#FIELD",
@@ -193,6 +197,14 @@ int cmd_analyze(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'q': pr.on = 0; break;
 		case 'T': tsv = optarg; break;
+		case 'M':
+			if (!strcmp(optarg, "visualvm"))
+				o.retained_model = OOMS_RETAINED_VISUALVM;
+			else if (!strcmp(optarg, "dominated"))
+				o.retained_model = OOMS_RETAINED_DOMINATED;
+			else
+				return bad("--retained-model takes visualvm or dominated", optarg);
+			break;
 		case 'c': classes[o.nleak_classes++] = optarg; break;
 		case 'i': ifs[o.nleak_ifs++] = optarg; break;
 		case 't': {

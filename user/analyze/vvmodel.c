@@ -1,0 +1,279 @@
+#include "analyze/vvmodel.h"
+#include "analyze/shallow.h"
+#include "util/clock.h"
+#include "util/vec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The order in which HprofGCRoots lists the roots: by kind, then file order. */
+static const uint8_t vv_root_kinds[] = {
+	HPROF_ROOT_UNKNOWN,        HPROF_ROOT_JNI_GLOBAL,        HPROF_ROOT_JNI_LOCAL,   HPROF_ROOT_JAVA_FRAME,
+	HPROF_ROOT_NATIVE_STACK,   HPROF_ROOT_STICKY_CLASS,      HPROF_ROOT_THREAD_BLOCK, HPROF_ROOT_MONITOR_USED,
+	HPROF_ROOT_THREAD_OBJECT,  HPROF_ROOT_INTERNED_STRING,   HPROF_ROOT_FINALIZING,  HPROF_ROOT_DEBUGGER,
+	HPROF_ROOT_REFERENCE_CLEANUP, HPROF_ROOT_VM_INTERNAL,    HPROF_ROOT_JNI_MONITOR,
+};
+
+static inline void set_bit(uint8_t *m, uint32_t n)
+{
+	m[n / 8] |= (uint8_t)(1 << (n % 8));
+}
+
+static inline void clear_bit(uint8_t *m, uint32_t n)
+{
+	m[n / 8] &= (uint8_t)~(1 << (n % 8));
+}
+
+uint64_t ooms_vvmodel_class_size(const struct ooms_index *ix)
+{
+	return ix->class_class != OOMS_NONE ? ix->inst_sizes[ix->class_class] : 0;
+}
+
+static uint64_t vv_size(const struct ooms_index *ix, uint32_t n)
+{
+	return ix->kind[n] == NODE_CLASS ? ooms_vvmodel_class_size(ix) : ooms_shallow_size(ix, n);
+}
+
+struct work {
+	const struct ooms_index *ix;
+	struct ooms_vvmodel *m;
+	uint32_t *parent;   /* the search's: 0 for a root, OOMS_NONE unreached */
+	uint8_t *refs;      /* distinct referrers, counted to two */
+	uint8_t *mark;      /* scratch bits, clear between uses */
+	uint8_t *queued;    /* bit: on the tree search's first level */
+	uint32_t *level;    /* the tree search's current level */
+	size_t nlevel, level_cap;
+};
+
+/* Referrers per node, each counted once, as LongMap.Entry's reference list
+ * has them: every object's references, reached or not, referents included. */
+static void count_referrers(struct work *w)
+{
+	const struct ooms_index *ix = w->ix;
+
+	for (uint32_t u = 1; u < ix->nodes; u++) {
+		for (uint32_t e = ix->off[u]; e < ix->off[u + 1]; e++) {
+			uint32_t t = ix->tgt[e];
+
+			if (ooms_vvmodel_bit(w->mark, t))
+				continue;
+			set_bit(w->mark, t);
+			if (w->refs[t] < 2)
+				w->refs[t]++;
+		}
+		for (uint32_t e = ix->off[u]; e < ix->off[u + 1]; e++)
+			clear_bit(w->mark, ix->tgt[e]);
+	}
+}
+
+/* NearestGCRoot.writeLeaf: a leaf is a tree object of its own size; its
+ * parent, when it is the only referrer, starts the tree search. */
+static int leaf(struct work *w, uint32_t u)
+{
+	uint32_t p = w->parent[u];
+
+	set_bit(w->m->tree, u);
+	w->m->ret[u] = vv_size(w->ix, u);
+	if (w->refs[u] == 1 && p != 0 && p != OOMS_NONE && !ooms_vvmodel_bit(w->queued, p)) {
+		uint32_t *slot = VEC_PUSH(w->level, w->nlevel, w->level_cap);
+
+		if (!slot)
+			return -ENOMEM;
+		*slot = p;
+		set_bit(w->queued, p);
+	}
+	return 0;
+}
+
+static int reach(struct work *w, uint32_t from, uint32_t t, uint32_t *queue, size_t *tail)
+{
+	if (ooms_vvmodel_bit(w->m->reach, t))
+		return 0;
+	set_bit(w->m->reach, t);
+	w->parent[t] = from;
+	queue[(*tail)++] = t;
+	return 1;
+}
+
+/* NearestGCRoot.computeGCRoots: breadth first from the roots (a root listed
+ * twice is expanded twice), an object's fields in order but not the
+ * referents of Weak/Soft/Final/Phantom references, then, for the first
+ * instance of its class the search meets, its class object. An object with
+ * no reference at all (and no new class connection) is a leaf. */
+static int search(struct work *w)
+{
+	const struct ooms_index *ix = w->ix;
+	struct ooms_vvmodel *m = w->m;
+	size_t cap = (size_t)ix->nodes + ix->nroots, head = 0, tail = 0;
+	uint32_t *queue = malloc(cap * sizeof(*queue));
+	uint8_t *seen_class = calloc(ix->nclasses / 8 + 1, 1);
+	int e = -ENOMEM;
+
+	if (!queue || !seen_class)
+		goto out;
+	for (uint32_t i = 0; i < ix->nroots; i++) {
+		set_bit(m->reach, ix->roots[i].node);
+		w->parent[ix->roots[i].node] = 0;
+	}
+	for (size_t k = 0; k < sizeof(vv_root_kinds); k++)
+		for (uint32_t i = 0; i < ix->nroots; i++)
+			if (ix->roots[i].kind == vv_root_kinds[k])
+				queue[tail++] = ix->roots[i].node;
+	while (head < tail) {
+		uint32_t u = queue[head++], c = ix->cls[u];
+		int has = 0;
+
+		if (ix->kind[u] == NODE_PRIM_ARRAY) {
+			if ((e = leaf(w, u)))
+				goto out;
+			continue;
+		}
+		for (uint32_t x = ix->off[u]; x < ix->off[u + 1]; x++) {
+			if (ooms_edge_is_weak(ix, u, x) && (c == OOMS_NONE || !ix->classes[c].referent_late))
+				continue;
+			has = 1;
+			reach(w, u, ix->tgt[x], queue, &tail);
+		}
+		if (ix->kind[u] != NODE_OBJ_ARRAY && c != OOMS_NONE && !ooms_vvmodel_bit(seen_class, c)) {
+			uint32_t v = ix->classes[c].node;
+
+			set_bit(seen_class, c);
+			if (v != OOMS_NONE && reach(w, u, v, queue, &tail)) {
+				struct ooms_class_edge *ce = VEC_PUSH(m->class_edges, m->nclass_edges, m->class_edges_cap);
+				int field = 0;
+
+				if (!ce)
+					goto out;
+				*ce = (struct ooms_class_edge){u, v};
+				for (uint32_t x = ix->off[u]; x < ix->off[u + 1] && !field; x++)
+					field = ix->tgt[x] == v;
+				if (!field && w->refs[v] < 2)
+					w->refs[v]++;
+				has = 1;
+			}
+		}
+		if (!has && (e = leaf(w, u)))
+			goto out;
+	}
+	e = 0;
+out:
+	free(queue);
+	free(seen_class);
+	return e;
+}
+
+/* TreeObject.computeTrees: level by level up from the leaves' parents, an
+ * object all of whose references are tree objects with one referrer is a
+ * tree object of its size plus theirs (each counted once); its parent, when
+ * it is the only referrer, is tried on the next level. */
+static int trees(struct work *w)
+{
+	const struct ooms_index *ix = w->ix;
+	struct ooms_vvmodel *m = w->m;
+	uint32_t *next = NULL;
+	size_t nnext = 0, next_cap = 0;
+	int changed;
+
+	do {
+		changed = 0;
+		nnext = 0;
+		for (size_t i = 0; i < w->nlevel; i++) {
+			uint32_t u = w->level[i], p = w->parent[u];
+			uint64_t sum = 0;
+			int ok = 1;
+
+			for (uint32_t x = ix->off[u]; x < ix->off[u + 1] && ok; x++) {
+				uint32_t t = ix->tgt[x];
+
+				if (w->refs[t] != 1 || !ooms_vvmodel_bit(m->tree, t))
+					ok = 0;
+				else if (!ooms_vvmodel_bit(w->mark, t)) {
+					set_bit(w->mark, t);
+					sum += m->ret[t];
+				}
+			}
+			for (uint32_t x = ix->off[u]; x < ix->off[u + 1]; x++)
+				clear_bit(w->mark, ix->tgt[x]);
+			if (!ok)
+				continue;
+			changed = 1;
+			set_bit(m->tree, u);
+			m->ret[u] = vv_size(ix, u) + sum;
+			if (w->refs[u] == 1 && p != 0 && p != OOMS_NONE && !ooms_vvmodel_bit(w->queued, p)) {
+				uint32_t *slot = VEC_PUSH(next, nnext, next_cap);
+
+				if (!slot) {
+					free(next);
+					return -ENOMEM;
+				}
+				*slot = p;
+				set_bit(w->queued, p); /* unique within the level */
+			}
+		}
+		for (size_t i = 0; i < nnext; i++)
+			clear_bit(w->queued, next[i]);
+		{ /* the next level becomes the current one */
+			uint32_t *t = w->level;
+			size_t tc = w->level_cap;
+
+			w->level = next;
+			w->level_cap = next_cap;
+			w->nlevel = nnext;
+			next = t;
+			next_cap = tc;
+		}
+	} while (changed);
+	free(next);
+	return 0;
+}
+
+int ooms_vvmodel_compute(const struct ooms_index *ix, struct ooms_vvmodel *m)
+{
+	double t0 = mono_s();
+	size_t bits = (size_t)ix->nodes / 8 + 1;
+	struct work w = {.ix = ix, .m = m};
+	int e = -ENOMEM;
+
+	memset(m, 0, sizeof(*m));
+	m->reach = calloc(bits, 1);
+	m->tree = calloc(bits, 1);
+	m->ret = calloc(ix->nodes, sizeof(*m->ret));
+	w.parent = malloc((size_t)ix->nodes * sizeof(*w.parent));
+	w.refs = calloc(ix->nodes, 1);
+	w.mark = calloc(bits, 1);
+	w.queued = calloc(bits, 1);
+	if (!m->reach || !m->tree || !m->ret || !w.parent || !w.refs || !w.mark || !w.queued)
+		goto out;
+	memset(w.parent, 0xff, (size_t)ix->nodes * sizeof(*w.parent));
+	count_referrers(&w);
+	if ((e = search(&w)))
+		goto out;
+	/* the leaves' parents were queued for good; from here on queued marks
+	 * a level's members only */
+	memset(w.queued, 0, bits);
+	if ((e = trees(&w)))
+		goto out;
+	for (uint32_t n = 0; n < ix->nodes; n++)
+		m->tree_objects += ooms_vvmodel_bit(m->tree, n);
+	e = 0;
+out:
+	free(w.parent);
+	free(w.refs);
+	free(w.mark);
+	free(w.queued);
+	free(w.level);
+	if (e)
+		ooms_vvmodel_free(m);
+	m->seconds = mono_s() - t0;
+	return e;
+}
+
+void ooms_vvmodel_free(struct ooms_vvmodel *m)
+{
+	free(m->reach);
+	free(m->class_edges);
+	free(m->tree);
+	free(m->ret);
+	memset(m, 0, sizeof(*m));
+}

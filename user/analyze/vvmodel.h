@@ -1,0 +1,52 @@
+/* VisualVM's retained-size model, emulated so that oomscope's retained sizes
+ * equal those of VisualVM's heap library (org.graalvm.visualvm.lib.jfluid.heap)
+ * object by object, on every producer's dumps.
+ *
+ * VisualVM's dominator tree is the true one over its reference graph, but its
+ * retained sizes are not plain sums over it. It first marks "tree objects"
+ * (NearestGCRoot's leaves, then TreeObject's bottom-up levels: an object all
+ * of whose references lead to tree objects with no other referrer), gives
+ * each its tree's size, and then adds every other instance's and array's
+ * size up its dominator chain, stopping at the first tree object. Class
+ * objects are never in that last loop: a class object's own size (an
+ * instance of java.lang.Class) counts only inside a tree, and a tree that
+ * starts at a class object counts nowhere above it. This module redoes the
+ * search in VisualVM's order (roots by kind as HprofGCRoots lists them, then
+ * file order; an instance's class connected from the first instance the
+ * search meets) and the tree marking, for the dominators to sum with
+ * (dominators.h). Objects deeper than VisualVM's DEEP_LEVEL (10,000 levels)
+ * get its ordinary rule, not its deep-path pass. */
+#ifndef OOMSCOPE_ANALYZE_VVMODEL_H
+#define OOMSCOPE_ANALYZE_VVMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "analyze/index.h"
+
+struct ooms_class_edge {
+	uint32_t from, to;
+};
+
+struct ooms_vvmodel {
+	uint8_t *reach;       /* [nodes/8+1] bit n: a root, or reached by the search */
+	struct ooms_class_edge *class_edges; /* instance -> its class object, as the search connected them */
+	size_t nclass_edges, class_edges_cap;
+	uint8_t *tree;        /* [nodes/8+1] bit n: a tree object */
+	uint64_t *ret;        /* [nodes] a tree object's size; 0 for the rest (taken by the dominators) */
+	uint32_t tree_objects;
+	double seconds;
+};
+
+/* The search, the class connections and the tree objects. 0 or -ENOMEM. */
+int ooms_vvmodel_compute(const struct ooms_index *ix, struct ooms_vvmodel *m);
+void ooms_vvmodel_free(struct ooms_vvmodel *m);
+
+static inline int ooms_vvmodel_bit(const uint8_t *bits, uint32_t n)
+{
+	return bits && bits[n / 8] >> (n % 8) & 1;
+}
+
+/* A class object's size in VisualVM's model: an instance of java.lang.Class. */
+uint64_t ooms_vvmodel_class_size(const struct ooms_index *ix);
+
+#endif
