@@ -11,7 +11,7 @@ CXX ?= g++
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 # -MMD -MP: each object depends on the headers it includes (build/**/*.d)
 CPPFLAGS := -Iuser -Ibpf -I$(BUILD) -MMD -MP
-LDLIBS := -lbpf -ldw -lelf -lz -llzma -ljson-c -liberty -lsqlite3 -lm
+LDLIBS := -lpthread -lbpf -ldw -lelf -lz -llzma -ljson-c -liberty -lsqlite3 -lm
 # usdt.bpf.h includes <linux/errno.h>, which wants the multiarch asm/ headers
 MULTIARCH_INC := $(shell $(CC) -print-multiarch 2>/dev/null | sed 's|^|-idirafter /usr/include/|')
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf $(MULTIARCH_INC) -Wall -Werror

@@ -72,6 +72,12 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
   jq -e '[.gcPaths[] | select(.className == "com.example.leakcanary.LeakyService" and .instanceCount == 1 and
           (.leakReason | startswith("LeakCanary Leak: watched by a com.squareup.leakcanary.KeyedWeakReference")))] | length == 1' "$TMP/a.json"
   jq -e '.classInfos[] | select(.className == "com.squareup.leakcanary.KeyedWeakReference") | .leakInstanceCount == 1' "$TMP/a.json"
+  # its path starts at a static field of LeakyService, held by the class, as
+  # LeakCanary's own test has it (Binder roots are a library's: taken last)
+  jq -e '.gcPaths[] | select(.className == "com.example.leakcanary.LeakyService") |
+         .gcRoot == "StickyClass" and .libraryLeak == false and .path[0].referenceType == "STATIC_FIELD" and
+         .path[0].reference == "com.example.leakcanary.LeakyService.leakAllTheBinders" and
+         .path[0].declaredClass == "com.example.leakcanary.LeakyService"' "$TMP/a.json"
   # with the watch's key, as LeakCanary's own test names it (the MANIFEST)
   jq -e '.gcPaths[] | select(.className == "com.example.leakcanary.LeakyService") |
          .leakCanary.key == "b3abfae6-2c53-42e1-b8c1-96b0558dbeae"' "$TMP/a.json"
@@ -101,9 +107,29 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
   cmp "$TMP/a.tsv" "$TMP/b.tsv"
   # a static field works too: System.out's PrintStream is then reached another way or not at all
   "$OOMSCOPE" analyze -q -o /dev/null --ignore 'java.lang.System#out' "$WORLD/netbeans-hprof-64.hprof"
-  for bad in 'NoSuchClass#x' 'java.lang.System#noSuchField' 'java.lang.System' '#out'; do
+  for bad in 'NoSuchClass#x' 'java.lang.System#noSuchField' 'NoSuchClass' '#out' 'java.lang.System#'; do
     run "$OOMSCOPE" analyze -q -o /dev/null --ignore "$bad" "$WORLD/netbeans-hprof-64.hprof"
     [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
     [[ "$output" == "oomscope analyze: "*"--ignore"* ]]
   done
+}
+
+@test "a leak reached only from a Binder's JNI global root is a library leak; --library-leak/--ignore CLASS mark roots by class" {
+  local f="$WORLD/leakcanary1-leak_service_binder.hprof"
+  # cut the static field: the binder's JNI global root is the only way left
+  "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --ignore 'com.example.leakcanary.LeakyService#leakAllTheBinders' "$f"
+  jq -e '.gcPaths[] | select(.className == "com.example.leakcanary.LeakyService") |
+         .gcRoot == "JniGlobal" and .libraryLeak == true and (.libraryLeakReference | startswith("android.os.Binder: ")) and
+         .path[0].reference == "com.example.leakcanary.LeakyService$MyBinder.service"' "$TMP/a.json"
+  # --ignore CLASS leaves such roots out altogether: no path is left, no leak group
+  "$OOMSCOPE" analyze -q --json -o "$TMP/b.json" --ignore 'com.example.leakcanary.LeakyService#leakAllTheBinders' \
+    --ignore android.os.Binder "$f"
+  jq -e '[.gcPaths[] | select(.className == "com.example.leakcanary.LeakyService")] | length == 0' "$TMP/b.json"
+  # a class the dump does not have is refused in one line
+  run "$OOMSCOPE" analyze -q --library-leak no.such.Klass "$f"
+  [ "$status" -ne 0 ] && [[ "$output" == *"--library-leak no.such.Klass: no class no.such.Klass in this dump"* ]]
+  # retained sizes never move with the paths
+  "$OOMSCOPE" analyze -q -o /dev/null --retained-tsv "$TMP/r1.tsv" "$f"
+  "$OOMSCOPE" analyze -q -o /dev/null --ignore android.os.Binder --retained-tsv "$TMP/r2.tsv" "$f"
+  cmp "$TMP/r1.tsv" "$TMP/r2.tsv"
 }

@@ -4,6 +4,7 @@
 #include "analyze/strings.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,8 +95,9 @@ uint32_t ooms_analysis_path(const struct ooms_analysis *a, uint32_t n, uint32_t 
 	return len;
 }
 
-/* A leak reached only across a library leak's reference (paths.h) is a
- * library leak: the first such reference on its path from the root. */
+/* A leak reached only across a library leak's reference or from a
+ * library's GC root (paths.h) is a library leak: the first such on its
+ * path from the root. */
 static void mark_library_leaks(struct ooms_analysis *a)
 {
 	const struct ooms_index *ix = &a->ix;
@@ -105,12 +107,16 @@ static void mark_library_leaks(struct ooms_analysis *a)
 
 		if (!(a->paths.library[n / 8] >> (n % 8) & 1))
 			continue;
-		for (uint32_t v = n; v && a->paths.parent[v] && a->paths.parent[v] != OOMS_NONE; v = a->paths.parent[v]) {
+		uint32_t v = n, r;
+
+		for (; v && a->paths.parent[v] && a->paths.parent[v] != OOMS_NONE; v = a->paths.parent[v]) {
 			uint32_t m = ooms_edge_mark(ix, a->paths.parent[v], v);
 
 			if (m >= OOMS_MARK_LIBRARY)
 				a->leaks[i].library = m; /* the last found is the nearest the root */
 		}
+		if (v && (r = ooms_paths_root(ix, v)) != OOMS_NONE && ooms_root_mark(ix, r) >= OOMS_MARK_LIBRARY)
+			a->leaks[i].library = ooms_root_mark(ix, r); /* the root itself is a library's */
 	}
 }
 
@@ -469,21 +475,36 @@ nomem:
 	return e;
 }
 
-/* Dominators and retained sizes in VisualVM's model (vvmodel.h): its own
- * search, whatever --ignore leaves out of the reported paths, so retained
- * sizes never depend on the paths asked for. */
-static int dominators(struct ooms_analysis *a, enum ooms_retained_model model)
-{
+/* VisualVM's search and tree objects (vvmodel.h) need nothing of the
+ * paths: they run on the second core while the paths are searched. */
+struct vv_job {
+	const struct ooms_index *ix;
 	struct ooms_vvmodel m;
 	int e;
+};
 
-	if ((e = ooms_vvmodel_compute(&a->ix, &m)))
-		return e;
-	a->tree_objects = m.tree_objects;
+static void *vv_run(void *arg)
+{
+	struct vv_job *j = arg;
+
+	j->e = ooms_vvmodel_compute(j->ix, &j->m);
+	return NULL;
+}
+
+/* Dominators and retained sizes in VisualVM's model: its own search,
+ * whatever --ignore leaves out of the reported paths, so retained sizes
+ * never depend on the paths asked for. */
+static int dominators(struct ooms_analysis *a, struct vv_job *j, enum ooms_retained_model model)
+{
+	int e;
+
+	if (j->e)
+		return j->e;
+	a->tree_objects = j->m.tree_objects;
 	a->retained_model = model;
-	e = ooms_dominators_compute(&a->ix, &m, model, &a->dom);
-	a->dom.seconds += m.seconds;
-	ooms_vvmodel_free(&m);
+	e = ooms_dominators_compute(&a->ix, &j->m, model, &a->dom);
+	a->t_vvmodel = j->m.seconds; /* beside the paths, on the other core */
+	ooms_vvmodel_free(&j->m);
 	return e;
 }
 
@@ -491,7 +512,9 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		 size_t errlen)
 {
 	double t0 = mono_s(), t;
-	int e;
+	struct vv_job vv = {0};
+	pthread_t vv_thread;
+	int e, vv_started = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->path = path;
@@ -507,6 +530,8 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		goto nomem;
 	a->t_index = mono_s() - t0;
 	phase(o, OOMS_PHASE_PATHS);
+	vv.ix = &a->ix;
+	vv_started = !pthread_create(&vv_thread, NULL, vv_run, &vv);
 	if ((e = ooms_paths_compute(&a->ix, &a->paths, 1)))
 		goto nomem;
 	a->t_paths = a->paths.seconds;
@@ -522,7 +547,12 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	mark_library_leaks(a);
 	a->t_leaks = mono_s() - t;
 	phase(o, OOMS_PHASE_DOMINATORS);
-	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)) || (e = dominators(a, o->retained_model)))
+	if (vv_started)
+		pthread_join(vv_thread, NULL);
+	else
+		vv_run(&vv);
+	vv_started = 0;
+	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)) || (e = dominators(a, &vv, o->retained_model)))
 		goto nomem;
 	a->t_dominators = a->dom.seconds;
 	if ((e = ooms_domtree_build(&a->dom, a->ix.nodes, &a->tree)))
@@ -564,6 +594,9 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	a->t_total = mono_s() - t0;
 	return 0;
 nomem:
+	if (vv_started)
+		pthread_join(vv_thread, NULL);
+	ooms_vvmodel_free(&vv.m);
 	if (!err[0])
 		snprintf(err, errlen, "out of memory");
 	return e;

@@ -88,7 +88,7 @@ struct ooms_analysis {
 	uint64_t total_shallow, reachable_shallow;
 	enum ooms_retained_model retained_model;
 	uint32_t tree_objects;          /* VisualVM's tree objects (vvmodel.h) */
-	double t_index, t_dominators, t_paths, t_leaks, t_labels, t_histogram, t_suspects, t_threads, t_total;
+	double t_index, t_dominators, t_vvmodel, t_paths, t_leaks, t_labels, t_histogram, t_suspects, t_threads, t_total;
 };
 
 /* 0, or -errno with a one-line message in err. */

@@ -266,6 +266,8 @@ int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m,
 			d->retained[v] = ooms_shallow_size(ix, v);
 		else if (!ooms_vvmodel_bit(m->tree, v))
 			d->retained[v] = ix->kind[v] == NODE_CLASS ? 0 : ooms_shallow_size(ix, v);
+		else if (!d->retained[v]) /* a leaf */
+			d->retained[v] = ooms_vvmodel_size(ix, v);
 	}
 	for (uint32_t w = r; w >= 2; w--) {
 		uint32_t v = vertex[w], p = vertex[parent[w]];

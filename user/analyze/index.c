@@ -211,6 +211,7 @@ void ooms_index_free(struct ooms_index *ix)
 	u64map_free(&ix->class_serials);
 	u64map_free(&ix->ignored);
 	free(ix->ignored_from);
+	free(ix->root_classes);
 	for (uint32_t i = 0; i < ix->nlibrary; i++)
 		free(ix->library[i]);
 	free(ix->library);
@@ -244,4 +245,22 @@ int ooms_index_is_a(const struct ooms_index *ix, uint32_t c, const char *name)
 		if (ix->classes[c].name != OOMS_NONE && !strcmp(ix->arena + ix->classes[c].name, name))
 			return 1;
 	return 0;
+}
+
+uint8_t ooms_root_mark(const struct ooms_index *ix, uint32_t i)
+{
+	uint32_t n = ix->roots[i].node, depth = 0;
+	uint8_t mark = OOMS_MARK_NONE;
+
+	if (!ix->nroot_classes || ix->kind[n] != NODE_INSTANCE)
+		return OOMS_MARK_NONE;
+	for (uint32_t c = ix->cls[n]; c != OOMS_NONE && depth++ < 256; c = ix->classes[c].super)
+		for (uint32_t k = 0; k < ix->nroot_classes; k++)
+			if (ix->root_classes[k].cls == c) {
+				if (ix->root_classes[k].mark == OOMS_MARK_IGNORE)
+					return OOMS_MARK_IGNORE; /* --ignore wins */
+				if (mark == OOMS_MARK_NONE)
+					mark = ix->root_classes[k].mark;
+			}
+	return mark;
 }

@@ -144,6 +144,10 @@ struct ooms_index {
 	 * and a bit per from node */
 	struct u64map ignored;
 	uint8_t *ignored_from;    /* NULL: none */
+	/* GC roots marked by class: an instance of class (or a subclass) as a
+	 * root is left out (OOMS_MARK_IGNORE) or taken last (a library mark) */
+	struct { uint32_t cls; uint8_t mark; } *root_classes;
+	uint32_t nroot_classes;
 	/* the library leaks' references: what each is ("Class#field: why") */
 	char **library;
 	uint32_t nlibrary;
@@ -237,6 +241,8 @@ static inline uint32_t ooms_edge_mark(const struct ooms_index *ix, uint32_t u, u
 		return OOMS_MARK_NONE;
 	return mark;
 }
+/* The path mark of GC root record i (by its object's class), or OOMS_MARK_NONE. */
+uint8_t ooms_root_mark(const struct ooms_index *ix, uint32_t i);
 /* One pass of the parser over the dump at path (plain, gzip or xz), for
  * visitors that need the records again (see labels.c). 0 or -errno with err set. */
 int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progress_fn progress, void *pctx,

@@ -148,25 +148,45 @@ static const struct {
 	 "LayoutTransition's listener keeps the parent view until its animation ends"},
 	{"android.os.Message#obj",
 	 "a Message still in a queue, or recycled without being cleared, keeps its obj (Android up to 4.4)"},
+	/* a class alone: GC roots that are its instances */
+	{"android.os.Binder",
+	 "a Binder held by native code (a JNI global root) lives as long as another process holds its proxy: "
+	 "a bound service's binder keeps what it references until unbindService (LeakCanary 1.x left these roots out)"},
 };
 
-/* Marks the slots and statics a 'Class#field' names: an instance field
- * declared in Class (so in its subclasses' instances too), or a static of
- * Class. 0; 1 when the dump has no such class or field (must: refused). */
+/* Marks the GC roots that are instances of class c (or a subclass). */
+static int mark_root_class(struct build *b, uint32_t c, uint8_t mark)
+{
+	struct ooms_index *ix = b->ix;
+	void *q = realloc(ix->root_classes, (ix->nroot_classes + 1) * sizeof(*ix->root_classes));
+
+	if (!q)
+		return ixb_fail(b, -ENOMEM, "out of memory");
+	ix->root_classes = q;
+	ix->root_classes[ix->nroot_classes].cls = c;
+	ix->root_classes[ix->nroot_classes++].mark = mark;
+	return 0;
+}
+
+/* Marks what a spec names: 'Class#field', an instance field declared in
+ * Class (so in its subclasses' instances too) or a static of Class; or
+ * 'Class', the GC roots that are instances of Class. 0; 1 when the dump
+ * has no such class or field (must: refused). */
 static int mark_ref(struct build *b, const char *spec, uint8_t mark, int must)
 {
 	struct ooms_index *ix = b->ix;
-	const char *hash = strchr(spec, '#');
+	const char *hash = strchr(spec, '#'), *opt = mark == OOMS_MARK_IGNORE ? "--ignore" : "--library-leak";
+	size_t clen = hash ? (size_t)(hash - spec) : strlen(spec);
 	char cls[512];
 	uint32_t c, hits = 0;
 
-	if (!hash || hash == spec || !hash[1] || (size_t)(hash - spec) >= sizeof(cls))
-		return must ? ixb_fail(b, -EINVAL, "%s wants Class#field: %s", mark == OOMS_MARK_IGNORE ? "--ignore" :
-				       "--library-leak", spec) : 0;
-	snprintf(cls, sizeof(cls), "%.*s", (int)(hash - spec), spec);
+	if (!clen || (hash && !hash[1]) || clen >= sizeof(cls))
+		return must ? ixb_fail(b, -EINVAL, "%s wants Class#field or Class: %s", opt, spec) : 0;
+	snprintf(cls, sizeof(cls), "%.*s", (int)clen, spec);
 	if ((c = ooms_index_class_by_name(ix, cls)) == OOMS_NONE)
-		return must ? ixb_fail(b, -EINVAL, "%s %s: no class %s in this dump",
-				       mark == OOMS_MARK_IGNORE ? "--ignore" : "--library-leak", spec, cls) : 0;
+		return must ? ixb_fail(b, -EINVAL, "%s %s: no class %s in this dump", opt, spec, cls) : 0;
+	if (!hash)
+		return mark_root_class(b, c, mark);
 	for (uint32_t k = 0; k < ix->nslots; k++)
 		if (ix->slots[k].declared_in == c && !strcmp(ooms_index_str(ix, ix->fields[ix->slots[k].field].name), hash + 1))
 			ix->slots[k].ignored = mark, hits++;
@@ -177,8 +197,7 @@ static int mark_ref(struct build *b, const char *spec, uint8_t mark, int must)
 			st->ignored = mark, hits++;
 	}
 	if (!hits && must)
-		return ixb_fail(b, -EINVAL, "%s %s: %s has no reference field %s",
-				mark == OOMS_MARK_IGNORE ? "--ignore" : "--library-leak", spec, cls, hash + 1);
+		return ixb_fail(b, -EINVAL, "%s %s: %s has no reference field %s", opt, spec, cls, hash + 1);
 	return 0;
 }
 
@@ -207,8 +226,9 @@ static int mark_paths(struct build *b)
 	for (size_t k = 0; k < sizeof(library_table) / sizeof(library_table[0]); k++) {
 		char cls[256];
 		const char *hash = strchr(library_table[k].ref, '#');
+		int clen = hash ? (int)(hash - library_table[k].ref) : (int)strlen(library_table[k].ref);
 
-		snprintf(cls, sizeof(cls), "%.*s", (int)(hash - library_table[k].ref), library_table[k].ref);
+		snprintf(cls, sizeof(cls), "%.*s", clen, library_table[k].ref);
 		if (ooms_index_class_by_name(b->ix, cls) == OOMS_NONE)
 			continue;
 		if ((e = add_library(b, library_table[k].ref, library_table[k].why, &mark)) ||

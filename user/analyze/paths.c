@@ -51,8 +51,8 @@ static int root_rank(uint8_t kind)
 
 
 struct late_edge {
-	uint32_t u, e;
-	uint32_t mark;  /* OOMS_MARK_NONE: a finalizer's referent; else a library leak's reference */
+	uint32_t u, v;  /* u 0: v is a GC root taken last */
+	uint32_t mark;  /* OOMS_MARK_NONE: a finalizer's referent; else a library leak's reference or root */
 };
 
 static int bit(const uint8_t *m, uint32_t n)
@@ -96,7 +96,7 @@ static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, 
 
 			if (!l)
 				return -ENOMEM;
-			*l = (struct late_edge){u, e, mark};
+			*l = (struct late_edge){u, v, mark};
 			continue;
 		}
 		if (ooms_edge_is_weak(ix, u, e))
@@ -143,9 +143,21 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 	for (int rank = 0; rank <= 8; rank++)
 		for (uint32_t i = 0; i < ix->nroots; i++) {
 			uint32_t r = ix->roots[i].node;
+			uint8_t mark = honor_ignores ? ooms_root_mark(ix, i) : OOMS_MARK_NONE;
 
-			if (root_rank(ix->roots[i].kind) != rank || p->parent[r] != OOMS_NONE)
+			if (root_rank(ix->roots[i].kind) != rank || p->parent[r] != OOMS_NONE || mark == OOMS_MARK_IGNORE)
 				continue;
+			if (mark >= OOMS_MARK_LIBRARY) { /* a library's root: taken last */
+				struct late_edge *l = VEC_PUSH(late, nlate, late_cap);
+
+				if (!l) {
+					free(queue);
+					ooms_paths_free(p);
+					return -ENOMEM;
+				}
+				*l = (struct late_edge){0, r, mark};
+				continue;
+			}
 			p->parent[r] = 0;
 			queue[tail++] = r;
 		}
@@ -178,7 +190,7 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 			return -ENOMEM;
 		}
 		for (size_t i = 0; i < nlate; i++) {
-			uint32_t v = ix->tgt[late[i].e], u = late[i].u;
+			uint32_t v = late[i].v, u = late[i].u;
 
 			if (p->parent[v] != OOMS_NONE)
 				continue;

@@ -296,6 +296,7 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	json_kdbl(&j, "shortestPaths", a->t_paths);
 	json_kdbl(&j, "leakRules", a->t_leaks);
 	json_kdbl(&j, "referenceNames", a->t_labels);
+	json_kdbl(&j, "visualvmModel", a->t_vvmodel);
 	json_kdbl(&j, "classHistogram", a->t_histogram);
 	json_kdbl(&j, "suspects", a->t_suspects);
 	json_kdbl(&j, "threads", a->t_threads);
@@ -357,8 +358,8 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 	fprintf(f, "retained    %s\n", a->retained_model == OOMS_RETAINED_DOMINATED
 					      ? "every object's shallow size in each of its dominators (--retained-model dominated)"
 					      : "as VisualVM's heap library counts it (--retained-model visualvm)");
-	fprintf(f, "time        %.2f s (index %.2f + %.2f, dominators %.2f, paths %.2f, names %.2f)\n", a->t_total,
-		ix->seconds_pass1, ix->seconds_pass2, a->t_dominators, a->t_paths, a->t_labels);
+	fprintf(f, "time        %.2f s (index %.2f + %.2f, dominators %.2f, paths %.2f beside VisualVM's tree objects %.2f, names %.2f)\n",
+		a->t_total, ix->seconds_pass1, ix->seconds_pass2, a->t_dominators, a->t_paths, a->t_vvmodel, a->t_labels);
 
 	fprintf(f, "\nleaks: %zu objects in %zu groups (paths from GC roots: %s, %s, %s first; never across "
 		   "weak, soft or phantom referents)\n",

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 /* The order in which HprofGCRoots lists the roots: by kind, then file order. */
 static const uint8_t vv_root_kinds[] = {
@@ -30,7 +31,7 @@ uint64_t ooms_vvmodel_class_size(const struct ooms_index *ix)
 	return ix->class_class != OOMS_NONE ? ix->inst_sizes[ix->class_class] : 0;
 }
 
-static uint64_t vv_size(const struct ooms_index *ix, uint32_t n)
+uint64_t ooms_vvmodel_size(const struct ooms_index *ix, uint32_t n)
 {
 	return ix->kind[n] == NODE_CLASS ? ooms_vvmodel_class_size(ix) : ooms_shallow_size(ix, n);
 }
@@ -67,14 +68,14 @@ static void count_referrers(struct work *w)
 	}
 }
 
-/* NearestGCRoot.writeLeaf: a leaf is a tree object of its own size; its
- * parent, when it is the only referrer, starts the tree search. */
-static int leaf(struct work *w, uint32_t u)
+/* NearestGCRoot.writeLeaf: a leaf is a tree object of its own size (left
+ * out of ret[]: vvmodel_tree_size gives it); its parent, when it is the
+ * only referrer, starts the tree search. */
+static inline int leaf(struct work *w, uint32_t u)
 {
 	uint32_t p = w->parent[u];
 
 	set_bit(w->m->tree, u);
-	w->m->ret[u] = vv_size(w->ix, u);
 	if (w->refs[u] == 1 && p != 0 && p != OOMS_NONE && !ooms_vvmodel_bit(w->queued, p)) {
 		uint32_t *slot = VEC_PUSH(w->level, w->nlevel, w->level_cap);
 
@@ -86,7 +87,7 @@ static int leaf(struct work *w, uint32_t u)
 	return 0;
 }
 
-static int reach(struct work *w, uint32_t from, uint32_t t, uint32_t *queue, size_t *tail)
+static inline int reach(struct work *w, uint32_t from, uint32_t t, uint32_t *queue, size_t *tail)
 {
 	if (ooms_vvmodel_bit(w->m->reach, t))
 		return 0;
@@ -190,7 +191,7 @@ static int trees(struct work *w)
 					ok = 0;
 				else if (!ooms_vvmodel_bit(w->mark, t)) {
 					set_bit(w->mark, t);
-					sum += m->ret[t];
+					sum += ooms_vvmodel_tree_size(ix, m, t);
 				}
 			}
 			for (uint32_t x = ix->off[u]; x < ix->off[u + 1]; x++)
@@ -199,7 +200,7 @@ static int trees(struct work *w)
 				continue;
 			changed = 1;
 			set_bit(m->tree, u);
-			m->ret[u] = vv_size(ix, u) + sum;
+			m->ret[u] = ooms_vvmodel_size(ix, u) + sum;
 			if (w->refs[u] == 1 && p != 0 && p != OOMS_NONE && !ooms_vvmodel_bit(w->queued, p)) {
 				uint32_t *slot = VEC_PUSH(next, nnext, next_cap);
 
@@ -247,13 +248,16 @@ int ooms_vvmodel_compute(const struct ooms_index *ix, struct ooms_vvmodel *m)
 		goto out;
 	memset(w.parent, 0xff, (size_t)ix->nodes * sizeof(*w.parent));
 	count_referrers(&w);
+	if (getenv("OOMS_RSS")) fprintf(stderr, "refs %.2f\n", mono_s() - t0);
 	if ((e = search(&w)))
 		goto out;
+	if (getenv("OOMS_RSS")) fprintf(stderr, "search %.2f\n", mono_s() - t0);
 	/* the leaves' parents were queued for good; from here on queued marks
 	 * a level's members only */
 	memset(w.queued, 0, bits);
 	if ((e = trees(&w)))
 		goto out;
+	if (getenv("OOMS_RSS")) fprintf(stderr, "trees %.2f\n", mono_s() - t0);
 	for (uint32_t n = 0; n < ix->nodes; n++)
 		m->tree_objects += ooms_vvmodel_bit(m->tree, n);
 	e = 0;

@@ -32,7 +32,8 @@ struct ooms_vvmodel {
 	struct ooms_class_edge *class_edges; /* instance -> its class object, as the search connected them */
 	size_t nclass_edges, class_edges_cap;
 	uint8_t *tree;        /* [nodes/8+1] bit n: a tree object */
-	uint64_t *ret;        /* [nodes] a tree object's size; 0 for the rest (taken by the dominators) */
+	uint64_t *ret;        /* [nodes] a tree object's size, 0 for a leaf (its own size) and the
+			       * rest (taken by the dominators) */
 	uint32_t tree_objects;
 	double seconds;
 };
@@ -48,5 +49,13 @@ static inline int ooms_vvmodel_bit(const uint8_t *bits, uint32_t n)
 
 /* A class object's size in VisualVM's model: an instance of java.lang.Class. */
 uint64_t ooms_vvmodel_class_size(const struct ooms_index *ix);
+/* Node n's own size in VisualVM's model. */
+uint64_t ooms_vvmodel_size(const struct ooms_index *ix, uint32_t n);
+
+/* A tree object's size (its tree's). */
+static inline uint64_t ooms_vvmodel_tree_size(const struct ooms_index *ix, const struct ooms_vvmodel *m, uint32_t n)
+{
+	return m->ret[n] ? m->ret[n] : ooms_vvmodel_size(ix, n);
+}
 
 #endif

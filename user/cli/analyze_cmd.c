@@ -53,9 +53,9 @@ static const struct cli_opt options[] = {
 	 "count only inside its \"tree objects\"); dominated: every\nobject's shallow size, class objects included, in\n"
 	 "each of its dominators (docs/analyze.md)"},
 	{"library-leak", 0, required_argument, 'L', "CLASS#FIELD",
-	 "a reference known to leak through no fault of the app:\ncrossed last; a leak only through it is a library\nleak (beside the built-in Android table); repeatable"},
+	 "a reference known to leak through no fault of the app:\ncrossed last; a leak only through it is a library\nleak (beside the built-in Android table); CLASS alone:\nGC roots that are its instances; repeatable"},
 	{"ignore", 0, required_argument, 'I', "CLASS#FIELD",
-	 "leave this reference out of the paths to GC roots\n(an instance field of CLASS, or a static); repeatable"},
+	 "leave this reference out of the paths to GC roots\n(an instance field of CLASS, or a static; CLASS alone:\nGC roots that are its instances); repeatable"},
 	{"baseline", 0, required_argument, 'B', "OLD",
 	 "an older dump of the same process: what grew since\n(classes by name, suspects by path signature)"},
 	{"suspect-share", 0, required_argument, 'S', "R",
