@@ -247,3 +247,20 @@ P
   run "$OOMSCOPE" analyze -q "${LEAK_IFS[@]}" "$PLANTED"
   [[ "$output" == *"paths from GC roots: ThreadObject, StickyClass, JniGlobal first; never across weak, soft or phantom referents"* ]]
 }
+
+@test "--max-memory: a dump that would need more is refused in one line with the estimate, before any output; enough passes" {
+  local f="$CORPUS/javac-oom.hprof"
+  run "$OOMSCOPE" analyze -q --max-memory 20M -o "$TMP/a.txt" "$f"
+  [ "$status" -eq 1 ] && [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" =~ ^"oomscope analyze: ".*"the analysis needs up to about "[0-9]+" MB (1.4 M objects, up to "[0-9.]+" M references); --max-memory allows 20 MB"$ ]]
+  [ ! -e "$TMP/a.txt" ]
+  # the estimate is above what the analysis then takes (peak RSS, measured)
+  local need; need=$(sed -E 's/.*about ([0-9]+) MB.*/\1/' <<< "$output")
+  /usr/bin/time -f %M -o "$TMP/peak" "$OOMSCOPE" analyze -q --max-memory "${need}M" -o "$TMP/a.txt" "$f"
+  local peak; peak=$(tail -n 1 "$TMP/peak")
+  [ -s "$TMP/a.txt" ]
+  echo "# javac-oom: estimate $need MB, peak RSS $((peak / 1024)) MB" >&3
+  [ "$peak" -gt 0 ] && [ $((peak / 1024)) -le "$need" ]
+  run "$OOMSCOPE" analyze -q --max-memory lots "$f"
+  [ "$status" -eq 2 ] && [[ "$output" == *"--max-memory wants BYTES"* ]]
+}

@@ -523,7 +523,7 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		return e;
 	if ((e = ooms_index_build(&a->ix, path,
 				  &(struct ooms_index_opts){a->probes, a->nprobes, o->ignores, o->nignores, o->library,
-							    o->nlibrary, o->progress, o->pctx},
+							    o->nlibrary, o->max_memory, o->progress, o->pctx},
 				  err, errlen)))
 		return e;
 	if ((e = ooms_shallow_setup(&a->ix))) /* the size model, from the indexed classes */

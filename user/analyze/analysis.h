@@ -31,6 +31,7 @@ struct ooms_analyze_opts {
 	const char *const *library;     /* --library-leak 'Class#field': more library leak references */
 	size_t nlibrary;
 	enum ooms_retained_model retained_model; /* 0: VisualVM's */
+	uint64_t max_memory;            /* refuse a dump that would need more (index.h); 0: no limit */
 	ooms_progress_fn progress;
 	void *pctx;
 };

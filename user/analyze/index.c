@@ -104,7 +104,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 	ooms_progress_fn progress = o->progress;
 	void *pctx = o->pctx;
 	struct build b = {.ix = ix, .probes = probes, .nprobes = nprobes, .err = err, .errlen = errlen,
-			  .ignores = o->ignores, .nignores = o->nignores, .library = o->library, .nlibrary = o->nlibrary};
+			  .ignores = o->ignores, .nignores = o->nignores, .library = o->library, .nlibrary = o->nlibrary, .max_memory = o->max_memory};
 	struct hprof_visitor v1 = {.ctx = &b, .header = ixb_p1_header, .record_begin = ixb_rec_begin,
 				   .record_data = ixb_rec_data, .record_end = ixb_rec_end, .sub_begin = ixb_p1_sub};
 	struct hprof_visitor v2 = {.ctx = &b, .record_begin = ixb_p2_rec_begin, .sub_begin = ixb_p2_sub_begin,

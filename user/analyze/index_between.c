@@ -545,6 +545,28 @@ static int compact_ids(struct ooms_index *ix)
 	return 0;
 }
 
+/* --max-memory: the estimate from the objects and an upper bound of the
+ * references (every slot and element non-null), before pass 2 allocates. */
+static int check_memory(struct build *b)
+{
+	const struct ooms_index *ix = b->ix;
+	uint64_t refs = 0, need;
+
+	for (uint32_t n = 1; n < ix->nodes; n++) {
+		if (ix->kind[n] == NODE_OBJ_ARRAY)
+			refs += ix->length[n];
+		else if (ix->kind[n] == NODE_INSTANCE && ix->cls[n] != OOMS_NONE)
+			refs += ix->classes[ix->cls[n]].nslots;
+	}
+	need = ooms_memory_estimate(ix->nodes, refs);
+	if (need <= b->max_memory)
+		return 0;
+	return ixb_fail(b, -EFBIG,
+			"the analysis needs up to about %llu MB (%.1f M objects, up to %.1f M references); --max-memory allows %llu MB",
+			(unsigned long long)((need + (1 << 20) - 1) >> 20), ix->nodes / 1e6, refs / 1e6,
+			(unsigned long long)(b->max_memory >> 20));
+}
+
 int ixb_between_passes(struct build *b)
 {
 	struct ooms_index *ix = b->ix;
@@ -600,6 +622,8 @@ int ixb_between_passes(struct build *b)
 	if (e)
 		return e;
 	ix->cls[0] = OOMS_NONE;
+	if (b->max_memory && (e = check_memory(b)))
+		return e;
 	if (compact_ids(ix))
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	if ((e = build_lookup(b)))

@@ -52,6 +52,8 @@ static const struct cli_opt options[] = {
 	 "visualvm (default): retained sizes as VisualVM's heap\nlibrary counts them, object by object (class objects\n"
 	 "count only inside its \"tree objects\"); dominated: every\nobject's shallow size, class objects included, in\n"
 	 "each of its dominators (docs/analyze.md)"},
+	{"max-memory", 0, required_argument, 'X', "BYTES",
+	 "refuse, before the second pass and in one line with the\nestimate, a dump whose analysis would need more memory\n(K, M, G suffixes; about 27 B per object and 28 B per\nreference)"},
 	{"library-leak", 0, required_argument, 'L', "CLASS#FIELD",
 	 "a reference known to leak through no fault of the app:\ncrossed last; a leak only through it is a library\nleak (beside the built-in Android table); CLASS alone:\nGC roots that are its instances; repeatable"},
 	{"ignore", 0, required_argument, 'I', "CLASS#FIELD",
@@ -197,6 +199,10 @@ int cmd_analyze(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'q': pr.on = 0; break;
 		case 'T': tsv = optarg; break;
+		case 'X':
+			if (cli_parse_bytes(optarg, &o.max_memory) || !o.max_memory)
+				return bad("--max-memory wants BYTES with an optional K, M or G", optarg);
+			break;
 		case 'M':
 			if (!strcmp(optarg, "visualvm"))
 				o.retained_model = OOMS_RETAINED_VISUALVM;

@@ -1,5 +1,8 @@
 #include "cli/opts.h"
 
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -75,4 +78,24 @@ int cli_opts_error(const char *cmd, int c, char **argv)
 		return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
 	/* an unknown short option (optopt set) may sit in a group ("-qz") */
 	return cli_usage_error(cmd, "unknown option %s", optopt > 0 && optopt < 128 ? shortname : argv[optind - 1]);
+}
+
+int cli_parse_bytes(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	}
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
 }

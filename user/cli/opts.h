@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct cli_opt {
@@ -27,6 +28,8 @@ int cli_opts_getopt(const struct cli_opt *t, struct option *longopts, size_t nlo
 /* After getopt_long returned c, '?' (an unknown option) or ':' (an option
  * without its value): the one-line usage error for cmd; returns 2. */
 int cli_opts_error(const char *cmd, int c, char **argv);
+/* BYTES with an optional K, M or G suffix (powers of 1024): 0, or -1. */
+int cli_parse_bytes(const char *s, uint64_t *out);
 /* The options' help lines, aligned, with their headings. */
 void cli_opts_help(const struct cli_opt *t, FILE *f);
 

@@ -49,27 +49,6 @@ static int parse_num(const char *s, double *out)
 	return errno || end == s || *end ? -1 : 0;
 }
 
-/* BYTES with an optional K/M/G suffix. */
-static int parse_bytes(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	}
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 enum {
 	OPT_JSON = 256, OPT_BTF, OPT_STOP, OPT_BIGMAP, OPT_TCOUNT, OPT_TGAP, OPT_TPOLLS,
 	OPT_FCOUNT, OPT_FGAP, OPT_FPOLLS, OPT_FRATIO, OPT_TRATIO, OPT_TLIMIT, OPT_VMLIMIT, OPT_VM64,
@@ -214,12 +193,12 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 		case OPT_BTF: o->btf_path = optarg; break;
 		case OPT_STOP: o->stop_on_crossing = 1; break;
 		case OPT_BIGMAP:
-			if (parse_bytes(optarg, &b) || b == 0)
+			if (cli_parse_bytes(optarg, &b) || b == 0)
 				return bad("invalid size '%s' (bytes, K/M/G suffixes)", optarg);
 			o->big_map_bytes = b;
 			break;
 		case OPT_BIGALLOC:
-			if (parse_bytes(optarg, &b) || b == 0)
+			if (cli_parse_bytes(optarg, &b) || b == 0)
 				return bad("invalid size '%s' (bytes, K/M/G suffixes)", optarg);
 			o->big_alloc_bytes = b;
 			break;
@@ -267,7 +246,7 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 		case OPT_NOPTHREAD: o->no_pthread_probe = 1; break;
 		case OPT_NOFAIL: o->no_failures = 1; break;
 		case OPT_RINGBUF:
-			if (parse_bytes(optarg, &b) || b == 0 || b > (1ull << 30))
+			if (cli_parse_bytes(optarg, &b) || b == 0 || b > (1ull << 30))
 				return bad("invalid ring buffer size '%s' (bytes, K/M/G, at most 1G)", optarg);
 			o->ringbuf_bytes = b;
 			break;
@@ -316,7 +295,7 @@ static int opt_java(int c, struct ooms_watch_opts *o, struct heap_flags *hf)
 			*(c == OPT_HEAPPOLLS ? &hf->polls : &hf->max_dumps) = (int)v;
 			break;
 		case OPT_HUGEDELTA:
-			if (parse_bytes(optarg, &b))
+			if (cli_parse_bytes(optarg, &b))
 				return bad("invalid size '%s' (bytes, K/M/G suffixes)", optarg);
 			hf->huge_delta = (int64_t)b;
 			break;
