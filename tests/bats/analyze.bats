@@ -264,3 +264,31 @@ P
   run "$OOMSCOPE" analyze -q --max-memory lots "$f"
   [ "$status" -eq 2 ] && [[ "$output" == *"--max-memory wants BYTES"* ]]
 }
+
+@test "ART (synthetic dumps, ids 4 and 8): every root kind named, UNREACHABLE no root; NativeAllocationRegistry sizes; Matrix's watched Activity" {
+  local n
+  for n in 4 8; do
+    "$ROOT/build/tools/synth_hprof" android-art "$n" "$TMP/art.hprof"
+    "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --retained-tsv "$TMP/a.tsv" "$TMP/art.hprof"
+    # the 15 kinds ART writes, by Shark's names; the UNREACHABLE record is not a root
+    jq -e '.runningInfo.gcRoots == 17 and (.runningInfo.gcRootKinds | keys | length) == 15 and
+           .runningInfo.gcRootKinds.VmInternal == 1 and .runningInfo.gcRootKinds.ReferenceCleanup == 1 and
+           .runningInfo.gcRootKinds.JniMonitor == 1 and .runningInfo.gcRootKinds.InternedString == 1 and
+           .runningInfo.gcRootKinds.JniGlobal == 2 and .runningInfo.gcRootKinds.StickyClass == 2' "$TMP/a.json"
+    [ "$(grep -P '^305d\t' "$TMP/a.tsv" | cut -f3)" = 0 ]
+    [ "$(grep -P '^305c\t' "$TMP/a.tsv" | cut -f3)" = 8 ]
+    # the registries' sizes, on the Bitmaps their Cleaners watch
+    jq -e '.runningInfo.nativeRegistered == {"objects": 2, "bytes": 8298496}' "$TMP/a.json"
+    jq -e '.gcPaths[] | select(.className == "android.graphics.Bitmap") | .retainedNativeSize == 8294400' "$TMP/a.json"
+    # Matrix: the destroyed MainActivity its DestroyedActivityInfo still reaches, with key and name;
+    # the other one's Activity is only weakly reachable: no leak
+    jq -e '[.gcPaths[] | select(.leakReason | startswith("Matrix Leak"))] | length == 1' "$TMP/a.json"
+    jq -e '.gcPaths[] | select(.leakReason | startswith("Matrix Leak")) |
+           .className == "com.example.MainActivity" and .leakObjectId == "0x3001" and
+           .matrix.key == "MATRIX_REFKEY_com.example.MainActivity_5f2c01" and
+           .matrix.description == "com.example.MainActivity" and .path[0].reference == "com.example.App.sHolder"' "$TMP/a.json"
+    run "$OOMSCOPE" analyze -q "$TMP/art.hprof"
+    [[ "$output" == *"Matrix watch: key MATRIX_REFKEY_com.example.MainActivity_5f2c01, com.example.MainActivity"* ]]
+    [[ "$output" == *"native      2 objects free native memory when collected (NativeAllocationRegistry): 7.9 MB"* ]]
+  done
+}

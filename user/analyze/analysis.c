@@ -232,10 +232,12 @@ static int want_watches(struct ooms_analysis *a, size_t *cap)
 	for (size_t i = 0; i < a->nleaks; i++) {
 		uint32_t w = a->leaks[i].watcher;
 
-		for (int k = 0; w != OOMS_NONE && k < 4; k++) {
+		for (int k = 0; w != OOMS_NONE && k < 8; k++) {
 			uint64_t v;
 			uint32_t inst, chars;
 
+			if (k == 4 || k == 5) /* uptimes: numbers */
+				continue;
 			if (probe_get(&a->probes[a->watch_probe[k]], w, &v) &&
 			    !ooms_string_nodes(&a->ix, (uint32_t)v, &inst, &chars) &&
 			    (ooms_want(&a->wants, &a->nwants, cap, inst) || ooms_want(&a->wants, &a->nwants, cap, chars)))
@@ -245,16 +247,18 @@ static int want_watches(struct ooms_analysis *a, size_t *cap)
 	return 0;
 }
 
-/* g's watch, from its example's KeyedWeakReference w. */
+/* g's watch, from its example's watcher w (a KeyedWeakReference, or
+ * Matrix's DestroyedActivityInfo). */
 static void read_watch(struct ooms_analysis *a, struct ooms_path_group *g, uint32_t w)
 {
 	uint64_t v;
 	uint32_t inst, chars;
 
-	g->watched = 1;
+	g->watched = ooms_index_is_a(&a->ix, a->ix.cls[w], OOMS_MATRIX_WATCHER) ? 2 : 1;
 	g->watch_uptime_ms = g->retained_uptime_ms = INT64_MIN;
-	for (int k = 0; k < 4; k++)
-		if (probe_get(&a->probes[a->watch_probe[k]], w, &v) && !ooms_string_nodes(&a->ix, (uint32_t)v, &inst, &chars))
+	for (int k = 0; k < 8; k++) /* even: keys; odd: descriptions (1.x name, 2.x description, Matrix's activity) */
+		if (k != 4 && k != 5 && probe_get(&a->probes[a->watch_probe[k]], w, &v) &&
+		    !ooms_string_nodes(&a->ix, (uint32_t)v, &inst, &chars))
 			ooms_string_text(&a->ix, inst, chars, a->wants, a->nwants, k % 2 ? g->watch_description : g->watch_key,
 					 k % 2 ? sizeof(g->watch_description) : sizeof(g->watch_key));
 	if (probe_get(&a->probes[a->watch_probe[4]], w, &v))
@@ -442,7 +446,7 @@ static int set_rules(struct ooms_analysis *a, const char *path, const struct oom
 		goto nomem;
 	/* and the threads' names and LeakCanary's watches */
 	{
-		static const char *const extra[7][2] = {
+		static const char *const extra[9][2] = {
 			{"java.lang.Thread", "name"},
 			{"com.squareup.leakcanary.KeyedWeakReference", "key"},
 			{"com.squareup.leakcanary.KeyedWeakReference", "name"},
@@ -450,21 +454,25 @@ static int set_rules(struct ooms_analysis *a, const char *path, const struct oom
 			{"leakcanary.KeyedWeakReference", "description"},
 			{"leakcanary.KeyedWeakReference", "watchUptimeMillis"},
 			{"leakcanary.KeyedWeakReference", "retainedUptimeMillis"},
+			{OOMS_MATRIX_WATCHER, "mKey"},
+			{OOMS_MATRIX_WATCHER, "mActivityName"},
 		};
-		struct ooms_probe *p = realloc(a->probes, (a->nprobes + 7) * sizeof(*p));
+		struct ooms_probe *p = realloc(a->probes, (a->nprobes + 9 + OOMS_NATIVE_PROBES) * sizeof(*p));
 
 		if (!p) {
 			e = -ENOMEM;
 			goto nomem;
 		}
 		a->probes = p;
-		for (int k = 0; k < 7; k++) {
+		for (int k = 0; k < 9 + OOMS_NATIVE_PROBES; k++) {
 			memset(&a->probes[a->nprobes], 0, sizeof(*a->probes));
-			a->probes[a->nprobes].class_name = extra[k][0];
-			a->probes[a->nprobes].field_name = extra[k][1];
-			if (k)
+			a->probes[a->nprobes].class_name = k < 9 ? extra[k][0] : ooms_native_probe_fields[k - 9][0];
+			a->probes[a->nprobes].field_name = k < 9 ? extra[k][1] : ooms_native_probe_fields[k - 9][1];
+			if (k == 9)
+				a->native_probe = (uint32_t)a->nprobes;
+			else if (k && k < 9)
 				a->watch_probe[k - 1] = (uint32_t)a->nprobes;
-			else
+			else if (!k)
 				a->name_probe = (uint32_t)a->nprobes;
 			a->nprobes++;
 		}
@@ -555,7 +563,8 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)) || (e = dominators(a, &vv, o->retained_model)))
 		goto nomem;
 	a->t_dominators = a->dom.seconds;
-	if ((e = ooms_domtree_build(&a->dom, a->ix.nodes, &a->tree)))
+	if ((e = ooms_native_compute(&a->ix, &a->probes[a->native_probe], a->dom.idom, &a->native)) ||
+	    (e = ooms_domtree_build(&a->dom, a->ix.nodes, &a->tree)))
 		goto nomem;
 	t = mono_s();
 	phase(o, OOMS_PHASE_HISTOGRAM);
@@ -614,6 +623,7 @@ void ooms_analysis_free(struct ooms_analysis *a)
 	ooms_suspects_free(a->suspects, a->nsuspects);
 	ooms_domtree_free(&a->tree);
 	ooms_threads_free(&a->threads);
+	ooms_native_free(&a->native);
 	free(a->wants);
 	u64map_free(&a->label_of);
 	ooms_probes_free(a->probes, a->nprobes);

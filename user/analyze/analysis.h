@@ -11,6 +11,7 @@
 #include "analyze/index.h"
 #include "analyze/labels.h"
 #include "analyze/leaks.h"
+#include "analyze/native.h"
 #include "analyze/paths.h"
 #include "analyze/suspects.h"
 #include "analyze/threads.h"
@@ -46,7 +47,8 @@ struct ooms_path_group {
 	uint32_t *nodes, len;           /* its path, root first */
 	uint32_t root;                  /* index in ix.roots */
 	uint32_t library;               /* a library leak: the mark of the reference it crosses (index.h), else 0 */
-	/* LeakCanary's watch of the example, when a KeyedWeakReference watches it */
+	/* the watch of the example, when LeakCanary's KeyedWeakReference (1) or
+	 * Matrix's DestroyedActivityInfo (2) watches it; 0 none */
 	int watched;
 	char watch_key[96], watch_description[160];
 	int64_t watch_uptime_ms, retained_uptime_ms; /* 2.x; INT64_MIN when the dump has none */
@@ -79,8 +81,11 @@ struct ooms_analysis {
 	double suspect_share;           /* the share they were found with */
 	struct ooms_threads threads;    /* every thread object, by what it holds */
 	uint32_t name_probe;            /* the probe of java.lang.Thread.name */
-	uint32_t watch_probe[6];        /* LeakCanary's KeyedWeakReference: 1.x key, name; 2.x key,
-					 * description, watchUptimeMillis, retainedUptimeMillis */
+	uint32_t native_probe;          /* the first of OOMS_NATIVE_PROBES (native.h) */
+	struct ooms_native native;      /* NativeAllocationRegistry sizes, retained by dominators */
+	uint32_t watch_probe[8];        /* LeakCanary's KeyedWeakReference: 1.x key, name; 2.x key,
+					 * description, watchUptimeMillis, retainedUptimeMillis;
+					 * Matrix's DestroyedActivityInfo: mKey, mActivityName */
 	struct ooms_content *wants;     /* records whose contents the names need (pass 3) */
 	size_t nwants;
 	const struct ooms_growth *growth; /* since a baseline dump (set by the caller), or NULL */

@@ -55,6 +55,18 @@ int ooms_leak_rules_builtin(struct ooms_leak_rules *r, enum ooms_runtime rt, uin
 			 "LeakCanary Leak: watched by a %s (LeakCanary %s) and still strongly reachable", watchers[i],
 			 i ? "2.x" : "1.x");
 	}
+	{ /* Matrix's ResourceCanary: a destroyed Activity it watches through mActivityRef */
+		struct ooms_leak_rule *k = add(r);
+
+		if (!k)
+			return -ENOMEM;
+		k->class_name = OOMS_MATRIX_WATCHER;
+		k->field1 = "mActivityRef";
+		k->test = LEAK_REFERENT_OF;
+		snprintf(k->reason, sizeof(k->reason),
+			 "Matrix Leak: watched by a %s (Matrix ResourceCanary) and still strongly reachable",
+			 OOMS_MATRIX_WATCHER);
+	}
 	if (rt != RUNTIME_ANDROID)
 		return 0;
 	for (size_t i = 0; i < sizeof(android) / sizeof(android[0]); i++) {
@@ -204,6 +216,7 @@ static int matches(const struct ooms_leak_rule *k, const struct ooms_probe *p1, 
 	case LEAK_ALWAYS:
 		return 1;
 	case LEAK_REFERENT: /* decided by ooms_leaks_find */
+	case LEAK_REFERENT_OF:
 		return 0;
 	case LEAK_F1_EQ:
 	case LEAK_F1_NE: {
@@ -221,6 +234,17 @@ static int matches(const struct ooms_leak_rule *k, const struct ooms_probe *p1, 
 		       (uint64_t)as_signed(v1, p1->type) * (uint64_t)as_signed(v2, p2->type) > k->value;
 	}
 	return 0;
+}
+
+/* The referent of Reference node v (its last edge, index.h), or OOMS_NONE. */
+static uint32_t referent_of(const struct ooms_index *ix, uint64_t v)
+{
+	uint32_t r = (uint32_t)v;
+
+	if (v == OOMS_NULL_VALUE || v >= ix->nodes || r == OOMS_NONE || ix->off[r + 1] == ix->off[r] ||
+	    !ooms_edge_is_weak(ix, r, ix->off[r + 1] - 1))
+		return OOMS_NONE;
+	return ix->tgt[ix->off[r + 1] - 1];
 }
 
 static int push(struct ooms_leak **out, size_t *n, size_t *cap, uint32_t node, uint32_t rule)
@@ -278,12 +302,15 @@ int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, cons
 		}
 		if (k->probe1 < 0)
 			continue;
-		if (k->test == LEAK_REFERENT) { /* the leak is what the reference watches */
+		if (k->test == LEAK_REFERENT || k->test == LEAK_REFERENT_OF) { /* the leak is what is watched */
 			const struct ooms_probe *p1 = &probes[k->probe1];
 
 			for (size_t i = 0; i < p1->count && !e; i++) {
 				uint64_t v = p1->values[i].value;
 				uint32_t n = (uint32_t)v;
+
+				if (k->test == LEAK_REFERENT_OF) /* v is a Reference: what it refers to */
+					v = n = referent_of(ix, v);
 
 				if (v == OOMS_NULL_VALUE || v >= ix->nodes || n == OOMS_NONE || reached[n] == OOMS_NONE ||
 				    (flagged[n / 8] >> (n % 8) & 1) || is_late(ix, late, n))

@@ -19,9 +19,13 @@ enum ooms_leak_test {
 	LEAK_AREA_OVER,     /* Bitmap: f1 * f2 > value */
 	LEAK_REFERENT,      /* LeakCanary's KeyedWeakReference: its referent (field 1), still strongly
 			     * reachable, is the leak (not the reference itself) */
+	LEAK_REFERENT_OF,   /* Matrix's DestroyedActivityInfo: the referent of the Reference in field 1,
+			     * still strongly reachable, is the leak */
 };
 
 #define OOMS_NULL_VALUE UINT64_MAX
+/* Matrix ResourceCanary's record of a destroyed Activity it watches */
+#define OOMS_MATRIX_WATCHER "com.tencent.matrix.resource.analyzer.model.DestroyedActivityInfo"
 
 struct ooms_leak_rule {
 	enum ooms_runtime runtime;  /* RUNTIME_AUTO: every runtime */

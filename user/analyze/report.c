@@ -183,6 +183,30 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	json_kuint(&j, "shallowSize", a->total_shallow);
 	json_kuint(&j, "reachableShallowSize", a->reachable_shallow);
 	json_kuint(&j, "nativeAllocationRegistry", a->native_registry);
+	json_key(&j, "nativeRegistered"); /* objects with a NativeAllocationRegistry size, and the sizes' sum */
+	json_obj(&j);
+	json_kuint(&j, "objects", a->native.objects);
+	json_kuint(&j, "bytes", a->native.bytes);
+	json_obj_end(&j);
+	json_key(&j, "gcRootKinds"); /* root records by kind, as Shark names them */
+	json_obj(&j);
+	{
+		static const uint8_t kinds[] = {
+			HPROF_ROOT_UNKNOWN, HPROF_ROOT_JNI_GLOBAL, HPROF_ROOT_JNI_LOCAL, HPROF_ROOT_JAVA_FRAME,
+			HPROF_ROOT_NATIVE_STACK, HPROF_ROOT_STICKY_CLASS, HPROF_ROOT_THREAD_BLOCK, HPROF_ROOT_MONITOR_USED,
+			HPROF_ROOT_THREAD_OBJECT, HPROF_ROOT_INTERNED_STRING, HPROF_ROOT_FINALIZING, HPROF_ROOT_DEBUGGER,
+			HPROF_ROOT_REFERENCE_CLEANUP, HPROF_ROOT_VM_INTERNAL, HPROF_ROOT_JNI_MONITOR};
+
+		for (size_t k = 0; k < sizeof(kinds); k++) {
+			uint64_t count = 0;
+
+			for (uint32_t i = 0; i < ix->nroots; i++)
+				count += ix->roots[i].kind == kinds[k];
+			if (count)
+				json_kuint(&j, ooms_root_kind_name(kinds[k]), count);
+		}
+	}
+	json_obj_end(&j);
 	json_kstr(&j, "retainedModel", a->retained_model == OOMS_RETAINED_DOMINATED ? "dominated" : "visualvm");
 	json_key(&j, "gcRootOrder"); /* the kinds paths start from, preferred first */
 	json_arr(&j);
@@ -223,7 +247,7 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 		json_kbool(&j, "libraryLeak", g->library != 0);
 		json_kstr(&j, "libraryLeakReference", g->library ? ix->library[g->library - OOMS_MARK_LIBRARY] : NULL);
 		if (g->watched) {
-			json_key(&j, "leakCanary");
+			json_key(&j, g->watched == 2 ? "matrix" : "leakCanary");
 			json_obj(&j);
 			json_kstr(&j, "key", g->watch_key);
 			json_kstr(&j, "description", g->watch_description);
@@ -238,6 +262,8 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 		json_kstr(&j, "gcRoot", g->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[g->root].kind) : "?");
 		json_kstr(&j, "signature", sig);
 		json_kstr(&j, "className", report_node_class(ix, g->example));
+		if (ooms_native_retained(&a->native, g->example))
+			json_kuint(&j, "retainedNativeSize", ooms_native_retained(&a->native, g->example));
 		json_khex(&j, "leakObjectId", ooms_index_id(ix, g->example));
 		json_kuint(&j, "retainedSize", g->retained_max);
 		json_kuint(&j, "retainedSizeTotal", g->retained_sum);
@@ -264,6 +290,8 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 		json_kbool(&j, "isClass", ix->kind[n] == NODE_CLASS);
 		json_kuint(&j, "shallowSize", ooms_shallow_size(ix, n));
 		json_kuint(&j, "retainedSize", a->dom.retained[n]);
+		if (ooms_native_retained(&a->native, n))
+			json_kuint(&j, "retainedNativeSize", ooms_native_retained(&a->native, n));
 		json_obj_end(&j);
 	}
 	free(t);
@@ -355,6 +383,12 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 	fprintf(f, "heap        %u objects (%s), %u reachable (%s), %u classes, %u GC roots, %u references\n",
 		ix->nodes - 1, b1, a->dom.reachable ? a->dom.reachable - 1 : 0, b2, ix->nclasses, ix->nroots,
 		ix->nedges);
+	if (a->native.objects) {
+		report_human_bytes(a->native.bytes, b1, sizeof(b1));
+		fprintf(f, "native      %" PRIu64 " objects free native memory when collected (NativeAllocationRegistry): %s\n",
+			a->native.objects, b1);
+		report_human_bytes(a->total_shallow, b1, sizeof(b1));
+	}
 	fprintf(f, "retained    %s\n", a->retained_model == OOMS_RETAINED_DOMINATED
 					      ? "every object's shallow size in each of its dominators (--retained-model dominated)"
 					      : "as VisualVM's heap library counts it (--retained-model visualvm)");
@@ -376,7 +410,8 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		if (g->library)
 			fprintf(f, "    Library Leak (no fault of the app): %s\n", ix->library[g->library - OOMS_MARK_LIBRARY]);
 		if (g->watched)
-			fprintf(f, "    LeakCanary watch: key %s%s%s\n", g->watch_key[0] ? g->watch_key : "?",
+			fprintf(f, "    %s watch: key %s%s%s\n", g->watched == 2 ? "Matrix" : "LeakCanary",
+				g->watch_key[0] ? g->watch_key : "?",
 				g->watch_description[0] ? ", " : "", g->watch_description);
 		fprintf(f, "    GC root %s: %s@0x%" PRIx64 "\n", root ? ooms_root_kind_name(root->kind) : "?",
 			g->len ? report_node_class(ix, g->nodes[0]) : "?", g->len ? ooms_index_id(ix, g->nodes[0]) : 0);
@@ -402,8 +437,13 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		uint32_t n = t[i] + 1;
 
 		report_human_bytes(a->dom.retained[n], b1, sizeof(b1));
-		fprintf(f, "  %12s  %s%s@0x%" PRIx64 "\n", b1, ix->kind[n] == NODE_CLASS ? "class " : "",
+		fprintf(f, "  %12s  %s%s@0x%" PRIx64, b1, ix->kind[n] == NODE_CLASS ? "class " : "",
 			report_node_class(ix, n), ooms_index_id(ix, n));
+		if (ooms_native_retained(&a->native, n)) {
+			report_human_bytes(ooms_native_retained(&a->native, n), b1, sizeof(b1));
+			fprintf(f, "  (and %s native, NativeAllocationRegistry)", b1);
+		}
+		fputc('\n', f);
 	}
 	free(t);
 

@@ -1,0 +1,35 @@
+/* Android's NativeAllocationRegistry: native memory (a Bitmap's pixels, a
+ * font, a matrix) that a Java object frees when it is collected, through a
+ * sun.misc.Cleaner whose thunk is the registry's CleanerThunk. The registry's
+ * size is added, as ahat does, to the object the Cleaner watches (its
+ * referent), and up its dominators as their retained native size; Java
+ * retained sizes do not change (they stay VisualVM's). */
+#ifndef OOMSCOPE_ANALYZE_NATIVE_H
+#define OOMSCOPE_ANALYZE_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "analyze/index.h"
+#include "analyze/u64map.h"
+
+/* The fields the index must record, as probes (ooms_probe). */
+#define OOMS_NATIVE_PROBES 3
+extern const char *const ooms_native_probe_fields[OOMS_NATIVE_PROBES][2];
+
+struct ooms_native {
+	uint64_t objects, bytes;  /* referents with a registered size, and the sizes' sum */
+	struct u64map at;         /* node + 1 -> index in retained[] */
+	uint64_t *retained;       /* each dominator's retained native size */
+	size_t n, cap;
+};
+
+/* From the probes (Cleaner.thunk, CleanerThunk.this$0, Registry.size, in
+ * ooms_native_probe_fields' order) and the dominator tree (idom[node]). 0 or
+ * -ENOMEM. */
+int ooms_native_compute(const struct ooms_index *ix, const struct ooms_probe *probes, const uint32_t *idom,
+			struct ooms_native *nat);
+/* Node n's retained native size (0 when none). */
+uint64_t ooms_native_retained(const struct ooms_native *nat, uint32_t n);
+void ooms_native_free(struct ooms_native *nat);
+
+#endif
