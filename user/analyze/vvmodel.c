@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 /* The order in which HprofGCRoots lists the roots: by kind, then file order. */
 static const uint8_t vv_root_kinds[] = {
@@ -248,16 +247,13 @@ int ooms_vvmodel_compute(const struct ooms_index *ix, struct ooms_vvmodel *m)
 		goto out;
 	memset(w.parent, 0xff, (size_t)ix->nodes * sizeof(*w.parent));
 	count_referrers(&w);
-	if (getenv("OOMS_RSS")) fprintf(stderr, "refs %.2f\n", mono_s() - t0);
 	if ((e = search(&w)))
 		goto out;
-	if (getenv("OOMS_RSS")) fprintf(stderr, "search %.2f\n", mono_s() - t0);
 	/* the leaves' parents were queued for good; from here on queued marks
 	 * a level's members only */
 	memset(w.queued, 0, bits);
 	if ((e = trees(&w)))
 		goto out;
-	if (getenv("OOMS_RSS")) fprintf(stderr, "trees %.2f\n", mono_s() - t0);
 	for (uint32_t n = 0; n < ix->nodes; n++)
 		m->tree_objects += ooms_vvmodel_bit(m->tree, n);
 	e = 0;
