@@ -252,8 +252,7 @@ int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m,
 	free(semi);
 	semi = NULL;
 	d->idom = malloc(n * sizeof(*d->idom));
-	d->retained = m->ret; /* the tree objects' sizes are there already */
-	m->ret = NULL;
+	d->retained = malloc(n * sizeof(*d->retained));
 	if (!d->idom || !d->retained)
 		goto out;
 	for (size_t i = 0; i < n; i++)
@@ -266,8 +265,8 @@ int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m,
 			d->retained[v] = ooms_shallow_size(ix, v);
 		else if (!ooms_vvmodel_bit(m->tree, v))
 			d->retained[v] = ix->kind[v] == NODE_CLASS ? 0 : ooms_shallow_size(ix, v);
-		else if (!d->retained[v]) /* a leaf */
-			d->retained[v] = ooms_vvmodel_size(ix, v);
+		else
+			d->retained[v] = ooms_vvmodel_tree_size(ix, m, v);
 	}
 	for (uint32_t w = r; w >= 2; w--) {
 		uint32_t v = vertex[w], p = vertex[parent[w]];

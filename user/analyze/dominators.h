@@ -25,7 +25,7 @@ enum ooms_retained_model {
 /* The graph is VisualVM's: the objects its search reached (m), with every
  * reference into them as an edge: strong ones, Reference.referent ones, the
  * search's class connections; a reference from an object the search did not
- * reach counts as one from the super-root. Takes m->ret. 0, or -ENOMEM. */
+ * reach counts as one from the super-root. 0, or -ENOMEM. */
 int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m, enum ooms_retained_model model,
 			    struct ooms_dominators *d);
 void ooms_dominators_free(struct ooms_dominators *d);

@@ -67,9 +67,8 @@ static void count_referrers(struct work *w)
 	}
 }
 
-/* NearestGCRoot.writeLeaf: a leaf is a tree object of its own size (left
- * out of ret[]: vvmodel_tree_size gives it); its parent, when it is the
- * only referrer, starts the tree search. */
+/* NearestGCRoot.writeLeaf: a leaf is a tree object of its own size; its
+ * parent, when it is the only referrer, starts the tree search. */
 static inline int leaf(struct work *w, uint32_t u)
 {
 	uint32_t p = w->parent[u];
@@ -165,14 +164,15 @@ out:
 
 /* TreeObject.computeTrees: level by level up from the leaves' parents, an
  * object all of whose references are tree objects with one referrer is a
- * tree object of its size plus theirs (each counted once); its parent, when
- * it is the only referrer, is tried on the next level. */
-static int trees(struct work *w)
+ * tree object; its parent, when it is the only referrer, is tried on the
+ * next level. done[] gets each in the order it became one, so every tree
+ * object there comes after those it references. */
+static int trees(struct work *w, uint32_t **done, size_t *ndone)
 {
 	const struct ooms_index *ix = w->ix;
 	struct ooms_vvmodel *m = w->m;
 	uint32_t *next = NULL;
-	size_t nnext = 0, next_cap = 0;
+	size_t nnext = 0, next_cap = 0, done_cap = 0;
 	int changed;
 
 	do {
@@ -180,33 +180,29 @@ static int trees(struct work *w)
 		nnext = 0;
 		for (size_t i = 0; i < w->nlevel; i++) {
 			uint32_t u = w->level[i], p = w->parent[u];
-			uint64_t sum = 0;
 			int ok = 1;
 
 			for (uint32_t x = ix->off[u]; x < ix->off[u + 1] && ok; x++) {
 				uint32_t t = ix->tgt[x];
 
-				if (w->refs[t] != 1 || !ooms_vvmodel_bit(m->tree, t))
-					ok = 0;
-				else if (!ooms_vvmodel_bit(w->mark, t)) {
-					set_bit(w->mark, t);
-					sum += ooms_vvmodel_tree_size(ix, m, t);
-				}
+				ok = w->refs[t] == 1 && ooms_vvmodel_bit(m->tree, t);
 			}
-			for (uint32_t x = ix->off[u]; x < ix->off[u + 1]; x++)
-				clear_bit(w->mark, ix->tgt[x]);
 			if (!ok)
 				continue;
 			changed = 1;
-			set_bit(m->tree, u);
-			m->ret[u] = ooms_vvmodel_size(ix, u) + sum;
+			if (!ooms_vvmodel_bit(m->tree, u)) {
+				uint32_t *d = VEC_PUSH(*done, *ndone, done_cap);
+
+				if (!d)
+					goto nomem;
+				*d = u;
+				set_bit(m->tree, u);
+			}
 			if (w->refs[u] == 1 && p != 0 && p != OOMS_NONE && !ooms_vvmodel_bit(w->queued, p)) {
 				uint32_t *slot = VEC_PUSH(next, nnext, next_cap);
 
-				if (!slot) {
-					free(next);
-					return -ENOMEM;
-				}
+				if (!slot)
+					goto nomem;
 				*slot = p;
 				set_bit(w->queued, p); /* unique within the level */
 			}
@@ -226,6 +222,49 @@ static int trees(struct work *w)
 	} while (changed);
 	free(next);
 	return 0;
+nomem:
+	free(next);
+	return -ENOMEM;
+}
+
+/* The trees' sizes, in the order they became tree objects: each its own
+ * size and that of what it references (each counted once; a leaf's is its
+ * own), kept for the ones that are not leaves only. */
+static int tree_sizes(struct work *w, const uint32_t *done, size_t ndone)
+{
+	const struct ooms_index *ix = w->ix;
+	struct ooms_vvmodel *m = w->m;
+	size_t words = (size_t)ix->nodes / 64 + 1;
+	uint32_t total = 0;
+
+	m->summed = calloc(words, sizeof(*m->summed));
+	m->rank = malloc(words * sizeof(*m->rank));
+	m->sums = malloc((ndone + 1) * sizeof(*m->sums));
+	if (!m->summed || !m->rank || !m->sums)
+		return -ENOMEM;
+	for (size_t i = 0; i < ndone; i++)
+		m->summed[done[i] / 64] |= 1ull << (done[i] % 64);
+	for (size_t k = 0; k < words; k++) {
+		m->rank[k] = total;
+		total += (uint32_t)__builtin_popcountll(m->summed[k]);
+	}
+	for (size_t i = 0; i < ndone; i++) {
+		uint32_t u = done[i], word = u / 64;
+		uint64_t sum = ooms_vvmodel_size(ix, u);
+
+		for (uint32_t x = ix->off[u]; x < ix->off[u + 1]; x++) {
+			uint32_t t = ix->tgt[x];
+
+			if (!ooms_vvmodel_bit(w->mark, t)) {
+				set_bit(w->mark, t);
+				sum += ooms_vvmodel_tree_size(ix, m, t);
+			}
+		}
+		for (uint32_t x = ix->off[u]; x < ix->off[u + 1]; x++)
+			clear_bit(w->mark, ix->tgt[x]);
+		m->sums[m->rank[word] + __builtin_popcountll(m->summed[word] & ((1ull << (u % 64)) - 1))] = sum;
+	}
+	return 0;
 }
 
 int ooms_vvmodel_compute(const struct ooms_index *ix, struct ooms_vvmodel *m)
@@ -233,17 +272,18 @@ int ooms_vvmodel_compute(const struct ooms_index *ix, struct ooms_vvmodel *m)
 	double t0 = mono_s();
 	size_t bits = (size_t)ix->nodes / 8 + 1;
 	struct work w = {.ix = ix, .m = m};
+	uint32_t *done = NULL;
+	size_t ndone = 0;
 	int e = -ENOMEM;
 
 	memset(m, 0, sizeof(*m));
 	m->reach = calloc(bits, 1);
 	m->tree = calloc(bits, 1);
-	m->ret = calloc(ix->nodes, sizeof(*m->ret));
 	w.parent = malloc((size_t)ix->nodes * sizeof(*w.parent));
 	w.refs = calloc(ix->nodes, 1);
 	w.mark = calloc(bits, 1);
 	w.queued = calloc(bits, 1);
-	if (!m->reach || !m->tree || !m->ret || !w.parent || !w.refs || !w.mark || !w.queued)
+	if (!m->reach || !m->tree || !w.parent || !w.refs || !w.mark || !w.queued)
 		goto out;
 	memset(w.parent, 0xff, (size_t)ix->nodes * sizeof(*w.parent));
 	count_referrers(&w);
@@ -252,7 +292,7 @@ int ooms_vvmodel_compute(const struct ooms_index *ix, struct ooms_vvmodel *m)
 	/* the leaves' parents were queued for good; from here on queued marks
 	 * a level's members only */
 	memset(w.queued, 0, bits);
-	if ((e = trees(&w)))
+	if ((e = trees(&w, &done, &ndone)) || (e = tree_sizes(&w, done, ndone)))
 		goto out;
 	for (uint32_t n = 0; n < ix->nodes; n++)
 		m->tree_objects += ooms_vvmodel_bit(m->tree, n);
@@ -263,6 +303,7 @@ out:
 	free(w.mark);
 	free(w.queued);
 	free(w.level);
+	free(done);
 	if (e)
 		ooms_vvmodel_free(m);
 	m->seconds = mono_s() - t0;
@@ -274,6 +315,8 @@ void ooms_vvmodel_free(struct ooms_vvmodel *m)
 	free(m->reach);
 	free(m->class_edges);
 	free(m->tree);
-	free(m->ret);
+	free(m->summed);
+	free(m->rank);
+	free(m->sums);
 	memset(m, 0, sizeof(*m));
 }

@@ -32,8 +32,12 @@ struct ooms_vvmodel {
 	struct ooms_class_edge *class_edges; /* instance -> its class object, as the search connected them */
 	size_t nclass_edges, class_edges_cap;
 	uint8_t *tree;        /* [nodes/8+1] bit n: a tree object */
-	uint64_t *ret;        /* [nodes] a tree object's size, 0 for a leaf (its own size) and the
-			       * rest (taken by the dominators) */
+	/* the sizes of the tree objects that are not leaves (a leaf's is its
+	 * own), in node order: bit n of summed, and rank[] counting the bits
+	 * before each 64-node word, place n in sums[] */
+	uint64_t *summed;     /* [nodes/64+1] */
+	uint32_t *rank;       /* [nodes/64+1] */
+	uint64_t *sums;
 	uint32_t tree_objects;
 	double seconds;
 };
@@ -55,7 +59,11 @@ uint64_t ooms_vvmodel_size(const struct ooms_index *ix, uint32_t n);
 /* A tree object's size (its tree's). */
 static inline uint64_t ooms_vvmodel_tree_size(const struct ooms_index *ix, const struct ooms_vvmodel *m, uint32_t n)
 {
-	return m->ret[n] ? m->ret[n] : ooms_vvmodel_size(ix, n);
+	uint64_t word = m->summed[n / 64], bit = 1ull << (n % 64);
+
+	if (!(word & bit))
+		return ooms_vvmodel_size(ix, n); /* a leaf */
+	return m->sums[m->rank[n / 64] + __builtin_popcountll(word & (bit - 1))];
 }
 
 #endif
