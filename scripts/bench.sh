@@ -21,11 +21,11 @@ ns_oomscope() {
   [ "${NO_PTHREAD_PROBE:-}" = 1 ] && extra=(--no-pthread-probe)
   ./oomscope run --json -i 1 "${extra[@]}" -o "$tmp/run" -- "$loop" "$1" "$2" > "$tmp/out" 2>&1
   awk -v m="$1" '$1 == m {print $4}' "$tmp/out"
-  jq -r 'select(.type=="end") | "\(.ringbuf_drops) \(.events_sent)"' "$tmp/run/timeline.jsonl" > "$tmp/drops"
+  jq -r 'select(.type=="end") | "\(.ringbuf_drops) \(.events_sent) \(.collector_cpu_s // "-")"' "$tmp/run/timeline.jsonl" > "$tmp/drops"
 }
 ns_strace()  { strace -f -c -o /dev/null "$loop" "$1" "$2" | awk '{print $4}'; }
 
-printf '%-24s %9s | %12s %12s %8s | %12s %8s | %s\n' mode iters "alone ns/it" "oomscope" ratio "strace -f -c" ratio "oomscope events (lost)"
+printf '%-24s %9s | %12s %12s %8s | %12s %8s | %s\n' mode iters "alone ns/it" "oomscope" ratio "strace -f -c" ratio "oomscope events (lost), its CPU s, s per M events"
 for row in open mmap thread thread:no-pthread-probe mix; do
   mode=${row%%:*}
   NO_PTHREAD_PROBE=0; [ "$row" != "$mode" ] && NO_PTHREAD_PROBE=1
@@ -39,11 +39,30 @@ for row in open mmap thread thread:no-pthread-probe mix; do
   ma=$(printf '%s\n' "${a[@]}" | median)
   mo=$(printf '%s\n' "${o[@]}" | median)
   ms=$(printf '%s\n' "${s[@]}" | median)
-  read -r drops sent < "$tmp/drops"
-  printf '%-24s %9d | %12.0f %12.0f %7.2fx | %12.0f %7.2fx | %s (%s)\n' "$row" "$n" "$ma" "$mo" \
-    "$(echo "$mo / $ma" | bc -l)" "$ms" "$(echo "$ms / $ma" | bc -l)" "$sent" "$drops"
+  read -r drops sent cpu < "$tmp/drops"
+  per_m=-; [ "$cpu" != - ] && [ "$sent" -ge 10000 ] && per_m=$(printf '%.2f' "$(echo "$cpu * 1000000 / $sent" | bc -l)")
+  printf '%-24s %9d | %12.0f %12.0f %7.2fx | %12.0f %7.2fx | %s (%s), %s, %s\n' "$row" "$n" "$ma" "$mo" \
+    "$(echo "$mo / $ma" | bc -l)" "$ms" "$(echo "$ms / $ma" | bc -l)" "$sent" "$drops" "$cpu" "$per_m"
 done
-echo "(median of $REPS runs each; ratio = ns per iteration / alone; lower is better)"
+echo "(median of $REPS runs each; ratio = ns per iteration / alone; lower is better; CPU: the last run's collector)"
+
+# a bystander: what a process oomscope does not watch pays per syscall while
+# oomscope watches another (issue 18: it should pay nothing measurable)
+sleep 600 & bystander_target=$!
+b=(); w=()
+for _ in $(seq 1 "$REPS"); do
+  b+=("$(ns_alone syscall 2000000)")
+done
+./oomscope watch -p "$bystander_target" -d 600 -o "$tmp/bystander" > "$tmp/bystander.out" 2>&1 & watcher=$!
+for _ in $(seq 1 50); do [ -s "$tmp/bystander/timeline.jsonl" ] && break; sleep 0.1; done
+for _ in $(seq 1 "$REPS"); do
+  w+=("$(ns_alone syscall 2000000)")
+done
+kill -INT "$watcher"; wait "$watcher" || true
+kill "$bystander_target"; wait "$bystander_target" 2>/dev/null || true
+mb=$(printf '%s\n' "${b[@]}" | median); mw=$(printf '%s\n' "${w[@]}" | median)
+printf '%-24s %9d | %12.0f %12.0f %7.2fx   (getppid in a process oomscope does not watch)\n' "bystander syscall" 2000000 \
+  "$mb" "$mw" "$(echo "$mw / $mb" | bc -l)"
 
 # the moment of death: failure to record, and the failure path's cost
 scripts/bench-death.sh

@@ -12,6 +12,12 @@ load helpers
   [ "$(head -n1 "$d/timeline.jsonl" | jq -r .type)" = start ]
   [ "$(tail -n1 "$d/timeline.jsonl" | jq -r .type)" = end ]
   [ "$(tail -n1 "$d/timeline.jsonl" | jq -r .ringbuf_drops)" = 0 ]
+  # the end record gives oomscope's own cost: CPU seconds and peak RSS (a
+  # collector with its BPF maps, symbolizer and tables takes MBs, not GBs)
+  tail -n1 "$d/timeline.jsonl" | jq -e '.collector_cpu_s > 0 and .collector_cpu_s < 3 and
+                                        .collector_peak_rss_kb > 1024 and .collector_peak_rss_kb < 1048576'
+  "$OOMSCOPE" report "$d" > /dev/null
+  grep -q "oomscope's own cost</th><td>[0-9.]* s of CPU (" "$d/report.html"
 
   # fd_target -n 100 creates 250: 100 eventfd + 100 epoll + 10 files + 10 socketpairs + 10 pipes;
   # it also has what it inherited (stdio, and whatever the test runner left open)

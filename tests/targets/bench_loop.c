@@ -1,5 +1,7 @@
 /* bench_loop: a syscall-heavy loop for `make bench`.
- *   bench_loop open|thread|mmap|mix ITERATIONS
+ *   bench_loop open|thread|mmap|mix|syscall ITERATIONS
+ * (syscall: getppid, a call oomscope never follows: what any process pays
+ * while oomscope watches another)
  * prints: MODE ITERATIONS ELAPSED_NS NS_PER_ITER */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,10 +58,18 @@ int main(int argc, char **argv)
 	const char *mode;
 
 	if (argc != 3 || (n = atol(argv[2])) <= 0) {
-		fprintf(stderr, "usage: bench_loop open|thread|mmap|mix ITERATIONS\n");
+		fprintf(stderr, "usage: bench_loop open|thread|mmap|mix|syscall ITERATIONS\n");
 		return 2;
 	}
 	mode = argv[1];
+	if (!strcmp(mode, "syscall")) {
+		t0 = now_ns();
+		for (long i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		dt = now_ns() - t0;
+		printf("%s %ld %llu %.1f\n", mode, n, (unsigned long long)dt, (double)dt / n);
+		return 0;
+	}
 	if (strcmp(mode, "open") && strcmp(mode, "thread") && strcmp(mode, "mmap") && strcmp(mode, "mix")) {
 		fprintf(stderr, "bench_loop: unknown mode '%s'\n", mode);
 		return 2;

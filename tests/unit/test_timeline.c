@@ -117,7 +117,8 @@ static void test_events(void)
 		{.type = REC_END, .u.end = {.t = 10, .reason = "target exited", .target_exit_code = 3,
 					    .target_signal = RUN_NONE, .ringbuf_drops = 1, .events_sent = 50,
 					    .events_received = 49, .crossings = 2, .call_fails = 5, .death = "oom_killer",
-					    .how = "killed by the OOM killer", .runtime = "hotspot", .dumps = 1}},
+					    .how = "killed by the OOM killer", .runtime = "hotspot", .dumps = 1,
+					    .collector_cpu_s = 1.5, .collector_peak_rss_kb = 20480}},
 	};
 	struct run_record b;
 

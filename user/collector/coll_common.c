@@ -3,6 +3,9 @@
 #include "collector/coll.h"
 #include "util/clock.h"
 
+#include <math.h>
+#include <sys/resource.h>
+
 const char *const coll_snap_base[] = {"threads", "fds", "vmsize"};
 
 /* Crossings of every rule: the detectors' and the heap rule's. */
@@ -65,4 +68,16 @@ void coll_emit(struct coll *c, void (*body)(struct json *j, void *arg), void *ar
 		json_end_line(&j);
 		fflush(stdout);
 	}
+}
+
+void coll_own_cost(double *cpu_s, uint64_t *peak_rss_kb)
+{
+	struct rusage ru;
+
+	*cpu_s = NAN;
+	*peak_rss_kb = 0;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	*cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	*peak_rss_kb = (uint64_t)ru.ru_maxrss;
 }

@@ -5,6 +5,7 @@
 #include "run/timeline.h"
 #include "run/files.h"
 
+
 /* The start record: the target, this kernel, and the settings the rules
  * run with (the report draws them). */
 void coll_emit_start(struct coll *c)
@@ -236,5 +237,6 @@ void coll_emit_end(struct coll *c, const char *reason, int exit_status, const st
 		e->runtime_ringbuf_drops = ooms_jheap_drops(c->jheap);
 		e->dumps = ooms_jheap_dumps(c->jheap);
 	}
+	coll_own_cost(&e->collector_cpu_s, &e->collector_peak_rss_kb);
 	coll_emit(c, run_record_body, &r);
 }

@@ -384,6 +384,14 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 		" lost in the kernel\n",
 		why, coll_since(c), coll_crossings(c), ooms_attrib_events(c->attrib),
 		(uint64_t)(t->ringbuf_drops + t->set_full_drops));
+	{
+		double cpu;
+		uint64_t rss;
+
+		coll_own_cost(&cpu, &rss);
+		if (rss)
+			fprintf(stderr, "oomscope: its own cost: %.2f s of CPU, peak RSS %.1f MB\n", cpu, rss / 1024.0);
+	}
 	if (d)
 		coll_print_death(c, d);
 	if (ooms_attrib_summary(c->attrib, &c->last, summary, sizeof(summary)) > 0)

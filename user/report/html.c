@@ -73,6 +73,18 @@ static void header(FILE *f, const struct rundata *rd)
 			 rd->events_sent, rd->events_received, lost, rd->ringbuf_drops, rd->set_full_drops,
 			 rd->runtime_drops);
 		kv(f, "events", buf);
+		if (!isnan(rd->collector_cpu_s)) {
+			int len = snprintf(buf, sizeof(buf), "%.2f s of CPU (%.1f %% of one core over the run)",
+					   rd->collector_cpu_s, rd->end_t > 0 ? 100 * rd->collector_cpu_s / rd->end_t : 0.0);
+
+			if (rd->events_received > 0 && len > 0 && (size_t)len < sizeof(buf))
+				len += snprintf(buf + len, sizeof(buf) - (size_t)len, ", %.2f s per million events",
+						rd->collector_cpu_s * 1e6 / rd->events_received);
+			if (!isnan(rd->collector_peak_rss_kb) && len > 0 && (size_t)len < sizeof(buf))
+				snprintf(buf + len, sizeof(buf) - (size_t)len, "; peak RSS %.1f MB",
+					 rd->collector_peak_rss_kb / 1024);
+			kv(f, "oomscope's own cost", buf);
+		}
 	}
 	if (rd->bad_lines) {
 		snprintf(buf, sizeof(buf), "%zu timeline line(s) did not parse and were left out", rd->bad_lines);

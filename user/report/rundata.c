@@ -126,6 +126,8 @@ static void read_end(struct rundata *rd, const struct run_end *r)
 	rd->runtime_drops = (double)r->runtime_ringbuf_drops;
 	rd->events_sent = (double)r->events_sent;
 	rd->events_received = (double)r->events_received;
+	rd->collector_cpu_s = r->collector_cpu_s;
+	rd->collector_peak_rss_kb = r->collector_peak_rss_kb ? (double)r->collector_peak_rss_kb : NAN;
 }
 
 /* The events the report draws on its charts and lists, in one shape. */

@@ -56,6 +56,7 @@ struct rundata {
 	double end_t;
 	char end_reason[64];
 	double ringbuf_drops, set_full_drops, runtime_drops, events_sent, events_received;
+	double collector_cpu_s, collector_peak_rss_kb; /* oomscope's own cost; NAN when not known */
 	/* series and events */
 	struct rd_sample *samples;
 	size_t nsamples;

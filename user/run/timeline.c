@@ -501,6 +501,10 @@ static void write_end(struct json *j, const struct run_end *r)
 		json_kuint(j, "runtime_ringbuf_drops", r->runtime_ringbuf_drops);
 		json_kint(j, "dumps", r->dumps);
 	}
+	if (!isnan(r->collector_cpu_s))
+		json_kdbl(j, "collector_cpu_s", r->collector_cpu_s);
+	if (r->collector_peak_rss_kb)
+		json_kuint(j, "collector_peak_rss_kb", r->collector_peak_rss_kb);
 	json_obj_end(j);
 }
 
@@ -522,6 +526,8 @@ static void read_end(struct json_object *o, struct run_end *r)
 	r->runtime_events = ruint64(o, "runtime_events");
 	r->runtime_ringbuf_drops = ruint64(o, "runtime_ringbuf_drops");
 	r->dumps = rint64(o, "dumps");
+	r->collector_cpu_s = rdbl(o, "collector_cpu_s");
+	r->collector_peak_rss_kb = ruint64(o, "collector_peak_rss_kb");
 }
 
 /* ---- dispatch ---- */

@@ -142,6 +142,9 @@ struct run_end {
 	const char *runtime;         /* NULL: no Java runtime watched */
 	uint64_t runtime_events, runtime_ringbuf_drops;
 	int64_t dumps;
+	/* oomscope's own cost over the run (getrusage): NAN / 0 when not known */
+	double collector_cpu_s;
+	uint64_t collector_peak_rss_kb;
 };
 
 struct run_record {
