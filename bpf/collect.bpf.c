@@ -3,10 +3,12 @@
  * The collector's kernel side: threads, file descriptors and address space of
  * one target process (tgid), filtered in the kernel.
  *
- * - raw_syscalls:sys_exit (raw tracepoint) sees every syscall's result. The
- *   arguments are still in the saved user registers at exit, so one program per
- *   syscall is enough (no sys_enter). The syscall number is mapped to a class
- *   through nr_class[], filled by user space from its per-architecture tables.
+ * - a followed syscall's result: from fexit on its handler where the kernel
+ *   has BPF trampolines (x86_64; arm64 from 6.0), else from raw_syscalls:
+ *   sys_exit, which every syscall of every process passes. The arguments are
+ *   still in the saved user registers at exit, so no sys_enter is needed. The
+ *   syscall number is mapped to a class through nr_class[], filled by user
+ *   space from its per-architecture tables.
  * - sched:sched_process_fork / sched_process_exit (raw tracepoints) keep the
  *   thread set exact, whichever way a thread was made or died.
  * - a uprobe on the target libc's pthread_create remembers the start routine and
@@ -422,8 +424,9 @@ static __always_inline void brk_done(void *ctx, struct pt_regs *regs, long slot,
 		call_failed(ctx, regs, slot, cls, E_NOMEM, want - ret);
 }
 
-SEC("raw_tp/sys_exit")
-int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+/* A followed syscall's result, with its arguments in the saved user
+ * registers: from raw_syscalls:sys_exit or from fexit on its handler. */
+static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret)
 {
 	long nr, slot;
 	__u8 cls;
@@ -491,6 +494,41 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	return 0;
 }
+
+/* Every syscall of every process on the machine passes here: the fallback. */
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit(ctx, regs, ret);
+}
+
+/* syscalls:sys_exit_<name>, attached by user space to the followed
+ * syscalls' events only: other processes still take the kernel's slow
+ * syscall path (any syscall event sets it on every task), but run no BPF for
+ * their other syscalls. The arguments come from the task's saved registers. */
+SEC("tracepoint")
+int tp_sys_exit(struct trace_event_raw_sys_exit *args)
+{
+	if (!is_target())
+		return 0;
+	return on_sys_exit(args, (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), args->ret);
+}
+
+/* fexit on the handlers of the followed syscalls only (__x64_sys_openat,
+ * __arm64_sys_close...): user space names each program's function before
+ * load (OOMS_FEXIT_SLOTS of them; those it leaves unnamed are not loaded).
+ * Other processes' other syscalls pay nothing. */
+#define FX(n)                                                                  \
+	SEC("fexit")                                                           \
+	int BPF_PROG(fx_##n, struct pt_regs *regs, long ret)                   \
+	{                                                                      \
+		return on_sys_exit(ctx, regs, ret);                            \
+	}
+FX(0) FX(1) FX(2) FX(3) FX(4) FX(5) FX(6) FX(7) FX(8) FX(9)
+FX(10) FX(11) FX(12) FX(13) FX(14) FX(15) FX(16) FX(17) FX(18) FX(19)
+FX(20) FX(21) FX(22) FX(23) FX(24) FX(25) FX(26) FX(27) FX(28) FX(29)
+FX(30) FX(31) FX(32) FX(33) FX(34) FX(35) FX(36) FX(37) FX(38) FX(39)
+FX(40) FX(41) FX(42) FX(43) FX(44) FX(45) FX(46) FX(47)
 
 SEC("raw_tp/sched_process_fork")
 int BPF_PROG(thread_new, struct task_struct *parent, struct task_struct *child)

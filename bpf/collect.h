@@ -20,6 +20,7 @@
 #define OOMS_COMM_LEN 16
 #define OOMS_NR_SLOTS 1024    /* syscall class table: native nr, then compat nr + 512 */
 #define OOMS_COMPAT_BASE 512
+#define OOMS_FEXIT_SLOTS 48   /* fexit programs for syscall handlers (collect.bpf.c) */
 
 /* What a syscall number means to the collector. User space fills the
  * nr -> class table from its per-architecture number tables, so the BPF

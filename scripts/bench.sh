@@ -11,7 +11,7 @@ loop=build/targets/bench_loop
 tmp=$(mktemp -d /tmp/oomscope-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-declare -A ITERS=([open]=200000 [mmap]=100000 [thread]=10000 [mix]=10000)
+declare -A ITERS=([open]=200000 [mmap]=100000 [thread]=10000 [mix]=10000 [syscall]=300000)
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -26,7 +26,7 @@ ns_oomscope() {
 ns_strace()  { strace -f -c -o /dev/null "$loop" "$1" "$2" | awk '{print $4}'; }
 
 printf '%-24s %9s | %12s %12s %8s | %12s %8s | %s\n' mode iters "alone ns/it" "oomscope" ratio "strace -f -c" ratio "oomscope events (lost), its CPU s, s per M events"
-for row in open mmap thread thread:no-pthread-probe mix; do
+for row in open mmap thread thread:no-pthread-probe mix syscall; do
   mode=${row%%:*}
   NO_PTHREAD_PROBE=0; [ "$row" != "$mode" ] && NO_PTHREAD_PROBE=1
   n=${ITERS[$mode]}
@@ -53,16 +53,27 @@ b=(); w=()
 for _ in $(seq 1 "$REPS"); do
   b+=("$(ns_alone syscall 2000000)")
 done
-./oomscope watch -p "$bystander_target" -d 600 -o "$tmp/bystander" > "$tmp/bystander.out" 2>&1 & watcher=$!
-for _ in $(seq 1 50); do [ -s "$tmp/bystander/timeline.jsonl" ] && break; sleep 0.1; done
-for _ in $(seq 1 "$REPS"); do
-  w+=("$(ns_alone syscall 2000000)")
+for hook in auto raw; do
+  ./oomscope watch -p "$bystander_target" -d 600 --syscall-hook "$hook" -o "$tmp/bystander" > "$tmp/bystander.out" 2>&1 &
+  watcher=$!
+  for _ in $(seq 1 50); do [ -s "$tmp/bystander/timeline.jsonl" ] && break; sleep 0.1; done
+  hook_used=$(head -n1 "$tmp/bystander/timeline.jsonl" | jq -r .syscall_hook)
+  w=()
+  for _ in $(seq 1 "$REPS"); do
+    w+=("$(ns_alone syscall 2000000)")
+  done
+  kill -INT "$watcher"; wait "$watcher" || true
+  rm -rf "$tmp/bystander"
+  mw=$(printf '%s\n' "${w[@]}" | median)
+  eval "mw_$hook=\$mw; used_$hook=\"\$hook_used\""
 done
-kill -INT "$watcher"; wait "$watcher" || true
+mb=$(printf '%s\n' "${b[@]}" | median)
+for hook in auto raw; do
+  eval "mw=\$mw_$hook; used=\"\$used_$hook\""
+  printf '%-24s %9d | %12.0f %12.0f %7.2fx   (getppid in a process oomscope does not watch; %s)\n' \
+    "bystander ($hook)" 2000000 "$mb" "$mw" "$(echo "$mw / $mb" | bc -l)" "$used"
+done
 kill "$bystander_target"; wait "$bystander_target" 2>/dev/null || true
-mb=$(printf '%s\n' "${b[@]}" | median); mw=$(printf '%s\n' "${w[@]}" | median)
-printf '%-24s %9d | %12.0f %12.0f %7.2fx   (getppid in a process oomscope does not watch)\n' "bystander syscall" 2000000 \
-  "$mb" "$mw" "$(echo "$mw / $mb" | bc -l)"
 
 # the moment of death: failure to record, and the failure path's cost
 scripts/bench-death.sh

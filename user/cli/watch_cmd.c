@@ -55,7 +55,7 @@ enum {
 	OPT_NOPTHREAD, OPT_RINGBUF, OPT_BIGALLOC, OPT_BIGALLOC_MODE, OPT_BIGALLOC_LIVE, OPT_STACKDEPTH,
 	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOANALYZE, OPT_LEAKCLASS,
-	OPT_LEAKIF,
+	OPT_LEAKIF, OPT_SYSHOOK,
 };
 
 static const struct cli_opt options[] = {
@@ -78,6 +78,9 @@ static const struct cli_opt options[] = {
 	{"stack-depth", 0, required_argument, OPT_STACKDEPTH, "N", "frames kept per big allocation (default 20, up to 40)"},
 	{"ringbuf-size", 0, required_argument, OPT_RINGBUF, "BYTES",
 	 "ring buffer for creation events (default 8M; rounded up to\na power of two pages); drops are counted either way"},
+	{"syscall-hook", 0, required_argument, OPT_SYSHOOK, "H",
+	 "where syscall results come from, cheapest for other\nprocesses first: fexit (on the followed syscalls' handlers),\n"
+	 "syscalls (their syscalls:sys_exit_* tracepoints), raw\n(raw_syscalls:sys_exit) or auto (default: the first that\nloads; the start record says which)"},
 	{"no-failures", 0, no_argument, OPT_NOFAIL, NULL,
 	 "do not record calls that fail for want of fds, threads or\nmemory (EMFILE, EAGAIN, ENOMEM; on by default: for benchmarks)"},
 	{"no-pthread-probe", 0, no_argument, OPT_NOPTHREAD, NULL,
@@ -245,6 +248,18 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 		case OPT_VM64: o->detect.vmsize_limit_64bit = 1; break;
 		case OPT_NOPTHREAD: o->no_pthread_probe = 1; break;
 		case OPT_NOFAIL: o->no_failures = 1; break;
+		case OPT_SYSHOOK:
+			if (!strcmp(optarg, "auto"))
+				o->syscall_hook = OOMS_HOOK_AUTO;
+			else if (!strcmp(optarg, "fexit"))
+				o->syscall_hook = OOMS_HOOK_FEXIT;
+			else if (!strcmp(optarg, "syscalls"))
+				o->syscall_hook = OOMS_HOOK_SYSCALLS;
+			else if (!strcmp(optarg, "raw"))
+				o->syscall_hook = OOMS_HOOK_RAW;
+			else
+				return bad("--syscall-hook takes auto, fexit, syscalls or raw, not '%s'", optarg);
+			break;
 		case OPT_RINGBUF:
 			if (cli_parse_bytes(optarg, &b) || b == 0 || b > (1ull << 30))
 				return bad("invalid ring buffer size '%s' (bytes, K/M/G, at most 1G)", optarg);

@@ -61,6 +61,10 @@ struct coll {
 	struct ring_buffer *rb;
 	struct bpf_link *libc_link;
 	char libc_path[512];
+	char syscall_hook[96];     /* the hook that was chosen, for the start record */
+	int hook;                  /* OOMS_HOOK_FEXIT, _SYSCALLS or _RAW once loaded */
+	struct bpf_link *sc_links[OOMS_FEXIT_SLOTS]; /* syscalls:sys_exit_* links */
+	int nsc_links;
 	struct ooms_symbolizer *sym;
 	struct ooms_attrib *attrib;
 	struct ooms_allocs *allocs;

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "collector/coll.h"
 
+#include <bpf/btf.h>
+
 int coll_check_kernel(struct coll *c)
 {
 	static const char *const needed[][2] = {
@@ -17,6 +19,8 @@ int coll_check_kernel(struct coll *c)
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		if (i == 0 && (c->o->syscall_hook == OOMS_HOOK_FEXIT || c->o->syscall_hook == OOMS_HOOK_SYSCALLS))
+			continue; /* not used */
 		if (!tracefs_has_event(c->tracefs, needed[i][0], needed[i][1])) {
 			coll_err("this kernel has no tracepoint %s:%s (looked in %s/events); it is needed to follow %s",
 			    needed[i][0], needed[i][1], c->tracefs,
@@ -56,13 +60,54 @@ uint32_t coll_ringbuf_bytes(const struct ooms_watch_opts *o)
 	return size;
 }
 
-int coll_load_bpf(struct coll *c)
+/* Names each fexit program's function: the handlers of the followed
+ * syscalls that this kernel's BTF has; the programs left over, and the
+ * raw_syscalls one, are not loaded. The count named, or -1. */
+static int name_fexit(struct coll *c)
+{
+	struct btf *vm = c->o->btf_path ? btf__parse(c->o->btf_path, NULL) : btf__load_vmlinux_btf();
+	unsigned slot = 0;
+	const char *name;
+	char fn[96], prog[16];
+
+	if (!vm)
+		return -1;
+	for (unsigned i = 0; (name = ooms_syscall_nth(c->arch, i)) && slot < OOMS_FEXIT_SLOTS; i++) {
+		struct bpf_program *p;
+
+		ooms_syscall_handler(c->arch, name, fn, sizeof(fn));
+		if (btf__find_by_name_kind(vm, fn, BTF_KIND_FUNC) < 0)
+			continue; /* not in this kernel (memfd_secret, ...) */
+		snprintf(prog, sizeof(prog), "fx_%u", slot++);
+		p = bpf_object__find_program_by_name(c->skel->obj, prog);
+		if (!p || bpf_program__set_attach_target(p, 0, fn)) {
+			btf__free(vm);
+			return -1;
+		}
+	}
+	btf__free(vm);
+	for (unsigned k = slot; k < OOMS_FEXIT_SLOTS; k++) {
+		snprintf(prog, sizeof(prog), "fx_%u", k);
+		bpf_program__set_autoload(bpf_object__find_program_by_name(c->skel->obj, prog), false);
+	}
+	return (int)slot;
+}
+
+static void autoload(struct coll *c, const char *name, bool on)
+{
+	bpf_program__set_autoload(bpf_object__find_program_by_name(c->skel->obj, name), on);
+}
+
+static const char *const hook_names[] = {"auto", "fexit", "syscalls", "raw"};
+
+/* Opens and loads the programs, syscall results from the hook asked for.
+ * 0, or a negative errno (said unless quiet). */
+static int open_load(struct coll *c, int hook, int quiet)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = c->o->btf_path);
 	struct proc_limits lim;
 	uint32_t fd_entries = 65536;
-	int e;
-	void *bits;
+	int e, named = 0;
 
 	if (proc_read_limits(c->pid, &lim) == 0 && lim.nofile_hard > 0)
 		fd_entries = lim.nofile_hard + 64;
@@ -73,8 +118,9 @@ int coll_load_bpf(struct coll *c)
 
 	c->skel = collect_bpf__open_opts(&oo);
 	if (!c->skel) {
-		coll_explain_bpf_error("opening the BPF object", -errno);
-		return -1;
+		e = -errno;
+		coll_explain_bpf_error("opening the BPF object", e);
+		return e;
 	}
 	c->skel->rodata->target_tgid = c->pid;
 	c->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
@@ -88,11 +134,91 @@ int coll_load_bpf(struct coll *c)
 	bpf_map__set_max_entries(c->skel->maps.events, coll_ringbuf_bytes(c->o));
 	c->fd_words = (fd_entries + 63) / 64;
 	bpf_map__set_max_entries(c->skel->maps.live_fds, c->fd_words);
+	autoload(c, "tp_sys_exit", hook == OOMS_HOOK_SYSCALLS);
+	autoload(c, "sys_exit", hook == OOMS_HOOK_RAW);
+	if (hook == OOMS_HOOK_FEXIT) {
+		named = name_fexit(c);
+		if (named <= 0) {
+			collect_bpf__destroy(c->skel);
+			c->skel = NULL;
+			if (!quiet)
+				coll_err("--syscall-hook fexit: this kernel's BTF names none of the syscall handlers "
+					 "(%s...)", c->arch == ARCH_X86_64 ? "__x64_sys_openat" : "__arm64_sys_openat");
+			return -ENOENT;
+		}
+	} else {
+		for (unsigned k = 0; k < OOMS_FEXIT_SLOTS; k++) {
+			char prog[16];
+
+			snprintf(prog, sizeof(prog), "fx_%u", k);
+			autoload(c, prog, false);
+		}
+	}
 	e = collect_bpf__load(c->skel);
 	if (e) {
-		coll_explain_bpf_error("loading the BPF programs", e);
-		return -1;
+		if (!quiet) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "loading the BPF programs (--syscall-hook %s)", hook_names[hook]);
+			coll_explain_bpf_error(what, e);
+		}
+		collect_bpf__destroy(c->skel);
+		c->skel = NULL;
+		return e;
 	}
+	c->hook = hook;
+	if (hook == OOMS_HOOK_FEXIT)
+		snprintf(c->syscall_hook, sizeof(c->syscall_hook), "fexit on %d syscall handlers", named);
+	else if (hook == OOMS_HOOK_RAW)
+		snprintf(c->syscall_hook, sizeof(c->syscall_hook), "raw_syscalls:sys_exit");
+	return 0;
+}
+
+/* syscalls:sys_exit_<name> for each followed syscall this kernel has an
+ * event for. The count attached, or a negative errno. */
+static int attach_syscall_events(struct coll *c)
+{
+	const char *name;
+	char event[96], path[512];
+	int e = -ENOENT;
+
+	for (unsigned i = 0; (name = ooms_syscall_nth(c->arch, i)) && c->nsc_links < OOMS_FEXIT_SLOTS; i++) {
+		struct bpf_link *l;
+
+		snprintf(event, sizeof(event), "sys_exit_%s", name);
+		snprintf(path, sizeof(path), "%s/events/syscalls/%s", c->tracefs, event);
+		if (access(path, F_OK))
+			continue; /* no such syscall here */
+		l = bpf_program__attach_tracepoint(c->skel->progs.tp_sys_exit, "syscalls", event);
+		if (!l) {
+			e = -errno;
+			continue;
+		}
+		c->sc_links[c->nsc_links++] = l;
+	}
+	if (!c->nsc_links)
+		return e;
+	snprintf(c->syscall_hook, sizeof(c->syscall_hook), "syscalls:sys_exit_* (%d events)", c->nsc_links);
+	return c->nsc_links;
+}
+
+int coll_load_bpf(struct coll *c)
+{
+	/* fexit needs BPF trampolines (x86_64; arm64 from 6.0) and ftrace open
+	 * to root; it and the syscall events see native calls only: a 32-bit
+	 * target on arm64 takes raw_syscalls */
+	int compat = c->arch == ARCH_ARM64 && (c->launched || proc_exe_is_32bit(c->pid) == 1);
+	int asked = c->o->syscall_hook, e = -ENOENT;
+	void *bits;
+
+	if (asked != OOMS_HOOK_AUTO) {
+		e = open_load(c, asked, 0);
+	} else {
+		for (int h = compat ? OOMS_HOOK_RAW : OOMS_HOOK_FEXIT; h <= OOMS_HOOK_RAW && e; h++)
+			e = open_load(c, h, h != OOMS_HOOK_RAW);
+	}
+	if (e)
+		return -1;
 	bits = mmap(NULL, c->fd_words * 8, PROT_READ | PROT_WRITE, MAP_SHARED,
 		    bpf_map__fd(c->skel->maps.live_fds), 0);
 	if (bits == MAP_FAILED) {
@@ -101,8 +227,14 @@ int coll_load_bpf(struct coll *c)
 	}
 	c->fd_bits = bits;
 	e = collect_bpf__attach(c->skel);
+	if (!e && c->hook == OOMS_HOOK_SYSCALLS && (e = attach_syscall_events(c)) > 0)
+		e = 0;
 	if (e) {
-		coll_explain_bpf_error("attaching to the raw_syscalls and sched tracepoints", e);
+		char what[96];
+
+		snprintf(what, sizeof(what), "attaching the programs (syscall results from %s)",
+			 hook_names[c->hook]);
+		coll_explain_bpf_error(what, e);
 		return -1;
 	}
 	return 0;

@@ -30,7 +30,7 @@ void coll_emit_start(struct coll *c)
 		.arch = c->arch == ARCH_X86_64 ? "x86_64" : "arm64", .target_32bit = c->is_32bit,
 		.interval_s = c->o->interval_s, .duration_s = c->o->duration_s,
 		.libc = c->libc_path[0] ? c->libc_path : NULL, .page_size = sysconf(_SC_PAGESIZE),
-		.ringbuf_bytes = coll_ringbuf_bytes(c->o), .wall_time = when,
+		.ringbuf_bytes = coll_ringbuf_bytes(c->o), .wall_time = when, .syscall_hook = c->syscall_hook,
 		.settings = {
 			.thread_count = d->thread_count_limit, .thread_gap = d->thread_count_gap,
 			.thread_polls = d->thread_count_polls, .fd_count = d->fd_count_limit,

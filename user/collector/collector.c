@@ -407,6 +407,8 @@ static void teardown(struct coll *c)
 		launch_stop(&c->launch, 2000);
 	ring_buffer__free(c->rb);
 	bpf_link__destroy(c->libc_link);
+	for (int i = 0; i < c->nsc_links; i++)
+		bpf_link__destroy(c->sc_links[i]);
 	for (int i = 0; i < c->nalloc_links; i++)
 		bpf_link__destroy(c->alloc_links[i]);
 	ooms_allocs_free(c->allocs);

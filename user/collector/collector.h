@@ -10,6 +10,14 @@
 #include "collector/jheap.h"
 #include "detect/detect.h"
 
+/* Where syscall results come from, cheapest for other processes first:
+ * fexit on the followed syscalls' handlers (their other syscalls pay
+ * nothing), the followed syscalls' own tracepoints (syscalls:sys_exit_*:
+ * every task takes the slow syscall path, but runs no BPF), or
+ * raw_syscalls:sys_exit (every syscall on the machine runs the program);
+ * auto: the first that loads. */
+enum { OOMS_HOOK_AUTO, OOMS_HOOK_FEXIT, OOMS_HOOK_SYSCALLS, OOMS_HOOK_RAW };
+
 struct ooms_watch_opts {
 	pid_t pid;               /* watch: the target */
 	char *const *argv;       /* run: the command to launch (NULL for watch) */
@@ -24,6 +32,7 @@ struct ooms_watch_opts {
 	int no_pthread_probe;    /* --no-pthread-probe: no uprobe on pthread_create */
 	int no_failures;         /* --no-failures: failing calls are not recorded */
 	uint64_t ringbuf_bytes;  /* --ringbuf-size, 0 = default */
+	int syscall_hook;        /* --syscall-hook: OOMS_HOOK_* */
 	uint64_t big_map_bytes;  /* --big-map: mmaps at least this big get a stack */
 	uint64_t big_alloc_bytes; /* --big-alloc: report single allocations this big (0: off) */
 	int big_alloc_mode;      /* --big-alloc-mode: enum ooms_alloc_mode */

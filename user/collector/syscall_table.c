@@ -1,6 +1,7 @@
 #include "collector/syscall_table.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include "collect.h"
 
 struct sysent {
@@ -110,4 +111,16 @@ enum ooms_arch ooms_host_arch(void)
 #else
 	return ARCH_X86_64;
 #endif
+}
+
+const char *ooms_syscall_nth(enum ooms_arch arch, unsigned i)
+{
+	if (arch == ARCH_X86_64)
+		return i < N(x86_64) ? x86_64[i].name : NULL;
+	return i < N(arm64) ? arm64[i].name : NULL;
+}
+
+void ooms_syscall_handler(enum ooms_arch arch, const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "%s%s", arch == ARCH_X86_64 ? "__x64_sys_" : "__arm64_sys_", name);
 }

@@ -3,6 +3,7 @@
 #ifndef OOMSCOPE_SYSCALL_TABLE_H
 #define OOMSCOPE_SYSCALL_TABLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum ooms_arch { ARCH_X86_64, ARCH_ARM64 };
@@ -15,5 +16,10 @@ void ooms_syscall_classes(enum ooms_arch arch, uint8_t *classes);
 const char *ooms_syscall_name(enum ooms_arch arch, uint32_t slot);
 
 enum ooms_arch ooms_host_arch(void);
+
+/* The i-th followed native syscall of arch: its name, or NULL past the end. */
+const char *ooms_syscall_nth(enum ooms_arch arch, unsigned i);
+/* The kernel function that handles syscall name on arch ("__x64_sys_openat"). */
+void ooms_syscall_handler(enum ooms_arch arch, const char *name, char *out, size_t len);
 
 #endif

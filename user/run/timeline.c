@@ -140,6 +140,7 @@ static void write_start(struct json *j, const struct run_start *r)
 	json_kstr(j, "libc", r->libc);
 	json_kint(j, "page_size", r->page_size);
 	json_kuint(j, "ringbuf_bytes", r->ringbuf_bytes);
+	json_kstr(j, "syscall_hook", r->syscall_hook);
 	/* where each figure of a sample comes from */
 	json_key(j, "sources");
 	json_obj(j);
@@ -170,6 +171,7 @@ static void read_start(struct json_object *o, struct run_start *r)
 	r->libc = rstr(o, "libc");
 	r->page_size = rint64(o, "page_size");
 	r->ringbuf_bytes = ruint64(o, "ringbuf_bytes");
+	r->syscall_hook = rstr(o, "syscall_hook");
 	r->wall_time = rstr(o, "wall_time");
 	if (s && json_object_is_type(s, json_type_object))
 		read_settings(s, &r->settings);

@@ -43,6 +43,7 @@ struct run_start {
 	double interval_s, duration_s;
 	int64_t page_size;
 	uint64_t ringbuf_bytes;
+	const char *syscall_hook;    /* where syscall results come from ("fexit", "raw_syscalls") */
 	struct run_settings settings;
 };
 
