@@ -101,7 +101,7 @@ demo: all
 	scripts/demo.sh
 
 bench: all
-	scripts/bench.sh
+	QUICK=$(QUICK) scripts/bench.sh
 
 # the binary, the shim where the binary looks for it (../lib/oomscope), the man page
 install: oomscope $(SHIM)

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d /tmp/oomscope-bench-analyze.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-LIVE_MB=${LIVE_MB:-720}   # about 1.1 GB of dump
+LIVE_MB=${LIVE_MB_ANALYZE:-${LIVE_MB:-720}}   # about 1.1 GB of dump
 VV_LIMIT=${VV_LIMIT:-3600} # seconds VisualVM may take on one dump
 
 timed() { # NAME CMD...: sets T_<NAME> (s) and RSS_<NAME> (MB); CMD's status

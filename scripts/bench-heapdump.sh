@@ -9,7 +9,7 @@
 # dump file is complete and its size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-LIVE_MB=${LIVE_MB:-1100}
+LIVE_MB=${LIVE_MB_HEAPDUMP:-${LIVE_MB:-1100}}
 REPS=${REPS:-2}
 XMX=${XMX:-4g}
 tmp=$(mktemp -d /tmp/oomscope-bench-dump.XXXXXX)

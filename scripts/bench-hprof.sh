@@ -11,7 +11,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-LIVE_MB=${LIVE_MB:-330}   # about 525 MB of dump
+LIVE_MB=${LIVE_MB_HPROF:-${LIVE_MB:-330}}   # about 525 MB of dump
 
 mb() { echo "scale=1; $1 / 1048576" | bc; }
 pct() { echo "scale=1; 100 * $1 / $2" | bc; }

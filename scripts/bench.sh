@@ -6,12 +6,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: run as root (BPF)" >&2; exit 1; }
+# QUICK=1: every table, fewer repetitions and smaller heaps (under ten
+# minutes); the full run is for the numbers in docs/benchmarks.md
+if [ "${QUICK:-0}" = 1 ]; then
+  export REPS=${REPS:-1} LIVE_MB_HPROF=${LIVE_MB_HPROF:-100} LIVE_MB_HEAPDUMP=${LIVE_MB_HEAPDUMP:-200}
+  export LIVE_MB_ANALYZE=${LIVE_MB_ANALYZE:-120} FAST_ITERS=${FAST_ITERS:-2000000} SLOW_ITERS=${SLOW_ITERS:-10000}
+  export N=${N:-20}
+fi
 REPS=${REPS:-5}
 loop=build/targets/bench_loop
 tmp=$(mktemp -d /tmp/oomscope-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 declare -A ITERS=([open]=200000 [mmap]=100000 [thread]=10000 [mix]=10000 [syscall]=300000)
+if [ "${QUICK:-0}" = 1 ]; then ITERS=([open]=50000 [mmap]=30000 [thread]=3000 [mix]=3000 [syscall]=100000); fi
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
