@@ -57,6 +57,7 @@ echo "(median of $REPS runs each; ratio = ns per iteration / alone; lower is bet
 # a bystander: what a process oomscope does not watch pays per syscall while
 # oomscope watches another (issue 18: it should pay nothing measurable)
 sleep 600 & bystander_target=$!
+declare -A bystander_ns bystander_hook
 b=(); w=()
 for _ in $(seq 1 "$REPS"); do
   b+=("$(ns_alone syscall 2000000)")
@@ -72,14 +73,14 @@ for hook in auto raw; do
   done
   kill -INT "$watcher"; wait "$watcher" || true
   rm -rf "$tmp/bystander"
-  mw=$(printf '%s\n' "${w[@]}" | median)
-  eval "mw_$hook=\$mw; used_$hook=\"\$hook_used\""
+  bystander_ns[$hook]=$(printf '%s\n' "${w[@]}" | median)
+  bystander_hook[$hook]=$hook_used
 done
 mb=$(printf '%s\n' "${b[@]}" | median)
 for hook in auto raw; do
-  eval "mw=\$mw_$hook; used=\"\$used_$hook\""
+  mw=${bystander_ns[$hook]}
   printf '%-24s %9d | %12.0f %12.0f %7.2fx   (getppid in a process oomscope does not watch; %s)\n' \
-    "bystander ($hook)" 2000000 "$mb" "$mw" "$(echo "$mw / $mb" | bc -l)" "$used"
+    "bystander ($hook)" 2000000 "$mb" "$mw" "$(echo "$mw / $mb" | bc -l)" "${bystander_hook[$hook]}"
 done
 kill "$bystander_target"; wait "$bystander_target" 2>/dev/null || true
 

@@ -205,26 +205,6 @@ out:
 	return e;
 }
 
-/* The value probe p recorded for node n (values are in node order). */
-static int probe_get(const struct ooms_probe *p, uint32_t n, uint64_t *v)
-{
-	size_t lo = 0, hi = p->count;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (p->values[mid].node < n)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < p->count && p->values[lo].node == n) {
-		*v = p->values[lo].value;
-		return 1;
-	}
-	return 0;
-}
-
 /* The records LeakCanary's watch texts need (key, description), asked for
  * in the names pass. */
 static int want_watches(struct ooms_analysis *a, size_t *cap)
@@ -238,7 +218,7 @@ static int want_watches(struct ooms_analysis *a, size_t *cap)
 
 			if (k == 4 || k == 5) /* uptimes: numbers */
 				continue;
-			if (probe_get(&a->probes[a->watch_probe[k]], w, &v) &&
+			if (ooms_probe_get(&a->probes[a->watch_probe[k]], w, &v) &&
 			    !ooms_string_nodes(&a->ix, (uint32_t)v, &inst, &chars) &&
 			    (ooms_want(&a->wants, &a->nwants, cap, inst) || ooms_want(&a->wants, &a->nwants, cap, chars)))
 				return -ENOMEM;
@@ -257,13 +237,13 @@ static void read_watch(struct ooms_analysis *a, struct ooms_path_group *g, uint3
 	g->watched = ooms_index_is_a(&a->ix, a->ix.cls[w], OOMS_MATRIX_WATCHER) ? 2 : 1;
 	g->watch_uptime_ms = g->retained_uptime_ms = INT64_MIN;
 	for (int k = 0; k < 8; k++) /* even: keys; odd: descriptions (1.x name, 2.x description, Matrix's activity) */
-		if (k != 4 && k != 5 && probe_get(&a->probes[a->watch_probe[k]], w, &v) &&
+		if (k != 4 && k != 5 && ooms_probe_get(&a->probes[a->watch_probe[k]], w, &v) &&
 		    !ooms_string_nodes(&a->ix, (uint32_t)v, &inst, &chars))
 			ooms_string_text(&a->ix, inst, chars, a->wants, a->nwants, k % 2 ? g->watch_description : g->watch_key,
 					 k % 2 ? sizeof(g->watch_description) : sizeof(g->watch_key));
-	if (probe_get(&a->probes[a->watch_probe[4]], w, &v))
+	if (ooms_probe_get(&a->probes[a->watch_probe[4]], w, &v))
 		g->watch_uptime_ms = (int64_t)v;
-	if (probe_get(&a->probes[a->watch_probe[5]], w, &v))
+	if (ooms_probe_get(&a->probes[a->watch_probe[5]], w, &v))
 		g->retained_uptime_ms = (int64_t)v;
 }
 

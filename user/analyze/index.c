@@ -264,3 +264,21 @@ uint8_t ooms_root_mark(const struct ooms_index *ix, uint32_t i)
 			}
 	return mark;
 }
+
+int ooms_probe_get(const struct ooms_probe *p, uint32_t n, uint64_t *v)
+{
+	size_t lo = 0, hi = p->count;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->values[mid].node < n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == p->count || p->values[lo].node != n)
+		return 0;
+	*v = p->values[lo].value;
+	return 1;
+}

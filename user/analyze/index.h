@@ -252,6 +252,8 @@ static inline uint32_t ooms_edge_mark(const struct ooms_index *ix, uint32_t u, u
 		return OOMS_MARK_NONE;
 	return mark;
 }
+/* The value probe p recorded for node n: 1 and *v, or 0 (values are in node order). */
+int ooms_probe_get(const struct ooms_probe *p, uint32_t n, uint64_t *v);
 /* The path mark of GC root record i (by its object's class), or OOMS_MARK_NONE. */
 uint8_t ooms_root_mark(const struct ooms_index *ix, uint32_t i);
 /* One pass of the parser over the dump at path (plain, gzip or xz), for
@@ -287,6 +289,14 @@ int ooms_index_is_a(const struct ooms_index *ix, uint32_t c, const char *name);
 static inline int ooms_edge_is_weak(const struct ooms_index *ix, uint32_t n, uint32_t e)
 {
 	return e + 1 == ix->off[n + 1] && (ix->weak_last[n / 8] >> (n % 8) & 1);
+}
+
+/* The object Reference node n refers to (its referent, its last edge), or OOMS_NONE. */
+static inline uint32_t ooms_referent_of(const struct ooms_index *ix, uint32_t n)
+{
+	if (n >= ix->nodes || ix->off[n + 1] == ix->off[n] || !ooms_edge_is_weak(ix, n, ix->off[n + 1] - 1))
+		return OOMS_NONE;
+	return ix->tgt[ix->off[n + 1] - 1];
 }
 
 #endif

@@ -236,17 +236,6 @@ static int matches(const struct ooms_leak_rule *k, const struct ooms_probe *p1, 
 	return 0;
 }
 
-/* The referent of Reference node v (its last edge, index.h), or OOMS_NONE. */
-static uint32_t referent_of(const struct ooms_index *ix, uint64_t v)
-{
-	uint32_t r = (uint32_t)v;
-
-	if (v == OOMS_NULL_VALUE || v >= ix->nodes || r == OOMS_NONE || ix->off[r + 1] == ix->off[r] ||
-	    !ooms_edge_is_weak(ix, r, ix->off[r + 1] - 1))
-		return OOMS_NONE;
-	return ix->tgt[ix->off[r + 1] - 1];
-}
-
 static int push(struct ooms_leak **out, size_t *n, size_t *cap, uint32_t node, uint32_t rule)
 {
 	if (vec_reserve((void **)out, cap, *n + 1, sizeof(**out)))
@@ -310,7 +299,7 @@ int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, cons
 				uint32_t n = (uint32_t)v;
 
 				if (k->test == LEAK_REFERENT_OF) /* v is a Reference: what it refers to */
-					v = n = referent_of(ix, v);
+					v = n = v < ix->nodes ? ooms_referent_of(ix, (uint32_t)v) : OOMS_NONE;
 
 				if (v == OOMS_NULL_VALUE || v >= ix->nodes || n == OOMS_NONE || reached[n] == OOMS_NONE ||
 				    (flagged[n / 8] >> (n % 8) & 1) || is_late(ix, late, n))

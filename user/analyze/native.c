@@ -11,25 +11,6 @@ const char *const ooms_native_probe_fields[OOMS_NATIVE_PROBES][2] = {
 	{"libcore.util.NativeAllocationRegistry", "size"},
 };
 
-/* The value probe p recorded for node n. */
-static int value_of(const struct ooms_probe *p, uint32_t n, uint64_t *v)
-{
-	size_t lo = 0, hi = p->count;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (p->values[mid].node < n)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == p->count || p->values[lo].node != n)
-		return 0;
-	*v = p->values[lo].value;
-	return 1;
-}
-
 static int add(struct ooms_native *nat, uint32_t n, uint64_t bytes)
 {
 	uint32_t i;
@@ -57,13 +38,11 @@ int ooms_native_compute(const struct ooms_index *ix, const struct ooms_probe *pr
 		uint32_t cleaner = thunks->values[i].node, thunk = (uint32_t)thunks->values[i].value, r;
 		uint64_t reg, size;
 
-		if (thunk == OOMS_NONE || !value_of(owners, thunk, &reg) || (uint32_t)reg == OOMS_NONE ||
-		    !value_of(sizes, (uint32_t)reg, &size) || !size)
+		if (thunk == OOMS_NONE || !ooms_probe_get(owners, thunk, &reg) || (uint32_t)reg == OOMS_NONE ||
+		    !ooms_probe_get(sizes, (uint32_t)reg, &size) || !size)
 			continue;
-		/* the Cleaner's referent: its last edge, a Reference.referent (index.h) */
-		if (ix->off[cleaner + 1] == ix->off[cleaner] || !ooms_edge_is_weak(ix, cleaner, ix->off[cleaner + 1] - 1))
+		if ((r = ooms_referent_of(ix, cleaner)) == OOMS_NONE)
 			continue;
-		r = ix->tgt[ix->off[cleaner + 1] - 1];
 		nat->objects++;
 		nat->bytes += size;
 		/* up the dominators, the object itself first (an unreachable one: itself only) */

@@ -28,6 +28,13 @@ const char *ooms_root_kind_name(uint8_t kind)
 	return "Unknown";
 }
 
+const uint8_t ooms_root_kinds[OOMS_ROOT_KINDS] = {
+	HPROF_ROOT_UNKNOWN,         HPROF_ROOT_JNI_GLOBAL,      HPROF_ROOT_JNI_LOCAL,    HPROF_ROOT_JAVA_FRAME,
+	HPROF_ROOT_NATIVE_STACK,    HPROF_ROOT_STICKY_CLASS,    HPROF_ROOT_THREAD_BLOCK, HPROF_ROOT_MONITOR_USED,
+	HPROF_ROOT_THREAD_OBJECT,   HPROF_ROOT_INTERNED_STRING, HPROF_ROOT_FINALIZING,   HPROF_ROOT_DEBUGGER,
+	HPROF_ROOT_REFERENCE_CLEANUP, HPROF_ROOT_VM_INTERNAL,   HPROF_ROOT_JNI_MONITOR,
+};
+
 const char *const ooms_root_order[9] = {"ThreadObject", "StickyClass", "JniGlobal", "JavaFrame", "JniLocal",
 					 "NativeStack", "ThreadBlock", "MonitorUsed", "other"};
 

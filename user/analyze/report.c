@@ -190,21 +190,13 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	json_obj_end(&j);
 	json_key(&j, "gcRootKinds"); /* root records by kind, as Shark names them */
 	json_obj(&j);
-	{
-		static const uint8_t kinds[] = {
-			HPROF_ROOT_UNKNOWN, HPROF_ROOT_JNI_GLOBAL, HPROF_ROOT_JNI_LOCAL, HPROF_ROOT_JAVA_FRAME,
-			HPROF_ROOT_NATIVE_STACK, HPROF_ROOT_STICKY_CLASS, HPROF_ROOT_THREAD_BLOCK, HPROF_ROOT_MONITOR_USED,
-			HPROF_ROOT_THREAD_OBJECT, HPROF_ROOT_INTERNED_STRING, HPROF_ROOT_FINALIZING, HPROF_ROOT_DEBUGGER,
-			HPROF_ROOT_REFERENCE_CLEANUP, HPROF_ROOT_VM_INTERNAL, HPROF_ROOT_JNI_MONITOR};
+	for (size_t k = 0; k < OOMS_ROOT_KINDS; k++) {
+		uint64_t count = 0;
 
-		for (size_t k = 0; k < sizeof(kinds); k++) {
-			uint64_t count = 0;
-
-			for (uint32_t i = 0; i < ix->nroots; i++)
-				count += ix->roots[i].kind == kinds[k];
-			if (count)
-				json_kuint(&j, ooms_root_kind_name(kinds[k]), count);
-		}
+		for (uint32_t i = 0; i < ix->nroots; i++)
+			count += ix->roots[i].kind == ooms_root_kinds[k];
+		if (count)
+			json_kuint(&j, ooms_root_kind_name(ooms_root_kinds[k]), count);
 	}
 	json_obj_end(&j);
 	json_kstr(&j, "retainedModel", a->retained_model == OOMS_RETAINED_DOMINATED ? "dominated" : "visualvm");
@@ -387,7 +379,6 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		report_human_bytes(a->native.bytes, b1, sizeof(b1));
 		fprintf(f, "native      %" PRIu64 " objects free native memory when collected (NativeAllocationRegistry): %s\n",
 			a->native.objects, b1);
-		report_human_bytes(a->total_shallow, b1, sizeof(b1));
 	}
 	fprintf(f, "retained    %s\n", a->retained_model == OOMS_RETAINED_DOMINATED
 					      ? "every object's shallow size in each of its dominators (--retained-model dominated)"

@@ -1,4 +1,5 @@
 #include "analyze/vvmodel.h"
+#include "analyze/paths.h"
 #include "analyze/shallow.h"
 #include "util/clock.h"
 #include "util/vec.h"
@@ -6,14 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The order in which HprofGCRoots lists the roots: by kind, then file order. */
-static const uint8_t vv_root_kinds[] = {
-	HPROF_ROOT_UNKNOWN,        HPROF_ROOT_JNI_GLOBAL,        HPROF_ROOT_JNI_LOCAL,   HPROF_ROOT_JAVA_FRAME,
-	HPROF_ROOT_NATIVE_STACK,   HPROF_ROOT_STICKY_CLASS,      HPROF_ROOT_THREAD_BLOCK, HPROF_ROOT_MONITOR_USED,
-	HPROF_ROOT_THREAD_OBJECT,  HPROF_ROOT_INTERNED_STRING,   HPROF_ROOT_FINALIZING,  HPROF_ROOT_DEBUGGER,
-	HPROF_ROOT_REFERENCE_CLEANUP, HPROF_ROOT_VM_INTERNAL,    HPROF_ROOT_JNI_MONITOR,
-};
 
 static inline void set_bit(uint8_t *m, uint32_t n)
 {
@@ -69,20 +62,25 @@ static void count_referrers(struct work *w)
 
 /* NearestGCRoot.writeLeaf: a leaf is a tree object of its own size; its
  * parent, when it is the only referrer, starts the tree search. */
+/* u's parent onto list, when u has no other referrer and the parent is not
+ * there yet (queued marks what is on a list). 0 or -ENOMEM. */
+static int queue_parent(struct work *w, uint32_t u, uint32_t **list, size_t *n, size_t *cap)
+{
+	uint32_t p = w->parent[u], *slot;
+
+	if (w->refs[u] != 1 || p == 0 || p == OOMS_NONE || ooms_vvmodel_bit(w->queued, p))
+		return 0;
+	if (!(slot = VEC_PUSH(*list, *n, *cap)))
+		return -ENOMEM;
+	*slot = p;
+	set_bit(w->queued, p);
+	return 0;
+}
+
 static inline int leaf(struct work *w, uint32_t u)
 {
-	uint32_t p = w->parent[u];
-
 	set_bit(w->m->tree, u);
-	if (w->refs[u] == 1 && p != 0 && p != OOMS_NONE && !ooms_vvmodel_bit(w->queued, p)) {
-		uint32_t *slot = VEC_PUSH(w->level, w->nlevel, w->level_cap);
-
-		if (!slot)
-			return -ENOMEM;
-		*slot = p;
-		set_bit(w->queued, p);
-	}
-	return 0;
+	return queue_parent(w, u, &w->level, &w->nlevel, &w->level_cap);
 }
 
 static inline int reach(struct work *w, uint32_t from, uint32_t t, uint32_t *queue, size_t *tail)
@@ -115,9 +113,9 @@ static int search(struct work *w)
 		set_bit(m->reach, ix->roots[i].node);
 		w->parent[ix->roots[i].node] = 0;
 	}
-	for (size_t k = 0; k < sizeof(vv_root_kinds); k++)
+	for (size_t k = 0; k < OOMS_ROOT_KINDS; k++) /* as HprofGCRoots lists them, then file order */
 		for (uint32_t i = 0; i < ix->nroots; i++)
-			if (ix->roots[i].kind == vv_root_kinds[k])
+			if (ix->roots[i].kind == ooms_root_kinds[k])
 				queue[tail++] = ix->roots[i].node;
 	while (head < tail) {
 		uint32_t u = queue[head++], c = ix->cls[u];
@@ -179,7 +177,7 @@ static int trees(struct work *w, uint32_t **done, size_t *ndone)
 		changed = 0;
 		nnext = 0;
 		for (size_t i = 0; i < w->nlevel; i++) {
-			uint32_t u = w->level[i], p = w->parent[u];
+			uint32_t u = w->level[i];
 			int ok = 1;
 
 			for (uint32_t x = ix->off[u]; x < ix->off[u + 1] && ok; x++) {
@@ -198,14 +196,8 @@ static int trees(struct work *w, uint32_t **done, size_t *ndone)
 				*d = u;
 				set_bit(m->tree, u);
 			}
-			if (w->refs[u] == 1 && p != 0 && p != OOMS_NONE && !ooms_vvmodel_bit(w->queued, p)) {
-				uint32_t *slot = VEC_PUSH(next, nnext, next_cap);
-
-				if (!slot)
-					goto nomem;
-				*slot = p;
-				set_bit(w->queued, p); /* unique within the level */
-			}
+			if (queue_parent(w, u, &next, &nnext, &next_cap)) /* unique within the level */
+				goto nomem;
 		}
 		for (size_t i = 0; i < nnext; i++)
 			clear_bit(w->queued, next[i]);

@@ -60,6 +60,22 @@ uint32_t coll_ringbuf_bytes(const struct ooms_watch_opts *o)
 	return size;
 }
 
+static void autoload(struct coll *c, const char *name, bool on)
+{
+	bpf_program__set_autoload(bpf_object__find_program_by_name(c->skel->obj, name), on);
+}
+
+/* The fexit programs from slot `from` on are not loaded. */
+static void fexit_off(struct coll *c, unsigned from)
+{
+	char prog[16];
+
+	for (unsigned k = from; k < OOMS_FEXIT_SLOTS; k++) {
+		snprintf(prog, sizeof(prog), "fx_%u", k);
+		autoload(c, prog, false);
+	}
+}
+
 /* Names each fexit program's function: the handlers of the followed
  * syscalls that this kernel's BTF has; the programs left over, and the
  * raw_syscalls one, are not loaded. The count named, or -1. */
@@ -86,16 +102,8 @@ static int name_fexit(struct coll *c)
 		}
 	}
 	btf__free(vm);
-	for (unsigned k = slot; k < OOMS_FEXIT_SLOTS; k++) {
-		snprintf(prog, sizeof(prog), "fx_%u", k);
-		bpf_program__set_autoload(bpf_object__find_program_by_name(c->skel->obj, prog), false);
-	}
+	fexit_off(c, slot);
 	return (int)slot;
-}
-
-static void autoload(struct coll *c, const char *name, bool on)
-{
-	bpf_program__set_autoload(bpf_object__find_program_by_name(c->skel->obj, name), on);
 }
 
 static const char *const hook_names[] = {"auto", "fexit", "syscalls", "raw"};
@@ -147,12 +155,7 @@ static int open_load(struct coll *c, int hook, int quiet)
 			return -ENOENT;
 		}
 	} else {
-		for (unsigned k = 0; k < OOMS_FEXIT_SLOTS; k++) {
-			char prog[16];
-
-			snprintf(prog, sizeof(prog), "fx_%u", k);
-			autoload(c, prog, false);
-		}
+		fexit_off(c, 0);
 	}
 	e = collect_bpf__load(c->skel);
 	if (e) {
