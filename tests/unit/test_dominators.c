@@ -30,10 +30,8 @@ static void build(struct ooms_index *ix, const struct g *g)
 	ix->id_size = 8;
 	ix->min_inst_size = 16;
 	ix->ids = calloc(g->n, sizeof(*ix->ids));
-	ix->cls = malloc(g->n * sizeof(*ix->cls));
-	ix->kind = calloc(g->n, 1);
-	ix->heap = calloc(g->n, 1);
-	ix->length = calloc(g->n, sizeof(*ix->length));
+	uint32_t cls[MAXN], length[MAXN] = {0};
+	uint8_t kind[MAXN], heap[MAXN] = {0};
 	ix->off = calloc(g->n + 1, sizeof(*ix->off));
 	ix->tgt = malloc(MAXN * MAXN * sizeof(*ix->tgt));
 	ix->weak_last = calloc(g->n / 8 + 1, 1);
@@ -42,8 +40,8 @@ static void build(struct ooms_index *ix, const struct g *g)
 		int weak = -1;
 
 		ix->ids[v] = 0x1000 + 8 * v;
-		ix->cls[v] = OOMS_NONE;
-		ix->kind[v] = v ? NODE_INSTANCE : NODE_ROOT;
+		cls[v] = OOMS_NONE;
+		kind[v] = v ? NODE_INSTANCE : NODE_ROOT;
 		ix->off[v] = e;
 		for (uint32_t w = 1; w < g->n; w++) {
 			if (g->adj[v][w] == 1)
@@ -63,6 +61,9 @@ static void build(struct ooms_index *ix, const struct g *g)
 		ix->roots[i].kind = HPROF_ROOT_JNI_GLOBAL;
 	}
 	ix->nroots = g->nroots;
+	ix->main_end = g->n - 1;
+	if (ooms_index_set_nodes(ix, kind, cls, length, heap))
+		abort();
 }
 
 /* Reachable from the super-root over strong edges, without node skip. */

@@ -2,6 +2,7 @@
 #include "util/clock.h"
 #include "analyze/shallow.h"
 #include "analyze/strings.h"
+#include "util/memtrace.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -41,7 +42,7 @@ uint64_t ooms_analysis_signature(const struct ooms_analysis *a, const uint32_t *
 		const struct ooms_edge_label *l = ooms_analysis_label(a, nodes[i]);
 
 		if (!l || l->type == REF_NONE) {
-			h = fnv(fnv(h, ooms_class_name(ix, ix->cls[nodes[i - 1]])), "?");
+			h = fnv(fnv(h, ooms_class_name(ix, ooms_cls(ix, nodes[i - 1]))), "?");
 			continue;
 		}
 		h = fnv(h, ooms_class_name(ix, l->declared_in));
@@ -54,7 +55,7 @@ uint64_t ooms_analysis_signature(const struct ooms_analysis *a, const uint32_t *
 		else
 			h = fnv(h, ooms_index_str(ix, ix->fields[l->field].name));
 	}
-	return fnv(h, ooms_class_name(ix, ix->cls[nodes[len - 1]]));
+	return fnv(h, ooms_class_name(ix, ooms_cls(ix, nodes[len - 1])));
 }
 
 static int by_signature(const void *x, const void *y)
@@ -234,7 +235,7 @@ static void read_watch(struct ooms_analysis *a, struct ooms_path_group *g, uint3
 	uint64_t v;
 	uint32_t inst, chars;
 
-	g->watched = ooms_index_is_a(&a->ix, a->ix.cls[w], OOMS_MATRIX_WATCHER) ? 2 : 1;
+	g->watched = ooms_index_is_a(&a->ix, ooms_cls(&a->ix, w), OOMS_MATRIX_WATCHER) ? 2 : 1;
 	g->watch_uptime_ms = g->retained_uptime_ms = INT64_MIN;
 	for (int k = 0; k < 8; k++) /* even: keys; odd: descriptions (1.x name, 2.x description, Matrix's activity) */
 		if (k != 4 && k != 5 && ooms_probe_get(&a->probes[a->watch_probe[k]], w, &v) &&
@@ -336,7 +337,7 @@ static int class_histogram(struct ooms_analysis *a)
 		return -ENOMEM;
 	}
 	for (uint32_t v = 1; v < n; v++) {
-		uint32_t c = ix->cls[v];
+		uint32_t c = ooms_cls(ix, v);
 		uint64_t s = ooms_shallow_size(ix, v);
 
 		a->total_shallow += s;
@@ -355,7 +356,7 @@ static int class_histogram(struct ooms_analysis *a)
 		if (stack[depth - 1].next < first[u + 1]) {
 			uint32_t v = child[stack[depth - 1].next++];
 
-			c = ix->cls[v];
+			c = ooms_cls(ix, v);
 			if (c != OOMS_NONE && !active[c]++)
 				a->class_stats[c].retained += a->dom.retained[v];
 			stack[depth].node = v;
@@ -363,7 +364,7 @@ static int class_histogram(struct ooms_analysis *a)
 			continue;
 		}
 		depth--;
-		c = ix->cls[u];
+		c = ooms_cls(ix, u);
 		if (u && c != OOMS_NONE)
 			active[c]--;
 	}
@@ -374,6 +375,7 @@ static int class_histogram(struct ooms_analysis *a)
 
 static void phase(const struct ooms_analyze_opts *o, int which)
 {
+	{ char w[16]; snprintf(w, sizeof w, "phase %d", which); memtrace(w); }
 	if (o->progress)
 		o->progress(o->pctx, which, 0, 0);
 }
@@ -530,7 +532,7 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 		uint32_t c = ooms_index_class_by_name(&a->ix, "libcore.util.NativeAllocationRegistry");
 
 		for (uint32_t v = 1; c != OOMS_NONE && v < a->ix.nodes; v++)
-			a->native_registry += a->ix.kind[v] == NODE_INSTANCE && a->ix.cls[v] == c;
+			a->native_registry += ooms_kind(&a->ix, v) == NODE_INSTANCE && ooms_cls(&a->ix, v) == c;
 	}
 	mark_library_leaks(a);
 	a->t_leaks = mono_s() - t;
@@ -581,6 +583,7 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	a->wants = NULL;
 	a->nwants = 0;
 	a->t_total = mono_s() - t0;
+	memtrace("end");
 	return 0;
 nomem:
 	if (vv_started)

@@ -17,11 +17,26 @@ struct graph {
 	const struct ooms_vvmodel *m;
 	const uint32_t *cfrom, *cto;  /* class edges by from */
 	size_t ncls;
+	uint8_t *state;               /* [nodes/4+1] 2 bits a node (enum state) */
 };
+
+/* A node's state in the classifying search: the nodes that reach a cycle
+ * (and the super-root) get Semi-NCA; the rest form a DAG below them. */
+enum state { UNSEEN, ON_PATH, ACYCLIC, CYCLIC };
 
 static inline int reached(const struct graph *g, uint32_t v)
 {
 	return ooms_vvmodel_bit(g->m->reach, v);
+}
+
+static inline enum state state_of(const struct graph *g, uint32_t v)
+{
+	return (enum state)(g->state[v / 4] >> (v % 4 * 2) & 3);
+}
+
+static inline void set_state(struct graph *g, uint32_t v, enum state s)
+{
+	g->state[v / 4] = (uint8_t)((g->state[v / 4] & ~(3u << (v % 4 * 2))) | (unsigned)s << (v % 4 * 2));
 }
 
 /* The class edges of n: [*at, *at + count) */
@@ -74,7 +89,7 @@ static int by_from(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Depth-first preorder from the super-root, without a stack: the path is
+/* Depth-first preorder of the cyclic part from the super-root, without a stack: the path is
  * parent[], each vertex's next edge is in cur[] and its next class edge in
  * ccur[] (arrays the caller reuses afterwards). dfn[node] (0 = unreached),
  * vertex[dfn], parent[dfn]; numbers from 1. Returns the count. */
@@ -101,7 +116,7 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 			v = parent[v]; /* done with v: back to its parent */
 			continue;
 		}
-		if (dfn[t] || !reached(g, t))
+		if (dfn[t] || !reached(g, t) || state_of(g, t) != CYCLIC)
 			continue;
 		dfn[t] = ++count;
 		vertex[count] = t;
@@ -113,73 +128,157 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 	return count;
 }
 
-/* Calls BODY with (from, to) for every edge into a reached node. */
-#define FOR_EACH_EDGE(BODY)                                                                  \
+/* Calls BODY with (from, to) for every edge into a reached node; a
+ * reference from a node the search did not reach comes from the super-root. */
+#define FOR_EACH_EDGE(...)                                                                         \
 	do {                                                                                 \
 		for (uint32_t i = 0; i < ix->nroots; i++) {                                  \
 			uint32_t to = ix->roots[i].node, from = 0;                           \
-			BODY;                                                                \
+			__VA_ARGS__;                                                                \
 		}                                                                            \
-		for (uint32_t from = 1; from < ix->nodes; from++)                            \
-			for (uint32_t e = ix->off[from]; e < ix->off[from + 1]; e++) {       \
-				uint32_t to = ix->tgt[e];                                    \
-				if (!reached(&g, to))                                        \
+		for (uint32_t src = 1; src < ix->nodes; src++) {                             \
+			uint32_t from = reached(g, src) ? src : 0;                           \
+			for (uint32_t e_ = ix->off[src]; e_ < ix->off[src + 1]; e_++) {      \
+				uint32_t to = ix->tgt[e_];                                   \
+				if (!reached(g, to))                                         \
 					continue;                                            \
-				BODY;                                                        \
+				__VA_ARGS__;                                                        \
 			}                                                                    \
-		for (size_t i = 0; i < g.ncls; i++) {                                        \
-			uint32_t to = g.cto[i], from = g.cfrom[i];                           \
-			BODY;                                                                \
+		}                                                                            \
+		for (size_t i = 0; i < g->ncls; i++) {                                       \
+			uint32_t to = g->cto[i], from = g->cfrom[i];                         \
+			__VA_ARGS__;                                                                \
 		}                                                                            \
 	} while (0)
 
-/* Over 100 lines on purpose: Semi-NCA's phases (DFS numbering, semi-
- * dominators, immediate dominators, retained sizes) share its arrays and
- * read best as one algorithm, as in the paper. */
-int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m, enum ooms_retained_model model,
-			    struct ooms_dominators *d)
+/* The class connections sorted by their source. 0 or -ENOMEM. */
+static int sort_class_edges(struct graph *g, uint32_t **cfrom, uint32_t **cto)
 {
-	double t0 = mono_s();
-	size_t n = ix->nodes, scap = 1024;
-	uint32_t *dfn = calloc(n, sizeof(*dfn)), *vertex = malloc((n + 1) * sizeof(*vertex));
-	uint32_t *parent = malloc((n + 1) * sizeof(*parent)), *semi = malloc((n + 1) * sizeof(*semi));
-	uint32_t *label = malloc((n + 1) * sizeof(*label)), *ancestor = NULL;
-	uint32_t *pred_off = NULL, *pred = NULL, *stk = malloc(scap * sizeof(*stk));
-	uint32_t *cfrom = NULL, *cto = NULL, *order = NULL, r;
-	struct graph g = {.ix = ix, .m = m};
+	const struct ooms_vvmodel *m = g->m;
+	uint32_t *order = malloc((m->nclass_edges + 1) * sizeof(*order));
+
+	*cfrom = malloc((m->nclass_edges + 1) * sizeof(**cfrom));
+	*cto = malloc((m->nclass_edges + 1) * sizeof(**cto));
+	if (!order || !*cfrom || !*cto) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->nclass_edges; i++) {
+		order[i] = (uint32_t)i;
+		(*cfrom)[i] = m->class_edges[i].from;
+	}
+	sort_from = *cfrom;
+	qsort(order, m->nclass_edges, sizeof(*order), by_from);
+	for (size_t i = 0; i < m->nclass_edges; i++)
+		(*cto)[i] = m->class_edges[order[i]].to;
+	for (size_t i = 0; i < m->nclass_edges; i++)
+		(*cfrom)[i] = m->class_edges[order[i]].from;
+	free(order);
+	g->ncls = m->nclass_edges;
+	g->cfrom = *cfrom;
+	g->cto = *cto;
+	return 0;
+}
+
+/* Which reached nodes reach a cycle (CYCLIC) and which do not (ACYCLIC), by
+ * one depth-first search: a node reaches a cycle if an edge of it leads to
+ * a node still on the search's path, or to one found cyclic. What reaches a
+ * cycle is closed upwards, so its dominators are Semi-NCA's over it alone;
+ * the rest is a DAG whose dominators follow from their referrers'. Returns
+ * the cyclic nodes (the super-root included), or 0 when out of memory. */
+static uint32_t classify(struct graph *g)
+{
+	const struct ooms_index *ix = g->ix;
+	struct frame { uint32_t node, e, c, cyclic; } *stk = NULL;
+	size_t depth = 0, cap = 0;
+	uint32_t cyclic = 1;
+
+	if (vec_reserve((void **)&stk, &cap, 64, sizeof(*stk)))
+		return 0;
+	set_state(g, 0, ON_PATH);
+	stk[depth++] = (struct frame){0, 0, (uint32_t)g->ncls, 0};
+	while (depth) {
+		struct frame *f = &stk[depth - 1];
+		uint32_t v = f->node, t;
+
+		if (v ? f->e < ix->off[v + 1] : f->e < ix->nroots) {
+			t = v ? ix->tgt[f->e] : ix->roots[f->e].node;
+			f->e++;
+		} else if (f->c < g->ncls && g->cfrom[f->c] == v) {
+			t = g->cto[f->c++];
+		} else {
+			int c = f->cyclic || !v;
+
+			set_state(g, v, c ? CYCLIC : ACYCLIC);
+			cyclic += c && v;
+			if (--depth && c)
+				stk[depth - 1].cyclic = 1;
+			continue;
+		}
+		if (!reached(g, t))
+			continue;
+		switch (state_of(g, t)) {
+		case UNSEEN:
+			if (vec_reserve((void **)&stk, &cap, depth + 1, sizeof(*stk))) {
+				free(stk);
+				return 0;
+			}
+			set_state(g, t, ON_PATH);
+			stk[depth] = (struct frame){t, ix->off[t], 0, 0};
+			class_edges_of(g, t, &stk[depth].c);
+			depth++;
+			break;
+		case ON_PATH:
+		case CYCLIC:
+			f->cyclic = 1;
+			break;
+		case ACYCLIC:
+			break;
+		}
+	}
+	free(stk);
+	return cyclic;
+}
+
+/* The nearest common ancestor of a and b in the dominator tree so far. */
+static inline uint32_t nca(const uint32_t *idom, const uint32_t *depth, uint32_t a, uint32_t b)
+{
+	while (depth[a] > depth[b])
+		a = idom[a];
+	while (depth[b] > depth[a])
+		b = idom[b];
+	while (a != b) {
+		a = idom[a];
+		b = idom[b];
+	}
+	return a;
+}
+
+/* Semi-NCA (Georgiadis) over the cyclic nodes: idom[] of each, and aux[]
+ * their depth in the dominator tree (aux holds dfs numbers meanwhile; the
+ * acyclic nodes' stay 0). Over 100 lines on purpose: its phases share their
+ * arrays and read best as one algorithm, as in the paper. 0 or -ENOMEM. */
+static int semi_nca(struct graph *g, uint32_t k, uint32_t *idom, uint32_t *aux)
+{
+	const struct ooms_index *ix = g->ix;
+	size_t scap = 1024;
+	uint32_t *dfn = aux, *vertex = malloc(((size_t)k + 2) * sizeof(*vertex));
+	uint32_t *parent = malloc(((size_t)k + 2) * sizeof(*parent)), *semi = malloc(((size_t)k + 2) * sizeof(*semi));
+	uint32_t *label = malloc(((size_t)k + 2) * sizeof(*label)), *ancestor = NULL;
+	uint32_t *pred_off = NULL, *pred = NULL, *stk = malloc(scap * sizeof(*stk)), r;
 	int e = -ENOMEM;
 
-	memset(d, 0, sizeof(*d));
-	g.ncls = m->nclass_edges;
-	cfrom = malloc((g.ncls + 1) * sizeof(*cfrom));
-	cto = malloc((g.ncls + 1) * sizeof(*cto));
-	order = malloc((g.ncls + 1) * sizeof(*order));
-	if (!dfn || !vertex || !parent || !semi || !label || !stk || !cfrom || !cto || !order)
+	if (!vertex || !parent || !semi || !label || !stk)
 		goto out;
-	for (size_t i = 0; i < g.ncls; i++) {
-		order[i] = (uint32_t)i;
-		cfrom[i] = m->class_edges[i].from;
-	}
-	sort_from = cfrom;
-	qsort(order, g.ncls, sizeof(*order), by_from);
-	for (size_t i = 0; i < g.ncls; i++)
-		cto[i] = m->class_edges[order[i]].to;
-	for (size_t i = 0; i < g.ncls; i++)
-		cfrom[i] = m->class_edges[order[i]].from;
-	free(order);
-	order = NULL;
-	g.cfrom = cfrom;
-	g.cto = cto;
-	r = dfs(&g, dfn, vertex, parent, semi, label);
-	d->reachable = r;
+	r = dfs(g, dfn, vertex, parent, semi, label);
 
 	/* Predecessors, by dfs number. A vertex with one incoming edge has its
-	 * dfs parent as its only predecessor: only the others get a list (most
-	 * objects have one referrer). An unreached source is the super-root. */
+	 * dfs parent as its only predecessor: only the others get a list. A
+	 * cyclic node's referrers are cyclic, or the super-root. */
 	pred_off = calloc((size_t)r + 2, sizeof(*pred_off));
 	if (!pred_off)
 		goto out;
-	FOR_EACH_EDGE((void)from; pred_off[dfn[to]]++);
+	FOR_EACH_EDGE((void)from; if (state_of(g, to) == CYCLIC) pred_off[dfn[to]]++);
 	{
 		uint32_t sum = 0;
 
@@ -199,15 +298,14 @@ int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m,
 		for (uint32_t v = 0; v <= r; v++)
 			fill[v] = 0;
 		FOR_EACH_EDGE({
-			uint32_t w = dfn[to];
+			if (state_of(g, to) == CYCLIC) {
+				uint32_t w = dfn[to];
 
-			if (pred_off[w + 1] > pred_off[w])
-				pred[pred_off[w] + fill[w]++] = dfn[from] ? dfn[from] : 1;
+				if (pred_off[w + 1] > pred_off[w])
+					pred[pred_off[w] + fill[w]++] = dfn[from] ? dfn[from] : 1;
+			}
 		});
 	}
-	free(dfn);
-	dfn = NULL;
-
 	ancestor = calloc((size_t)r + 1, sizeof(*ancestor));
 	if (!ancestor)
 		goto out;
@@ -231,15 +329,6 @@ int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m,
 		}
 		ancestor[w] = parent[w];
 	}
-	free(pred);
-	pred = NULL;
-	free(pred_off);
-	pred_off = NULL;
-	free(label);
-	label = NULL;
-	free(ancestor);
-	ancestor = NULL;
-
 	/* idom by dfs number, in place of parent[]: walk up from the parent to
 	 * the first vertex at or above the semi-dominator */
 	for (uint32_t w = 2; w <= r; w++) {
@@ -249,41 +338,17 @@ int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m,
 			x = parent[x];
 		parent[w] = x;
 	}
-	free(semi);
-	semi = NULL;
-	d->idom = malloc(n * sizeof(*d->idom));
-	d->retained = malloc(n * sizeof(*d->retained));
-	if (!d->idom || !d->retained)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		d->idom[i] = OOMS_NONE;
-	for (uint32_t w = 1; w <= r; w++) {
-		uint32_t v = vertex[w];
-
-		d->idom[v] = vertex[w > 1 ? parent[w] : 1];
-		if (model == OOMS_RETAINED_DOMINATED)
-			d->retained[v] = ooms_shallow_size(ix, v);
-		else if (!ooms_vvmodel_bit(m->tree, v))
-			d->retained[v] = ix->kind[v] == NODE_CLASS ? 0 : ooms_shallow_size(ix, v);
-		else
-			d->retained[v] = ooms_vvmodel_tree_size(ix, m, v);
-	}
-	for (uint32_t w = r; w >= 2; w--) {
+	/* by node, with depths (an idom's dfs number is smaller than its node's) */
+	idom[0] = 0;
+	aux[0] = 0;
+	for (uint32_t w = 2; w <= r; w++) {
 		uint32_t v = vertex[w], p = vertex[parent[w]];
 
-		if (model == OOMS_RETAINED_DOMINATED)
-			d->retained[p] += d->retained[v];
-		/* VisualVM: sizes go up the dominator chain to the first tree
-		 * object, and a class object's tree goes nowhere (vvmodel.h) */
-		else if (!ooms_vvmodel_bit(m->tree, p) && !(ooms_vvmodel_bit(m->tree, v) && ix->kind[v] == NODE_CLASS))
-			d->retained[p] += d->retained[v];
+		idom[v] = p;
+		aux[v] = aux[p] + 1;
 	}
-	for (uint32_t i = 0; i < n; i++) /* nothing for what is not reached */
-		if (d->idom[i] == OOMS_NONE)
-			d->retained[i] = 0;
 	e = 0;
 out:
-	free(dfn);
 	free(vertex);
 	free(parent);
 	free(semi);
@@ -292,9 +357,138 @@ out:
 	free(pred_off);
 	free(pred);
 	free(stk);
+	return e;
+}
+
+/* An acyclic node's referrer u is settled: its dominator so far meets u's
+ * chain; once every referrer is, it is settled itself (aux: referrers
+ * left, then its depth). */
+static inline int settle_one(uint32_t *idom, uint32_t *aux, uint32_t u, uint32_t v)
+{
+	idom[v] = idom[v] == OOMS_NONE ? u : nca(idom, aux, idom[v], u);
+	if (--aux[v])
+		return 0;
+	aux[v] = aux[idom[v]] + 1;
+	return 1;
+}
+
+/* The acyclic nodes' dominators, in topological order from their settled
+ * referrers: a DAG node's dominator is the nearest common ancestor of its
+ * referrers'. 0 or -ENOMEM. */
+static int settle_acyclic(struct graph *g, uint32_t *idom, uint32_t *aux)
+{
+	const struct ooms_index *ix = g->ix;
+	uint32_t *ready = NULL;
+	size_t nready = 0, cap = 0;
+
+	FOR_EACH_EDGE((void)from; if (state_of(g, to) == ACYCLIC) aux[to]++);
+	FOR_EACH_EDGE({
+		if (state_of(g, to) != ACYCLIC || (from && state_of(g, from) == ACYCLIC))
+			continue;
+		if (!settle_one(idom, aux, from, to))
+			continue;
+		if (vec_reserve((void **)&ready, &cap, nready + 1, sizeof(*ready)))
+			return -ENOMEM;
+		ready[nready++] = to;
+		while (nready) { /* what it settles in turn, depth first */
+			uint32_t u = ready[--nready], at, nc = class_edges_of(g, u, &at);
+
+			for (uint32_t x = ix->off[u]; x < ix->off[u + 1] + nc; x++) {
+				uint32_t t = x < ix->off[u + 1] ? ix->tgt[x] : g->cto[at + x - ix->off[u + 1]];
+
+				if (!reached(g, t) || !settle_one(idom, aux, u, t))
+					continue;
+				if (vec_reserve((void **)&ready, &cap, nready + 1, sizeof(*ready))) {
+					free(ready);
+					return -ENOMEM;
+				}
+				ready[nready++] = t;
+			}
+		}
+	});
+	free(ready);
+	return 0;
+}
+
+/* A node's own part of the retained sizes, in the model. */
+static uint64_t own_size(const struct ooms_index *ix, const struct ooms_vvmodel *m, enum ooms_retained_model model,
+			 uint32_t v)
+{
+	if (model == OOMS_RETAINED_DOMINATED)
+		return ooms_shallow_size(ix, v);
+	if (ooms_vvmodel_bit(m->tree, v))
+		return ooms_vvmodel_tree_size(ix, m, v);
+	return ooms_kind(ix, v) == NODE_CLASS ? 0 : ooms_shallow_size(ix, v);
+}
+
+/* Retained sizes up the dominator tree, children before their dominator:
+ * aux counts each node's children not yet added. */
+static void sum_retained(const struct graph *g, enum ooms_retained_model model, const uint32_t *idom, uint32_t *aux,
+			 uint64_t *retained)
+{
+	const struct ooms_index *ix = g->ix;
+	uint32_t n = ix->nodes;
+
+	memset(aux, 0, (size_t)n * sizeof(*aux));
+	for (uint32_t v = 1; v < n; v++) {
+		retained[v] = idom[v] == OOMS_NONE ? 0 : own_size(ix, g->m, model, v);
+		if (idom[v] != OOMS_NONE)
+			aux[idom[v]]++;
+	}
+	retained[0] = 0;
+	for (uint32_t v = 1; v < n; v++) {
+		if (idom[v] == OOMS_NONE || aux[v])
+			continue;
+		for (uint32_t u = v;;) {
+			uint32_t p = idom[u];
+
+			/* VisualVM: sizes go up the dominator chain to the first tree
+			 * object, and a class object's tree goes nowhere (vvmodel.h) */
+			if (model == OOMS_RETAINED_DOMINATED ||
+			    (!ooms_vvmodel_bit(g->m->tree, p) &&
+			     !(ooms_vvmodel_bit(g->m->tree, u) && ooms_kind(ix, u) == NODE_CLASS)))
+				retained[p] += retained[u];
+			aux[u] = UINT32_MAX; /* added */
+			if (!p || --aux[p])
+				break;
+			u = p;
+		}
+	}
+}
+
+int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m, enum ooms_retained_model model,
+			    struct ooms_dominators *d)
+{
+	double t0 = mono_s();
+	size_t n = ix->nodes;
+	uint32_t *cfrom = NULL, *cto = NULL, *aux = NULL, k;
+	struct graph g = {.ix = ix, .m = m};
+	int e = -ENOMEM;
+
+	memset(d, 0, sizeof(*d));
+	g.state = calloc(n / 4 + 1, 1);
+	aux = calloc(n, sizeof(*aux));
+	d->idom = malloc(n * sizeof(*d->idom));
+	d->retained = malloc(n * sizeof(*d->retained));
+	if (!g.state || !aux || !d->idom || !d->retained || sort_class_edges(&g, &cfrom, &cto))
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		d->idom[i] = OOMS_NONE;
+	if (!(k = classify(&g)) || (e = semi_nca(&g, k, d->idom, aux)) || (e = settle_acyclic(&g, d->idom, aux)))
+		goto out;
+	d->reachable = 0;
+	for (size_t i = 0; i < n; i++)
+		d->reachable += d->idom[i] != OOMS_NONE;
+	d->cyclic = k;
+	sum_retained(&g, model, d->idom, aux, d->retained);
+	e = 0;
+out:
+	if (!e && !k)
+		e = -ENOMEM;
+	free(g.state);
+	free(aux);
 	free(cfrom);
 	free(cto);
-	free(order);
 	if (e)
 		ooms_dominators_free(d);
 	d->seconds = mono_s() - t0;

@@ -1,7 +1,11 @@
 /* Dominators and retained sizes over the index's reference graph, with the
- * super-root (node 0) above every GC root: Semi-NCA (Georgiadis), the
- * Lengauer-Tarjan semi-dominators with a nearest-common-ancestor walk for the
- * immediate dominators, iterative throughout (heaps have chains of millions). */
+ * super-root (node 0) above every GC root. Most of a heap reaches no cycle
+ * (strings, arrays, lists below the structures that hold them): there a
+ * node's dominator is the nearest common ancestor of its referrers', in
+ * topological order, with no reverse graph. What reaches a cycle gets
+ * Semi-NCA (Georgiadis): the Lengauer-Tarjan semi-dominators with a
+ * nearest-common-ancestor walk for the immediate dominators. Iterative
+ * throughout (heaps have chains of millions). */
 #ifndef OOMSCOPE_ANALYZE_DOMINATORS_H
 #define OOMSCOPE_ANALYZE_DOMINATORS_H
 
@@ -13,6 +17,7 @@ struct ooms_dominators {
 	uint32_t *idom;      /* [nodes] immediate dominator's node; OOMS_NONE when unreachable; idom[0] = 0 */
 	uint64_t *retained;  /* [nodes] bytes; unreachable objects retain nothing */
 	uint32_t reachable;  /* nodes reachable from the roots, super-root included */
+	uint32_t cyclic;     /* of them, those that reach a cycle (Semi-NCA's share) */
 	double seconds;
 };
 

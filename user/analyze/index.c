@@ -2,6 +2,7 @@
  * object table; pass 2, with every class layout known, reads the references.
  * This file drives the passes and answers look-ups. */
 #include "analyze/index_build.h"
+#include "util/memtrace.h"
 #include "util/clock.h"
 
 int ixb_fail(struct build *b, int e, const char *fmt, ...)
@@ -124,6 +125,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 	b.pass = 1;
 	if ((e = run_pass(&b, path, &v1, progress, pctx)))
 		goto out;
+	memtrace("pass1");
 	if ((e = ixb_between_passes(&b)))
 		goto out;
 	ix->seconds_pass1 = mono_s() - t0;
@@ -151,7 +153,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 	/* class objects: their static fields, and their loader (VisualVM and
 	 * MAT count that edge too) */
 	for (uint32_t n = ix->main_end + 1; n < ix->nodes; n++) {
-		const struct ooms_class *c = &ix->classes[ix->length[n]];
+		const struct ooms_class *c = &ix->classes[ooms_class_of_node(ix, n)];
 
 		ix->off[n] = ix->nedges;
 		for (uint32_t i = 0; i < c->nstatics && !e; i++) {
@@ -174,8 +176,13 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 			ix->tgt = q;
 	}
 	ix->seconds_pass2 = mono_s() - t0;
+	memtrace("pass2");
 out:
 	free(b.cls_ids);
+	free(b.kind);
+	free(b.heap_of);
+	free(b.length);
+	free(b.cls);
 	free(b.load_keys);
 	free(b.rroots);
 	free(b.data);
@@ -189,10 +196,13 @@ void ooms_index_free(struct ooms_index *ix)
 {
 	free(ix->ids);
 	free(ix->cids);
-	free(ix->cls);
-	free(ix->kind);
-	free(ix->heap);
-	free(ix->length);
+	free(ix->cls16);
+	free(ix->cls32);
+	free(ix->kind2);
+	free(ix->alen);
+	free(ix->arank);
+	free(ix->class_node_class);
+	free(ix->heap_runs);
 	free(ix->off);
 	free(ix->tgt);
 	free(ix->classes);
@@ -252,9 +262,9 @@ uint8_t ooms_root_mark(const struct ooms_index *ix, uint32_t i)
 	uint32_t n = ix->roots[i].node, depth = 0;
 	uint8_t mark = OOMS_MARK_NONE;
 
-	if (!ix->nroot_classes || ix->kind[n] != NODE_INSTANCE)
+	if (!ix->nroot_classes || ooms_kind(ix, n) != NODE_INSTANCE)
 		return OOMS_MARK_NONE;
-	for (uint32_t c = ix->cls[n]; c != OOMS_NONE && depth++ < 256; c = ix->classes[c].super)
+	for (uint32_t c = ooms_cls(ix, n); c != OOMS_NONE && depth++ < 256; c = ix->classes[c].super)
 		for (uint32_t k = 0; k < ix->nroot_classes; k++)
 			if (ix->root_classes[k].cls == c) {
 				if (ix->root_classes[k].mark == OOMS_MARK_IGNORE)
@@ -281,4 +291,97 @@ int ooms_probe_get(const struct ooms_probe *p, uint32_t n, uint64_t *v)
 		return 0;
 	*v = p->values[lo].value;
 	return 1;
+}
+
+/* Nodes of kind 2 or 3 (the arrays) among the first `below` of a block's
+ * 64, from its 16 bytes of kinds. */
+static inline uint32_t arrays_in_block(const uint8_t *block, uint32_t below)
+{
+	uint64_t w[2];
+	uint32_t count = 0;
+
+	memcpy(w, block, sizeof(w));
+	for (int i = 0; i < 2 && below; i++) {
+		uint32_t take = below < 32 ? below : 32;
+		uint64_t arrays = w[i] >> 1 & 0x5555555555555555ull; /* the high bit of each pair */
+
+		if (take < 32)
+			arrays &= (1ull << (2 * take)) - 1;
+		count += (uint32_t)__builtin_popcountll(arrays);
+		below -= take;
+	}
+	return count;
+}
+
+uint32_t ooms_length(const struct ooms_index *ix, uint32_t n)
+{
+	enum ooms_node_kind k = ooms_kind(ix, n);
+
+	if (k != NODE_OBJ_ARRAY && k != NODE_PRIM_ARRAY)
+		return 0;
+	return ix->alen[ix->arank[n / 64] + arrays_in_block(ix->kind2 + n / 64 * 16, n % 64)];
+}
+
+enum ooms_heap ooms_heap(const struct ooms_index *ix, uint32_t n)
+{
+	uint32_t lo = 0, hi = ix->nheap_runs;
+
+	if (n > ix->main_end)
+		return (enum ooms_heap)ix->classes[ooms_class_of_node(ix, n)].heap;
+	while (hi - lo > 1) { /* the last run starting at or before n */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ix->heap_runs[mid].first <= n)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi ? (enum ooms_heap)ix->heap_runs[lo].heap : HEAP_DEFAULT;
+}
+
+int ooms_index_set_nodes(struct ooms_index *ix, const uint8_t *kind, const uint32_t *cls, const uint32_t *length,
+			 const uint8_t *heap)
+{
+	uint32_t n = ix->nodes, blocks = n / 64 + 1, arrays = 0, nclass = n > ix->main_end ? n - ix->main_end - 1 : 0;
+	size_t runs_cap = 0;
+
+	ix->kind2 = calloc(blocks, 16);
+	ix->arank = malloc(blocks * sizeof(*ix->arank));
+	ix->class_node_class = malloc((nclass + 1) * sizeof(*ix->class_node_class));
+	if (ix->nclasses + 12 < UINT16_MAX)
+		ix->cls16 = malloc((size_t)n * sizeof(*ix->cls16));
+	else
+		ix->cls32 = malloc((size_t)n * sizeof(*ix->cls32));
+	if (!ix->kind2 || !ix->arank || !ix->class_node_class || (!ix->cls16 && !ix->cls32))
+		return -ENOMEM;
+	for (uint32_t v = 0; v < n; v++) {
+		if (v % 64 == 0)
+			ix->arank[v / 64] = arrays;
+		if (ix->cls16)
+			ix->cls16[v] = cls[v] == OOMS_NONE ? UINT16_MAX : (uint16_t)cls[v];
+		else
+			ix->cls32[v] = cls[v];
+		if (v > ix->main_end) {
+			ix->class_node_class[v - ix->main_end - 1] = length[v];
+			if (length[v] < ix->nclasses)
+				ix->classes[length[v]].heap = heap[v];
+			continue;
+		}
+		ix->kind2[v / 4] |= (uint8_t)((kind[v] & 3) << (v % 4 * 2));
+		arrays += kind[v] == NODE_OBJ_ARRAY || kind[v] == NODE_PRIM_ARRAY;
+		if (v && (!ix->nheap_runs || ix->heap_runs[ix->nheap_runs - 1].heap != heap[v])) {
+			if (vec_reserve((void **)&ix->heap_runs, &runs_cap, ix->nheap_runs + 1, sizeof(*ix->heap_runs)))
+				return -ENOMEM;
+			ix->heap_runs[ix->nheap_runs].first = v;
+			ix->heap_runs[ix->nheap_runs++].heap = heap[v];
+		}
+	}
+	ix->alen = malloc(((size_t)arrays + 1) * sizeof(*ix->alen));
+	if (!ix->alen)
+		return -ENOMEM;
+	arrays = 0;
+	for (uint32_t v = 1; v <= ix->main_end && v < n; v++)
+		if (kind[v] == NODE_OBJ_ARRAY || kind[v] == NODE_PRIM_ARRAY)
+			ix->alen[arrays++] = length[v];
+	return 0;
 }

@@ -51,6 +51,7 @@ struct ooms_class {
 				* FinalizerReference): its referent holds, but a path crosses it last */
 	uint32_t probes_at, nprobes;   /* entries of cprobes that apply to instances */
 	uint8_t is_array_class;
+	uint8_t heap;         /* enum ooms_heap of the class object */
 	/* filled by the analyzer */
 	uint64_t count, shallow, retained;
 };
@@ -107,10 +108,17 @@ struct ooms_index {
 	uint32_t *cids;          /* [nodes] (id - id_base) >> id_shift, when every id fits (ooms_index_id) */
 	uint64_t id_base;
 	unsigned id_shift;
-	uint32_t *cls;           /* [nodes] class index (arrays: their array class; primitive arrays: a pseudo-class) */
-	uint8_t *kind;           /* [nodes] enum ooms_node_kind */
-	uint8_t *heap;           /* [nodes] enum ooms_heap */
-	uint32_t *length;        /* [nodes] array elements, or 0 */
+	/* per node, compact (read them with ooms_cls, ooms_kind, ooms_length,
+	 * ooms_heap and ooms_class_of_node; ooms_index_set_nodes makes them) */
+	uint16_t *cls16;         /* [nodes] class index (UINT16_MAX: none) when under 65535 classes */
+	uint32_t *cls32;         /* [nodes] class index otherwise (arrays: their array class;
+				  * primitive arrays: a pseudo-class; class objects: java.lang.Class) */
+	uint8_t *kind2;          /* [nodes/64+1 blocks of 16 bytes] 2 bits a node: its kind, for 0..main_end */
+	uint32_t *alen;          /* array lengths, arrays in node order */
+	uint32_t *arank;         /* [nodes/64+1] arrays before each block of 64 nodes */
+	uint32_t *class_node_class; /* [nodes - main_end - 1] class index of each class object */
+	struct ooms_heap_run { uint32_t first; uint8_t heap; } *heap_runs; /* nodes 1..main_end */
+	uint32_t nheap_runs;
 
 	/* outgoing references, CSR: edges of n are tgt[off[n] .. off[n+1]) */
 	uint32_t *off;           /* [nodes + 1] */
@@ -268,6 +276,34 @@ static inline uint64_t ooms_index_id(const struct ooms_index *ix, uint32_t n)
 {
 	return ix->cids ? ix->id_base + ((uint64_t)ix->cids[n] << ix->id_shift) : ix->ids[n];
 }
+/* Node n's class index, or OOMS_NONE. */
+static inline uint32_t ooms_cls(const struct ooms_index *ix, uint32_t n)
+{
+	if (ix->cls16)
+		return ix->cls16[n] == UINT16_MAX ? OOMS_NONE : ix->cls16[n];
+	return ix->cls32[n];
+}
+static inline enum ooms_node_kind ooms_kind(const struct ooms_index *ix, uint32_t n)
+{
+	if (n > ix->main_end)
+		return NODE_CLASS;
+	return (enum ooms_node_kind)(ix->kind2[n / 4] >> (n % 4 * 2) & 3);
+}
+/* The elements of array n; 0 for what is not an array. */
+uint32_t ooms_length(const struct ooms_index *ix, uint32_t n);
+enum ooms_heap ooms_heap(const struct ooms_index *ix, uint32_t n);
+/* The class index a class object stands for (n > main_end). */
+static inline uint32_t ooms_class_of_node(const struct ooms_index *ix, uint32_t n)
+{
+	return ix->class_node_class[n - ix->main_end - 1];
+}
+/* The compact per-node arrays from plain ones over nodes 0..nodes-1
+ * (ix->nodes and ix->main_end set): kind and heap by node; cls the class
+ * index; length the elements of arrays and, for class objects, the class
+ * index they stand for. 0 or -ENOMEM. */
+int ooms_index_set_nodes(struct ooms_index *ix, const uint8_t *kind, const uint32_t *cls, const uint32_t *length,
+			 const uint8_t *heap);
+
 /* The node of object id, or OOMS_NONE. */
 uint32_t ooms_index_find(const struct ooms_index *ix, uint64_t id);
 /* The arena offset of string id, or OOMS_NONE. */

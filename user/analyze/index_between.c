@@ -396,17 +396,17 @@ static int partition_classes(struct build *b)
 	if (!cl)
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	for (uint32_t r = 1; r < ix->nodes; r++) {
-		if (ix->kind[r] == NODE_CLASS) {
+		if (b->kind[r] == NODE_CLASS) {
 			cl[nc].id = ix->ids[r];
 			cl[nc].ci = (uint32_t)b->cls_ids[r];
-			cl[nc++].heap = ix->heap[r];
+			cl[nc++].heap = b->heap_of[r];
 			continue;
 		}
 		ix->ids[w] = ix->ids[r];
 		b->cls_ids[w] = b->cls_ids[r];
-		ix->kind[w] = ix->kind[r];
-		ix->heap[w] = ix->heap[r];
-		ix->length[w++] = ix->length[r];
+		b->kind[w] = b->kind[r];
+		b->heap_of[w] = b->heap_of[r];
+		b->length[w++] = b->length[r];
 	}
 	ix->main_end = w - 1;
 	/* insertion sort would do for a few thousand; qsort for any count */
@@ -425,9 +425,9 @@ static int partition_classes(struct build *b)
 	for (uint32_t i = 0; i < nc; i++, w++) {
 		ix->ids[w] = cl[i].id;
 		b->cls_ids[w] = cl[i].ci;
-		ix->kind[w] = NODE_CLASS;
-		ix->heap[w] = cl[i].heap;
-		ix->length[w] = 0;
+		b->kind[w] = NODE_CLASS;
+		b->heap_of[w] = cl[i].heap;
+		b->length[w] = 0;
 		ix->classes[cl[i].ci].node = w;
 	}
 	free(cl);
@@ -553,10 +553,10 @@ static int check_memory(struct build *b)
 	uint64_t refs = 0, need;
 
 	for (uint32_t n = 1; n < ix->nodes; n++) {
-		if (ix->kind[n] == NODE_OBJ_ARRAY)
-			refs += ix->length[n];
-		else if (ix->kind[n] == NODE_INSTANCE && ix->cls[n] != OOMS_NONE)
-			refs += ix->classes[ix->cls[n]].nslots;
+		if (b->kind[n] == NODE_OBJ_ARRAY)
+			refs += b->length[n];
+		else if (b->kind[n] == NODE_INSTANCE && b->cls[n] != OOMS_NONE)
+			refs += ix->classes[b->cls[n]].nslots;
 	}
 	need = ooms_memory_estimate(ix->nodes, refs);
 	if (need <= b->max_memory)
@@ -596,16 +596,16 @@ int ixb_between_passes(struct build *b)
 		if (!strcmp(nm, "jdk.internal.misc.Unsafe") || !strcmp(nm, "sun.misc.Unsafe"))
 			ix->oop_scale_hint = b->scale_value[i];
 	}
-	ix->cls = malloc((size_t)ix->nodes * sizeof(*ix->cls));
-	if (!e && !ix->cls)
+	b->cls = malloc((size_t)ix->nodes * sizeof(*b->cls));
+	if (!e && !b->cls)
 		e = ixb_fail(b, -ENOMEM, "out of memory");
 	for (uint32_t n = 1; !e && n < ix->nodes; n++) {
 		uint32_t c = OOMS_NONE;
 
-		switch (ix->kind[n]) {
+		switch (b->kind[n]) {
 		case NODE_CLASS:
 			c = ix->class_class;
-			ix->length[n] = (uint32_t)b->cls_ids[n]; /* class nodes: their class index */
+			b->length[n] = (uint32_t)b->cls_ids[n]; /* class nodes: their class index */
 			break;
 		case NODE_PRIM_ARRAY:
 			c = b->cls_ids[n] < 12 ? ix->prim_class[b->cls_ids[n]] : OOMS_NONE;
@@ -614,16 +614,24 @@ int ixb_between_passes(struct build *b)
 			if (!u64map_get(&by_id, b->cls_ids[n], &c))
 				c = OOMS_NONE;
 		}
-		ix->cls[n] = c;
+		b->cls[n] = c;
 	}
 	u64map_free(&by_id);
 	free(b->cls_ids);
 	b->cls_ids = NULL;
 	if (e)
 		return e;
-	ix->cls[0] = OOMS_NONE;
+	b->cls[0] = OOMS_NONE;
 	if (b->max_memory && (e = check_memory(b)))
 		return e;
+	if (ooms_index_set_nodes(ix, b->kind, b->cls, b->length, b->heap_of))
+		return ixb_fail(b, -ENOMEM, "out of memory");
+	free(b->kind);
+	free(b->heap_of);
+	free(b->length);
+	free(b->cls);
+	b->kind = b->heap_of = NULL;
+	b->length = b->cls = NULL;
 	if (compact_ids(ix))
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	if ((e = build_lookup(b)))

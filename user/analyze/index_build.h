@@ -43,6 +43,9 @@ struct build {
 	/* pass 1 */
 	size_t node_cap;
 	uint64_t *cls_ids;        /* [nodes] class id, element type, or class index */
+	/* [nodes] the plain per-node arrays, until ooms_index_set_nodes compacts them */
+	uint8_t *kind, *heap_of;
+	uint32_t *length, *cls;
 	struct u64map load_names; /* class id -> name string id (LOAD_CLASS) */
 	uint64_t *load_keys;      /* name string ids, by load_names' values */
 	size_t nload, load_cap;

@@ -121,24 +121,24 @@ int ixb_add_node(struct build *b, uint64_t id, uint8_t kind, uint64_t cls, uint3
 		c = realloc(b->cls_ids, cap * sizeof(*b->cls_ids));
 		if (c)
 			b->cls_ids = c;
-		k = realloc(ix->kind, cap);
+		k = realloc(b->kind, cap);
 		if (k)
-			ix->kind = k;
-		h = realloc(ix->heap, cap);
+			b->kind = k;
+		h = realloc(b->heap_of, cap);
 		if (h)
-			ix->heap = h;
-		l = realloc(ix->length, cap * sizeof(*ix->length));
+			b->heap_of = h;
+		l = realloc(b->length, cap * sizeof(*b->length));
 		if (l)
-			ix->length = l;
+			b->length = l;
 		if (!a || !c || !k || !h || !l)
 			return ixb_fail(b, -ENOMEM, "out of memory for %u objects", n);
 		b->node_cap = cap;
 	}
 	ix->ids[n] = id;
 	b->cls_ids[n] = cls;
-	ix->kind[n] = kind;
-	ix->heap[n] = b->heap;
-	ix->length[n] = length;
+	b->kind[n] = kind;
+	b->heap_of[n] = b->heap;
+	b->length[n] = length;
 	ix->nodes = n + 1;
 	return 0;
 }

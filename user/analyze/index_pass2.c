@@ -82,7 +82,7 @@ int ixb_p2_sub_data(void *ctx, const uint8_t *p, size_t len)
 	if (b->later_dump)
 		return 0;
 	unsigned id = ix->id_size;
-	uint8_t k = ix->kind[b->node];
+	uint8_t k = ooms_kind(ix, b->node);
 	int e;
 
 	if (k == NODE_INSTANCE) {
@@ -124,7 +124,7 @@ int ixb_p2_sub_end(void *ctx, const struct hprof_sub *s)
 
 	if (b->later_dump)
 		return 0;
-	if (s->tag != HPROF_INSTANCE_DUMP || (c = ix->cls[n]) == OOMS_NONE)
+	if (s->tag != HPROF_INSTANCE_DUMP || (c = ooms_cls(ix, n)) == OOMS_NONE)
 		return 0;
 	{
 		const struct ooms_class *k = &ix->classes[c];

@@ -110,7 +110,7 @@ static int sub_begin(void *ctx, const struct hprof_sub *s)
 	l->elem = 0;
 	l->class_target = OOMS_NONE;
 	if (s->tag == HPROF_CLASS_DUMP) {
-		uint32_t ci = ix->length[l->node];
+		uint32_t ci = ooms_class_of_node(ix, l->node);
 		const struct ooms_class *c = &ix->classes[ci];
 
 		for (uint32_t i = 0; i < c->nstatics; i++) {
@@ -121,9 +121,9 @@ static int sub_begin(void *ctx, const struct hprof_sub *s)
 		if (c->loader_id)
 			resolve(l, ooms_index_find(ix, c->loader_id), REF_CLASS_LOADER, OOMS_NONE, ci, 0);
 	}
-	if (ix->cls[l->node] != OOMS_NONE && ix->classes[ix->cls[l->node]].node != OOMS_NONE &&
+	if (ooms_cls(ix, l->node) != OOMS_NONE && ix->classes[ooms_cls(ix, l->node)].node != OOMS_NONE &&
 	    (s->tag == HPROF_INSTANCE_DUMP || s->tag == HPROF_CLASS_DUMP)) {
-		uint32_t c = ix->cls[l->node];
+		uint32_t c = ooms_cls(ix, l->node);
 
 		/* the class connection: resolved last, so a field naming the class wins */
 		l->class_target = ix->classes[c].node;
@@ -147,14 +147,14 @@ static int sub_data(void *ctx, const uint8_t *p, size_t len)
 	}
 	if (!l->active)
 		return 0;
-	if (ix->kind[l->node] == NODE_INSTANCE) {
+	if (ooms_kind(ix, l->node) == NODE_INSTANCE) {
 		if (vec_reserve((void **)&l->data, &l->dcap, l->dlen + len, 1))
 			return -ENOMEM;
 		memcpy(l->data + l->dlen, p, len);
 		l->dlen += len;
 		return 0;
 	}
-	if (ix->kind[l->node] != NODE_OBJ_ARRAY)
+	if (ooms_kind(ix, l->node) != NODE_OBJ_ARRAY)
 		return 0;
 	for (; len; p++, len--) { /* arrays on paths are few: byte at a time is fine */
 		l->carry[l->carry_len++] = *p;
@@ -165,7 +165,7 @@ static int sub_data(void *ctx, const uint8_t *p, size_t len)
 			uint64_t v = hprof_id(l->carry, id);
 
 			if (v)
-				resolve(l, ooms_index_find(ix, v), REF_ARRAY_ENTRY, OOMS_NONE, ix->cls[l->node], l->elem);
+				resolve(l, ooms_index_find(ix, v), REF_ARRAY_ENTRY, OOMS_NONE, ooms_cls(ix, l->node), l->elem);
 		}
 		l->elem++;
 	}
@@ -182,7 +182,7 @@ static int sub_end(void *ctx, const struct hprof_sub *s)
 
 	if (!l->active)
 		return 0;
-	if (s->tag == HPROF_INSTANCE_DUMP && (c = ix->cls[l->node]) != OOMS_NONE)
+	if (s->tag == HPROF_INSTANCE_DUMP && (c = ooms_cls(ix, l->node)) != OOMS_NONE)
 		instance_fields(l, c);
 	if (l->class_target != OOMS_NONE)
 		resolve(l, l->class_target, REF_CLASS_OBJECT, OOMS_NONE, l->class_of, 0);
@@ -210,8 +210,8 @@ static void instance_fields(struct labeler *l, uint32_t c)
 static uint32_t seg_of(const struct ooms_index *ix, uint32_t n)
 {
 	uint32_t lo = 0, hi = ix->nsegs;
-	int is_class = ix->kind[n] == NODE_CLASS;
-	uint32_t k = is_class ? ix->length[n] : n - 1; /* class dump k / object k, 0-based */
+	int is_class = ooms_kind(ix, n) == NODE_CLASS;
+	uint32_t k = is_class ? ooms_class_of_node(ix, n) : n - 1; /* class dump k / object k, 0-based */
 
 	while (hi - lo > 1) { /* the last record whose count before is at most k */
 		uint32_t mid = (lo + hi) / 2, before = is_class ? ix->segs[mid].class_before : ix->segs[mid].main_before;

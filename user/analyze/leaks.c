@@ -252,7 +252,7 @@ static int push(struct ooms_leak **out, size_t *n, size_t *cap, uint32_t node, u
  * objects, never the app's). */
 static int is_late(const struct ooms_index *ix, const uint8_t *late, uint32_t n)
 {
-	return (late && (late[n / 8] >> (n % 8) & 1)) || ix->heap[n] == HEAP_IMAGE;
+	return (late && (late[n / 8] >> (n % 8) & 1)) || ooms_heap(ix, n) == HEAP_IMAGE;
 }
 
 int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, const struct ooms_probe *probes,
@@ -276,11 +276,11 @@ int ooms_leaks_find(const struct ooms_index *ix, struct ooms_leak_rules *r, cons
 			is[c] = ooms_index_is_a(ix, c, k->class_name);
 		k->instances = k->leaks = 0;
 		for (uint32_t n = 1; n < ix->nodes; n++)
-			if (ix->kind[n] != NODE_CLASS && ix->cls[n] != OOMS_NONE && is[ix->cls[n]])
+			if (ooms_kind(ix, n) != NODE_CLASS && ooms_cls(ix, n) != OOMS_NONE && is[ooms_cls(ix, n)])
 				k->instances++;
 		if (k->test == LEAK_ALWAYS) {
 			for (uint32_t n = 1; n < ix->nodes && !e; n++) {
-				if (ix->kind[n] == NODE_CLASS || ix->cls[n] == OOMS_NONE || !is[ix->cls[n]] ||
+				if (ooms_kind(ix, n) == NODE_CLASS || ooms_cls(ix, n) == OOMS_NONE || !is[ooms_cls(ix, n)] ||
 				    reached[n] == OOMS_NONE || (flagged[n / 8] >> (n % 8) & 1) || is_late(ix, late, n))
 					continue;
 				flagged[n / 8] |= 1 << (n % 8);

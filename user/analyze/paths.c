@@ -88,7 +88,7 @@ static void inherit(struct ooms_paths *p, uint32_t u, uint32_t v)
 static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, uint32_t *queue, uint32_t *tail,
 		 uint8_t *seen, struct late_edge **late, size_t *nlate, size_t *late_cap)
 {
-	uint32_t c = ix->cls[u];
+	uint32_t c = ooms_cls(ix, u);
 
 	for (uint32_t e = ix->off[u]; e < ix->off[u + 1]; e++) {
 		uint32_t v = ix->tgt[e];
@@ -113,7 +113,7 @@ static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, 
 		queue[(*tail)++] = v;
 	}
 	/* the class connection, after the fields: an object holds its class */
-	if ((ix->kind[u] == NODE_INSTANCE || ix->kind[u] == NODE_CLASS) && c != OOMS_NONE &&
+	if ((ooms_kind(ix, u) == NODE_INSTANCE || ooms_kind(ix, u) == NODE_CLASS) && c != OOMS_NONE &&
 	    !(seen[c / 8] >> (c % 8) & 1)) {
 		uint32_t v = ix->classes[c].node;
 

@@ -36,17 +36,17 @@ void report_reference_text(const struct ooms_analysis *a, uint32_t from, const s
 	const struct ooms_index *ix = &a->ix;
 
 	if (!l || l->type == REF_NONE) {
-		snprintf(buf, len, "%s.?", ooms_class_name(ix, ix->cls[from]));
+		snprintf(buf, len, "%s.?", ooms_class_name(ix, ooms_cls(ix, from)));
 	} else if (l->type == REF_ARRAY_ENTRY) {
-		snprintf(buf, len, "%s[%u]", ooms_class_name(ix, ix->cls[from]), l->index);
+		snprintf(buf, len, "%s[%u]", ooms_class_name(ix, ooms_cls(ix, from)), l->index);
 	} else if (l->type == REF_CLASS_LOADER) {
 		snprintf(buf, len, "%s.<classLoader>", ooms_class_name(ix, l->declared_in));
 	} else if (l->type == REF_CLASS_OBJECT) {
-		snprintf(buf, len, "%s.<class>", ooms_class_name(ix, ix->cls[from]));
+		snprintf(buf, len, "%s.<class>", ooms_class_name(ix, ooms_cls(ix, from)));
 	} else if (l->type == REF_STATIC_FIELD) {
 		snprintf(buf, len, "%s.%s", ooms_class_name(ix, l->declared_in), ooms_index_str(ix, l->field));
 	} else {
-		snprintf(buf, len, "%s.%s", ooms_class_name(ix, ix->cls[from]),
+		snprintf(buf, len, "%s.%s", ooms_class_name(ix, ooms_cls(ix, from)),
 			 ooms_index_str(ix, ix->fields[l->field].name));
 	}
 }
@@ -57,15 +57,15 @@ static const char *declared_class(const struct ooms_analysis *a, uint32_t from, 
 
 	if (l && l->type != REF_NONE && l->declared_in != OOMS_NONE)
 		return ooms_class_name(ix, l->declared_in);
-	return ooms_class_name(ix, ix->cls[from]);
+	return ooms_class_name(ix, ooms_cls(ix, from));
 }
 
 /* The class name of node n: the class itself for class objects. */
 const char *report_node_class(const struct ooms_index *ix, uint32_t n)
 {
-	if (ix->kind[n] == NODE_CLASS)
-		return ooms_class_name(ix, ix->length[n]);
-	return ooms_class_name(ix, ix->cls[n]);
+	if (ooms_kind(ix, n) == NODE_CLASS)
+		return ooms_class_name(ix, ooms_class_of_node(ix, n));
+	return ooms_class_name(ix, ooms_cls(ix, n));
 }
 
 /* A path (GC root first) in KOOM's gcPaths form; the last node's
@@ -279,7 +279,7 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 		json_obj(&j);
 		json_khex(&j, "objectId", ooms_index_id(ix, n));
 		json_kstr(&j, "className", report_node_class(ix, n));
-		json_kbool(&j, "isClass", ix->kind[n] == NODE_CLASS);
+		json_kbool(&j, "isClass", ooms_kind(ix, n) == NODE_CLASS);
 		json_kuint(&j, "shallowSize", ooms_shallow_size(ix, n));
 		json_kuint(&j, "retainedSize", a->dom.retained[n]);
 		if (ooms_native_retained(&a->native, n))
@@ -428,7 +428,7 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		uint32_t n = t[i] + 1;
 
 		report_human_bytes(a->dom.retained[n], b1, sizeof(b1));
-		fprintf(f, "  %12s  %s%s@0x%" PRIx64, b1, ix->kind[n] == NODE_CLASS ? "class " : "",
+		fprintf(f, "  %12s  %s%s@0x%" PRIx64, b1, ooms_kind(ix, n) == NODE_CLASS ? "class " : "",
 			report_node_class(ix, n), ooms_index_id(ix, n));
 		if (ooms_native_retained(&a->native, n)) {
 			report_human_bytes(ooms_native_retained(&a->native, n), b1, sizeof(b1));
@@ -491,7 +491,7 @@ int ooms_report_retained_tsv(const struct ooms_analysis *a, FILE *f)
 		uint32_t v = order[i];
 
 		fprintf(f, "%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "%s\n", ooms_index_id(ix, v), ooms_shallow_size(ix, v),
-			a->dom.retained[v], ix->kind[v] == NODE_CLASS ? "\tclass" : "");
+			a->dom.retained[v], ooms_kind(ix, v) == NODE_CLASS ? "\tclass" : "");
 	}
 	free(order);
 	return ferror(f) ? -1 : 0;

@@ -26,8 +26,8 @@ static uint32_t holder_at(const struct ooms_analysis *a, const struct ooms_suspe
 	const struct ooms_edge_label *l;
 	uint32_t at = s->len - 1;
 
-	if (s->len >= 2 && (ix->kind[s->point] == NODE_OBJ_ARRAY || ix->kind[s->point] == NODE_PRIM_ARRAY) &&
-	    ix->kind[s->path[at - 1]] == NODE_INSTANCE && (l = ooms_analysis_label(a, s->point)) &&
+	if (s->len >= 2 && (ooms_kind(ix, s->point) == NODE_OBJ_ARRAY || ooms_kind(ix, s->point) == NODE_PRIM_ARRAY) &&
+	    ooms_kind(ix, s->path[at - 1]) == NODE_INSTANCE && (l = ooms_analysis_label(a, s->point)) &&
 	    l->type == REF_INSTANCE_FIELD)
 		return at - 1;
 	return at;
@@ -111,7 +111,7 @@ void report_suspects_json(struct json *j, const struct ooms_analysis *a)
 		json_kstr(j, "kind", s->kind == SUSPECT_INSTANCES ? "instances" : "object");
 		json_kstr(j, "description", line);
 		json_kstr(j, "className", report_node_class(ix, s->node));
-		json_kbool(j, "isClass", ix->kind[s->node] == NODE_CLASS);
+		json_kbool(j, "isClass", ooms_kind(ix, s->node) == NODE_CLASS);
 		json_khex(j, "objectId", ooms_index_id(ix, s->node));
 		json_kuint(j, "count", s->count);
 		json_kuint(j, "retainedSize", s->retained);
@@ -160,7 +160,7 @@ void report_suspects_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		ooms_report_suspect_line(a, i, line, sizeof(line));
 		fprintf(f, "\n#%zu  %s  [%016" PRIx64 "]\n", i + 1, line, s->signature);
 		report_human_bytes(s->retained, b1, sizeof(b1));
-		fprintf(f, "    suspect %s%s@0x%" PRIx64 " retains %s (%.0f %%)\n", ix->kind[s->node] == NODE_CLASS ? "class " : "",
+		fprintf(f, "    suspect %s%s@0x%" PRIx64 " retains %s (%.0f %%)\n", ooms_kind(ix, s->node) == NODE_CLASS ? "class " : "",
 			report_node_class(ix, s->node), ooms_index_id(ix, s->node), b1, share(a, s->retained));
 		fprintf(f, "    GC root %s: %s@0x%" PRIx64 "\n", root ? ooms_root_kind_name(root->kind) : "?",
 			s->len ? report_node_class(ix, s->path[0]) : "?", s->len ? ooms_index_id(ix, s->path[0]) : 0);

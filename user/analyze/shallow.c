@@ -55,18 +55,18 @@ int ooms_shallow_setup(struct ooms_index *ix)
 
 uint64_t ooms_shallow_size(const struct ooms_index *ix, uint32_t n)
 {
-	uint32_t c = ix->cls[n];
+	uint32_t c = ooms_cls(ix, n);
 
-	switch (ix->kind[n]) {
+	switch (ooms_kind(ix, n)) {
 	case NODE_INSTANCE:
 		return c == OOMS_NONE ? align(ix->min_inst_size) : ix->inst_sizes[c];
 	case NODE_OBJ_ARRAY:
-		return align(ix->min_inst_size + ARRAY_OVERHEAD + (uint64_t)ix->length[n] * ix->oop_size);
+		return align(ix->min_inst_size + ARRAY_OVERHEAD + (uint64_t)ooms_length(ix, n) * ix->oop_size);
 	case NODE_PRIM_ARRAY:
 		for (unsigned t = HPROF_T_BOOLEAN; t <= HPROF_T_LONG; t++)
 			if (ix->prim_class[t] == c)
 				return align(ix->min_inst_size + ARRAY_OVERHEAD +
-					     (uint64_t)ix->length[n] * hprof_type_size(t, ix->id_size));
+					     (uint64_t)ooms_length(ix, n) * hprof_type_size(t, ix->id_size));
 		return align(ix->min_inst_size + ARRAY_OVERHEAD);
 	case NODE_CLASS:
 		/* VisualVM: an instance of java.lang.Class where the dump gives

@@ -9,15 +9,15 @@ int ooms_string_nodes(const struct ooms_index *ix, uint32_t s, uint32_t *inst, u
 	*inst = *chars = OOMS_NONE;
 	if (s == OOMS_NONE || s >= ix->nodes)
 		return -1;
-	if (ix->kind[s] == NODE_PRIM_ARRAY) { /* JDK 8 and older: a char[] name */
+	if (ooms_kind(ix, s) == NODE_PRIM_ARRAY) { /* JDK 8 and older: a char[] name */
 		*chars = s;
 		return 0;
 	}
-	if (ix->kind[s] != NODE_INSTANCE)
+	if (ooms_kind(ix, s) != NODE_INSTANCE)
 		return -1;
 	*inst = s;
 	for (uint32_t e = ix->off[s]; e < ix->off[s + 1]; e++) /* its one primitive array */
-		if (ix->kind[ix->tgt[e]] == NODE_PRIM_ARRAY)
+		if (ooms_kind(ix, ix->tgt[e]) == NODE_PRIM_ARRAY)
 			*chars = ix->tgt[e];
 	return 0;
 }
@@ -49,7 +49,7 @@ static const struct ooms_content *content_of(const struct ooms_content *w, size_
 /* The String's coder (JDK 9+: 0 Latin-1, 1 UTF-16), or -1 when it has none. */
 static int string_coder(const struct ooms_index *ix, uint32_t s, const struct ooms_content *inst)
 {
-	uint32_t c = s != OOMS_NONE ? ix->cls[s] : OOMS_NONE;
+	uint32_t c = s != OOMS_NONE ? ooms_cls(ix, s) : OOMS_NONE;
 
 	if (c == OOMS_NONE || !inst)
 		return -1;
@@ -77,7 +77,7 @@ void ooms_string_text(const struct ooms_index *ix, uint32_t inst, uint32_t chars
 	out[0] = 0;
 	if (!chars)
 		return;
-	wide = ix->cls[chars_node] == ix->prim_class[HPROF_T_CHAR] || coder == 1;
+	wide = ooms_cls(ix, chars_node) == ix->prim_class[HPROF_T_CHAR] || coder == 1;
 	for (size_t i = 0; i + (wide ? 1 : 0) < chars->len && o + 1 < len; i += wide ? 2 : 1) {
 		unsigned ch = wide ? (big_endian ? chars->data[i] << 8 | chars->data[i + 1] : chars->data[i + 1] << 8 | chars->data[i])
 				   : chars->data[i];

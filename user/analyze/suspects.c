@@ -31,7 +31,7 @@ static uint32_t accumulation_point(const struct ooms_index *ix, const struct oom
 
 		if (big == OOMS_NONE || (double)d->retained[big] < OOMS_SUSPECT_DROP * (double)d->retained[cur])
 			return cur;
-		if (ix->kind[cur] == NODE_INSTANCE && ix->kind[big] == NODE_INSTANCE && ix->cls[big] == ix->cls[cur])
+		if (ooms_kind(ix, cur) == NODE_INSTANCE && ooms_kind(ix, big) == NODE_INSTANCE && ooms_cls(ix, big) == ooms_cls(ix, cur))
 			return cur;
 		cur = big;
 	}
@@ -41,7 +41,7 @@ static uint32_t accumulation_point(const struct ooms_index *ix, const struct oom
  * java.lang.Class (or the last slot when the dump has none). */
 static uint32_t tally_class(const struct ooms_index *ix, uint32_t n)
 {
-	uint32_t c = ix->kind[n] == NODE_CLASS ? ix->class_class : ix->cls[n];
+	uint32_t c = ooms_kind(ix, n) == NODE_CLASS ? ix->class_class : ooms_cls(ix, n);
 
 	return c == OOMS_NONE ? ix->nclasses : c;
 }
@@ -72,8 +72,8 @@ static uint32_t next_link(const struct ooms_index *ix, const struct ooms_dominat
 {
 	uint32_t big = biggest_child(d, t, n);
 
-	return big != OOMS_NONE && ix->kind[n] == NODE_INSTANCE && ix->kind[big] == NODE_INSTANCE &&
-	       ix->cls[big] == ix->cls[n] &&
+	return big != OOMS_NONE && ooms_kind(ix, n) == NODE_INSTANCE && ooms_kind(ix, big) == NODE_INSTANCE &&
+	       ooms_cls(ix, big) == ooms_cls(ix, n) &&
 	       (double)d->retained[big] >= OOMS_SUSPECT_DROP * (double)d->retained[n] ? big : OOMS_NONE;
 }
 
@@ -90,7 +90,7 @@ static void accumulated(const struct ooms_index *ix, const struct ooms_dominator
 		uint32_t next = next_link(ix, d, t, link);
 
 		if (next != OOMS_NONE || link != p) {
-			s->chain_cls = ix->cls[p];
+			s->chain_cls = ooms_cls(ix, p);
 			s->chain_len++;
 		}
 		for (uint32_t i = t->first[link]; i < t->first[link + 1]; i++) {
@@ -127,7 +127,7 @@ static int instance_suspects(const struct ooms_index *ix, const struct ooms_domi
 	for (uint32_t i = t->first[0]; i < t->first[1]; i++) {
 		uint32_t v = t->child[i];
 
-		if (ix->kind[v] != NODE_CLASS && d->retained[v] < thr) {
+		if (ooms_kind(ix, v) != NODE_CLASS && d->retained[v] < thr) {
 			by[tally_class(ix, v)].count++;
 			by[tally_class(ix, v)].retained += d->retained[v];
 		}
@@ -136,7 +136,7 @@ static int instance_suspects(const struct ooms_index *ix, const struct ooms_domi
 		uint32_t v = t->child[i], c = tally_class(ix, v);
 		struct ooms_suspect *s;
 
-		if (ix->kind[v] == NODE_CLASS || d->retained[v] >= thr || !by[c].count)
+		if (ooms_kind(ix, v) == NODE_CLASS || d->retained[v] >= thr || !by[c].count)
 			continue;
 		if (by[c].retained >= thr && by[c].count > 1 && c < ix->nclasses) {
 			if (!(s = VEC_PUSH(*out, *n, *cap))) {
@@ -154,7 +154,7 @@ static int instance_suspects(const struct ooms_index *ix, const struct ooms_domi
 			for (uint32_t k = t->first[0]; k < t->first[1]; k++) {
 				uint32_t w = t->child[k];
 
-				if (ix->kind[w] != NODE_CLASS && tally_class(ix, w) == c && d->retained[w] < thr &&
+				if (ooms_kind(ix, w) != NODE_CLASS && tally_class(ix, w) == c && d->retained[w] < thr &&
 				    d->retained[w] > d->retained[s->node])
 					s->node = w;
 			}

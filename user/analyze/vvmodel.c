@@ -25,7 +25,7 @@ uint64_t ooms_vvmodel_class_size(const struct ooms_index *ix)
 
 uint64_t ooms_vvmodel_size(const struct ooms_index *ix, uint32_t n)
 {
-	return ix->kind[n] == NODE_CLASS ? ooms_vvmodel_class_size(ix) : ooms_shallow_size(ix, n);
+	return ooms_kind(ix, n) == NODE_CLASS ? ooms_vvmodel_class_size(ix) : ooms_shallow_size(ix, n);
 }
 
 struct work {
@@ -118,10 +118,10 @@ static int search(struct work *w)
 			if (ix->roots[i].kind == ooms_root_kinds[k])
 				queue[tail++] = ix->roots[i].node;
 	while (head < tail) {
-		uint32_t u = queue[head++], c = ix->cls[u];
+		uint32_t u = queue[head++], c = ooms_cls(ix, u);
 		int has = 0;
 
-		if (ix->kind[u] == NODE_PRIM_ARRAY) {
+		if (ooms_kind(ix, u) == NODE_PRIM_ARRAY) {
 			if ((e = leaf(w, u)))
 				goto out;
 			continue;
@@ -132,7 +132,7 @@ static int search(struct work *w)
 			has = 1;
 			reach(w, u, ix->tgt[x], queue, &tail);
 		}
-		if (ix->kind[u] != NODE_OBJ_ARRAY && c != OOMS_NONE && !ooms_vvmodel_bit(seen_class, c)) {
+		if (ooms_kind(ix, u) != NODE_OBJ_ARRAY && c != OOMS_NONE && !ooms_vvmodel_bit(seen_class, c)) {
 			uint32_t v = ix->classes[c].node;
 
 			set_bit(seen_class, c);
