@@ -163,10 +163,10 @@ static int check(const struct g *g, const char *name)
 		return 0;
 	}
 	for (uint32_t v = 0; v < g->n; v++)
-		if (d.idom[v] != want_idom[v] || d.retained[v] != want_ret[v]) {
+		if (d.idom[v] != want_idom[v] || ooms_retained(&d, v) != want_ret[v]) {
 			if (ok)
 				printf("#   %s: node %u: idom %u want %u, retained %llu want %llu\n", name, v, d.idom[v],
-				       want_idom[v], (unsigned long long)d.retained[v], (unsigned long long)want_ret[v]);
+				       want_idom[v], (unsigned long long)ooms_retained(&d, v), (unsigned long long)want_ret[v]);
 			ok = 0;
 		}
 	ooms_dominators_free(&d);

@@ -108,10 +108,10 @@ static void mark_library_leaks(struct ooms_analysis *a)
 
 		if (!(a->paths.library[n / 8] >> (n % 8) & 1))
 			continue;
-		uint32_t v = n, r;
+		uint32_t v = n, r, p;
 
-		for (; v && a->paths.parent[v] && a->paths.parent[v] != OOMS_NONE; v = a->paths.parent[v]) {
-			uint32_t m = ooms_edge_mark(ix, a->paths.parent[v], v);
+		for (; v && (p = ooms_paths_parent(&a->paths, v)) && p != OOMS_NONE; v = p) {
+			uint32_t m = ooms_edge_mark(ix, p, v);
 
 			if (m >= OOMS_MARK_LIBRARY)
 				a->leaks[i].library = m; /* the last found is the nearest the root */
@@ -125,14 +125,16 @@ static void mark_library_leaks(struct ooms_analysis *a)
  * whose edge is asked for already. 0 or -ENOMEM. */
 static int want_labels(struct ooms_analysis *a, uint32_t n, size_t *lcap)
 {
-	for (uint32_t v = n; v && a->paths.parent[v] && a->paths.parent[v] != OOMS_NONE; v = a->paths.parent[v]) {
+	uint32_t p;
+
+	for (uint32_t v = n; v && (p = ooms_paths_parent(&a->paths, v)) && p != OOMS_NONE; v = p) {
 		uint32_t dummy;
 
 		if (u64map_get(&a->label_of, (uint64_t)v + 1, &dummy))
 			break; /* the rest of this path is known already */
 		if (vec_reserve((void **)&a->labels, lcap, a->nlabels + 1, sizeof(*a->labels)))
 			return -ENOMEM;
-		a->labels[a->nlabels].from = a->paths.parent[v];
+		a->labels[a->nlabels].from = p;
 		a->labels[a->nlabels].to = v;
 		if (u64map_put(&a->label_of, (uint64_t)v + 1, (uint32_t)a->nlabels++))
 			return -ENOMEM;
@@ -262,7 +264,7 @@ static int finish_groups(struct ooms_analysis *a)
 
 		for (uint32_t k = 0; k < g->count; k++, at++) {
 			const struct ooms_leak *lk = &a->leaks[a->leak_keys[2 * at + 1]];
-			uint64_t r = a->dom.retained[lk->node];
+			uint64_t r = ooms_retained(&a->dom, lk->node);
 
 			g->retained_sum += r;
 			if (!k || r > g->retained_max) {
@@ -345,7 +347,7 @@ static int class_histogram(struct ooms_analysis *a)
 			a->class_stats[c].count++;
 			a->class_stats[c].shallow += s;
 		}
-		if (a->dom.idom[v] != OOMS_NONE)
+		if (ooms_dominated(&a->dom, v))
 			a->reachable_shallow += s;
 	}
 	stack[depth].node = 0;
@@ -358,7 +360,7 @@ static int class_histogram(struct ooms_analysis *a)
 
 			c = ooms_cls(ix, v);
 			if (c != OOMS_NONE && !active[c]++)
-				a->class_stats[c].retained += a->dom.retained[v];
+				a->class_stats[c].retained += ooms_retained(&a->dom, v);
 			stack[depth].node = v;
 			stack[depth++].next = first[v];
 			continue;
@@ -545,6 +547,7 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)) || (e = dominators(a, &vv, o->retained_model)))
 		goto nomem;
 	a->t_dominators = a->dom.seconds;
+	memtrace("dominators");
 	if ((e = ooms_native_compute(&a->ix, &a->probes[a->native_probe], a->dom.idom, &a->native)) ||
 	    (e = ooms_domtree_build(&a->dom, a->ix.nodes, &a->tree)))
 		goto nomem;

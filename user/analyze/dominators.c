@@ -1,5 +1,6 @@
 #include "analyze/dominators.h"
 #include "util/clock.h"
+#include "util/release.h"
 #include "util/vec.h"
 #include "analyze/shallow.h"
 #include "analyze/vvmodel.h"
@@ -423,19 +424,40 @@ static uint64_t own_size(const struct ooms_index *ix, const struct ooms_vvmodel 
 
 /* Retained sizes up the dominator tree, children before their dominator:
  * aux counts each node's children not yet added. */
-static void sum_retained(const struct graph *g, enum ooms_retained_model model, const uint32_t *idom, uint32_t *aux,
-			 uint64_t *retained)
+static int set_retained(struct ooms_dominators *d, uint32_t n, uint64_t bytes)
+{
+	uint32_t i;
+
+	if (bytes < UINT32_MAX) {
+		d->retained32[n] = (uint32_t)bytes;
+		return 0;
+	}
+	d->retained32[n] = UINT32_MAX;
+	if (u64map_get(&d->big, (uint64_t)n + 1, &i)) {
+		d->bigs[i] = bytes;
+		return 0;
+	}
+	if (vec_reserve((void **)&d->bigs, &d->bigs_cap, d->nbigs + 1, sizeof(*d->bigs)) ||
+	    u64map_put(&d->big, (uint64_t)n + 1, (uint32_t)d->nbigs))
+		return -ENOMEM;
+	d->bigs[d->nbigs++] = bytes;
+	return 0;
+}
+
+static int sum_retained(const struct graph *g, enum ooms_retained_model model, const uint32_t *idom, uint32_t *aux,
+			struct ooms_dominators *d)
 {
 	const struct ooms_index *ix = g->ix;
 	uint32_t n = ix->nodes;
 
 	memset(aux, 0, (size_t)n * sizeof(*aux));
 	for (uint32_t v = 1; v < n; v++) {
-		retained[v] = idom[v] == OOMS_NONE ? 0 : own_size(ix, g->m, model, v);
+		if (set_retained(d, v, idom[v] == OOMS_NONE ? 0 : own_size(ix, g->m, model, v)))
+			return -ENOMEM;
 		if (idom[v] != OOMS_NONE)
 			aux[idom[v]]++;
 	}
-	retained[0] = 0;
+	d->retained32[0] = 0;
 	for (uint32_t v = 1; v < n; v++) {
 		if (idom[v] == OOMS_NONE || aux[v])
 			continue;
@@ -447,13 +469,15 @@ static void sum_retained(const struct graph *g, enum ooms_retained_model model, 
 			if (model == OOMS_RETAINED_DOMINATED ||
 			    (!ooms_vvmodel_bit(g->m->tree, p) &&
 			     !(ooms_vvmodel_bit(g->m->tree, u) && ooms_kind(ix, u) == NODE_CLASS)))
-				retained[p] += retained[u];
+				if (set_retained(d, p, ooms_retained(d, p) + ooms_retained(d, u)))
+					return -ENOMEM;
 			aux[u] = UINT32_MAX; /* added */
 			if (!p || --aux[p])
 				break;
 			u = p;
 		}
 	}
+	return 0;
 }
 
 int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m, enum ooms_retained_model model,
@@ -469,19 +493,24 @@ int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m,
 	g.state = calloc(n / 4 + 1, 1);
 	aux = calloc(n, sizeof(*aux));
 	d->idom = malloc(n * sizeof(*d->idom));
-	d->retained = malloc(n * sizeof(*d->retained));
-	if (!g.state || !aux || !d->idom || !d->retained || sort_class_edges(&g, &cfrom, &cto))
+	d->retained32 = malloc(n * sizeof(*d->retained32));
+	if (!g.state || !aux || !d->idom || !d->retained32 || u64map_init(&d->big, 16) ||
+	    sort_class_edges(&g, &cfrom, &cto))
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		d->idom[i] = OOMS_NONE;
 	if (!(k = classify(&g)) || (e = semi_nca(&g, k, d->idom, aux)) || (e = settle_acyclic(&g, d->idom, aux)))
 		goto out;
 	d->reachable = 0;
+	if (!(d->reach = calloc(n / 8 + 1, 1)))
+		goto out;
 	for (size_t i = 0; i < n; i++)
-		d->reachable += d->idom[i] != OOMS_NONE;
+		if (d->idom[i] != OOMS_NONE) {
+			d->reachable++;
+			d->reach[i / 8] |= (uint8_t)(1 << (i % 8));
+		}
 	d->cyclic = k;
-	sum_retained(&g, model, d->idom, aux, d->retained);
-	e = 0;
+	e = sum_retained(&g, model, d->idom, aux, d);
 out:
 	if (!e && !k)
 		e = -ENOMEM;
@@ -498,30 +527,50 @@ out:
 void ooms_dominators_free(struct ooms_dominators *d)
 {
 	free(d->idom);
-	free(d->retained);
+	free(d->retained32);
+	free(d->reach);
+	d->reach = NULL;
+	free(d->bigs);
+	u64map_free(&d->big);
 	d->idom = NULL;
-	d->retained = NULL;
+	d->retained32 = NULL;
+	d->bigs = NULL;
+	d->nbigs = d->bigs_cap = 0;
 }
 
-int ooms_domtree_build(const struct ooms_dominators *d, uint32_t n, struct ooms_domtree *t)
+/* The children by a counting sort of idom[], read in node order (so each
+ * one's children come in node order) and given back to the kernel as it is
+ * read: the tree is built in about the memory of idom[] and first[]. */
+int ooms_domtree_build(struct ooms_dominators *d, uint32_t n, struct ooms_domtree *t)
 {
-	uint32_t *first = calloc((size_t)n + 1, sizeof(uint32_t)), *child = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	uint32_t *first = calloc((size_t)n + 1, sizeof(uint32_t)), *idom = d->idom, count = 0;
+	size_t released = 0;
 
 	t->first = first;
-	t->child = child;
-	if (!first || !child) {
+	t->child = NULL;
+	if (!first) {
 		ooms_domtree_free(t);
 		return -ENOMEM;
 	}
-	/* count, prefix sums, place, then shift back to starts */
 	for (uint32_t v = 1; v < n; v++)
-		if (d->idom[v] != OOMS_NONE)
-			first[d->idom[v] + 1]++;
+		if (idom[v] != OOMS_NONE) {
+			first[idom[v] + 1]++;
+			count++;
+		}
+	if (!(t->child = malloc(((size_t)count + 1) * sizeof(uint32_t)))) {
+		ooms_domtree_free(t);
+		return -ENOMEM;
+	}
 	for (uint32_t v = 1; v <= n; v++)
 		first[v] += first[v - 1];
-	for (uint32_t v = 1; v < n; v++)
-		if (d->idom[v] != OOMS_NONE)
-			child[first[d->idom[v]]++] = v;
+	for (uint32_t v = 1; v < n; v++) {
+		if (idom[v] != OOMS_NONE)
+			t->child[first[idom[v]]++] = v;
+		if (v % 65536 == 0)
+			release_below(idom, (size_t)v * sizeof(*idom), &released);
+	}
+	free(idom);
+	d->idom = NULL;
 	for (uint32_t v = n; v > 0; v--)
 		first[v] = first[v - 1];
 	first[0] = 0;

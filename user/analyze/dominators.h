@@ -14,8 +14,14 @@
 #include "analyze/vvmodel.h"
 
 struct ooms_dominators {
-	uint32_t *idom;      /* [nodes] immediate dominator's node; OOMS_NONE when unreachable; idom[0] = 0 */
-	uint64_t *retained;  /* [nodes] bytes; unreachable objects retain nothing */
+	uint32_t *idom;      /* [nodes] immediate dominator's node; OOMS_NONE when unreachable; idom[0] = 0;
+			      * NULL once the dominator tree is built */
+	uint8_t *reach;      /* [nodes/8+1] bit n: n is reachable (has a dominator) */
+	uint32_t *retained32; /* [nodes] bytes (read with ooms_retained); unreachable objects retain
+			       * nothing; UINT32_MAX: 4 GiB or more, the size in big */
+	struct u64map big;    /* node + 1 -> index in bigs */
+	uint64_t *bigs;
+	size_t nbigs, bigs_cap;
 	uint32_t reachable;  /* nodes reachable from the roots, super-root included */
 	uint32_t cyclic;     /* of them, those that reach a cycle (Semi-NCA's share) */
 	double seconds;
@@ -31,6 +37,21 @@ enum ooms_retained_model {
  * reference into them as an edge: strong ones, Reference.referent ones, the
  * search's class connections; a reference from an object the search did not
  * reach counts as one from the super-root. 0, or -ENOMEM. */
+/* Node n's retained size in bytes. */
+static inline int ooms_dominated(const struct ooms_dominators *d, uint32_t n)
+{
+	return d->reach[n / 8] >> (n % 8) & 1;
+}
+
+static inline uint64_t ooms_retained(const struct ooms_dominators *d, uint32_t n)
+{
+	uint32_t i;
+
+	if (d->retained32[n] != UINT32_MAX)
+		return d->retained32[n];
+	return u64map_get(&d->big, (uint64_t)n + 1, &i) ? d->bigs[i] : UINT32_MAX;
+}
+
 int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m, enum ooms_retained_model model,
 			    struct ooms_dominators *d);
 void ooms_dominators_free(struct ooms_dominators *d);
@@ -42,7 +63,8 @@ struct ooms_domtree {
 	uint32_t *child;     /* [nodes] */
 };
 
-int ooms_domtree_build(const struct ooms_dominators *d, uint32_t nodes, struct ooms_domtree *t);
+/* Frees d->idom (read for the last time). 0 or -ENOMEM (d->idom kept). */
+int ooms_domtree_build(struct ooms_dominators *d, uint32_t nodes, struct ooms_domtree *t);
 void ooms_domtree_free(struct ooms_domtree *t);
 
 #endif

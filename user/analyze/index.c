@@ -3,6 +3,7 @@
  * This file drives the passes and answers look-ups. */
 #include "analyze/index_build.h"
 #include "util/memtrace.h"
+#include "util/spill.h"
 #include "util/clock.h"
 
 int ixb_fail(struct build *b, int e, const char *fmt, ...)
@@ -97,6 +98,53 @@ static int run_pass(struct build *b, const char *path, const struct hprof_visito
 	return ooms_read_dump(path, v, progress, pctx, b->pass, &b->ix->file_bytes, b->err, b->errlen);
 }
 
+/* After the passes nothing looks objects up by id, and only the reports
+ * need a few ids: the ids (4 or 8 bytes a node) go to a file and the
+ * look-up table goes, the largest part of the index left. Where no file
+ * can be written (a full disk) they stay. */
+static void spill_ids(struct ooms_index *ix)
+{
+	if (ix->cids ? spill_write(&ix->ids_file, ix->cids, sizeof(*ix->cids), ix->nodes)
+		     : spill_write(&ix->ids_file, ix->ids, sizeof(*ix->ids), ix->nodes))
+		return;
+	free(ix->cids);
+	free(ix->ids);
+	free(ix->sorted_ids);
+	free(ix->sorted_nodes);
+	free(ix->bucket);
+	ix->cids = NULL;
+	ix->ids = NULL;
+	ix->sorted_ids = NULL;
+	ix->sorted_nodes = NULL;
+	ix->bucket = NULL;
+}
+
+uint64_t ooms_index_id_spilled(const struct ooms_index *ix, uint32_t n)
+{
+	uint32_t c;
+	uint64_t id;
+
+	if (ix->ids_file.width == sizeof(c))
+		return spill_read(&ix->ids_file, n, &c) ? 0 : ix->id_base + ((uint64_t)c << ix->id_shift);
+	return spill_read(&ix->ids_file, n, &id) ? 0 : id;
+}
+
+int ooms_index_load_ids(struct ooms_index *ix)
+{
+	void *buf;
+
+	if (!ix->ids_file.width)
+		return 0;
+	if (!(buf = spill_read_all(&ix->ids_file)))
+		return -errno;
+	if (ix->ids_file.width == sizeof(*ix->cids))
+		ix->cids = buf;
+	else
+		ix->ids = buf;
+	spill_close(&ix->ids_file);
+	return 0;
+}
+
 int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_index_opts *o, char *err,
 			  size_t errlen)
 {
@@ -175,6 +223,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 		if (q)
 			ix->tgt = q;
 	}
+	spill_ids(ix);
 	ix->seconds_pass2 = mono_s() - t0;
 	memtrace("pass2");
 out:
@@ -194,6 +243,7 @@ out:
 
 void ooms_index_free(struct ooms_index *ix)
 {
+	spill_close(&ix->ids_file);
 	free(ix->ids);
 	free(ix->cids);
 	free(ix->cls16);

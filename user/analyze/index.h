@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "hprof/parser.h"
 #include "analyze/u64map.h"
+#include "util/spill.h"
 
 #define OOMS_NONE UINT32_MAX
 
@@ -108,6 +109,10 @@ struct ooms_index {
 	uint32_t *cids;          /* [nodes] (id - id_base) >> id_shift, when every id fits (ooms_index_id) */
 	uint64_t id_base;
 	unsigned id_shift;
+	/* after the passes the ids wait in a file (read by ooms_index_id)
+	 * instead of memory: the reports name a few objects;
+	 * ooms_index_load_ids brings them all back */
+	struct spill ids_file;
 	/* per node, compact (read them with ooms_cls, ooms_kind, ooms_length,
 	 * ooms_heap and ooms_class_of_node; ooms_index_set_nodes makes them) */
 	uint16_t *cls16;         /* [nodes] class index (UINT16_MAX: none) when under 65535 classes */
@@ -271,11 +276,16 @@ int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progres
 void ooms_probes_free(struct ooms_probe *probes, size_t nprobes);
 void ooms_index_free(struct ooms_index *ix);
 
+uint64_t ooms_index_id_spilled(const struct ooms_index *ix, uint32_t n);
 /* The id of node n. */
 static inline uint64_t ooms_index_id(const struct ooms_index *ix, uint32_t n)
 {
-	return ix->cids ? ix->id_base + ((uint64_t)ix->cids[n] << ix->id_shift) : ix->ids[n];
+	if (ix->cids)
+		return ix->id_base + ((uint64_t)ix->cids[n] << ix->id_shift);
+	return ix->ids ? ix->ids[n] : ooms_index_id_spilled(ix, n);
 }
+/* Every id in memory again (after the passes they are in a file). 0 or -errno. */
+int ooms_index_load_ids(struct ooms_index *ix);
 /* Node n's class index, or OOMS_NONE. */
 static inline uint32_t ooms_cls(const struct ooms_index *ix, uint32_t n)
 {
@@ -304,7 +314,8 @@ static inline uint32_t ooms_class_of_node(const struct ooms_index *ix, uint32_t 
 int ooms_index_set_nodes(struct ooms_index *ix, const uint8_t *kind, const uint32_t *cls, const uint32_t *length,
 			 const uint8_t *heap);
 
-/* The node of object id, or OOMS_NONE. */
+/* The node of object id, or OOMS_NONE. Only while the index is built: the
+ * look-up table leaves with the ids. */
 uint32_t ooms_index_find(const struct ooms_index *ix, uint64_t id);
 /* The arena offset of string id, or OOMS_NONE. */
 uint32_t ooms_index_string_id(const struct ooms_index *ix, uint64_t id);

@@ -462,7 +462,7 @@ static int build_lookup(struct build *b)
 	ix->lookup_n = (uint32_t)n;
 	ix->min_id = n ? lookup_key(ix, 0) : 0;
 	span = n ? lookup_key(ix, (uint32_t)n - 1) - ix->min_id : 0;
-	while (nb < n / 4 + 1 && nb < (1u << 26))
+	while (nb < n / 16 + 1 && nb < (1u << 26))
 		nb *= 2;
 	ix->bucket_shift = 0;
 	while ((span >> ix->bucket_shift) >= nb)

@@ -15,6 +15,7 @@ struct labeler {
 	const struct ooms_index *ix;
 	struct ooms_edge_label *labels;
 	uint32_t *order;        /* label indices sorted by from */
+	uint64_t *to_id;        /* by label: the id of its to node */
 	size_t n;
 	struct u64map first;    /* from node -> first position in order */
 	uint32_t node;          /* the current record's */
@@ -64,14 +65,15 @@ const char *ooms_ref_type_name(uint8_t type)
 	return "UNKNOWN";
 }
 
-/* Marks every still open label from the current node to target. */
-static void resolve(struct labeler *l, uint32_t target, uint8_t type, uint32_t field, uint32_t declared_in,
-		    uint32_t index)
+/* Marks every still open label from the current node to the object of id
+ * target_id (target: to that node, when target_id is 0). */
+static void resolve(struct labeler *l, uint64_t target_id, uint32_t target, uint8_t type, uint32_t field,
+		    uint32_t declared_in, uint32_t index)
 {
 	for (size_t i = l->at; i < l->n && l->labels[l->order[i]].from == l->node; i++) {
 		struct ooms_edge_label *e = &l->labels[l->order[i]];
 
-		if (e->to != target || e->type != REF_NONE)
+		if ((target_id ? l->to_id[l->order[i]] != target_id : e->to != target) || e->type != REF_NONE)
 			continue;
 		e->type = type;
 		e->field = field;
@@ -116,10 +118,10 @@ static int sub_begin(void *ctx, const struct hprof_sub *s)
 		for (uint32_t i = 0; i < c->nstatics; i++) {
 			const struct ooms_static *st = &ix->statics[c->statics_at + i];
 
-			resolve(l, ooms_index_find(ix, st->value), REF_STATIC_FIELD, st->name, ci, 0);
+			resolve(l, st->value, OOMS_NONE, REF_STATIC_FIELD, st->name, ci, 0);
 		}
 		if (c->loader_id)
-			resolve(l, ooms_index_find(ix, c->loader_id), REF_CLASS_LOADER, OOMS_NONE, ci, 0);
+			resolve(l, c->loader_id, OOMS_NONE, REF_CLASS_LOADER, OOMS_NONE, ci, 0);
 	}
 	if (ooms_cls(ix, l->node) != OOMS_NONE && ix->classes[ooms_cls(ix, l->node)].node != OOMS_NONE &&
 	    (s->tag == HPROF_INSTANCE_DUMP || s->tag == HPROF_CLASS_DUMP)) {
@@ -165,7 +167,7 @@ static int sub_data(void *ctx, const uint8_t *p, size_t len)
 			uint64_t v = hprof_id(l->carry, id);
 
 			if (v)
-				resolve(l, ooms_index_find(ix, v), REF_ARRAY_ENTRY, OOMS_NONE, ooms_cls(ix, l->node), l->elem);
+				resolve(l, v, OOMS_NONE, REF_ARRAY_ENTRY, OOMS_NONE, ooms_cls(ix, l->node), l->elem);
 		}
 		l->elem++;
 	}
@@ -185,7 +187,7 @@ static int sub_end(void *ctx, const struct hprof_sub *s)
 	if (s->tag == HPROF_INSTANCE_DUMP && (c = ooms_cls(ix, l->node)) != OOMS_NONE)
 		instance_fields(l, c);
 	if (l->class_target != OOMS_NONE)
-		resolve(l, l->class_target, REF_CLASS_OBJECT, OOMS_NONE, l->class_of, 0);
+		resolve(l, 0, l->class_target, REF_CLASS_OBJECT, OOMS_NONE, l->class_of, 0);
 	return 0;
 }
 
@@ -201,7 +203,7 @@ static void instance_fields(struct labeler *l, uint32_t c)
 			continue;
 		v = hprof_id(l->data + sl->offset, ix->id_size);
 		if (v)
-			resolve(l, ooms_index_find(ix, v), REF_INSTANCE_FIELD, sl->field, sl->declared_in, 0);
+			resolve(l, v, OOMS_NONE, REF_INSTANCE_FIELD, sl->field, sl->declared_in, 0);
 	}
 }
 
@@ -300,9 +302,11 @@ int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_
 	if (!n && !nwants)
 		return 0;
 	l.order = malloc((n + 1) * sizeof(*l.order));
+	l.to_id = malloc((n + 1) * sizeof(*l.to_id));
 	l.any = calloc(ix->nodes / 8 + 1, 1);
-	if (!l.order || !l.any || u64map_init(&l.first, n + 1) || u64map_init(&l.want_of, nwants + 1)) {
+	if (!l.order || !l.to_id || !l.any || u64map_init(&l.first, n + 1) || u64map_init(&l.want_of, nwants + 1)) {
 		free(l.order);
+		free(l.to_id);
 		free(l.any);
 		u64map_free(&l.first); /* both zeroed or made: freeing either is safe */
 		u64map_free(&l.want_of);
@@ -311,6 +315,7 @@ int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_
 	}
 	for (size_t i = 0; i < n; i++) {
 		l.order[i] = (uint32_t)i;
+		l.to_id[i] = ooms_index_id(ix, labels[i].to);
 		labels[i].type = REF_NONE;
 		labels[i].field = labels[i].declared_in = OOMS_NONE;
 		labels[i].index = 0;
@@ -334,6 +339,7 @@ int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_
 		e = ooms_read_dump(path, &v, NULL, NULL, 3, NULL, err, errlen);
 out:
 	free(l.order);
+	free(l.to_id);
 	free(l.any);
 	free(l.data);
 	u64map_free(&l.first);

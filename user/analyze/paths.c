@@ -1,5 +1,7 @@
 #include "analyze/paths.h"
 #include "util/clock.h"
+#include "util/release.h"
+#include "util/spill.h"
 #include "util/vec.h"
 
 #include <errno.h>
@@ -132,6 +134,7 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 	double t0 = mono_s();
 	size_t n = ix->nodes;
 	uint32_t *queue = malloc(n * sizeof(*queue)), head = 0, tail = 0;
+	size_t released = 0;
 	uint8_t *seen;
 	struct late_edge *late = NULL;
 	size_t nlate = 0, late_cap = 0;
@@ -178,6 +181,8 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 		while (head < tail) {
 			uint32_t u = queue[head++];
 
+			if (head % 65536 == 0)
+				release_below(queue, (size_t)head * sizeof(*queue), &released);
 			if (visit(ix, p, u, queue, &tail, seen, &late, &nlate, &late_cap)) {
 				free(queue);
 				free(seen);
@@ -219,6 +224,7 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 
 void ooms_paths_free(struct ooms_paths *p)
 {
+	spill_close(&p->parents);
 	free(p->parent);
 	free(p->reach);
 	free(p->late);
@@ -247,11 +253,25 @@ int ooms_paths_reach_bitmap(const struct ooms_index *ix, struct ooms_paths *p)
 	for (uint32_t n = 0; n < ix->nodes; n++)
 		if (p->parent[n] != OOMS_NONE)
 			p->reach[n / 8] |= (uint8_t)(1 << (n % 8));
+	/* from here on only reported paths read parents: to a file (kept in
+	 * memory if none can be written) */
+	if (!spill_write(&p->parents, p->parent, sizeof(*p->parent), ix->nodes)) {
+		free(p->parent);
+		p->parent = NULL;
+	}
 	return 0;
+}
+
+uint32_t ooms_paths_parent_spilled(const struct ooms_paths *p, uint32_t n)
+{
+	uint32_t v;
+
+	return spill_read(&p->parents, n, &v) ? OOMS_NONE : v;
 }
 
 void ooms_paths_drop_parents(struct ooms_paths *p)
 {
 	free(p->parent);
 	p->parent = NULL;
+	spill_close(&p->parents);
 }

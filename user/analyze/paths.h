@@ -7,9 +7,12 @@
 
 #include <stdint.h>
 #include "analyze/index.h"
+#include "util/spill.h"
 
 struct ooms_paths {
-	uint32_t *parent;   /* [nodes] previous node on the shortest path; 0 for a root; OOMS_NONE unreached */
+	uint32_t *parent;   /* [nodes] previous node on the shortest path; 0 for a root; OOMS_NONE unreached;
+			     * NULL once in parents (read them with ooms_paths_parent) */
+	struct spill parents;
 	uint8_t *reach;     /* [nodes/8+1] bit n: n was reached (after ooms_paths_reach_bitmap) */
 	int honor_ignores;  /* the search left out --ignore's references */
 	uint8_t *late;      /* [nodes/8+1] bit n: n is reached only across a referent that holds last
@@ -23,10 +26,17 @@ struct ooms_paths {
 int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int honor_ignores);
 void ooms_paths_free(struct ooms_paths *p);
 /* The reach bitmap from parent[] (1 bit per object instead of 32: the
- * dominators test it for every node, and it stays in cache). */
+ * dominators test it for every node, and it stays in cache); parent[] then
+ * goes to a file, for the few reported paths. */
 int ooms_paths_reach_bitmap(const struct ooms_index *ix, struct ooms_paths *p);
 /* parent[] freed, once the reported paths are named. */
 void ooms_paths_drop_parents(struct ooms_paths *p);
+uint32_t ooms_paths_parent_spilled(const struct ooms_paths *p, uint32_t n);
+/* The previous node on n's shortest path (0 for a root; OOMS_NONE unreached). */
+static inline uint32_t ooms_paths_parent(const struct ooms_paths *p, uint32_t n)
+{
+	return p->parent ? p->parent[n] : ooms_paths_parent_spilled(p, n);
+}
 static inline int ooms_paths_reached(const struct ooms_paths *p, uint32_t n)
 {
 	return p->reach ? p->reach[n / 8] >> (n % 8) & 1 : p->parent[n] != OOMS_NONE;

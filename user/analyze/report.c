@@ -119,6 +119,35 @@ void report_json_path(struct json *j, const struct ooms_analysis *a, const uint3
 }
 
 /* Indices of the top n of count items by key, largest first. */
+/* The n nodes (1..nodes-1) that retain most, largest first. */
+static uint32_t *top_retained(const struct ooms_analysis *a, size_t n, size_t *out_n)
+{
+	uint32_t *idx, nodes = a->ix.nodes;
+	size_t k = 0;
+
+	if (n > (size_t)nodes - 1)
+		n = nodes - 1;
+	idx = malloc((n + 1) * sizeof(*idx));
+	*out_n = 0;
+	if (!idx)
+		return NULL;
+	for (uint32_t v = 1; v < nodes && n; v++) { /* insertion into a short sorted list */
+		uint64_t r = ooms_retained(&a->dom, v);
+		size_t at;
+
+		if (k == n && r <= ooms_retained(&a->dom, idx[k - 1]))
+			continue;
+		at = k < n ? k++ : n - 1;
+		while (at > 0 && ooms_retained(&a->dom, idx[at - 1]) < r) {
+			idx[at] = idx[at - 1];
+			at--;
+		}
+		idx[at] = v;
+	}
+	*out_n = k;
+	return idx;
+}
+
 static uint32_t *top_by(size_t count, size_t n, const void *base, size_t stride, size_t key_off, size_t *out_n)
 {
 	uint32_t *idx;
@@ -272,16 +301,16 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	/* top retainers: objects by retained size */
 	json_key(&j, "topRetainers");
 	json_arr(&j);
-	t = top_by(ix->nodes - 1, top, a->dom.retained + 1, sizeof(uint64_t), 0, &nt);
+	t = top_retained(a, top, &nt);
 	for (size_t i = 0; t && i < nt; i++) {
-		uint32_t n = t[i] + 1;
+		uint32_t n = t[i];
 
 		json_obj(&j);
 		json_khex(&j, "objectId", ooms_index_id(ix, n));
 		json_kstr(&j, "className", report_node_class(ix, n));
 		json_kbool(&j, "isClass", ooms_kind(ix, n) == NODE_CLASS);
 		json_kuint(&j, "shallowSize", ooms_shallow_size(ix, n));
-		json_kuint(&j, "retainedSize", a->dom.retained[n]);
+		json_kuint(&j, "retainedSize", ooms_retained(&a->dom, n));
 		if (ooms_native_retained(&a->native, n))
 			json_kuint(&j, "retainedNativeSize", ooms_native_retained(&a->native, n));
 		json_obj_end(&j);
@@ -423,11 +452,11 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 	report_growth_text(a, top, f);
 
 	fprintf(f, "\ntop retainers\n");
-	t = top_by(ix->nodes - 1, top, a->dom.retained + 1, sizeof(uint64_t), 0, &nt);
+	t = top_retained(a, top, &nt);
 	for (size_t i = 0; t && i < nt; i++) {
-		uint32_t n = t[i] + 1;
+		uint32_t n = t[i];
 
-		report_human_bytes(a->dom.retained[n], b1, sizeof(b1));
+		report_human_bytes(ooms_retained(&a->dom, n), b1, sizeof(b1));
 		fprintf(f, "  %12s  %s%s@0x%" PRIx64, b1, ooms_kind(ix, n) == NODE_CLASS ? "class " : "",
 			report_node_class(ix, n), ooms_index_id(ix, n));
 		if (ooms_native_retained(&a->native, n)) {
@@ -491,7 +520,7 @@ int ooms_report_retained_tsv(const struct ooms_analysis *a, FILE *f)
 		uint32_t v = order[i];
 
 		fprintf(f, "%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "%s\n", ooms_index_id(ix, v), ooms_shallow_size(ix, v),
-			a->dom.retained[v], ooms_kind(ix, v) == NODE_CLASS ? "\tclass" : "");
+			ooms_retained(&a->dom, v), ooms_kind(ix, v) == NODE_CLASS ? "\tclass" : "");
 	}
 	free(order);
 	return ferror(f) ? -1 : 0;

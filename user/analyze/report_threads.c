@@ -36,7 +36,7 @@ static void local_json(const struct ooms_analysis *a, const struct ooms_root *r,
 	json_kstr(j, "kind", ooms_root_kind_name(r->kind));
 	json_kstr(j, "className", report_node_class(&a->ix, r->node));
 	json_khex(j, "objectId", ooms_index_id(&a->ix, r->node));
-	json_kuint(j, "retainedSize", a->dom.idom[r->node] != OOMS_NONE ? a->dom.retained[r->node] : 0);
+	json_kuint(j, "retainedSize", ooms_dominated(&a->dom, r->node) ? ooms_retained(&a->dom, r->node) : 0);
 	json_obj_end(j);
 }
 
@@ -44,7 +44,7 @@ static void local_text(const struct ooms_analysis *a, const struct ooms_root *r,
 {
 	char b1[32];
 
-	report_human_bytes(a->dom.idom[r->node] != OOMS_NONE ? a->dom.retained[r->node] : 0, b1, sizeof(b1));
+	report_human_bytes(ooms_dominated(&a->dom, r->node) ? ooms_retained(&a->dom, r->node) : 0, b1, sizeof(b1));
 	fprintf(ctx, "          %s %s@0x%" PRIx64 " retains %s\n", local_kind(r->kind), report_node_class(&a->ix, r->node),
 		ooms_index_id(&a->ix, r->node), b1);
 }
@@ -67,7 +67,7 @@ void report_threads_json(struct json *j, const struct ooms_analysis *a)
 		json_khex(j, "objectId", ooms_index_id(ix, t->node));
 		json_kbool(j, "threwOutOfMemoryError", t->oom);
 		json_kuint(j, "heldRetainedSize", t->held);
-		json_kuint(j, "retainedSize", a->dom.idom[t->node] != OOMS_NONE ? a->dom.retained[t->node] : 0);
+		json_kuint(j, "retainedSize", ooms_dominated(&a->dom, t->node) ? ooms_retained(&a->dom, t->node) : 0);
 		json_kint(j, "stackTraceSerial", tr ? (int64_t)tr->serial : -1);
 		json_kuint(j, "declaredFrames", tr ? tr->declared : 0);
 		json_key(j, "frames");

@@ -15,7 +15,7 @@ static uint32_t biggest_child(const struct ooms_dominators *d, const struct ooms
 	uint32_t big = OOMS_NONE;
 
 	for (uint32_t i = t->first[n]; i < t->first[n + 1]; i++)
-		if (big == OOMS_NONE || d->retained[t->child[i]] > d->retained[big])
+		if (big == OOMS_NONE || ooms_retained(d, t->child[i]) > ooms_retained(d, big))
 			big = t->child[i];
 	return big;
 }
@@ -29,7 +29,7 @@ static uint32_t accumulation_point(const struct ooms_index *ix, const struct oom
 	for (uint32_t cur = node;;) {
 		uint32_t big = biggest_child(d, t, cur);
 
-		if (big == OOMS_NONE || (double)d->retained[big] < OOMS_SUSPECT_DROP * (double)d->retained[cur])
+		if (big == OOMS_NONE || (double)ooms_retained(d, big) < OOMS_SUSPECT_DROP * (double)ooms_retained(d, cur))
 			return cur;
 		if (ooms_kind(ix, cur) == NODE_INSTANCE && ooms_kind(ix, big) == NODE_INSTANCE && ooms_cls(ix, big) == ooms_cls(ix, cur))
 			return cur;
@@ -74,7 +74,7 @@ static uint32_t next_link(const struct ooms_index *ix, const struct ooms_dominat
 
 	return big != OOMS_NONE && ooms_kind(ix, n) == NODE_INSTANCE && ooms_kind(ix, big) == NODE_INSTANCE &&
 	       ooms_cls(ix, big) == ooms_cls(ix, n) &&
-	       (double)d->retained[big] >= OOMS_SUSPECT_DROP * (double)d->retained[n] ? big : OOMS_NONE;
+	       (double)ooms_retained(d, big) >= OOMS_SUSPECT_DROP * (double)ooms_retained(d, n) ? big : OOMS_NONE;
 }
 
 /* The point's dominator children by class (a chain's: every link's, the
@@ -99,7 +99,7 @@ static void accumulated(const struct ooms_index *ix, const struct ooms_dominator
 			if (v == next)
 				continue;
 			by[c].count++;
-			by[c].retained += d->retained[v];
+			by[c].retained += ooms_retained(d, v);
 			s->children++;
 		}
 	}
@@ -127,16 +127,16 @@ static int instance_suspects(const struct ooms_index *ix, const struct ooms_domi
 	for (uint32_t i = t->first[0]; i < t->first[1]; i++) {
 		uint32_t v = t->child[i];
 
-		if (ooms_kind(ix, v) != NODE_CLASS && d->retained[v] < thr) {
+		if (ooms_kind(ix, v) != NODE_CLASS && ooms_retained(d, v) < thr) {
 			by[tally_class(ix, v)].count++;
-			by[tally_class(ix, v)].retained += d->retained[v];
+			by[tally_class(ix, v)].retained += ooms_retained(d, v);
 		}
 	}
 	for (uint32_t i = t->first[0]; i < t->first[1]; i++) {
 		uint32_t v = t->child[i], c = tally_class(ix, v);
 		struct ooms_suspect *s;
 
-		if (ooms_kind(ix, v) == NODE_CLASS || d->retained[v] >= thr || !by[c].count)
+		if (ooms_kind(ix, v) == NODE_CLASS || ooms_retained(d, v) >= thr || !by[c].count)
 			continue;
 		if (by[c].retained >= thr && by[c].count > 1 && c < ix->nclasses) {
 			if (!(s = VEC_PUSH(*out, *n, *cap))) {
@@ -154,12 +154,12 @@ static int instance_suspects(const struct ooms_index *ix, const struct ooms_domi
 			for (uint32_t k = t->first[0]; k < t->first[1]; k++) {
 				uint32_t w = t->child[k];
 
-				if (ooms_kind(ix, w) != NODE_CLASS && tally_class(ix, w) == c && d->retained[w] < thr &&
-				    d->retained[w] > d->retained[s->node])
+				if (ooms_kind(ix, w) != NODE_CLASS && tally_class(ix, w) == c && ooms_retained(d, w) < thr &&
+				    ooms_retained(d, w) > ooms_retained(d, s->node))
 					s->node = w;
 			}
 			s->point = s->node;
-			s->point_retained = d->retained[s->node];
+			s->point_retained = ooms_retained(d, s->node);
 			s->children = by[c].count;
 			s->top[0] = (struct ooms_accumulated){c, by[c].count, by[c].retained};
 			s->ntop = 1;
@@ -192,7 +192,7 @@ int ooms_suspects_find(const struct ooms_index *ix, const struct ooms_dominators
 		uint32_t v = t->child[i];
 		struct ooms_suspect *s;
 
-		if (d->retained[v] < thr)
+		if (ooms_retained(d, v) < thr)
 			continue;
 		if (!(s = VEC_PUSH(*out, *n, cap))) {
 			e = -ENOMEM;
@@ -204,9 +204,9 @@ int ooms_suspects_find(const struct ooms_index *ix, const struct ooms_dominators
 		s->cls = OOMS_NONE;
 		s->count = 1;
 		s->root = OOMS_NONE;
-		s->retained = d->retained[v];
+		s->retained = ooms_retained(d, v);
 		s->point = accumulation_point(ix, d, t, v);
-		s->point_retained = d->retained[s->point];
+		s->point_retained = ooms_retained(d, s->point);
 		accumulated(ix, d, t, s, by);
 	}
 	if ((e = instance_suspects(ix, d, t, thr, by, out, n, &cap)))

@@ -155,8 +155,8 @@ static int add_locals(const struct ooms_index *ix, const struct ooms_dominators 
 
 			for (uint32_t j = 0; j < i && !dup; j++) /* a node held by two frames counts once */
 				dup = ix->roots[t->roots[th->roots_at + j]].node == v;
-			if (!dup && v != th->node && d->idom[v] != OOMS_NONE)
-				th->held += d->retained[v];
+			if (!dup && v != th->node && ooms_dominated(d, v))
+				th->held += ooms_retained(d, v);
 		}
 	}
 	return 0;

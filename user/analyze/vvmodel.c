@@ -2,6 +2,7 @@
 #include "analyze/paths.h"
 #include "analyze/shallow.h"
 #include "util/clock.h"
+#include "util/release.h"
 #include "util/vec.h"
 
 #include <errno.h>
@@ -102,7 +103,7 @@ static int search(struct work *w)
 {
 	const struct ooms_index *ix = w->ix;
 	struct ooms_vvmodel *m = w->m;
-	size_t cap = (size_t)ix->nodes + ix->nroots, head = 0, tail = 0;
+	size_t cap = (size_t)ix->nodes + ix->nroots, head = 0, tail = 0, released = 0;
 	uint32_t *queue = malloc(cap * sizeof(*queue));
 	uint8_t *seen_class = calloc(ix->nclasses / 8 + 1, 1);
 	int e = -ENOMEM;
@@ -121,6 +122,8 @@ static int search(struct work *w)
 		uint32_t u = queue[head++], c = ooms_cls(ix, u);
 		int has = 0;
 
+		if (head % 65536 == 0)
+			release_below(queue, head * sizeof(*queue), &released);
 		if (ooms_kind(ix, u) == NODE_PRIM_ARRAY) {
 			if ((e = leaf(w, u)))
 				goto out;

@@ -128,7 +128,7 @@ static int take_baseline(const char *path, const struct ooms_analyze_opts *o, st
 
 /* The report (text or JSON) to out or stdout, and the TSV: each file
  * whole or not at all. 0 or -1 (said on stderr). */
-static int write_reports(const struct ooms_analysis *a, const char *out, const char *tsv, int json, unsigned top)
+static int write_reports(struct ooms_analysis *a, const char *out, const char *tsv, int json, unsigned top)
 {
 	struct atomic_file af;
 	FILE *f = stdout;
@@ -151,6 +151,10 @@ static int write_reports(const struct ooms_analysis *a, const char *out, const c
 	}
 	if (!tsv)
 		return 0;
+	if ((e = ooms_index_load_ids(&a->ix))) { /* every id, for every row */
+		fprintf(stderr, "oomscope analyze: %s: reading the ids back: %s\n", tsv, strerror(-e));
+		return -1;
+	}
 	if ((e = atomic_open(&af, tsv))) {
 		fprintf(stderr, "oomscope analyze: %s: %s\n", tsv, strerror(-e));
 		return -1;

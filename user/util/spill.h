@@ -1,0 +1,27 @@
+/* Arrays put out of memory: written to an unlinked temporary file ($TMPDIR,
+ * else /tmp) and read back an element at a time. For what a long analysis
+ * needs again only for a few entries (the ids of the objects a report
+ * names, the search's parents on a reported path): page cache, which the
+ * kernel can drop, instead of resident memory. */
+#ifndef OOMSCOPE_UTIL_SPILL_H
+#define OOMSCOPE_UTIL_SPILL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct spill {
+	size_t width;      /* bytes an element; 0: nothing spilled (a zeroed struct) */
+	size_t count;
+	int fd;
+};
+
+/* Writes count elements of width bytes. 0, or -errno (then nothing is
+ * spilled and the caller keeps its array). */
+int spill_write(struct spill *s, const void *base, size_t width, size_t count);
+/* Element i into out (width bytes). 0 or -errno. */
+int spill_read(const struct spill *s, size_t i, void *out);
+/* Every element into a new array (freed by the caller), or NULL with errno. */
+void *spill_read_all(const struct spill *s);
+void spill_close(struct spill *s);
+
+#endif
