@@ -596,9 +596,9 @@ int ixb_between_passes(struct build *b)
 		if (!strcmp(nm, "jdk.internal.misc.Unsafe") || !strcmp(nm, "sun.misc.Unsafe"))
 			ix->oop_scale_hint = b->scale_value[i];
 	}
-	b->cls = malloc((size_t)ix->nodes * sizeof(*b->cls));
-	if (!e && !b->cls)
-		e = ixb_fail(b, -ENOMEM, "out of memory");
+	/* the class indices take the class ids' place: the 32-bit entry n
+	 * (bytes 4n..4n+3) is written after the 64-bit entries 0..n are read */
+	b->cls = (uint32_t *)b->cls_ids;
 	for (uint32_t n = 1; !e && n < ix->nodes; n++) {
 		uint32_t c = OOMS_NONE;
 
@@ -617,8 +617,13 @@ int ixb_between_passes(struct build *b)
 		b->cls[n] = c;
 	}
 	u64map_free(&by_id);
-	free(b->cls_ids);
 	b->cls_ids = NULL;
+	{
+		void *q = realloc(b->cls, (size_t)ix->nodes * sizeof(*b->cls));
+
+		if (q)
+			b->cls = q;
+	}
 	if (e)
 		return e;
 	b->cls[0] = OOMS_NONE;
