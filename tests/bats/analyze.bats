@@ -254,8 +254,16 @@ P
   [ "$status" -eq 1 ] && [ "${#lines[@]}" -eq 1 ]
   [[ "$output" =~ ^"oomscope analyze: ".*"the analysis needs up to about "[0-9]+" MB (1.4 M objects, up to "[0-9.]+" M references); --max-memory allows 20 MB"$ ]]
   [ ! -e "$TMP/a.txt" ]
-  # the estimate is above what the analysis then takes (peak RSS, measured)
+  # javac's syntax trees point back at their parents: nearly every object
+  # reaches a cycle, which Semi-NCA needs more for; that is found before the
+  # dominators take it, and refused the same way
   local need; need=$(sed -E 's/.*about ([0-9]+) MB.*/\1/' <<< "$output")
+  run "$OOMSCOPE" analyze -q --max-memory "${need}M" -o "$TMP/a.txt" "$f"
+  [ "$status" -eq 1 ] && [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" =~ ^"oomscope analyze: the analysis needs up to about "[0-9]+" MB (1.3 M of the objects reach a cycle); --max-memory allows ${need} MB"$ ]]
+  [ ! -e "$TMP/a.txt" ]
+  # the estimate is above what the analysis then takes (peak RSS, measured)
+  need=$(sed -E 's/.*about ([0-9]+) MB.*/\1/' <<< "$output")
   /usr/bin/time -f %M -o "$TMP/peak" "$OOMSCOPE" analyze -q --max-memory "${need}M" -o "$TMP/a.txt" "$f"
   local peak; peak=$(tail -n 1 "$TMP/peak")
   [ -s "$TMP/a.txt" ]

@@ -161,7 +161,7 @@ static int check(const struct g *g, const char *name)
 
 	build(&ix, g);
 	brute(g, want_idom, want_ret);
-	if (ooms_vvmodel_compute(&ix, &m) || ooms_dominators_compute(&ix, &m, OOMS_RETAINED_DOMINATED, &d)) {
+	if (ooms_vvmodel_compute(&ix, &m) || ooms_dominators_compute(&ix, &m, OOMS_RETAINED_DOMINATED, 0, &d)) {
 		TAP_OK(0, "%s: computed", name);
 		return 0;
 	}
@@ -243,7 +243,7 @@ int main(void)
 		uint64_t big = ((uint64_t)1 << 33) + 24; /* header 16 + length 4, aligned to 8 */
 
 		build(&ix, &g);
-		TAP_OK(!ooms_vvmodel_compute(&ix, &m) && !ooms_dominators_compute(&ix, &m, OOMS_RETAINED_DOMINATED, &d),
+		TAP_OK(!ooms_vvmodel_compute(&ix, &m) && !ooms_dominators_compute(&ix, &m, OOMS_RETAINED_DOMINATED, 0, &d),
 		       "a dominator tree over 4 GiB: computed");
 		TAP_EQ_INT(ooms_retained(&d, 3), 16, "4 GiB and over: a small object keeps its own size");
 		TAP_OK(ooms_retained(&d, 2) == big + 16 && ooms_retained(&d, 1) == big + 32 &&

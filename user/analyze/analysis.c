@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,33 +469,66 @@ nomem:
 }
 
 /* VisualVM's search and tree objects (vvmodel.h) need nothing of the
- * paths: they run on the second core while the paths are searched. */
+ * paths: they run on the second core while the paths are searched; once
+ * its search is done, the dominators' first step runs beside its tree
+ * marking. */
 struct vv_job {
 	const struct ooms_index *ix;
 	struct ooms_vvmodel m;
-	int e;
+	int e, search_e;
+	sem_t searched;
 };
+
+static void vv_searched(void *ctx, int e)
+{
+	struct vv_job *j = ctx;
+
+	j->search_e = e;
+	sem_post(&j->searched);
+}
 
 static void *vv_run(void *arg)
 {
 	struct vv_job *j = arg;
 
-	j->e = ooms_vvmodel_compute(j->ix, &j->m);
+	j->e = ooms_vvmodel_compute_then(j->ix, &j->m, vv_searched, j);
 	return NULL;
 }
 
 /* Dominators and retained sizes in VisualVM's model: its own search,
  * whatever --ignore leaves out of the reported paths, so retained sizes
- * never depend on the paths asked for. */
-static int dominators(struct ooms_analysis *a, struct vv_job *j, enum ooms_retained_model model)
+ * never depend on the paths asked for. Waits for the search, then for the
+ * whole of VisualVM's model (join). */
+static int dominators(struct ooms_analysis *a, struct vv_job *j, pthread_t *thread, enum ooms_retained_model model,
+		      uint64_t max_memory, char *err, size_t errlen)
 {
+	uint64_t base = a->ix.memory_estimate, room = max_memory > base ? max_memory - base : 1;
+	struct ooms_dom_work *w = NULL;
+	uint32_t cyclic = 0;
 	int e;
 
-	if (j->e)
-		return j->e;
+	while (sem_wait(&j->searched) && errno == EINTR)
+		;
+	if (!j->search_e)
+		e = ooms_dominators_begin(&a->ix, &j->m, max_memory ? room : 0, &cyclic, &w);
+	else
+		e = j->search_e;
+	if (thread)
+		pthread_join(*thread, NULL);
+	if (!e && j->e)
+		e = j->e;
+	if (e) {
+		ooms_dominators_abandon(w);
+		if (e == -EFBIG) /* the heap's cycles need more than the first estimate allowed for */
+			snprintf(err, errlen,
+				 "the analysis needs up to about %llu MB (%.1f M of the objects reach a cycle); --max-memory allows %llu MB",
+				 (unsigned long long)((base + (uint64_t)cyclic * OOMS_MEMORY_PER_CYCLIC + (1 << 20) - 1) >> 20),
+				 cyclic / 1e6, (unsigned long long)(max_memory >> 20));
+		return e;
+	}
 	a->tree_objects = j->m.tree_objects;
 	a->retained_model = model;
-	e = ooms_dominators_compute(&a->ix, &j->m, model, &a->dom);
+	e = ooms_dominators_finish(w, model, &a->dom);
 	a->t_vvmodel = j->m.seconds; /* beside the paths, on the other core */
 	ooms_vvmodel_free(&j->m);
 	return e;
@@ -523,7 +557,13 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	a->t_index = mono_s() - t0;
 	phase(o, OOMS_PHASE_PATHS);
 	vv.ix = &a->ix;
+	if (sem_init(&vv.searched, 0, 0)) {
+		e = -errno;
+		goto nomem;
+	}
 	vv_started = !pthread_create(&vv_thread, NULL, vv_run, &vv);
+	if (!vv_started)
+		vv_run(&vv); /* no second thread: in turn */
 	if ((e = ooms_paths_compute(&a->ix, &a->paths, 1)))
 		goto nomem;
 	a->t_paths = a->paths.seconds;
@@ -538,13 +578,13 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	}
 	mark_library_leaks(a);
 	a->t_leaks = mono_s() - t;
+	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)))
+		goto nomem;
 	phase(o, OOMS_PHASE_DOMINATORS);
-	if (vv_started)
-		pthread_join(vv_thread, NULL);
-	else
-		vv_run(&vv);
+	e = dominators(a, &vv, vv_started ? &vv_thread : NULL, o->retained_model, o->max_memory, err, errlen);
 	vv_started = 0;
-	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)) || (e = dominators(a, &vv, o->retained_model)))
+	sem_destroy(&vv.searched);
+	if (e)
 		goto nomem;
 	a->t_dominators = a->dom.seconds;
 	memtrace("dominators");
@@ -589,8 +629,10 @@ int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_an
 	memtrace("end");
 	return 0;
 nomem:
-	if (vv_started)
+	if (vv_started) {
 		pthread_join(vv_thread, NULL);
+		sem_destroy(&vv.searched);
+	}
 	ooms_vvmodel_free(&vv.m);
 	if (!err[0])
 		snprintf(err, errlen, "out of memory");

@@ -1,5 +1,6 @@
 #include "analyze/dominators.h"
 #include "util/clock.h"
+#include "util/memtrace.h"
 #include "util/release.h"
 #include "util/vec.h"
 #include "analyze/shallow.h"
@@ -19,6 +20,7 @@ struct graph {
 	const uint32_t *cfrom, *cto;  /* class edges by from */
 	size_t ncls;
 	uint8_t *state;               /* [nodes/4+1] 2 bits a node (enum state) */
+	uint8_t *has_cls;             /* [nodes/8+1] bit n: n has class edges */
 };
 
 /* A node's state in the classifying search: the nodes that reach a cycle
@@ -45,6 +47,10 @@ static uint32_t class_edges_of(const struct graph *g, uint32_t n, uint32_t *at)
 {
 	size_t lo = 0, hi = g->ncls, k;
 
+	if (!(g->has_cls[n / 8] >> (n % 8) & 1)) { /* most nodes: no search */
+		*at = (uint32_t)g->ncls;
+		return 0;
+	}
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -129,27 +135,33 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 	return count;
 }
 
-/* Calls BODY with (from, to) for every edge into a reached node; a
- * reference from a node the search did not reach comes from the super-root. */
-#define FOR_EACH_EDGE(...)                                                                         \
-	do {                                                                                 \
-		for (uint32_t i = 0; i < ix->nroots; i++) {                                  \
-			uint32_t to = ix->roots[i].node, from = 0;                           \
-			__VA_ARGS__;                                                                \
-		}                                                                            \
-		for (uint32_t src = 1; src < ix->nodes; src++) {                             \
-			uint32_t from = reached(g, src) ? src : 0;                           \
-			for (uint32_t e_ = ix->off[src]; e_ < ix->off[src + 1]; e_++) {      \
-				uint32_t to = ix->tgt[e_];                                   \
-				if (!reached(g, to))                                         \
-					continue;                                            \
-				__VA_ARGS__;                                                        \
-			}                                                                    \
-		}                                                                            \
-		for (size_t i = 0; i < g->ncls; i++) {                                       \
-			uint32_t to = g->cto[i], from = g->cfrom[i];                         \
-			__VA_ARGS__;                                                                \
-		}                                                                            \
+/* Calls the body with (from, to) for every edge into a reached node; a
+ * reference from a node the search did not reach comes from the super-root.
+ * With skip_acyclic, edges from acyclic nodes are left out (none of them
+ * leads into a cyclic node). */
+#define FOR_EACH_EDGE(skip_acyclic, ...)                                                             \
+	do {                                                                                         \
+		for (uint32_t i = 0; i < ix->nroots; i++) {                                          \
+			uint32_t to = ix->roots[i].node, from = 0;                                   \
+			__VA_ARGS__;                                                                 \
+		}                                                                                    \
+		for (uint32_t src = 1; src < ix->nodes; src++) {                                     \
+			uint32_t from = reached(g, src) ? src : 0;                                   \
+			if ((skip_acyclic) && from && state_of(g, from) == ACYCLIC)                  \
+				continue;                                                            \
+			for (uint32_t e_ = ix->off[src]; e_ < ix->off[src + 1]; e_++) {              \
+				uint32_t to = ix->tgt[e_];                                           \
+				if (!reached(g, to))                                                 \
+					continue;                                                    \
+				__VA_ARGS__;                                                         \
+			}                                                                            \
+		}                                                                                    \
+		for (size_t i = 0; i < g->ncls; i++) {                                               \
+			uint32_t to = g->cto[i], from = g->cfrom[i];                                 \
+			if ((skip_acyclic) && state_of(g, from) == ACYCLIC)                          \
+				continue;                                                            \
+			__VA_ARGS__;                                                                 \
+		}                                                                                    \
 	} while (0)
 
 /* The class connections sorted by their source. 0 or -ENOMEM. */
@@ -175,6 +187,10 @@ static int sort_class_edges(struct graph *g, uint32_t **cfrom, uint32_t **cto)
 	for (size_t i = 0; i < m->nclass_edges; i++)
 		(*cfrom)[i] = m->class_edges[order[i]].from;
 	free(order);
+	if (!(g->has_cls = calloc(g->ix->nodes / 8 + 1, 1)))
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nclass_edges; i++)
+		g->has_cls[(*cfrom)[i] / 8] |= (uint8_t)(1 << ((*cfrom)[i] % 8));
 	g->ncls = m->nclass_edges;
 	g->cfrom = *cfrom;
 	g->cto = *cto;
@@ -185,9 +201,11 @@ static int sort_class_edges(struct graph *g, uint32_t **cfrom, uint32_t **cto)
  * one depth-first search: a node reaches a cycle if an edge of it leads to
  * a node still on the search's path, or to one found cyclic. What reaches a
  * cycle is closed upwards, so its dominators are Semi-NCA's over it alone;
- * the rest is a DAG whose dominators follow from their referrers'. Returns
- * the cyclic nodes (the super-root included), or 0 when out of memory. */
-static uint32_t classify(struct graph *g)
+ * the rest is a DAG whose dominators follow from their referrers'. On the
+ * way, referrers[] counts each acyclic node's incoming edges (0 for the
+ * cyclic ones). Returns the cyclic nodes (the super-root included), or 0
+ * when out of memory. */
+static uint32_t classify(struct graph *g, uint32_t *referrers)
 {
 	const struct ooms_index *ix = g->ix;
 	struct frame { uint32_t node, e, c, cyclic; } *stk = NULL;
@@ -218,6 +236,7 @@ static uint32_t classify(struct graph *g)
 		}
 		if (!reached(g, t))
 			continue;
+		referrers[t]++;
 		switch (state_of(g, t)) {
 		case UNSEEN:
 			if (vec_reserve((void **)&stk, &cap, depth + 1, sizeof(*stk))) {
@@ -238,6 +257,17 @@ static uint32_t classify(struct graph *g)
 		}
 	}
 	free(stk);
+	/* the references from what the search did not reach (the super-root's) */
+	for (uint32_t src = 1; src < ix->nodes; src++) {
+		if (reached(g, src))
+			continue;
+		for (uint32_t e = ix->off[src]; e < ix->off[src + 1]; e++)
+			if (reached(g, ix->tgt[e]))
+				referrers[ix->tgt[e]]++;
+	}
+	for (uint32_t v = 0; v < ix->nodes; v++)
+		if (state_of(g, v) == CYCLIC)
+			referrers[v] = 0;
 	return cyclic;
 }
 
@@ -279,7 +309,7 @@ static int semi_nca(struct graph *g, uint32_t k, uint32_t *idom, uint32_t *aux)
 	pred_off = calloc((size_t)r + 2, sizeof(*pred_off));
 	if (!pred_off)
 		goto out;
-	FOR_EACH_EDGE((void)from; if (state_of(g, to) == CYCLIC) pred_off[dfn[to]]++);
+	FOR_EACH_EDGE(1, (void)from; if (state_of(g, to) == CYCLIC) pred_off[dfn[to]]++);
 	{
 		uint32_t sum = 0;
 
@@ -298,7 +328,7 @@ static int semi_nca(struct graph *g, uint32_t k, uint32_t *idom, uint32_t *aux)
 
 		for (uint32_t v = 0; v <= r; v++)
 			fill[v] = 0;
-		FOR_EACH_EDGE({
+		FOR_EACH_EDGE(1, {
 			if (state_of(g, to) == CYCLIC) {
 				uint32_t w = dfn[to];
 
@@ -375,16 +405,16 @@ static inline int settle_one(uint32_t *idom, uint32_t *aux, uint32_t u, uint32_t
 
 /* The acyclic nodes' dominators, in topological order from their settled
  * referrers: a DAG node's dominator is the nearest common ancestor of its
- * referrers'. 0 or -ENOMEM. */
+ * referrers'. aux: their referrers' counts (classify), the cyclic nodes'
+ * depths (semi_nca). 0 or -ENOMEM. */
 static int settle_acyclic(struct graph *g, uint32_t *idom, uint32_t *aux)
 {
 	const struct ooms_index *ix = g->ix;
 	uint32_t *ready = NULL;
 	size_t nready = 0, cap = 0;
 
-	FOR_EACH_EDGE((void)from; if (state_of(g, to) == ACYCLIC) aux[to]++);
-	FOR_EACH_EDGE({
-		if (state_of(g, to) != ACYCLIC || (from && state_of(g, from) == ACYCLIC))
+	FOR_EACH_EDGE(1, {
+		if (state_of(g, to) != ACYCLIC)
 			continue;
 		if (!settle_one(idom, aux, from, to))
 			continue;
@@ -480,28 +510,82 @@ static int sum_retained(const struct graph *g, enum ooms_retained_model model, c
 	return 0;
 }
 
-int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m, enum ooms_retained_model model,
-			    struct ooms_dominators *d)
+struct ooms_dom_work {
+	struct graph g;
+	uint32_t *cfrom, *cto;
+	uint32_t *aux;        /* [nodes] referrers left, dfs numbers, depths, children left (by phase) */
+	uint32_t k;           /* nodes that reach a cycle */
+	double seconds;
+};
+
+static void work_free(struct ooms_dom_work *w)
+{
+	if (!w)
+		return;
+	free(w->g.state);
+	free(w->g.has_cls);
+	free(w->aux);
+	free(w->cfrom);
+	free(w->cto);
+	free(w);
+}
+
+void ooms_dominators_abandon(struct ooms_dom_work *w)
+{
+	work_free(w);
+}
+
+int ooms_dominators_begin(const struct ooms_index *ix, const struct ooms_vvmodel *m, uint64_t max_cyclic_bytes,
+			  uint32_t *cyclic, struct ooms_dom_work **out)
 {
 	double t0 = mono_s();
 	size_t n = ix->nodes;
-	uint32_t *cfrom = NULL, *cto = NULL, *aux = NULL, k;
-	struct graph g = {.ix = ix, .m = m};
+	struct ooms_dom_work *w = calloc(1, sizeof(*w));
+
+	*out = NULL;
+	*cyclic = 0;
+	if (!w)
+		return -ENOMEM;
+	w->g.ix = ix;
+	w->g.m = m;
+	w->g.state = calloc(n / 4 + 1, 1);
+	w->aux = calloc(n, sizeof(*w->aux));
+	if (!w->g.state || !w->aux || sort_class_edges(&w->g, &w->cfrom, &w->cto) || !(w->k = classify(&w->g, w->aux))) {
+		work_free(w);
+		return -ENOMEM;
+	}
+	memtrace("dom classify");
+	*cyclic = w->k;
+	if (max_cyclic_bytes && (uint64_t)w->k * OOMS_MEMORY_PER_CYCLIC > max_cyclic_bytes) {
+		work_free(w);
+		return -EFBIG;
+	}
+	w->seconds = mono_s() - t0;
+	*out = w;
+	return 0;
+}
+
+int ooms_dominators_finish(struct ooms_dom_work *w, enum ooms_retained_model model, struct ooms_dominators *d)
+{
+	double t0 = mono_s();
+	size_t n = w->g.ix->nodes;
 	int e = -ENOMEM;
 
 	memset(d, 0, sizeof(*d));
-	g.state = calloc(n / 4 + 1, 1);
-	aux = calloc(n, sizeof(*aux));
+	d->cyclic = w->k;
 	d->idom = malloc(n * sizeof(*d->idom));
 	d->retained32 = malloc(n * sizeof(*d->retained32));
-	if (!g.state || !aux || !d->idom || !d->retained32 || u64map_init(&d->big, 16) ||
-	    sort_class_edges(&g, &cfrom, &cto))
+	if (!d->idom || !d->retained32 || u64map_init(&d->big, 16))
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		d->idom[i] = OOMS_NONE;
-	if (!(k = classify(&g)) || (e = semi_nca(&g, k, d->idom, aux)) || (e = settle_acyclic(&g, d->idom, aux)))
+	if ((e = semi_nca(&w->g, w->k, d->idom, w->aux)))
 		goto out;
-	d->reachable = 0;
+	memtrace("dom semi-nca");
+	if ((e = settle_acyclic(&w->g, d->idom, w->aux)))
+		goto out;
+	memtrace("dom settle");
+	e = -ENOMEM;
 	if (!(d->reach = calloc(n / 8 + 1, 1)))
 		goto out;
 	for (size_t i = 0; i < n; i++)
@@ -509,19 +593,30 @@ int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m,
 			d->reachable++;
 			d->reach[i / 8] |= (uint8_t)(1 << (i % 8));
 		}
-	d->cyclic = k;
-	e = sum_retained(&g, model, d->idom, aux, d);
+	e = sum_retained(&w->g, model, d->idom, w->aux, d);
+	memtrace("dom sum");
 out:
-	if (!e && !k)
-		e = -ENOMEM;
-	free(g.state);
-	free(aux);
-	free(cfrom);
-	free(cto);
 	if (e)
 		ooms_dominators_free(d);
-	d->seconds = mono_s() - t0;
+	d->seconds = w->seconds + mono_s() - t0;
+	work_free(w);
 	return e;
+}
+
+int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m, enum ooms_retained_model model,
+			    uint64_t max_cyclic_bytes, struct ooms_dominators *d)
+{
+	struct ooms_dom_work *w;
+	int e = ooms_dominators_begin(ix, m, max_cyclic_bytes, &d->cyclic, &w);
+
+	if (e) {
+		uint32_t k = d->cyclic;
+
+		memset(d, 0, sizeof(*d));
+		d->cyclic = k; /* kept: the -EFBIG message says it */
+		return e;
+	}
+	return ooms_dominators_finish(w, model, d);
 }
 
 void ooms_dominators_free(struct ooms_dominators *d)

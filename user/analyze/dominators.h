@@ -52,8 +52,20 @@ static inline uint64_t ooms_retained(const struct ooms_dominators *d, uint32_t n
 	return u64map_get(&d->big, (uint64_t)n + 1, &i) ? d->bigs[i] : UINT32_MAX;
 }
 
+/* max_cyclic_bytes: refuse (-EFBIG, d->cyclic set, nothing else) when the
+ * nodes that reach a cycle would need more for Semi-NCA (at most
+ * OOMS_MEMORY_PER_CYCLIC each); 0: no limit. */
 int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m, enum ooms_retained_model model,
-			    struct ooms_dominators *d);
+			    uint64_t max_cyclic_bytes, struct ooms_dominators *d);
+/* The same in two steps: begin needs only the search's reach and class
+ * connections (m after its search: it can run beside the tree marking);
+ * finish needs all of m, and frees w. */
+struct ooms_dom_work;
+int ooms_dominators_begin(const struct ooms_index *ix, const struct ooms_vvmodel *m, uint64_t max_cyclic_bytes,
+			  uint32_t *cyclic, struct ooms_dom_work **w);
+int ooms_dominators_finish(struct ooms_dom_work *w, enum ooms_retained_model model, struct ooms_dominators *d);
+/* Frees a begun w that will not be finished (NULL: nothing). */
+void ooms_dominators_abandon(struct ooms_dom_work *w);
 void ooms_dominators_free(struct ooms_dominators *d);
 
 /* The dominator tree's children, CSR: the children of n are

@@ -559,6 +559,7 @@ static int check_memory(struct build *b)
 			refs += ix->classes[b->cls[n]].nslots;
 	}
 	need = ooms_memory_estimate(ix->nodes, refs);
+	b->ix->memory_estimate = need;
 	if (need <= b->max_memory)
 		return 0;
 	return ixb_fail(b, -EFBIG,

@@ -2,6 +2,7 @@
 #include "analyze/paths.h"
 #include "analyze/shallow.h"
 #include "util/clock.h"
+#include "util/memtrace.h"
 #include "util/release.h"
 #include "util/vec.h"
 
@@ -264,6 +265,12 @@ static int tree_sizes(struct work *w, const uint32_t *done, size_t ndone)
 
 int ooms_vvmodel_compute(const struct ooms_index *ix, struct ooms_vvmodel *m)
 {
+	return ooms_vvmodel_compute_then(ix, m, NULL, NULL);
+}
+
+int ooms_vvmodel_compute_then(const struct ooms_index *ix, struct ooms_vvmodel *m, void (*searched)(void *, int),
+			      void *ctx)
+{
 	double t0 = mono_s();
 	size_t bits = (size_t)ix->nodes / 8 + 1;
 	struct work w = {.ix = ix, .m = m};
@@ -281,18 +288,31 @@ int ooms_vvmodel_compute(const struct ooms_index *ix, struct ooms_vvmodel *m)
 	if (!m->reach || !m->tree || !w.parent || !w.refs || !w.mark || !w.queued)
 		goto out;
 	memset(w.parent, 0xff, (size_t)ix->nodes * sizeof(*w.parent));
+	memtrace("vv start");
 	count_referrers(&w);
-	if ((e = search(&w)))
+	memtrace("vv referrers");
+	e = search(&w);
+	if (searched) /* reach and the class connections are final */
+		searched(ctx, e);
+	searched = NULL;
+	if (e)
 		goto out;
+	memtrace("vv search");
 	/* the leaves' parents were queued for good; from here on queued marks
 	 * a level's members only */
 	memset(w.queued, 0, bits);
-	if ((e = trees(&w, &done, &ndone)) || (e = tree_sizes(&w, done, ndone)))
+	if ((e = trees(&w, &done, &ndone)))
 		goto out;
+	memtrace("vv trees");
+	if ((e = tree_sizes(&w, done, ndone)))
+		goto out;
+	memtrace("vv sizes");
 	for (uint32_t n = 0; n < ix->nodes; n++)
 		m->tree_objects += ooms_vvmodel_bit(m->tree, n);
 	e = 0;
 out:
+	if (searched)
+		searched(ctx, e);
 	free(w.parent);
 	free(w.refs);
 	free(w.mark);

@@ -44,6 +44,11 @@ struct ooms_vvmodel {
 
 /* The search, the class connections and the tree objects. 0 or -ENOMEM. */
 int ooms_vvmodel_compute(const struct ooms_index *ix, struct ooms_vvmodel *m);
+/* The same, calling searched(ctx, 0 or -errno) once the search is done (or
+ * failed): from then on m->reach and m->class_edges do not change, while
+ * the tree objects are marked. */
+int ooms_vvmodel_compute_then(const struct ooms_index *ix, struct ooms_vvmodel *m, void (*searched)(void *, int),
+			      void *ctx);
 void ooms_vvmodel_free(struct ooms_vvmodel *m);
 
 static inline int ooms_vvmodel_bit(const uint8_t *bits, uint32_t n)

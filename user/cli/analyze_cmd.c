@@ -53,7 +53,7 @@ static const struct cli_opt options[] = {
 	 "count only inside its \"tree objects\"); dominated: every\nobject's shallow size, class objects included, in\n"
 	 "each of its dominators (docs/analyze.md)"},
 	{"max-memory", 0, required_argument, 'X', "BYTES",
-	 "refuse, before the second pass and in one line with the\nestimate, a dump whose analysis would need more memory\n(K, M, G suffixes; about 27 B per object and 28 B per\nreference)"},
+	 "refuse, in one line with the estimate, a dump whose\nanalysis would need more memory (K, M, G suffixes):\nbefore the second pass (about 24 B per object and 6 B\nper reference), and again before the dominators when\nmuch of the heap reaches a cycle (28 B per such object)"},
 	{"library-leak", 0, required_argument, 'L', "CLASS#FIELD",
 	 "a reference known to leak through no fault of the app:\ncrossed last; a leak only through it is a library\nleak (beside the built-in Android table); CLASS alone:\nGC roots that are its instances; repeatable"},
 	{"ignore", 0, required_argument, 'I', "CLASS#FIELD",
