@@ -25,6 +25,14 @@ BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.bpf.o)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# fuzz harnesses (tests/fuzz/fuzz_NAME.c): `make fuzz`, and replays in `make test`
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
+FUZZ_LIB_SRCS := $(wildcard user/hprof/*.c user/analyze/*.c user/util/*.c)
+FUZZ_LIBS := -lpthread -lz -llzma -lm
+FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+REPLAY_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
 TARGET_SRCS := $(wildcard tests/targets/*.c)
@@ -92,7 +100,7 @@ $(BUILD)/tools/%: tests/tools/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-unit: $(UNIT_BINS) $(TOOL_BINS)
+unit: $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
 
 test: all unit
 	scripts/run-tests.sh
@@ -108,6 +116,24 @@ install: oomscope $(SHIM)
 	install -D -m 0755 oomscope $(DESTDIR)$(PREFIX)/bin/oomscope
 	install -D -m 0644 $(SHIM) $(DESTDIR)$(PREFIX)/lib/oomscope/liboomscope_shim.so
 	install -D -m 0644 docs/oomscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/oomscope.8
+
+# fuzzing (clang's libFuzzer, ASan + UBSan): `make fuzz` runs every harness
+# in tests/fuzz/ for FUZZ_SECONDS each; `make test` replays the inputs under
+# tests/fuzz/regressions/ through them, built plainly (fuzz-replay)
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_SRCS) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CLANG) -std=gnu11 -g -O1 -Iuser -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ $< $(FUZZ_LIB_SRCS) $(FUZZ_LIBS)
+
+$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libooms.a
+	@mkdir -p $(@D)
+	$(CC) -Iuser $(CFLAGS) -o $@ $< tests/fuzz/replay.c $(BUILD)/libooms.a $(LDLIBS)
+
+fuzz-replay: $(REPLAY_BINS)
+
+fuzz: $(FUZZ_BINS)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_NAMES)
 
 clean:
 	rm -rf $(BUILD) oomscope

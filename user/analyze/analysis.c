@@ -182,7 +182,7 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 		keys[2 * i] = ooms_analysis_signature(a, buf, len) ^ ((uint64_t)a->leaks[i].rule * 0x9E3779B97F4A7C15ull);
 		keys[2 * i + 1] = i;
 	}
-	qsort(keys, a->nleaks, 2 * sizeof(*keys), by_signature);
+	vec_sort(keys, a->nleaks, 2 * sizeof(*keys), by_signature);
 	for (size_t i = 0; i < a->nleaks; i++) {
 		const struct ooms_leak *lk = &a->leaks[keys[2 * i + 1]];
 		struct ooms_path_group *g;
@@ -283,7 +283,7 @@ static int finish_groups(struct ooms_analysis *a)
 		g->len = ooms_analysis_path(a, g->example, g->nodes, len);
 		g->root = len ? ooms_paths_root(&a->ix, g->nodes[0]) : OOMS_NONE;
 	}
-	qsort(a->groups, a->ngroups, sizeof(*a->groups), by_group_size);
+	vec_sort(a->groups, a->ngroups, sizeof(*a->groups), by_group_size);
 	return 0;
 }
 
@@ -509,6 +509,7 @@ static int dominators(struct ooms_analysis *a, struct vv_job *j, pthread_t *thre
 
 	while (sem_wait(&j->searched) && errno == EINTR)
 		;
+	ooms_paths_spilled(&a->paths); /* written while the search ran */
 	if (!j->search_e)
 		e = ooms_dominators_begin(&a->ix, &j->m, max_memory ? room : 0, &cyclic, &w);
 	else
@@ -534,8 +535,8 @@ static int dominators(struct ooms_analysis *a, struct vv_job *j, pthread_t *thre
 	return e;
 }
 
-int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
-		 size_t errlen)
+static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
+		   size_t errlen)
 {
 	double t0 = mono_s(), t;
 	struct vv_job vv = {0};
@@ -639,6 +640,16 @@ nomem:
 	return e;
 }
 
+int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
+		 size_t errlen)
+{
+	int e = analyze(a, path, o, err, errlen);
+
+	if (e) /* nothing kept of what failed */
+		ooms_analysis_free(a);
+	return e;
+}
+
 void ooms_analysis_free(struct ooms_analysis *a)
 {
 	for (size_t i = 0; i < a->ngroups; i++)
@@ -660,4 +671,5 @@ void ooms_analysis_free(struct ooms_analysis *a)
 	ooms_paths_free(&a->paths);
 	ooms_dominators_free(&a->dom);
 	ooms_index_free(&a->ix);
+	memset(a, 0, sizeof(*a));
 }

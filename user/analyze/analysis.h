@@ -97,7 +97,7 @@ struct ooms_analysis {
 	double t_index, t_dominators, t_vvmodel, t_paths, t_leaks, t_labels, t_histogram, t_suspects, t_threads, t_total;
 };
 
-/* 0, or -errno with a one-line message in err. */
+/* 0, or -errno with a one-line message in err (and nothing of a kept to free). */
 int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
 		 size_t errlen);
 void ooms_analysis_free(struct ooms_analysis *a);

@@ -181,7 +181,7 @@ static int sort_class_edges(struct graph *g, uint32_t **cfrom, uint32_t **cto)
 		(*cfrom)[i] = m->class_edges[i].from;
 	}
 	sort_from = *cfrom;
-	qsort(order, m->nclass_edges, sizeof(*order), by_from);
+	vec_sort(order, m->nclass_edges, sizeof(*order), by_from);
 	for (size_t i = 0; i < m->nclass_edges; i++)
 		(*cto)[i] = m->class_edges[order[i]].to;
 	for (size_t i = 0; i < m->nclass_edges; i++)
@@ -271,25 +271,37 @@ static uint32_t classify(struct graph *g, uint32_t *referrers)
 	return cyclic;
 }
 
+/* A node's immediate dominator beside its aux (referrers left, then its
+ * depth; then children left): one cache line for both. */
+struct dnode {
+	uint32_t idom, aux;
+};
+
 /* The nearest common ancestor of a and b in the dominator tree so far. */
-static inline uint32_t nca(const uint32_t *idom, const uint32_t *depth, uint32_t a, uint32_t b)
+static inline uint32_t nca(const struct dnode *nd, uint32_t a, uint32_t b)
 {
-	while (depth[a] > depth[b])
-		a = idom[a];
-	while (depth[b] > depth[a])
-		b = idom[b];
+	while (nd[a].aux > nd[b].aux)
+		a = nd[a].idom;
+	while (nd[b].aux > nd[a].aux)
+		b = nd[b].idom;
 	while (a != b) {
-		a = idom[a];
-		b = idom[b];
+		a = nd[a].idom;
+		b = nd[b].idom;
 	}
 	return a;
 }
 
-/* Semi-NCA (Georgiadis) over the cyclic nodes: idom[] of each, and aux[]
- * their depth in the dominator tree (aux holds dfs numbers meanwhile; the
- * acyclic nodes' stay 0). Over 100 lines on purpose: its phases share their
- * arrays and read best as one algorithm, as in the paper. 0 or -ENOMEM. */
-static int semi_nca(struct graph *g, uint32_t k, uint32_t *idom, uint32_t *aux)
+/* A node and its immediate dominator. */
+struct dom_pair {
+	uint32_t node, idom;
+};
+
+/* Semi-NCA (Georgiadis) over the cyclic nodes: *out gets each one's
+ * immediate dominator in dfs order (a dominator before what it dominates),
+ * *nout of them; aux[] (the cyclic nodes' entries) holds dfs numbers
+ * meanwhile. Over 100 lines on purpose: its phases share their arrays and
+ * read best as one algorithm, as in the paper. 0 or -ENOMEM. */
+static int semi_nca(struct graph *g, uint32_t k, uint32_t *aux, struct dom_pair **out, uint32_t *nout)
 {
 	const struct ooms_index *ix = g->ix;
 	size_t scap = 1024;
@@ -369,15 +381,12 @@ static int semi_nca(struct graph *g, uint32_t k, uint32_t *idom, uint32_t *aux)
 			x = parent[x];
 		parent[w] = x;
 	}
-	/* by node, with depths (an idom's dfs number is smaller than its node's) */
-	idom[0] = 0;
-	aux[0] = 0;
-	for (uint32_t w = 2; w <= r; w++) {
-		uint32_t v = vertex[w], p = vertex[parent[w]];
-
-		idom[v] = p;
-		aux[v] = aux[p] + 1;
-	}
+	/* by node, in dfs order (an idom's dfs number is smaller than its node's) */
+	if (!(*out = malloc((size_t)r * sizeof(**out))))
+		goto out;
+	*nout = 0;
+	for (uint32_t w = 2; w <= r; w++)
+		(*out)[(*nout)++] = (struct dom_pair){vertex[w], vertex[parent[w]]};
 	e = 0;
 out:
 	free(vertex);
@@ -394,20 +403,20 @@ out:
 /* An acyclic node's referrer u is settled: its dominator so far meets u's
  * chain; once every referrer is, it is settled itself (aux: referrers
  * left, then its depth). */
-static inline int settle_one(uint32_t *idom, uint32_t *aux, uint32_t u, uint32_t v)
+static inline int settle_one(struct dnode *nd, uint32_t u, uint32_t v)
 {
-	idom[v] = idom[v] == OOMS_NONE ? u : nca(idom, aux, idom[v], u);
-	if (--aux[v])
+	nd[v].idom = nd[v].idom == OOMS_NONE ? u : nca(nd, nd[v].idom, u);
+	if (--nd[v].aux)
 		return 0;
-	aux[v] = aux[idom[v]] + 1;
+	nd[v].aux = nd[nd[v].idom].aux + 1;
 	return 1;
 }
 
 /* The acyclic nodes' dominators, in topological order from their settled
  * referrers: a DAG node's dominator is the nearest common ancestor of its
  * referrers'. aux: their referrers' counts (classify), the cyclic nodes'
- * depths (semi_nca). 0 or -ENOMEM. */
-static int settle_acyclic(struct graph *g, uint32_t *idom, uint32_t *aux)
+ * depths. 0 or -ENOMEM. */
+static int settle_acyclic(struct graph *g, struct dnode *nd)
 {
 	const struct ooms_index *ix = g->ix;
 	uint32_t *ready = NULL;
@@ -416,7 +425,7 @@ static int settle_acyclic(struct graph *g, uint32_t *idom, uint32_t *aux)
 	FOR_EACH_EDGE(1, {
 		if (state_of(g, to) != ACYCLIC)
 			continue;
-		if (!settle_one(idom, aux, from, to))
+		if (!settle_one(nd, from, to))
 			continue;
 		if (vec_reserve((void **)&ready, &cap, nready + 1, sizeof(*ready)))
 			return -ENOMEM;
@@ -427,7 +436,7 @@ static int settle_acyclic(struct graph *g, uint32_t *idom, uint32_t *aux)
 			for (uint32_t x = ix->off[u]; x < ix->off[u + 1] + nc; x++) {
 				uint32_t t = x < ix->off[u + 1] ? ix->tgt[x] : g->cto[at + x - ix->off[u + 1]];
 
-				if (!reached(g, t) || !settle_one(idom, aux, u, t))
+				if (!reached(g, t) || !settle_one(nd, u, t))
 					continue;
 				if (vec_reserve((void **)&ready, &cap, nready + 1, sizeof(*ready))) {
 					free(ready);
@@ -474,25 +483,26 @@ static int set_retained(struct ooms_dominators *d, uint32_t n, uint64_t bytes)
 	return 0;
 }
 
-static int sum_retained(const struct graph *g, enum ooms_retained_model model, const uint32_t *idom, uint32_t *aux,
+static int sum_retained(const struct graph *g, enum ooms_retained_model model, struct dnode *nd,
 			struct ooms_dominators *d)
 {
 	const struct ooms_index *ix = g->ix;
 	uint32_t n = ix->nodes;
 
-	memset(aux, 0, (size_t)n * sizeof(*aux));
+	for (uint32_t v = 0; v < n; v++)
+		nd[v].aux = 0;
 	for (uint32_t v = 1; v < n; v++) {
-		if (set_retained(d, v, idom[v] == OOMS_NONE ? 0 : own_size(ix, g->m, model, v)))
+		if (set_retained(d, v, nd[v].idom == OOMS_NONE ? 0 : own_size(ix, g->m, model, v)))
 			return -ENOMEM;
-		if (idom[v] != OOMS_NONE)
-			aux[idom[v]]++;
+		if (nd[v].idom != OOMS_NONE)
+			nd[nd[v].idom].aux++;
 	}
 	d->retained32[0] = 0;
 	for (uint32_t v = 1; v < n; v++) {
-		if (idom[v] == OOMS_NONE || aux[v])
+		if (nd[v].idom == OOMS_NONE || nd[v].aux)
 			continue;
 		for (uint32_t u = v;;) {
-			uint32_t p = idom[u];
+			uint32_t p = nd[u].idom;
 
 			/* VisualVM: sizes go up the dominator chain to the first tree
 			 * object, and a class object's tree goes nowhere (vvmodel.h) */
@@ -501,8 +511,8 @@ static int sum_retained(const struct graph *g, enum ooms_retained_model model, c
 			     !(ooms_vvmodel_bit(g->m->tree, u) && ooms_kind(ix, u) == NODE_CLASS)))
 				if (set_retained(d, p, ooms_retained(d, p) + ooms_retained(d, u)))
 					return -ENOMEM;
-			aux[u] = UINT32_MAX; /* added */
-			if (!p || --aux[p])
+			nd[u].aux = UINT32_MAX; /* added */
+			if (!p || --nd[p].aux)
 				break;
 			u = p;
 		}
@@ -569,33 +579,60 @@ int ooms_dominators_finish(struct ooms_dom_work *w, enum ooms_retained_model mod
 {
 	double t0 = mono_s();
 	size_t n = w->g.ix->nodes;
+	struct dom_pair *cyc = NULL;
+	struct dnode *nd = NULL;
+	uint32_t ncyc = 0;
 	int e = -ENOMEM;
 
 	memset(d, 0, sizeof(*d));
 	d->cyclic = w->k;
-	d->idom = malloc(n * sizeof(*d->idom));
-	d->retained32 = malloc(n * sizeof(*d->retained32));
-	if (!d->idom || !d->retained32 || u64map_init(&d->big, 16))
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		d->idom[i] = OOMS_NONE;
-	if ((e = semi_nca(&w->g, w->k, d->idom, w->aux)))
+	if ((e = semi_nca(&w->g, w->k, w->aux, &cyc, &ncyc)))
 		goto out;
 	memtrace("dom semi-nca");
-	if ((e = settle_acyclic(&w->g, d->idom, w->aux)))
+	/* aux[] spread into (idom, aux) pairs, in place from the end */
+	e = -ENOMEM;
+	if (!(nd = realloc(w->aux, n * sizeof(*nd))))
+		goto out;
+	w->aux = NULL;
+	for (size_t v = n; v-- > 0;) {
+		uint32_t a = ((const uint32_t *)nd)[v];
+
+		nd[v] = (struct dnode){OOMS_NONE, a};
+	}
+	nd[0] = (struct dnode){0, 0};
+	for (uint32_t i = 0; i < ncyc; i++) /* dfs order: the dominator's depth first */
+		nd[cyc[i].node] = (struct dnode){cyc[i].idom, nd[cyc[i].idom].aux + 1};
+	free(cyc);
+	cyc = NULL;
+	if ((e = settle_acyclic(&w->g, nd)))
 		goto out;
 	memtrace("dom settle");
 	e = -ENOMEM;
-	if (!(d->reach = calloc(n / 8 + 1, 1)))
+	d->retained32 = malloc(n * sizeof(*d->retained32));
+	if (!d->retained32 || u64map_init(&d->big, 16) || !(d->reach = calloc(n / 8 + 1, 1)))
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		if (d->idom[i] != OOMS_NONE) {
+		if (nd[i].idom != OOMS_NONE) {
 			d->reachable++;
 			d->reach[i / 8] |= (uint8_t)(1 << (i % 8));
 		}
-	e = sum_retained(&w->g, model, d->idom, w->aux, d);
+	if ((e = sum_retained(&w->g, model, nd, d)))
+		goto out;
 	memtrace("dom sum");
+	/* the dominators alone, in place from the start */
+	d->idom = (uint32_t *)nd;
+	for (size_t v = 0; v < n; v++)
+		d->idom[v] = nd[v].idom;
+	nd = NULL;
+	{
+		uint32_t *q = realloc(d->idom, n * sizeof(*d->idom));
+
+		if (q)
+			d->idom = q;
+	}
 out:
+	free(cyc);
+	free(nd);
 	if (e)
 		ooms_dominators_free(d);
 	d->seconds = w->seconds + mono_s() - t0;

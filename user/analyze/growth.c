@@ -1,4 +1,5 @@
 #include "analyze/growth.h"
+#include "util/vec.h"
 #include "analyze/analysis.h"
 
 #include <errno.h>
@@ -154,8 +155,8 @@ int ooms_growth_compute(const struct ooms_baseline *b, const struct ooms_analysi
 			g->suspects[g->nsuspects++] = gs;
 	}
 	sort_a = a;
-	qsort(g->classes, g->nclasses, sizeof(*g->classes), by_class_growth);
-	qsort(g->suspects, g->nsuspects, sizeof(*g->suspects), by_suspect_growth);
+	vec_sort(g->classes, g->nclasses, sizeof(*g->classes), by_class_growth);
+	vec_sort(g->suspects, g->nsuspects, sizeof(*g->suspects), by_suspect_growth);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #include "analyze/index_build.h"
 #include "util/memtrace.h"
 #include "util/spill.h"
+#include "hprof/readahead.h"
 #include "util/clock.h"
 
 int ixb_fail(struct build *b, int e, const char *fmt, ...)
@@ -45,6 +46,7 @@ int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progres
 		   int pass, uint64_t *parsed, char *err, size_t errlen)
 {
 	struct hprof_source src;
+	struct hprof_readahead *ra;
 	struct hprof_parser *p;
 	uint8_t *buf;
 	uint64_t total = 0;
@@ -69,11 +71,24 @@ int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progres
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	while ((n = hprof_source_read(&src, buf, READ_CHUNK)) > 0) {
-		if ((e = hprof_parser_feed(p, buf, (size_t)n)))
-			break;
-		if (progress)
-			progress(pctx, pass, src.bytes_read, total);
+	if (!hprof_readahead_start(&ra, &src, READ_CHUNK)) { /* reading on the second core */
+		const uint8_t *chunk;
+		uint64_t done;
+
+		while ((n = hprof_readahead_next(ra, &chunk, &done)) > 0) {
+			if ((e = hprof_parser_feed(p, chunk, (size_t)n)))
+				break;
+			if (progress)
+				progress(pctx, pass, done, total);
+		}
+		hprof_readahead_stop(ra);
+	} else {
+		while ((n = hprof_source_read(&src, buf, READ_CHUNK)) > 0) {
+			if ((e = hprof_parser_feed(p, buf, (size_t)n)))
+				break;
+			if (progress)
+				progress(pctx, pass, src.bytes_read, total);
+		}
 	}
 	if (n < 0) {
 		e = (int)n;
@@ -101,11 +116,11 @@ static int run_pass(struct build *b, const char *path, const struct hprof_visito
 /* After the passes nothing looks objects up by id, and only the reports
  * need a few ids: the ids (4 or 8 bytes a node) go to a file and the
  * look-up table goes, the largest part of the index left. Where no file
- * can be written (a full disk) they stay. */
+ * can be written (a full disk) they stay. The file is written during
+ * pass 2 (spill_start), which reads the ids without changing them. */
 static void spill_ids(struct ooms_index *ix)
 {
-	if (ix->cids ? spill_write(&ix->ids_file, ix->cids, sizeof(*ix->cids), ix->nodes)
-		     : spill_write(&ix->ids_file, ix->ids, sizeof(*ix->ids), ix->nodes))
+	if (spill_finish(&ix->ids_file)) /* begun with pass 2, on the idle core */
 		return;
 	free(ix->cids);
 	free(ix->ids);
@@ -141,6 +156,7 @@ int ooms_index_load_ids(struct ooms_index *ix)
 		ix->cids = buf;
 	else
 		ix->ids = buf;
+	spill_finish(&ix->ids_file);
 	spill_close(&ix->ids_file);
 	return 0;
 }
@@ -192,6 +208,10 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 		goto out;
 	}
 	b.pass = 2;
+	if (ix->cids)
+		spill_start(&ix->ids_file, ix->cids, sizeof(*ix->cids), ix->nodes);
+	else
+		spill_start(&ix->ids_file, ix->ids, sizeof(*ix->ids), ix->nodes);
 	if ((e = run_pass(&b, path, &v2, progress, pctx)))
 		goto out;
 	if (b.node != ix->main_end) {
@@ -243,6 +263,7 @@ out:
 
 void ooms_index_free(struct ooms_index *ix)
 {
+	spill_finish(&ix->ids_file);
 	spill_close(&ix->ids_file);
 	free(ix->ids);
 	free(ix->cids);

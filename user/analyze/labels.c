@@ -330,7 +330,7 @@ int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_
 	}
 	sort_base = labels;
 	if (n)
-		qsort(l.order, n, sizeof(*l.order), by_from);
+		vec_sort(l.order, n, sizeof(*l.order), by_from);
 	for (size_t i = n; i-- > 0;) /* keys are node + 1: 0 means empty */
 		if ((e = u64map_put(&l.first, (uint64_t)labels[l.order[i]].from + 1, (uint32_t)i)))
 			goto out;

@@ -224,6 +224,7 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 
 void ooms_paths_free(struct ooms_paths *p)
 {
+	spill_finish(&p->parents);
 	spill_close(&p->parents);
 	free(p->parent);
 	free(p->reach);
@@ -254,12 +255,17 @@ int ooms_paths_reach_bitmap(const struct ooms_index *ix, struct ooms_paths *p)
 		if (p->parent[n] != OOMS_NONE)
 			p->reach[n / 8] |= (uint8_t)(1 << (n % 8));
 	/* from here on only reported paths read parents: to a file (kept in
-	 * memory if none can be written) */
-	if (!spill_write(&p->parents, p->parent, sizeof(*p->parent), ix->nodes)) {
+	 * memory if none can be written), written while the caller waits */
+	spill_start(&p->parents, p->parent, sizeof(*p->parent), ix->nodes);
+	return 0;
+}
+
+void ooms_paths_spilled(struct ooms_paths *p)
+{
+	if (p->parent && !spill_finish(&p->parents)) {
 		free(p->parent);
 		p->parent = NULL;
 	}
-	return 0;
 }
 
 uint32_t ooms_paths_parent_spilled(const struct ooms_paths *p, uint32_t n)
@@ -271,6 +277,7 @@ uint32_t ooms_paths_parent_spilled(const struct ooms_paths *p, uint32_t n)
 
 void ooms_paths_drop_parents(struct ooms_paths *p)
 {
+	spill_finish(&p->parents);
 	free(p->parent);
 	p->parent = NULL;
 	spill_close(&p->parents);

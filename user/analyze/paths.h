@@ -27,8 +27,10 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 void ooms_paths_free(struct ooms_paths *p);
 /* The reach bitmap from parent[] (1 bit per object instead of 32: the
  * dominators test it for every node, and it stays in cache); parent[] then
- * goes to a file, for the few reported paths. */
+ * begins to go to a file, for the few reported paths: parent[] must not
+ * change until ooms_paths_spilled frees it. */
 int ooms_paths_reach_bitmap(const struct ooms_index *ix, struct ooms_paths *p);
+void ooms_paths_spilled(struct ooms_paths *p);
 /* parent[] freed, once the reported paths are named. */
 void ooms_paths_drop_parents(struct ooms_paths *p);
 uint32_t ooms_paths_parent_spilled(const struct ooms_paths *p, uint32_t n);

@@ -1,4 +1,5 @@
 #include "analyze/report.h"
+#include "util/vec.h"
 #include "analyze/report_int.h"
 #include "analyze/shallow.h"
 
@@ -515,7 +516,7 @@ int ooms_report_retained_tsv(const struct ooms_analysis *a, FILE *f)
 	for (uint32_t v = 1; v < ix->nodes; v++)
 		order[n++] = v;
 	tsv_ix = ix;
-	qsort(order, n, sizeof(*order), by_id);
+	vec_sort(order, n, sizeof(*order), by_id);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t v = order[i];
 

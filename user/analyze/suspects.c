@@ -211,7 +211,7 @@ int ooms_suspects_find(const struct ooms_index *ix, const struct ooms_dominators
 	}
 	if ((e = instance_suspects(ix, d, t, thr, by, out, n, &cap)))
 		goto out;
-	qsort(*out, *n, sizeof(**out), by_retained);
+	vec_sort(*out, *n, sizeof(**out), by_retained);
 out:
 	free(by);
 	if (e) {

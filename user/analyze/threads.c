@@ -149,7 +149,7 @@ static int add_locals(const struct ooms_index *ix, const struct ooms_dominators 
 				t->roots[n++] = i;
 		th->nroots = (uint32_t)n - th->roots_at;
 		sort_ix = ix;
-		qsort(t->roots + th->roots_at, th->nroots, sizeof(*t->roots), by_frame);
+		vec_sort(t->roots + th->roots_at, th->nroots, sizeof(*t->roots), by_frame);
 		for (uint32_t i = 0; i < th->nroots; i++) {
 			uint32_t v = ix->roots[t->roots[th->roots_at + i]].node, dup = 0;
 
@@ -214,7 +214,7 @@ void ooms_threads_finish(const struct ooms_index *ix, struct ooms_threads *t, co
 
 		ooms_string_text(ix, th->name_string, th->name_chars, wants, n, th->name, sizeof(th->name));
 	}
-	qsort(t->list, t->n, sizeof(*t->list), by_held);
+	vec_sort(t->list, t->n, sizeof(*t->list), by_held);
 }
 
 void ooms_threads_free(struct ooms_threads *t)

@@ -295,7 +295,7 @@ int hprof_matrix_scan(int fd, const char *name, struct hprof_idset *keep, FILE *
 		e = scan_file(&v, &src, buf, name, err);
 	}
 	/* Bitmap buffers: keep the first of each distinct content */
-	qsort(s.hashes, s.nhashes, sizeof(*s.hashes), by_hash_then_id);
+	vec_sort(s.hashes, s.nhashes, sizeof(*s.hashes), by_hash_then_id);
 	{
 		int kept_any = 0;
 		uint64_t kept_hash = 0;

@@ -58,6 +58,36 @@ int spill_write(struct spill *s, const void *base, size_t width, size_t count)
 	return 0;
 }
 
+static void *writer(void *arg)
+{
+	struct spill *s = arg;
+
+	s->written_e = spill_write(s, s->base, s->base_width, s->count);
+	return NULL;
+}
+
+void spill_start(struct spill *s, const void *base, size_t width, size_t count)
+{
+	s->width = 0;
+	s->base = base;
+	s->base_width = width;
+	s->count = count;
+	s->writing = !pthread_create(&s->writer, NULL, writer, s);
+	if (!s->writing)
+		s->written_e = spill_write(s, base, width, count);
+}
+
+int spill_finish(struct spill *s)
+{
+	if (!s->base)
+		return -EINVAL; /* not begun */
+	if (s->writing)
+		pthread_join(s->writer, NULL);
+	s->writing = 0;
+	s->base = NULL;
+	return s->written_e;
+}
+
 static int read_at(int fd, void *buf, size_t len, off_t at)
 {
 	char *p = buf;

@@ -9,15 +9,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <pthread.h>
+
 struct spill {
 	size_t width;      /* bytes an element; 0: nothing spilled (a zeroed struct) */
 	size_t count;
 	int fd;
+	/* spill_start's writer */
+	pthread_t writer;
+	int writing, written_e;
+	const void *base;
+	size_t base_width;
 };
 
 /* Writes count elements of width bytes. 0, or -errno (then nothing is
  * spilled and the caller keeps its array). */
 int spill_write(struct spill *s, const void *base, size_t width, size_t count);
+/* The same on a thread of its own (for a core that is idle meanwhile): the
+ * array must not change until spill_finish, which returns what
+ * spill_write would have (0 or -errno; without a thread it writes then;
+ * -EINVAL when none was begun). */
+void spill_start(struct spill *s, const void *base, size_t width, size_t count);
+int spill_finish(struct spill *s);
 /* Element i into out (width bytes). 0 or -errno. */
 int spill_read(const struct spill *s, size_t i, void *out);
 /* Every element into a new array (freed by the caller), or NULL with errno. */

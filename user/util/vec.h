@@ -36,4 +36,12 @@ static inline int vec_reserve(void **arr, size_t *cap, size_t need, size_t elem)
 #define VEC_PUSH(arr, n, cap)                                                                       \
 	(vec_reserve((void **)&(arr), &(cap), (size_t)(n) + 1, sizeof(*(arr))) ? NULL : &(arr)[(n)++])
 
+/* qsort that takes no array for no elements (qsort's base must not be
+ * NULL even then). */
+static inline void vec_sort(void *arr, size_t n, size_t elem, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(arr, n, elem, cmp);
+}
+
 #endif
