@@ -42,6 +42,62 @@ uint32_t ooms_index_string_id(const struct ooms_index *ix, uint64_t id)
 	return ixb_string_of(ix, id);
 }
 
+int ooms_read_segments(const struct ooms_index *ix, const char *path, uint32_t from, uint32_t to, const uint8_t *want,
+		       const struct hprof_visitor *v, void (*before)(void *ctx, uint32_t seg), void *ctx, char *err,
+		       size_t errlen)
+{
+	uint8_t *buf = NULL, magic[6] = {0};
+	struct hprof_parser *p = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
+
+	if (fd < 0 || !ix->nsegs || pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    (magic[0] == 0x1f && magic[1] == 0x8b) || !memcmp(magic, "\xfd" "7zXZ", 5)) {
+		if (fd >= 0)
+			close(fd);
+		return 1; /* compressed: the offsets are not the file's */
+	}
+	buf = malloc(READ_CHUNK);
+	p = hprof_parser_new(v);
+	if (!buf || !p) {
+		e = -ENOMEM;
+		goto out;
+	}
+	for (uint64_t off = 0; off < ix->header.len && !e;) { /* the header, as the file has it */
+		ssize_t r = pread(fd, buf, ix->header.len - off < READ_CHUNK ? ix->header.len - off : READ_CHUNK, (off_t)off);
+
+		if (r <= 0)
+			e = r < 0 ? -errno : -EIO;
+		else
+			e = hprof_parser_feed(p, buf, (size_t)r), off += (uint64_t)r;
+	}
+	for (uint32_t i = from; i < to && i < ix->nsegs && !e; i++) {
+		const struct ooms_heap_seg *s = &ix->segs[i];
+
+		if (want && !want[i])
+			continue;
+		if (before)
+			before(ctx, i);
+		for (uint64_t off = 0; off < s->bytes && !e;) {
+			size_t n = s->bytes - off < READ_CHUNK ? (size_t)(s->bytes - off) : READ_CHUNK;
+			ssize_t r = pread(fd, buf, n, (off_t)(s->offset + off));
+
+			if (r <= 0)
+				e = r < 0 ? -errno : -EIO;
+			else
+				e = hprof_parser_feed(p, buf, (size_t)r), off += (uint64_t)r;
+		}
+	}
+	if (!e)
+		e = hprof_parser_finish(p);
+	if (e && !err[0])
+		snprintf(err, errlen, "%s: %s", path, e == -ENOMEM ? "out of memory" : p ? hprof_parser_error(p) : strerror(-e));
+out:
+	hprof_parser_free(p);
+	free(buf);
+	close(fd);
+	return e;
+}
+
 int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progress_fn progress, void *pctx,
 		   int pass, uint64_t *parsed, char *err, size_t errlen)
 {
@@ -172,8 +228,6 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 			  .ignores = o->ignores, .nignores = o->nignores, .library = o->library, .nlibrary = o->nlibrary, .max_memory = o->max_memory};
 	struct hprof_visitor v1 = {.ctx = &b, .header = ixb_p1_header, .record_begin = ixb_rec_begin,
 				   .record_data = ixb_rec_data, .record_end = ixb_rec_end, .sub_begin = ixb_p1_sub};
-	struct hprof_visitor v2 = {.ctx = &b, .record_begin = ixb_p2_rec_begin, .sub_begin = ixb_p2_sub_begin,
-				   .sub_data = ixb_p2_sub_data, .sub_end = ixb_p2_sub_end};
 	double t0 = mono_s();
 	int e;
 
@@ -212,41 +266,45 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 		spill_start(&ix->ids_file, ix->cids, sizeof(*ix->cids), ix->nodes);
 	else
 		spill_start(&ix->ids_file, ix->ids, sizeof(*ix->ids), ix->nodes);
-	if ((e = run_pass(&b, path, &v2, progress, pctx)))
+	if ((e = ixb_pass2(&b, path, progress, pctx)))
 		goto out;
-	if (b.node != ix->main_end) {
-		e = ixb_fail(&b, -EBADMSG, "%s: the dump changed between the two passes", path);
-		goto out;
-	}
 	/* class objects: their static fields, and their loader (VisualVM and
 	 * MAT count that edge too) */
 	for (uint32_t n = ix->main_end + 1; n < ix->nodes; n++) {
 		const struct ooms_class *c = &ix->classes[ooms_class_of_node(ix, n)];
 
-		ix->off[n] = ix->nedges;
+		ix->off[n] = b.nedges;
 		for (uint32_t i = 0; i < c->nstatics && !e; i++) {
-			uint32_t before = ix->nedges;
+			uint32_t before = b.nedges;
 
 			e = ixb_add_edge(&b, ix->statics[c->statics_at + i].value);
-			if (!e && ix->statics[c->statics_at + i].ignored && ix->nedges > before)
-				e = ixb_ignore_edge(&b, n, ix->tgt[before], ix->statics[c->statics_at + i].ignored);
+			if (!e && ix->statics[c->statics_at + i].ignored && b.nedges > before)
+				e = ixb_ignore_edge(&b, n, b.tgt[before], ix->statics[c->statics_at + i].ignored);
 		}
 		if (!e)
 			e = ixb_add_edge(&b, c->loader_id);
 		if (e)
 			goto out;
 	}
-	ix->off[ix->nodes] = ix->nedges;
-	{ /* give back the growth slack */
-		void *q = realloc(ix->tgt, ((size_t)ix->nedges + 1) * sizeof(*ix->tgt));
-
-		if (q)
-			ix->tgt = q;
-	}
+	/* the references are the index's now */
+	ix->off[ix->nodes] = b.nedges;
+	ix->tgt = realloc(b.tgt, ((size_t)b.nedges + 1) * sizeof(*ix->tgt)); /* give back the growth slack */
+	if (!ix->tgt)
+		ix->tgt = b.tgt;
+	b.tgt = NULL;
+	ix->nedges = b.nedges;
+	ix->dangling = b.dangling;
+	ix->weak_refs = b.weak_refs;
+	for (size_t i = 0; i < b.nmarks && !e; i++)
+		e = ixb_ignore_edge(&b, b.marks[i].u, b.marks[i].v, b.marks[i].mark);
+	if (e)
+		goto out;
 	spill_ids(ix);
 	ix->seconds_pass2 = mono_s() - t0;
 	memtrace("pass2");
 out:
+	free(b.tgt);
+	free(b.marks);
 	free(b.cls_ids);
 	free(b.kind);
 	free(b.heap_of);

@@ -276,6 +276,14 @@ uint8_t ooms_root_mark(const struct ooms_index *ix, uint32_t i);
  * visitors that need the records again (see labels.c). 0 or -errno with err set. */
 int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progress_fn progress, void *pctx,
 		   int pass, uint64_t *parsed, char *err, size_t errlen);
+/* The dump's header, then its heap records segs[from, to) that want marks
+ * (all when want is NULL), through a parser over v, read from a plain file
+ * by offset; before(ctx, i) runs ahead of record i. 1 when the file is
+ * compressed (its offsets are not the file's: read it whole), else 0 or
+ * -errno with err set. */
+int ooms_read_segments(const struct ooms_index *ix, const char *path, uint32_t from, uint32_t to, const uint8_t *want,
+		       const struct hprof_visitor *v, void (*before)(void *ctx, uint32_t seg), void *ctx, char *err,
+		       size_t errlen);
 void ooms_probes_free(struct ooms_probe *probes, size_t nprobes);
 void ooms_index_free(struct ooms_index *ix);
 

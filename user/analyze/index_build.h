@@ -70,7 +70,14 @@ struct build {
 	uint8_t carry[8];         /* object array: a part of an id */
 	size_t carry_len;
 	uint32_t elem;            /* object array: elements seen */
+	/* what pass 2 finds, merged into the index afterwards (pass 2 may run
+	 * as two builds, each over half of the heap's records) */
+	uint32_t *tgt;            /* references, in node order; off[] relative to it */
+	uint32_t nedges;
 	size_t edges_cap;
+	uint64_t dangling, weak_refs;
+	struct ixb_mark { uint32_t u, v, mark; } *marks; /* path marks (--ignore, library leaks) */
+	size_t nmarks, marks_cap;
 };
 
 int ixb_fail(struct build *b, int e, const char *fmt, ...);
@@ -86,6 +93,9 @@ int ixb_between_passes(struct build *b);
 int ixb_add_edge(struct build *b, uint64_t id);
 /* Records that paths do not cross the reference from u to v (--ignore). */
 int ixb_ignore_edge(struct build *b, uint32_t u, uint32_t v, uint32_t mark);
+/* Pass 2 over the dump at path: the references, the probes' values, the
+ * path marks; in two halves on two threads where the file allows. 0 or -errno. */
+int ixb_pass2(struct build *b, const char *path, ooms_progress_fn progress, void *pctx);
 int ixb_p2_rec_begin(void *ctx, const struct hprof_record *r);
 int ixb_p2_sub_begin(void *ctx, const struct hprof_sub *s);
 int ixb_p2_sub_data(void *ctx, const uint8_t *p, size_t len);

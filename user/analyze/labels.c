@@ -230,64 +230,32 @@ static uint32_t seg_of(const struct ooms_index *ix, uint32_t n)
  * (uncompressed, seekable) dump: the header, then each such record whole,
  * with the object counts set as a full pass would have them. 1 when the
  * dump is compressed or the index has no record table (read it all). */
+static void segment_counts(void *ctx, uint32_t i)
+{
+	struct labeler *l = ctx;
+
+	l->main = l->ix->segs[i].main_before;
+	l->class_dumps = l->ix->segs[i].class_before;
+}
+
 static int read_segments(struct labeler *l, const char *path, const struct hprof_visitor *v, char *err,
 			 size_t errlen)
 {
 	const struct ooms_index *ix = l->ix;
-	uint8_t *need = NULL, *buf = NULL, magic[6] = {0};
-	struct hprof_parser *p = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
+	uint8_t *need;
+	int e;
 
-	if (fd < 0 || !ix->nsegs || pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
-	    (magic[0] == 0x1f && magic[1] == 0x8b) || !memcmp(magic, "\xfd" "7zXZ", 5)) {
-		if (fd >= 0)
-			close(fd);
+	if (!ix->nsegs)
 		return 1;
-	}
-	need = calloc(ix->nsegs, 1);
-	buf = malloc(SEG_CHUNK);
-	p = hprof_parser_new(v);
-	if (!need || !buf || !p) {
-		e = -ENOMEM;
-		goto out;
+	if (!(need = calloc(ix->nsegs, 1))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
 	for (uint32_t n = 1; n < ix->nodes; n++)
 		if (l->any[n / 8] >> (n % 8) & 1)
 			need[seg_of(ix, n)] = 1;
-	for (uint64_t off = 0; off < ix->header.len && !e;) { /* the header, as the file has it */
-		ssize_t r = pread(fd, buf, ix->header.len - off < SEG_CHUNK ? ix->header.len - off : SEG_CHUNK, (off_t)off);
-
-		if (r <= 0)
-			e = r < 0 ? -errno : -EIO;
-		else
-			e = hprof_parser_feed(p, buf, (size_t)r), off += (uint64_t)r;
-	}
-	for (uint32_t i = 0; i < ix->nsegs && !e; i++) {
-		const struct ooms_heap_seg *s = &ix->segs[i];
-
-		if (!need[i])
-			continue;
-		l->main = s->main_before;
-		l->class_dumps = s->class_before;
-		for (uint64_t off = 0; off < s->bytes && !e;) {
-			size_t want = s->bytes - off < SEG_CHUNK ? (size_t)(s->bytes - off) : SEG_CHUNK;
-			ssize_t r = pread(fd, buf, want, (off_t)(s->offset + off));
-
-			if (r <= 0)
-				e = r < 0 ? -errno : -EIO;
-			else
-				e = hprof_parser_feed(p, buf, (size_t)r), off += (uint64_t)r;
-		}
-	}
-	if (!e)
-		e = hprof_parser_finish(p);
-	if (e)
-		snprintf(err, errlen, "%s: %s", path, e == -ENOMEM ? "out of memory" : p ? hprof_parser_error(p) : strerror(-e));
-out:
-	hprof_parser_free(p);
+	e = ooms_read_segments(ix, path, 0, ix->nsegs, need, v, segment_counts, l, err, errlen);
 	free(need);
-	free(buf);
-	close(fd);
 	return e;
 }
 
