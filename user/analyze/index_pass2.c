@@ -1,6 +1,7 @@
 /* The index's pass 2: references, read with every class layout known. */
 #include "analyze/index_build.h"
 #include <pthread.h>
+#include "util/release.h"
 
 int ixb_add_edge(struct build *b, uint64_t id)
 {
@@ -236,8 +237,13 @@ static int merge(struct build *a, struct build *z, uint32_t z_first)
 		ix->off[n] += a->nedges;
 	if (vec_reserve((void **)&a->tgt, &a->edges_cap, total + 1, sizeof(*a->tgt)))
 		return ixb_fail(a, -ENOMEM, "out of memory for %zu references", total);
-	if (z->nedges)
-		memcpy(a->tgt + a->nedges, z->tgt, (size_t)z->nedges * sizeof(*z->tgt));
+	/* in steps, giving back what is copied: no moment holds both whole */
+	for (size_t at = 0, released = 0, step = 1u << 20; at < z->nedges; at += step) {
+		size_t n = z->nedges - at < step ? z->nedges - at : step;
+
+		memcpy(a->tgt + a->nedges + at, z->tgt + at, n * sizeof(*z->tgt));
+		release_below(z->tgt, (at + n) * sizeof(*z->tgt), &released);
+	}
 	a->nedges = (uint32_t)total;
 	a->dangling += z->dangling;
 	a->weak_refs += z->weak_refs;

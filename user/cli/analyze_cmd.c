@@ -1,6 +1,7 @@
 /* oomscope analyze: leaks, their shortest paths to GC roots, dominators and
  * retained sizes of one heap dump (whole or stripped, plain, gzip or xz). */
 #include <errno.h>
+#include <malloc.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -271,6 +272,10 @@ int cmd_analyze(int argc, char **argv)
 		free(library);
 		return e == -EINVAL ? 2 : 1;
 	}
+	/* arrays of a MiB and more straight from the kernel and back to it when
+	 * freed: glibc would otherwise raise this threshold after the first big
+	 * free and keep later arrays in its heaps, resident after they go */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	e = ooms_analyze(&a, argv[optind], &o, err, sizeof(err));
 	if (pr.on && pr.last)
 		fprintf(stderr, "\r%72s\r", "");
