@@ -20,24 +20,23 @@ WORLD="$ROOT/../shared/corpus/hprof-world"
   [ "$n" -ge 6 ]
 }
 
-@test "fuzz harnesses: the parser's answer does not depend on the chunking, on real dumps" {
+# Every corpus dump up to 20 MB through the harness NAME; at least 5 of them.
+each_dump() {
   local f n=0
   for f in "$CORPUS"/*.hprof "$WORLD"/*.hprof; do
     [ "$(stat -c %s "$f")" -le 20000000 ] || continue
-    timeout 120 "$ROOT/build/fuzz/replay_hprof_parser" "$f"
+    timeout 120 "$ROOT/build/fuzz/replay_$1" "$f"
     n=$((n + 1))
   done
   [ "$n" -ge 5 ]
 }
 
+@test "fuzz harnesses: the parser's answer does not depend on the chunking, on real dumps" {
+  each_dump hprof_parser
+}
+
 @test "fuzz harnesses: restore(strip(x)) keeps every object, class, root and array length of the real dumps" {
-  local f n=0
-  for f in "$CORPUS"/*.hprof "$WORLD"/*.hprof; do
-    [ "$(stat -c %s "$f")" -le 20000000 ] || continue
-    timeout 120 "$ROOT/build/fuzz/replay_strip_restore" "$f"
-    n=$((n + 1))
-  done
-  [ "$n" -ge 5 ]
+  each_dump strip_restore
 }
 
 @test "fuzz harnesses: cut and flipped dumps are answered or refused, never a crash" {

@@ -137,9 +137,9 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 
 /* Calls the body with (from, to) for every edge into a reached node; a
  * reference from a node the search did not reach comes from the super-root.
- * With skip_acyclic, edges from acyclic nodes are left out (none of them
+ * Edges from acyclic nodes are left out (none of them
  * leads into a cyclic node). */
-#define FOR_EACH_EDGE(skip_acyclic, ...)                                                             \
+#define FOR_EACH_EDGE(...)                                                                           \
 	do {                                                                                         \
 		for (uint32_t i = 0; i < ix->nroots; i++) {                                          \
 			uint32_t to = ix->roots[i].node, from = 0;                                   \
@@ -147,7 +147,7 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 		}                                                                                    \
 		for (uint32_t src = 1; src < ix->nodes; src++) {                                     \
 			uint32_t from = reached(g, src) ? src : 0;                                   \
-			if ((skip_acyclic) && from && state_of(g, from) == ACYCLIC)                  \
+			if (from && state_of(g, from) == ACYCLIC)                                    \
 				continue;                                                            \
 			for (uint32_t e_ = ix->off[src]; e_ < ix->off[src + 1]; e_++) {              \
 				uint32_t to = ix->tgt[e_];                                           \
@@ -158,7 +158,7 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 		}                                                                                    \
 		for (size_t i = 0; i < g->ncls; i++) {                                               \
 			uint32_t to = g->cto[i], from = g->cfrom[i];                                 \
-			if ((skip_acyclic) && state_of(g, from) == ACYCLIC)                          \
+			if (state_of(g, from) == ACYCLIC)                                            \
 				continue;                                                            \
 			__VA_ARGS__;                                                                 \
 		}                                                                                    \
@@ -321,7 +321,7 @@ static int semi_nca(struct graph *g, uint32_t k, uint32_t *aux, struct dom_pair 
 	pred_off = calloc((size_t)r + 2, sizeof(*pred_off));
 	if (!pred_off)
 		goto out;
-	FOR_EACH_EDGE(1, (void)from; if (state_of(g, to) == CYCLIC) pred_off[dfn[to]]++);
+	FOR_EACH_EDGE((void)from; if (state_of(g, to) == CYCLIC) pred_off[dfn[to]]++);
 	{
 		uint32_t sum = 0;
 
@@ -340,7 +340,7 @@ static int semi_nca(struct graph *g, uint32_t k, uint32_t *aux, struct dom_pair 
 
 		for (uint32_t v = 0; v <= r; v++)
 			fill[v] = 0;
-		FOR_EACH_EDGE(1, {
+		FOR_EACH_EDGE({
 			if (state_of(g, to) == CYCLIC) {
 				uint32_t w = dfn[to];
 
@@ -422,7 +422,7 @@ static int settle_acyclic(struct graph *g, struct dnode *nd)
 	uint32_t *ready = NULL;
 	size_t nready = 0, cap = 0;
 
-	FOR_EACH_EDGE(1, {
+	FOR_EACH_EDGE({
 		if (state_of(g, to) != ACYCLIC)
 			continue;
 		if (!settle_one(nd, from, to))

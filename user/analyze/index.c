@@ -212,7 +212,6 @@ int ooms_index_load_ids(struct ooms_index *ix)
 		ix->cids = buf;
 	else
 		ix->ids = buf;
-	spill_finish(&ix->ids_file);
 	spill_close(&ix->ids_file);
 	return 0;
 }
@@ -321,7 +320,6 @@ out:
 
 void ooms_index_free(struct ooms_index *ix)
 {
-	spill_finish(&ix->ids_file);
 	spill_close(&ix->ids_file);
 	free(ix->ids);
 	free(ix->cids);

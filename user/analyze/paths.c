@@ -224,7 +224,6 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 
 void ooms_paths_free(struct ooms_paths *p)
 {
-	spill_finish(&p->parents);
 	spill_close(&p->parents);
 	free(p->parent);
 	free(p->reach);
@@ -277,8 +276,7 @@ uint32_t ooms_paths_parent_spilled(const struct ooms_paths *p, uint32_t n)
 
 void ooms_paths_drop_parents(struct ooms_paths *p)
 {
-	spill_finish(&p->parents);
+	spill_close(&p->parents); /* first: its writer may still read parent[] */
 	free(p->parent);
 	p->parent = NULL;
-	spill_close(&p->parents);
 }

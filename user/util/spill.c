@@ -130,6 +130,7 @@ void *spill_read_all(const struct spill *s)
 
 void spill_close(struct spill *s)
 {
+	spill_finish(s); /* a writer still running is waited for */
 	if (s->width)
 		close(s->fd);
 	s->width = 0;

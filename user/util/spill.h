@@ -35,6 +35,7 @@ int spill_finish(struct spill *s);
 int spill_read(const struct spill *s, size_t i, void *out);
 /* Every element into a new array (freed by the caller), or NULL with errno. */
 void *spill_read_all(const struct spill *s);
+/* Waits for a writer spill_start began, then closes the file. */
 void spill_close(struct spill *s);
 
 #endif
