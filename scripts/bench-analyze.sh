@@ -19,12 +19,23 @@ timed() { # NAME CMD...: sets T_<NAME> (s) and RSS_<NAME> (MB); CMD's status
   printf -v "T_$name" '%s' "$t"; printf -v "RSS_$name" '%s' "$(echo "scale=0; $r / 1024" | bc)"
 }
 
+timed_median() { # NAME CMD...: timed, run three times; the median time, the largest RSS
+  local name=$1 ts=() rmax=0 i t r; shift
+  for i in 1 2 3; do
+    timed "$name" "$@" || return 1
+    t=T_$name; r=RSS_$name; ts+=("${!t}"); [ "${!r}" -gt "$rmax" ] && rmax=${!r}
+  done
+  printf -v "T_$name" '%s' "$(printf '%s\n' "${ts[@]}" | sort -g | sed -n 2p)"
+  printf -v "RSS_$name" '%s' "$rmax"
+}
+
 row() { # NAME FILE
   local f=$2 objs same
   cat "$f" > /dev/null # page cache for both
-  # timed as a user runs it; the table of every object's sizes (for the
-  # comparison, 21 M lines on the big dump) in a second, untimed run
-  timed ours ./oomscope analyze -q --json -o "$tmp/a.json" "$f"
+  # timed as a user runs it, the median of three runs (this VM's speed
+  # drifts by up to 1.5x within minutes); the table of every object's sizes
+  # (for the comparison, 21 M lines on the big dump) in a further, untimed run
+  timed_median ours ./oomscope analyze -q --json -o "$tmp/a.json" "$f"
   ./oomscope analyze -q -o /dev/null --retained-tsv "$tmp/ours.tsv" "$f"
   objs=$(jq .runningInfo.objects "$tmp/a.json")
   if ! RETAINED_TIMEOUT=$VV_LIMIT timed vv tests/hprof/retained_sizes.sh "$f" "$tmp/vv.tsv" > /dev/null; then

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 if [ "${QUICK:-0}" = 1 ]; then
   export REPS=${REPS:-1} LIVE_MB_HPROF=${LIVE_MB_HPROF:-100} LIVE_MB_HEAPDUMP=${LIVE_MB_HEAPDUMP:-200}
   export LIVE_MB_ANALYZE=${LIVE_MB_ANALYZE:-120} FAST_ITERS=${FAST_ITERS:-2000000} SLOW_ITERS=${SLOW_ITERS:-10000}
-  export N=${N:-20}
+  export N=${N:-20} REDIS_REQUESTS=${REDIS_REQUESTS:-50000} REDIS_ROUNDS=${REDIS_ROUNDS:-3}
 fi
 REPS=${REPS:-5}
 loop=build/targets/bench_loop
@@ -83,6 +83,9 @@ for hook in auto raw; do
     "bystander ($hook)" 2000000 "$mb" "$mw" "$(echo "$mw / $mb" | bc -l)" "${bystander_hook[$hook]}"
 done
 kill "$bystander_target"; wait "$bystander_target" 2>/dev/null || true
+
+# a real server watched: redis under redis-benchmark
+scripts/bench-redis.sh
 
 # the moment of death: failure to record, and the failure path's cost
 scripts/bench-death.sh

@@ -13,6 +13,8 @@ PKGS=(
   bats jq binutils xz-utils procps
   # bench
   strace bc time
+  # bench: a real server watched (scripts/bench-redis.sh)
+  redis-server redis-tools
   # bench: bcc's memleak, and kernel headers it compiles against (Debian's, for
   # kernels without their own; scripts/bench-allocs.sh explains)
   bpfcc-tools "linux-headers-$(dpkg --print-architecture)"
