@@ -11,6 +11,8 @@ PKGS=(
   libsqlite3-dev
   # tests
   bats jq binutils xz-utils procps
+  # tests: a stock Debian kernel in a VM (scripts/vm.sh), for the hooks this one refuses
+  qemu-system-x86 debootstrap e2fsprogs
   # bench
   strace bc time
   # bench: a real server watched (scripts/bench-redis.sh)

@@ -159,7 +159,12 @@ static int open_load(struct coll *c, int hook, int quiet)
 	}
 	e = collect_bpf__load(c->skel);
 	if (e) {
-		if (!quiet) {
+		if (!quiet && hook == OOMS_HOOK_FEXIT && e == -EPERM && geteuid() == 0) {
+			/* root, and the rest of the object loads: the kernel has no
+			 * BPF trampolines for tracing programs (or forbids them) */
+			coll_err("--syscall-hook fexit: this kernel refuses fexit programs (no BPF trampolines here: "
+				 "bpftool feature probe says 'tracing is NOT available'); use --syscall-hook syscalls or auto");
+		} else if (!quiet) {
 			char what[96];
 
 			snprintf(what, sizeof(what), "loading the BPF programs (--syscall-hook %s)", hook_names[hook]);

@@ -145,7 +145,13 @@ static void write_start(struct json *j, const struct run_start *r)
 	json_key(j, "sources");
 	json_obj(j);
 	json_kstr(j, "threads", "/proc/PID/task; threads_bpf: sched_process_fork/exit");
-	json_kstr(j, "fds", "/proc/PID/fd; fds_bpf: raw_syscalls:sys_exit");
+	{
+		char fds[160];
+
+		snprintf(fds, sizeof(fds), "/proc/PID/fd; fds_bpf: the followed syscalls' results (%s)",
+			 r->syscall_hook ? r->syscall_hook : "?");
+		json_kstr(j, "fds", fds);
+	}
 	json_kstr(j, "vmsize_kb", "/proc/PID/status VmSize");
 	json_kstr(j, "vmsize_bpf_kb", "previous VmSize + mmap/munmap/mremap/brk since");
 	json_kstr(j, "fd_limit", "/proc/PID/limits Max open files (soft)");
