@@ -32,3 +32,24 @@ load helpers
   local drops; drops=$(tail -n1 "$TMP/run/timeline.jsonl" | jq .ringbuf_drops)
   [[ "$output" == *" $drops lost in the kernel"* ]]
 }
+
+@test "an event storm into a tiny ring buffer, the target attached before it: sent + lost is exactly the calls made, sent = received" {
+  # fd_target -w waits for SIGUSR1, then makes exactly 2,300 fd-creating
+  # calls (-n 1000: 1,000 eventfd + 1,000 epoll_create1 + 100 opens + 100
+  # socketpairs + 100 pipes) and nothing else the collector follows
+  start_bg target "$TARGETS/fd_target" -w -n 1000 -t 30
+  wait_for "$TMP/target.out" '^waiting pid='
+  local tpid; tpid=$(cat "$TMP/target.pid")
+  start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -d 4 --ringbuf-size 8K -o "$TMP/run"
+  wait_for "$TMP/watch.out" '"type":"sample"' 20
+  kill -USR1 "$tpid"
+  wait_for "$TMP/target.out" '^ready pid=' 10
+  wait_exit "$(cat "$TMP/watch.pid")" 30
+  local e; e=$(tail -n1 "$TMP/run/timeline.jsonl")
+  jq -e '.type == "end" and .ringbuf_drops > 0 and .events_sent == .events_received' <<<"$e"
+  [ "$(jq '.events_sent + .ringbuf_drops' <<<"$e")" -eq 2300 ]
+  # the sets stay exact whatever was lost
+  local s; s=$(last_sample "$TMP/run/timeline.jsonl")
+  [ "$(jq .fds <<<"$s")" -eq "$(jq .fds_bpf <<<"$s")" ]
+  [ "$(jq .fds <<<"$s")" -eq "$(ls /proc/$tpid/fd | wc -l)" ]
+}

@@ -75,7 +75,8 @@ struct coll {
 	struct ooms_detector det;
 	enum ooms_arch arch;
 	char dir[4096];
-	FILE *timeline;
+	FILE *timeline;            /* its fd is written whole records at a time */
+	uint64_t timeline_lost;    /* records that could not be written (a full disk) */
 	char tracefs[256];
 	int tracefs_mounted;
 	struct ooms_snapshot last; /* the latest snapshot of a live target */

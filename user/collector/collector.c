@@ -384,6 +384,9 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 		" lost in the kernel\n",
 		why, coll_since(c), coll_crossings(c), ooms_attrib_events(c->attrib),
 		(uint64_t)(t->ringbuf_drops + t->set_full_drops));
+	if (c->timeline_lost)
+		fprintf(stderr, "oomscope: the timeline lacks %" PRIu64 " record(s) that could not be written\n",
+			c->timeline_lost);
 	{
 		double cpu;
 		uint64_t rss;

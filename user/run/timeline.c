@@ -496,6 +496,8 @@ static void write_end(struct json *j, const struct run_end *r)
 	json_kuint(j, "set_full_drops", r->set_full_drops);
 	json_kuint(j, "events_sent", r->events_sent);
 	json_kuint(j, "events_received", r->events_received);
+	if (r->timeline_lost)
+		json_kuint(j, "timeline_lost", r->timeline_lost);
 	json_kint(j, "crossings", r->crossings);
 	json_kuint(j, "call_fails", r->call_fails);
 	json_kuint(j, "call_fails_sent", r->call_fails_sent);
@@ -525,6 +527,7 @@ static void read_end(struct json_object *o, struct run_end *r)
 	r->set_full_drops = ruint64(o, "set_full_drops");
 	r->events_sent = ruint64(o, "events_sent");
 	r->events_received = ruint64(o, "events_received");
+	r->timeline_lost = ruint64(o, "timeline_lost");
 	r->crossings = rint64(o, "crossings");
 	r->call_fails = ruint64(o, "call_fails");
 	r->call_fails_sent = ruint64(o, "call_fails_sent");

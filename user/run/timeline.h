@@ -137,6 +137,7 @@ struct run_end {
 	const char *reason;
 	int64_t target_exit_code, target_signal; /* RUN_NONE when not known */
 	uint64_t ringbuf_drops, set_full_drops, events_sent, events_received;
+	uint64_t timeline_lost; /* earlier records the collector could not write (a full disk) */
 	int64_t crossings;
 	uint64_t call_fails, call_fails_sent;
 	const char *death, *how;     /* NULL: no death recorded */

@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# Faults survived and nothing lost without saying so: a full disk, a killed
+# collector, two collectors on one process.
+load helpers
+
+# the helpers' teardown, after unmounting what a test mounted
+eval "helpers_$(declare -f teardown)"
+teardown() {
+  if [ -n "${MOUNTED:-}" ]; then umount "$MOUNTED" 2> /dev/null || umount -l "$MOUNTED" 2> /dev/null || true; fi
+  helpers_teardown
+}
+
+our_progs() { # how many of the collector's BPF programs are loaded
+  bpftool prog show 2> /dev/null | grep -cE 'name (tp_sys_exit|sys_exit|thread_new|thread_exit|pthread_create_entry|target_exec|oom_victim|signal_generate)( |$)' || true
+}
+
+@test "disk full (a 16 KiB tmpfs as the run directory): one line per file that could not be written, never half a record or a temp file, the watch goes on" {
+  mkdir "$TMP/full"
+  mount -t tmpfs -o size=16k tmpfs "$TMP/full"
+  MOUNTED="$TMP/full"
+  run timeout 60 "$OOMSCOPE" run -i 0.05 -d 3 -o "$TMP/full/run" -- "$TARGETS/fd_target" -n 200
+  # the target ran its course and the watch its 3 s
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"opened eventfd=200"* ]]
+  [[ "$output" == *"stopped (duration) after 3."* ]]
+  # the timeline's loss is said once, in one line, and counted at the end
+  [ "$(grep -c 'oomscope: timeline: No space left on device: records from [0-9.]* s on are not written' <<<"$output")" -eq 1 ]
+  [[ "$output" =~ "the timeline lacks "[0-9]+" record(s) that could not be written" ]]
+  # every line of what was written is a whole record
+  [ -s "$TMP/full/run/timeline.jsonl" ]
+  jq -e . "$TMP/full/run/timeline.jsonl" > /dev/null
+  [ "$(head -n1 "$TMP/full/run/timeline.jsonl" | jq -r .type)" = start ]
+  # each snapshot file and the report: a line naming it, and no partial or temp file left
+  grep -q "oomscope: cannot write $TMP/full/run/fds.json: No space left on device" <<<"$output" ||
+    [ -s "$TMP/full/run/fds.json" ]
+  grep -q "oomscope: report: writing $TMP/full/run/report.html: No space left on device" <<<"$output"
+  [ ! -e "$TMP/full/run/report.html" ]
+  [ -z "$(find "$TMP/full/run" -name '*.tmp*' -o -name '.*' -type f)" ]
+  local f; for f in $(find "$TMP/full/run" -name '*.json'); do jq -e . "$f" > /dev/null; done
+}
+
+@test "the collector SIGKILLed mid-watch: no BPF program, link or uprobe is left, the target goes on" {
+  [ "$(our_progs)" -eq 0 ]
+  local links_before; links_before=$(bpftool link show 2> /dev/null | grep -c '^[0-9]*:' || true)
+  start_bg target "$TARGETS/fd_target" -w -n 40 -t 30
+  wait_for "$TMP/target.out" '^waiting pid='
+  local tpid; tpid=$(cat "$TMP/target.pid")
+  start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -d 60 -o "$TMP/run"
+  wait_for "$TMP/watch.out" '"type":"sample"' 20
+  [ "$(our_progs)" -ge 3 ]
+  kill -KILL "$(cat "$TMP/watch.pid")"
+  wait_exit "$(cat "$TMP/watch.pid")" 10 || true
+  # the kernel frees them with the collector's fds (after an RCU grace period)
+  local i; for i in $(seq 1 50); do [ "$(our_progs)" -eq 0 ] && break; sleep 0.1; done
+  [ "$(our_progs)" -eq 0 ]
+  [ "$(bpftool link show 2> /dev/null | grep -c '^[0-9]*:' || true)" -le "$links_before" ]
+  ! grep -q "$tpid\|oomscope\|libbpf" /sys/kernel/tracing/uprobe_events 2> /dev/null
+  # the target still runs, and still works
+  kill -0 "$tpid"
+  kill -USR1 "$tpid"
+  wait_for "$TMP/target.out" '^ready pid=' 10
+}
+
+@test "two collectors on one process: each keeps its own exact counts and stacks, and the first to stop does not disturb the other" {
+  start_bg target "$TARGETS/fd_target" -w -n 100 -t 30
+  wait_for "$TMP/target.out" '^waiting pid='
+  local tpid; tpid=$(cat "$TMP/target.pid")
+  start_bg one "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -d 3 -o "$TMP/one"
+  start_bg two "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -d 6 -o "$TMP/two"
+  wait_for "$TMP/one.out" '"type":"sample"' 20
+  wait_for "$TMP/two.out" '"type":"sample"' 20
+  kill -USR1 "$tpid"
+  wait_for "$TMP/target.out" '^ready pid=' 10
+  wait_exit "$(cat "$TMP/one.pid")" 30
+  wait_exit "$(cat "$TMP/two.pid")" 30
+  local d s
+  for d in one two; do
+    jq -e '.type == "end" and .ringbuf_drops == 0 and .events_sent == .events_received' < <(tail -n1 "$TMP/$d/timeline.jsonl")
+    s=$(last_sample "$TMP/$d/timeline.jsonl")
+    [ "$(jq .fds <<<"$s")" -eq "$(jq .fds_bpf <<<"$s")" ]
+    [ "$(jq .fds <<<"$s")" -eq "$(ls /proc/$tpid/fd | wc -l)" ]
+    [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$TMP/$d/fds.json")" -eq 100 ]
+    group_symbols "$TMP/$d/fds.json" kind "anon_inode:[eventfd]" | grep -qx open_looper_pairs
+  done
+  # the second went on sampling after the first stopped
+  [ "$(jq -s '[.[] | select(.type == "sample")] | last | .t' "$TMP/two/timeline.jsonl" | cut -d. -f1)" -ge 5 ]
+  kill -0 "$tpid"
+}
