@@ -83,3 +83,36 @@ devnull_intact() {
   [ ! -L "$TMP/run2/fds.json" ]
   jq -e .groups "$TMP/run2/fds.json" > /dev/null
 }
+
+@test "a hostile target's names (newline, quote, backslash, terminal escape, invalid UTF-8, HTML) come out escaped in JSON, HTML and on the terminal" {
+  mkdir "$TMP/names"
+  run timeout 60 "$OOMSCOPE" run -d 2 -o "$TMP/run" -- "$TARGETS/hostile_target" "$TMP/names" 10
+  [ "$status" -eq 0 ]
+  # the terminal: no escape byte, no byte that is not UTF-8, each name on its one line
+  ! grep -q $'\x1b' <<<"$output"
+  python3 -c 'import sys; sys.stdin.buffer.read().decode("utf-8")' <<<"$output"
+  [[ "$output" == *'threads \e[31mred\e[0m '* ]]
+  [[ "$output" == *'threads bad\xff\xfeutf8 '* ]]
+  # a raw newline would have put the rest of "new\nline" on a line of its own
+  ! grep -qE '^line +<- ' <<<"$output"
+  # the files are strict UTF-8 JSON holding the names exactly (invalid bytes as U+FFFD)
+  local f
+  for f in threads.json fds.json timeline.jsonl; do
+    python3 -c 'import json, sys
+for line in (open(sys.argv[1], encoding="utf-8").read().splitlines() if sys.argv[1].endswith("l") else [open(sys.argv[1], encoding="utf-8").read()]):
+    json.loads(line)' "$TMP/run/$f"
+  done
+  local names; names=$(jq -r '[.. | strings] | unique | .[]' "$TMP/run/threads.json")
+  grep -qxF $'\x1b[31mred\x1b[0m' <<<"$names"
+  grep -qxF 'quote"back\' <<<"$names"
+  grep -qxF '<b>&amp;<i>' <<<"$names"
+  grep -qxF $'bad\xef\xbf\xbd\xef\xbf\xbdutf8' <<<"$names"
+  jq -e --arg p "$TMP/names/new"$'\n'"line" '[.. | strings] | index($p) != null' "$TMP/run/fds.json"
+  jq -e --arg p "$TMP/names/quote\"back\\" '[.. | strings] | index($p) != null' "$TMP/run/fds.json"
+  # the page: names as text, never as markup or raw control bytes
+  local h="$TMP/run/report.html"
+  ! grep -q $'\x1b' "$h"
+  ! grep -qF '<b>&amp;<i>' "$h"
+  grep -qF '&lt;b&gt;&amp;amp;&lt;i&gt;' "$h"
+  grep -qF '\x1b[31mred\x1b[0m' "$h"
+}

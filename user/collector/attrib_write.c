@@ -2,6 +2,7 @@
  * with their creation stacks in crash-log form), and the end's summary. */
 #define _GNU_SOURCE
 #include "collector/attrib_int.h"
+#include "util/text.h"
 
 static void write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack);
 static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len);
@@ -530,9 +531,13 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 					c = culprit(a, it[st[0].begin].stack, who, sizeof(who));
 			}
 			free(all);
+			/* names from the target: one line each, no escapes reach the terminal */
+			char group[160], by[320];
+
+			text_term_safe(group, sizeof(group), it[gr[g].begin].group);
+			text_term_safe(by, sizeof(by), c ? c : "(no creation stack)");
 			off += snprintf(buf + off, off < len ? len - off : 0, "  %5zu %-7s %-24s <- %s\n",
-					gr[g].end - gr[g].begin, pass ? "fds" : "threads",
-					it[gr[g].begin].group, c ? c : "(no creation stack)");
+					gr[g].end - gr[g].begin, pass ? "fds" : "threads", group, by);
 			lines++;
 		}
 	}

@@ -1,6 +1,7 @@
 /* The terminal: the table, progress lines, how it ended. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
+#include "util/text.h"
 
 void coll_print_header(void)
 {
@@ -53,7 +54,7 @@ void coll_progress(void *ctx, const char *what)
 void coll_print_death(struct coll *c, const struct ooms_death_rec *d)
 {
 	const struct ooms_fail_group *g = ooms_failures_last(c->fails);
-	char line[512];
+	char line[512], safe[1024];
 
 	fprintf(stderr, "oomscope: how it ended: PID %d %s\n", (int)c->pid, d->sentence);
 	if (c->jheap) {
@@ -70,7 +71,7 @@ void coll_print_death(struct coll *c, const struct ooms_death_rec *d)
 	if (g) {
 		ooms_failures_line(c->fails, g, line, sizeof(line));
 		fprintf(stderr, "  last failure%s: %s\n",
-			d->ts_ns > g->last_ns ? "" : " (after)", line);
+			d->ts_ns > g->last_ns ? "" : " (after)", text_term_safe(safe, sizeof(safe), line));
 		if (d->ts_ns > g->last_ns)
 			fprintf(stderr, "  %.1f ms before the end; %" PRIu64 " failed call(s) in all (failures.json)\n",
 				(d->ts_ns - g->last_ns) / 1e6, ooms_failures_total(c->fails));

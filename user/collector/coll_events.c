@@ -2,6 +2,7 @@
  * each fd and thread event, the OOM killer's choice. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
+#include "util/text.h"
 #include "run/records.h"
 
 struct alloc_line {
@@ -80,7 +81,7 @@ static void on_failure(struct coll *c, const struct ooms_event *e, size_t size)
 static void report_failure(struct coll *c, const struct ooms_fail_group *g)
 {
 	struct failure_line l = {c, g, NULL};
-	char name[64], line[512];
+	char name[64], line[512], safe[1024];
 
 	if (!c->fail_snapped[g->kind]) {
 		enum snap_kind kind = g->kind == FAIL_FDS ? SNAP_FDS : g->kind == FAIL_THREADS ? SNAP_THREADS : SNAP_VMSIZE;
@@ -97,7 +98,7 @@ static void report_failure(struct coll *c, const struct ooms_fail_group *g)
 	coll_emit(c, failure_body, &l);
 	if (!c->o->json) {
 		ooms_failures_line(c->fails, g, line, sizeof(line));
-		printf("!! failure: %s%s%s\n", line, l.wrote ? " -> " : "", l.wrote ? l.wrote : "");
+		printf("!! failure: %s%s%s\n", text_term_safe(safe, sizeof(safe), line), l.wrote ? " -> " : "", l.wrote ? l.wrote : "");
 		fflush(stdout);
 	}
 }
@@ -168,13 +169,13 @@ int coll_handle_event(void *ctx, void *data, size_t size)
 	}
 	if ((e->type == EV_BIG_ALLOC || e->type == EV_ALLOC_FREE) && (r = ooms_allocs_event(c->allocs, e, size))) {
 		struct alloc_line l = {c, r};
-		char line[512];
+		char line[512], safe[1024];
 
 		/* the newest state of the record: printed live, and in the timeline */
 		coll_emit(c, alloc_body, &l);
 		if (!c->o->json) {
 			ooms_allocs_line(c->allocs, r, line, sizeof(line));
-			printf("%8.1f %s\n", coll_since(c), line);
+			printf("%8.1f %s\n", coll_since(c), text_term_safe(safe, sizeof(safe), line));
 			fflush(stdout);
 		}
 	}

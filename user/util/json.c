@@ -1,4 +1,5 @@
 #include "util/json.h"
+#include "util/text.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -70,10 +71,19 @@ static void put_escaped(FILE *f, const char *s)
 		case '\r': fputs("\\r", f); break;
 		case '\t': fputs("\\t", f); break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
+			if (*p < 0x20 || *p == 0x7f) {
 				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f); /* UTF-8 passes through */
+			} else {
+				/* valid UTF-8 passes through; a byte that is not (a
+				 * thread name cut mid-character, a Latin-1 path) is
+				 * U+FFFD, so the file stays valid JSON */
+				size_t n = text_utf8_len(p);
+
+				if (n)
+					fwrite(p, 1, n, f), p += n - 1;
+				else
+					fputs("\\ufffd", f);
+			}
 		}
 	}
 	fputc('"', f);
