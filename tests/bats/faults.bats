@@ -86,3 +86,26 @@ our_progs() { # how many of the collector's BPF programs are loaded
   [ "$(jq -s '[.[] | select(.type == "sample")] | last | .t' "$TMP/two/timeline.jsonl" | cut -d. -f1)" -ge 5 ]
   kill -0 "$tpid"
 }
+
+@test "the target forks a child and then execs another program mid-watch: the child's fds are not the target's, the new program's are, with its own stacks" {
+  # the shell (the target) starts fd_target -n 30 as a child (75 fds of its
+  # own), then becomes fd_target -n 50 by exec (125 fds, from
+  # open_looper_pairs in the new image)
+  start_bg target sh -c "\"$TARGETS/fd_target\" -n 30 -t 20 > \"$TMP/child.out\" & sleep 2; exec \"$TARGETS/fd_target\" -n 50 -t 20"
+  local tpid; tpid=$(cat "$TMP/target.pid")
+  start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -d 5 -o "$TMP/run"
+  wait_exit "$(cat "$TMP/watch.pid")" 30
+  wait_for "$TMP/target.out" '^ready pid=' 5
+  local s; s=$(last_sample "$TMP/run/timeline.jsonl")
+  [ "$(jq .fds <<<"$s")" -eq "$(jq .fds_bpf <<<"$s")" ]
+  [ "$(jq .fds <<<"$s")" -eq "$(ls /proc/$tpid/fd | wc -l)" ]
+  [ "$(jq .threads <<<"$s")" -eq 1 ]
+  local f="$TMP/run/fds.json"
+  [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$f")" -eq 50 ]
+  [ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].created_by' "$f")" = "open_looper_pairs (fd_target)" ]
+  jq -e '.type == "end" and .ringbuf_drops == 0 and .events_sent == .events_received' < <(tail -n1 "$TMP/run/timeline.jsonl")
+  # the child made its own fds, which were not counted
+  grep -q '^opened eventfd=30' "$TMP/child.out"
+  local child; child=$(sed -n 's/^ready pid=//p' "$TMP/child.out")
+  kill "$child" 2> /dev/null || true
+}
