@@ -9,6 +9,19 @@ CC ?= gcc
 CXX ?= g++
 
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
+# SAN=1: oomscope, the unit tests, the test tools and the fuzz replays built
+# with ASan + UBSan in build-san/ (the BPF objects, the test targets and the
+# shim, which runs inside a JVM, stay plain in build/); `make test SAN=1`
+# runs the suite with them
+PLAIN_CFLAGS := $(CFLAGS)
+ifeq ($(SAN),1)
+OBJ := build-san
+CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined
+OOMS_BIN := $(OBJ)/oomscope
+else
+OBJ := build
+OOMS_BIN := oomscope
+endif
 # -MMD -MP: each object depends on the headers it includes (build/**/*.d)
 CPPFLAGS := -Iuser -Ibpf -I$(BUILD) -MMD -MP
 LDLIBS := -lpthread -lbpf -ldw -lelf -lz -llzma -ljson-c -liberty -lsqlite3 -lm
@@ -19,12 +32,12 @@ TARGET_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -We
 TARGET_CXXFLAGS := -std=gnu++17 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
 
 USER_SRCS := $(shell find user -name '*.c' ! -path user/main.c ! -path 'user/shim/*' | sort)
-USER_OBJS := $(USER_SRCS:%.c=$(BUILD)/%.o)
+USER_OBJS := $(USER_SRCS:%.c=$(OBJ)/%.o)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.bpf.o)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OBJ)/tests/%)
 # fuzz harnesses (tests/fuzz/fuzz_NAME.c): `make fuzz`, and replays in `make test`
 FUZZ_SECONDS ?= 60
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
@@ -32,9 +45,9 @@ FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
 FUZZ_LIB_SRCS := $(wildcard user/hprof/*.c user/analyze/*.c user/util/*.c)
 FUZZ_LIBS := -lpthread -lz -llzma -lm
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
-REPLAY_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
+REPLAY_BINS := $(FUZZ_NAMES:%=$(OBJ)/fuzz/replay_%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
-TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(OBJ)/tools/%)
 TARGET_SRCS := $(wildcard tests/targets/*.c)
 TARGET_CXX_SRCS := $(wildcard tests/targets/*.cc)
 TARGET_BINS := $(TARGET_SRCS:tests/targets/%.c=$(BUILD)/targets/%) $(TARGET_CXX_SRCS:tests/targets/%.cc=$(BUILD)/targets/%)
@@ -49,7 +62,7 @@ SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
 .SECONDARY:
 .PHONY: all deps test unit demo bench clean install
 PREFIX ?= /usr/local
-all: oomscope $(SHIM) $(TARGET_BINS)
+all: $(OOMS_BIN) $(SHIM) $(TARGET_BINS)
 
 deps: $(DEPS_OK)
 $(DEPS_OK): scripts/install-deps.sh
@@ -66,27 +79,27 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 # the skeletons first (generated headers); -MMD then names the objects that use them
-$(BUILD)/user/%.o: user/%.c | $(DEPS_OK) $(SKELS)
+$(OBJ)/user/%.o: user/%.c | $(DEPS_OK) $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/libooms.a: $(USER_OBJS)
+$(OBJ)/libooms.a: $(USER_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/pic/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+	$(CC) $(CPPFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux $(PLAIN_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
 # only Agent_OnLoad/Agent_OnAttach are exported (JNIEXPORT)
 $(SHIM): $(SHIM_OBJS)
 	$(CC) -shared -Wl,-z,defs -o $@ $^ -lz -llzma -lpthread
 
-oomscope: $(BUILD)/user/main.o $(BUILD)/libooms.a
+$(OOMS_BIN): $(OBJ)/user/main.o $(OBJ)/libooms.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libooms.a
+$(OBJ)/tests/%: tests/unit/%.c $(OBJ)/libooms.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(BUILD)/libooms.a $(LDLIBS) -ldl
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(OBJ)/libooms.a $(LDLIBS) -ldl
 
 $(BUILD)/targets/%: tests/targets/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -96,14 +109,29 @@ $(BUILD)/targets/%: tests/targets/%.cc | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CXX) $(TARGET_CXXFLAGS) -o $@ $<
 
-$(BUILD)/tools/%: tests/tools/%.c | $(DEPS_OK)
+$(OBJ)/tools/%: tests/tools/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
 unit: $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
 
+# `make test`: the whole suite, then the unit tests and three BATS files
+# again under the sanitizers (scripts/run-tests.sh); `make test SAN=1`: the
+# whole suite sanitized
+ifeq ($(SAN),1)
 test: all unit
-	scripts/run-tests.sh
+	OOMS_BUILD=$(OBJ) OOMSCOPE=$(abspath $(OOMS_BIN)) scripts/run-tests.sh $(BATS_FILES)
+
+# the sanitized binary finds the (plain) shim beside it
+all: $(OBJ)/liboomscope_shim.so
+$(OBJ)/liboomscope_shim.so: $(SHIM)
+	@mkdir -p $(@D)
+	cp $< $@
+else
+test: all unit
+	$(MAKE) SAN=1 all unit
+	OOMS_SAN_BUILD=build-san scripts/run-tests.sh $(BATS_FILES)
+endif
 
 demo: all
 	scripts/demo.sh
@@ -126,9 +154,9 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_SRCS) | $(DEPS_OK)
 	$(CLANG) -std=gnu11 -g -O1 -Iuser -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ $< $(FUZZ_LIB_SRCS) $(FUZZ_LIBS)
 
-$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libooms.a
+$(OBJ)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(OBJ)/libooms.a
 	@mkdir -p $(@D)
-	$(CC) -Iuser $(CFLAGS) -o $@ $< tests/fuzz/replay.c $(BUILD)/libooms.a $(LDLIBS)
+	$(CC) -Iuser $(CFLAGS) -o $@ $< tests/fuzz/replay.c $(OBJ)/libooms.a $(LDLIBS)
 
 fuzz-replay: $(REPLAY_BINS)
 
@@ -136,6 +164,6 @@ fuzz: $(FUZZ_BINS)
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_NAMES)
 
 clean:
-	rm -rf $(BUILD) oomscope
+	rm -rf $(BUILD) build-san oomscope
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

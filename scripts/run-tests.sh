@@ -2,8 +2,14 @@
 # Runs the C unit tests and the BATS suites, all speaking TAP, and ends with
 # one line: "N passed, N failed" (", N skipped" when a test skipped itself,
 # each skip saying why in its TAP line).
+#   scripts/run-tests.sh [BATS_FILE...]   (default: every file in tests/bats)
+# OOMS_BUILD (default build) is where the unit tests and tools are, and
+# OOMSCOPE the binary the BATS files run. With OOMS_SAN_BUILD set (`make
+# test` does), the unit tests and SAN_BATS run a second time, sanitized
+# (ASan + UBSan: the binaries in that folder), counted in the same line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+SAN_BATS=(tests/bats/hprof.bats tests/bats/analyze.bats tests/bats/report.bats)
 
 pass=0 fail=0 skip=0
 log=$(mktemp -d /tmp/oomscope-tests.XXXXXX)
@@ -17,25 +23,28 @@ count() { # $1: file with TAP output
   pass=$((pass + p - s)); skip=$((skip + s)); fail=$((fail + f))
 }
 
-for t in build/tests/test_*; do
-  [ -x "$t" ] || continue
-  name=$(basename "$t")
-  echo "# unit: $name"
-  args=()
-  [ -x "tests/unit/${name}.args" ] && mapfile -t args < <("tests/unit/${name}.args" "$log")
-  timeout 120 "$t" "${args[@]}" > "$log/$name.tap" 2>&1
-  rc=$?
-  cat "$log/$name.tap"
-  count "$log/$name.tap"
-  if [ $rc -ne 0 ] && ! grep -q '^not ok' "$log/$name.tap"; then
-    echo "not ok - $name exited with status $rc"
-    fail=$((fail + 1))
-  fi
-done
-
-if ls tests/bats/*.bats >/dev/null 2>&1; then
-  echo "# bats: tests/bats"
-  timeout 1800 bats --tap tests/bats > "$log/bats.tap" 2>&1
+# suite LABEL BUILD OOMSCOPE BATS_FILE...: the unit tests in BUILD/tests, then the BATS files
+suite() {
+  local label=$1 build=$2 bin=$3 t name rc args
+  shift 3
+  for t in "$build"/tests/test_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    echo "# ${label}unit: $name"
+    args=()
+    [ -x "tests/unit/${name}.args" ] && mapfile -t args < <("tests/unit/${name}.args" "$log")
+    timeout 300 "$t" "${args[@]}" > "$log/$name.tap" 2>&1
+    rc=$?
+    cat "$log/$name.tap"
+    count "$log/$name.tap"
+    if [ $rc -ne 0 ] && ! grep -q '^not ok' "$log/$name.tap"; then
+      echo "not ok - $name exited with status $rc"
+      fail=$((fail + 1))
+    fi
+  done
+  ls tests/bats/*.bats > /dev/null 2>&1 || return 0
+  echo "# ${label}bats: $*"
+  OOMS_BUILD=$build OOMSCOPE=$bin timeout 2400 bats --tap "$@" > "$log/bats.tap" 2>&1
   rc=$?
   cat "$log/bats.tap"
   count "$log/bats.tap"
@@ -43,6 +52,16 @@ if ls tests/bats/*.bats >/dev/null 2>&1; then
     echo "not ok - bats exited with status $rc"
     fail=$((fail + 1))
   fi
+}
+
+build=${OOMS_BUILD:-build}
+bats_files=("$@")
+[ ${#bats_files[@]} -gt 0 ] || bats_files=(tests/bats)
+suite "" "$build" "${OOMSCOPE:-$PWD/oomscope}" "${bats_files[@]}"
+if [ -n "${OOMS_SAN_BUILD:-}" ]; then
+  # LeakSanitizer too: a leak is a failure
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+    suite "sanitized " "$OOMS_SAN_BUILD" "$PWD/$OOMS_SAN_BUILD/oomscope" "${SAN_BATS[@]}"
 fi
 
 # A writer once renamed its output over /dev/null, leaving a regular file:

@@ -173,7 +173,7 @@ manifest_top3() { # DUMP
 @test "Android rules (synthetic ART dumps, ids 4 and 8): Activity, Fragment, Bitmap, Window, with paths" {
   local n
   for n in 4 8; do
-    "$ROOT/build/tools/synth_hprof" android-app "$n" "$TMP/a.hprof"
+    "$BUILD_DIR/tools/synth_hprof" android-app "$n" "$TMP/a.hprof"
     "$OOMSCOPE" analyze --json -o "$TMP/a.json" "$TMP/a.hprof"
     [ "$(jq -r .runningInfo.runtime "$TMP/a.json")" = android ]
     for c in android.app.Activity androidx.fragment.app.Fragment android.graphics.Bitmap; do
@@ -226,8 +226,8 @@ P
 @test "ART's image heap never holds a leak: the same destroyed Window is one in the app heap, none in the image heap" {
   local n
   for n in 4 8; do
-    "$ROOT/build/tools/synth_hprof" android-app "$n" "$TMP/app.hprof"
-    "$ROOT/build/tools/synth_hprof" android-app-image "$n" "$TMP/img.hprof"
+    "$BUILD_DIR/tools/synth_hprof" android-app "$n" "$TMP/app.hprof"
+    "$BUILD_DIR/tools/synth_hprof" android-app-image "$n" "$TMP/img.hprof"
     "$OOMSCOPE" analyze --json -q -o "$TMP/app.json" "$TMP/app.hprof"
     "$OOMSCOPE" analyze --json -q -o "$TMP/img.json" "$TMP/img.hprof"
     jq -e '[.gcPaths[] | select(.className == "android.view.Window")] | length == 1' "$TMP/app.json"
@@ -268,7 +268,10 @@ P
   local peak; peak=$(tail -n 1 "$TMP/peak")
   [ -s "$TMP/a.txt" ]
   echo "# javac-oom: estimate $need MB, peak RSS $((peak / 1024)) MB" >&3
-  [ "$peak" -gt 0 ] && [ $((peak / 1024)) -le "$need" ]
+  # under ASan (make test SAN=1) its shadow memory and quarantine come on
+  # top: the bound is then checked at three times the estimate
+  local slack=1; [ "${OOMS_BUILD:-build}" = build-san ] && slack=3
+  [ "$peak" -gt 0 ] && [ $((peak / 1024)) -le $((need * slack)) ]
   run "$OOMSCOPE" analyze -q --max-memory lots "$f"
   [ "$status" -eq 2 ] && [[ "$output" == *"--max-memory wants BYTES"* ]]
 }
@@ -276,7 +279,7 @@ P
 @test "ART (synthetic dumps, ids 4 and 8): every root kind named, UNREACHABLE no root; NativeAllocationRegistry sizes; Matrix's watched Activity" {
   local n
   for n in 4 8; do
-    "$ROOT/build/tools/synth_hprof" android-art "$n" "$TMP/art.hprof"
+    "$BUILD_DIR/tools/synth_hprof" android-art "$n" "$TMP/art.hprof"
     "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --retained-tsv "$TMP/a.tsv" "$TMP/art.hprof"
     # the 15 kinds ART writes, by Shark's names; the UNREACHABLE record is not a root
     jq -e '.runningInfo.gcRoots == 17 and (.runningInfo.gcRootKinds | keys | length) == 15 and

@@ -10,9 +10,9 @@ WORLD="$ROOT/../shared/corpus/hprof-world"
 @test "fuzz regressions: every kept input goes through its harness without a crash" {
   local name n=0
   for name in hprof_parser analyze strip_restore; do
-    [ -x "$ROOT/build/fuzz/replay_$name" ]
+    [ -x "$BUILD_DIR/fuzz/replay_$name" ]
     for f in "$ROOT"/tests/fuzz/regressions/"$name"/*; do
-      timeout 60 "$ROOT/build/fuzz/replay_$name" "$f"
+      timeout 60 "$BUILD_DIR/fuzz/replay_$name" "$f"
       n=$((n + 1))
     done
   done
@@ -25,7 +25,7 @@ each_dump() {
   local f n=0
   for f in "$CORPUS"/*.hprof "$WORLD"/*.hprof; do
     [ "$(stat -c %s "$f")" -le 20000000 ] || continue
-    timeout 120 "$ROOT/build/fuzz/replay_$1" "$f"
+    timeout 120 "$BUILD_DIR/fuzz/replay_$1" "$f"
     n=$((n + 1))
   done
   [ "$n" -ge 5 ]
@@ -44,9 +44,9 @@ each_dump() {
   size=$(stat -c %s "$f")
   for cut in 19 31 1000 50000 $((size / 2)) $((size - 1)); do
     head -c "$cut" "$f" > "$TMP/cut.hprof"
-    timeout 60 "$ROOT/build/fuzz/replay_analyze" "$TMP/cut.hprof"
+    timeout 60 "$BUILD_DIR/fuzz/replay_analyze" "$TMP/cut.hprof"
   done
   # a byte flipped every 4 kB
   python3 -c 'import sys; b=bytearray(open(sys.argv[1],"rb").read()); [b.__setitem__(i, b[i] ^ 0x5a) for i in range(64, len(b), 4096)]; open(sys.argv[2],"wb").write(b)' "$f" "$TMP/flip.hprof"
-  timeout 60 "$ROOT/build/fuzz/replay_analyze" "$TMP/flip.hprof"
+  timeout 60 "$BUILD_DIR/fuzz/replay_analyze" "$TMP/flip.hprof"
 }

@@ -2,7 +2,10 @@
 # and ended by PID in teardown; temp dirs are removed.
 
 ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
-OOMSCOPE="$ROOT/oomscope"
+# `make test SAN=1` runs the sanitized binary, tools and replays (build-san/);
+# the test targets and the shim are always the plain ones in build/
+OOMSCOPE="${OOMSCOPE:-$ROOT/oomscope}"
+BUILD_DIR="$ROOT/${OOMS_BUILD:-build}"
 TARGETS="$ROOT/build/targets"
 
 setup() {

@@ -6,7 +6,7 @@ load helpers
 
 SUMMARY="$ROOT/tests/hprof/heap_summary.sh"
 HPROF_CONV=/usr/lib/android-sdk/platform-tools/hprof-conv
-SYNTH="$ROOT/build/tools/synth_hprof"
+SYNTH="$BUILD_DIR/tools/synth_hprof"
 
 # Fields VisualVM must see unchanged after strip + restore.
 same_graph() { # A.json B.json

@@ -5,7 +5,7 @@
 load helpers
 
 JAVA_DIR="$ROOT/tests/java"
-SHIMCTL="$ROOT/build/tools/shimctl"
+SHIMCTL="$BUILD_DIR/tools/shimctl"
 
 # start_java NAME ARGS...: a JVM in the background, waited for until "ready"
 start_java() {

@@ -8,7 +8,8 @@ load helpers
 # the job run in the VM: each hook on fd_target
 write_job() {
   mkdir -p "$TMP/job/bin"
-  cp "$OOMSCOPE" "$TARGETS/fd_target" "$TMP/job/bin/"
+  # the plain build: the VM's root has no sanitizer runtime (make test SAN=1)
+  cp "$ROOT/oomscope" "$TARGETS/fd_target" "$TMP/job/bin/"
   cat > "$TMP/job/job.sh" << 'JOB'
 cd /job
 for h in fexit syscalls raw auto; do

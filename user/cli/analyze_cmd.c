@@ -172,14 +172,30 @@ static int write_reports(struct ooms_analysis *a, const char *out, const char *t
 	return 0;
 }
 
-/* About 100 lines: the options, then the analysis and its outputs. */
+static int analyze_with(int argc, char **argv, const char **classes, const char **ifs, const char **ignores,
+			const char **library);
+
+/* The lists the options fill (each as long as the command line), freed
+ * whichever way the command ends. */
 int cmd_analyze(int argc, char **argv)
+{
+	const char **lists = calloc(4 * ((size_t)argc + 1), sizeof(char *));
+	int rc;
+
+	if (!lists)
+		return 1;
+	rc = analyze_with(argc, argv, lists, lists + argc + 1, lists + 2 * (argc + 1), lists + 3 * (argc + 1));
+	free(lists);
+	return rc;
+}
+
+/* About 100 lines: the options, then the analysis and its outputs. */
+static int analyze_with(int argc, char **argv, const char **classes, const char **ifs, const char **ignores,
+			const char **library)
 {
 	struct option longopts[sizeof(options) / sizeof(options[0])];
 	char shortopts[16];
 	struct ooms_analyze_opts o = {.runtime = RUNTIME_AUTO, .bitmap_w = 768, .bitmap_h = 1366};
-	const char **classes = calloc((size_t)argc + 1, sizeof(char *)), **ifs = calloc((size_t)argc + 1, sizeof(char *));
-	const char **ignores = calloc((size_t)argc + 1, sizeof(char *)), **library = calloc((size_t)argc + 1, sizeof(char *));
 	const char *out = NULL, *tsv = NULL, *baseline = NULL;
 	struct ooms_baseline base;
 	struct ooms_growth growth;
@@ -190,8 +206,7 @@ int cmd_analyze(int argc, char **argv)
 	char err[512], *end;
 	struct stat st;
 
-	if (!classes || !ifs || !ignores || !library ||
-	    cli_opts_getopt(options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts, sizeof(shortopts)))
+	if (cli_opts_getopt(options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts, sizeof(shortopts)))
 		return 1;
 	o.leak_classes = classes;
 	o.leak_ifs = ifs;
@@ -266,10 +281,6 @@ int cmd_analyze(int argc, char **argv)
 	o.progress = show_progress;
 	o.pctx = &pr;
 	if (baseline && (e = take_baseline(baseline, &o, &pr, &base))) {
-		free(classes);
-		free(ifs);
-		free(ignores);
-		free(library);
 		return e == -EINVAL ? 2 : 1;
 	}
 	/* arrays of a MiB and more straight from the kernel and back to it when
@@ -285,10 +296,6 @@ int cmd_analyze(int argc, char **argv)
 		fprintf(stderr, "oomscope analyze: %s\n", err);
 		if (baseline)
 			ooms_baseline_free(&base);
-		free(classes);
-		free(ifs);
-		free(ignores);
-		free(library);
 		return e == -EINVAL ? 2 : 1;
 	}
 	a.growth = baseline ? &growth : NULL;
@@ -299,9 +306,5 @@ int cmd_analyze(int argc, char **argv)
 		ooms_baseline_free(&base);
 	}
 	ooms_analysis_free(&a);
-	free(classes);
-	free(ifs);
-	free(ignores);
-	free(library);
 	return rc;
 }
