@@ -130,7 +130,9 @@ struct item {
 	uint64_t start;
 	uint8_t seen;
 	const char *path;
-	const char *creator; /* name of the thread that made it */
+	/* name of the thread that made it: a copy, since looking up a later fd
+	 * may move the origins it came from */
+	char creator[OOMS_COMM_LEN];
 };
 
 static int item_cmp(const void *pa, const void *pb)
@@ -204,7 +206,7 @@ static void write_stack_groups(struct json *j, struct ooms_attrib *a, struct ite
 			json_kstr(j, "unknown", unknown_reason(x->seen));
 		} else {
 			json_kstr(j, "created_by", culprit(a, x->stack, buf, sizeof(buf)));
-			json_kstr(j, "creator_thread", x->creator && x->creator[0] ? x->creator : NULL);
+			json_kstr(j, "creator_thread", x->creator[0] ? x->creator : NULL);
 			if (is_thread) {
 				if (x->start) {
 					json_key(j, "start_routine");
@@ -261,7 +263,7 @@ int ooms_attrib_write_threads(struct ooms_attrib *a, const struct ooms_snapshot 
 			it[i].stack = t->o.stack;
 			it[i].start = t->o.start;
 			it[i].seen = t->o.seen;
-			it[i].creator = t->o.comm;
+			memcpy(it[i].creator, t->o.comm, sizeof(it[i].creator));
 		}
 	}
 	qsort(it, s->nthreads, sizeof(*it), item_cmp);
@@ -347,7 +349,7 @@ int ooms_attrib_write_fds(struct ooms_attrib *a, const struct ooms_snapshot *s, 
 			it[i].stack = o->stack;
 			it[i].nr = o->stack ? o->nr : 0;
 			it[i].seen = o->seen;
-			it[i].creator = o->comm;
+			memcpy(it[i].creator, o->comm, sizeof(it[i].creator));
 		}
 	}
 	qsort(it, s->nfds, sizeof(*it), item_cmp);
