@@ -23,9 +23,20 @@ count() { # $1: file with TAP output
   pass=$((pass + p - s)); skip=$((skip + s)); fail=$((fail + f))
 }
 
+# tally NAME STATUS FILE: FILE's TAP shown and counted; a non-zero STATUS
+# with no failing test in FILE is a failure of its own
+tally() {
+  cat "$3"
+  count "$3"
+  if [ "$2" -ne 0 ] && ! grep -q '^not ok' "$3"; then
+    echo "not ok - $1 exited with status $2"
+    fail=$((fail + 1))
+  fi
+}
+
 # suite LABEL BUILD OOMSCOPE BATS_FILE...: the unit tests in BUILD/tests, then the BATS files
 suite() {
-  local label=$1 build=$2 bin=$3 t name rc args
+  local label=$1 build=$2 bin=$3 t name args
   shift 3
   for t in "$build"/tests/test_*; do
     [ -x "$t" ] || continue
@@ -34,24 +45,12 @@ suite() {
     args=()
     [ -x "tests/unit/${name}.args" ] && mapfile -t args < <("tests/unit/${name}.args" "$log")
     timeout 300 "$t" "${args[@]}" > "$log/$name.tap" 2>&1
-    rc=$?
-    cat "$log/$name.tap"
-    count "$log/$name.tap"
-    if [ $rc -ne 0 ] && ! grep -q '^not ok' "$log/$name.tap"; then
-      echo "not ok - $name exited with status $rc"
-      fail=$((fail + 1))
-    fi
+    tally "$name" $? "$log/$name.tap"
   done
   ls tests/bats/*.bats > /dev/null 2>&1 || return 0
   echo "# ${label}bats: $*"
   OOMS_BUILD=$build OOMSCOPE=$bin timeout 2400 bats --tap "$@" > "$log/bats.tap" 2>&1
-  rc=$?
-  cat "$log/bats.tap"
-  count "$log/bats.tap"
-  if [ $rc -ne 0 ] && ! grep -q '^not ok' "$log/bats.tap"; then
-    echo "not ok - bats exited with status $rc"
-    fail=$((fail + 1))
-  fi
+  tally bats $? "$log/bats.tap"
 }
 
 build=${OOMS_BUILD:-build}
