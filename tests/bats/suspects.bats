@@ -165,7 +165,7 @@ our_threads() { # ANALYSIS.json
 }
 
 @test "the run report shows each dump's suspects, threads, and what grew since the dump before" {
-  "$BATS_TEST_DIRNAME/../hprof/java_dumps.sh" "$TMP/grow" 2 2 SessionPile --sessions 0 --local-kb 4096 --grow-per-s 300
+  "$BATS_TEST_DIRNAME/../hprof/java_dumps.sh" "$TMP/grow" 2 2 SessionPile --sessions 0 --local-kb 4096 --grow-per-s 1000
   mkdir "$TMP/run"
   printf '{"type":"start","t":0,"pid":1,"command":"java SessionPile","mode":"watch"}\n{"type":"end","t":5,"reason":"test"}\n' \
     > "$TMP/run/timeline.jsonl"
