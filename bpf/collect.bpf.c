@@ -89,9 +89,13 @@ struct {
 #define F_DUPFD_CLOEXEC 1030
 #define MAX_ERRNO 4095
 
+/* Set when the target's last thread exits: a process given its PID later
+ * is not the target (nothing of it is counted, its end is not the target's). */
+__u8 target_gone = 0;
+
 static __always_inline int is_target(void)
 {
-	return (bpf_get_current_pid_tgid() >> 32) == target_tgid;
+	return (bpf_get_current_pid_tgid() >> 32) == target_tgid && !target_gone;
 }
 
 #if defined(__TARGET_ARCH_x86)

@@ -15,6 +15,7 @@ static __always_inline void target_died(__u32 tid)
 
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)
 		return;
+	target_gone = 1;
 	death.exit_code = BPF_CORE_READ(task, exit_code);
 	death.last_tid = tid;
 	bpf_get_current_comm(death.last_comm, sizeof(death.last_comm));
@@ -50,7 +51,7 @@ int BPF_PROG(signal_generate, int sig, struct kernel_siginfo *info, struct task_
 	__u32 idx;
 	__u64 id;
 
-	if (BPF_CORE_READ(task, tgid) != target_tgid || sig <= 0 || sig >= OOMS_NSIG)
+	if (BPF_CORE_READ(task, tgid) != target_tgid || target_gone || sig <= 0 || sig >= OOMS_NSIG)
 		return 0;
 	idx = sig;
 	asm volatile("" : "+r"(idx)); /* the compiler must not drop the mask: the verifier needs it */
@@ -77,7 +78,7 @@ int oom_victim(struct trace_event_raw_mark_victim *tp)
 {
 	struct ooms_event *e;
 
-	if ((__u32)BPF_CORE_READ(tp, pid) != target_tgid)
+	if ((__u32)BPF_CORE_READ(tp, pid) != target_tgid || target_gone)
 		return 0;
 	oom.ts_ns = bpf_ktime_get_ns();
 	if (bpf_core_field_exists(tp->anon_rss)) { /* kernels before 6.2 give only the pid */

@@ -55,6 +55,8 @@
 struct coll {
 	const struct ooms_watch_opts *o;
 	pid_t pid;
+	int pidfd;                 /* the target pinned from the start (-1 when the kernel has no pidfd) */
+	int64_t start_time;        /* its /proc/PID/stat start time: a reused PID has another */
 	struct launch launch;
 	int launched;
 	struct collect_bpf *skel;
@@ -120,6 +122,10 @@ struct death_line {
 extern const char *const coll_snap_base[];
 extern int coll_verbose;
 int coll_crossings(struct coll *c);
+/* 1 while c->pid still names the target (alive or not yet reaped), 0 once
+ * the PID is free or another process's: call it after reading /proc/PID
+ * to know that what was read was the target's. */
+int coll_target_ours(struct coll *c);
 volatile struct ooms_totals *coll_totals(struct coll *c);
 uint64_t coll_now_ns(void);
 /* oomscope's own cost so far: CPU seconds of all its threads (NAN when

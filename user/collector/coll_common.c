@@ -20,6 +20,13 @@ volatile struct ooms_totals *coll_totals(struct coll *c)
 	return &c->skel->bss->totals;
 }
 
+int coll_target_ours(struct coll *c)
+{
+	if (c->pidfd >= 0 && syscall(SYS_pidfd_send_signal, c->pidfd, 0, NULL, 0) != 0 && errno == ESRCH)
+		return 0;
+	return c->start_time <= 0 || proc_start_time(c->pid) == c->start_time;
+}
+
 uint64_t coll_now_ns(void)
 {
 	return mono_ns();

@@ -132,7 +132,7 @@ static void last_look(struct coll *c)
 
 	if (ooms_snapshot_take(c->pid, &s) != 0)
 		return;
-	if (s.nmaps) {
+	if (s.nmaps && coll_target_ours(c)) {
 		s.t = coll_since(c);
 		ooms_snapshot_free(&c->last);
 		c->last = s;

@@ -161,8 +161,8 @@ int coll_take_sample(struct coll *c)
 
 	coll_consume(c);
 	if (ooms_snapshot_take(c->pid, &s) != 0 || proc_read_status(c->pid, &st) != 0 ||
-	    proc_read_limits(c->pid, &lim) != 0) {
-		ooms_snapshot_free(&s);
+	    proc_read_limits(c->pid, &lim) != 0 || !coll_target_ours(c)) {
+		ooms_snapshot_free(&s); /* gone, or what was read is a newcomer's with its PID */
 		return 1;
 	}
 	ooms_sym_refresh(c->sym);

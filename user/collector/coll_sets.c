@@ -116,6 +116,13 @@ int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s)
 	};
 	int e = ooms_held_snapshot(&h, s);
 
+	if (!e && !coll_target_ours(c)) {
+		/* its PID is another process's now: names from the sets and the
+		 * last sample only, nothing from that process's /proc */
+		ooms_snapshot_free(s);
+		h.pid = 0;
+		e = ooms_held_snapshot(&h, s);
+	}
 	if (!e) {
 		s->t = coll_since(c);
 		s->thread_limit = c->last_smp.thread_limit;

@@ -66,7 +66,9 @@ static int setup(struct coll *c)
 	}
 	/* Seed after attaching: anything made in between is in the sets already. */
 	e = ooms_snapshot_take(c->pid, &s);
-	if (e) {
+	if (e || !coll_target_ours(c)) { /* gone, or its PID another process's since */
+		if (!e)
+			ooms_snapshot_free(&s);
 		coll_err("process %d exited while attaching", (int)c->pid);
 		return -1;
 	}
@@ -170,7 +172,7 @@ static const char *loop(struct coll *c)
 	struct itimerspec its = {0};
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	int pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	int pidfd = c->pidfd; /* readable when the target exits */
 	int sfd;
 	sigset_t mask;
 	const char *why = NULL;
@@ -242,8 +244,6 @@ static const char *loop(struct coll *c)
 			}
 		}
 	}
-	if (pidfd >= 0)
-		close(pidfd);
 	close(sfd);
 	close(tfd);
 	close(ep);
@@ -293,6 +293,14 @@ static int prepare(struct coll *c)
 			coll_err("no process with PID %d", (int)c->pid);
 			return 1;
 		}
+	}
+	/* pinned: what is read of /proc/PID from now on is checked to be this
+	 * process's, not a newcomer's that was given its PID after it ended */
+	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	c->start_time = proc_start_time(c->pid);
+	if (c->start_time < 0 || (c->pidfd >= 0 && !coll_target_ours(c))) {
+		coll_err("no process with PID %d", (int)c->pid);
+		return 1;
 	}
 	return 0;
 }
@@ -424,6 +432,8 @@ static void teardown(struct coll *c)
 	ooms_sym_free(c->sym);
 	ooms_snapshot_free(&c->last);
 	tracefs_release(c->tracefs, c->tracefs_mounted);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
 }
 
 int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
@@ -434,6 +444,7 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 	int status = -1, ended;
 
 	memset(&c, 0, sizeof(c));
+	c.pidfd = -1;
 	c.o = o;
 	c.arch = ooms_host_arch();
 	c.threads_max = proc_threads_max();
@@ -450,7 +461,7 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 	coll_consume(&c);
 	ooms_jheap_finish(c.jheap, 600);
 	/* a last sample at the end, unless one was just taken or the target is gone */
-	ended = !strcmp(why, "target exited") || !proc_exists(c.pid) ||
+	ended = !strcmp(why, "target exited") || !coll_target_ours(&c) ||
 		(coll_now_ns() - c.last_sample_ns > 100 * 1000 * 1000ull && coll_take_sample(&c) != 0);
 	if (ended) {
 		why = "target exited";

@@ -185,6 +185,32 @@ int proc_cmdline(pid_t pid, char *buf, size_t len)
 	return 0;
 }
 
+int64_t proc_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long v = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	n = proc_read_file(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return n;
+	buf[n] = 0;
+	/* the name, field 2, is in parentheses and may hold ") " itself */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EINVAL;
+	p++; /* at the space before field 3 */
+	for (int field = 3; field < 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EINVAL;
+	}
+	if (sscanf(p, " %llu", &v) != 1)
+		return -EINVAL;
+	return (int64_t)v;
+}
+
 int proc_exists(pid_t pid)
 {
 	char path[64];

@@ -32,6 +32,10 @@ int proc_exe_is_32bit(pid_t pid);
 /* Command line, arguments joined by spaces. 0 or -errno. */
 int proc_cmdline(pid_t pid, char *buf, size_t len);
 int proc_exists(pid_t pid);
+/* The process's start time (/proc/PID/stat field 22, clock ticks after
+ * boot): with the PID, it names one process; a PID reused by another
+ * process has another start time. -errno when it cannot be read. */
+int64_t proc_start_time(pid_t pid);
 /* Up to len bytes of a small /proc file into buf (one read, no NUL added):
  * bytes read, or -errno. */
 ssize_t proc_read_file(const char *path, void *buf, size_t len);
