@@ -1,12 +1,28 @@
 # oomscope: `make` builds everything (installing missing Debian packages first),
 # `make test` runs the whole test suite, `make demo` the newcomer's demo,
 # `make bench` the benchmark tables, `make deps` only the Debian packages.
-ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH ?= $(HOST_ARCH)
 BUILD := build
 CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= gcc
 CXX ?= g++
+# `make ARCH=arm64` on an x86_64 machine: everything cross-built with
+# Debian's aarch64 toolchain against its arm64 libraries, into build-arm64/
+# (oomscope, the shim, the unit tests, tools and test targets; the BPF objects
+# for arm64 from vmlinux/arm64/vmlinux.h)
+ifneq ($(ARCH),$(HOST_ARCH))
+ifneq ($(ARCH),arm64)
+$(error ARCH=$(ARCH): only arm64 can be cross-built (on x86_64))
+endif
+CROSS := aarch64-linux-gnu-
+CC := $(CROSS)gcc
+CXX := $(CROSS)g++
+BUILD := build-arm64
+DEPS_ARGS := --arm64
+endif
+
 
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 # SAN=1: oomscope, the unit tests, the test tools and the fuzz replays built
@@ -14,10 +30,16 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 # shim, which runs inside a JVM, stay plain in build/); `make test SAN=1`
 # runs the suite with them
 PLAIN_CFLAGS := $(CFLAGS)
+ifeq ($(SAN)$(CROSS),1aarch64-linux-gnu-)
+$(error SAN=1 is for the machine's own arch, not ARCH=$(ARCH))
+endif
 ifeq ($(SAN),1)
 OBJ := build-san
 CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined
 OOMS_BIN := $(OBJ)/oomscope
+else ifneq ($(CROSS),)
+OBJ := $(BUILD)
+OOMS_BIN := $(BUILD)/oomscope
 else
 OBJ := build
 OOMS_BIN := oomscope
@@ -67,7 +89,7 @@ all: $(OOMS_BIN) $(SHIM) $(TARGET_BINS)
 deps: $(DEPS_OK)
 $(DEPS_OK): scripts/install-deps.sh
 	@mkdir -p $(BUILD)
-	scripts/install-deps.sh
+	scripts/install-deps.sh $(DEPS_ARGS)
 	@touch $@
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(DEPS_OK)

@@ -3,14 +3,24 @@
 # Idempotent: installs only what is missing. Debian packages only (apt).
 #   scripts/install-deps.sh            build + test + bench packages
 #   scripts/install-deps.sh --check    exit 1 and list what is missing, install nothing
+#   scripts/install-deps.sh --arm64    also the arm64 cross toolchain and libraries
+#                                      (`make ARCH=arm64`; adds dpkg's arm64 architecture)
 set -euo pipefail
+check=0 arm64=0
+for a in "$@"; do
+  case "$a" in
+    --check) check=1 ;;
+    --arm64) arm64=1 ;;
+    *) echo "install-deps: unknown option $a (--check, --arm64)" >&2; exit 2 ;;
+  esac
+done
 
 PKGS=(
   # build
   make gcc g++ clang llvm pkg-config libbpf-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libjson-c-dev libiberty-dev bpftool
   libsqlite3-dev
   # tests
-  bats jq binutils xz-utils procps
+  bats jq binutils xz-utils procps python3
   # tests: a stock Debian kernel in a VM (scripts/vm.sh), for the hooks this one refuses
   qemu-system-x86 debootstrap e2fsprogs
   # bench
@@ -33,12 +43,24 @@ PKGS=(
 # with Debian's npm package), else Debian's
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || PKGS+=(nodejs npm)
 
+# `make ARCH=arm64`: Debian's aarch64 cross compilers and the arm64 -dev
+# packages of the libraries oomscope links (multiarch, beside the amd64 ones)
+ARM64_PKGS=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64
+  zlib1g-dev:arm64 liblzma-dev:arm64 libjson-c-dev:arm64 libiberty-dev:arm64 libsqlite3-dev:arm64)
+if [ "$arm64" -eq 1 ]; then
+  PKGS+=("${ARM64_PKGS[@]}")
+  if ! dpkg --print-foreign-architectures | grep -qx arm64 && [ "$check" -eq 0 ]; then
+    [ "$(id -u)" -eq 0 ] || { echo "install-deps: need root to add the arm64 architecture" >&2; exit 1; }
+    dpkg --add-architecture arm64
+  fi
+fi
+
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
-if [ "${1:-}" = "--check" ]; then
+if [ "$check" -eq 1 ]; then
   if [ ${#missing[@]} -gt 0 ]; then
     echo "missing Debian packages: ${missing[*]} (run scripts/install-deps.sh as root)" >&2
     exit 1
