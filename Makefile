@@ -65,7 +65,18 @@ FUZZ_SECONDS ?= 60
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
 FUZZ_LIB_SRCS := $(wildcard user/hprof/*.c user/analyze/*.c user/util/*.c)
-FUZZ_LIBS := -lpthread -lz -llzma -lm
+FUZZ_LIBS := -lpthread -lz -llzma -lm -ljson-c -ldw -lelf
+# what each harness links besides its own file: FUZZ_SRCS_NAME (the hprof,
+# analyze and util libraries when not set); the replays link libooms.a and
+# FUZZ_REPLAY_SRCS_NAME (the shim's sources, which libooms.a does not hold)
+FUZZ_SRCS_rundata := user/report/rundata.c user/run/timeline.c user/run/records.c user/util/json.c user/util/text.c
+FUZZ_SRCS_elf := user/sym/elf.c user/shim/elfsym.c
+FUZZ_REPLAY_SRCS_elf := user/shim/elfsym.c
+FUZZ_SRCS_shim_control := user/shim/request.c
+FUZZ_REPLAY_SRCS_shim_control := user/shim/request.c
+FUZZ_SRCS_hsperf := user/runtime/hsperf.c user/runtime/hs_attach.c user/proc/procfs.c
+FUZZ_SRCS_attach_reply := user/runtime/hs_attach.c user/proc/procfs.c
+fuzz_srcs = $(if $(FUZZ_SRCS_$1),$(FUZZ_SRCS_$1),$(FUZZ_LIB_SRCS))
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 REPLAY_BINS := $(FUZZ_NAMES:%=$(OBJ)/fuzz/replay_%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
@@ -171,14 +182,18 @@ install: oomscope $(SHIM)
 # in tests/fuzz/ for FUZZ_SECONDS each; `make test` replays the inputs under
 # tests/fuzz/regressions/ through them, built plainly (fuzz-replay)
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_SRCS) | $(DEPS_OK)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CLANG) -std=gnu11 -g -O1 -Iuser -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(FUZZ_LIB_SRCS) $(FUZZ_LIBS)
+		-o $@ $< $(call fuzz_srcs,$*) $(FUZZ_LIBS)
 
 $(OBJ)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(OBJ)/libooms.a
 	@mkdir -p $(@D)
-	$(CC) -Iuser $(CFLAGS) -o $@ $< tests/fuzz/replay.c $(OBJ)/libooms.a $(LDLIBS)
+	$(CC) -Iuser $(CFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_REPLAY_SRCS_$*) $(OBJ)/libooms.a $(LDLIBS)
+
+# each harness and replay also depends on the sources it links
+$(foreach n,$(FUZZ_NAMES),$(eval $(BUILD)/fuzz/fuzz_$(n): $(call fuzz_srcs,$(n)))\
+	$(eval $(OBJ)/fuzz/replay_$(n): $(FUZZ_REPLAY_SRCS_$(n))))
 
 fuzz-replay: $(REPLAY_BINS)
 

@@ -7,17 +7,56 @@ load helpers
 CORPUS="$ROOT/../shared/corpus/hprof"
 WORLD="$ROOT/../shared/corpus/hprof-world"
 
-@test "fuzz regressions: every kept input goes through its harness without a crash" {
-  local name n=0
-  for name in hprof_parser analyze strip_restore; do
-    [ -x "$BUILD_DIR/fuzz/replay_$name" ]
-    for f in "$ROOT"/tests/fuzz/regressions/"$name"/*; do
-      timeout 60 "$BUILD_DIR/fuzz/replay_$name" "$f"
-      n=$((n + 1))
-    done
+@test "fuzz regressions: every kept input of every harness goes through it without a crash" {
+  local src name f n=0 k
+  # every harness has a replay and at least one kept input
+  for src in "$ROOT"/tests/fuzz/fuzz_*.c; do
+    name=$(basename "$src" .c); name=${name#fuzz_}
+    [ -x "$BUILD_DIR/fuzz/replay_$name" ] || { echo "no replay for harness $name"; return 1; }
+    ls "$ROOT"/tests/fuzz/regressions/"$name"/* > /dev/null 2>&1 || { echo "harness $name has no input kept"; return 1; }
   done
-  echo "# $n inputs replayed" >&3
-  [ "$n" -ge 6 ]
+  # every directory of kept inputs, each input through its harness
+  for d in "$ROOT"/tests/fuzz/regressions/*/; do
+    name=$(basename "$d") k=0
+    [ -f "$ROOT/tests/fuzz/fuzz_$name.c" ] || { echo "regressions/$name: no such harness"; return 1; }
+    for f in "$d"*; do
+      timeout 60 "$BUILD_DIR/fuzz/replay_$name" "$f" || { echo "replay_$name $f: exit $?"; return 1; }
+      k=$((k + 1))
+    done
+    echo "# $name: $k inputs replayed" >&3
+    n=$((n + k))
+  done
+  [ "$n" -ge 20 ]
+}
+
+# The figures harness $1 prints (OOMS_FUZZ_PRINT) for its kept input $2.
+reading() {
+  OOMS_FUZZ_PRINT=1 "$BUILD_DIR/fuzz/replay_$1" "$ROOT/tests/fuzz/regressions/$1/$2"
+}
+
+@test "fuzz seeds: a live JVM's hsperfdata (G1 and Serial) reads as its heap" {
+  run reading hsperf jdk17-g1-sleeping.hsperf
+  [ "$status" -eq 0 ]
+  echo "$output"
+  [[ "$output" =~ ^parse=0\ counters=1[0-9][0-9]\ .*\ heap=0\ used=[1-9][0-9]{6,}\ committed=[0-9]+\ max=67108[0-9]{3}\ .*g1=1$ ]]
+  run reading hsperf jdk17-serial-sleeping.hsperf
+  [ "$status" -eq 0 ]
+  [[ "$output" =~ \ heap=0\ used=[1-9][0-9]{6,}\ committed=67108864\ max=67108864\ .*g1=0$ ]]
+  # the counters of a damaged file whose GC ticks overflow when turned into ms
+  run reading hsperf gc-time-ticks-overflow
+  [ "$status" -eq 0 ]
+}
+
+@test "fuzz seeds: the JVM's attach answers read as result code and output" {
+  run reading attach_reply jcmd-heap-dump.reply
+  [ "$output" = "rc=0 code=0 out_len=53 first=Heap dump file created [1234567 bytes in 0.012 secs]" ]
+  run reading attach_reply load-agent-refused.reply
+  [ "$output" = "rc=0 code=100 out_len=49 first=AgentLoadException: Failed to load agent library" ]
+  run reading attach_reply code-only.reply
+  [ "$output" = "rc=0 code=0 out_len=0 first=" ]
+  printf 'Exception in thread\n' > "$TMP/no-code"
+  run env OOMS_FUZZ_PRINT=1 "$BUILD_DIR/fuzz/replay_attach_reply" "$TMP/no-code"
+  [ "$output" = "rc=-71 code=-1 out_len=0 first=" ]
 }
 
 # Every corpus dump up to 20 MB through the harness NAME; at least 5 of them.
@@ -49,4 +88,43 @@ each_dump() {
   # a byte flipped every 4 kB
   python3 -c 'import sys; b=bytearray(open(sys.argv[1],"rb").read()); [b.__setitem__(i, b[i] ^ 0x5a) for i in range(64, len(b), 4096)]; open(sys.argv[2],"wb").write(b)' "$f" "$TMP/flip.hprof"
   timeout 60 "$BUILD_DIR/fuzz/replay_analyze" "$TMP/flip.hprof"
+}
+
+@test "fuzz seeds: the shim's control requests read as their command and settings" {
+  run reading shim_control dump-koom-gzip-6
+  [ "$output" = "cmd=dump path=/tmp/x.hprof.gz op=1 codec=1 level=6 without_fd=same" ]
+  run reading shim_control dumpfd-app-xz
+  [ "$output" = "cmd=dumpfd path=- op=0 codec=2 level=0 without_fd=refused" ]
+  run reading shim_control armoom
+  [ "$output" = "cmd=armoom path=- op=0 codec=1 level=1 without_fd=refused" ]
+  run reading shim_control ping
+  [ "$output" = "cmd=ping path=- op=0 codec=0 level=0 without_fd=same" ]
+  run reading shim_control dump-no-path
+  [[ "$output" == "error usage: dump PATH "* ]]
+  run reading shim_control dump-bad-codec
+  [[ "$output" == "error unknown mode or codec "* ]]
+  run reading shim_control unknown
+  [ "$output" = "error unknown command 'frobnicate' (ping, heap, dump, dumpfd, armoom)" ]
+  run reading shim_control empty
+  [ "$output" = "error empty request" ]
+}
+
+@test "fuzz seeds: both ELF readers name the functions of a MiniDebugInfo binary and of its unstripped build" {
+  local want='main: sym=0x119d shim=0x119d(TABLE) md_alpha: sym=0x1139 shim=0x1139(TABLE) md_beta: sym=0x1161 shim=0x1161(TABLE) syms=10 loads=4 build_id=yes'
+  run reading elf minidebug
+  [ "$status" -eq 0 ]
+  [ "$output" = "${want//TABLE/gnu_debugdata} md_alpha+4=md_alpha:-:0" ]
+  run reading elf minidebug-full
+  [ "$output" = "${want//TABLE/symtab} md_alpha+4=md_alpha:minidebug_src.c:9" ]
+}
+
+@test "fuzz seeds: a packed run directory reads as the report reads it; the fixtures too" {
+  run reading rundata small.run
+  [ "$output" = "files=7 pid=20292 mode=run samples=2 events=7 bad_lines=1 ended=1 reason=threshold crossed threads=1 fds=1 allocs=3 analyses=2 first_analysis=1" ]
+  "$ROOT/tests/fuzz/pack-run.sh" "$ROOT/tests/fixtures/run-leakyservice" > "$TMP/leaky.run"
+  run env OOMS_FUZZ_PRINT=1 "$BUILD_DIR/fuzz/replay_rundata" "$TMP/leaky.run"
+  [ "$output" = "files=6 pid=20292 mode=run samples=12 events=66 bad_lines=0 ended=1 reason=threshold crossed threads=1 fds=1 allocs=2 analyses=1 first_analysis=1" ]
+  "$ROOT/tests/fuzz/pack-run.sh" "$ROOT/tests/fixtures/run-plantedleaks" > "$TMP/planted.run"
+  run env OOMS_FUZZ_PRINT=1 "$BUILD_DIR/fuzz/replay_rundata" "$TMP/planted.run"
+  [ "$output" = "files=5 pid=20363 mode=run samples=2 events=3 bad_lines=0 ended=1 reason=threshold crossed threads=1 fds=1 allocs=0 analyses=1 first_analysis=1" ]
 }

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,37 @@ static int write_all(int fd, const char *buf, size_t len, long long deadline)
 	return 0;
 }
 
+int hs_attach_parse_reply(const char *reply, size_t len, struct hs_attach_result *res)
+{
+	size_t n = strnlen(reply, len), p = 0, digits = 0;
+	int neg = 0;
+	long long code = 0;
+
+	res->code = -1;
+	res->out_len = 0;
+	res->out[0] = 0;
+	while (p < n && (reply[p] == ' ' || (reply[p] >= '\t' && reply[p] <= '\r')))
+		p++; /* as strtol: leading white space, a sign */
+	if (p < n && (reply[p] == '-' || reply[p] == '+'))
+		neg = reply[p++] == '-';
+	for (; p < n && reply[p] >= '0' && reply[p] <= '9'; p++, digits++) {
+		code = code * 10 + (reply[p] - '0');
+		if (code > (long long)INT32_MAX + 1)
+			return -EPROTO; /* no result code is that long */
+	}
+	if (!digits || (p < n && reply[p] != '\n') || (!neg && code > INT32_MAX))
+		return -EPROTO;
+	res->code = (int)(neg ? -code : code);
+	if (p < n) { /* the output: after the code's line, up to a NUL, cut to fit */
+		res->out_len = n - p - 1;
+		if (res->out_len >= sizeof(res->out))
+			res->out_len = sizeof(res->out) - 1;
+		memcpy(res->out, reply + p + 1, res->out_len);
+	}
+	res->out[res->out_len] = 0;
+	return 0;
+}
+
 int hs_attach_command(pid_t pid, const char *cmd, const char *arg0, const char *arg1, const char *arg2,
 		      int timeout_ms, struct hs_attach_result *res, char *err, size_t err_len)
 {
@@ -262,22 +294,9 @@ int hs_attach_command(pid_t pid, const char *cmd, const char *arg0, const char *
 	}
 	close(fd);
 	reply[got] = 0;
-	{
-		char *nl = strchr(reply, '\n'), *end;
-		long code = strtol(reply, &end, 10);
-
-		if (end == reply || (*end && *end != '\n')) {
-			say(err, err_len, "JVM %d answered '%s' with no result code: %.80s", (int)pid, cmd, reply);
-			return -EPROTO;
-		}
-		res->code = (int)code;
-		if (nl) {
-			res->out_len = strlen(nl + 1);
-			if (res->out_len >= sizeof(res->out))
-				res->out_len = sizeof(res->out) - 1;
-			memcpy(res->out, nl + 1, res->out_len);
-		}
-		res->out[res->out_len] = 0;
+	if (hs_attach_parse_reply(reply, got, res)) {
+		say(err, err_len, "JVM %d answered '%s' with no result code: %.80s", (int)pid, cmd, reply);
+		return -EPROTO;
 	}
 	return 0;
 }

@@ -26,6 +26,11 @@ struct hs_attach_result {
 int hs_attach_command(pid_t pid, const char *cmd, const char *arg0, const char *arg1, const char *arg2,
 		      int timeout_ms, struct hs_attach_result *res, char *err, size_t err_len);
 
+/* The JVM's answer (len bytes of reply, read up to a NUL) into res: the
+ * result code line, then the output after it (cut to fit). 0, or -EPROTO
+ * when the answer does not start with a result code (res->code -1). */
+int hs_attach_parse_reply(const char *reply, size_t len, struct hs_attach_result *res);
+
 /* The pid of process pid in its own pid namespace (NSpid's last field). */
 pid_t hs_ns_pid(pid_t pid);
 

@@ -82,6 +82,13 @@ struct heap_acc {
 	int g1;
 };
 
+/* a += v, held at the int64 bounds: a damaged file's counters may be anything */
+static void add(int64_t *a, int64_t v)
+{
+	if (__builtin_add_overflow(*a, v, a))
+		*a = v < 0 ? INT64_MIN : INT64_MAX;
+}
+
 static int heap_visit(void *ctx, const char *name, char type, int64_t v, const char *str)
 {
 	struct heap_acc *a = ctx;
@@ -93,20 +100,20 @@ static int heap_visit(void *ctx, const char *name, char type, int64_t v, const c
 	if (type != 'J')
 		return 0;
 	if (sscanf(name, "sun.gc.generation.%d.space.%d.used%n", &g, &s, &pos) == 2 && !name[pos])
-		h->used += v;
+		add(&h->used, v);
 	else if (sscanf(name, "sun.gc.generation.%d.capacity%n", &g, &pos) == 1 && !name[pos])
-		h->committed += v;
+		add(&h->committed, v);
 	else if (sscanf(name, "sun.gc.generation.%d.maxCapacity%n", &g, &pos) == 1 && !name[pos]) {
-		h->max += v;
+		add(&h->max, v);
 		if (v > a->gen_max_largest)
 			a->gen_max_largest = v;
 	}
 	else if (sscanf(name, "sun.gc.collector.%d.invocations%n", &c, &pos) == 1 && !name[pos]) {
-		h->gc_count += v;
+		add(&h->gc_count, v);
 		if (c == 1)
 			h->full_gc_count = v;
 	} else if (sscanf(name, "sun.gc.collector.%d.time%n", &c, &pos) == 1 && !name[pos])
-		h->gc_time_ms += v; /* ticks; converted below */
+		add(&h->gc_time_ms, v); /* ticks; converted below */
 	return 0;
 }
 
@@ -162,8 +169,11 @@ int hsperf_heap_from(const void *buf, size_t len, struct hsperf_heap *h)
 		return e;
 	if (a.g1) /* young and old may each grow to the whole heap */
 		h->max = a.gen_max_largest;
-	if (hsperf_parse(buf, len, ticks_visit, &t) == 0 && t.frequency > 0)
-		h->gc_time_ms = h->gc_time_ms * 1000 / t.frequency;
+	if (hsperf_parse(buf, len, ticks_visit, &t) == 0 && t.frequency > 0) {
+		__int128 ms = (__int128)h->gc_time_ms * 1000 / t.frequency; /* ticks * 1000 may not fit */
+
+		h->gc_time_ms = ms > INT64_MAX ? INT64_MAX : ms < INT64_MIN ? INT64_MIN : (int64_t)ms;
+	}
 	if (h->max <= 0 && h->used <= 0)
 		return -ENODATA; /* counters off (-XX:-UsePerfData) or another collector's names */
 	return 0;

@@ -21,8 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hprof/io.h"
-#include "hprof/transform.h"
+#include "shim/request.h"
 
 
 static char sock_path[108];
@@ -87,34 +86,6 @@ static int read_request(int c, char *line, size_t len, int *fd)
 	}
 	line[got] = 0;
 	return (int)got;
-}
-
-static int parse_mode(const char *w, int *op)
-{
-	if (!w || !strcmp(w, "app"))
-		*op = HPROF_OP_STRIP_APP;
-	else if (!strcmp(w, "koom"))
-		*op = HPROF_OP_STRIP_KOOM;
-	else
-		return -1;
-	return 0;
-}
-
-static int parse_codec(const char *w, int *codec, int *level)
-{
-	if (!w || !strcmp(w, "gzip")) {
-		*codec = HPROF_GZIP;
-		*level = 1; /* fast: the child holds a copy of the heap while it writes */
-	} else if (!strcmp(w, "xz")) {
-		*codec = HPROF_XZ;
-		*level = 0;
-	} else if (!strcmp(w, "none")) {
-		*codec = HPROF_PLAIN;
-		*level = 0;
-	} else {
-		return -1;
-	}
-	return 0;
 }
 
 /* The dump child is reaped here, so the runtime never sees it (HotSpot does
@@ -206,26 +177,17 @@ out:
 	pthread_mutex_unlock(&dump_lock);
 }
 
-/* dump PATH [...] / dumpfd [...] / armoom [...]: the request's output and
- * settings into req. 0, or -1 after answering why not. */
-static int parse_dump(int c, char **w, int nw, int *passed_fd, struct shim_dump_req *req)
+/* The output of a dump/dumpfd/armoom request r, and its settings, into
+ * req: the passed fd, or PATH created (a device or FIFO opened). 0, or -1
+ * after answering why not. */
+static int open_output(int c, const struct shim_request *r, int *passed_fd, struct shim_dump_req *req)
 {
-	int fdmode = strcmp(w[0], "dump") != 0, a = fdmode ? 1 : 2;
-
 	memset(req, 0, sizeof(*req));
 	req->fd = -1;
-	if ((!fdmode && nw < 2) || (fdmode && *passed_fd < 0)) {
-		shim_reply(c, "error usage: dump PATH [app|koom [gzip|xz|none [LEVEL]]], or dumpfd/armoom [...] with an fd");
-		return -1;
-	}
-	if (parse_mode(nw > a ? w[a] : NULL, &req->op) ||
-	    parse_codec(nw > a + 1 ? w[a + 1] : NULL, &req->codec, &req->level)) {
-		shim_reply(c, "error unknown mode or codec (modes: app, koom; codecs: gzip, xz, none)");
-		return -1;
-	}
-	if (nw > a + 2)
-		req->level = atoi(w[a + 2]);
-	if (fdmode) {
+	req->op = r->op;
+	req->codec = r->codec;
+	req->level = r->level;
+	if (r->cmd != SHIM_CMD_DUMP) {
 		req->fd = *passed_fd;
 		*passed_fd = -1;
 		snprintf(busy_path, sizeof(busy_path), "passed fd");
@@ -233,33 +195,33 @@ static int parse_dump(int c, char **w, int nw, int *passed_fd, struct shim_dump_
 	}
 	struct stat st;
 
-	if (stat(w[1], &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+	if (stat(r->path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
 		/* a device or FIFO is written in place, never renamed over;
 		 * a FIFO with no reader is refused rather than waited for */
-		req->fd = open(w[1], O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		req->fd = open(r->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 		if (req->fd < 0) {
-			shim_reply(c, "error cannot open %s: %s", w[1], strerror(errno));
+			shim_reply(c, "error cannot open %s: %s", r->path, strerror(errno));
 			return -1;
 		}
 		fcntl(req->fd, F_SETFL, fcntl(req->fd, F_GETFL) & ~O_NONBLOCK);
 	} else {
-		snprintf(req->path, sizeof(req->path), "%s", w[1]);
-		snprintf(req->tmp, sizeof(req->tmp), "%s.tmp.%d", w[1], (int)getpid());
+		snprintf(req->path, sizeof(req->path), "%s", r->path);
+		snprintf(req->tmp, sizeof(req->tmp), "%s.tmp.%d", r->path, (int)getpid());
 		req->fd = open(req->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (req->fd < 0) {
 			shim_reply(c, "error cannot create %s: %s", req->tmp, strerror(errno));
 			return -1;
 		}
 	}
-	snprintf(busy_path, sizeof(busy_path), "%.120s", w[1]);
+	snprintf(busy_path, sizeof(busy_path), "%.120s", r->path);
 	return 0;
 }
 
-static void do_dump(int c, char **w, int nw, int passed_fd)
+static void do_dump(int c, const struct shim_request *r, int passed_fd)
 {
 	struct shim_dump_req req;
 
-	if (parse_dump(c, w, nw, &passed_fd, &req) == 0)
+	if (open_output(c, r, &passed_fd, &req) == 0)
 		start_dump(c, &req);
 	if (passed_fd >= 0)
 		close(passed_fd);
@@ -270,11 +232,11 @@ static void do_dump(int c, char **w, int nw, int passed_fd)
  * Answers "armed"; the connection stays open for "oom ..." lines and the
  * dump's "started"/"done". A new armoom replaces the last. Returns 1 when
  * the connection is kept. */
-static int do_arm(int c, char **w, int nw, int passed_fd)
+static int do_arm(int c, const struct shim_request *r, int passed_fd)
 {
 	struct shim_dump_req req;
 
-	if (parse_dump(c, w, nw, &passed_fd, &req) != 0) {
+	if (open_output(c, r, &passed_fd, &req) != 0) {
 		if (passed_fd >= 0)
 			close(passed_fd);
 		return 0;
@@ -334,8 +296,9 @@ static int serve(int c)
 {
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
-	char line[4400], *w[8];
-	int nw = 0, fd;
+	char line[4400], reply[512];
+	struct shim_request r;
+	int fd;
 
 	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || (cred.uid != 0 && cred.uid != geteuid())) {
 		shim_reply(c, "error permission denied: only root or uid %d may use this socket", (int)geteuid());
@@ -343,16 +306,13 @@ static int serve(int c)
 	}
 	if (read_request(c, line, sizeof(line), &fd) < 0)
 		return 0;
-	for (char *save = NULL, *tok = strtok_r(line, " \t\r", &save); tok && nw < 8;
-	     tok = strtok_r(NULL, " \t\r", &save))
-		w[nw++] = tok;
-	if (!nw) {
-		shim_reply(c, "error empty request");
-	} else if (!strcmp(w[0], "ping")) {
+	if (shim_request_parse(line, fd >= 0, &r, reply, sizeof(reply))) {
+		shim_reply(c, "%s", reply);
+	} else if (r.cmd == SHIM_CMD_PING) {
 		shim_reply(c, "ok oomscope-shim %d runtime=%s pid=%d", SHIM_PROTOCOL,
 			   shim_ops ? shim_ops->name : "none",
 			   (int)getpid());
-	} else if (!strcmp(w[0], "heap")) {
+	} else if (r.cmd == SHIM_CMD_HEAP) {
 		int64_t used = -1, committed = -1, max = -1;
 		int e = shim_ops ? shim_ops->heap(&used, &committed, &max) : -ENOSYS;
 
@@ -361,13 +321,11 @@ static int serve(int c)
 		else
 			shim_reply(c, "ok used=%lld committed=%lld max=%lld", (long long)used, (long long)committed,
 				   (long long)max);
-	} else if (!strcmp(w[0], "dump") || !strcmp(w[0], "dumpfd")) {
-		do_dump(c, w, nw, fd);
+	} else if (r.cmd == SHIM_CMD_DUMP || r.cmd == SHIM_CMD_DUMPFD) {
+		do_dump(c, &r, fd);
 		fd = -1;
-	} else if (!strcmp(w[0], "armoom")) {
-		return do_arm(c, w, nw, fd);
-	} else {
-		shim_reply(c, "error unknown command '%s' (ping, heap, dump, dumpfd, armoom)", w[0]);
+	} else { /* armoom */
+		return do_arm(c, &r, fd);
 	}
 	if (fd >= 0)
 		close(fd);

@@ -55,55 +55,86 @@ static int map_file(struct elfsym_lib *l)
 	return 0;
 }
 
-static const Elf64_Shdr *sections(const uint8_t *elf, size_t len, unsigned *n)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf;
+/* Every offset and size below comes from the file: bounds are checked
+ * without overflow, and headers are copied out (the file's offsets need not
+ * be aligned). */
+#define MAX_MINI (256u << 20) /* decompressed .gnu_debugdata cap (an xz bomb) */
 
-	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len)
-		return NULL;
-	*n = eh->e_shnum;
-	return (const Elf64_Shdr *)(elf + eh->e_shoff);
+static int in_file(size_t len, uint64_t off, uint64_t size)
+{
+	return off <= len && size <= len - off;
 }
 
-static const char *section_name(const uint8_t *elf, size_t len, const Elf64_Shdr *sh, unsigned n, unsigned i)
+/* Section i's header (i < the count sections() gave). */
+static void shdr(const uint8_t *elf, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf;
-	const Elf64_Shdr *strs;
+	memcpy(sh, elf + eh->e_shoff + (uint64_t)i * sizeof(*sh), sizeof(*sh));
+}
+
+/* The ELF header, and its section count; 0 when there is no section table. */
+static unsigned sections(const uint8_t *elf, size_t len, Elf64_Ehdr *eh)
+{
+	if (len < sizeof(*eh))
+		return 0;
+	memcpy(eh, elf, sizeof(*eh));
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff == 0 ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr) || !in_file(len, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
+		return 0;
+	return eh->e_shnum;
+}
+
+/* The string at off in the string table strs, NUL-terminated within it; NULL if not. */
+static const char *string_at(const uint8_t *elf, size_t len, const Elf64_Shdr *strs, uint64_t off)
+{
+	const char *s;
+
+	if (!in_file(len, strs->sh_offset, strs->sh_size) || off >= strs->sh_size)
+		return NULL;
+	s = (const char *)elf + strs->sh_offset + off;
+	return memchr(s, 0, strs->sh_size - off) ? s : NULL;
+}
+
+static const char *section_name(const uint8_t *elf, size_t len, const Elf64_Ehdr *eh, unsigned n,
+				const Elf64_Shdr *sh)
+{
+	Elf64_Shdr strs;
+	const char *name;
 
 	if (eh->e_shstrndx >= n)
 		return "";
-	strs = &sh[eh->e_shstrndx];
-	if (strs->sh_offset + sh[i].sh_name >= len)
-		return "";
-	return (const char *)elf + strs->sh_offset + sh[i].sh_name;
+	shdr(elf, eh, eh->e_shstrndx, &strs);
+	name = string_at(elf, len, &strs, sh->sh_name);
+	return name ? name : "";
 }
 
 /* Looks name up in the symbol table of type (SHT_DYNSYM / SHT_SYMTAB). */
 static uint64_t lookup(const uint8_t *elf, size_t len, uint32_t type, const char *name)
 {
-	unsigned n = 0;
-	const Elf64_Shdr *sh = sections(elf, len, &n);
+	Elf64_Ehdr eh;
+	unsigned n = sections(elf, len, &eh);
 
-	for (unsigned i = 0; sh && i < n; i++) {
-		const Elf64_Shdr *st = &sh[i], *strs;
-		const Elf64_Sym *sym;
+	for (unsigned i = 0; i < n; i++) {
+		Elf64_Shdr st, strs;
 		size_t count;
 
-		if (st->sh_type != type || st->sh_link >= n || st->sh_entsize != sizeof(Elf64_Sym) ||
-		    st->sh_offset + st->sh_size > len)
+		shdr(elf, &eh, i, &st);
+		if (st.sh_type != type || st.sh_link >= n || st.sh_entsize != sizeof(Elf64_Sym) ||
+		    !in_file(len, st.sh_offset, st.sh_size))
 			continue;
-		strs = &sh[st->sh_link];
-		if (strs->sh_offset + strs->sh_size > len)
+		shdr(elf, &eh, st.sh_link, &strs);
+		if (!in_file(len, strs.sh_offset, strs.sh_size))
 			continue;
-		sym = (const Elf64_Sym *)(elf + st->sh_offset);
-		count = st->sh_size / sizeof(*sym);
+		count = st.sh_size / sizeof(Elf64_Sym);
 		for (size_t k = 0; k < count; k++) {
-			if (!sym[k].st_name || sym[k].st_name >= strs->sh_size || sym[k].st_shndx == SHN_UNDEF)
+			Elf64_Sym sym;
+			const char *sname;
+
+			memcpy(&sym, elf + st.sh_offset + k * sizeof(sym), sizeof(sym));
+			if (!sym.st_name || sym.st_shndx == SHN_UNDEF ||
+			    !(sname = string_at(elf, len, &strs, sym.st_name)))
 				continue;
-			if (!strcmp((const char *)elf + strs->sh_offset + sym[k].st_name, name))
-				return sym[k].st_value;
+			if (!strcmp(sname, name))
+				return sym.st_value;
 		}
 	}
 	return 0;
@@ -112,18 +143,20 @@ static uint64_t lookup(const uint8_t *elf, size_t len, uint32_t type, const char
 /* .gnu_debugdata, decompressed (xz). */
 static void load_mini(struct elfsym_lib *l)
 {
-	unsigned n = 0;
-	const Elf64_Shdr *sh = sections(l->map, l->map_len, &n);
+	Elf64_Ehdr eh;
+	unsigned n = sections(l->map, l->map_len, &eh);
 
-	for (unsigned i = 0; sh && i < n; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		uint64_t limit = UINT64_MAX;
 		size_t in_pos = 0, out_pos = 0, cap;
 		uint8_t *out;
+		Elf64_Shdr sh;
 
-		if (strcmp(section_name(l->map, l->map_len, sh, n, i), ".gnu_debugdata") ||
-		    sh[i].sh_offset + sh[i].sh_size > l->map_len)
+		shdr(l->map, &eh, i, &sh);
+		if (strcmp(section_name(l->map, l->map_len, &eh, n, &sh), ".gnu_debugdata") ||
+		    !in_file(l->map_len, sh.sh_offset, sh.sh_size))
 			continue;
-		cap = sh[i].sh_size * 8 + 4096;
+		cap = sh.sh_size < (MAX_MINI - 4096) / 8 ? sh.sh_size * 8 + 4096 : MAX_MINI;
 		for (;;) {
 			lzma_ret r;
 
@@ -131,7 +164,7 @@ static void load_mini(struct elfsym_lib *l)
 			if (!out)
 				return;
 			in_pos = out_pos = 0;
-			r = lzma_stream_buffer_decode(&limit, 0, NULL, l->map + sh[i].sh_offset, &in_pos, sh[i].sh_size,
+			r = lzma_stream_buffer_decode(&limit, 0, NULL, l->map + sh.sh_offset, &in_pos, sh.sh_size,
 						      out, &out_pos, cap);
 			if (r == LZMA_OK) {
 				l->mini = out;
@@ -139,9 +172,9 @@ static void load_mini(struct elfsym_lib *l)
 				return;
 			}
 			free(out);
-			if (r != LZMA_BUF_ERROR || cap > ((size_t)1 << 30))
+			if (r != LZMA_BUF_ERROR || cap >= MAX_MINI)
 				return;
-			cap *= 4;
+			cap = cap < MAX_MINI / 4 ? cap * 4 : MAX_MINI;
 		}
 	}
 }
