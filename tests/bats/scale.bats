@@ -50,11 +50,6 @@ pick_fds() {
   fi
 }
 
-# runs CMD with RLIMIT_NOFILE at NOFILE (prlimit execs it: same PID)
-with_nofile() {
-  prlimit --nofile="$NOFILE:$NOFILE" -- "$@"
-}
-
 # what scale_target -n NFDS makes: dups, eventfds, pipe fds (see the target)
 fd_groups() {
   DUPS=$((NFDS / 2)) EVS=$((NFDS / 4))
@@ -134,4 +129,47 @@ no_drops_and_cost() { # RUNDIR MAX_CPU_S MAX_RSS_KB
 
   # measured (2 vCPUs, 30,000 threads + 19,800 fds, -d 15): ~3.2 s of CPU, peak RSS ~93 MB
   no_drops_and_cost "$d" 10 400000
+}
+
+@test "watch: attached to a target already holding 30,000 threads and the fds: seeded from /proc, exact, bounded" {
+  pick_fds
+  fd_groups
+  # prlimit sets the limit and execs the target: the PID start_bg records is the target's
+  start_bg target prlimit --nofile="$NOFILE:$NOFILE" -- "$TARGETS/scale_target" -n "$NFDS" -m "$NTHREADS" -t 120
+  wait_for "$TMP/target.out" '^ready pid=' 60
+  local tpid d="$TMP/run" s t0 t1 ntask nfd
+  tpid=$(cat "$TMP/target.pid")
+  grep -q "^ready pid=$tpid dups=$DUPS eventfds=$EVS pipefds=$PIPES workers=$WORKERS io=$IO" "$TMP/target.out"
+  ntask=$(ls "/proc/$tpid/task" | wc -l) nfd=$(ls "/proc/$tpid/fd" | wc -l)
+  [ "$ntask" -eq $((NTHREADS + 1)) ]
+  t0=$(date +%s%N)
+  start_bg watch timeout 90 "$OOMSCOPE" watch -p "$tpid" --json -d 6 -o "$d"
+  wait_for "$TMP/watch.out" '"type":"start"' 30
+  t1=$(date +%s%N)
+  wait_exit "$(cat "$TMP/watch.pid")" 60
+  # attaching (load, seed the sets from /proc, the pthread_create probe):
+  # measured ~1.9 s here
+  echo "# attach to the start record: $(( (t1 - t0) / 1000000 )) ms" >&3
+  [ $(( (t1 - t0) / 1000000 )) -lt 10000 ]
+  s=$(last_sample "$d/timeline.jsonl")
+  # every figure agrees with /proc, which has not changed
+  [ "$(jq .threads <<<"$s")" -eq "$ntask" ] && [ "$(jq .threads_bpf <<<"$s")" -eq "$ntask" ]
+  [ "$(jq .fds <<<"$s")" -eq "$nfd" ] && [ "$(jq .fds_bpf <<<"$s")" -eq "$nfd" ]
+  [ "$(ls "/proc/$tpid/task" | wc -l)" -eq "$ntask" ] && [ "$(ls "/proc/$tpid/fd" | wc -l)" -eq "$nfd" ]
+  [ "$(jq .threads "$d/threads.json")" -eq "$ntask" ]
+  [ "$(jq .fds "$d/fds.json")" -eq "$nfd" ]
+  groups_reconcile "$d/threads.json" threads
+  groups_reconcile "$d/fds.json" fds
+  [ "$(jq '.groups[] | select(.name=="scale-worker") | .count' "$d/threads.json")" -eq "$WORKERS" ]
+  [ "$(jq '.groups[] | select(.name=="scale-io") | .count' "$d/threads.json")" -eq "$IO" ]
+  [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$d/fds.json")" -eq "$EVS" ]
+  local nulls; nulls=$(jq '.groups[] | select(.kind=="/dev/null") | .count' "$d/fds.json")
+  [ "$nulls" -ge "$DUPS" ] && [ "$nulls" -le $((DUPS + nfd - MADE)) ]
+  # all made before the attach, and marked so
+  [ "$(jq '[.groups[].stacks[] | select(.unknown == "existed at attach") | .count] | add' "$d/threads.json")" -eq "$ntask" ]
+  [ "$(jq '[.groups[].stacks[] | select(.unknown == "existed at attach") | .count] | add' "$d/fds.json")" -eq "$nfd" ]
+  # measured (30,000 threads + 19,800 fds, -d 6): ~3.4 s of CPU, peak RSS ~94 MB
+  no_drops_and_cost "$d" 10 400000
+  # watch leaves the target running
+  kill -0 "$tpid"
 }

@@ -91,6 +91,12 @@ struct coll {
 	int is_32bit;
 	long samples;
 	uint64_t last_sample_ns;
+	/* /proc's lists (every thread's name, every fd's target) cost about
+	 * 10 us an entry: read whole at most every 20x their cost, else the
+	 * counts alone (see coll_take_sample) */
+	uint64_t snap_cost_ns, last_full_ns;
+	int last_full;  /* c->last's lists were read at its sample */
+	int force_full; /* the next sample reads them whatever the cost */
 	uint64_t *fd_bits;     /* the BPF fd bitmap, mmap-ed */
 	size_t fd_words;
 	struct ooms_failures *fails;
@@ -147,6 +153,8 @@ int64_t coll_sync_fd_bits(struct coll *c, const struct ooms_snapshot *s, int add
 int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s);
 void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp);
 void coll_consume(struct coll *c);
+/* the ring buffer alone (no crossings acted on): a long /proc read's tick */
+void coll_consume_ring(void *ctx);
 int coll_handle_event(void *ctx, void *data, size_t size);
 int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, const char *name);
 int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, int seq, char *name,

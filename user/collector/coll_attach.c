@@ -4,6 +4,7 @@
 #include "collector/coll.h"
 
 #include <bpf/btf.h>
+#include "proc/maps.h"
 
 int coll_check_kernel(struct coll *c)
 {
@@ -106,6 +107,18 @@ static int name_fexit(struct coll *c)
 	return (int)slot;
 }
 
+/* A number from a /proc/sys file, or def. */
+static uint64_t sysctl_num(const char *path, uint64_t def)
+{
+	char buf[32];
+	ssize_t n = proc_read_file(path, buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return def;
+	buf[n] = 0;
+	return strtoull(buf, NULL, 10) ? strtoull(buf, NULL, 10) : def;
+}
+
 static const char *const hook_names[] = {"auto", "fexit", "syscalls", "raw"};
 
 /* Opens and loads the programs, syscall results from the hook asked for.
@@ -114,15 +127,35 @@ static int open_load(struct coll *c, int hook, int quiet)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = c->o->btf_path);
 	struct proc_limits lim;
-	uint32_t fd_entries = 65536;
+	uint64_t fd_entries = 65536, nr_open = sysctl_num("/proc/sys/fs/nr_open", 1u << 20);
+	uint64_t threads = sysctl_num("/proc/sys/kernel/threads-max", 32768);
+	int64_t pid_max = sysctl_num("/proc/sys/kernel/pid_max", 32768);
 	int e, named = 0;
 
+	/* The fd bitmap holds every fd the target can have: fs.nr_open, past
+	 * which no hard RLIMIT_NOFILE goes (a root target may raise its own
+	 * after attach), 128 KiB of bitmap for the default 2^20; up to 2^24
+	 * fds, what attribution follows */
 	if (proc_read_limits(c->pid, &lim) == 0 && lim.nofile_hard > 0)
-		fd_entries = lim.nofile_hard + 64;
+		fd_entries = (uint64_t)lim.nofile_hard;
+	if (nr_open > fd_entries)
+		fd_entries = nr_open;
+	fd_entries += 64;
 	if (fd_entries < 4096)
 		fd_entries = 4096;
-	if (fd_entries > (1u << 18))
-		fd_entries = 1u << 18;
+	if (fd_entries > (1u << 24))
+		fd_entries = 1u << 24;
+	/* The thread set (and the names of the threads of a dying process)
+	 * holds every thread the target can have: no more than threads-max
+	 * and pid_max allow, from 32768 up to 2^20 entries (hash maps are
+	 * preallocated: about 64 bytes of kernel memory an entry) */
+	if (pid_max > 0 && (uint64_t)pid_max < threads)
+		threads = (uint64_t)pid_max;
+	threads += 64;
+	if (threads < 32768)
+		threads = 32768;
+	if (threads > (1u << 20))
+		threads = 1u << 20;
 
 	c->skel = collect_bpf__open_opts(&oo);
 	if (!c->skel) {
@@ -142,6 +175,8 @@ static int open_load(struct coll *c, int hook, int quiet)
 	bpf_map__set_max_entries(c->skel->maps.events, coll_ringbuf_bytes(c->o));
 	c->fd_words = (fd_entries + 63) / 64;
 	bpf_map__set_max_entries(c->skel->maps.live_fds, c->fd_words);
+	bpf_map__set_max_entries(c->skel->maps.live_threads, threads);
+	bpf_map__set_max_entries(c->skel->maps.dying_names, threads);
 	autoload(c, "tp_sys_exit", hook == OOMS_HOOK_SYSCALLS);
 	autoload(c, "sys_exit", hook == OOMS_HOOK_RAW);
 	if (hook == OOMS_HOOK_FEXIT) {
@@ -248,28 +283,35 @@ int coll_load_bpf(struct coll *c)
 	return 0;
 }
 
-/* The first executable mapping whose file name starts with one of prefixes. */
+struct lib_find {
+	const char *const *prefixes;
+	char *out;
+	size_t len;
+};
+
+static int lib_match(void *ctx, const struct proc_map_line *m)
+{
+	struct lib_find *f = ctx;
+	const char *base = strrchr(m->path, '/');
+
+	if (!base || m->perms[2] != 'x')
+		return 0;
+	for (const char *const *p = f->prefixes; *p; p++)
+		if (!strncmp(base + 1, *p, strlen(*p))) {
+			snprintf(f->out, f->len, "%s", m->path);
+			return 1;
+		}
+	return 0;
+}
+
+/* The first executable mapping whose file name starts with one of
+ * prefixes. Only the maps are read: a whole snapshot would read every
+ * thread's name and every fd's target too (seconds at 500,000 fds). */
 static int find_lib(pid_t pid, const char *const *prefixes, char *out, size_t len)
 {
-	struct ooms_snapshot s;
-	int found = 0;
+	struct lib_find f = {prefixes, out, len};
 
-	memset(&s, 0, sizeof(s));
-	if (ooms_snapshot_take(pid, &s) != 0)
-		return 0;
-	for (size_t i = 0; i < s.nmaps && !found; i++) {
-		const char *base = strrchr(s.maps[i].path, '/');
-
-		if (!base || s.maps[i].perms[2] != 'x')
-			continue;
-		for (const char *const *p = prefixes; *p && !found; p++)
-			if (!strncmp(base + 1, *p, strlen(*p))) {
-				snprintf(out, len, "%s", s.maps[i].path);
-				found = 1;
-			}
-	}
-	ooms_snapshot_free(&s);
-	return found;
+	return proc_maps_each(pid, lib_match, &f) == 1;
 }
 
 /* libc: glibc's libc.so.6 (libc-2.x.so before 2.34), bionic's libc.so */

@@ -105,11 +105,26 @@ static void report_failure(struct coll *c, const struct ooms_fail_group *g)
 
 /* Reads what the ring buffer holds, then acts on the crossings and
  * failures its events brought. */
+static int in_consume;
+
+/* Reads what the ring buffer holds, unless it is being read already (a
+ * snapshot taken while handling an event ticks back here). */
+void coll_consume_ring(void *ctx)
+{
+	struct coll *c = ctx;
+
+	if (in_consume || !c->rb)
+		return;
+	in_consume = 1;
+	ring_buffer__consume(c->rb);
+	in_consume = 0;
+}
+
 void coll_consume(struct coll *c)
 {
 	struct ooms_snapshot s;
 
-	ring_buffer__consume(c->rb);
+	coll_consume_ring(c);
 	if (c->npending && coll_held_snapshot(c, &s) == 0) {
 		coll_handle_crossings(c, &s, &c->pending_smp, c->pending_xs, c->npending, "event");
 		ooms_snapshot_free(&s);

@@ -147,6 +147,56 @@ void coll_seed_limits(struct coll *c)
 	c->have_smp = 1;
 }
 
+/* /proc/PID/fd's size: the number of open fds (Linux 6.2 on), without
+ * listing them; -1 where the kernel does not say (older kernels show 0). */
+static int64_t proc_fd_count(pid_t pid)
+{
+	char path[64];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	if (stat(path, &sb) != 0 || sb.st_size <= 0)
+		return -1;
+	return (int64_t)sb.st_size;
+}
+
+/* Whether this sample reads /proc's lists whole: the first, one asked for,
+ * one whose counts differ from the kernel side's (drift is repaired from
+ * the lists), and otherwise at most every 20x what the last reading cost
+ * (30,000 threads and 500,000 fds take seconds to list with their names
+ * and targets; the counts alone come from /proc/PID/status and the size
+ * of /proc/PID/fd). Small targets are read whole every sample. */
+static int want_full(struct coll *c, const struct proc_status *st, int64_t *fds)
+{
+	volatile struct ooms_totals *t = coll_totals(c);
+	uint64_t now = coll_now_ns();
+
+	*fds = -1;
+	if (c->force_full || !c->samples || !c->last_full_ns ||
+	    now - c->last_full_ns >= 20 * c->snap_cost_ns || st->threads < 0)
+		return 1;
+	*fds = proc_fd_count(c->pid);
+	return *fds < 0 || *fds != t->fds_live || st->threads != t->threads_live;
+}
+
+/* Reads /proc's lists whole into s (which it replaces; kept when the
+ * target is gone); 0, or 1 when the target is gone. */
+static int read_full(struct coll *c, struct ooms_snapshot *s)
+{
+	uint64_t t0 = coll_now_ns();
+	struct ooms_snapshot fresh;
+
+	if (ooms_snapshot_take(c->pid, &fresh) != 0 || !coll_target_ours(c)) {
+		ooms_snapshot_free(&fresh); /* gone, or what was read is a newcomer's with its PID */
+		return 1;
+	}
+	ooms_snapshot_free(s);
+	*s = fresh;
+	c->snap_cost_ns = coll_now_ns() - t0;
+	c->last_full_ns = coll_now_ns();
+	return 0;
+}
+
 /* Returns 1 when the target is gone. */
 int coll_take_sample(struct coll *c)
 {
@@ -156,15 +206,26 @@ int coll_take_sample(struct coll *c)
 	struct ooms_sample smp;
 	struct ooms_crossing xs[RULE_MAX];
 	volatile struct ooms_totals *t = coll_totals(c);
-	int64_t vm_delta;
+	int64_t vm_delta, fds = -1;
+	int full;
 	size_t nx;
 
 	coll_consume(c);
-	if (ooms_snapshot_take(c->pid, &s) != 0 || proc_read_status(c->pid, &st) != 0 ||
-	    proc_read_limits(c->pid, &lim) != 0 || !coll_target_ours(c)) {
-		ooms_snapshot_free(&s); /* gone, or what was read is a newcomer's with its PID */
-		return 1;
+	memset(&s, 0, sizeof(s));
+	if (proc_read_status(c->pid, &st) != 0 || proc_read_limits(c->pid, &lim) != 0 || !coll_target_ours(c))
+		return 1; /* gone, or what was read is a newcomer's with its PID */
+	full = want_full(c, &st, &fds);
+	if (full) {
+		if (read_full(c, &s))
+			return 1;
+	} else {
+		/* the last lists stand (kept in c->last); the counts are /proc's now */
+		s = c->last;
+		memset(&c->last, 0, sizeof(c->last));
+		s.vmsize_kb = st.vmsize_kb;
+		s.vmpeak_kb = st.vmpeak_kb;
 	}
+	c->force_full = 0;
 	ooms_sym_refresh(c->sym);
 	if (c->launched && c->samples == 0)
 		coll_attach_libc(c); /* after exec the target may map another libc */
@@ -179,18 +240,15 @@ int coll_take_sample(struct coll *c)
 	smp.vmsize_bpf_kb = c->prev_vmsize_kb + (vm_delta - c->prev_vm_delta) / 1024;
 	c->prev_vmsize_kb = st.vmsize_kb;
 	c->prev_vm_delta = vm_delta;
-	smp.threads = s.nthreads;
+	smp.threads = full ? (int64_t)s.nthreads : st.threads;
 	smp.threads_bpf = t->threads_live;
-	smp.fds = s.nfds;
+	smp.fds = full ? (int64_t)s.nfds : fds;
 	smp.fds_bpf = t->fds_live;
 	fill_limits(c, &lim, &smp);
 	smp.ringbuf_drops = t->ringbuf_drops + (c->jheap ? ooms_jheap_drops(c->jheap) : 0);
 	smp.set_full_drops = t->set_full_drops;
 	smp.events = ooms_attrib_events(c->attrib);
 	smp.is_32bit = c->is_32bit;
-	s.t = smp.t;
-	s.thread_limit = smp.thread_limit;
-	s.fd_limit = smp.fd_limit;
 	smp.heap_used = smp.heap_committed = smp.heap_max = -1;
 	if (c->jheap) {
 		if (ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE)
@@ -201,16 +259,32 @@ int coll_take_sample(struct coll *c)
 	emit_sample(c, &smp);
 	if (!c->o->json)
 		coll_print_row(&smp);
-	coll_check_drift(c, &s, &smp);
+	if (full)
+		coll_check_drift(c, &s, &smp);
+	else /* the counts agreed a moment ago */
+		c->drift_fds = c->drift_threads = 0;
 	if (c->jheap)
 		ooms_jheap_check(c->jheap, &smp);
 
 	nx = ooms_detect_feed(&c->det, &smp, xs, RULE_MAX);
+	/* a crossing's files are written from lists read now */
+	if (nx && !full) {
+		if (read_full(c, &s)) {
+			ooms_snapshot_free(&c->last);
+			c->last = s; /* the target is gone: the lists it had stand */
+			return 1;
+		}
+		full = 1;
+	}
+	s.t = smp.t;
+	s.thread_limit = smp.thread_limit;
+	s.fd_limit = smp.fd_limit;
 	coll_handle_crossings(c, &s, &smp, xs, nx, "sample");
 	c->last_smp = smp;
 	c->have_smp = 1;
 	ooms_snapshot_free(&c->last);
 	c->last = s;
+	c->last_full = full;
 	c->samples++;
 	c->last_sample_ns = coll_now_ns();
 	return 0;

@@ -21,22 +21,28 @@ int64_t coll_seed_set(int map_fd, const int *keys, size_t n)
 	return added;
 }
 
-/* Makes a BPF set equal to /proc's list; returns the change in members. */
-static int64_t resync_set(int map_fd, const int *keys, size_t n)
+static int key_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Makes a BPF set equal to /proc's list (keys: sorted here); returns the
+ * change in members. Each member is looked up by binary search: 30,000
+ * threads against 30,000 is not 900 million comparisons. */
+static int64_t resync_set(int map_fd, int *keys, size_t n)
 {
 	uint32_t k, next, *stale = NULL;
 	size_t nstale = 0, cap = 0;
 	int64_t delta = coll_seed_set(map_fd, keys, n);
 	int more = bpf_map_get_next_key(map_fd, NULL, &next) == 0;
 
+	qsort(keys, n, sizeof(*keys), key_cmp);
 	while (more) {
-		int live = 0;
-
 		k = next;
 		more = bpf_map_get_next_key(map_fd, &k, &next) == 0;
-		for (size_t i = 0; i < n && !live; i++)
-			live = (uint32_t)keys[i] == k;
-		if (live)
+		if (bsearch(&k, keys, n, sizeof(*keys), key_cmp))
 			continue;
 		if (vec_reserve((void **)&stale, &cap, nstale + 1, sizeof(*stale)))
 			break;

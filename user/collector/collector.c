@@ -64,6 +64,9 @@ static int setup(struct coll *c)
 		coll_explain_bpf_error("opening the ring buffer", -errno);
 		return -1;
 	}
+	/* reading /proc's lists of 30,000 threads takes 0.3 s: the events keep
+	 * being read meanwhile, so a burst does not overflow the ring buffer */
+	ooms_snapshot_set_tick(coll_consume_ring, c);
 	/* Seed after attaching: anything made in between is in the sets already. */
 	e = ooms_snapshot_take(c->pid, &s);
 	if (e || !coll_target_ours(c)) { /* gone, or its PID another process's since */
@@ -412,6 +415,7 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 
 static void teardown(struct coll *c)
 {
+	ooms_snapshot_set_tick(NULL, NULL);
 	if (c->timeline)
 		fclose(c->timeline);
 	if (c->launched && c->launch.pid > 0)
@@ -460,9 +464,12 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 	why = loop(&c);
 	coll_consume(&c);
 	ooms_jheap_finish(c.jheap, 600);
-	/* a last sample at the end, unless one was just taken or the target is gone */
+	/* a last sample at the end, with /proc's lists read whole, unless one
+	 * was just taken or the target is gone */
+	c.force_full = 1;
 	ended = !strcmp(why, "target exited") || !coll_target_ours(&c) ||
-		(coll_now_ns() - c.last_sample_ns > 100 * 1000 * 1000ull && coll_take_sample(&c) != 0);
+		((coll_now_ns() - c.last_sample_ns > 100 * 1000 * 1000ull || !c.last_full) &&
+		 coll_take_sample(&c) != 0);
 	if (ended) {
 		why = "target exited";
 		c.last.alive = 0;

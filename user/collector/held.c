@@ -8,55 +8,86 @@
 #include "proc/procfs.h"
 #include "util/vec.h"
 
-static const char *last_comm(const struct ooms_snapshot *last, int tid)
+/* The last sample's (or the attach's) entries by number, sorted, so each
+ * lookup is a binary search: a dying process's 30,000 threads or 500,000
+ * fds that /proc no longer shows are each looked up. */
+struct by_num {
+	int num;
+	size_t i;
+};
+
+static int by_num_cmp(const void *a, const void *b)
 {
-	for (size_t i = 0; last && i < last->nthreads; i++)
-		if (last->threads[i].tid == tid)
-			return last->threads[i].comm;
-	return NULL;
+	int x = ((const struct by_num *)a)->num, y = ((const struct by_num *)b)->num;
+
+	return x < y ? -1 : x > y;
 }
 
-/* An fd there since before attach: what the last sample (or the attach)
- * saw under that number. */
-static void last_target(const struct ooms_snapshot *last, int fd, char *buf, size_t len)
+static struct by_num *index_last(const struct ooms_snapshot *last, int fds, size_t *n)
 {
-	for (size_t i = 0; last && i < last->nfds; i++)
-		if (last->fds[i].fd == fd) {
-			snprintf(buf, len, "%s", last->fds[i].target);
-			return;
-		}
-	snprintf(buf, len, "?:[unknown]");
+	struct by_num *ix;
+
+	*n = last ? (fds ? last->nfds : last->nthreads) : 0;
+	ix = *n ? malloc(*n * sizeof(*ix)) : NULL;
+	if (!ix) {
+		*n = 0;
+		return NULL;
+	}
+	for (size_t i = 0; i < *n; i++)
+		ix[i] = (struct by_num){fds ? last->fds[i].fd : last->threads[i].tid, i};
+	qsort(ix, *n, sizeof(*ix), by_num_cmp);
+	return ix;
+}
+
+/* The index into last of number num, or -1. */
+static long find_last(const struct by_num *ix, size_t n, int num)
+{
+	struct by_num key = {num, 0}, *hit = ix ? bsearch(&key, ix, n, sizeof(*ix), by_num_cmp) : NULL;
+
+	return hit ? (long)hit->i : -1;
 }
 
 static int held_threads(const struct ooms_held_sets *h, struct ooms_snapshot *s)
 {
 	uint32_t key, next, *prev = NULL;
-	size_t cap = 0;
+	size_t cap = 0, nix = 0;
+	struct by_num *ix = NULL;
+	int indexed = 0;
 
 	while (bpf_map_get_next_key(h->threads_map_fd, prev, &next) == 0) {
 		struct snap_thread *t;
 		char comm[OOMS_COMM_LEN];
 		const char *known;
 
-		if (!(t = VEC_PUSH(s->threads, s->nthreads, cap)))
+		if (!(t = VEC_PUSH(s->threads, s->nthreads, cap))) {
+			free(ix);
 			return -ENOMEM;
+		}
 		t->tid = (int)next;
 		/* the name it died with, else what /proc says, else the last sample's */
 		if (h->names_map_fd >= 0 && bpf_map_lookup_elem(h->names_map_fd, &next, comm) == 0) {
 			snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(comm), comm);
 		} else if (proc_task_comm(h->pid, (int)next, t->comm, sizeof(t->comm)) != 0) {
-			known = last_comm(h->last, (int)next);
+			long i;
+
+			if (!indexed++)
+				ix = index_last(h->last, 0, &nix);
+			i = find_last(ix, nix, (int)next);
+			known = i >= 0 ? h->last->threads[i].comm : NULL;
 			snprintf(t->comm, sizeof(t->comm), "%s", known ? known : "?");
 		}
 		key = next;
 		prev = &key;
 	}
+	free(ix);
 	return 0;
 }
 
 static int held_fds(const struct ooms_held_sets *h, struct ooms_snapshot *s)
 {
-	size_t n = 0, k = 0;
+	size_t n = 0, k = 0, nix = 0;
+	struct by_num *ix = NULL;
+	int indexed = 0;
 
 	for (size_t w = 0; w < h->fd_words; w++)
 		n += (size_t)__builtin_popcountll(h->fd_bits[w]);
@@ -75,10 +106,19 @@ static int held_fds(const struct ooms_held_sets *h, struct ooms_snapshot *s)
 			bits &= bits - 1;
 			f->fd = fd;
 			if (proc_fd_target(h->pid, fd, f->target, sizeof(f->target)) != 0 &&
-			    !ooms_attrib_fd_guess(h->attrib, fd, f->target, sizeof(f->target)))
-				last_target(h->last, fd, f->target, sizeof(f->target));
+			    !ooms_attrib_fd_guess(h->attrib, fd, f->target, sizeof(f->target))) {
+				/* there since before attach: what the last sample (or
+				 * the attach) saw under that number */
+				long i;
+
+				if (!indexed++)
+					ix = index_last(h->last, 1, &nix);
+				i = find_last(ix, nix, fd);
+				snprintf(f->target, sizeof(f->target), "%s", i >= 0 ? h->last->fds[i].target : "?:[unknown]");
+			}
 		}
 	}
+	free(ix);
 	s->nfds = k;
 	return 0;
 }

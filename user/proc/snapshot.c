@@ -29,9 +29,21 @@ struct list_ctx {
 	int is_fd;
 };
 
+static void (*tick_fn)(void *ctx);
+static void *tick_ctx;
+
+void ooms_snapshot_set_tick(void (*fn)(void *ctx), void *ctx)
+{
+	tick_fn = fn;
+	tick_ctx = ctx;
+}
+
 static void add_entry(void *vctx, int64_t n)
 {
 	struct list_ctx *c = vctx;
+
+	if (tick_fn && *c->g.n % 1024 == 1023)
+		tick_fn(tick_ctx);
 
 	if (c->is_fd) {
 		struct snap_fd *f = grow_push(&c->g);

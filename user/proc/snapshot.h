@@ -24,6 +24,10 @@ struct ooms_snapshot {
 
 /* Reads /proc into s (threads, fds, maps, status). 0 or -errno (target gone). */
 int ooms_snapshot_take(pid_t pid, struct ooms_snapshot *s);
+/* fn(ctx) is called every 1,024 threads or fds a snapshot reads (tens of ms
+ * at 10 us an entry): the collector drains its ring buffer there, so a long
+ * read of a large target does not leave it full. NULL: none. */
+void ooms_snapshot_set_tick(void (*fn)(void *ctx), void *ctx);
 void ooms_snapshot_free(struct ooms_snapshot *s);
 /* "socket", "pipe", "anon_inode:[eventfd]", "/dev/ashmem", "file", ... */
 const char *ooms_fd_kind(const char *target, char *buf, size_t len);
