@@ -23,7 +23,6 @@ BUILD := build-arm64
 DEPS_ARGS := --arm64
 endif
 
-
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 # SAN=1: oomscope, the unit tests, the test tools and the fuzz replays built
 # with ASan + UBSan in build-san/ (the BPF objects, the test targets and the
@@ -152,7 +151,10 @@ unit: $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
 # again under the sanitizers (scripts/run-tests.sh); `make test SAN=1`: the
 # whole suite sanitized
 ifeq ($(SAN),1)
+# the plain binary too: vm_kernel.bats copies it into a VM that has no
+# sanitizer runtime
 test: all unit
+	$(MAKE) SAN= oomscope
 	OOMS_BUILD=$(OBJ) OOMSCOPE=$(abspath $(OOMS_BIN)) scripts/run-tests.sh $(BATS_FILES)
 
 # the sanitized binary finds the (plain) shim beside it
