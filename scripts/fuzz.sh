@@ -52,7 +52,9 @@ for name in "$@"; do
   done
   echo "fuzz $name: ${secs} s from $(ls "$corpus" | wc -l) seeds"
   child_cpu; cpu0=$cpu
-  if ! build/fuzz/fuzz_"$name" -max_total_time="$secs" -timeout=20 -rss_limit_mb=3072 -max_len=4000000 \
+  dict=() # tests/fuzz/NAME.dict: words the mutations may insert
+  [ -f tests/fuzz/"$name".dict ] && dict=(-dict=tests/fuzz/"$name".dict)
+  if ! build/fuzz/fuzz_"$name" "${dict[@]}" -max_total_time="$secs" -timeout=20 -rss_limit_mb=3072 -max_len=4000000 \
       -artifact_prefix="$found/" -print_final_stats=1 "$corpus" 2> "build/fuzz/$name.log"; then
     status=1
     echo "fuzz $name: FOUND a failure: $(ls "$found")"

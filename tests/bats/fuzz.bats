@@ -121,6 +121,9 @@ each_dump() {
 @test "fuzz seeds: a packed run directory reads as the report reads it; the fixtures too" {
   run reading rundata small.run
   [ "$output" = "files=7 pid=20292 mode=run samples=2 events=7 bad_lines=1 ended=1 reason=threshold crossed threads=1 fds=1 allocs=3 analyses=2 first_analysis=1" ]
+  # analyses numbered INT_MIN and INT_MAX: sorted without overflow
+  run reading rundata analysis-seqs-far-apart.run
+  [ "$output" = "files=4 pid=20363 mode=run samples=0 events=0 bad_lines=0 ended=0 reason= threads=0 fds=0 allocs=0 analyses=3 first_analysis=-2147483648" ]
   "$ROOT/tests/fuzz/pack-run.sh" "$ROOT/tests/fixtures/run-leakyservice" > "$TMP/leaky.run"
   run env OOMS_FUZZ_PRINT=1 "$BUILD_DIR/fuzz/replay_rundata" "$TMP/leaky.run"
   [ "$output" = "files=6 pid=20292 mode=run samples=12 events=66 bad_lines=0 ended=1 reason=threshold crossed threads=1 fds=1 allocs=2 analyses=1 first_analysis=1" ]

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,7 +225,25 @@ static struct json_object *load_json(const char *dir, const char *name)
 
 static int by_seq(const void *a, const void *b)
 {
-	return *(const int *)a - *(const int *)b;
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y); /* not x - y: that overflows for far apart numbers */
+}
+
+/* N of a file named dump-N.analysis.json (N an int); 0, or -1 for another name. */
+static int analysis_seq(const char *name, int *seq)
+{
+	char *end;
+	long v;
+
+	if (strncmp(name, "dump-", 5) || !(name[5] == '-' || (name[5] >= '0' && name[5] <= '9')))
+		return -1;
+	errno = 0;
+	v = strtol(name + 5, &end, 10);
+	if (errno || v < INT_MIN || v > INT_MAX || end == name + 5 || strcmp(end, ".analysis.json"))
+		return -1;
+	*seq = (int)v;
+	return 0;
 }
 
 static void load_analyses(struct rundata *rd)
@@ -237,9 +256,9 @@ static void load_analyses(struct rundata *rd)
 	if (!d)
 		return;
 	while ((e = readdir(d)) && n < 256) {
-		int seq, pos = 0;
+		int seq;
 
-		if (sscanf(e->d_name, "dump-%d.analysis.json%n", &seq, &pos) == 1 && !e->d_name[pos])
+		if (analysis_seq(e->d_name, &seq) == 0)
 			seqs[n++] = seq;
 	}
 	closedir(d);
