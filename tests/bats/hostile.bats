@@ -3,6 +3,15 @@
 # files swapped or garbled under oomscope, links planted at output paths.
 load helpers
 
+JAVA_DIR="$ROOT/tests/java"
+
+# start_java NAME ARGS...: a JVM in the background, waited for until "ready"
+start_java() {
+  local name=$1; shift
+  start_bg "$name" java "$@"
+  wait_for "$TMP/$name.out" '^ready pid=' 120
+}
+
 # spawn_at_pid PID NAME CMD...: starts CMD in the background as process PID
 # (ns_last_pid set to PID-1 right before each fork, until the fork lands on
 # it), recorded like start_bg. Fails after 500 tries.
@@ -99,3 +108,209 @@ teardown() {
   kill -0 "$tpid"
 }
 
+# start_java_hidden NAME ARGS...: a JVM in a mount namespace of its own where
+# the shim beside oomscope is hidden (a tmpfs over its directory), so
+# --load-shim copies it into the JVM's /tmp; OOMSCOPE_SHIM names that copy
+start_java_hidden() {
+  local name=$1; shift
+  mkdir -p "$TMP/shimdir"
+  cp "$ROOT/build/liboomscope_shim.so" "$TMP/shimdir/"
+  export OOMSCOPE_SHIM="$TMP/shimdir/liboomscope_shim.so"
+  start_bg "$name" unshare -m --propagation private sh -c 'mount -t tmpfs none "$0" && exec java "$@"' "$TMP/shimdir" "$@"
+  wait_for "$TMP/$name.out" '^ready pid=' 120
+  [ ! -e "/proc/$(cat "$TMP/$name.pid")/root$OOMSCOPE_SHIM" ]
+}
+
+@test "the shim copied into the JVM's /tmp: the file it mapped is the one written (inode checked), the copy then removed" {
+  start_java_hidden jvm "$JAVA_DIR/PlantedLeaks.java"
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  run timeout 120 bash -c 'echo $$ > "$0/oomscope.pid"; exec "$1" dump -p "$2" --load-shim -q --no-analyze -o "$0/s.hprof.gz"' \
+    "$TMP" "$OOMSCOPE" "$pid"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"(shim-fork)"* ]]
+  local name; name="oomscope-shim-$(cat "$TMP/oomscope.pid").so"
+  # mapped from the copy, which is gone from /tmp
+  grep -q "/tmp/$name (deleted)$" "/proc/$pid/maps"
+  [ ! -e "/proc/$pid/root/tmp/$name" ]
+  "$OOMSCOPE" hprof check "$TMP/s.hprof.gz" > /dev/null
+}
+
+@test "a file or symlink planted at the shim copy's name in the JVM's /tmp: O_EXCL refuses in one line, the planted file untouched, no shim loaded" {
+  start_java_hidden jvm "$JAVA_DIR/PlantedLeaks.java"
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  echo precious > "$TMP/victim"
+  local kind
+  for kind in symlink file; do
+    # the name is oomscope's PID: plant it under the PID the command will have
+    run timeout 60 bash -c '
+      planted="/proc/$2/root/tmp/oomscope-shim-$$.so"
+      echo "$planted" > "$0/planted"
+      if [ "$3" = symlink ]; then ln -s "$0/victim" "$planted"; else echo planted > "$planted"; fi
+      exec "$1" dump -p "$2" --load-shim -q --no-analyze -o "$0/p.hprof.gz"' "$TMP" "$OOMSCOPE" "$pid" "$kind"
+    local planted; planted=$(cat "$TMP/planted")
+    [ "$status" -eq 1 ]
+    [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == "oomscope dump: cannot put the shim where PID $pid can load it: /tmp/oomscope-shim-"*".so: File exists (not made by this oomscope: refused, left as it is)" ]]
+    if [ "$kind" = symlink ]; then
+      [ -L "$planted" ] && [ "$(readlink "$planted")" = "$TMP/victim" ]
+    else
+      [ "$(cat "$planted")" = planted ]
+    fi
+    rm -f "$planted"
+    [ "$(cat "$TMP/victim")" = precious ]
+    [ ! -e "$TMP/p.hprof.gz" ]
+  done
+  # nothing was loaded: no shim mapped, no socket
+  ! grep -q oomscope-shim "/proc/$pid/maps"
+  [ ! -e "/proc/$pid/root/tmp/.oomscope-shim.$pid" ]
+}
+
+@test "a symlink planted at the dump path or at analyze -o: refused in one line before anything is done, the file it names untouched" {
+  start_java jvm "$JAVA_DIR/PlantedLeaks.java"
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  echo precious > "$TMP/victim"
+  ln -s "$TMP/victim" "$TMP/d.hprof.gz"
+  run timeout 60 "$OOMSCOPE" dump -p "$pid" --load-shim -q -o "$TMP/d.hprof.gz"
+  [ "$status" -eq 1 ]
+  [ "$output" = "oomscope dump: $TMP/d.hprof.gz: a symbolic link: refused (name the file it points to, or remove it)" ]
+  [ -L "$TMP/d.hprof.gz" ] && [ "$(cat "$TMP/victim")" = precious ]
+  # the JVM was not touched: no shim loaded
+  ! grep -q liboomscope_shim "/proc/$pid/maps"
+  # a dangling link too (it would create the file it names)
+  ln -s "$TMP/nowhere" "$TMP/dangling.hprof.gz"
+  run timeout 60 "$OOMSCOPE" dump -p "$pid" --method jvm -q -o "$TMP/dangling.hprof.gz"
+  [ "$status" -eq 1 ]
+  [ ! -e "$TMP/nowhere" ]
+  # a real dump, then analyze -o at a planted link
+  run timeout 120 "$OOMSCOPE" dump -p "$pid" --method jvm -q --no-analyze -o "$TMP/real.hprof.gz"
+  [ "$status" -eq 0 ]
+  ln -s "$TMP/victim" "$TMP/a.json"
+  run timeout 60 "$OOMSCOPE" analyze --json -o "$TMP/a.json" "$TMP/real.hprof.gz"
+  [ "$status" -eq 1 ]
+  [ "$output" = "oomscope analyze: $TMP/a.json: a symbolic link: refused (name the file it points to, or remove it)" ]
+  [ -L "$TMP/a.json" ] && [ "$(cat "$TMP/victim")" = precious ]
+  run timeout 60 "$OOMSCOPE" analyze --retained-tsv "$TMP/a.json" -o "$TMP/a.txt" "$TMP/real.hprof.gz"
+  [ "$status" -eq 1 ]
+  [ "$output" = "oomscope analyze: $TMP/a.json: a symbolic link: refused (name the file it points to, or remove it)" ]
+  [ -L "$TMP/a.json" ] && [ "$(cat "$TMP/victim")" = precious ] && [ ! -e "$TMP/a.txt" ]
+  # /dev/stdout, a link to a stream, stays usable
+  run timeout 60 "$OOMSCOPE" analyze --json -o /dev/stdout "$TMP/real.hprof.gz"
+  [ "$status" -eq 0 ]
+  jq -e . <<<"$output" > /dev/null
+}
+
+# garble FILE HOW: rewrites FILE in place (the same inode, so what oomscope
+# opened while it was mapped reads the new bytes): trunc (100 bytes left),
+# ehdr (a valid ELF header with absurd offsets and counts), shdrs (every
+# section header pointing far past the end), noise (random bytes after the
+# ELF identification)
+garble() {
+  python3 - "$1" "$2" <<'PY'
+import os, struct, sys
+path, how = sys.argv[1], sys.argv[2]
+with open(path, "r+b") as f:
+    data = bytearray(f.read())
+    if how == "trunc":
+        f.truncate(100)
+        sys.exit(0)
+    if how == "ehdr":
+        struct.pack_into("<QQ", data, 0x20, 0x7fffffffffff0000, 0xfffffffffffff000)
+        struct.pack_into("<HHH", data, 0x3a, 64, 0xffff, 0xfffe)
+    elif how == "shdrs":
+        shoff, = struct.unpack_from("<Q", data, 0x28)
+        shnum, = struct.unpack_from("<H", data, 0x3c)
+        for i in range(shnum):
+            o = shoff + 64 * i
+            struct.pack_into("<I", data, o, 0xffffffff)                # sh_name
+            struct.pack_into("<QQI", data, o + 0x18, 0xffffffffffff0000 + i, 0x7fffffffffffffff, 0xffff)
+    elif how == "noise":
+        data[16:] = os.urandom(len(data) - 16)
+    f.seek(0)
+    f.write(data)
+PY
+}
+
+@test "a library of the target garbled on disk while it is mapped (absurd header, absurd sections, cut short, noise): its frames stay unsymbolized, the run and symbolize finish" {
+  mkdir "$TMP/lib" "$TMP/bin"
+  cc -O1 -g -fno-omit-frame-pointer -fPIC -shared -o "$TMP/bin/libevil.so" "$ROOT/tests/targets/dlopen/lib.c"
+  cc -O1 -g -fno-omit-frame-pointer -o "$TMP/bin/dlopen_target" "$ROOT/tests/targets/dlopen/main.c"
+  local how st g tpid
+  # ehdr and shdrs leave the code as it was: garbled before the library's
+  # code runs, so oomscope reads only the garbled file; trunc after (code
+  # cut short would fault), when its symbols were read already
+  for how in ehdr shdrs trunc; do
+    cp "$TMP/bin/libevil.so" "$TMP/lib/libevil.so"
+    start_bg "run-$how" timeout 60 "$OOMSCOPE" run -i 0.5 -d 4 -o "$TMP/run-$how" -- "$TMP/bin/dlopen_target" "$TMP/lib/libevil.so" 30
+    wait_for "$TMP/run-$how.out" '^loaded pid=' 20
+    tpid=$(sed -n 's/^loaded pid=//p' "$TMP/run-$how.out")
+    [ "$how" = trunc ] || garble "$TMP/lib/libevil.so" "$how"
+    kill -USR1 "$tpid"
+    wait_for "$TMP/run-$how.out" '^opened 30$' 10
+    [ "$how" != trunc ] || garble "$TMP/lib/libevil.so" "$how"
+    st=0
+    wait_exit "$(cat "$TMP/run-$how.pid")" 40 || st=$?
+    [ "$st" -eq 0 ] || { echo "# $how: run exit $st" >&3; sed 's/^/#   /' "$TMP/run-$how.out" >&3; false; }
+    g=$(jq -c '.groups[] | select(.kind == "anon_inode:[eventfd]")' "$TMP/run-$how/fds.json")
+    [ "$(jq .count <<<"$g")" -eq 30 ]
+    # the program's and libc's frames still named
+    jq -e '[.stacks[].frames[].symbol] | index("main") != null' <<<"$g"
+    # the library's frame by module and offset, no name from the garbled file
+    [ "$how" = trunc ] || jq -e '[.stacks[].frames[] | select(.module | endswith("/libevil.so"))] | length > 0 and all(.symbol == null and .offset > 0)' <<<"$g"
+  done
+  # offline: each garbling of the file, found by name in the directory given
+  for how in trunc noise ehdr shdrs; do
+    rm -rf "$TMP/lib"; mkdir "$TMP/lib"
+    cp "$TMP/bin/libevil.so" "$TMP/lib/libevil.so"
+    garble "$TMP/lib/libevil.so" "$how"
+    run timeout 60 "$OOMSCOPE" symbolize -o "$TMP/sym-$how.json" "$TMP/run-ehdr/fds.json" "$TMP/lib"
+    [ "$status" -eq 0 ] || { echo "# $how: symbolize exit $status: $output" >&3; false; }
+    jq -e '[.groups[] | select(.kind == "anon_inode:[eventfd]") | .stacks[].frames[] | select(.module | endswith("/libevil.so"))] | length > 0 and all(.symbol == null)' "$TMP/sym-$how.json"
+  done
+}
+
+# the JVM's child processes (the shim's dump child), one per line
+jvm_children() { cat /proc/"$1"/task/*/children 2> /dev/null | tr ' ' '\n' | grep -E '^[0-9]+$' || true; }
+
+@test "the target SIGKILLed while the JVM's own dumper writes: one line, no file at the dump path, no temp file, no FIFO left in its /tmp, non-zero" {
+  start_java jvm -Xmx1g "$JAVA_DIR/BusyHeap.java" --live-mb 400 --threads 1
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  start_bg d timeout 300 "$OOMSCOPE" dump -p "$pid" --method jvm -o "$TMP/j.hprof.gz" --no-analyze
+  # killed once the JVM's dump is streaming (the stripped temp file grows)
+  local i; for i in $(seq 1 600); do
+    [ -n "$(find "$TMP" -maxdepth 1 -name 'j.hprof.gz.stripped.tmp.*' -size +1M)" ] && break
+    sleep 0.05
+  done
+  [ -n "$(find "$TMP" -maxdepth 1 -name 'j.hprof.gz.stripped.tmp.*' -size +1M)" ]
+  ls /tmp/oomscope-dump-*-"$pid".fifo
+  kill -KILL "$pid"
+  local st=0
+  wait_exit "$(cat "$TMP/d.pid")" 60 || st=$?
+  [ "$st" -eq 1 ]
+  [ "$(cat "$TMP/d.out")" = "oomscope dump: the target exited during the dump; nothing was kept" ]
+  [ -z "$(find "$TMP" -maxdepth 1 -name 'j.hprof*')" ]
+  ! ls /tmp/oomscope-dump-*-"$pid".fifo 2> /dev/null
+}
+
+@test "the target SIGKILLed during a shim fork-dump: the child finishes its copy, the dump is whole and said so, no child or temp file left" {
+  start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 400 --threads 1
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  start_bg d timeout 300 "$OOMSCOPE" dump -p "$pid" --method shim -o "$TMP/s.hprof.gz" --no-analyze
+  local child= i
+  for i in $(seq 1 600); do
+    child=$(jvm_children "$pid" | head -n 1)
+    [ -n "$child" ] && break
+    sleep 0.05
+  done
+  [ -n "$child" ]
+  sleep 0.5
+  kill -KILL "$pid"
+  local st=0
+  wait_exit "$(cat "$TMP/d.pid")" 280 || st=$?
+  [ "$st" -eq 0 ]
+  grep -q "^dump      $TMP/s.hprof.gz (shim-fork): .* (the target has exited since)$" "$TMP/d.out"
+  "$OOMSCOPE" hprof check "$TMP/s.hprof.gz" > /dev/null
+  [ -z "$(find "$TMP" -maxdepth 1 -name 's.hprof.gz.*')" ]
+  # the dump child ended with its dump (it is nobody's child now: gone, not a zombie)
+  for i in $(seq 1 50); do [ -e /proc/"$child" ] || break; sleep 0.1; done
+  [ ! -e /proc/"$child" ]
+}

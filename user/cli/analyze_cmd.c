@@ -278,6 +278,15 @@ static int analyze_with(int argc, char **argv, const char **classes, const char 
 		return bad(errno == ENOENT || !errno ? "no such file" : strerror(errno), argv[optind]);
 	if (baseline && (stat(baseline, &st) || !S_ISREG(st.st_mode)))
 		return bad(errno == ENOENT || !errno ? "no such baseline file" : strerror(errno), baseline);
+	for (int i = 0; i < 2; i++) {
+		const char *o_path = i ? tsv : out;
+
+		if (o_path && path_is_refused_link(o_path)) {
+			fprintf(stderr, "oomscope analyze: %s: a symbolic link: refused (name the file it points to, or remove it)\n",
+				o_path);
+			return 1;
+		}
+	}
 	o.progress = show_progress;
 	o.pctx = &pr;
 	if (baseline && (e = take_baseline(baseline, &o, &pr, &base))) {

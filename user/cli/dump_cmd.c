@@ -221,6 +221,8 @@ static void print_result(const struct dump_args *a, const struct ooms_dump_resul
 	       res->bytes_out / 1048576.0);
 	if (res->objects) /* the fork-dump counts them; the JVM's dumper does not say */
 		printf(", %" PRIu64 " objects", res->objects);
+	if (res->target_exited) /* a fork-dump's child finishes its copy of the heap */
+		printf(" (the target has exited since)");
 	printf("\n");
 	printf("pause     %.0f ms (the app's), %.1f s in all", res->pause_ms, res->dump_ms / 1000);
 	if (res->attempts > 1) /* a fork that caught a lock held: its walk stalled, the next fork did not */
@@ -233,6 +235,16 @@ static void print_result(const struct dump_args *a, const struct ooms_dump_resul
 		       res->leak_objects, res->top_leak[0] ? "; first: " : "", res->top_leak);
 	else
 		printf("analysis  failed: %s\n", res->analysis_error);
+}
+
+/* The dump's path may not be a symbolic link (but for one to a stream:
+ * /dev/stdout). 1 after saying so. */
+static int refused_link(const char *path)
+{
+	if (!path_is_refused_link(path))
+		return 0;
+	fprintf(stderr, "oomscope dump: %s: a symbolic link: refused (name the file it points to, or remove it)\n", path);
+	return 1;
 }
 
 int cmd_dump(int argc, char **argv)
@@ -259,9 +271,13 @@ int cmd_dump(int argc, char **argv)
 		return bad("which process? give -p PID", NULL);
 	if (optind < argc)
 		return bad("unexpected argument", argv[optind]);
+	if (a.out[0] && refused_link(a.out)) /* before the target is touched */
+		return 1;
 	if (check_target(&a, &rt))
 		return 1;
 	fill_request(&a, &rt, json, txt, sizeof(json));
+	if (refused_link(a.out))
+		return 1;
 	shown = !a.quiet && isatty(2);
 	a.rq.status = show_status;
 	a.rq.sctx = &shown;

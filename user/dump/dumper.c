@@ -219,31 +219,41 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 	struct hprof_strip_stream strip;
 	struct atomic_file af;
 	struct stat st;
-	char fifo_ns[128], fifo[256], plain[4200], proc[32];
+	char fifo_ns[128], plain[4200], proc[32];
+	const char *fifo;
 	uint8_t *buf = NULL;
 	pthread_t t;
-	int fd = -1, e = 0, started = 0, stream = 0;
+	int fd = -1, e = 0, started = 0, stream = 0, root;
 	double t0;
 
 	res->method = "jvm-fifo";
 	snprintf(fifo_ns, sizeof(fifo_ns), "/tmp/oomscope-dump-%d-%d.fifo", (int)getpid(), (int)hs_ns_pid(rq->pid));
-	snprintf(fifo, sizeof(fifo), "/proc/%d/root%s", (int)rq->pid, fifo_ns);
+	fifo = fifo_ns + 1; /* under the target's root, held open: the FIFO is removed even once the target is gone */
+	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)rq->pid);
+	root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0) {
+		e = -errno;
+		snprintf(res->error, sizeof(res->error), "cannot reach PID %d's files: %s", (int)rq->pid, strerror(-e));
+		return e;
+	}
 	snprintf(plain, sizeof(plain), "%s.stripped", rq->out_path);
 	if (path_is_stream(rq->out_path)) /* nothing may be made beside /dev/null */
 		snprintf(plain, sizeof(plain), "/tmp/oomscope-dump-%d.stripped", (int)getpid());
 	if (rq->codec == HPROF_PLAIN)
 		snprintf(plain, sizeof(plain), "%s", rq->out_path);
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)rq->pid);
-	unlink(fifo);
+	unlinkat(root, fifo, 0);
 	/* the FIFO belongs to the JVM's user, who must open it for writing */
-	if (mkfifo(fifo, 0600) != 0 || stat(proc, &st) != 0 || chown(fifo, st.st_uid, st.st_gid) != 0) {
+	if (mkfifoat(root, fifo, 0600) != 0 || stat(proc, &st) != 0 ||
+	    fchownat(root, fifo, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) != 0) {
 		e = -errno;
 		snprintf(res->error, sizeof(res->error), "cannot make a FIFO in PID %d's /tmp: %s", (int)rq->pid,
 			 strerror(-e));
-		unlink(fifo);
+		unlinkat(root, fifo, 0);
+		close(root);
 		return e;
 	}
-	fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW); /* the target owns its /tmp */
+	fd = openat(root, fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW); /* the target owns its /tmp */
 	buf = malloc(READ_CHUNK);
 	if (fd < 0 || !buf || (e = atomic_open_mode(&af, plain, 0600))) {
 		e = e ? e : fd < 0 ? -errno : -ENOMEM;
@@ -292,7 +302,7 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 		}
 		if (__atomic_load_n(&call.rc, __ATOMIC_SEQ_CST) != -1 && r == 0)
 			break; /* the command answered and nothing more comes */
-		if (!proc_exists(rq->pid)) {
+		if (!proc_alive(rq->pid)) {
 			e = e ? e : -ESRCH;
 			break;
 		}
@@ -303,10 +313,12 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 	started = 0;
 	res->pause_ms = mono_ms() - t0; /* the JVM dumps at a safepoint: the app waits for all of it */
 	if (!e && (call.rc || !strstr(call.r.out, "Heap dump file created"))) {
-		e = call.rc ? call.rc : -EIO;
-		snprintf(res->error, sizeof(res->error), "the JVM did not dump: %.200s",
-			 call.rc ? call.err : call.r.out);
-	} else if (e == -ESRCH) {
+		e = !proc_alive(rq->pid) ? -ESRCH : call.rc ? call.rc : -EIO; /* killed while it wrote */
+		if (e != -ESRCH)
+			snprintf(res->error, sizeof(res->error), "the JVM did not dump: %.200s",
+				 call.rc ? call.err : call.r.out);
+	}
+	if (e == -ESRCH) {
 		snprintf(res->error, sizeof(res->error), "the target exited during the dump; nothing was kept");
 	}
 	if (!e && (e = hprof_strip_stream_finish(&strip)))
@@ -333,7 +345,8 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(buf);
-	unlink(fifo);
+	unlinkat(root, fifo, 0);
+	close(root);
 	return e;
 }
 
@@ -453,7 +466,7 @@ static void analyze(const struct ooms_dump_request *rq, struct ooms_dump_result 
 static int dump_done(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int e, double t0)
 {
 	res->dump_ms = mono_ms() - t0;
-	res->target_exited = !proc_exists(rq->pid);
+	res->target_exited = !proc_alive(rq->pid);
 	if (e)
 		return e;
 	res->ok = 1;
@@ -519,7 +532,7 @@ int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result 
 
 		e = shim_client_armfd(rq->pid, fileno(af.f), rq->op == HPROF_OP_STRIP_KOOM ? "koom" : "app",
 				      codec_word(rq->codec), rq->level, &conn, line, sizeof(line), 5000);
-		if (!e || (e != -ENOENT && e != -ECONNREFUSED) || !proc_exists(rq->pid))
+		if (!e || (e != -ENOENT && e != -ECONNREFUSED) || !proc_alive(rq->pid))
 			break;
 		if (poll(&p, 1, 200) != 0) {
 			atomic_abort(&af);

@@ -211,6 +211,20 @@ int64_t proc_start_time(pid_t pid)
 	return (int64_t)v;
 }
 
+int proc_alive(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	n = proc_read_file(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
 int proc_exists(pid_t pid)
 {
 	char path[64];

@@ -36,6 +36,9 @@ int proc_exists(pid_t pid);
  * boot): with the PID, it names one process; a PID reused by another
  * process has another start time. -errno when it cannot be read. */
 int64_t proc_start_time(pid_t pid);
+/* 1 when the process exists and has not exited (a zombie has: its parent
+ * has yet to reap it), else 0. */
+int proc_alive(pid_t pid);
 /* Up to len bytes of a small /proc file into buf (one read, no NUL added):
  * bytes read, or -errno. */
 ssize_t proc_read_file(const char *path, void *buf, size_t len);

@@ -12,6 +12,7 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -193,18 +194,57 @@ const char *shim_client_library(void)
 	return access(path, R_OK) == 0 ? path : NULL;
 }
 
+int shim_client_maps_match(const char *maps, const char *base, dev_t dev, ino_t ino, char *why, size_t why_len)
+{
+	size_t blen = strlen(base);
+	int seen = 0;
+
+	for (const char *l = maps; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *end = strchr(l, '\n') ? strchr(l, '\n') : l + strlen(l), *path;
+		unsigned int maj, min;
+		unsigned long long inode;
+		int off = 0;
+		size_t plen;
+
+		/* start-end perms offset MAJ:MIN inode   path */
+		if (sscanf(l, "%*s %*s %*s %x:%x %llu %n", &maj, &min, &inode, &off) != 3 || !off || l + off > end)
+			continue;
+		path = l + off;
+		plen = (size_t)(end - path);
+		if (plen >= 10 && !memcmp(path + plen - 10, " (deleted)", 10))
+			plen -= 10;
+		if (plen <= blen || memcmp(path + plen - blen, base, blen) || path[plen - blen - 1] != '/')
+			continue;
+		if (maj != major(dev) || min != minor(dev) || inode != (unsigned long long)ino) {
+			snprintf(why, why_len, "maps %.*s from inode %02x:%02x %llu, not the file oomscope wrote "
+				 "(%02x:%02x %llu)", (int)(plen > 200 ? 200 : plen), path, maj, min, inode,
+				 major(dev), minor(dev), (unsigned long long)ino);
+			return 0;
+		}
+		seen = 1;
+	}
+	if (!seen)
+		snprintf(why, why_len, "maps no %s", base);
+	return seen;
+}
+
 /* The shim as the target sees it: the same file when its mount namespace
- * shows it at the same path, else a copy in the target's /tmp. */
-static int shim_for_target(pid_t pid, const char *shim, char *out, size_t len)
+ * shows it at the same path, else a copy in the target's /tmp, made new
+ * (never through what is at that name already: the target owns its /tmp).
+ * *copied 1 for a copy; *st the file's identity, for the check of what the
+ * JVM mapped. */
+static int shim_for_target(pid_t pid, const char *shim, char *out, size_t len, int *copied, struct stat *st)
 {
 	char there[PATH_MAX + 64];
 	struct stat a, b;
 	int in, o, e = 0;
 	off_t off = 0;
 
+	*copied = 0;
 	snprintf(there, sizeof(there), "/proc/%d/root%s", (int)pid, shim);
 	if (stat(shim, &a) == 0 && stat(there, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
 		snprintf(out, len, "%s", shim);
+		*st = b;
 		return 0;
 	}
 	snprintf(out, len, "/tmp/oomscope-shim-%d.so", (int)getpid());
@@ -212,26 +252,80 @@ static int shim_for_target(pid_t pid, const char *shim, char *out, size_t len)
 	in = open(shim, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
-	unlink(there);
 	o = open(there, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (o < 0) {
 		e = -errno;
 		close(in);
 		return e;
 	}
-	if (fstat(in, &a) != 0 || sendfile(o, in, &off, (size_t)a.st_size) != a.st_size)
+	*copied = 1;
+	if (fstat(in, &a) != 0 || sendfile(o, in, &off, (size_t)a.st_size) != a.st_size || fstat(o, st) != 0)
 		e = -EIO;
 	close(in);
 	close(o);
 	return e;
 }
 
+/* Removes the copy, when the name still holds it (not a file put there since). */
+static void shim_copy_remove(pid_t pid, const char *path, const struct stat *st)
+{
+	char there[PATH_MAX + 64];
+	struct stat now;
+
+	snprintf(there, sizeof(there), "/proc/%d/root%s", (int)pid, path);
+	if (lstat(there, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino)
+		unlink(there);
+}
+
+/* The JVM mapped the shim from the file checked or written: 0, or -EPERM
+ * with why in err. */
+static int shim_mapped_ours(pid_t pid, const char *path, const struct stat *st, char *err, size_t err_len)
+{
+	char maps_path[64], why[400];
+	size_t cap = 1 << 16, n = 0;
+	char *maps = malloc(cap);
+	int fd, ok;
+	ssize_t r;
+
+	snprintf(maps_path, sizeof(maps_path), "/proc/%d/maps", (int)pid);
+	fd = open(maps_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !maps) {
+		snprintf(err, err_len, "cannot read /proc/%d/maps to check the shim it loaded: %s", (int)pid,
+			 strerror(fd < 0 ? errno : ENOMEM));
+		free(maps);
+		if (fd >= 0)
+			close(fd);
+		return -EPERM;
+	}
+	while ((r = read(fd, maps + n, cap - n - 1)) > 0) {
+		char *more;
+
+		n += (size_t)r;
+		if (n + 1 < cap)
+			continue;
+		more = realloc(maps, cap * 2);
+		if (!more)
+			break;
+		maps = more;
+		cap *= 2;
+	}
+	close(fd);
+	maps[n] = 0;
+	ok = shim_client_maps_match(maps, strrchr(path, '/') + 1, st->st_dev, st->st_ino, why, sizeof(why));
+	free(maps);
+	if (ok)
+		return 0;
+	snprintf(err, err_len, "JVM %d %s: refused (its shim is not oomscope's; nothing is asked of it)", (int)pid, why);
+	return -EPERM;
+}
+
 int shim_client_load_hotspot(pid_t pid, const char *shim, char *err, size_t err_len)
 {
 	struct hs_attach_result r;
 	char path[PATH_MAX], line[128];
+	struct stat st;
 	long long deadline;
-	int e;
+	int e, copied = 0;
 
 	if (!shim) {
 		snprintf(err, err_len, "liboomscope_shim.so not found beside oomscope (build it with make, or set OOMSCOPE_SHIM)");
@@ -239,18 +333,28 @@ int shim_client_load_hotspot(pid_t pid, const char *shim, char *err, size_t err_
 	}
 	if (shim_client_ask(pid, "ping", line, sizeof(line), 1000) == 0 && !strncmp(line, "ok ", 3))
 		return 0; /* loaded already */
-	if ((e = shim_for_target(pid, shim, path, sizeof(path)))) {
-		snprintf(err, err_len, "cannot put the shim where PID %d can load it: %s", (int)pid, strerror(-e));
+	if ((e = shim_for_target(pid, shim, path, sizeof(path), &copied, &st))) {
+		if (copied)
+			shim_copy_remove(pid, path, &st);
+		snprintf(err, err_len, "cannot put the shim where PID %d can load it: %s%s%s", (int)pid,
+			 e == -EEXIST || e == -ELOOP ? path : "", e == -EEXIST || e == -ELOOP ? ": " : "", strerror(-e));
+		if (e == -EEXIST || e == -ELOOP)
+			snprintf(err + strlen(err), err_len - strlen(err), " (not made by this oomscope: refused, left as it is)");
 		return e;
 	}
 	e = hs_attach_command(pid, "load", path, "true", "", 15000, &r, err, err_len);
+	/* "0" then "return code: N" (Agent_OnAttach's answer) */
+	if (!e && (r.code != 0 || (strstr(r.out, "return code:") && atoi(strstr(r.out, "return code:") + 12) != 0))) {
+		snprintf(err, err_len, "JVM %d refused the shim: %.200s", (int)pid, r.out[0] ? r.out : "no reason given");
+		e = -EPERM;
+	}
+	/* what it mapped is the file written or checked here, not one put in its place */
+	if (!e)
+		e = shim_mapped_ours(pid, path, &st, err, err_len);
+	if (copied) /* mapped, or not to be: the copy is not needed any more */
+		shim_copy_remove(pid, path, &st);
 	if (e)
 		return e;
-	/* "0" then "return code: N" (Agent_OnAttach's answer) */
-	if (r.code != 0 || (strstr(r.out, "return code:") && atoi(strstr(r.out, "return code:") + 12) != 0)) {
-		snprintf(err, err_len, "JVM %d refused the shim: %.200s", (int)pid, r.out[0] ? r.out : "no reason given");
-		return -EPERM;
-	}
 	for (deadline = mono_ms() + 5000; mono_ms() < deadline; usleep(20000))
 		if (shim_client_ask(pid, "ping", line, sizeof(line), 1000) == 0 && !strncmp(line, "ok ", 3))
 			return 0;

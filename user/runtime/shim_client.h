@@ -34,6 +34,11 @@ double shim_line_num(const char *line, const char *key, double dflt);
  * mount namespace cannot see shim_path. Waits for the socket. 0, or -errno
  * with one line in err. */
 int shim_client_load_hotspot(pid_t pid, const char *shim_path, char *err, size_t err_len);
+/* After the load: does the process whose /proc/PID/maps text is maps map
+ * the file named base (the last element of its path) only from the inode
+ * dev:ino that oomscope wrote or checked? 1 yes; 0 no (a mapping of that
+ * name from another file, or none), why said in one line in why. */
+int shim_client_maps_match(const char *maps, const char *base, dev_t dev, ino_t ino, char *why, size_t why_len);
 /* Where the shim library is: beside the oomscope binary (build/), or
  * $OOMSCOPE_SHIM. NULL when not found. */
 const char *shim_client_library(void);

@@ -15,6 +15,13 @@ bool path_is_stream(const char *path)
 	return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
+bool path_is_refused_link(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && !path_is_stream(path);
+}
+
 int atomic_open(struct atomic_file *af, const char *path)
 {
 	return atomic_open_mode(af, path, 0644);

@@ -20,6 +20,11 @@ struct atomic_file {
 /* True when path exists and is a character device, FIFO or socket
  * (symlinks followed: /dev/stdout is one). */
 bool path_is_stream(const char *path);
+/* True when path is a symbolic link that does not lead to a stream: an
+ * output a user named is refused so (oomscope runs as root; a link planted
+ * at the name would have it replace or write what the link names), while
+ * /dev/stdout, a link to a stream, stays usable. */
+bool path_is_refused_link(const char *path);
 /* Opens a temp file beside path (mode 0644, O_EXCL|O_NOFOLLOW, close-on-exec),
  * or path itself when it is a stream. 0 or -errno. */
 int atomic_open(struct atomic_file *af, const char *path);
