@@ -3,7 +3,7 @@
  * 4399 bytes) is read with and without an fd passed. An answer is a known
  * command with known settings and, for dump, a path that is one word of the
  * line; a refusal is an "error ..." line; the fd changes nothing but
- * dumpfd's and armoom's need of one. With OOMS_FUZZ_PRINT set (the replays
+ * dumpfd's and armoom's need of one (without it the usage is the answer). With OOMS_FUZZ_PRINT set (the replays
  * in tests/bats/fuzz.bats) each input's reading is printed. */
 #include <stdint.h>
 #include <stdio.h>
@@ -68,8 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (e1 == 0 && e0 == 0 && (r0.cmd != r1.cmd || r0.op != r1.op || r0.codec != r1.codec ||
 				   r0.level != r1.level || (r0.path && strcmp(r0.path, r1.path))))
 		abort(); /* the fd changed the reading */
-	if (e1 && (e0 == 0 || strcmp(reply0, reply1)))
-		abort(); /* refused with an fd, but not without, or not the same way */
+	if (e1 && !e0)
+		abort(); /* refused with an fd, but not without */
 	if (e0 && !e1 && r1.cmd != SHIM_CMD_DUMPFD && r1.cmd != SHIM_CMD_ARMOOM)
 		abort(); /* only dumpfd and armoom need the fd */
 	if (getenv("OOMS_FUZZ_PRINT")) {
