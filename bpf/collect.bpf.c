@@ -66,6 +66,7 @@ struct {
 struct pending_thread {
 	__u64 start;
 	__u64 sp;
+	__u64 lr;
 	__s32 stack_bytes;
 	__u64 ustack[OOMS_STACK_DEPTH];
 	__u64 slice[OOMS_SLICE_WORDS];
@@ -111,6 +112,12 @@ static __always_inline __u64 user_sp(struct pt_regs *regs)
 {
 	return BPF_CORE_READ(regs, sp);
 }
+/* The return address is on the stack (in the slice): no link register. */
+static __always_inline __u64 user_lr(struct pt_regs *regs)
+{
+	return 0;
+}
+#define UPROBE_LR(ctx) 0
 #elif defined(__TARGET_ARCH_arm64)
 static __always_inline long sys_nr(struct pt_regs *regs)
 {
@@ -124,6 +131,15 @@ static __always_inline __u64 user_sp(struct pt_regs *regs)
 {
 	return BPF_CORE_READ(regs, sp);
 }
+/* x30: the return address of a function that has not saved it yet (libc's
+ * syscall wrappers are leaves; a uprobe fires before the prologue). User
+ * space strips a pointer-authentication signature from it. */
+static __always_inline __u64 user_lr(struct pt_regs *regs)
+{
+	return BPF_CORE_READ(regs, regs[30]);
+}
+/* a uprobe's own context is the user registers (struct user_pt_regs) */
+#define UPROBE_LR(ctx) PT_REGS_RET(ctx)
 #else
 #error "unsupported architecture"
 #endif
@@ -162,13 +178,15 @@ static __always_inline struct ooms_event *event_start(__u16 type)
 	e->arg1 = 0;
 	e->live = 0;
 	e->nr = 0;
+	e->lr = 0;
 	return e;
 }
 
-static __always_inline void event_stack(void *ctx, struct ooms_event *e, __u64 sp)
+static __always_inline void event_stack(void *ctx, struct ooms_event *e, __u64 sp, __u64 lr)
 {
 	e->stack_bytes = bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK);
 	e->sp = sp;
+	e->lr = lr;
 	read_slice(e->slice, sp);
 }
 
@@ -234,7 +252,7 @@ static __always_inline void fd_added(void *ctx, struct pt_regs *regs, long nr, _
 	e->arg0 = fd2;
 	e->live = totals.fds_live;
 	e->nr = nr;
-	event_stack(ctx, e, user_sp(regs));
+	event_stack(ctx, e, user_sp(regs), user_lr(regs));
 	event_send(e);
 }
 
@@ -273,7 +291,7 @@ static __always_inline void map_big(void *ctx, struct pt_regs *regs, long nr, __
 	e->arg0 = len;
 	e->arg1 = flags;
 	e->nr = nr;
-	event_stack(ctx, e, user_sp(regs));
+	event_stack(ctx, e, user_sp(regs), user_lr(regs));
 	event_send(e);
 }
 
@@ -288,8 +306,8 @@ static __always_inline void read_deep(__u64 *deep, __u64 sp)
 }
 
 /* Fills a big allocation event (all but ret). */
-static __always_inline void alloc_fill(void *ctx, struct ooms_alloc_event *a, __u64 sp, __u64 bytes, __u64 fn,
-				       __u32 nr)
+static __always_inline void alloc_fill(void *ctx, struct ooms_alloc_event *a, __u64 sp, __u64 lr, __u64 bytes,
+				       __u64 fn, __u32 nr)
 {
 	struct ooms_event *e = &a->ev;
 	__u32 size = alloc_stack_bytes;
@@ -308,6 +326,7 @@ static __always_inline void alloc_fill(void *ctx, struct ooms_alloc_event *a, __
 		size = sizeof(e->ustack);
 	e->stack_bytes = bpf_get_stack(ctx, e->ustack, size, BPF_F_USER_STACK);
 	e->sp = sp;
+	e->lr = lr;
 	read_slice(e->slice, sp);
 	read_deep(a->deep, sp);
 }
@@ -348,7 +367,7 @@ static __always_inline void alloc_syscall(void *ctx, struct pt_regs *regs, long 
 		__sync_fetch_and_add(&totals.ringbuf_drops, 1);
 		return;
 	}
-	alloc_fill(ctx, a, user_sp(regs), bytes, fn, nr);
+	alloc_fill(ctx, a, user_sp(regs), user_lr(regs), bytes, fn, nr);
 	a->ev.ret = addr;
 	event_send(&a->ev);
 }
@@ -563,13 +582,14 @@ int BPF_PROG(thread_new, struct task_struct *parent, struct task_struct *child)
 		e->arg1 = p->start;
 		e->stack_bytes = p->stack_bytes;
 		e->sp = p->sp;
+		e->lr = p->lr;
 		__builtin_memcpy(e->ustack, p->ustack, sizeof(e->ustack));
 		__builtin_memcpy(e->slice, p->slice, sizeof(e->slice));
 		bpf_map_delete_elem(&pending_threads, &tid);
 	} else {
 		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 
-		event_stack(ctx, e, BPF_CORE_READ(regs, sp));
+		event_stack(ctx, e, user_sp(regs), user_lr(regs));
 	}
 	event_send(e);
 	return 0;
@@ -618,6 +638,7 @@ int BPF_KPROBE(pthread_create_entry, void *thread, void *attr, void *start)
 		return 0;
 	p->start = (__u64)start;
 	p->sp = PT_REGS_SP(ctx);
+	p->lr = UPROBE_LR(ctx);
 	p->stack_bytes = bpf_get_stack(ctx, p->ustack, sizeof(p->ustack), BPF_F_USER_STACK);
 	read_slice(p->slice, p->sp);
 	bpf_map_update_elem(&pending_threads, &tid, p, BPF_ANY);

@@ -14,7 +14,7 @@
 #include <stdint.h> /* user space; BPF gets the same names from vmlinux.h */
 #endif
 
-#define OOMS_EVENT_VERSION 2
+#define OOMS_EVENT_VERSION 3   /* 3: lr added to struct ooms_event */
 #define OOMS_STACK_DEPTH 40   /* frames captured by bpf_get_stack */
 #define OOMS_SLICE_WORDS 32   /* words copied from the user stack pointer up */
 #define OOMS_COMM_LEN 16
@@ -101,6 +101,9 @@ struct ooms_event {
 	int32_t stack_bytes;  /* bytes of ustack filled, or a negative errno */
 	uint64_t ustack[OOMS_STACK_DEPTH];
 	uint64_t sp;          /* user stack pointer at the probe */
+	uint64_t lr;          /* user link register at the probe (arm64 x30: the return address
+			       * while the function has not saved it; may carry a pointer-
+			       * authentication signature in its top bits); 0 on x86_64 */
 	uint64_t slice[OOMS_SLICE_WORDS]; /* user stack words from sp up (zero where unreadable) */
 };
 

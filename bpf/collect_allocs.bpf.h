@@ -63,7 +63,7 @@ static __always_inline int alloc_enter(struct pt_regs *ctx, __u64 fn, __u64 byte
 	struct ooms_alloc_event *a;
 
 	struct outer_call *outer, call;
-	__u64 sp = PT_REGS_SP(ctx);
+	__u64 sp = PT_REGS_SP(ctx), lr = UPROBE_LR(ctx);
 
 	if (bytes < big_alloc_bytes || !is_target())
 		return 0;
@@ -85,14 +85,14 @@ static __always_inline int alloc_enter(struct pt_regs *ctx, __u64 fn, __u64 byte
 			__sync_fetch_and_add(&totals.ringbuf_drops, 1);
 			return 0;
 		}
-		alloc_fill(ctx, a, sp, bytes, fn, 0);
+		alloc_fill(ctx, a, sp, lr, bytes, fn, 0);
 		event_send(&a->ev);
 		return 0;
 	}
 	p = bpf_map_lookup_elem(&alloc_scratch, &zero);
 	if (!p)
 		return 0;
-	alloc_fill(ctx, &p->a, sp, bytes, fn, 0);
+	alloc_fill(ctx, &p->a, sp, lr, bytes, fn, 0);
 	p->memptr = fn == AF_POSIX_MEMALIGN ? memptr : 0;
 	if (bpf_map_update_elem(&pending_allocs, &tid, p, BPF_ANY))
 		__sync_fetch_and_add(&totals.set_full_drops, 1); /* over 1024 threads in a big call */
@@ -134,6 +134,7 @@ static __always_inline void alloc_gone(__u64 ptr, __u64 fn)
 	e->arg1 = fn;
 	e->stack_bytes = 0;
 	e->sp = 0;
+	e->lr = 0;
 	event_send(e);
 }
 

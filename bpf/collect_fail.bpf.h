@@ -95,7 +95,7 @@ static __always_inline void call_failed(void *ctx, struct pt_regs *regs, long sl
 	e->arg1 = (__u64)(__u32)key.stack_id << 32 | (__u32)count;
 	e->live = cls == SC_CLONE ? totals.threads_live : totals.fds_live;
 	e->nr = slot;
-	event_stack(ctx, e, user_sp(regs));
+	event_stack(ctx, e, user_sp(regs), user_lr(regs));
 	read_deep(a->deep, e->sp);
 	/* a failure is what the collector must see before the process dies */
 	bpf_ringbuf_submit(a, BPF_RB_FORCE_WAKEUP);

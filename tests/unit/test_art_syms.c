@@ -13,7 +13,16 @@
 #include "shim/art_syms.c"
 #include "shim/elfsym.c"
 
-#define LIBART "/usr/lib/x86_64-linux-gnu/android/libart.so.0"
+/* Debian's multiarch directory of the build's own arch (android-libart of
+ * that arch: on arm64, android-libart:arm64, also under qemu-user) */
+#if defined(__x86_64__)
+#define MULTIARCH "x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH "aarch64-linux-gnu"
+#else
+#error "unsupported architecture"
+#endif
+#define LIBART "/usr/lib/" MULTIARCH "/android/libart.so.0"
 
 /* The address nm gives for name (dynamic: nm -D), or 0. */
 static uint64_t nm_addr(const char *file, const char *name, int dynamic)

@@ -164,6 +164,86 @@ __attribute__((noinline)) static void known_caller(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* The link register: a synthetic event at the first instruction of libc's
+ * open (a uprobe there, or a syscall in a leaf wrapper) whose
+ * frame-pointer chain skipped the caller. On arm64 the caller is only in lr;
+ * on x86_64 it is on the stack and lr is ignored. */
+static void test_stackfix_lr(struct ooms_symbolizer *sym, struct ooms_stackfix *fx)
+{
+	uint64_t in[2], out[8], slice[32] = {0}, pc = (uint64_t)&open, up = (uint64_t)__builtin_return_address(0);
+	uint64_t sp = 0x7ff000000000ull;
+	struct ooms_frame f;
+	size_t n;
+
+	known_caller(); /* slice_caller_ret: a return address in known_caller */
+	in[0] = pc;
+	in[1] = up; /* the caller's caller, from the frame-pointer chain */
+#if defined(__aarch64__)
+	{
+		struct ooms_unwind_rule r;
+		uint64_t leaf = 0, pac = 0x2Aull << 56 | 0x5Bull << 48;
+
+		slice[0] = 42;
+		slice[2] = up; /* return addresses on the stack that are not the caller */
+		slice[3] = slice_caller_ret + 8;
+		n = ooms_stackfix_repair(fx, in, 2, sp, slice_caller_ret, slice, 32, out, 8);
+		TAP_EQ_INT(n, 3, "entry of open: pc, lr, the chain");
+		TAP_OK(out[0] == pc && out[1] == slice_caller_ret && out[2] == up, "the caller recovered from lr");
+		memset(&f, 0, sizeof(f));
+		ooms_sym_resolve(sym, out[1], 1, &f);
+		TAP_EQ_STR(f.symbol, "known_caller", "the lr frame names the caller");
+
+		n = ooms_stackfix_repair(fx, in, 2, sp, slice_caller_ret | pac, slice, 32, out, 8);
+		TAP_OK(n == 3 && out[1] == slice_caller_ret,
+		       "a pointer-authentication signature is stripped from lr (mask %#llx)",
+		       (unsigned long long)ooms_sym_code_mask(sym));
+		TAP_OK((slice_caller_ret & ooms_sym_code_mask(sym)) == slice_caller_ret &&
+		       (pc & ooms_sym_code_mask(sym)) == pc, "the mask keeps every mapped code address");
+
+		in[1] = slice_caller_ret;
+		n = ooms_stackfix_repair(fx, in, 2, sp, slice_caller_ret, slice, 32, out, 8);
+		TAP_OK(n == 2 && out[1] == slice_caller_ret, "no duplicate when the chain already has lr");
+		in[1] = up;
+
+		/* a leaf: libc's eventfd never saves x30; at its svc only lr has the caller */
+		for (uint64_t d = 0; d < 16 && !leaf; d += 4)
+			if (ooms_sym_unwind_at(sym, (uint64_t)&eventfd + d, &r) == 0 && r.ra_reg == 30 && d)
+				leaf = (uint64_t)&eventfd + d;
+		TAP_OK(leaf != 0, "a pc inside the leaf eventfd with the return address in x30");
+		in[0] = leaf;
+		n = ooms_stackfix_repair(fx, in, 2, sp, slice_caller_ret, slice, 32, out, 8);
+		TAP_OK(n == 3 && out[1] == slice_caller_ret && out[2] == up, "stackfix takes lr at a leaf pc");
+		n = ooms_stackfix_repair(fx, in, 2, sp, 0, slice, 32, out, 8);
+		TAP_OK(n >= 2 && out[1] != slice_caller_ret, "without lr the caller is not invented (%zu frames)", n);
+
+		/* after the prologue a signed saved LR in the slice is stripped too */
+		{
+			uint64_t saved_pc = 0, big[32] = {0};
+
+			for (uint64_t d = 4; d < 64 && !saved_pc; d += 4)
+				if (ooms_sym_unwind_at(sym, pc + d, &r) == 0 && r.ra_reg < 0 &&
+				    r.cfa_from_sp + r.ra_from_cfa >= 0 && r.cfa_from_sp + r.ra_from_cfa < 256)
+					saved_pc = pc + d;
+			TAP_OK(saved_pc != 0, "open saves x30 in its prologue");
+			big[(r.cfa_from_sp + r.ra_from_cfa) / 8] = slice_caller_ret | pac;
+			in[0] = saved_pc;
+			n = ooms_stackfix_repair(fx, in, 2, sp, 0x1234, big, 32, out, 8);
+			TAP_OK(n >= 2 && out[1] == slice_caller_ret, "a signed saved LR is stripped; a stale lr is not taken");
+		}
+	}
+#else
+	slice[0] = slice_caller_ret; /* at entry the return address is at sp */
+	n = ooms_stackfix_repair(fx, in, 2, sp, 0, slice, 32, out, 8);
+	TAP_OK(n == 3 && out[1] == slice_caller_ret && out[2] == up, "entry of open: the caller from the slice word at sp");
+	memset(&f, 0, sizeof(f));
+	ooms_sym_resolve(sym, out[1], 1, &f);
+	TAP_EQ_STR(f.symbol, "known_caller", "the slice frame names the caller");
+	n = ooms_stackfix_repair(fx, in, 2, sp, up + 1, slice, 32, out, 8);
+	TAP_OK(n == 3 && out[1] == slice_caller_ret && out[2] == up, "x86_64: lr is ignored");
+	TAP_OK(ooms_sym_code_mask(sym) == UINT64_MAX, "x86_64: code addresses are not masked");
+#endif
+}
+
 static void test_stackfix(void)
 {
 	struct ooms_symbolizer *sym = ooms_sym_new(getpid());
@@ -186,7 +266,7 @@ static void test_stackfix(void)
 	slice[1] = (uint64_t)&slice;
 	slice[2] = (uint64_t)&known_caller; /* a code pointer, not after a call */
 	slice[3] = slice_caller_ret;
-	n = ooms_stackfix_repair(fx, in, 3, 0, slice, 8, out, 8);
+	n = ooms_stackfix_repair(fx, in, 3, 0, 0, slice, 8, out, 8);
 	TAP_EQ_INT(n, 3, "libc frame, recovered caller, caller's caller; garbage cut");
 	TAP_OK(out[0] == libc_ip && out[1] == slice_caller_ret && out[2] == in[1], "frames in order");
 	memset(&f, 0, sizeof(f));
@@ -194,7 +274,7 @@ static void test_stackfix(void)
 	TAP_EQ_STR(f.symbol, "known_caller", "the recovered frame names the caller");
 	/* when the chain already has the caller, nothing is inserted */
 	in[1] = slice_caller_ret;
-	n = ooms_stackfix_repair(fx, in, 2, 0, slice, 8, out, 8);
+	n = ooms_stackfix_repair(fx, in, 2, 0, 0, slice, 8, out, 8);
 	TAP_EQ_INT(n, 2, "no duplicate when frame 1 is already the caller");
 
 	/* Inside a libc function with a frame of its own, CFI says which slice word
@@ -216,19 +296,35 @@ static void test_stackfix(void)
 		big_slice[1] = stale;
 		big_slice[(cfa + ra) / 8] = (uint64_t)__builtin_return_address(0);
 		in[0] = pc;
-		n = ooms_stackfix_repair(fx, in, 1, 0x7ff000000000ull, big_slice, 32, out, 8);
+		/* a stale link register (arm64: the function saved the real one) */
+		n = ooms_stackfix_repair(fx, in, 1, 0x7ff000000000ull, stale, big_slice, 32, out, 8);
 		TAP_OK(n == 2 && out[1] == (uint64_t)__builtin_return_address(0),
-		       "CFI picks the real return address over a stale one");
-		n = ooms_stackfix_repair(fx, in, 1, 0, big_slice, 32, out, 8);
+		       "CFI picks the real return address over a stale one (in the slice or the link register)");
+		n = ooms_stackfix_repair(fx, in, 1, 0, 0, big_slice, 32, out, 8);
 		TAP_OK(n == 2 && out[1] == stale, "without sp the scan is the fallback (and takes the first)");
 	}
 	{
 		int64_t cfa = 0, ra = 0;
+		struct ooms_unwind_rule r = {0};
 
+#if defined(__aarch64__)
+		/* arm64: a call leaves the return address in x30, the callee saves it */
+		TAP_EQ_INT(ooms_sym_unwind_rule(sym, (uint64_t)&open, &cfa, &ra), -ENOTSUP,
+			   "CFI at a function entry: not on the stack (arm64)");
+		TAP_EQ_INT(ooms_sym_unwind_at(sym, (uint64_t)&open, &r), 0, "CFI at a function entry (arm64)");
+		TAP_OK(r.cfa_from_sp == 0 && r.ra_reg == 30,
+		       "at entry CFA = sp + 0 and the return address is in x30 (CFA sp + %lld, register %d)",
+		       (long long)r.cfa_from_sp, r.ra_reg);
+#else
 		TAP_EQ_INT(ooms_sym_unwind_rule(sym, (uint64_t)&open, &cfa, &ra), 0, "CFI at a function entry");
 		TAP_OK(cfa == 8 && ra == -8, "at entry CFA = sp + 8 and the return address is at sp");
+		TAP_EQ_INT(ooms_sym_unwind_at(sym, (uint64_t)&open, &r), 0, "the same through ooms_sym_unwind_at");
+		TAP_OK(r.cfa_from_sp == 8 && r.ra_reg == -1 && r.ra_from_cfa == -8, "on the stack, not in a register");
+#endif
 		TAP_EQ_INT(ooms_sym_unwind_rule(sym, 0x10, &cfa, &ra), -ENOENT, "no CFI for an unmapped pc");
+		TAP_EQ_INT(ooms_sym_unwind_at(sym, 0x10, &r), -ENOENT, "no CFI for an unmapped pc (unwind_at)");
 	}
+	test_stackfix_lr(sym, fx);
 	ooms_stackfix_free(fx);
 	ooms_sym_free(sym);
 }

@@ -18,8 +18,9 @@ struct memo_slot {
 /* Memo of CFI rules by pc: a process makes its syscalls from few places. */
 struct rule_slot {
 	uint64_t pc;
-	int32_t at;     /* byte offset of the return address from sp */
+	int32_t at;     /* byte offset of the return address from sp (ra_reg < 0) */
 	int32_t cfa;    /* byte offset of the CFA (the caller's sp) from sp */
+	int8_t ra_reg;  /* -1: saved at sp + at; else the DWARF register holding it */
 	int8_t verdict; /* 0 empty, 1 rule, -1 none */
 };
 
@@ -140,27 +141,37 @@ int ooms_stackfix_is_return_addr(struct ooms_stackfix *fx, uint64_t addr)
 }
 
 /* The CFI rule at pc, memoized: where the return address and the CFA are,
- * as byte offsets from sp. 0 when pc has an sp-based rule. */
-static int rule_at(struct ooms_stackfix *fx, uint64_t pc, int32_t *at, int32_t *cfa)
+ * as byte offsets from sp, or the register that still holds the return
+ * address (*ra_reg >= 0: arm64's link register). 0 when pc has an sp-based
+ * rule. */
+static int rule_at(struct ooms_stackfix *fx, uint64_t pc, int32_t *at, int32_t *cfa, int *ra_reg)
 {
 	struct rule_slot *r = &fx->rules[(pc * 0x9E3779B97F4A7C15ull) >> (64 - MEMO_BITS)];
-	int64_t cfa_from_sp, ra_from_cfa;
+	struct ooms_unwind_rule u;
 
 	if (!r->verdict || r->pc != pc) {
 		r->pc = pc;
 		r->verdict = -1;
-		if (ooms_sym_unwind_rule(fx->sym, pc, &cfa_from_sp, &ra_from_cfa) == 0 &&
-		    cfa_from_sp >= 0 && cfa_from_sp <= INT32_MAX &&
-		    cfa_from_sp + ra_from_cfa >= 0 && cfa_from_sp + ra_from_cfa <= INT32_MAX) {
-			r->verdict = 1;
-			r->at = (int32_t)(cfa_from_sp + ra_from_cfa);
-			r->cfa = (int32_t)cfa_from_sp;
+		if (ooms_sym_unwind_at(fx->sym, pc, &u) == 0 && u.cfa_from_sp >= 0 && u.cfa_from_sp <= INT32_MAX) {
+			if (u.ra_reg >= 0 && u.ra_reg <= INT8_MAX) {
+				r->verdict = 1;
+				r->ra_reg = (int8_t)u.ra_reg;
+				r->at = 0;
+				r->cfa = (int32_t)u.cfa_from_sp;
+			} else if (u.ra_reg < 0 && u.cfa_from_sp + u.ra_from_cfa >= 0 &&
+				   u.cfa_from_sp + u.ra_from_cfa <= INT32_MAX) {
+				r->verdict = 1;
+				r->ra_reg = -1;
+				r->at = (int32_t)(u.cfa_from_sp + u.ra_from_cfa);
+				r->cfa = (int32_t)u.cfa_from_sp;
+			}
 		}
 	}
 	if (r->verdict < 0)
 		return -1;
 	*at = r->at;
 	*cfa = r->cfa;
+	*ra_reg = r->ra_reg;
 	return 0;
 }
 
@@ -172,16 +183,26 @@ static int rule_at(struct ooms_stackfix *fx, uint64_t pc, int32_t *at, int32_t *
  * is rbp-based), the next return address above it, found by scanning the
  * slice the way breakpad does as a last resort: the first word that points
  * right after a call instruction. Returns its word index, or nslice. */
-static size_t scan_for_return(struct ooms_stackfix *fx, const uint64_t *slice, size_t from, size_t nslice)
+static size_t scan_for_return(struct ooms_stackfix *fx, const uint64_t *slice, size_t from, size_t nslice,
+			      uint64_t mask)
 {
 	for (size_t i = from; i < nslice && i < from + 256; i++)
-		if (slice[i] && ooms_stackfix_is_return_addr(fx, slice[i]))
+		if ((slice[i] & mask) && ooms_stackfix_is_return_addr(fx, slice[i] & mask))
 			return i;
 	return nslice;
 }
 
-static size_t unwind_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp, const uint64_t *slice,
-			 size_t nslice, uint64_t *out, size_t max, int scan)
+/* The register that holds the return address at a function's entry, the
+ * only one an event captures (struct ooms_event's lr): arm64's link register
+ * x30. x86_64 has none (the return address is on the stack). */
+#if defined(__aarch64__)
+#define DWARF_LR 30
+#else
+#define DWARF_LR -1
+#endif
+
+static size_t unwind_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp, uint64_t lr, const uint64_t *slice,
+			 size_t nslice, uint64_t *out, size_t max, int scan, uint64_t mask)
 {
 	uint64_t off = 0; /* the frame's sp, as a byte offset into the slice */
 	size_t n = 0;
@@ -190,21 +211,32 @@ static size_t unwind_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp, con
 		return 0;
 	while (n < max) {
 		int32_t at, cfa;
+		int reg;
 		uint64_t ra;
 
 		if (off % 8)
 			break;
 		ra = 0;
-		if (!rule_at(fx, pc, &at, &cfa) && !(at % 8) && (off + (uint64_t)at) / 8 < nslice)
-			ra = slice[(off + (uint64_t)at) / 8];
+		if (!rule_at(fx, pc, &at, &cfa, &reg)) {
+			if (reg < 0) {
+				if (!(at % 8) && (off + (uint64_t)at) / 8 < nslice)
+					ra = slice[(off + (uint64_t)at) / 8] & mask;
+			} else if (n == 0 && reg == DWARF_LR) {
+				/* the interrupted function has not saved its return
+				 * address (a leaf, or before its prologue): the link
+				 * register at the probe is it. Only for this frame:
+				 * the callers' registers were not captured. */
+				ra = lr & mask;
+			}
+		}
 		if (!ra || !is_exec_fresh(fx, ra)) {
 			size_t i;
 
-			if (!scan || (i = scan_for_return(fx, slice, off / 8, nslice)) >= nslice)
+			if (!scan || (i = scan_for_return(fx, slice, off / 8, nslice, mask)) >= nslice)
 				break;
-			out[n++] = slice[i];
+			out[n++] = slice[i] & mask;
 			off = (i + 1) * 8;
-			pc = slice[i] - 1;
+			pc = (slice[i] & mask) - 1;
 			continue;
 		}
 		out[n++] = ra;
@@ -214,52 +246,54 @@ static size_t unwind_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp, con
 	return n;
 }
 
-static size_t repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp, const uint64_t *slice,
-		     size_t nslice, uint64_t *out, size_t max, int scan)
+static size_t repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp, uint64_t lr,
+		     const uint64_t *slice, size_t nslice, uint64_t *out, size_t max, int scan)
 {
 	size_t k = 0, c, from = 1;
+	uint64_t mask;
 
 	if (n == 0 || max == 0)
 		return 0;
 	is_exec_fresh(fx, in[0]); /* maps current for the CFI lookup */
+	mask = ooms_sym_code_mask(fx->sym);
 	out[k++] = in[0];
-	c = unwind_cfi(fx, in[0], sp, slice, nslice, out + k, max - k, scan);
+	c = unwind_cfi(fx, in[0], sp, lr, slice, nslice, out + k, max - k, scan, mask);
 	if (c) {
 		/* where the CFI walk meets the frame-pointer chain, the chain goes on */
 		size_t last = k + c - 1, j;
 
-		for (j = 1; j < n && in[j] != out[last]; j++)
+		for (j = 1; j < n && (in[j] & mask) != out[last]; j++)
 			;
 		k += c;
 		if (j < n)
 			from = j + 1;
-		else if (n > 1 && in[1] == out[1])
+		else if (n > 1 && (in[1] & mask) == out[1])
 			from = n; /* the chain is the same walk, shorter: nothing to add */
 	} else {
 		/* no CFI: the first word that looks like a return address after a call */
 		for (size_t i = 0; i < nslice; i++)
-			if (slice[i] && ooms_stackfix_is_return_addr(fx, slice[i])) {
-				if (n < 2 || in[1] != slice[i])
-					out[k++] = slice[i];
+			if ((slice[i] & mask) && ooms_stackfix_is_return_addr(fx, slice[i] & mask)) {
+				if (n < 2 || (in[1] & mask) != (slice[i] & mask))
+					out[k++] = slice[i] & mask;
 				break;
 			}
 	}
 	for (size_t i = from; i < n && k < max; i++) {
-		if (!is_exec_fresh(fx, in[i]))
+		if (!is_exec_fresh(fx, in[i] & mask))
 			break; /* the frame-pointer chain went astray */
-		out[k++] = in[i];
+		out[k++] = in[i] & mask;
 	}
 	return k;
 }
 
-size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp,
+size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp, uint64_t lr,
 			    const uint64_t *slice, size_t nslice, uint64_t *out, size_t max)
 {
-	return repair(fx, in, n, sp, slice, nslice, out, max, 0);
+	return repair(fx, in, n, sp, lr, slice, nslice, out, max, 0);
 }
 
-size_t ooms_stackfix_repair_scan(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp,
+size_t ooms_stackfix_repair_scan(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp, uint64_t lr,
 				 const uint64_t *slice, size_t nslice, uint64_t *out, size_t max)
 {
-	return repair(fx, in, n, sp, slice, nslice, out, max, 1);
+	return repair(fx, in, n, sp, lr, slice, nslice, out, max, 1);
 }

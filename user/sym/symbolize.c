@@ -365,8 +365,7 @@ static int cfa_location_offset(const Dwarf_Op *ops, size_t nops, int64_t *off)
 	return -ENOTSUP;
 }
 
-int ooms_sym_unwind_rule(struct ooms_symbolizer *s, uint64_t pc, int64_t *cfa_from_sp,
-			 int64_t *ra_from_cfa)
+int ooms_sym_unwind_at(struct ooms_symbolizer *s, uint64_t pc, struct ooms_unwind_rule *rule)
 {
 	const struct mapping *mp = s ? find_mapping(s, pc) : NULL;
 	struct module *m;
@@ -376,7 +375,7 @@ int ooms_sym_unwind_rule(struct ooms_symbolizer *s, uint64_t pc, int64_t *cfa_fr
 	uint64_t vaddr;
 	int ra_reg, err = -ENOTSUP;
 
-	if (!mp || !mp->mod)
+	if (!mp || !mp->mod || !rule)
 		return -ENOENT;
 	m = mp->mod;
 	module_load(s, m);
@@ -393,12 +392,66 @@ int ooms_sym_unwind_rule(struct ooms_symbolizer *s, uint64_t pc, int64_t *cfa_fr
 	if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 &&
 	    ((ops[0].atom == DW_OP_bregx && ops[0].number == DWARF_SP) ||
 	     ops[0].atom == DW_OP_breg0 + DWARF_SP)) {
-		*cfa_from_sp = ops[0].atom == DW_OP_bregx ? (int64_t)ops[0].number2 : (int64_t)ops[0].number;
-		/* return address saved at CFA + M */
+		rule->cfa_from_sp = ops[0].atom == DW_OP_bregx ? (int64_t)ops[0].number2 : (int64_t)ops[0].number;
+		rule->ra_reg = -1;
+		rule->ra_from_cfa = 0;
 		ra_reg = dwarf_frame_info(frame, NULL, NULL, NULL);
-		if (ra_reg >= 0 && dwarf_frame_register(frame, ra_reg, ops_mem, &ops, &nops) == 0)
-			err = cfa_location_offset(ops, nops, ra_from_cfa);
+		if (ra_reg >= 0 && dwarf_frame_register(frame, ra_reg, ops_mem, &ops, &nops) == 0) {
+			if (nops == 0 && !ops) {
+				/* "same value": the return address is still in its
+				 * register (arm64's link register before the function
+				 * saves it, and all through a leaf) */
+				rule->ra_reg = ra_reg;
+				err = 0;
+			} else if (nops == 0) {
+				err = -ENOENT; /* "undefined": the outermost frame */
+			} else if (nops == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+				rule->ra_reg = ops[0].atom - DW_OP_reg0; /* moved to another register */
+				err = 0;
+			} else if (nops == 1 && ops[0].atom == DW_OP_regx && ops[0].number <= INT32_MAX) {
+				rule->ra_reg = (int)ops[0].number;
+				err = 0;
+			} else {
+				/* saved at CFA + M */
+				err = cfa_location_offset(ops, nops, &rule->ra_from_cfa);
+			}
+		}
 	}
 	free(frame);
 	return err;
+}
+
+int ooms_sym_unwind_rule(struct ooms_symbolizer *s, uint64_t pc, int64_t *cfa_from_sp,
+			 int64_t *ra_from_cfa)
+{
+	struct ooms_unwind_rule r;
+	int err = ooms_sym_unwind_at(s, pc, &r);
+
+	if (err)
+		return err;
+	if (r.ra_reg >= 0)
+		return -ENOTSUP; /* in a register: see ooms_sym_unwind_at */
+	*cfa_from_sp = r.cfa_from_sp;
+	*ra_from_cfa = r.ra_from_cfa;
+	return 0;
+}
+
+uint64_t ooms_sym_code_mask(const struct ooms_symbolizer *s)
+{
+#if defined(__aarch64__)
+	uint64_t top = s && s->nmaps ? s->maps[s->nmaps - 1].end : 0;
+	int bits = 48;
+
+	/* The highest mapping (the main stack, the vdso: the top of the user
+	 * half) gives the user VA width; none known yet: 48, arm64 Linux's
+	 * usual (52-bit kernels map user memory above 2^48 only on request). */
+	if (top > 1)
+		bits = 64 - __builtin_clzll(top - 1);
+	if (bits < 32)
+		bits = 32;
+	return bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
+#else
+	(void)s;
+	return UINT64_MAX;
+#endif
 }

@@ -58,6 +58,28 @@ int ooms_sym_elf_lookup(const char *path, uint64_t vaddr, char *name, size_t nam
 int ooms_sym_unwind_rule(struct ooms_symbolizer *s, uint64_t pc, int64_t *cfa_from_sp,
 			 int64_t *ra_from_cfa);
 
+/* The same, also where the return address is still in a register, as on
+ * arm64 in a leaf function or before a function's prologue has saved the
+ * link register (x30, DWARF register 30), where ooms_sym_unwind_rule says
+ * -ENOTSUP. 0, -ENOENT (no CFI there, or the outermost frame), -ENOTSUP
+ * (a CFA not based on sp, or an expression). */
+struct ooms_unwind_rule {
+	int64_t cfa_from_sp;  /* the CFA (the caller's sp) is sp + this */
+	int ra_reg;           /* -1: the return address is saved at CFA + ra_from_cfa;
+			       * else the DWARF register that holds it */
+	int64_t ra_from_cfa;
+};
+int ooms_sym_unwind_at(struct ooms_symbolizer *s, uint64_t pc, struct ooms_unwind_rule *rule);
+
+/* The bits of a user code address: arm64 with pointer authentication signs
+ * return addresses (x30 and the saved link registers) in the bits above the
+ * user VA width, and the top byte may carry a tag; a code address is
+ * addr & mask. The width is that of the highest mapping of the process (the
+ * stack and vdso sit at the top of the user half: 48 bits on most arm64
+ * kernels, 39 on many Android ones), so no address in a mapping loses a
+ * bit. All ones on x86_64. */
+uint64_t ooms_sym_code_mask(const struct ooms_symbolizer *s);
+
 /* File offset of function `name` in an ELF file (for uprobes), from the
  * same symbol sources. 0, or -errno (-ENOENT when there is no such symbol). */
 int ooms_sym_elf_find(const char *path, const char *name, uint64_t *file_offset);
