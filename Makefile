@@ -83,6 +83,12 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(OBJ)/tools/%)
 TARGET_SRCS := $(wildcard tests/targets/*.c)
 TARGET_CXX_SRCS := $(wildcard tests/targets/*.cc)
 TARGET_BINS := $(TARGET_SRCS:tests/targets/%.c=$(BUILD)/targets/%) $(TARGET_CXX_SRCS:tests/targets/%.cc=$(BUILD)/targets/%)
+# ARCH=arm64 also builds 32-bit ARM (armhf, static) test targets: Android
+# still runs 32-bit apps on arm64 kernels (tests/bats-arm64/)
+ifneq ($(CROSS),)
+TARGET32_NAMES := fd_target thread_target map_target alloc_target
+TARGET_BINS += $(TARGET32_NAMES:%=$(BUILD)/targets32/%)
+endif
 DEPS_OK := $(BUILD)/.deps-ok
 # The shim: a JVMTI agent loaded into the target, with the hprof library in it.
 # JAVA_HOME is looked up when a recipe needs it (after install-deps).
@@ -92,7 +98,7 @@ SHIM_SRCS := $(wildcard user/shim/*.c) $(addprefix user/hprof/,emit.c idset.c io
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
 
 .SECONDARY:
-.PHONY: all deps test unit demo bench clean install
+.PHONY: all deps test test-arm64 unit demo bench clean install
 PREFIX ?= /usr/local
 all: $(OOMS_BIN) $(SHIM) $(TARGET_BINS)
 
@@ -137,6 +143,10 @@ $(BUILD)/targets/%: tests/targets/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
 
+$(BUILD)/targets32/%: tests/targets/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	arm-linux-gnueabihf-gcc -marm -static $(TARGET_CFLAGS) -o $@ $<
+
 $(BUILD)/targets/%: tests/targets/%.cc | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CXX) $(TARGET_CXXFLAGS) -o $@ $<
@@ -170,6 +180,12 @@ endif
 
 demo: all
 	scripts/demo.sh
+
+# the arm64 build tested in an arm64 VM (scripts/test-arm64.sh); the VM's
+# root image is made once under build/vm/arm64 (about 10 min)
+test-arm64:
+	$(MAKE) ARCH=arm64 all unit
+	scripts/test-arm64.sh
 
 bench: all
 	QUICK=$(QUICK) scripts/bench.sh

@@ -46,7 +46,10 @@ command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || PKGS+=(node
 # `make ARCH=arm64`: Debian's aarch64 cross compilers and the arm64 -dev
 # packages of the libraries oomscope links (multiarch, beside the amd64 ones)
 ARM64_PKGS=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64
-  zlib1g-dev:arm64 liblzma-dev:arm64 libjson-c-dev:arm64 libiberty-dev:arm64 libsqlite3-dev:arm64)
+  zlib1g-dev:arm64 liblzma-dev:arm64 libjson-c-dev:arm64 libiberty-dev:arm64 libsqlite3-dev:arm64
+  # 32-bit ARM test targets (static), and the arm64 VM (scripts/vm.sh): its
+  # emulator, its initramfs (kmod's depmod, cpio)
+  gcc-arm-linux-gnueabihf libc6-dev-armhf-cross qemu-system-arm kmod cpio)
 if [ "$arm64" -eq 1 ]; then
   PKGS+=("${ARM64_PKGS[@]}")
   if ! dpkg --print-foreign-architectures | grep -qx arm64 && [ "$check" -eq 0 ]; then

@@ -1,56 +1,187 @@
 #!/usr/bin/env bash
-# A stock Debian kernel in a VM, for what this machine's own kernel cannot
-# show (it refuses BPF trampolines, so fexit, and has no kprobes): Debian
-# bookworm's linux-image-amd64 booted by qemu under TCG emulation (the
-# machine's /dev/kvm cannot run guests), with a root image that holds
-# oomscope's runtime libraries. Slow (a syscall costs ~20x), so for
-# correctness, not for timing.
+# A stock Debian kernel in a VM, under qemu's TCG emulation (the machine's
+# /dev/kvm cannot run guests):
+# - x86_64 (the default): bookworm's linux-image-amd64, for what this
+#   machine's own kernel cannot show (it refuses BPF trampolines, so fexit,
+#   and has no kprobes); a root image with oomscope's runtime libraries.
+# - arm64 (VM_ARCH=arm64): bookworm's linux-image-arm64 on qemu's `virt`
+#   machine, with a root image that runs the test suite (bats, jq, python3),
+#   for `make test-arm64`.
+# Slow (a syscall costs ~20x), so for correctness, not for timing.
 #
-#   scripts/vm.sh image        build build/vm/x86_64/ once (root.img, vmlinuz,
-#                              initrd; about 90 s, from deb.debian.org)
+#   scripts/vm.sh image        build build/vm/ARCH/ once (root.img, vmlinuz,
+#                              initrd; x86_64 about 90 s, arm64 about 10 min,
+#                              from deb.debian.org)
 #   scripts/vm.sh run JOBDIR   boot with JOBDIR's files as /job; /job/job.sh
 #                              runs as root once /proc, /sys, tracefs and a
 #                              tmpfs /tmp are mounted; prints the console and
 #                              exits with job.sh's status (124: timed out)
 #
-# VM_TIMEOUT (seconds, default 600) bounds a run.
+# VM_TIMEOUT (seconds, default 600) bounds a run; VM_JOB_MB (default 256) is
+# the size of the job's disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=build/vm/x86_64
-PKGS=linux-image-amd64,libbpf1,libelf1,libdw1,libjson-c5,libsqlite3-0,liblzma5,zlib1g,libbz2-1.0,procps,bpftool
+arch=${VM_ARCH:-x86_64}
+case "$arch" in
+  x86_64)
+    PKGS=linux-image-amd64,libbpf1,libelf1,libdw1,libjson-c5,libsqlite3-0,liblzma5,zlib1g,libbz2-1.0,procps,bpftool
+    QEMU=qemu-system-x86_64 ;;
+  arm64)
+    # the kernel comes apart (its initramfs is made here, not by
+    # initramfs-tools, which takes ~15 min emulated); the rest runs the suite
+    PKGS=libbpf1,libelf1,libdw1,libjson-c5,libsqlite3-0,liblzma5,zlib1g,libbz2-1.0,procps,bpftool,bats,jq,python3-minimal,util-linux,binutils,kmod,file,xz-utils,gzip,bc,gcc,libc6-dev,android-libart
+    QEMU=qemu-system-aarch64 ;;
+  *) echo "vm: VM_ARCH is x86_64 or arm64, not $arch" >&2; exit 2 ;;
+esac
+dir=build/vm/$arch
 
 die() { echo "vm: $*" >&2; exit 1; }
 
-image() {
-  [ -s "$dir/root.img" ] && [ -s "$dir/vmlinuz" ] && [ -s "$dir/initrd.img" ] && [ "$(cat "$dir/pkgs" 2> /dev/null)" = "$PKGS" ] && return 0
-  [ "$(id -u)" -eq 0 ] || die "building the image needs root (debootstrap)"
-  command -v debootstrap > /dev/null && command -v qemu-system-x86_64 > /dev/null ||
-    die "debootstrap or qemu-system-x86_64 missing (scripts/install-deps.sh installs them)"
-  local tmp; tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
-  trap 'rm -rf "$tmp"' RETURN
-  echo "vm: building the root image (debootstrap bookworm with its kernel; about 90 s)" >&2
-  debootstrap --variant=minbase --include="$PKGS" bookworm "$tmp/root" http://deb.debian.org/debian \
-    > "$tmp/debootstrap.log" 2>&1 || { tail -5 "$tmp/debootstrap.log" >&2; die "debootstrap failed"; }
-  cat > "$tmp/root/oomscope-init" << 'EOF'
-#!/bin/sh
 # PID 1 in the test VM: mounts, runs /job/job.sh from the second disk, powers off
+write_init() {
+  cat > "$1" << 'EOF'
+#!/bin/sh
 mount -t proc proc /proc; mount -t sysfs sys /sys 2> /dev/null; mount -t devtmpfs dev /dev 2> /dev/null
 mount -t tracefs none /sys/kernel/tracing 2> /dev/null; mount -t debugfs none /sys/kernel/debug 2> /dev/null
 mount -t tmpfs tmp /tmp; mount -t bpf bpf /sys/fs/bpf 2> /dev/null
+mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts 2> /dev/null; mount -t tmpfs shm /dev/shm 2> /dev/null
+# what udev would make: bash's process substitution needs /dev/fd
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+for n in 0:stdin 1:stdout 2:stderr; do [ -e "/dev/${n#*:}" ] || ln -s "/proc/self/fd/${n%%:*}" "/dev/${n#*:}"; done
+mount -t cgroup2 none /sys/fs/cgroup 2> /dev/null
+hostname oomscope-vm 2> /dev/null
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
 mkdir -p /job && mount /dev/vdb /job
-echo "vm: kernel $(uname -r), $(nproc) cpus"
+echo "vm: kernel $(uname -r) $(uname -m), $(nproc) cpus"
 cd /job && sh ./job.sh
 echo "vm: job exit $?"
 cd /; umount /job 2> /dev/null; sync
 echo o > /proc/sysrq-trigger
 sleep 10
 EOF
-  chmod +x "$tmp/root/oomscope-init"
+  chmod +x "$1"
+}
+
+# what the cached image was made from: its packages and the init's version
+# (bump INIT_VERSION when write_init changes)
+INIT_VERSION=2
+image_ok() {
+  [ -s "$dir/root.img" ] && [ -s "$dir/vmlinuz" ] && [ -s "$dir/initrd.img" ] &&
+    [ "$(cat "$dir/pkgs" 2> /dev/null)" = "$PKGS init=$INIT_VERSION" ]
+}
+
+image_x86_64() {
+  local tmp=$1
+  echo "vm: building the root image (debootstrap bookworm with its kernel; about 90 s)" >&2
+  debootstrap --variant=minbase --include="$PKGS" bookworm "$tmp/root" http://deb.debian.org/debian \
+    > "$tmp/debootstrap.log" 2>&1 || { tail -5 "$tmp/debootstrap.log" >&2; die "debootstrap failed"; }
+  write_init "$tmp/root/oomscope-init"
   mkdir -p "$dir"
   cp "$tmp"/root/boot/vmlinuz-* "$dir/vmlinuz.tmp" && mv "$dir/vmlinuz.tmp" "$dir/vmlinuz"
   cp "$tmp"/root/boot/initrd.img-* "$dir/initrd.img.tmp" && mv "$dir/initrd.img.tmp" "$dir/initrd.img"
   mkfs.ext4 -q -F -d "$tmp/root" -L root "$dir/root.img.tmp" 1200M && mv "$dir/root.img.tmp" "$dir/root.img"
-  echo "$PKGS" > "$dir/pkgs"
+}
+
+# arm64: debootstrap's first stage here, Debian's arm64 kernel taken apart
+# (its Image booted as is, its modules into the root), an initramfs of
+# busybox and the modules that reach the root disk, then the second stage
+# run inside the VM itself (no binfmt_misc needed on this machine)
+image_arm64() {
+  local tmp=$1 pkg ver m
+  command -v depmod > /dev/null && command -v cpio > /dev/null || die "depmod or cpio missing (scripts/install-deps.sh installs kmod and cpio)"
+  dpkg --print-foreign-architectures | grep -qx arm64 || die "apt does not know arm64 packages: scripts/install-deps.sh --arm64"
+  echo "vm: building the arm64 root image (debootstrap bookworm, its second stage in the VM; about 10 min)" >&2
+  debootstrap --foreign --arch=arm64 --variant=minbase --include="$PKGS" bookworm "$tmp/root" http://deb.debian.org/debian \
+    > "$tmp/debootstrap.log" 2>&1 || { tail -5 "$tmp/debootstrap.log" >&2; die "debootstrap failed"; }
+  pkg=$(apt-cache depends linux-image-arm64:arm64 2> /dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n1)
+  [ -n "$pkg" ] || die "no linux-image-arm64:arm64 in apt's lists (apt-get update?)"
+  mkdir -p "$tmp/deb" "$tmp/kernel"
+  (cd "$tmp/deb" && apt-get download -q "$pkg" busybox-static:arm64 > /dev/null 2>&1) || die "could not download $pkg and busybox-static"
+  dpkg-deb -x "$tmp"/deb/linux-image-*.deb "$tmp/kernel"
+  ver=$(ls "$tmp/kernel/lib/modules")
+  depmod -b "$tmp/kernel" "$ver"
+  mkdir -p "$tmp/root/lib/modules"
+  cp -a "$tmp/kernel/lib/modules/$ver" "$tmp/root/lib/modules/"
+  # the initramfs: busybox, the modules in modules.dep's order, /init
+  mkdir -p "$tmp/initrd/bin" "$tmp/initrd/lib/modules" "$tmp/initrd/newroot" "$tmp/initrd/proc" "$tmp/initrd/dev" "$tmp/initrd/sys"
+  dpkg-deb -x "$tmp"/deb/busybox-static_*.deb "$tmp/bb"
+  cp "$tmp/bb/bin/busybox" "$tmp/initrd/bin/"
+  for m in sh mount umount insmod switch_root sleep cat sed mkdir ls echo; do ln -s busybox "$tmp/initrd/bin/$m"; done
+  : > "$tmp/initrd/modules"
+  add_module() { # NAME: the module and what it needs, each once, needs first
+    local path deps d
+    path=$(grep -E "(^|/)$1\.ko(\.xz)?:" "$tmp/kernel/lib/modules/$ver/modules.dep" | cut -d: -f1)
+    [ -n "$path" ] || return 0 # built in
+    grep -qxF "$path" "$tmp/initrd/modules" && return 0
+    deps=$(grep -E "^$path:" "$tmp/kernel/lib/modules/$ver/modules.dep" | cut -d: -f2)
+    for d in $deps; do add_module "$(basename "$d" | sed 's/\.ko.*//')"; done
+    cp "$tmp/kernel/lib/modules/$ver/$path" "$tmp/initrd/lib/modules/"
+    echo "$path" >> "$tmp/initrd/modules"
+  }
+  for m in virtio_mmio virtio_pci virtio_blk crc32c_generic ext4; do add_module "$m"; done
+  cat > "$tmp/initrd/init" << 'EOF'
+#!/bin/sh
+# the initramfs's PID 1: load what reaches the root disk, switch to it and
+# run oomscope.init= from the kernel's command line
+mount -t proc proc /proc; mount -t devtmpfs dev /dev
+for m in $(cat /modules); do insmod "/lib/modules/${m##*/}"; done
+for i in $(seq 1 100); do [ -b /dev/vda ] && break; sleep 0.1; done
+mount -t ext4 -o rw /dev/vda /newroot || { echo "vm: initramfs: cannot mount /dev/vda"; echo o > /proc/sysrq-trigger; }
+init=$(sed -n 's/.*oomscope\.init=\([^ ]*\).*/\1/p' /proc/cmdline)
+umount /proc; umount /dev
+exec switch_root /newroot "${init:-/oomscope-init}"
+EOF
+  chmod +x "$tmp/initrd/init"
+  write_init "$tmp/root/oomscope-init"
+  cat > "$tmp/root/oomscope-stage2" << 'EOF'
+#!/bin/sh
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev 2> /dev/null
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+/debootstrap/debootstrap --second-stage > /var/log/stage2.log 2>&1
+echo "vm: stage2 exit $?"
+tail -n 3 /var/log/stage2.log
+sync
+echo o > /proc/sysrq-trigger
+sleep 10
+EOF
+  chmod +x "$tmp/root/oomscope-stage2"
+  mkdir -p "$dir"
+  cp "$tmp/kernel/boot/vmlinuz-$ver" "$dir/vmlinuz.tmp" && mv "$dir/vmlinuz.tmp" "$dir/vmlinuz"
+  (cd "$tmp/initrd" && find . | cpio -o -H newc --quiet | gzip -1) > "$dir/initrd.img.tmp" && mv "$dir/initrd.img.tmp" "$dir/initrd.img"
+  mkfs.ext4 -q -F -d "$tmp/root" -L root "$dir/root.img.tmp" 2500M
+  VM_TIMEOUT=1500 boot "$dir/root.img.tmp" "" /oomscope-stage2 > "$tmp/console" || true
+  grep -E '^vm: |^E: |^W: ' "$tmp/console" >&2 || true
+  grep -q '^vm: stage2 exit 0' "$tmp/console" || die "debootstrap's second stage failed in the VM (above)"
+  mv "$dir/root.img.tmp" "$dir/root.img"
+}
+
+image() {
+  image_ok && return 0
+  [ "$(id -u)" -eq 0 ] || die "building the image needs root (debootstrap)"
+  command -v debootstrap > /dev/null && command -v "$QEMU" > /dev/null ||
+    die "debootstrap or $QEMU missing (scripts/install-deps.sh installs them)"
+  local tmp; tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
+  trap 'rm -rf "$tmp"' RETURN
+  "image_$arch" "$tmp"
+  echo "$PKGS init=$INIT_VERSION" > "$dir/pkgs"
+}
+
+# boot ROOT_IMG SNAPSHOT(on|"") INIT [JOB_IMG]: the VM's console on stdout
+boot() {
+  local root=$1 snap=$2 init=$3 job=${4:-}
+  local drives=(-drive "file=$root,format=raw,if=virtio${snap:+,snapshot=on}")
+  [ -n "$job" ] && drives+=(-drive "file=$job,format=raw,if=virtio")
+  if [ "$arch" = x86_64 ]; then
+    timeout "${VM_TIMEOUT:-600}" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 -nographic -no-reboot \
+      -nic none -kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
+      -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet init=$init" "${drives[@]}" 2>&1 < /dev/null
+  else
+    # pauth-impdef: pointer authentication emulated the cheap way (-cpu max alone is 4x slower)
+    timeout "${VM_TIMEOUT:-600}" qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -smp 2 -m 3072 -nographic -no-reboot \
+      -nic none -kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
+      -append "console=ttyAMA0 panic=-1 quiet oomscope.init=$init" "${drives[@]}" 2>&1 < /dev/null
+  fi | sed -u -E -e '/^qemu-system-[a-z0-9_]*: warning/d' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\x1bc//g' -e 's/\r//'
+  return "${PIPESTATUS[0]}"
 }
 
 run() {
@@ -59,15 +190,10 @@ run() {
   image
   tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
   trap 'rm -rf "$tmp"' RETURN
-  mkfs.ext4 -q -F -d "$job" "$tmp/job.img" 256M > /dev/null
+  mkfs.ext4 -q -F -d "$job" "$tmp/job.img" "${VM_JOB_MB:-256}M" > /dev/null
   # snapshot=on: the root image is never written
   set +e
-  timeout "${VM_TIMEOUT:-600}" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 -nographic -no-reboot \
-    -nic none -kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
-    -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet init=/oomscope-init" \
-    -drive "file=$dir/root.img,format=raw,if=virtio,snapshot=on" \
-    -drive "file=$tmp/job.img,format=raw,if=virtio" 2>&1 < /dev/null |
-    sed -u -E -e '/^qemu-system-x86_64: warning/d' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\x1bc//g' -e 's/\r//' | tee "$tmp/console"
+  boot "$dir/root.img" on /oomscope-init "$tmp/job.img" | tee "$tmp/console"
   status=${PIPESTATUS[0]}
   set -e
   [ "$status" -eq 124 ] && { echo "vm: timed out after ${VM_TIMEOUT:-600} s" >&2; return 124; }
@@ -79,5 +205,5 @@ run() {
 case "${1:-}" in
   image) image ;;
   run) shift; run "$@" ;;
-  *) echo "usage: scripts/vm.sh image | run JOBDIR" >&2; exit 2 ;;
+  *) echo "usage: [VM_ARCH=arm64] scripts/vm.sh image | run JOBDIR" >&2; exit 2 ;;
 esac

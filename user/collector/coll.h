@@ -59,6 +59,8 @@ struct coll {
 	int64_t start_time;        /* its /proc/PID/stat start time: a reused PID has another */
 	struct launch launch;
 	int launched;
+	int aarch32;               /* a 32-bit ARM process on an arm64 kernel: no uprobe fires in it */
+	int alloc_mode;            /* --big-alloc-mode as used: syscall when uprobes cannot be */
 	struct collect_bpf *skel;
 	struct ring_buffer *rb;
 	struct bpf_link *libc_link;

@@ -167,7 +167,7 @@ static int open_load(struct coll *c, int hook, int quiet)
 	c->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
 	c->skel->rodata->big_map_bytes = c->o->big_map_bytes;
 	c->skel->rodata->big_alloc_bytes = c->o->big_alloc_bytes ? c->o->big_alloc_bytes : UINT64_MAX;
-	c->skel->rodata->big_alloc_mode = c->o->big_alloc_bytes ? c->o->big_alloc_mode : ALLOC_OFF;
+	c->skel->rodata->big_alloc_mode = c->o->big_alloc_bytes ? c->alloc_mode : ALLOC_OFF;
 	c->skel->rodata->alloc_live = c->o->big_alloc_live;
 	c->skel->rodata->capture_fails = !c->o->no_failures;
 	c->skel->rodata->alloc_stack_bytes = (c->o->stack_depth ? c->o->stack_depth : 20) * 8;
@@ -254,6 +254,23 @@ int coll_load_bpf(struct coll *c)
 	int asked = c->o->syscall_hook, e = -ENOENT;
 	void *bits;
 
+	/* The arm64 kernel never fires a uprobe in an AArch32 task (a probe
+	 * attaches and stays silent): what needs one says so once and the
+	 * syscall side stands in, rather than nothing being reported. */
+	c->alloc_mode = c->o->big_alloc_mode;
+	c->aarch32 = c->arch == ARCH_ARM64 &&
+		     (c->launched ? launch_program_is_32bit(c->o->argv[0]) : proc_exe_is_32bit(c->pid)) == 1;
+	if (c->aarch32) {
+		int big_uprobe = c->o->big_alloc_bytes && c->o->big_alloc_mode == ALLOC_UPROBE;
+
+		if (big_uprobe)
+			c->alloc_mode = ALLOC_SYSCALL;
+		if (big_uprobe || !c->o->no_pthread_probe)
+			coll_err("PID %d is a 32-bit ARM process: uprobes do not fire in 32-bit processes on an arm64 kernel, so %s",
+			    (int)c->pid, big_uprobe ? "--big-alloc-mode uprobe falls back to the syscall side (mmap, brk) and thread start routines are not shown"
+						    : "thread start routines are not shown");
+	}
+
 	if (asked != OOMS_HOOK_AUTO) {
 		e = open_load(c, asked, 0);
 	} else {
@@ -324,7 +341,7 @@ void coll_attach_libc(struct coll *c)
 	uint64_t off;
 	int e;
 
-	if (c->o->no_pthread_probe || !find_lib(c->pid, libc_names, libc, sizeof(libc)) ||
+	if (c->o->no_pthread_probe || c->aarch32 || !find_lib(c->pid, libc_names, libc, sizeof(libc)) ||
 	    !strcmp(libc, c->libc_path))
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, libc);

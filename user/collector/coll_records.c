@@ -38,7 +38,7 @@ void coll_emit_start(struct coll *c)
 			.thread_ratio = d->thread_ratio, .vmsize_limit_kb = d->vmsize_limit_kb,
 			.vmsize_64bit = d->vmsize_limit_64bit, .big_alloc_bytes = c->o->big_alloc_bytes,
 			.big_alloc_mode = !c->o->big_alloc_bytes ? NULL
-					  : c->o->big_alloc_mode == ALLOC_UPROBE ? "uprobe" : "syscall",
+					  : c->alloc_mode == ALLOC_UPROBE ? "uprobe" : "syscall",
 			.heap_rule = ooms_heap_variant_name(h->variant), .heap_ratio = h->ratio,
 			.heap_polls = h->polls, .heap_interval_s = h->interval_s, .max_dumps = h->max_dumps,
 			.shim = c->o->java.shim,

@@ -95,10 +95,10 @@ static int setup(struct coll *c)
 	c->prev_vmsize_kb = s.vmsize_kb;
 	c->last = s; /* what was there at attach, until the first sample */
 	coll_attach_libc(c);
-	if (c->o->big_alloc_bytes && c->o->big_alloc_mode == ALLOC_UPROBE && coll_attach_allocs(c))
+	if (c->o->big_alloc_bytes && c->alloc_mode == ALLOC_UPROBE && coll_attach_allocs(c))
 		return -1;
 	if (c->o->big_alloc_bytes) {
-		c->allocs = ooms_allocs_new(c->attrib, c->o->big_alloc_bytes, c->o->big_alloc_mode,
+		c->allocs = ooms_allocs_new(c->attrib, c->o->big_alloc_bytes, c->alloc_mode,
 					    c->o->big_alloc_live, c->o->stack_depth ? c->o->stack_depth : 20);
 		if (!c->allocs) {
 			coll_err("out of memory");

@@ -11,6 +11,9 @@ struct launch {
 	int err_fd;  /* read end: the child's errno if exec failed (close-on-exec pipe) */
 };
 
+/* 1 when the program argv[0] names (found on PATH as execvp finds it) is a
+ * 32-bit ELF, 0 when it is not, -errno when it cannot be read. */
+int launch_program_is_32bit(const char *argv0);
 /* Forks; the child waits for launch_go. 0 or -errno. */
 int launch_prepare(struct launch *l, char *const argv[]);
 /* Lets the child exec; returns 0, or the child's exec errno (negative). */

@@ -1,0 +1,67 @@
+#!/usr/bin/env bats
+# 32-bit ARM (AArch32) apps on an arm64 kernel, as Android still runs them:
+# run only in the arm64 VM (`make test-arm64`), on the static armhf builds of
+# the test targets (build-arm64/targets32/). Their syscalls come through the
+# compat table (pstate's 32-bit mode bit); uprobes never fire in AArch32
+# tasks on arm64 kernels, so what needs them says so and falls back.
+load ../bats/helpers
+
+T32="$ROOT/build/targets32"
+
+@test "arm32: fd_target's fds counted exactly through the compat syscalls, grouped by kind, the target marked 32-bit" {
+  run timeout 120 "$OOMSCOPE" run --json -d 3 -o "$TMP/run" -- "$T32/fd_target" -n 40
+  [ "$status" -eq 0 ]
+  local d="$TMP/run" f="$TMP/run/fds.json" s inherited
+  head -n1 "$d/timeline.jsonl" | jq -e '.target_32bit == true and .arch == "arm64"'
+  [ "$(tail -n1 "$d/timeline.jsonl" | jq -r .ringbuf_drops)" = 0 ]
+  inherited=$(jq '[.groups[].stacks[] | select(.unknown == "existed at attach") | .count] | add // 0' "$f")
+  s=$(last_sample "$d/timeline.jsonl")
+  # -n 40: 40 eventfds + 40 epolls + 10 files + 10 socketpairs + 10 pipes
+  [ "$(jq .fds <<<"$s")" -eq $((100 + inherited)) ]
+  [ "$(jq .fds_bpf <<<"$s")" -eq $((100 + inherited)) ]
+  [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$f")" -eq 40 ]
+  [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventpoll]") | .count' "$f")" -eq 40 ]
+  [ "$(jq '.groups[] | select(.kind=="pipe") | .count' "$f")" -eq 20 ]
+  # the compat table's names, not arm64's numbers read as another call
+  [ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].syscall' "$f")" = eventfd2 ]
+  [ "$(jq -r '.groups[] | select(.kind=="pipe") | .stacks[0].syscall' "$f")" = pipe2 ]
+  jq -c '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].frames' "$f" | sed 's/^/# eventfd stack: /' >&3
+}
+
+@test "arm32: threads counted and grouped; the pthread probe says in one line that uprobes do not fire in AArch32" {
+  run timeout 120 "$OOMSCOPE" run --json -d 3 -o "$TMP/run" -- "$T32/thread_target" -m 10
+  [ "$status" -eq 0 ]
+  local f="$TMP/run/threads.json" s
+  [ "$(grep -c 'uprobes do not fire in 32-bit' <<<"$output")" -eq 1 ]
+  [ "$(jq .threads "$f")" -eq 16 ]
+  s=$(last_sample "$TMP/run/timeline.jsonl")
+  [ "$(jq .threads <<<"$s")" -eq 16 ]
+  [ "$(jq .threads_bpf <<<"$s")" -eq 16 ]
+  [ "$(jq '.groups[] | select(.name=="worker-pool") | .count' "$f")" -eq 10 ]
+  [ "$(jq '.groups[] | select(.name=="io-thread") | .count' "$f")" -eq 5 ]
+}
+
+@test "arm32: the VmSize rule (what kills 32-bit apps) crosses on the 32-bit target's mappings" {
+  run timeout 120 "$OOMSCOPE" run --json -d 4 --vmsize-limit 400000 -o "$TMP/run" -- "$T32/map_target" -k 6 -s 100
+  [ "$status" -eq 0 ]
+  grep '"type":"crossing"' "$TMP/run/timeline.jsonl" | jq -e -s 'any(.[]; .rule == "vmsize")'
+  local s; s=$(last_sample "$TMP/run/timeline.jsonl")
+  [ "$(jq '.vmsize_kb > 600000' <<<"$s")" = true ]
+}
+
+@test "arm32: --big-alloc-mode uprobe says in one line it cannot be, and the syscall side reports the large mappings" {
+  start_bg target "$T32/alloc_target"
+  wait_for "$TMP/target.out" '^ready pid='
+  local tpid; tpid=$(cat "$TMP/target.pid")
+  start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -d 8 --big-alloc 8M --big-alloc-mode uprobe -o "$TMP/run"
+  wait_for "$TMP/watch.out" '"type":"sample"' 60
+  kill -USR1 "$tpid"
+  wait_for "$TMP/target.out" '^allocated' 30
+  wait_exit "$(cat "$TMP/watch.pid")" 60
+  [ "$(grep -c 'uprobes do not fire in 32-bit' "$TMP/watch.out")" -eq 1 ]
+  local f="$TMP/run/allocs.json"
+  [ "$(jq -r .mode "$f")" = syscall ]
+  # the 40 MiB block and the 32 MiB direct mmap, at least
+  [ "$(jq '[.allocations[] | select(.function == "mmap" and .bytes >= 40 * 1048576 and .bytes < 40 * 1048576 + 65536)] | length' "$f")" -eq 1 ]
+  [ "$(jq '[.allocations[] | select(.function == "mmap" and .bytes == 33554432)] | length' "$f")" -eq 1 ]
+}
