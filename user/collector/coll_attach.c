@@ -38,6 +38,20 @@ int coll_check_kernel(struct coll *c)
 		coll_err("cannot read BTF file %s: %s", c->o->btf_path, strerror(errno));
 		return -1;
 	}
+	if (c->o->btf_path) {
+		/* raw BTF (what /sys/kernel/btf/vmlinux holds) or an ELF with a .BTF section */
+		struct btf *b = btf__parse(c->o->btf_path, NULL);
+
+		if (!b) {
+			char why[128];
+
+			libbpf_strerror(errno, why, sizeof(why)); /* libbpf's own errnos too */
+			coll_err("%s is not a kernel's BTF (%s): pass a copy of this kernel's /sys/kernel/btf/vmlinux, or "
+			    "a vmlinux with .BTF", c->o->btf_path, why);
+			return -1;
+		}
+		btf__free(b);
+	}
 	return 0;
 }
 
