@@ -45,6 +45,11 @@ reading() {
   # the counters of a damaged file whose GC ticks overflow when turned into ms
   run reading hsperf gc-time-ticks-overflow
   [ "$status" -eq 0 ]
+  [[ "$output" =~ \ heap=0\ .*\ gc_ms=288230376162\  ]]
+  # a string counter whose offset + length wraps (read past the buffer, ASan)
+  run reading hsperf string-length-wraps
+  [ "$status" -eq 0 ]
+  [[ "$output" == "parse=-22 counters=6 "* ]]
 }
 
 @test "fuzz seeds: the JVM's attach answers read as result code and output" {

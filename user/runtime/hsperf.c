@@ -60,10 +60,10 @@ int hsperf_parse(const void *buf, size_t len, hsperf_visit_fn fn, void *ctx)
 		if (!memchr(name, 0, elen - name_off))
 			return -EINVAL;
 		if (vlen == 0 && type == 'J') {
-			if (data_off + 8 > elen)
+			if (elen - data_off < 8) /* data_off <= elen: neither side wraps */
 				return -EINVAL;
 			value = i64(b + off + data_off, little);
-		} else if (type == 'B' && vlen > 0 && data_off + vlen <= elen &&
+		} else if (type == 'B' && vlen > 0 && vlen <= elen - data_off && /* not data_off + vlen: it wraps */
 			   memchr(b + off + data_off, 0, vlen)) {
 			str = (const char *)b + off + data_off;
 		}
