@@ -7,6 +7,7 @@
 # OOMSCOPE the binary the BATS files run. With OOMS_SAN_BUILD set (`make
 # test` does), the unit tests and SAN_BATS run a second time, sanitized
 # (ASan + UBSan: the binaries in that folder), counted in the same line.
+# OOMS_STREAM=1 shows the BATS output as it runs, not when the files are done.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SAN_BATS=(tests/bats/hprof.bats tests/bats/analyze.bats tests/bats/report.bats)
@@ -23,10 +24,10 @@ count() { # $1: file with TAP output
   pass=$((pass + p - s)); skip=$((skip + s)); fail=$((fail + f))
 }
 
-# tally NAME STATUS FILE: FILE's TAP shown and counted; a non-zero STATUS
+# tally NAME STATUS FILE [shown]: FILE's TAP shown (unless already) and counted; a non-zero STATUS
 # with no failing test in FILE is a failure of its own
 tally() {
-  cat "$3"
+  [ -n "${4:-}" ] || cat "$3"
   count "$3"
   if [ "$2" -ne 0 ] && ! grep -q '^not ok' "$3"; then
     echo "not ok - $1 exited with status $2"
@@ -49,8 +50,13 @@ suite() {
   done
   ls tests/bats/*.bats > /dev/null 2>&1 || return 0
   echo "# ${label}bats: $*"
-  OOMS_BUILD=$build OOMSCOPE=$bin timeout 2400 bats --tap "$@" > "$log/bats.tap" 2>&1
-  tally bats $? "$log/bats.tap"
+  if [ -n "${OOMS_STREAM:-}" ]; then # shown as it runs (the arm64 VM's console)
+    OOMS_BUILD=$build OOMSCOPE=$bin timeout 2400 bats --tap "$@" 2>&1 | tee "$log/bats.tap"
+    tally bats "${PIPESTATUS[0]}" "$log/bats.tap" shown
+  else
+    OOMS_BUILD=$build OOMSCOPE=$bin timeout 2400 bats --tap "$@" > "$log/bats.tap" 2>&1
+    tally bats $? "$log/bats.tap"
+  fi
 }
 
 build=${OOMS_BUILD:-build}

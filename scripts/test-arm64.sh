@@ -5,7 +5,8 @@
 # arm64-only ones (tests/bats-arm64/), run by scripts/run-tests.sh inside the VM. Prints the VM's console and ends with
 # its tally, "arm64: N passed, N failed"; exits non-zero when a test failed
 # or the VM did not finish.
-#   scripts/test-arm64.sh [BATS_NAME...]   (default: ARM64_BATS below)
+#   scripts/test-arm64.sh [BATS_NAME|BATS_FILE...]   (default: ARM64_BATS below
+#                                                    and tests/bats-arm64/*.bats)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ARM64_BATS=(cli collect_fds collect_threads collect_vm big_alloc detect death drops faults btf)
@@ -25,13 +26,17 @@ rm -rf "$job/repo/build/pic"
 cp build-arm64/oomscope "$job/repo/oomscope"
 cp -a ../shared/corpus/hprof "$job/shared/corpus/" 2> /dev/null || true
 files=()
-for b in "${ARM64_BATS[@]}"; do files+=("tests/bats/$b.bats"); done
+for b in "${ARM64_BATS[@]}"; do
+  case "$b" in *.bats) files+=("$b") ;; *) files+=("tests/bats/$b.bats") ;; esac
+done
 [ $# -gt 0 ] || files+=(tests/bats-arm64/*.bats)
 cat > "$job/job.sh" << EOF
 cd /job/repo || exit 1
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+# the controllers death.bats's cgroups use (no systemd here to enable them)
+echo "+pids +memory" > /sys/fs/cgroup/cgroup.subtree_control
 echo "vm: arm64 suite: unit tests and ${ARM64_BATS[*]}"
-OOMS_BUILD=build OOMSCOPE=/job/repo/oomscope scripts/run-tests.sh ${files[*]}
+OOMS_STREAM=1 OOMS_BUILD=build OOMSCOPE=/job/repo/oomscope scripts/run-tests.sh ${files[*]}
 EOF
 size=$(du -sm "$job" | cut -f1)
 log=$job/console

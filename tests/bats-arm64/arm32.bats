@@ -11,38 +11,44 @@ T32="$ROOT/build/targets32"
 @test "arm32: fd_target's fds counted exactly through the compat syscalls, grouped by kind, the target marked 32-bit" {
   run timeout 120 "$OOMSCOPE" run --json -d 3 -o "$TMP/run" -- "$T32/fd_target" -n 40
   [ "$status" -eq 0 ]
-  local d="$TMP/run" f="$TMP/run/fds.json" s inherited
-  head -n1 "$d/timeline.jsonl" | jq -e '.target_32bit == true and .arch == "arm64"'
+  local d="$TMP/run" f="$TMP/run/fds.json" s
+  head -n1 "$d/timeline.jsonl" | jq -e '.target_32bit == true and .arch == "arm64" and .syscall_hook == "raw_syscalls:sys_exit"'
   [ "$(tail -n1 "$d/timeline.jsonl" | jq -r .ringbuf_drops)" = 0 ]
-  inherited=$(jq '[.groups[].stacks[] | select(.unknown == "existed at attach") | .count] | add // 0' "$f")
+  # -n 40: 40 eventfds + 40 epolls + 4 files + 4 socketpairs + 4 pipes, and
+  # what it had before (static glibc may open one at startup for a closed stdio)
   s=$(last_sample "$d/timeline.jsonl")
-  # -n 40: 40 eventfds + 40 epolls + 10 files + 10 socketpairs + 10 pipes
-  [ "$(jq .fds <<<"$s")" -eq $((100 + inherited)) ]
-  [ "$(jq .fds_bpf <<<"$s")" -eq $((100 + inherited)) ]
+  [ "$(jq .fds <<<"$s")" -eq "$(jq .fds_bpf <<<"$s")" ]
+  [ "$(jq .fds <<<"$s")" -eq "$(jq '[.groups[].count] | add' "$f")" ]
+  [ "$(jq .fds <<<"$s")" -ge 100 ]
   [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$f")" -eq 40 ]
   [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventpoll]") | .count' "$f")" -eq 40 ]
-  [ "$(jq '.groups[] | select(.kind=="pipe") | .count' "$f")" -eq 20 ]
+  [ "$(jq '.groups[] | select(.kind=="pipe") | .count' "$f")" -eq 8 ]
+  [ "$(jq '.groups[] | select(.kind=="socket") | .count' "$f")" -eq 8 ]
   # the compat table's names, not arm64's numbers read as another call
   [ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].syscall' "$f")" = eventfd2 ]
   [ "$(jq -r '.groups[] | select(.kind=="pipe") | .stacks[0].syscall' "$f")" = pipe2 ]
-  jq -c '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].frames' "$f" | sed 's/^/# eventfd stack: /' >&3
+  [ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventpoll]") | .stacks[0].syscall' "$f")" = epoll_create1 ]
+  # symbolized in the 32-bit binary (the kernel gives no deeper user stack
+  # for AArch32 tasks than the interrupted function: docs/limits.md)
+  [[ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].created_by' "$f")" == *" (fd_target)" ]]
 }
 
 @test "arm32: threads counted and grouped; the pthread probe says in one line that uprobes do not fire in AArch32" {
-  run timeout 120 "$OOMSCOPE" run --json -d 3 -o "$TMP/run" -- "$T32/thread_target" -m 10
+  run timeout 120 "$OOMSCOPE" run --json -d 3 -o "$TMP/run" -- "$T32/thread_target" -m 20
   [ "$status" -eq 0 ]
   local f="$TMP/run/threads.json" s
   [ "$(grep -c 'uprobes do not fire in 32-bit' <<<"$output")" -eq 1 ]
-  [ "$(jq .threads "$f")" -eq 16 ]
+  # main thread + 20 worker-pool + 5 io-thread
+  [ "$(jq .threads "$f")" -eq 26 ]
   s=$(last_sample "$TMP/run/timeline.jsonl")
-  [ "$(jq .threads <<<"$s")" -eq 16 ]
-  [ "$(jq .threads_bpf <<<"$s")" -eq 16 ]
-  [ "$(jq '.groups[] | select(.name=="worker-pool") | .count' "$f")" -eq 10 ]
+  [ "$(jq .threads <<<"$s")" -eq 26 ]
+  [ "$(jq .threads_bpf <<<"$s")" -eq 26 ]
+  [ "$(jq '.groups[] | select(.name=="worker-pool") | .count' "$f")" -eq 20 ]
   [ "$(jq '.groups[] | select(.name=="io-thread") | .count' "$f")" -eq 5 ]
 }
 
 @test "arm32: the VmSize rule (what kills 32-bit apps) crosses on the 32-bit target's mappings" {
-  run timeout 120 "$OOMSCOPE" run --json -d 4 --vmsize-limit 400000 -o "$TMP/run" -- "$T32/map_target" -k 6 -s 100
+  run timeout 120 "$OOMSCOPE" run --json -d 4 --vmsize-limit 400000 -o "$TMP/run" -- "$T32/map_target" -k 6 -s 100 -u 0
   [ "$status" -eq 0 ]
   grep '"type":"crossing"' "$TMP/run/timeline.jsonl" | jq -e -s 'any(.[]; .rule == "vmsize")'
   local s; s=$(last_sample "$TMP/run/timeline.jsonl")

@@ -259,14 +259,66 @@ static int attach_syscall_events(struct coll *c)
 	return c->nsc_links;
 }
 
+/* Everything undone that load_attach did (a hook that loads may still fail to
+ * attach: arm64 6.1 has BPF trampolines but no ftrace direct calls, so
+ * fexit loads and its attach says ENOTSUPP). */
+static void unload(struct coll *c)
+{
+	for (int i = 0; i < c->nsc_links; i++)
+		bpf_link__destroy(c->sc_links[i]);
+	c->nsc_links = 0;
+	if (c->fd_bits)
+		munmap(c->fd_bits, c->fd_words * 8);
+	c->fd_bits = NULL;
+	collect_bpf__destroy(c->skel);
+	c->skel = NULL;
+}
+
+/* Loads with one hook and attaches. 0, or a negative errno (said unless
+ * quiet), with nothing left loaded. */
+static int load_attach(struct coll *c, int hook, int quiet)
+{
+	void *bits;
+	int e = open_load(c, hook, quiet);
+
+	if (e)
+		return e;
+	bits = mmap(NULL, c->fd_words * 8, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    bpf_map__fd(c->skel->maps.live_fds), 0);
+	if (bits == MAP_FAILED) {
+		e = -errno;
+		coll_explain_bpf_error("mapping the fd bitmap", e);
+		unload(c);
+		return e;
+	}
+	c->fd_bits = bits;
+	e = collect_bpf__attach(c->skel);
+	if (!e && c->hook == OOMS_HOOK_SYSCALLS && (e = attach_syscall_events(c)) > 0)
+		e = 0;
+	if (e) {
+		if (!quiet && c->hook == OOMS_HOOK_FEXIT && e == -524 /* ENOTSUPP */) {
+			coll_err("--syscall-hook fexit: this kernel refuses fexit programs (it loads them but cannot "
+				 "attach them: BPF trampolines without ftrace direct calls, as on arm64 before 6.4); "
+				 "use --syscall-hook syscalls or auto");
+		} else if (!quiet) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "attaching the programs (syscall results from %s)",
+				 hook_names[c->hook]);
+			coll_explain_bpf_error(what, e);
+		}
+		unload(c);
+		return e;
+	}
+	return 0;
+}
+
 int coll_load_bpf(struct coll *c)
 {
-	/* fexit needs BPF trampolines (x86_64; arm64 from 6.0) and ftrace open
-	 * to root; it and the syscall events see native calls only: a 32-bit
-	 * target on arm64 takes raw_syscalls */
-	int compat = c->arch == ARCH_ARM64 && (c->launched || proc_exe_is_32bit(c->pid) == 1);
+	/* fexit needs BPF trampolines and ftrace direct calls (x86_64; arm64
+	 * from 6.4) open to root; it and the syscall events see native calls
+	 * only: a 32-bit target on arm64 takes raw_syscalls */
 	int asked = c->o->syscall_hook, e = -ENOENT;
-	void *bits;
 
 	/* The arm64 kernel never fires a uprobe in an AArch32 task (a probe
 	 * attaches and stays silent): what needs one says so once and the
@@ -286,32 +338,12 @@ int coll_load_bpf(struct coll *c)
 	}
 
 	if (asked != OOMS_HOOK_AUTO) {
-		e = open_load(c, asked, 0);
+		e = load_attach(c, asked, 0);
 	} else {
-		for (int h = compat ? OOMS_HOOK_RAW : OOMS_HOOK_FEXIT; h <= OOMS_HOOK_RAW && e; h++)
-			e = open_load(c, h, h != OOMS_HOOK_RAW);
+		for (int h = c->aarch32 ? OOMS_HOOK_RAW : OOMS_HOOK_FEXIT; h <= OOMS_HOOK_RAW && e; h++)
+			e = load_attach(c, h, h != OOMS_HOOK_RAW);
 	}
-	if (e)
-		return -1;
-	bits = mmap(NULL, c->fd_words * 8, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    bpf_map__fd(c->skel->maps.live_fds), 0);
-	if (bits == MAP_FAILED) {
-		coll_explain_bpf_error("mapping the fd bitmap", -errno);
-		return -1;
-	}
-	c->fd_bits = bits;
-	e = collect_bpf__attach(c->skel);
-	if (!e && c->hook == OOMS_HOOK_SYSCALLS && (e = attach_syscall_events(c)) > 0)
-		e = 0;
-	if (e) {
-		char what[96];
-
-		snprintf(what, sizeof(what), "attaching the programs (syscall results from %s)",
-			 hook_names[c->hook]);
-		coll_explain_bpf_error(what, e);
-		return -1;
-	}
-	return 0;
+	return e ? -1 : 0;
 }
 
 struct lib_find {
