@@ -159,7 +159,8 @@ unit: $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
 
 # `make test`: the whole suite, then the unit tests and three BATS files
 # again under the sanitizers (scripts/run-tests.sh); `make test SAN=1`: the
-# whole suite sanitized
+# whole suite sanitized; `make test ARM64=1`: the arm64 suite in its
+# VM too, in the same count
 ifeq ($(SAN),1)
 # the plain binary too: vm_kernel.bats copies it into a VM that has no
 # sanitizer runtime
@@ -175,7 +176,8 @@ $(OBJ)/liboomscope_shim.so: $(SHIM)
 else
 test: all unit
 	$(MAKE) SAN=1 all unit
-	OOMS_SAN_BUILD=build-san scripts/run-tests.sh $(BATS_FILES)
+	$(if $(filter 1,$(ARM64)),$(MAKE) ARCH=arm64 all unit)
+	OOMS_SAN_BUILD=build-san $(if $(filter 1,$(ARM64)),OOMS_ARM64=1) scripts/run-tests.sh $(BATS_FILES)
 endif
 
 demo: all

@@ -8,6 +8,7 @@
 # test` does), the unit tests and SAN_BATS run a second time, sanitized
 # (ASan + UBSan: the binaries in that folder), counted in the same line.
 # OOMS_STREAM=1 shows the BATS output as it runs, not when the files are done.
+# OOMS_ARM64=1 runs the arm64 suite in its VM after them, in the same count.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SAN_BATS=(tests/bats/hprof.bats tests/bats/analyze.bats tests/bats/report.bats)
@@ -67,6 +68,24 @@ if [ -n "${OOMS_SAN_BUILD:-}" ]; then
   # LeakSanitizer too: a leak is a failure
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     suite "sanitized " "$OOMS_SAN_BUILD" "$PWD/$OOMS_SAN_BUILD/oomscope" "${SAN_BATS[@]}"
+fi
+
+# OOMS_ARM64=1 (`make test` does): the arm64 build in the arm64 VM too
+# (scripts/test-arm64.sh), its tally added to this one
+if [ -n "${OOMS_ARM64:-}" ]; then
+  echo "# arm64: scripts/test-arm64.sh"
+  scripts/test-arm64.sh > "$log/arm64.out" 2>&1
+  a_status=$?
+  grep -vE '^\[ *[0-9]+\.[0-9]+\]' "$log/arm64.out" # the console less the kernel's lines
+  a_tally=$(grep -E '^arm64: [0-9]+ passed, [0-9]+ failed' "$log/arm64.out" | tail -n1)
+  if [ -n "$a_tally" ]; then
+    read -r a_pass a_fail < <(sed -E 's/^arm64: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' <<<"$a_tally")
+    pass=$((pass + a_pass)); fail=$((fail + a_fail))
+  fi
+  if [ "$a_status" -ne 0 ] && [ "${a_fail:-0}" -eq 0 ]; then
+    echo "not ok - the arm64 suite exited with status $a_status"
+    fail=$((fail + 1))
+  fi
 fi
 
 # A writer once renamed its output over /dev/null, leaving a regular file:

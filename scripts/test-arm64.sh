@@ -33,6 +33,8 @@ done
 cat > "$job/job.sh" << EOF
 cd /job/repo || exit 1
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+# as on the host: a soft fd limit above the tests' bursts (drops.bats makes 2,300)
+ulimit -n 20000
 # the controllers death.bats's cgroups use (no systemd here to enable them)
 echo "+pids +memory" > /sys/fs/cgroup/cgroup.subtree_control
 echo "vm: arm64 suite: unit tests and ${ARM64_BATS[*]}"

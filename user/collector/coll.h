@@ -67,6 +67,7 @@ struct coll {
 	char libc_path[512];
 	char syscall_hook[96];     /* the hook that was chosen, for the start record */
 	int hook;                  /* OOMS_HOOK_FEXIT, _SYSCALLS or _RAW once loaded */
+	int fexit_err;             /* why this kernel refused a probe fexit program (0: it did not) */
 	struct bpf_link *sc_links[OOMS_FEXIT_SLOTS]; /* syscalls:sys_exit_* links */
 	int nsc_links;
 	struct ooms_symbolizer *sym;

@@ -94,6 +94,35 @@ static void fexit_off(struct coll *c, unsigned from)
 /* Names each fexit program's function: the handlers of the followed
  * syscalls that this kernel's BTF has; the programs left over, and the
  * raw_syscalls one, are not loaded. The count named, or -1. */
+/* Whether this kernel attaches an fexit program to fn at all: a two-
+ * instruction program loaded and linked, in milliseconds, before the 40
+ * real ones (seconds of verifier time on a slow machine) are tried. Kernels
+ * refuse at load (no trampolines: EPERM, EINVAL) or at attach (arm64 before
+ * 6.4: ENOTSUPP). 0 or a negative errno. */
+static int fexit_attachable(struct btf *vm, const char *fn)
+{
+	const struct bpf_insn ret0[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	int id = btf__find_by_name_kind(vm, fn, BTF_KIND_FUNC), prog, link, e = 0;
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_FEXIT);
+
+	if (id < 0)
+		return -ENOENT;
+	po.attach_btf_id = (unsigned)id;
+	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ooms_fx_probe", "GPL", ret0, 2, &po);
+	if (prog < 0)
+		return -errno;
+	link = bpf_link_create(prog, 0, BPF_TRACE_FEXIT, NULL);
+	if (link < 0)
+		e = -errno;
+	else
+		close(link);
+	close(prog);
+	return e;
+}
+
 static int name_fexit(struct coll *c)
 {
 	struct btf *vm = c->o->btf_path ? btf__parse(c->o->btf_path, NULL) : btf__load_vmlinux_btf();
@@ -109,6 +138,10 @@ static int name_fexit(struct coll *c)
 		ooms_syscall_handler(c->arch, name, fn, sizeof(fn));
 		if (btf__find_by_name_kind(vm, fn, BTF_KIND_FUNC) < 0)
 			continue; /* not in this kernel (memfd_secret, ...) */
+		if (slot == 0 && (c->fexit_err = fexit_attachable(vm, fn))) {
+			btf__free(vm);
+			return -1;
+		}
 		snprintf(prog, sizeof(prog), "fx_%u", slot++);
 		p = bpf_object__find_program_by_name(c->skel->obj, prog);
 		if (!p || bpf_program__set_attach_target(p, 0, fn)) {
@@ -194,14 +227,26 @@ static int open_load(struct coll *c, int hook, int quiet)
 	autoload(c, "tp_sys_exit", hook == OOMS_HOOK_SYSCALLS);
 	autoload(c, "sys_exit", hook == OOMS_HOOK_RAW);
 	if (hook == OOMS_HOOK_FEXIT) {
+		c->fexit_err = 0;
 		named = name_fexit(c);
 		if (named <= 0) {
+			e = c->fexit_err ? c->fexit_err : -ENOENT;
 			collect_bpf__destroy(c->skel);
 			c->skel = NULL;
-			if (!quiet)
+			if (quiet)
+				return e;
+			if (e == -524 /* ENOTSUPP */)
+				coll_err("--syscall-hook fexit: this kernel refuses fexit programs (it loads them but cannot "
+					 "attach them: BPF trampolines without ftrace direct calls, as on arm64 before 6.4); "
+					 "use --syscall-hook syscalls or auto");
+			else if (c->fexit_err)
+				coll_err("--syscall-hook fexit: this kernel refuses fexit programs (%s: no BPF trampolines "
+					 "here, or they are forbidden; bpftool feature probe says whether 'tracing' is "
+					 "available); use --syscall-hook syscalls or auto", strerror(-e));
+			else
 				coll_err("--syscall-hook fexit: this kernel's BTF names none of the syscall handlers "
 					 "(%s...)", c->arch == ARCH_X86_64 ? "__x64_sys_openat" : "__arm64_sys_openat");
-			return -ENOENT;
+			return e;
 		}
 	} else {
 		fexit_off(c, 0);
