@@ -159,8 +159,9 @@ unit: $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
 
 # `make test`: the whole suite, then the unit tests and three BATS files
 # again under the sanitizers (scripts/run-tests.sh); `make test SAN=1`: the
-# whole suite sanitized; `make test ARM64=1`: the arm64 suite in its
-# VM too, in the same count
+# whole suite sanitized. `make test` then runs the arm64 suite in its VM
+# (make test-arm64), in the same count; ARM64=0 leaves it out
+ARM64 ?= 1
 ifeq ($(SAN),1)
 # the plain binary too: vm_kernel.bats copies it into a VM that has no
 # sanitizer runtime
