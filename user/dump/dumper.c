@@ -165,6 +165,17 @@ struct jcmd_call {
 	char err[256];
 };
 
+/* 1 when pid is dead (or a zombie) now or within ms milliseconds. */
+static int target_gone_within(pid_t pid, int ms)
+{
+	for (int waited = 0; proc_alive(pid); waited += 10) {
+		if (waited >= ms)
+			return 0;
+		usleep(10000);
+	}
+	return 1;
+}
+
 static void *jcmd_thread(void *arg)
 {
 	struct jcmd_call *c = arg;
@@ -313,16 +324,17 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 	started = 0;
 	res->pause_ms = mono_ms() - t0; /* the JVM dumps at a safepoint: the app waits for all of it */
 	if (!e && (call.rc || !strstr(call.r.out, "Heap dump file created"))) {
-		e = !proc_alive(rq->pid) ? -ESRCH : call.rc ? call.rc : -EIO; /* killed while it wrote */
-		if (e != -ESRCH)
-			snprintf(res->error, sizeof(res->error), "the JVM did not dump: %.200s",
-				 call.rc ? call.err : call.r.out);
-	}
-	if (e == -ESRCH) {
-		snprintf(res->error, sizeof(res->error), "the target exited during the dump; nothing was kept");
+		e = call.rc ? call.rc : -EIO;
+		snprintf(res->error, sizeof(res->error), "the JVM did not dump: %.200s", call.rc ? call.err : call.r.out);
 	}
 	if (!e && (e = hprof_strip_stream_finish(&strip)))
 		snprintf(res->error, sizeof(res->error), "the JVM's dump: %s", strip.msg);
+	/* A killed JVM closes the FIFO (and its attach socket) while it exits,
+	 * before /proc shows it dead: a failure is its death if it is gone soon */
+	if (e && (e == -ESRCH || target_gone_within(rq->pid, 1000))) {
+		e = -ESRCH;
+		snprintf(res->error, sizeof(res->error), "the target exited during the dump; nothing was kept");
+	}
 fail:
 	if (started)
 		pthread_join(t, NULL);
