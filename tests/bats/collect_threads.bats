@@ -36,7 +36,8 @@ load helpers
 }
 
 @test "the collector survives the target dying mid-run and reports it" {
-  start_bg target "$TARGETS/thread_target" -m 8 -t 2
+  # it lives 6 s: long enough for an attach under emulation (the arm64 VM)
+  start_bg target "$TARGETS/thread_target" -m 8 -t 6
   wait_for "$TMP/target.out" '^ready pid='
   local tpid; tpid=$(cat "$TMP/target.pid")
   run timeout 30 "$OOMSCOPE" watch -p "$tpid" -i 0.5 -o "$TMP/run"
