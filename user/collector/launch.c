@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 #include "collector/launch.h"
+#include "proc/procfs.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -12,21 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int elf_is_32bit(const char *path)
-{
-	unsigned char ident[EI_NIDENT];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, ident, sizeof(ident));
-	close(fd);
-	if (n != (ssize_t)sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) != 0)
-		return -ENOEXEC;
-	return ident[EI_CLASS] == ELFCLASS32;
-}
-
 int launch_program_is_32bit(const char *argv0)
 {
 	const char *path = getenv("PATH"), *p, *end;
@@ -34,12 +19,12 @@ int launch_program_is_32bit(const char *argv0)
 	int r = -ENOENT;
 
 	if (strchr(argv0, '/'))
-		return elf_is_32bit(argv0);
+		return elf_path_is_32bit(argv0);
 	for (p = path ? path : "/usr/bin:/bin"; r < 0 && *p; p = *end ? end + 1 : end) {
 		end = strchrnul(p, ':');
 		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), end == p ? "." : p, argv0) < sizeof(buf) &&
 		    access(buf, X_OK) == 0)
-			r = elf_is_32bit(buf);
+			r = elf_path_is_32bit(buf);
 	}
 	return r;
 }

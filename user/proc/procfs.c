@@ -154,12 +154,17 @@ int proc_task_comm(pid_t pid, int tid, char *buf, size_t len)
 
 int proc_exe_is_32bit(pid_t pid)
 {
-	unsigned char ident[EI_NIDENT];
 	char path[64];
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	n = proc_read_file(path, ident, sizeof(ident));
+	return elf_path_is_32bit(path);
+}
+
+int elf_path_is_32bit(const char *path)
+{
+	unsigned char ident[EI_NIDENT];
+	ssize_t n = proc_read_file(path, ident, sizeof(ident));
+
 	if (n < 0)
 		return (int)n;
 	if (n != (ssize_t)sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) != 0)

@@ -29,6 +29,8 @@ int proc_fd_target(pid_t pid, int fd, char *buf, size_t len);
 int proc_task_comm(pid_t pid, int tid, char *buf, size_t len);
 /* 1 if /proc/PID/exe is ELFCLASS32, 0 if 64-bit, -errno. */
 int proc_exe_is_32bit(pid_t pid);
+/* The same for an ELF file by its path: 1, 0, or -errno (-ENOEXEC: not ELF). */
+int elf_path_is_32bit(const char *path);
 /* Command line, arguments joined by spaces. 0 or -errno. */
 int proc_cmdline(pid_t pid, char *buf, size_t len);
 int proc_exists(pid_t pid);
