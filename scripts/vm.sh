@@ -176,8 +176,9 @@ boot() {
       -nic none -kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
       -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet init=$init" "${drives[@]}" 2>&1 < /dev/null
   else
-    # pauth-impdef: pointer authentication emulated the cheap way (-cpu max alone is 4x slower)
-    timeout "${VM_TIMEOUT:-600}" qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -smp 2 -m 3072 -nographic -no-reboot \
+    # pauth-impdef: pointer authentication emulated the cheap way (-cpu max alone is 4x slower);
+    # mte=on: memory tagging, so glibc's allocator can hand out tagged pointers (tagged.bats)
+    timeout "${VM_TIMEOUT:-600}" qemu-system-aarch64 -M virt,mte=on -cpu max,pauth-impdef=on -smp 2 -m 3072 -nographic -no-reboot \
       -nic none -kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
       -append "console=ttyAMA0 panic=-1 quiet oomscope.init=$init" "${drives[@]}" 2>&1 < /dev/null
   fi | sed -u -E -e '/^qemu-system-[a-z0-9_]*: warning/d' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\x1bc//g' -e 's/\r//'
