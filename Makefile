@@ -83,6 +83,8 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(OBJ)/tools/%)
 TARGET_SRCS := $(wildcard tests/targets/*.c)
 TARGET_CXX_SRCS := $(wildcard tests/targets/*.cc)
 TARGET_BINS := $(TARGET_SRCS:tests/targets/%.c=$(BUILD)/targets/%) $(TARGET_CXX_SRCS:tests/targets/%.cc=$(BUILD)/targets/%)
+# an app in Android's layout (android.bats): its code in a library it finds at /system/lib64
+TARGET_BINS += $(BUILD)/targets/android/android_app $(BUILD)/targets/android/libandroid_app.so
 # ARCH=arm64 also builds 32-bit ARM (armhf, static) test targets: Android
 # still runs 32-bit apps on arm64 kernels (tests/bats-arm64/)
 ifneq ($(CROSS),)
@@ -142,6 +144,13 @@ $(OBJ)/tests/%: tests/unit/%.c $(OBJ)/libooms.a
 $(BUILD)/targets/%: tests/targets/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+
+$(BUILD)/targets/android/libandroid_app.so: tests/targets/android/libapp.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) -fPIC -shared -o $@ $<
+
+$(BUILD)/targets/android/android_app: tests/targets/android/app.c $(BUILD)/targets/android/libandroid_app.so
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -L$(@D) -landroid_app -Wl,-rpath,/system/lib64
 
 $(BUILD)/targets32/%: tests/targets/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)

@@ -9,7 +9,7 @@
 #                                                    and tests/bats-arm64/*.bats)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-ARM64_BATS=(cli collect_fds collect_threads collect_vm big_alloc detect death drops faults btf)
+ARM64_BATS=(cli collect_fds collect_threads collect_vm big_alloc detect death drops faults btf android)
 [ $# -gt 0 ] && ARM64_BATS=("$@")
 [ -x build-arm64/oomscope ] || { echo "test-arm64: build-arm64/oomscope missing (make ARCH=arm64 all unit)" >&2; exit 2; }
 

@@ -188,6 +188,21 @@ static int add_link(struct ooms_jheap *j, struct bpf_link *l, const char *what)
 	return 0;
 }
 
+/* An entry probe (and a return probe, ret) on sym of lib, when lib has it;
+ * -v names the file offset (android.bats checks it against readelf's). */
+static void uprobe_sym(struct ooms_jheap *j, struct bpf_program *entry, struct bpf_program *ret, const char *lib,
+		       const char *sym, const char *what)
+{
+	uint64_t off;
+
+	if (ooms_sym_elf_find(lib, sym, &off) != 0)
+		return;
+	if (j->o.verbose)
+		fprintf(stderr, "oomscope: %s probe: %s at file offset 0x%" PRIx64 " of %s\n", what, sym, off, j->rt.lib);
+	add_link(j, bpf_program__attach_uprobe(entry, false, j->pid, lib, off), what);
+	if (ret)
+		add_link(j, bpf_program__attach_uprobe(ret, true, j->pid, lib, off), what);
+}
 
 static void attach_hotspot(struct ooms_jheap *j, const char *lib)
 {
@@ -198,33 +213,23 @@ static void attach_hotspot(struct ooms_jheap *j, const char *lib)
 	struct bpf_program *progs[] = {k->progs.hs_gc_begin, k->progs.hs_gc_end, k->progs.hs_pool_gc_end,
 				       k->progs.hs_thread_start, k->progs.hs_thread_stop};
 
-	uint64_t off;
-
 	for (size_t i = 0; i < sizeof(usdt) / sizeof(usdt[0]); i++)
 		add_link(j, bpf_program__attach_usdt(progs[usdt[i].which], j->pid, lib, "hotspot", usdt[i].probe, NULL),
 			 usdt[i].probe);
-	if (ooms_sym_elf_find(lib, "_Z25report_java_out_of_memoryPKc", &off) == 0)
-		add_link(j, bpf_program__attach_uprobe(k->progs.hs_oom, false, j->pid, lib, off), "OOM");
-	if (ooms_sym_elf_find(lib, "_ZN10Exceptions10_throw_msgEP10JavaThreadPKciP6SymbolS3_", &off) == 0)
-		add_link(j, bpf_program__attach_uprobe(k->progs.hs_throw_msg, false, j->pid, lib, off), "thread OOM");
+	uprobe_sym(j, k->progs.hs_oom, NULL, lib, "_Z25report_java_out_of_memoryPKc", "OOM");
+	uprobe_sym(j, k->progs.hs_throw_msg, NULL, lib, "_ZN10Exceptions10_throw_msgEP10JavaThreadPKciP6SymbolS3_",
+		   "thread OOM");
 }
 
 static void attach_art(struct ooms_jheap *j, const char *lib)
 {
-	static const char *const gc_run = "_ZN3art2gc9collector16GarbageCollector3RunENS0_7GcCauseEb";
-	static const char *const oom_heap = "_ZN3art2gc4Heap21ThrowOutOfMemoryErrorEPNS_6ThreadEmNS0_13AllocatorTypeE";
-	static const char *const oom_thread = "_ZN3art6Thread21ThrowOutOfMemoryErrorEPKc";
 	struct runtime_bpf *k = j->skel;
-	uint64_t off;
 
-	if (ooms_sym_elf_find(lib, gc_run, &off) == 0) {
-		add_link(j, bpf_program__attach_uprobe(k->progs.art_gc_run, false, j->pid, lib, off), "GC");
-		add_link(j, bpf_program__attach_uprobe(k->progs.art_gc_run_ret, true, j->pid, lib, off), "GC return");
-	}
-	if (ooms_sym_elf_find(lib, oom_heap, &off) == 0)
-		add_link(j, bpf_program__attach_uprobe(k->progs.art_oom_heap, false, j->pid, lib, off), "OOM");
-	if (ooms_sym_elf_find(lib, oom_thread, &off) == 0)
-		add_link(j, bpf_program__attach_uprobe(k->progs.art_oom_thread, false, j->pid, lib, off), "OOM message");
+	uprobe_sym(j, k->progs.art_gc_run, k->progs.art_gc_run_ret, lib,
+		   "_ZN3art2gc9collector16GarbageCollector3RunENS0_7GcCauseEb", "GC");
+	uprobe_sym(j, k->progs.art_oom_heap, NULL, lib,
+		   "_ZN3art2gc4Heap21ThrowOutOfMemoryErrorEPNS_6ThreadEmNS0_13AllocatorTypeE", "OOM");
+	uprobe_sym(j, k->progs.art_oom_thread, NULL, lib, "_ZN3art6Thread21ThrowOutOfMemoryErrorEPKc", "OOM message");
 }
 
 

@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# Android's layout: an app in its own mount namespace, whose root has libc at
+# bionic's path (/apex/com.android.runtime/lib64/bionic/libc.so: glibc's,
+# copied there), libart.so at ART's (/apex/com.android.art/lib64/libart.so:
+# Debian's android-libart) and its own code in /system/lib64. None of these
+# paths exists in oomscope's namespace: everything is found through
+# /proc/PID/root. Runs on x86_64 and in the arm64 VM (`make test-arm64`),
+# with that architecture's libart.so. No ART runs (none can here): the app
+# maps libart.so and enters its OOM and GC functions itself (android_app.c).
+load helpers
+
+APP="$TARGETS/android"
+TRIPLET="$(uname -m)-linux-gnu"
+LIBART="/usr/lib/$TRIPLET/android/libart.so"
+SYM_HEAP_OOM=_ZN3art2gc4Heap21ThrowOutOfMemoryErrorEPNS_6ThreadEmNS0_13AllocatorTypeE
+SYM_THREAD_OOM=_ZN3art6Thread21ThrowOutOfMemoryErrorEPKc
+SYM_GC_RUN=_ZN3art2gc9collector16GarbageCollector3RunENS0_7GcCauseEb
+
+# sym_offset LIB SYM: the file offset of SYM's code, by readelf (its value
+# in the LOAD segment that holds it), in hex
+sym_offset() {
+  local v va off sz
+  v=$(readelf -W --dyn-syms "$1" | awk -v s="$2" '$8 == s {print $2; exit}')
+  [ -n "$v" ] || return 1
+  v=$((16#$v))
+  while read -r off va sz; do
+    if [ "$v" -ge $((va)) ] && [ "$v" -lt $((va + sz)) ]; then
+      printf '0x%x\n' $((v - va + off))
+      return 0
+    fi
+  done < <(readelf -lW "$1" | awk '$1 == "LOAD" {print $2, $3, $6}')
+  return 1
+}
+
+# start the app in a mount namespace of its own, rooted in a tmpfs laid out as Android's
+start_android_app() {
+  local r="$TMP/root"
+  HEAP_OFF=$(sym_offset "$LIBART" "$SYM_HEAP_OOM")
+  THREAD_OFF=$(sym_offset "$LIBART" "$SYM_THREAD_OOM")
+  GC_OFF=$(sym_offset "$LIBART" "$SYM_GC_RUN")
+  mkdir -p "$r"
+  # unshare execs (no fork): the shell, env and the app are one PID
+  start_bg target unshare --mount --propagation private -- sh -ec '
+    r=$1 lib=$2 libart=$3
+    mount -t tmpfs android "$r"
+    mkdir -p "$r/usr" "$r/proc" "$r/apex/com.android.runtime/lib64/bionic" "$r/apex/com.android.art/lib64" \
+      "$r/system/bin" "$r/system/lib64"
+    mount --rbind /usr "$r/usr"
+    mount -t proc proc "$r/proc"
+    ln -s usr/lib "$r/lib"; ln -s usr/bin "$r/bin"; [ -d /usr/lib64 ] && ln -s usr/lib64 "$r/lib64"
+    cp "$lib/libc.so.6" "$r/apex/com.android.runtime/lib64/bionic/libc.so"
+    ln -s libc.so "$r/apex/com.android.runtime/lib64/bionic/libc.so.6"
+    cp "$(readlink -f "$libart")" "$r/apex/com.android.art/lib64/libart.so"
+    cp "$4/libandroid_app.so" "$r/system/lib64/"
+    cp "$4/android_app" "$r/system/bin/"
+    shift 4
+    # the tmpfs becomes the namespace root (as a container: pivot_root, not
+    # chroot, so /proc/PID/maps shows other namespaces the paths the app sees)
+    mkdir "$r/.old"
+    cd "$r"
+    pivot_root . .old
+    cd /
+    umount -l /.old
+    rmdir /.old
+    exec /usr/bin/env LD_LIBRARY_PATH=/apex/com.android.runtime/lib64/bionic /system/bin/android_app "$@"
+  ' sh "$r" "/usr/lib/$TRIPLET" "$LIBART" "$APP" /apex/com.android.art/lib64/libart.so "$HEAP_OFF" "$THREAD_OFF" "$GC_OFF"
+  wait_for "$TMP/target.out" '^ready pid=' 30
+  PID=$(cat "$TMP/target.pid")
+}
+
+@test "android layout: the app's libraries are where Android has them, in its namespace only" {
+  [ -e "$LIBART" ]
+  start_android_app
+  grep -q "^ready pid=$PID\$" "$TMP/target.out"
+  grep -q ' /apex/com.android.runtime/lib64/bionic/libc.so$' /proc/"$PID"/maps
+  grep -q ' /apex/com.android.art/lib64/libart.so$' /proc/"$PID"/maps
+  grep -q ' /system/lib64/libandroid_app.so$' /proc/"$PID"/maps
+  ! grep -q 'libc.so.6$' /proc/"$PID"/maps
+  [ ! -e /apex/com.android.art/lib64/libart.so ]
+}
+
+@test "android layout: ART recognised, its uprobes at readelf's offsets fire, and the app's fds, thread and big block are blamed on its code" {
+  start_android_app
+  start_bg watch "$OOMSCOPE" watch -p "$PID" -d 120 -v -o "$TMP/w" --big-alloc 8M --big-alloc-mode uprobe
+  wait_for "$TMP/watch.out" 'TIME\(s\)' 60
+  kill -USR1 "$PID"
+  wait_for "$TMP/target.out" '^done' 60
+  sleep 2
+  kill -INT "$(cat "$TMP/watch.pid")"
+  wait_exit "$(cat "$TMP/watch.pid")" 60
+  local tl="$TMP/w/timeline.jsonl"
+  # the runtime, by its path in the app's namespace; 4 probes (GC entry and return, 2 OOM)
+  grep -q 'Java runtime: art (/apex/com.android.art/lib64/libart.so), 4 probe(s) attached' "$TMP/watch.out"
+  jq -se '[.[] | select(.type == "runtime")] | length == 1 and .[0].runtime == "art" and .[0].lib == "/apex/com.android.art/lib64/libart.so" and .[0].probes == 4' "$tl"
+  # each probe at the file offset readelf gives for its symbol
+  grep -q "OOM probe: $SYM_HEAP_OOM at file offset $HEAP_OFF of /apex/com.android.art/lib64/libart.so" "$TMP/watch.out"
+  grep -q "OOM message probe: $SYM_THREAD_OOM at file offset $THREAD_OFF of " "$TMP/watch.out"
+  grep -q "GC probe: $SYM_GC_RUN at file offset $GC_OFF of " "$TMP/watch.out"
+  # the app entered each function (and faulted past its first instructions: no ART runs)
+  [ "$(grep -c '^art .*: signal [1-9]' "$TMP/target.out")" -eq 3 ]
+  # the OOM probes fired with their arguments: the failed allocation's size, the message
+  jq -se '[.[] | select(.type == "oom" and .message == "Heap::ThrowOutOfMemoryError" and .bytes == 44040192)] | length == 1' "$tl"
+  jq -se '[.[] | select(.type == "oom" and (.message // "" | startswith("Failed to allocate a 44040208 byte allocation")))] | length == 1' "$tl"
+  grep -q '!! OutOfMemoryError thrown: an allocation of 44040192 bytes failed' "$TMP/watch.out"
+  # the app's own code, symbolized from /system/lib64 through /proc/PID/root
+  jq -e '[.groups[] | select(.kind == "file") | .stacks[] | select(.created_by == "app_open_cache_files (libandroid_app.so)") | .count] | add == 30' "$TMP/w/fds.json"
+  # the big block, by the malloc uprobe on bionic's libc
+  jq -e '[.allocations[] | select(.function == "malloc" and .bytes == 41943040 and .allocated_by == "app_load_image (libandroid_app.so)")] | length == 1' "$TMP/w/allocs.json"
+  # the thread, by the pthread_create uprobe on bionic's libc
+  jq -e '[.groups[] | select(.name == "FinalizerDaemon") | .stacks[]
+          | select(.created_by == "app_start_worker (libandroid_app.so)" and .start_routine.symbol == "app_worker_main"
+                   and .start_routine.module == "/system/lib64/libandroid_app.so")] | length == 1' "$TMP/w/threads.json"
+  [ "$(tail -n1 "$tl" | jq -r .ringbuf_drops)" = 0 ]
+}
