@@ -127,16 +127,17 @@ static __always_inline int is_compat(struct pt_regs *regs)
 {
 	return (BPF_CORE_READ(regs, pstate) & 0x10) != 0; /* PSR_MODE32_BIT */
 }
+/* an AArch32 task's sp and lr are r13 and r14 (the compat view of x13, x14) */
 static __always_inline __u64 user_sp(struct pt_regs *regs)
 {
-	return BPF_CORE_READ(regs, sp);
+	return is_compat(regs) ? BPF_CORE_READ(regs, regs[13]) & 0xffffffffULL : BPF_CORE_READ(regs, sp);
 }
 /* x30: the return address of a function that has not saved it yet (libc's
  * syscall wrappers are leaves; a uprobe fires before the prologue). User
  * space strips a pointer-authentication signature from it. */
 static __always_inline __u64 user_lr(struct pt_regs *regs)
 {
-	return BPF_CORE_READ(regs, regs[30]);
+	return is_compat(regs) ? BPF_CORE_READ(regs, regs[14]) & 0xffffffffULL : BPF_CORE_READ(regs, regs[30]);
 }
 /* a uprobe's own context is the user registers (struct user_pt_regs) */
 #define UPROBE_LR(ctx) PT_REGS_RET(ctx)

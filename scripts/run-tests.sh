@@ -2,7 +2,8 @@
 # Runs the C unit tests and the BATS suites, all speaking TAP, and ends with
 # one line: "N passed, N failed" (", N skipped" when a test skipped itself,
 # each skip saying why in its TAP line).
-#   scripts/run-tests.sh [BATS_FILE...]   (default: every file in tests/bats)
+#   scripts/run-tests.sh [BATS_FILE[@REGEX]...]   (default: every file in
+#   tests/bats; @REGEX: only the tests whose names match, as bats --filter)
 # OOMS_BUILD (default build) is where the unit tests and tools are, and
 # OOMSCOPE the binary the BATS files run. With OOMS_SAN_BUILD set (`make
 # test` does), the unit tests and SAN_BATS run a second time, sanitized
@@ -50,6 +51,21 @@ suite() {
     tally "$name" $? "$log/$name.tap"
   done
   ls tests/bats/*.bats > /dev/null 2>&1 || return 0
+  # FILE@REGEX: only FILE's tests whose names match REGEX, in a bats run of their own
+  local plain=() f
+  for f in "$@"; do [[ "$f" == *@* ]] || plain+=("$f"); done
+  [ ${#plain[@]} -eq 0 ] || run_bats "$label" "$build" "$bin" "${plain[@]}"
+  for f in "$@"; do
+    [[ "$f" != *@* ]] && continue
+    run_bats "$label" "$build" "$bin" --filter "${f#*@}" "${f%%@*}"
+    grep -q '^1\.\.0$' "$log/bats.tap" && { echo "not ok - $f: no test matches"; fail=$((fail + 1)); }
+  done
+}
+
+# run_bats LABEL BUILD OOMSCOPE BATS_ARGS...: one bats run, tallied
+run_bats() {
+  local label=$1 build=$2 bin=$3
+  shift 3
   echo "# ${label}bats: $*"
   if [ -n "${OOMS_STREAM:-}" ]; then # shown as it runs (the arm64 VM's console)
     OOMS_BUILD=$build OOMSCOPE=$bin timeout 2400 bats --tap "$@" 2>&1 | tee "$log/bats.tap"

@@ -1,22 +1,34 @@
 #!/usr/bin/env bash
 # `make test-arm64`: the arm64 build (build-arm64/, `make ARCH=arm64`) tested
-# in an arm64 VM (Debian's arm64 kernel under qemu, scripts/vm.sh with
-# VM_ARCH=arm64): the unit tests, the BATS files that need no JVM and the
-# arm64-only ones (tests/bats-arm64/), run by scripts/run-tests.sh inside the VM. Prints the VM's console and ends with
-# its tally, "arm64: N passed, N failed"; exits non-zero when a test failed
-# or the VM did not finish.
-#   scripts/test-arm64.sh [BATS_NAME|BATS_FILE...]   (default: ARM64_BATS below
-#                                                    and tests/bats-arm64/*.bats)
+# in an arm64 VM (Debian's arm64 kernels under qemu, scripts/vm.sh with
+# VM_ARCH=arm64), twice:
+# - Debian's 6.1 kernel (4 KiB pages): the unit tests, the BATS files that
+#   need no JVM, the JVM ones that show what differs on arm64 (JVM_BATS) and
+#   the arm64-only ones (tests/bats-arm64/);
+# - Debian's 6.12 kernel built for 16 KiB pages (VM_KERNEL=16k): the unit
+#   tests and the files where the page size shows (PAGE16K_BATS).
+# Each run is scripts/run-tests.sh inside the VM. Prints the VMs' consoles
+# and ends with the sum of their tallies, "arm64: N passed, N failed"; exits
+# non-zero when a test failed or a VM did not finish.
+#   scripts/test-arm64.sh [BATS_NAME|BATS_FILE...]   (those only, on the 6.1
+#                                                    kernel, or the 16 KiB one
+#                                                    with ARM64_KERNEL=16k)
+# ARM64_16K=0 leaves the 16 KiB run out of the whole suite.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-ARM64_BATS=(cli collect_fds collect_threads collect_vm big_alloc detect death drops faults btf android)
-[ $# -gt 0 ] && ARM64_BATS=("$@")
+ARM64_BATS=(cli collect_fds collect_threads collect_vm big_alloc detect death drops faults btf android outputs hprof fuzz)
+# the JVM files' tests that show what differs on arm64: the attach protocol, the shim and
+# its fork-dump, HotSpot's USDT arguments (thread names), the OutOfMemoryError probes
+JVM_BATS=("tests/bats/java_heap.bats@attach.protocol|load-shim|full.names" "tests/bats/java_oom.bats@low.thread.limit|at.the.throw")
+PAGE16K_BATS=(collect_vm big_alloc collect_fds drops detect android tests/bats-arm64/tagged.bats)
+explicit=0
+[ $# -gt 0 ] && { ARM64_BATS=("$@"); explicit=1; }
 [ -x build-arm64/oomscope ] || { echo "test-arm64: build-arm64/oomscope missing (make ARCH=arm64 all unit)" >&2; exit 2; }
 
 job=$(mktemp -d /tmp/oomscope-arm64.XXXXXX)
 trap 'rm -rf "$job"' EXIT
 # the repository's layout as the tests expect it: ROOT/oomscope, ROOT/build,
-# ROOT/../shared (test_hprof.args reads the corpus from there)
+# ROOT/../shared (test_hprof.args and hprof.bats read the corpus from there)
 mkdir -p "$job/repo" "$job/shared/corpus"
 cp -a scripts "$job/repo/"
 mkdir -p "$job/repo/tests"
@@ -24,33 +36,60 @@ for d in tests/*; do [ "$d" = tests/js ] || cp -a "$d" "$job/repo/tests/"; done
 cp -a build-arm64 "$job/repo/build"
 rm -rf "$job/repo/build/pic"
 cp build-arm64/oomscope "$job/repo/oomscope"
-cp -a ../shared/corpus/hprof "$job/shared/corpus/" 2> /dev/null || true
-files=()
-for b in "${ARM64_BATS[@]}"; do
-  case "$b" in *.bats) files+=("$b") ;; *) files+=("tests/bats/$b.bats") ;; esac
-done
-[ $# -gt 0 ] || files+=(tests/bats-arm64/*.bats)
-cat > "$job/job.sh" << EOF
+cp -a ../shared/corpus/hprof ../shared/corpus/hprof-world "$job/shared/corpus/" 2> /dev/null || true
+size=$(du -sm "$job" | cut -f1)
+
+bats_paths() {
+  local b
+  for b in "$@"; do
+    case "$b" in *.bats | *.bats@*) echo "$b" ;; *) echo "tests/bats/$b.bats" ;; esac
+  done
+}
+
+# vm_suite LABEL KERNEL(""|16k) FILES...: one VM run; its tally into pass/fail
+pass=0 fail=0 status_all=0
+vm_suite() {
+  local label=$1 kernel=$2 log start status tally p f args
+  shift 2
+  args=$(printf '%q ' "$@") # quoted for job.sh (FILE@REGEX has a |)
+  cat > "$job/job.sh" << EOF
 cd /job/repo || exit 1
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 # as on the host: a soft fd limit above the tests' bursts (drops.bats makes 2,300)
 ulimit -n 20000
 # the controllers death.bats's cgroups use (no systemd here to enable them)
 echo "+pids +memory" > /sys/fs/cgroup/cgroup.subtree_control
-echo "vm: arm64 suite: unit tests and ${ARM64_BATS[*]}"
-OOMS_STREAM=1 OOMS_BUILD=build OOMSCOPE=/job/repo/oomscope scripts/run-tests.sh ${files[*]}
+echo "vm: arm64 suite ($label): unit tests and $*"
+OOMS_STREAM=1 OOMS_BUILD=build OOMSCOPE=/job/repo/oomscope scripts/run-tests.sh $args
 EOF
-size=$(du -sm "$job" | cut -f1)
-log=$job/console
-start=$(date +%s)
-VM_ARCH=arm64 VM_JOB_MB=$((size * 2 + 256)) VM_TIMEOUT=${VM_TIMEOUT:-2400} scripts/vm.sh run "$job" | tee "$log"
-status=${PIPESTATUS[0]}
-tally=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
-echo "# arm64 VM: $(( $(date +%s) - start )) s wall"
-if [ -z "$tally" ]; then
-  echo "not ok - the arm64 VM did not finish its suite (status $status)"
-  echo "arm64: 0 passed, 1 failed"
-  exit 1
+  log=$job/console
+  start=$(date +%s)
+  VM_ARCH=arm64 VM_KERNEL=$kernel VM_JOB_MB=$((size * 2 + 256)) VM_TIMEOUT=${VM_TIMEOUT:-2400} scripts/vm.sh run "$job" | tee "$log"
+  status=${PIPESTATUS[0]}
+  tally=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
+  echo "# arm64 VM ($label): $(($(date +%s) - start)) s wall, $tally"
+  if [ -z "$tally" ]; then
+    echo "not ok - the arm64 VM ($label) did not finish its suite (status $status)"
+    fail=$((fail + 1))
+    status_all=1
+    return
+  fi
+  read -r p f < <(sed -E 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' <<< "$tally")
+  pass=$((pass + p)) fail=$((fail + f))
+  [ "$status" -eq 0 ] || status_all=1
+}
+
+mapfile -t files < <(bats_paths "${ARM64_BATS[@]}")
+[ "$explicit" = 1 ] || files+=(tests/bats-arm64/arm32.bats tests/bats-arm64/tagged.bats "${JVM_BATS[@]}")
+# ARM64_KERNEL=16k with named files: those on the 16 KiB kernel instead
+if [ "$explicit" = 1 ] && [ "${ARM64_KERNEL:-}" = 16k ]; then
+  vm_suite "6.12, 16 KiB pages" 16k "${files[@]}"
+else
+  vm_suite "6.1, 4 KiB pages" "" "${files[@]}"
 fi
-echo "arm64: $tally"
-[ "$status" -eq 0 ] && grep -qE ' 0 failed' <<< "$tally"
+if [ "${ARM64_16K:-1}" != 0 ] && [ "$explicit" = 0 ]; then
+  mapfile -t files16k < <(bats_paths "${PAGE16K_BATS[@]}")
+  vm_suite "6.12, 16 KiB pages" 16k "${files16k[@]}"
+fi
+echo "arm64: $pass passed, $fail failed"
+[ "$status_all" -eq 0 ] && [ "$fail" -eq 0 ]

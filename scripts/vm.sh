@@ -18,7 +18,8 @@
 #                              exits with job.sh's status (124: timed out)
 #
 # VM_TIMEOUT (seconds, default 600) bounds a run; VM_JOB_MB (default 256) is
-# the size of the job's disk.
+# the size of the job's disk; VM_KERNEL=16k (arm64) boots Debian's 6.12
+# kernel built for 16 KiB pages instead of the root image's 6.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=${VM_ARCH:-x86_64}
@@ -29,11 +30,14 @@ case "$arch" in
   arm64)
     # the kernel comes apart (its initramfs is made here, not by
     # initramfs-tools, which takes ~15 min emulated); the rest runs the suite
-    PKGS=libbpf1,libelf1,libdw1,libjson-c5,libsqlite3-0,liblzma5,zlib1g,libbz2-1.0,procps,bpftool,bats,jq,python3-minimal,util-linux,binutils,kmod,file,xz-utils,gzip,bc,gcc,libc6-dev,android-libart
+    PKGS=libbpf1,libelf1,libdw1,libjson-c5,libsqlite3-0,liblzma5,zlib1g,libbz2-1.0,procps,bpftool,bats,jq,python3,util-linux,binutils,kmod,file,xz-utils,gzip,bc,gcc,libc6-dev,android-libart,openjdk-17-jdk-headless
     QEMU=qemu-system-aarch64 ;;
   *) echo "vm: VM_ARCH is x86_64 or arm64, not $arch" >&2; exit 2 ;;
 esac
 dir=build/vm/$arch
+# where the booted kernel and initramfs are: the root image's own, or VM_KERNEL's
+kdir=$dir
+[ "${VM_KERNEL:-}" = 16k ] && kdir=$dir/16k
 
 die() { echo "vm: $*" >&2; exit 1; }
 
@@ -82,26 +86,18 @@ image_x86_64() {
   mkfs.ext4 -q -F -d "$tmp/root" -L root "$dir/root.img.tmp" 1200M && mv "$dir/root.img.tmp" "$dir/root.img"
 }
 
-# arm64: debootstrap's first stage here, Debian's arm64 kernel taken apart
-# (its Image booted as is, its modules into the root), an initramfs of
-# busybox and the modules that reach the root disk, then the second stage
-# run inside the VM itself (no binfmt_misc needed on this machine)
-image_arm64() {
-  local tmp=$1 pkg ver m
-  command -v depmod > /dev/null && command -v cpio > /dev/null || die "depmod or cpio missing (scripts/install-deps.sh installs kmod and cpio)"
-  dpkg --print-foreign-architectures | grep -qx arm64 || die "apt does not know arm64 packages: scripts/install-deps.sh --arm64"
-  echo "vm: building the arm64 root image (debootstrap bookworm, its second stage in the VM; about 10 min)" >&2
-  debootstrap --foreign --arch=arm64 --variant=minbase --include="$PKGS" bookworm "$tmp/root" http://deb.debian.org/debian \
-    > "$tmp/debootstrap.log" 2>&1 || { tail -5 "$tmp/debootstrap.log" >&2; die "debootstrap failed"; }
-  pkg=$(apt-cache depends linux-image-arm64:arm64 2> /dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n1)
-  [ -n "$pkg" ] || die "no linux-image-arm64:arm64 in apt's lists (apt-get update?)"
+# arm64_kernel TMP PKG OUT: Debian's arm64 kernel package PKG taken apart
+# into OUT/vmlinuz (its Image, booted as is) and OUT/initrd.img (busybox and
+# the modules that reach the root disk); its modules stay in TMP/kernel,
+# their version in KVER
+arm64_kernel() {
+  local tmp=$1 pkg=$2 out=$3 m
+  rm -rf "$tmp/deb" "$tmp/kernel" "$tmp/initrd" "$tmp/bb"
   mkdir -p "$tmp/deb" "$tmp/kernel"
-  (cd "$tmp/deb" && apt-get download -q "$pkg" busybox-static:arm64 > /dev/null 2>&1) || die "could not download $pkg and busybox-static"
+  (cd "$tmp/deb" && apt-get download -q "${pkg%%:*}:arm64" busybox-static:arm64 > /dev/null 2>&1) || die "could not download $pkg and busybox-static"
   dpkg-deb -x "$tmp"/deb/linux-image-*.deb "$tmp/kernel"
-  ver=$(ls "$tmp/kernel/lib/modules")
-  depmod -b "$tmp/kernel" "$ver"
-  mkdir -p "$tmp/root/lib/modules"
-  cp -a "$tmp/kernel/lib/modules/$ver" "$tmp/root/lib/modules/"
+  KVER=$(ls "$tmp/kernel/lib/modules")
+  depmod -b "$tmp/kernel" "$KVER"
   # the initramfs: busybox, the modules in modules.dep's order, /init
   mkdir -p "$tmp/initrd/bin" "$tmp/initrd/lib/modules" "$tmp/initrd/newroot" "$tmp/initrd/proc" "$tmp/initrd/dev" "$tmp/initrd/sys"
   dpkg-deb -x "$tmp"/deb/busybox-static_*.deb "$tmp/bb"
@@ -110,13 +106,17 @@ image_arm64() {
   : > "$tmp/initrd/modules"
   add_module() { # NAME: the module and what it needs, each once, needs first
     local path deps d
-    path=$(grep -E "(^|/)$1\.ko(\.xz)?:" "$tmp/kernel/lib/modules/$ver/modules.dep" | cut -d: -f1)
+    path=$(grep -E "(^|/)$1\.ko(\.xz)?:" "$tmp/kernel/lib/modules/$KVER/modules.dep" | cut -d: -f1 || true)
     [ -n "$path" ] || return 0 # built in
-    grep -qxF "$path" "$tmp/initrd/modules" && return 0
-    deps=$(grep -E "^$path:" "$tmp/kernel/lib/modules/$ver/modules.dep" | cut -d: -f2)
+    grep -qxF "${path%.xz}" "$tmp/initrd/modules" && return 0
+    deps=$(grep -E "^$path:" "$tmp/kernel/lib/modules/$KVER/modules.dep" | cut -d: -f2)
     for d in $deps; do add_module "$(basename "$d" | sed 's/\.ko.*//')"; done
-    cp "$tmp/kernel/lib/modules/$ver/$path" "$tmp/initrd/lib/modules/"
-    echo "$path" >> "$tmp/initrd/modules"
+    # busybox's insmod takes a plain .ko: newer kernels ship them xz'd
+    case "$path" in
+      *.xz) xz -dc "$tmp/kernel/lib/modules/$KVER/$path" > "$tmp/initrd/lib/modules/$(basename "$path" .xz)" ;;
+      *) cp "$tmp/kernel/lib/modules/$KVER/$path" "$tmp/initrd/lib/modules/" ;;
+    esac
+    echo "${path%.xz}" >> "$tmp/initrd/modules"
   }
   for m in virtio_mmio virtio_pci virtio_blk crc32c_generic ext4; do add_module "$m"; done
   cat > "$tmp/initrd/init" << 'EOF'
@@ -132,6 +132,27 @@ umount /proc; umount /dev
 exec switch_root /newroot "${init:-/oomscope-init}"
 EOF
   chmod +x "$tmp/initrd/init"
+  mkdir -p "$out"
+  cp "$tmp/kernel/boot/vmlinuz-$KVER" "$out/vmlinuz.tmp" && mv "$out/vmlinuz.tmp" "$out/vmlinuz"
+  (cd "$tmp/initrd" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd.img.tmp" && mv "$out/initrd.img.tmp" "$out/initrd.img"
+}
+
+# arm64: debootstrap's first stage here, Debian's arm64 kernel taken apart
+# (its Image booted as is, its modules into the root), an initramfs of
+# busybox and the modules that reach the root disk, then the second stage
+# run inside the VM itself (no binfmt_misc needed on this machine)
+image_arm64() {
+  local tmp=$1 pkg ver m
+  command -v depmod > /dev/null && command -v cpio > /dev/null || die "depmod or cpio missing (scripts/install-deps.sh installs kmod and cpio)"
+  dpkg --print-foreign-architectures | grep -qx arm64 || die "apt does not know arm64 packages: scripts/install-deps.sh --arm64"
+  echo "vm: building the arm64 root image (debootstrap bookworm, its second stage in the VM; about 10 min)" >&2
+  debootstrap --foreign --arch=arm64 --variant=minbase --include="$PKGS" bookworm "$tmp/root" http://deb.debian.org/debian \
+    > "$tmp/debootstrap.log" 2>&1 || { tail -5 "$tmp/debootstrap.log" >&2; die "debootstrap failed"; }
+  pkg=$(apt-cache depends linux-image-arm64:arm64 2> /dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n1)
+  [ -n "$pkg" ] || die "no linux-image-arm64:arm64 in apt's lists (apt-get update?)"
+  arm64_kernel "$tmp" "$pkg" "$dir"
+  mkdir -p "$tmp/root/lib/modules"
+  cp -a "$tmp/kernel/lib/modules/$KVER" "$tmp/root/lib/modules/"
   write_init "$tmp/root/oomscope-init"
   cat > "$tmp/root/oomscope-stage2" << 'EOF'
 #!/bin/sh
@@ -145,9 +166,6 @@ echo o > /proc/sysrq-trigger
 sleep 10
 EOF
   chmod +x "$tmp/root/oomscope-stage2"
-  mkdir -p "$dir"
-  cp "$tmp/kernel/boot/vmlinuz-$ver" "$dir/vmlinuz.tmp" && mv "$dir/vmlinuz.tmp" "$dir/vmlinuz"
-  (cd "$tmp/initrd" && find . | cpio -o -H newc --quiet | gzip -1) > "$dir/initrd.img.tmp" && mv "$dir/initrd.img.tmp" "$dir/initrd.img"
   mkfs.ext4 -q -F -d "$tmp/root" -L root "$dir/root.img.tmp" 2500M
   VM_TIMEOUT=1500 boot "$dir/root.img.tmp" "" /oomscope-stage2 > "$tmp/console" || true
   grep -E '^vm: |^E: |^W: ' "$tmp/console" >&2 || true
@@ -155,7 +173,26 @@ EOF
   mv "$dir/root.img.tmp" "$dir/root.img"
 }
 
+# VM_KERNEL=16k (arm64): Debian's 6.12 arm64 kernel built for 16 KiB pages
+# (as on Apple silicon and some Android devices), booted on the same root;
+# taken apart once into build/vm/arm64/16k/
+kernel_16k() {
+  local pkg tmp
+  pkg=$(apt-cache pkgnames linux-image-6.12 2> /dev/null | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-arm64-16k-unsigned$' | sort -V | tail -n1)
+  [ -n "$pkg" ] || die "no linux-image-6.12.*-arm64-16k-unsigned in apt's lists (apt-get update?)"
+  [ -s "$kdir/vmlinuz" ] && [ -s "$kdir/initrd.img" ] && [ "$(cat "$kdir/pkg" 2> /dev/null)" = "$pkg" ] && return 0
+  echo "vm: taking apart $pkg for the 16 KiB-page kernel" >&2
+  tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
+  arm64_kernel "$tmp" "$pkg" "$kdir"
+  rm -rf "$tmp"
+  echo "$pkg" > "$kdir/pkg"
+}
+
 image() {
+  if [ "${VM_KERNEL:-}" = 16k ]; then
+    [ "$arch" = arm64 ] || die "VM_KERNEL=16k is an arm64 kernel (VM_ARCH=arm64)"
+    kernel_16k
+  fi
   image_ok && return 0
   [ "$(id -u)" -eq 0 ] || die "building the image needs root (debootstrap)"
   command -v debootstrap > /dev/null && command -v "$QEMU" > /dev/null ||
@@ -179,7 +216,7 @@ boot() {
     # pauth-impdef: pointer authentication emulated the cheap way (-cpu max alone is 4x slower);
     # mte=on: memory tagging, so glibc's allocator can hand out tagged pointers (tagged.bats)
     timeout "${VM_TIMEOUT:-600}" qemu-system-aarch64 -M virt,mte=on -cpu max,pauth-impdef=on -smp 2 -m 3072 -nographic -no-reboot \
-      -nic none -kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
+      -nic none -kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" \
       -append "console=ttyAMA0 panic=-1 quiet oomscope.init=$init" "${drives[@]}" 2>&1 < /dev/null
   fi | sed -u -E -e '/^qemu-system-[a-z0-9_]*: warning/d' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\x1bc//g' -e 's/\r//'
   return "${PIPESTATUS[0]}"

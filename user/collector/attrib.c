@@ -103,7 +103,9 @@ static void fill_origin(struct ooms_attrib *a, struct origin *o, const struct oo
 
 	if (n > OOMS_STACK_DEPTH)
 		n = OOMS_STACK_DEPTH;
-	n = ooms_stackfix_repair(a->fix, e->ustack, n, e->sp, e->lr, e->slice, OOMS_SLICE_WORDS, frames, MAX_FRAMES);
+	n = e->nr >= OOMS_COMPAT_BASE ? ooms_stackfix_repair_a32(a->fix, e->ustack, n, e->lr, frames, MAX_FRAMES)
+				      : ooms_stackfix_repair(a->fix, e->ustack, n, e->sp, e->lr, e->slice, OOMS_SLICE_WORDS,
+							     frames, MAX_FRAMES);
 	o->stack = ooms_stacks_intern(a->stacks, frames, n);
 	o->tid = e->tid;
 	o->nr = e->nr;
@@ -230,8 +232,11 @@ static uint32_t stack_of(struct ooms_attrib *a, const struct ooms_event *e, cons
 		slice = e->slice;
 		nslice = OOMS_SLICE_WORDS;
 	}
-	n = (scan ? ooms_stackfix_repair_scan : ooms_stackfix_repair)(a->fix, e->ustack, n, e->sp, e->lr, slice,
-								      nslice, frames, MAX_FRAMES);
+	if (e->nr >= OOMS_COMPAT_BASE)
+		n = ooms_stackfix_repair_a32(a->fix, e->ustack, n, e->lr, frames, MAX_FRAMES);
+	else
+		n = (scan ? ooms_stackfix_repair_scan : ooms_stackfix_repair)(a->fix, e->ustack, n, e->sp, e->lr,
+									      slice, nslice, frames, MAX_FRAMES);
 	if (depth && n > depth)
 		n = depth;
 	return ooms_stacks_intern(a->stacks, frames, n);

@@ -286,6 +286,50 @@ static size_t repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uin
 	return k;
 }
 
+/* Is a call right before the 32-bit ARM return address lr: A32 BL, BLX
+ * (immediate or register), or with bit 0 set (Thumb) T32 BL/BLX or BLX
+ * register? */
+static int a32_after_call(struct ooms_stackfix *fx, uint64_t lr)
+{
+	uint64_t at = lr & ~1ull;
+	uint8_t c[4];
+	uint32_t w;
+	uint16_t h1, h2;
+
+	if (at < 4 || ooms_sym_read_code(fx->sym, at - 4, c, 4) != 4)
+		return 0;
+	if (lr & 1) {
+		memcpy(&h1, c, 2);
+		memcpy(&h2, c + 2, 2);
+		return (h2 & 0xFF87u) == 0x4780u ||                               /* blx reg */
+		       ((h1 & 0xF800u) == 0xF000u && (h2 & 0xC000u) == 0xC000u); /* bl, blx imm */
+	}
+	memcpy(&w, c, 4);
+	return ((w & 0x0F000000u) == 0x0B000000u && (w >> 28) != 0xFu) || /* bl */
+	       (w & 0xFE000000u) == 0xFA000000u ||                         /* blx imm */
+	       (w & 0x0FFFFFF0u) == 0x012FFF30u;                           /* blx reg */
+}
+
+size_t ooms_stackfix_repair_a32(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t lr, uint64_t *out,
+				size_t max)
+{
+	size_t k = 0;
+	uint64_t ra = lr & 0xFFFFFFFFull;
+
+	if (n == 0 || max == 0)
+		return 0;
+	out[k++] = in[0];
+	if (ra && k < max && is_exec_fresh(fx, ra & ~1ull) && (ra & ~1ull) != in[0] && a32_after_call(fx, ra))
+		out[k++] = ra & ~1ull;
+	for (size_t i = 1; i < n && k < max; i++) {
+		if (!is_exec_fresh(fx, in[i]))
+			break;
+		if (in[i] != out[k - 1])
+			out[k++] = in[i];
+	}
+	return k;
+}
+
 size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp, uint64_t lr,
 			    const uint64_t *slice, size_t nslice, uint64_t *out, size_t max)
 {

@@ -40,6 +40,14 @@ size_t ooms_stackfix_repair(struct ooms_stackfix *fx, const uint64_t *in, size_t
 size_t ooms_stackfix_repair_scan(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t sp, uint64_t lr,
 				 const uint64_t *slice, size_t nslice, uint64_t *out, size_t max);
 
+/* A 32-bit ARM task's event (its syscall seen through the compat table): the
+ * kernel unwinds no user stack for it, so in is its pc (and whatever frames
+ * the kernel found); its lr (r14), where a call instruction precedes it, is
+ * the return address of a function that has not called another yet (libc's
+ * syscall wrappers) and goes in as frame 1. */
+size_t ooms_stackfix_repair_a32(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uint64_t lr, uint64_t *out,
+				size_t max);
+
 /* 1 when addr is a return address: executable and preceded by a call (memoized). */
 int ooms_stackfix_is_return_addr(struct ooms_stackfix *fx, uint64_t addr);
 
