@@ -165,6 +165,46 @@ start_java_hidden() {
   [ ! -e "/proc/$pid/root/tmp/.oomscope-shim.$pid" ]
 }
 
+@test "a socket at the shim's name in the JVM's /tmp served by another process: never taken for the shim" {
+  start_java jvm "$JAVA_DIR/PlantedLeaks.java"
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  local sock="/tmp/.oomscope-shim.$pid"
+  [ ! -e "$sock" ]
+  # an impostor: answers every request as a shim would ("ok ..."); removes its socket on SIGTERM
+  start_bg fake python3 -c '
+import os, signal, socket, sys
+path, pid = sys.argv[1], sys.argv[2]
+signal.signal(signal.SIGTERM, lambda *a: (os.unlink(path), sys.exit(0)))
+s = socket.socket(socket.AF_UNIX)
+s.bind(path)
+s.listen(4)
+print("listening", flush=True)
+while True:
+    c, _ = s.accept()
+    try:
+        c.recv(512)
+        c.sendall(("ok oomscope-shim 1 runtime=hotspot pid=%s\n" % pid).encode())
+    except OSError:
+        pass
+    c.close()
+' "$sock" "$pid"
+  wait_for "$TMP/fake.out" '^listening' 10
+  # auto: the impostor is not the shim, so the JVM's own dumper writes the dump
+  run timeout 120 "$OOMSCOPE" dump -p "$pid" -q --no-analyze -o "$TMP/d.hprof.gz"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"(jvm-fifo)"* ]]
+  "$OOMSCOPE" hprof check "$TMP/d.hprof.gz" > /dev/null
+  # the shim asked for by name: one line that says why not, no file
+  run timeout 60 "$OOMSCOPE" dump -p "$pid" --method shim -q -o "$TMP/s.hprof.gz"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"the shim socket in the target's /tmp is served by another process, not PID $pid: not used"* ]]
+  [ ! -e "$TMP/s.hprof.gz" ]
+  kill "$(cat "$TMP/fake.pid")"
+  wait_exit "$(cat "$TMP/fake.pid")" 10
+  [ ! -e "$sock" ]
+}
+
 @test "a symlink planted at the dump path or at analyze -o: refused in one line before anything is done, the file it names untouched" {
   start_java jvm "$JAVA_DIR/PlantedLeaks.java"
   local pid; pid=$(cat "$TMP/jvm.pid")

@@ -108,6 +108,10 @@ static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_r
 		atomic_abort(&af);
 		if (e == -EBUSY)
 			snprintf(res->error, sizeof(res->error), "the shim is busy with another dump: %.200s", line);
+		else if (e == -ESRCH)
+			snprintf(res->error, sizeof(res->error),
+				 "the shim socket in the target's /tmp is served by another process, not PID %d: not used",
+				 (int)rq->pid);
 		else if (line[0])
 			snprintf(res->error, sizeof(res->error), "the shim refused the dump: %.200s", line);
 		else

@@ -35,6 +35,17 @@ static int connect_shim(pid_t pid)
 		close(fd);
 		return -e;
 	}
+	/* the shim listens from inside the target: a socket at its name made by
+	 * any other process (a neighbour sharing the target's /tmp) is not it */
+	{
+		struct ucred peer;
+		socklen_t plen = sizeof(peer);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &plen) != 0 || peer.pid != pid) {
+			close(fd);
+			return -ESRCH;
+		}
+	}
 	return fd;
 }
 

@@ -9,7 +9,8 @@
 #include <sys/types.h>
 
 /* One request, one line back ("ok ...", "error ..."), within timeout_ms.
- * 0 (answer in line), -ENOENT (no shim socket), or -errno. */
+ * 0 (answer in line), -ENOENT (no shim socket), -ESRCH (a socket at its name
+ * served by another process than pid), or -errno. */
 int shim_client_ask(pid_t pid, const char *request, char *line, size_t len, int timeout_ms);
 /* The heap figures through the shim. 0 or -errno. */
 int shim_client_heap(pid_t pid, int64_t *used, int64_t *committed, int64_t *max, int timeout_ms);
