@@ -164,6 +164,16 @@ __attribute__((noinline)) static void known_caller(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* another caller: a return address that is in no chain (a stale word); not
+ * the same code as known_caller, or the compiler folds the two into one */
+static volatile int other_calls;
+__attribute__((noinline)) static void other_caller(void)
+{
+	other_calls++;
+	capture_caller();
+	other_calls++;
+}
+
 /* The link register: a synthetic event at the first instruction of libc's
  * open (a uprobe there, or a syscall in a leaf wrapper) whose
  * frame-pointer chain skipped the caller. On arm64 the caller is only in lr;
@@ -302,6 +312,27 @@ static void test_stackfix(void)
 		       "CFI picks the real return address over a stale one (in the slice or the link register)");
 		n = ooms_stackfix_repair(fx, in, 1, 0, 0, big_slice, 32, out, 8);
 		TAP_OK(n == 2 && out[1] == stale, "without sp the scan is the fallback (and takes the first)");
+
+		/* the scanning walk meets the chain at the caller and stops there:
+		 * the chain goes on, not stale return addresses further up the slice */
+		{
+			uint64_t chain[3], far_stale, up = (uint64_t)__builtin_return_address(0);
+
+			other_caller();
+			far_stale = slice_caller_ret;
+			known_caller();
+			memset(big_slice, 0, sizeof(big_slice));
+			big_slice[(cfa + ra) / 8] = slice_caller_ret;
+			big_slice[31] = far_stale;
+			chain[0] = pc;
+			chain[1] = slice_caller_ret;
+			chain[2] = up;
+			n = ooms_stackfix_repair_scan(fx, chain, 3, 0x7ff000000000ull, 0, big_slice, 32, out, 8);
+			TAP_OK(far_stale != slice_caller_ret, "two distinct return addresses");
+			TAP_OK(n == 3 && out[1] == slice_caller_ret && out[2] == up && out[0] == pc,
+			       "a scanning walk hands over to the chain where they meet, no stale word past it (%zu frames)",
+			       n);
+		}
 	}
 	{
 		int64_t cfa = 0, ra = 0;

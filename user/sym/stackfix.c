@@ -201,8 +201,21 @@ static size_t scan_for_return(struct ooms_stackfix *fx, const uint64_t *slice, s
 #define DWARF_LR -1
 #endif
 
+/* in_chain: is ra one of the frame-pointer chain's frames after the first? */
+static int in_chain(const uint64_t *chain, size_t n, uint64_t ra, uint64_t mask)
+{
+	for (size_t j = 1; j < n; j++)
+		if ((chain[j] & mask) == ra)
+			return 1;
+	return 0;
+}
+
+/* The CFI walk from pc, until it meets the frame-pointer chain (from there
+ * the chain is the kernel's own walk; a CFI walk left to go on past it, into
+ * frames it can only scan for, took stale words for frames past _start). */
 static size_t unwind_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp, uint64_t lr, const uint64_t *slice,
-			 size_t nslice, uint64_t *out, size_t max, int scan, uint64_t mask)
+			 size_t nslice, const uint64_t *chain, size_t nchain, uint64_t *out, size_t max, int scan,
+			 uint64_t mask)
 {
 	uint64_t off = 0; /* the frame's sp, as a byte offset into the slice */
 	size_t n = 0;
@@ -235,11 +248,15 @@ static size_t unwind_cfi(struct ooms_stackfix *fx, uint64_t pc, uint64_t sp, uin
 			if (!scan || (i = scan_for_return(fx, slice, off / 8, nslice, mask)) >= nslice)
 				break;
 			out[n++] = slice[i] & mask;
+			if (in_chain(chain, nchain, slice[i] & mask, mask))
+				break;
 			off = (i + 1) * 8;
 			pc = (slice[i] & mask) - 1;
 			continue;
 		}
 		out[n++] = ra;
+		if (in_chain(chain, nchain, ra, mask))
+			break;
 		off += (uint64_t)cfa;
 		pc = ra - 1; /* the call instruction: the caller's rule */
 	}
@@ -257,7 +274,7 @@ static size_t repair(struct ooms_stackfix *fx, const uint64_t *in, size_t n, uin
 	is_exec_fresh(fx, in[0]); /* maps current for the CFI lookup */
 	mask = ooms_sym_code_mask(fx->sym);
 	out[k++] = in[0];
-	c = unwind_cfi(fx, in[0], sp, lr, slice, nslice, out + k, max - k, scan, mask);
+	c = unwind_cfi(fx, in[0], sp, lr, slice, nslice, in, n, out + k, max - k, scan, mask);
 	if (c) {
 		/* where the CFI walk meets the frame-pointer chain, the chain goes on */
 		size_t last = k + c - 1, j;
