@@ -142,7 +142,7 @@ EOF
 # busybox and the modules that reach the root disk, then the second stage
 # run inside the VM itself (no binfmt_misc needed on this machine)
 image_arm64() {
-  local tmp=$1 pkg ver m
+  local tmp=$1 pkg
   command -v depmod > /dev/null && command -v cpio > /dev/null || die "depmod or cpio missing (scripts/install-deps.sh installs kmod and cpio)"
   dpkg --print-foreign-architectures | grep -qx arm64 || die "apt does not know arm64 packages: scripts/install-deps.sh --arm64"
   echo "vm: building the arm64 root image (debootstrap bookworm, its second stage in the VM; about 10 min)" >&2

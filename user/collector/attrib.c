@@ -96,17 +96,12 @@ struct thread_slot *attrib_thread_find(struct ooms_attrib *a, uint32_t tid, int 
 	return &a->threads[j];
 }
 
+static uint32_t stack_of(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice, size_t nslice,
+			 unsigned depth, int scan);
+
 static void fill_origin(struct ooms_attrib *a, struct origin *o, const struct ooms_event *e)
 {
-	uint64_t frames[MAX_FRAMES];
-	size_t n = e->stack_bytes > 0 ? (size_t)e->stack_bytes / 8 : 0;
-
-	if (n > OOMS_STACK_DEPTH)
-		n = OOMS_STACK_DEPTH;
-	n = e->nr >= OOMS_COMPAT_BASE ? ooms_stackfix_repair_a32(a->fix, e->ustack, n, e->lr, frames, MAX_FRAMES)
-				      : ooms_stackfix_repair(a->fix, e->ustack, n, e->sp, e->lr, e->slice, OOMS_SLICE_WORDS,
-							     frames, MAX_FRAMES);
-	o->stack = ooms_stacks_intern(a->stacks, frames, n);
+	o->stack = stack_of(a, e, NULL, 0, 0, 0);
 	o->tid = e->tid;
 	o->nr = e->nr;
 	o->start = 0;
@@ -204,9 +199,6 @@ void ooms_attrib_mark_preexisting(struct ooms_attrib *a, const struct ooms_snaps
 			t->o.seen = 2;
 	}
 }
-
-static uint32_t stack_of(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice, size_t nslice,
-			 unsigned depth, int scan);
 
 uint32_t ooms_attrib_stack(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice,
 			   size_t nslice, unsigned depth)
