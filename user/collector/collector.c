@@ -445,7 +445,7 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 	struct coll c;
 	struct ooms_death_rec death;
 	const char *why;
-	int status = -1, ended;
+	int status = -1, ended, fresh;
 
 	memset(&c, 0, sizeof(c));
 	c.pidfd = -1;
@@ -465,11 +465,12 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 	coll_consume(&c);
 	ooms_jheap_finish(c.jheap, 600);
 	/* a last sample at the end, with /proc's lists read whole, unless one
-	 * was just taken or the target is gone */
+	 * was just taken, whole, with no event since, or the target is gone */
 	c.force_full = 1;
+	fresh = c.have_smp && c.last_full && coll_now_ns() - c.last_sample_ns <= 100 * 1000 * 1000ull &&
+		ooms_attrib_events(c.attrib) == c.last_smp.events;
 	ended = !strcmp(why, "target exited") || !coll_target_ours(&c) ||
-		((coll_now_ns() - c.last_sample_ns > 100 * 1000 * 1000ull || !c.last_full) &&
-		 coll_take_sample(&c) != 0);
+		(!fresh && coll_take_sample(&c) != 0);
 	if (ended) {
 		why = "target exited";
 		c.last.alive = 0;
