@@ -18,8 +18,19 @@ pass=0 fail=0 skip=0
 log=$(mktemp -d /tmp/oomscope-tests.XXXXXX)
 trap 'rm -rf "$log"' EXIT
 
+failures=() # each failing test's line, repeated at the end
+
+failing() { # $1: TAP output: its "not ok" lines, each with bats' file:line when it says it
+  awk '/^not ok/ { if (l != "") print l; l = $0; next }
+       l != "" && /^# \(in test file / { f = $0; sub(/^# \(in test file /, "", f); sub(/, line /, ":", f); sub(/\)$/, "", f)
+                                          print l " (" f ")"; l = ""; next }
+       l != "" { print l; l = "" }
+       END { if (l != "") print l }' "$1"
+}
+
 count() { # $1: file with TAP output
-  local p f s
+  local p f s line
+  while IFS= read -r line; do failures+=("$line"); done < <(failing "$1")
   p=$(grep -cE '^ok [0-9]+' "$1" | tr -d ' ')
   s=$(grep -cE '^ok [0-9]+.*# ?[Ss][Kk][Ii][Pp]' "$1" | tr -d ' ')
   f=$(grep -cE '^not ok [0-9]+' "$1" | tr -d ' ')
@@ -33,6 +44,7 @@ tally() {
   count "$3"
   if [ "$2" -ne 0 ] && ! grep -q '^not ok' "$3"; then
     echo "not ok - $1 exited with status $2"
+    failures+=("not ok - $1 exited with status $2")
     fail=$((fail + 1))
   fi
 }
@@ -58,7 +70,7 @@ suite() {
   for f in "$@"; do
     [[ "$f" != *@* ]] && continue
     run_bats "$label" "$build" "$bin" --filter "${f#*@}" "${f%%@*}"
-    grep -q '^1\.\.0$' "$log/bats.tap" && { echo "not ok - $f: no test matches"; fail=$((fail + 1)); }
+    grep -q '^1\.\.0$' "$log/bats.tap" && { echo "not ok - $f: no test matches"; failures+=("not ok - $f: no test matches"); fail=$((fail + 1)); }
   done
 }
 
@@ -98,8 +110,10 @@ if [ -n "${OOMS_ARM64:-}" ]; then
     read -r a_pass a_fail < <(sed -E 's/^arm64: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' <<<"$a_tally")
     pass=$((pass + a_pass)); fail=$((fail + a_fail))
   fi
+  while IFS= read -r line; do failures+=("arm64: $line"); done < <(failing "$log/arm64.out")
   if [ "$a_status" -ne 0 ] && [ "${a_fail:-0}" -eq 0 ]; then
     echo "not ok - the arm64 suite exited with status $a_status"
+    failures+=("not ok - the arm64 suite exited with status $a_status")
     fail=$((fail + 1))
   fi
 fi
@@ -111,8 +125,12 @@ if [ -c /dev/null ] && [ "$(stat -c '%t:%T' /dev/null)" = "1:3" ]; then
   pass=$((pass + 1))
 else
   echo "not ok - /dev/null is no longer the null device after the suite ($(stat -c %F /dev/null))"
+  failures+=("not ok - /dev/null is no longer the null device")
   fail=$((fail + 1))
 fi
+
+# the failures again, together, just above the tally (a long run's log is read from its end)
+for line in "${failures[@]}"; do echo "# failed: ${line#not ok }"; done
 
 if [ "$skip" -gt 0 ]; then
   echo "$pass passed, $fail failed, $skip skipped"
