@@ -21,7 +21,8 @@ trap 'rm -rf "$log"' EXIT
 failures=() # each failing test's line, repeated at the end
 
 failing() { # $1: TAP output: its "not ok" lines, each with bats' file:line when it says it
-  awk '/^not ok/ { if (l != "") print l; l = $0; next }
+  awk '/^\[ *[0-9]+\.[0-9]+\]/ { next } # a kernel line amid the VM console
+       /^not ok/ { if (l != "") print l; l = $0; next }
        l != "" && /^# \(in test file / { f = $0; sub(/^# \(in test file /, "", f); sub(/, line /, ":", f); sub(/\)$/, "", f)
                                           print l " (" f ")"; l = ""; next }
        l != "" { print l; l = "" }
@@ -130,7 +131,7 @@ else
 fi
 
 # the failures again, together, just above the tally (a long run's log is read from its end)
-for line in "${failures[@]}"; do echo "# failed: ${line#not ok }"; done
+for line in "${failures[@]}"; do echo "# failed: ${line/not ok /}"; done
 
 if [ "$skip" -gt 0 ]; then
   echo "$pass passed, $fail failed, $skip skipped"

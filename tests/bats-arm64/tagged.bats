@@ -11,13 +11,7 @@ tagged_run() {
   start_bg target env GLIBC_TUNABLES=glibc.mem.tagging=1 "$TARGETS/tagged_target" -t 60
   wait_for "$TMP/target.out" '^ready pid=' 20
   local pid; pid=$(cat "$TMP/target.pid")
-  start_bg watch "$OOMSCOPE" watch -p "$pid" -d 60 -o "$TMP/w" "$@"
-  wait_for "$TMP/watch.out" 'TIME\(s\)|"type":"start"' 60
-  kill -USR1 "$pid"
-  wait_for "$TMP/target.out" '^freed' 60
-  sleep 1
-  kill -INT "$(cat "$TMP/watch.pid")"
-  wait_exit "$(cat "$TMP/watch.pid")" 60
+  watch_burst "$pid" '^freed' -d 60 "$@"
   [ -s "$TMP/w/allocs.json" ]
 }
 

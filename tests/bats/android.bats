@@ -81,13 +81,7 @@ start_android_app() {
 
 @test "android layout: ART recognised, its uprobes at readelf's offsets fire, and the app's fds, thread and big block are blamed on its code" {
   start_android_app
-  start_bg watch "$OOMSCOPE" watch -p "$PID" -d 120 -v -o "$TMP/w" --big-alloc 8M --big-alloc-mode uprobe
-  wait_for "$TMP/watch.out" 'TIME\(s\)' 60
-  kill -USR1 "$PID"
-  wait_for "$TMP/target.out" '^done' 60
-  sleep 2
-  kill -INT "$(cat "$TMP/watch.pid")"
-  wait_exit "$(cat "$TMP/watch.pid")" 60
+  watch_burst "$PID" '^done' -d 120 -v --big-alloc 8M --big-alloc-mode uprobe
   local tl="$TMP/w/timeline.jsonl"
   # the runtime, by its path in the app's namespace; 4 probes (GC entry and return, 2 OOM)
   grep -q 'Java runtime: art (/apex/com.android.art/lib64/libart.so), 4 probe(s) attached' "$TMP/watch.out"

@@ -78,3 +78,19 @@ last_sample() {
 group_symbols() { # FILE KEYFIELD VALUE
   jq -r --arg v "$3" ".groups[] | select(.$2 == \$v) | .stacks[].frames[].symbol // empty" "$1"
 }
+
+# watch_burst PID DONE_REGEX WATCH_ARGS...: oomscope watches PID into $TMP/w
+# (its output in $TMP/watch.out); once attached, the target ($TMP/target.out)
+# is sent SIGUSR1 for its burst, and two seconds after it prints DONE_REGEX
+# the watch is stopped by SIGINT, as a user would.
+watch_burst() {
+  local pid=$1 done_re=$2
+  shift 2
+  start_bg watch "$OOMSCOPE" watch -p "$pid" -o "$TMP/w" "$@"
+  wait_for "$TMP/watch.out" 'TIME\(s\)|"type":"start"' 60
+  kill -USR1 "$pid"
+  wait_for "$TMP/target.out" "$done_re" 60
+  sleep 2
+  kill -INT "$(cat "$TMP/watch.pid")"
+  wait_exit "$(cat "$TMP/watch.pid")" 60
+}
