@@ -29,6 +29,12 @@ failing() { # $1: TAP output: its "not ok" lines, each with bats' file:line when
        END { if (l != "") print l }' "$1"
 }
 
+failed() { # MESSAGE: a failure of the run itself (no TAP line of its own), said and counted
+  echo "not ok - $1"
+  failures+=("not ok - $1")
+  fail=$((fail + 1))
+}
+
 count() { # $1: file with TAP output
   local p f s line
   while IFS= read -r line; do failures+=("$line"); done < <(failing "$1")
@@ -44,9 +50,7 @@ tally() {
   [ -n "${4:-}" ] || cat "$3"
   count "$3"
   if [ "$2" -ne 0 ] && ! grep -q '^not ok' "$3"; then
-    echo "not ok - $1 exited with status $2"
-    failures+=("not ok - $1 exited with status $2")
-    fail=$((fail + 1))
+    failed "$1 exited with status $2"
   fi
 }
 
@@ -71,7 +75,7 @@ suite() {
   for f in "$@"; do
     [[ "$f" != *@* ]] && continue
     run_bats "$label" "$build" "$bin" --filter "${f#*@}" "${f%%@*}"
-    grep -q '^1\.\.0$' "$log/bats.tap" && { echo "not ok - $f: no test matches"; failures+=("not ok - $f: no test matches"); fail=$((fail + 1)); }
+    grep -q '^1\.\.0$' "$log/bats.tap" && failed "$f: no test matches"
   done
 }
 
@@ -113,9 +117,7 @@ if [ -n "${OOMS_ARM64:-}" ]; then
   fi
   while IFS= read -r line; do failures+=("arm64: $line"); done < <(failing "$log/arm64.out")
   if [ "$a_status" -ne 0 ] && [ "${a_fail:-0}" -eq 0 ]; then
-    echo "not ok - the arm64 suite exited with status $a_status"
-    failures+=("not ok - the arm64 suite exited with status $a_status")
-    fail=$((fail + 1))
+    failed "the arm64 suite exited with status $a_status"
   fi
 fi
 
@@ -125,9 +127,7 @@ if [ -c /dev/null ] && [ "$(stat -c '%t:%T' /dev/null)" = "1:3" ]; then
   echo "ok - /dev/null is still the null character device after the suite"
   pass=$((pass + 1))
 else
-  echo "not ok - /dev/null is no longer the null device after the suite ($(stat -c %F /dev/null))"
-  failures+=("not ok - /dev/null is no longer the null device")
-  fail=$((fail + 1))
+  failed "/dev/null is no longer the null device after the suite ($(stat -c %F /dev/null))"
 fi
 
 # the failures again, together, just above the tally (a long run's log is read from its end)
