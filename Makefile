@@ -47,7 +47,11 @@ endif
 CPPFLAGS := -Iuser -Ibpf -I$(BUILD) -MMD -MP
 LDLIBS := -lpthread -lbpf -ldw -lelf -lz -llzma -ljson-c -liberty -lsqlite3 -lm
 # usdt.bpf.h includes <linux/errno.h>, which wants the multiarch asm/ headers
-MULTIARCH_INC := $(shell $(CC) -print-multiarch 2>/dev/null | sed 's|^|-idirafter /usr/include/|')
+# (named from ARCH, not asked of $(CC): on a fresh machine the cross compiler is
+# installed by install-deps only after this Makefile is read)
+MULTIARCH_x86 := x86_64-linux-gnu
+MULTIARCH_arm64 := aarch64-linux-gnu
+MULTIARCH_INC := -idirafter /usr/include/$(MULTIARCH_$(ARCH))
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf $(MULTIARCH_INC) -Wall -Werror
 TARGET_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
 TARGET_CXXFLAGS := -std=gnu++17 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
