@@ -8,12 +8,14 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "collect.h"
 #include "collector/attrib.h"
 #include "collector/stacks.h"
 #include "collector/syscall_table.h"
+#include "proc/procfs.h"
 #include "sym/stackfix.h"
 #include "sym/symbolize.h"
 #include "tap.h"
@@ -360,6 +362,53 @@ static void test_stackfix(void)
 	ooms_sym_free(sym);
 }
 
+/* proc_fd_count: the kernel's count where /proc/PID/fd has a size (6.2+),
+ * else the entries counted (the arm64 VM's 6.1 kernel, Android's GKI
+ * kernels); either way the number of fds open, without reading a link.
+ * A child is counted before and after it opens 37 eventfds (counting our
+ * own fds would count the listing's directory fd on older kernels). */
+static void test_fd_count(void)
+{
+	int ready[2], go[2];
+	char c;
+	struct stat sb;
+	pid_t child;
+	int64_t before, after;
+
+	if (pipe(ready) || pipe(go)) {
+		TAP_OK(0, "pipes for the fd count's child");
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		close(ready[0]);
+		close(go[1]);
+		if (write(ready[1], "a", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (int i = 0; i < 37; i++)
+			if (eventfd(0, 0) < 0)
+				_exit(1);
+		if (write(ready[1], "b", 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	TAP_OK(read(ready[0], &c, 1) == 1, "the child is ready");
+	before = proc_fd_count(child);
+	TAP_OK(write(go[1], "g", 1) == 1 && read(ready[0], &c, 1) == 1, "the child opened its 37 eventfds");
+	after = proc_fd_count(child);
+	printf("# /proc/PID/fd has a size here: %s\n",
+	       stat("/proc/self/fd", &sb) == 0 && sb.st_size > 0 ? "yes (6.2+)" : "no (counted)");
+	TAP_OK(before > 0, "the child's fds before: %lld", (long long)before);
+	TAP_EQ_INT(after, before + 37, "its 37 eventfds counted");
+	TAP_EQ_INT(after, proc_list(child, "fd", NULL, NULL), "proc_fd_count equals the entries listed");
+	close(go[1]);
+	waitpid(child, NULL, 0);
+	TAP_EQ_INT(proc_fd_count(child), -1, "a reaped child's count cannot be read: -1");
+	close(ready[0]);
+}
+
 int main(void)
 {
 	test_syscall_tables();
@@ -368,5 +417,6 @@ int main(void)
 	test_json();
 	test_atomic_file();
 	test_stackfix();
+	test_fd_count();
 	return tap_done();
 }

@@ -147,25 +147,12 @@ void coll_seed_limits(struct coll *c)
 	c->have_smp = 1;
 }
 
-/* /proc/PID/fd's size: the number of open fds (Linux 6.2 on), without
- * listing them; -1 where the kernel does not say (older kernels show 0). */
-static int64_t proc_fd_count(pid_t pid)
-{
-	char path[64];
-	struct stat sb;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	if (stat(path, &sb) != 0 || sb.st_size <= 0)
-		return -1;
-	return (int64_t)sb.st_size;
-}
-
 /* Whether this sample reads /proc's lists whole: the first, one asked for,
  * one whose counts differ from the kernel side's (drift is repaired from
  * the lists), and otherwise at most every 20x what the last reading cost
  * (30,000 threads and 500,000 fds take seconds to list with their names
- * and targets; the counts alone come from /proc/PID/status and the size
- * of /proc/PID/fd). Small targets are read whole every sample. */
+ * and targets; the counts alone come from /proc/PID/status and
+ * proc_fd_count). Small targets are read whole every sample. */
 static int want_full(struct coll *c, const struct proc_status *st, int64_t *fds)
 {
 	volatile struct ooms_totals *t = coll_totals(c);

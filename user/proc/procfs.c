@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static FILE *proc_open(pid_t pid, const char *what)
@@ -108,6 +109,22 @@ int64_t proc_list(pid_t pid, const char *dir, void (*fn)(void *ctx, int64_t n), 
 	}
 	closedir(d);
 	return count;
+}
+
+int64_t proc_fd_count(pid_t pid)
+{
+	char path[64];
+	struct stat sb;
+	int64_t n;
+
+	/* Linux 6.2 on: the directory's size, without listing it */
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	if (stat(path, &sb) == 0 && sb.st_size > 0)
+		return (int64_t)sb.st_size;
+	/* older kernels (every Android GKI kernel up to 6.1) say 0: the names
+	 * alone, no link read (a tenth of the cost of reading their targets) */
+	n = proc_list(pid, "fd", NULL, NULL);
+	return n < 0 ? -1 : n;
 }
 
 int proc_fd_target(pid_t pid, int fd, char *buf, size_t len)

@@ -23,6 +23,9 @@ int64_t proc_threads_max(void);                 /* /proc/sys/kernel/threads-max 
 /* Calls fn for each numeric entry of /proc/PID/<dir> ("fd" or "task").
  * Returns the count, or -errno. fn may be NULL. */
 int64_t proc_list(pid_t pid, const char *dir, void (*fn)(void *ctx, int64_t n), void *ctx);
+/* How many fds are open: /proc/PID/fd's size where the kernel gives it
+ * (6.2+), else its entries counted; -1 when it cannot be read. */
+int64_t proc_fd_count(pid_t pid);
 /* Link target of /proc/PID/fd/FD into buf. 0 or -errno. */
 int proc_fd_target(pid_t pid, int fd, char *buf, size_t len);
 /* /proc/PID/task/TID/comm, newline stripped. 0 or -errno. */
