@@ -100,6 +100,9 @@ struct coll {
 	uint64_t snap_cost_ns, last_full_ns;
 	int last_full;  /* c->last's lists were read at its sample */
 	int force_full; /* the next sample reads them whatever the cost */
+	/* the mapping calls (and ring buffer losses) counted when the maps were
+	 * last read for symbols: a sample reads them again only when these moved */
+	uint64_t maps_calls_seen;
 	uint64_t *fd_bits;     /* the BPF fd bitmap, mmap-ed */
 	size_t fd_words;
 	struct ooms_failures *fails;

@@ -184,6 +184,24 @@ static int read_full(struct coll *c, struct ooms_snapshot *s)
 	return 0;
 }
 
+/* The maps read again for symbols, where they may have changed: at the
+ * first sample, and when the target has called mmap, munmap or mremap (or
+ * an event was lost) since the last reading. New code is read at once
+ * besides (EV_CODE_MAP, exec included). An Android app has thousands of
+ * mappings, and reading them takes the target's mmap lock. Returns 1
+ * when they were read (or tried). */
+static int refresh_symbols(struct coll *c)
+{
+	volatile struct ooms_totals *t = coll_totals(c);
+	uint64_t calls = t->mmaps + t->munmaps + t->mremaps + t->ringbuf_drops;
+
+	if (c->samples && calls == c->maps_calls_seen)
+		return 0;
+	if (ooms_sym_refresh(c->sym) == 0)
+		c->maps_calls_seen = calls;
+	return 1;
+}
+
 /* Returns 1 when the target is gone. */
 int coll_take_sample(struct coll *c)
 {
@@ -194,7 +212,7 @@ int coll_take_sample(struct coll *c)
 	struct ooms_crossing xs[RULE_MAX];
 	volatile struct ooms_totals *t = coll_totals(c);
 	int64_t vm_delta, fds = -1;
-	int full;
+	int full, maps_moved;
 	size_t nx;
 
 	coll_consume(c);
@@ -213,7 +231,7 @@ int coll_take_sample(struct coll *c)
 		s.vmpeak_kb = st.vmpeak_kb;
 	}
 	c->force_full = 0;
-	ooms_sym_refresh(c->sym);
+	maps_moved = refresh_symbols(c);
 	if (c->launched && c->samples == 0)
 		coll_attach_libc(c); /* after exec the target may map another libc */
 
@@ -238,8 +256,9 @@ int coll_take_sample(struct coll *c)
 	smp.is_32bit = c->is_32bit;
 	smp.heap_used = smp.heap_committed = smp.heap_max = -1;
 	if (c->jheap) {
-		if (ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE)
-			ooms_jheap_attach(c->jheap, c->rb); /* after an exec the target may be a JVM */
+		/* after an exec the target may be a JVM (its libjvm.so mapped) */
+		if (ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE && maps_moved)
+			ooms_jheap_attach(c->jheap, c->rb);
 		ooms_jheap_sample(c->jheap, &smp);
 	}
 
