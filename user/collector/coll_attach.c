@@ -277,29 +277,41 @@ static int open_load(struct coll *c, int hook, int quiet)
 }
 
 /* syscalls:sys_exit_<name> for each followed syscall this kernel has an
- * event for. The count attached, or a negative errno. */
+ * event for. The count attached, or a negative errno: an event that exists
+ * and still refuses its program after a few tries fails the whole hook (a
+ * missing openat would silently leave every fd without its stack). */
 static int attach_syscall_events(struct coll *c)
 {
 	const char *name;
 	char event[96], path[512];
-	int e = -ENOENT;
 
 	for (unsigned i = 0; (name = ooms_syscall_nth(c->arch, i)) && c->nsc_links < OOMS_FEXIT_SLOTS; i++) {
-		struct bpf_link *l;
+		struct bpf_link *l = NULL;
+		int e = 0;
 
 		snprintf(event, sizeof(event), "sys_exit_%s", name);
 		snprintf(path, sizeof(path), "%s/events/syscalls/%s", c->tracefs, event);
 		if (access(path, F_OK))
 			continue; /* no such syscall here */
-		l = bpf_program__attach_tracepoint(c->skel->progs.tp_sys_exit, "syscalls", event);
+		for (int try = 0; try < 3 && !l; try++) {
+			if (try)
+				usleep(20000);
+			l = bpf_program__attach_tracepoint(c->skel->progs.tp_sys_exit, "syscalls", event);
+			if (!l) {
+				e = -errno;
+				if (c->o->verbose)
+					coll_err("attaching syscalls:%s failed (%s)%s", event, strerror(-e),
+						 try < 2 ? ", trying again" : "");
+			}
+		}
 		if (!l) {
-			e = -errno;
-			continue;
+			snprintf(c->syscall_hook, sizeof(c->syscall_hook), "syscalls:%.60s", event);
+			return e;
 		}
 		c->sc_links[c->nsc_links++] = l;
 	}
 	if (!c->nsc_links)
-		return e;
+		return -ENOENT;
 	snprintf(c->syscall_hook, sizeof(c->syscall_hook), "syscalls:sys_exit_* (%d events)", c->nsc_links);
 	return c->nsc_links;
 }
@@ -324,7 +336,10 @@ static void unload(struct coll *c)
 static int load_attach(struct coll *c, int hook, int quiet)
 {
 	void *bits;
-	int e = open_load(c, hook, quiet);
+	int e;
+
+	c->syscall_hook[0] = 0;
+	e = open_load(c, hook, quiet);
 
 	if (e)
 		return e;
@@ -348,8 +363,11 @@ static int load_attach(struct coll *c, int hook, int quiet)
 		} else if (!quiet) {
 			char what[96];
 
-			snprintf(what, sizeof(what), "attaching the programs (syscall results from %s)",
-				 hook_names[c->hook]);
+			if (c->hook == OOMS_HOOK_SYSCALLS && c->syscall_hook[0])
+				snprintf(what, sizeof(what), "attaching %.80s", c->syscall_hook);
+			else
+				snprintf(what, sizeof(what), "attaching the programs (syscall results from %s)",
+					 hook_names[c->hook]);
 			coll_explain_bpf_error(what, e);
 		}
 		unload(c);
