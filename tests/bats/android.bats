@@ -99,7 +99,7 @@ start_android_app() {
   # the app's own code, symbolized from /system/lib64 through /proc/PID/root
   # (shown only if what follows fails: the hook chosen and what was sent; seen twice in
   # about 90 runs in the arm64 VM: none of the 30 opens sent, cause not found)
-  jq -c 'select(.type == "start" or .type == "end") | {type, syscall_hook, events_sent, ringbuf_drops}' "$tl"
+  jq -c 'select(.type == "start" or .type == "end") | {type, syscall_hook, events_sent, ringbuf_drops, skipped_runs}' "$tl"
   jq -c '.groups[] | select(.kind == "file") | .stacks' "$TMP/w/fds.json"
   jq -e '[.groups[] | select(.kind == "file") | .stacks[] | select(.created_by == "app_open_cache_files (libandroid_app.so)") | .count] | add == 30' "$TMP/w/fds.json"
   # the big block, by the malloc uprobe on bionic's libc

@@ -116,13 +116,14 @@ static void test_events(void)
 					      .target_exited = 1}},
 		{.type = REC_END, .u.end = {.t = 10, .reason = "target exited", .target_exit_code = 3,
 					    .target_signal = RUN_NONE, .ringbuf_drops = 1, .events_sent = 50,
-					    .events_received = 49, .crossings = 2, .call_fails = 5, .death = "oom_killer",
+					    .events_received = 49, .skipped_runs = 7, .crossings = 2, .call_fails = 5, .death = "oom_killer",
 					    .how = "killed by the OOM killer", .runtime = "hotspot", .dumps = 1,
 					    .collector_cpu_s = 1.5, .collector_peak_rss_kb = 20480}},
 	};
+	const size_t rs_n = sizeof(rs) / sizeof(rs[0]);
 	struct run_record b;
 
-	for (size_t i = 0; i < sizeof(rs) / sizeof(rs[0]); i++) {
+	for (size_t i = 0; i < rs_n; i++) {
 		char what[64];
 		struct json_object *o;
 
@@ -138,6 +139,12 @@ static void test_events(void)
 		char *line = written(&rs[4]);
 
 		TAP_OK(strstr(line, "\"G1 Old Gen\":{\"used\":4,\"committed\":5,\"max\":6}") != NULL, "gc: pools written");
+		free(line);
+	}
+	{
+		char *line = written(&rs[rs_n - 1]);
+
+		TAP_OK(strstr(line, "\"skipped_runs\":7") != NULL, "end: the runs the kernel skipped written");
 		free(line);
 	}
 	rs[5].u.oom.stack = "A.f:1;B.g:2";

@@ -143,6 +143,7 @@ uint64_t coll_now_ns(void);
 /* oomscope's own cost so far: CPU seconds of all its threads (NAN when
  * unknown) and its peak RSS in kB (0). */
 void coll_own_cost(double *cpu_s, uint64_t *peak_rss_kb);
+uint64_t coll_skipped_runs(struct coll *c);
 double coll_since(struct coll *c);
 void coll_err(const char *fmt, ...);
 int coll_libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);

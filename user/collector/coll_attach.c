@@ -553,3 +553,27 @@ int coll_attach_allocs(struct coll *c)
 	}
 	return 0;
 }
+
+/* Runs of the loaded programs that the kernel skipped: a tracepoint, uprobe
+ * or kprobe program does not run on a CPU where another BPF program of those
+ * kinds is running (or a bpf() call from user space is updating a map); the
+ * kernel counts each (recursion_misses, 5.12+). Each may be an event never
+ * sent, the target's or another process's (the check comes first). */
+uint64_t coll_skipped_runs(struct coll *c)
+{
+	struct bpf_program *prog;
+	uint64_t n = 0;
+
+	if (!c->skel)
+		return 0;
+	bpf_object__for_each_program(prog, c->skel->obj) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			n += info.recursion_misses;
+	}
+	return n;
+}

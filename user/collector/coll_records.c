@@ -219,7 +219,7 @@ void coll_emit_end(struct coll *c, const char *reason, int exit_status, const st
 		.t = coll_since(c), .reason = reason, .target_exit_code = RUN_NONE, .target_signal = RUN_NONE,
 		.ringbuf_drops = t->ringbuf_drops, .set_full_drops = t->set_full_drops,
 		.events_sent = t->events_sent, .events_received = ooms_attrib_events(c->attrib),
-		.timeline_lost = c->timeline_lost, .crossings = coll_crossings(c), .call_fails = t->call_fails, .call_fails_sent = t->call_fails_sent,
+		.timeline_lost = c->timeline_lost, .skipped_runs = coll_skipped_runs(c), .crossings = coll_crossings(c), .call_fails = t->call_fails, .call_fails_sent = t->call_fails_sent,
 	}};
 	struct run_end *e = &r.u.end;
 

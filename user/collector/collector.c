@@ -387,6 +387,7 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 {
 	volatile struct ooms_totals *t = coll_totals(c);
 	char summary[4096];
+	uint64_t skipped;
 
 	coll_emit_end(c, why, status, d);
 	if (c->o->json)
@@ -395,6 +396,10 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 		" lost in the kernel\n",
 		why, coll_since(c), coll_crossings(c), ooms_attrib_events(c->attrib),
 		(uint64_t)(t->ringbuf_drops + t->set_full_drops));
+	if ((skipped = coll_skipped_runs(c)))
+		fprintf(stderr, "oomscope: the kernel skipped %" PRIu64 " run(s) of oomscope's programs (another BPF "
+			"program was running on that CPU): up to as many events, of this process or another, "
+			"were not sent\n", skipped);
 	if (c->timeline_lost)
 		fprintf(stderr, "oomscope: the timeline lacks %" PRIu64 " record(s) that could not be written\n",
 			c->timeline_lost);

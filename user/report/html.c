@@ -73,6 +73,12 @@ static void header(FILE *f, const struct rundata *rd)
 			 rd->events_sent, rd->events_received, lost, rd->ringbuf_drops, rd->set_full_drops,
 			 rd->runtime_drops);
 		kv(f, "events", buf);
+		if (rd->skipped_runs > 0) {
+			snprintf(buf, sizeof(buf), "%.0f runs of oomscope's programs skipped by the kernel (another BPF "
+				 "program held the CPU): up to as many events, of this process or another, not sent",
+				 rd->skipped_runs);
+			kv(f, "skipped", buf);
+		}
 		if (!isnan(rd->collector_cpu_s)) {
 			int len = snprintf(buf, sizeof(buf), "%.2f s of CPU (%.1f %% of one core over the run)",
 					   rd->collector_cpu_s, rd->end_t > 0 ? 100 * rd->collector_cpu_s / rd->end_t : 0.0);

@@ -125,6 +125,7 @@ static void read_end(struct rundata *rd, const struct run_end *r)
 	rd->ringbuf_drops = (double)r->ringbuf_drops;
 	rd->set_full_drops = (double)r->set_full_drops;
 	rd->runtime_drops = (double)r->runtime_ringbuf_drops;
+	rd->skipped_runs = (double)r->skipped_runs;
 	rd->events_sent = (double)r->events_sent;
 	rd->events_received = (double)r->events_received;
 	rd->collector_cpu_s = r->collector_cpu_s;

@@ -56,6 +56,7 @@ struct rundata {
 	double end_t;
 	char end_reason[64];
 	double ringbuf_drops, set_full_drops, runtime_drops, events_sent, events_received;
+	double skipped_runs; /* runs of its programs the kernel skipped (may be events) */
 	double collector_cpu_s, collector_peak_rss_kb; /* oomscope's own cost; NAN when not known */
 	/* series and events */
 	struct rd_sample *samples;

@@ -498,6 +498,7 @@ static void write_end(struct json *j, const struct run_end *r)
 	json_kuint(j, "events_received", r->events_received);
 	if (r->timeline_lost)
 		json_kuint(j, "timeline_lost", r->timeline_lost);
+	json_kuint(j, "skipped_runs", r->skipped_runs);
 	json_kint(j, "crossings", r->crossings);
 	json_kuint(j, "call_fails", r->call_fails);
 	json_kuint(j, "call_fails_sent", r->call_fails_sent);
@@ -528,6 +529,7 @@ static void read_end(struct json_object *o, struct run_end *r)
 	r->events_sent = ruint64(o, "events_sent");
 	r->events_received = ruint64(o, "events_received");
 	r->timeline_lost = ruint64(o, "timeline_lost");
+	r->skipped_runs = ruint64(o, "skipped_runs");
 	r->crossings = rint64(o, "crossings");
 	r->call_fails = ruint64(o, "call_fails");
 	r->call_fails_sent = ruint64(o, "call_fails_sent");

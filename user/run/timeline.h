@@ -138,6 +138,9 @@ struct run_end {
 	int64_t target_exit_code, target_signal; /* RUN_NONE when not known */
 	uint64_t ringbuf_drops, set_full_drops, events_sent, events_received;
 	uint64_t timeline_lost; /* earlier records the collector could not write (a full disk) */
+	/* runs of oomscope's programs the kernel skipped (another BPF program
+	 * was running on that CPU): events possibly never sent, of any process */
+	uint64_t skipped_runs;
 	int64_t crossings;
 	uint64_t call_fails, call_fails_sent;
 	const char *death, *how;     /* NULL: no death recorded */
