@@ -162,6 +162,7 @@ void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struc
 void coll_consume(struct coll *c);
 /* the ring buffer alone (no crossings acted on): a long /proc read's tick */
 void coll_consume_ring(void *ctx);
+int coll_read_ring(struct coll *c);
 int coll_handle_event(void *ctx, void *data, size_t size);
 int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, const char *name);
 int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, int seq, char *name,

@@ -108,16 +108,21 @@ static void report_failure(struct coll *c, const struct ooms_fail_group *g)
 static int in_consume;
 
 /* Reads what the ring buffer holds, unless it is being read already (a
- * snapshot taken while handling an event ticks back here). */
-void coll_consume_ring(void *ctx)
+ * snapshot taken while handling an event ticks back here): 0, or -1 when
+ * it was not read. */
+int coll_read_ring(struct coll *c)
 {
-	struct coll *c = ctx;
-
 	if (in_consume || !c->rb)
-		return;
+		return -1;
 	in_consume = 1;
 	ring_buffer__consume(c->rb);
 	in_consume = 0;
+	return 0;
+}
+
+void coll_consume_ring(void *ctx)
+{
+	coll_read_ring(ctx);
 }
 
 void coll_consume(struct coll *c)
@@ -125,11 +130,19 @@ void coll_consume(struct coll *c)
 	struct ooms_snapshot s;
 
 	coll_consume_ring(c);
-	if (c->npending && coll_held_snapshot(c, &s) == 0) {
-		coll_handle_crossings(c, &s, &c->pending_smp, c->pending_xs, c->npending, "event");
-		ooms_snapshot_free(&s);
+	/* the snapshot reads the ring again: crossings it brings wait their turn */
+	for (int round = 0; c->npending && round < 4; round++) {
+		struct ooms_crossing xs[RULE_MAX];
+		struct ooms_sample smp = c->pending_smp;
+		size_t n = c->npending;
+
+		memcpy(xs, c->pending_xs, n * sizeof(xs[0]));
+		c->npending = 0;
+		if (coll_held_snapshot(c, &s) == 0) {
+			coll_handle_crossings(c, &s, &smp, xs, n, "event");
+			ooms_snapshot_free(&s);
+		}
 	}
-	c->npending = 0;
 	for (int k = 0; k < FAIL_KIND_MAX; k++)
 		if (c->has_pending_fail[k]) {
 			c->has_pending_fail[k] = 0;

@@ -122,6 +122,16 @@ int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s)
 	};
 	int e = ooms_held_snapshot(&h, s);
 
+	/* A thread or fd in the sets just read may have its creation event
+	 * still in the ring buffer (the kernel adds to the set, then sends):
+	 * names are given when the snapshot is written, so read what was sent
+	 * up to now first (bounded: 10 ms; not from inside a ring callback) */
+	if (!e) {
+		uint64_t sent = coll_totals(c)->events_sent;
+
+		for (int i = 0; i < 10 && coll_read_ring(c) == 0 && ooms_attrib_events(c->attrib) < sent; i++)
+			usleep(1000);
+	}
 	if (!e && !coll_target_ours(c)) {
 		/* its PID is another process's now: names from the sets and the
 		 * last sample only, nothing from that process's /proc */
