@@ -279,8 +279,9 @@ static int open_load(struct coll *c, int hook, int quiet)
 /* syscalls:sys_exit_<name> for each followed syscall this kernel has an
  * event for. The count attached, or a negative errno: an event that exists
  * and still refuses its program after a few tries fails the whole hook (a
- * missing openat would silently leave every fd without its stack). */
-static int attach_syscall_events(struct coll *c)
+ * missing openat would silently leave every fd without its stack; its name
+ * goes to failed). */
+static int attach_syscall_events(struct coll *c, char *failed, size_t failed_len)
 {
 	const char *name;
 	char event[96], path[512];
@@ -305,7 +306,7 @@ static int attach_syscall_events(struct coll *c)
 			}
 		}
 		if (!l) {
-			snprintf(c->syscall_hook, sizeof(c->syscall_hook), "syscalls:%.60s", event);
+			snprintf(failed, failed_len, "syscalls:%s", event);
 			return e;
 		}
 		c->sc_links[c->nsc_links++] = l;
@@ -335,11 +336,9 @@ static void unload(struct coll *c)
  * quiet), with nothing left loaded. */
 static int load_attach(struct coll *c, int hook, int quiet)
 {
+	char failed[128] = "";
 	void *bits;
-	int e;
-
-	c->syscall_hook[0] = 0;
-	e = open_load(c, hook, quiet);
+	int e = open_load(c, hook, quiet);
 
 	if (e)
 		return e;
@@ -353,7 +352,7 @@ static int load_attach(struct coll *c, int hook, int quiet)
 	}
 	c->fd_bits = bits;
 	e = collect_bpf__attach(c->skel);
-	if (!e && c->hook == OOMS_HOOK_SYSCALLS && (e = attach_syscall_events(c)) > 0)
+	if (!e && c->hook == OOMS_HOOK_SYSCALLS && (e = attach_syscall_events(c, failed, sizeof(failed))) > 0)
 		e = 0;
 	if (e) {
 		if (!quiet && c->hook == OOMS_HOOK_FEXIT && e == -524 /* ENOTSUPP */) {
@@ -363,8 +362,8 @@ static int load_attach(struct coll *c, int hook, int quiet)
 		} else if (!quiet) {
 			char what[96];
 
-			if (c->hook == OOMS_HOOK_SYSCALLS && c->syscall_hook[0])
-				snprintf(what, sizeof(what), "attaching %.80s", c->syscall_hook);
+			if (failed[0])
+				snprintf(what, sizeof(what), "attaching %.80s", failed);
 			else
 				snprintf(what, sizeof(what), "attaching the programs (syscall results from %s)",
 					 hook_names[c->hook]);

@@ -212,14 +212,15 @@ void coll_write_failures(struct coll *c)
 }
 
 /* The end record: why the run stopped, and what was lost on the way. */
-void coll_emit_end(struct coll *c, const char *reason, int exit_status, const struct ooms_death_rec *death)
+void coll_emit_end(struct coll *c, const char *reason, int exit_status, const struct ooms_death_rec *death,
+		   uint64_t skipped_runs)
 {
 	volatile struct ooms_totals *t = coll_totals(c);
 	struct run_record r = {.type = REC_END, .u.end = {
 		.t = coll_since(c), .reason = reason, .target_exit_code = RUN_NONE, .target_signal = RUN_NONE,
 		.ringbuf_drops = t->ringbuf_drops, .set_full_drops = t->set_full_drops,
 		.events_sent = t->events_sent, .events_received = ooms_attrib_events(c->attrib),
-		.timeline_lost = c->timeline_lost, .skipped_runs = coll_skipped_runs(c), .crossings = coll_crossings(c), .call_fails = t->call_fails, .call_fails_sent = t->call_fails_sent,
+		.timeline_lost = c->timeline_lost, .skipped_runs = skipped_runs, .crossings = coll_crossings(c), .call_fails = t->call_fails, .call_fails_sent = t->call_fails_sent,
 	}};
 	struct run_end *e = &r.u.end;
 

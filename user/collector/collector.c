@@ -387,16 +387,16 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 {
 	volatile struct ooms_totals *t = coll_totals(c);
 	char summary[4096];
-	uint64_t skipped;
+	uint64_t skipped = coll_skipped_runs(c);
 
-	coll_emit_end(c, why, status, d);
+	coll_emit_end(c, why, status, d, skipped);
 	if (c->o->json)
 		return;
 	fprintf(stderr, "oomscope: stopped (%s) after %.1f s; %d crossing(s); %" PRIu64 " events, %" PRIu64
 		" lost in the kernel\n",
 		why, coll_since(c), coll_crossings(c), ooms_attrib_events(c->attrib),
 		(uint64_t)(t->ringbuf_drops + t->set_full_drops));
-	if ((skipped = coll_skipped_runs(c)))
+	if (skipped)
 		fprintf(stderr, "oomscope: the kernel skipped %" PRIu64 " run(s) of oomscope's programs (another BPF "
 			"program was running on that CPU): up to as many events, of this process or another, "
 			"were not sent\n", skipped);
