@@ -9,16 +9,34 @@
 # test` does), the unit tests and SAN_BATS run a second time, sanitized
 # (ASan + UBSan: the binaries in that folder), counted in the same line.
 # OOMS_STREAM=1 shows the BATS output as it runs, not when the files are done.
-# OOMS_ARM64=1 runs the arm64 suite in its VM after them, in the same count.
+# OOMS_ARM64=1 runs the arm64 suite in its VM too, in the same count: beside
+# the x86_64 suite (the VM's emulated CPUs leave much of the host's idle
+# while the x86_64 tests wait on their targets), or after it with
+# OOMS_ARM64_SERIAL=1.
+# Above the tally: the wall time of each phase (OOMS_BUILD_SECONDS: the build's,
+# measured by `make test`) and the slowest tests.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SAN_BATS=(tests/bats/hprof.bats tests/bats/analyze.bats tests/bats/report.bats)
 
 pass=0 fail=0 skip=0
+run_t0=$(date +%s)
 log=$(mktemp -d /tmp/oomscope-tests.XXXXXX)
-trap 'rm -rf "$log"' EXIT
+# kill_tree PID: PID and every process under it, by PID
+kill_tree() {
+  local c
+  for c in $(ps -o pid= --ppid "$1" 2> /dev/null); do kill_tree "$c"; done
+  kill "$1" 2> /dev/null || true
+}
+arm64_pid=
+# an interrupted run leaves no VM behind
+trap '[ -z "$arm64_pid" ] || kill_tree "$arm64_pid"; rm -rf "$log"' EXIT
 
 failures=() # each failing test's line, repeated at the end
+phases=()   # "SECONDS NAME" of each phase, printed above the tally
+[ -n "${OOMS_BUILD_SECONDS:-}" ] && phases+=("$OOMS_BUILD_SECONDS build (x86_64, sanitized, arm64)")
+phase_start() { PHASE_T0=$(date +%s); }
+phase_end() { phases+=("$(($(date +%s) - PHASE_T0)) $1"); }
 
 failing() { # $1: TAP output: its "not ok" lines, each with bats' file:line when it says it
   awk '/^\[ *[0-9]+\.[0-9]+\]/ { next } # a kernel line amid the VM console
@@ -58,6 +76,7 @@ tally() {
 suite() {
   local label=$1 build=$2 bin=$3 t name args
   shift 3
+  phase_start
   for t in "$build"/tests/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
@@ -67,7 +86,9 @@ suite() {
     timeout 300 "$t" "${args[@]}" > "$log/$name.tap" 2>&1
     tally "$name" $? "$log/$name.tap"
   done
+  phase_end "${label}unit tests"
   ls tests/bats/*.bats > /dev/null 2>&1 || return 0
+  phase_start
   # FILE@REGEX: only FILE's tests whose names match REGEX, in a bats run of their own
   local plain=() f
   for f in "$@"; do [[ "$f" == *@* ]] || plain+=("$f"); done
@@ -77,6 +98,7 @@ suite() {
     run_bats "$label" "$build" "$bin" --filter "${f#*@}" "${f%%@*}"
     grep -q '^1\.\.0$' "$log/bats.tap" && failed "$f: no test matches"
   done
+  phase_end "${label}BATS ($(uname -m))"
 }
 
 # run_bats LABEL BUILD OOMSCOPE BATS_ARGS...: one bats run, tallied
@@ -85,13 +107,40 @@ run_bats() {
   shift 3
   echo "# ${label}bats: $*"
   if [ -n "${OOMS_STREAM:-}" ]; then # shown as it runs (the arm64 VM's console)
-    OOMS_BUILD=$build OOMSCOPE=$bin timeout 2400 bats --tap "$@" 2>&1 | tee "$log/bats.tap"
+    OOMS_BUILD=$build OOMSCOPE=$bin timeout 2400 bats --tap --timing "$@" 2>&1 | tee "$log/bats.tap"
     tally bats "${PIPESTATUS[0]}" "$log/bats.tap" shown
   else
-    OOMS_BUILD=$build OOMSCOPE=$bin timeout 2400 bats --tap "$@" > "$log/bats.tap" 2>&1
+    OOMS_BUILD=$build OOMSCOPE=$bin timeout 2400 bats --tap --timing "$@" > "$log/bats.tap" 2>&1
     tally bats $? "$log/bats.tap"
   fi
+  # each test's time (bats --timing: "ok N name in 123ms"), for the slowest list
+  sed -nE "s/^(not )?ok [0-9]+ (.*) in ([0-9]+)ms$/\3 ${label}\2/p" "$log/bats.tap" >> "$log/times"
 }
+
+# OOMS_VM_IMAGES=1 (`make test`): the VMs' images first, found in the
+# machine's cache or built there, timed as a phase of their own
+if [ -n "${OOMS_VM_IMAGES:-}" ]; then
+  phase_start
+  echo "# VM images: scripts/vm.sh image"
+  scripts/vm.sh image > /dev/null || failed "the x86_64 VM's image could not be made (scripts/vm.sh image)"
+  if [ -n "${OOMS_ARM64:-}" ]; then
+    VM_ARCH=arm64 scripts/vm.sh image > /dev/null || failed "the arm64 VM's image could not be made (VM_ARCH=arm64 scripts/vm.sh image)"
+    VM_ARCH=arm64 VM_KERNEL=16k scripts/vm.sh image > /dev/null ||
+      failed "the arm64 16 KiB-page kernel could not be made (VM_ARCH=arm64 VM_KERNEL=16k scripts/vm.sh image)"
+  fi
+  phase_end "VM images (${OOMS_VM_CACHE:-/var/cache/oomscope/vm})"
+fi
+
+# the arm64 suite, in the background unless OOMS_ARM64_SERIAL=1
+arm64_start() {
+  echo "# arm64: scripts/test-arm64.sh"
+  arm64_t0=$(date +%s)
+  scripts/test-arm64.sh > "$log/arm64.out" 2>&1 &
+  arm64_pid=$!
+}
+if [ -n "${OOMS_ARM64:-}" ] && [ "${OOMS_ARM64_SERIAL:-0}" != 1 ]; then
+  arm64_start
+fi
 
 build=${OOMS_BUILD:-build}
 bats_files=("$@")
@@ -106,9 +155,14 @@ fi
 # OOMS_ARM64=1 (`make test` does): the arm64 build in the arm64 VM too
 # (scripts/test-arm64.sh), its tally added to this one
 if [ -n "${OOMS_ARM64:-}" ]; then
-  echo "# arm64: scripts/test-arm64.sh"
-  scripts/test-arm64.sh > "$log/arm64.out" 2>&1
+  [ -n "$arm64_pid" ] || arm64_start
+  wait "$arm64_pid"
   a_status=$?
+  arm64_pid=
+  echo "# arm64: done after $(($(date +%s) - arm64_t0)) s"
+  # its VMs' times ("# arm64 VM (LABEL): N s wall, ...") and its slowest tests
+  while IFS= read -r line; do phases+=("$line"); done < <(sed -nE 's/^# arm64 VM \((.*)\): ([0-9]+) s wall.*/\2 arm64 VM, \1/p' "$log/arm64.out")
+  sed -nE "s/^(not )?ok [0-9]+ (.*) in ([0-9]+)ms$/\3 arm64: \2/p" "$log/arm64.out" >> "$log/times"
   grep -vE '^\[ *[0-9]+\.[0-9]+\]' "$log/arm64.out" # the console less the kernel's lines
   a_tally=$(grep -E '^arm64: [0-9]+ passed, [0-9]+ failed' "$log/arm64.out" | tail -n1)
   if [ -n "$a_tally" ]; then
@@ -128,6 +182,23 @@ if [ -c /dev/null ] && [ "$(stat -c '%t:%T' /dev/null)" = "1:3" ]; then
   pass=$((pass + 1))
 else
   failed "/dev/null is no longer the null device after the suite ($(stat -c %F /dev/null))"
+fi
+
+# the slowest tests, then each phase's wall time
+if [ -s "$log/times" ]; then
+  echo "# the slowest tests:"
+  sort -rn "$log/times" | head -n 12 | awk '{ t = $1; $1 = ""; printf "#   %6.1f s %s\n", t / 1000, substr($0, 2) }' | cut -c1-150
+fi
+if [ ${#phases[@]} -gt 0 ]; then
+  echo "# phases (wall time):"
+  total=0
+  for p in "${phases[@]}"; do
+    printf '#   %5d s  %s\n' "${p%% *}" "${p#* }"
+    total=$((total + ${p%% *}))
+  done
+  printf '#   %5d s  in all, one after the other\n' "$total"
+  printf '#   %5d s  wall (%s)\n' "$(($(date +%s) - run_t0 + ${OOMS_BUILD_SECONDS:-0}))" \
+    "$([ -n "${OOMS_ARM64:-}" ] && [ "${OOMS_ARM64_SERIAL:-0}" != 1 ] && echo "the arm64 VMs beside the x86_64 suite" || echo "one after the other")"
 fi
 
 # the failures again, together, just above the tally (a long run's log is read from its end)

@@ -9,13 +9,22 @@
 #   for `make test-arm64`.
 # Slow (a syscall costs ~20x), so for correctness, not for timing.
 #
-#   scripts/vm.sh image        build build/vm/ARCH/ once (root.img, vmlinuz,
-#                              initrd; x86_64 about 90 s, arm64 about 10 min,
-#                              from deb.debian.org)
+#   scripts/vm.sh image        build the images once per machine (root.img,
+#                              vmlinuz, initrd; x86_64 about 90 s, arm64
+#                              about 10 min), from the mirror apt uses
 #   scripts/vm.sh run JOBDIR   boot with JOBDIR's files as /job; /job/job.sh
 #                              runs as root once /proc, /sys, tracefs and a
 #                              tmpfs /tmp are mounted; prints the console and
 #                              exits with job.sh's status (124: timed out)
+#
+# The images live in a machine-wide cache, outside any clone (OOMS_VM_CACHE,
+# default /var/cache/oomscope/vm), one folder per arch and key: the key is
+# a hash of what an image is made from (its package list, the kernel
+# package's version as apt sees it, the init's and the builder's versions),
+# so a clone finds the images another clone built, and a change of any of
+# them builds anew (the other keys of that arch are then removed). Each
+# folder's SHA256SUMS is checked before its first use by a run
+# (OOMS_VM_VERIFY=0 skips it); building and checking hold a lock.
 #
 # VM_TIMEOUT (seconds, default 600) bounds a run; VM_JOB_MB (default 256) is
 # the size of the job's disk; VM_KERNEL=16k (arm64) boots Debian's 6.12
@@ -34,12 +43,26 @@ case "$arch" in
     QEMU=qemu-system-aarch64 ;;
   *) echo "vm: VM_ARCH is x86_64 or arm64, not $arch" >&2; exit 2 ;;
 esac
-dir=build/vm/$arch
-# where the booted kernel and initramfs are: the root image's own, or VM_KERNEL's
-kdir=$dir
-[ "${VM_KERNEL:-}" = 16k ] && kdir=$dir/16k
+cache=${OOMS_VM_CACHE:-/var/cache/oomscope/vm}
+# bump BUILDER_VERSION when image_ARCH or arm64_kernel changes what they make
+BUILDER_VERSION=1
 
 die() { echo "vm: $*" >&2; exit 1; }
+
+# the mirror apt takes Debian bookworm's main packages from, read from its
+# sources (apt-get indextargets lists what apt-get update would fetch)
+apt_mirror() {
+  local uri
+  uri=$(apt-get indextargets --format '$(REPO_URI) $(CODENAME) $(RELEASE) $(COMPONENT) $(IDENTIFIER)' 2> /dev/null |
+    awk '($2 == "bookworm" || $3 == "bookworm") && $4 == "main" && $5 == "Packages" { print $1; exit }')
+  [ -n "$uri" ] || die "apt has no source for Debian bookworm main (its sources: /etc/apt/sources.list{,.d})"
+  echo "${uri%/}"
+}
+
+# candidate PKG: the version apt would install of PKG ("" if none)
+candidate() {
+  apt-cache policy "$1" 2> /dev/null | sed -n 's/^ *Candidate: //p' | grep -v '(none)' || true
+}
 
 # PID 1 in the test VM: mounts, runs /job/job.sh from the second disk, powers off
 write_init() {
@@ -66,24 +89,21 @@ EOF
   chmod +x "$1"
 }
 
-# what the cached image was made from: its packages and the init's version
-# (bump INIT_VERSION when write_init changes)
+# bump INIT_VERSION when write_init changes
 INIT_VERSION=2
-image_ok() {
-  [ -s "$dir/root.img" ] && [ -s "$dir/vmlinuz" ] && [ -s "$dir/initrd.img" ] &&
-    [ "$(cat "$dir/pkgs" 2> /dev/null)" = "$PKGS init=$INIT_VERSION" ]
-}
 
+# image_x86_64 OUT: root.img, vmlinuz, initrd.img of a debootstrapped bookworm
 image_x86_64() {
-  local tmp=$1
-  echo "vm: building the root image (debootstrap bookworm with its kernel; about 90 s)" >&2
-  debootstrap --variant=minbase --include="$PKGS" bookworm "$tmp/root" http://deb.debian.org/debian \
+  local out=$1 tmp
+  tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
+  trap 'rm -rf "$tmp"' RETURN
+  echo "vm: building the x86_64 root image (debootstrap bookworm with its kernel from $MIRROR; about 90 s)" >&2
+  debootstrap --variant=minbase --include="$PKGS" bookworm "$tmp/root" "$MIRROR" \
     > "$tmp/debootstrap.log" 2>&1 || { tail -5 "$tmp/debootstrap.log" >&2; die "debootstrap failed"; }
   write_init "$tmp/root/oomscope-init"
-  mkdir -p "$dir"
-  cp "$tmp"/root/boot/vmlinuz-* "$dir/vmlinuz.tmp" && mv "$dir/vmlinuz.tmp" "$dir/vmlinuz"
-  cp "$tmp"/root/boot/initrd.img-* "$dir/initrd.img.tmp" && mv "$dir/initrd.img.tmp" "$dir/initrd.img"
-  mkfs.ext4 -q -F -d "$tmp/root" -L root "$dir/root.img.tmp" 1200M && mv "$dir/root.img.tmp" "$dir/root.img"
+  cp "$tmp"/root/boot/vmlinuz-* "$out/vmlinuz"
+  cp "$tmp"/root/boot/initrd.img-* "$out/initrd.img"
+  mkfs.ext4 -q -F -d "$tmp/root" -L root "$out/root.img" 1200M
 }
 
 # arm64_kernel TMP PKG OUT: Debian's arm64 kernel package PKG taken apart
@@ -137,20 +157,19 @@ EOF
   (cd "$tmp/initrd" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd.img.tmp" && mv "$out/initrd.img.tmp" "$out/initrd.img"
 }
 
-# arm64: debootstrap's first stage here, Debian's arm64 kernel taken apart
-# (its Image booted as is, its modules into the root), an initramfs of
+# image_arm64 OUT: debootstrap's first stage here, Debian's arm64 kernel taken
+# apart (its Image booted as is, its modules into the root), an initramfs of
 # busybox and the modules that reach the root disk, then the second stage
 # run inside the VM itself (no binfmt_misc needed on this machine)
 image_arm64() {
-  local tmp=$1 pkg
+  local out=$1 tmp
+  tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
+  trap 'rm -rf "$tmp"' RETURN
   command -v depmod > /dev/null && command -v cpio > /dev/null || die "depmod or cpio missing (scripts/install-deps.sh installs kmod and cpio)"
-  dpkg --print-foreign-architectures | grep -qx arm64 || die "apt does not know arm64 packages: scripts/install-deps.sh --arm64"
-  echo "vm: building the arm64 root image (debootstrap bookworm, its second stage in the VM; about 10 min)" >&2
-  debootstrap --foreign --arch=arm64 --variant=minbase --include="$PKGS" bookworm "$tmp/root" http://deb.debian.org/debian \
+  echo "vm: building the arm64 root image (debootstrap bookworm from $MIRROR, its second stage in the VM; about 10 min)" >&2
+  debootstrap --foreign --arch=arm64 --variant=minbase --include="$PKGS" bookworm "$tmp/root" "$MIRROR" \
     > "$tmp/debootstrap.log" 2>&1 || { tail -5 "$tmp/debootstrap.log" >&2; die "debootstrap failed"; }
-  pkg=$(apt-cache depends linux-image-arm64:arm64 2> /dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n1)
-  [ -n "$pkg" ] || die "no linux-image-arm64:arm64 in apt's lists (apt-get update?)"
-  arm64_kernel "$tmp" "$pkg" "$dir"
+  arm64_kernel "$tmp" "$KERNEL_PKG" "$out"
   mkdir -p "$tmp/root/lib/modules"
   cp -a "$tmp/kernel/lib/modules/$KVER" "$tmp/root/lib/modules/"
   write_init "$tmp/root/oomscope-init"
@@ -166,57 +185,97 @@ echo o > /proc/sysrq-trigger
 sleep 10
 EOF
   chmod +x "$tmp/root/oomscope-stage2"
-  mkfs.ext4 -q -F -d "$tmp/root" -L root "$dir/root.img.tmp" 2500M
-  VM_TIMEOUT=1500 boot "$dir/root.img.tmp" "" /oomscope-stage2 > "$tmp/console" || true
+  mkfs.ext4 -q -F -d "$tmp/root" -L root "$out/root.img" 2500M
+  KDIR=$out VM_TIMEOUT=1500 boot "$out/root.img" "" /oomscope-stage2 > "$tmp/console" || true
   grep -E '^vm: |^E: |^W: ' "$tmp/console" >&2 || true
   grep -q '^vm: stage2 exit 0' "$tmp/console" || die "debootstrap's second stage failed in the VM (above)"
-  mv "$dir/root.img.tmp" "$dir/root.img"
 }
 
-# VM_KERNEL=16k (arm64): Debian's 6.12 arm64 kernel built for 16 KiB pages
-# (as on Apple silicon and some Android devices), booted on the same root;
-# taken apart once into build/vm/arm64/16k/
+# kernel_16k OUT (VM_KERNEL=16k, arm64): Debian's 6.12 arm64 kernel built for
+# 16 KiB pages (as on Apple silicon and some Android devices), booted on the
+# arm64 root
 kernel_16k() {
-  local pkg tmp
-  pkg=$(apt-cache pkgnames linux-image-6.12 2> /dev/null | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-arm64-16k-unsigned$' | sort -V | tail -n1)
-  [ -n "$pkg" ] || die "no linux-image-6.12.*-arm64-16k-unsigned in apt's lists (apt-get update?)"
-  [ -s "$kdir/vmlinuz" ] && [ -s "$kdir/initrd.img" ] && [ "$(cat "$kdir/pkg" 2> /dev/null)" = "$pkg" ] && return 0
-  echo "vm: taking apart $pkg for the 16 KiB-page kernel" >&2
+  local tmp
   tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
-  arm64_kernel "$tmp" "$pkg" "$kdir"
-  rm -rf "$tmp"
-  echo "$pkg" > "$kdir/pkg"
-}
-
-image() {
-  if [ "${VM_KERNEL:-}" = 16k ]; then
-    [ "$arch" = arm64 ] || die "VM_KERNEL=16k is an arm64 kernel (VM_ARCH=arm64)"
-    kernel_16k
-  fi
-  image_ok && return 0
-  [ "$(id -u)" -eq 0 ] || die "building the image needs root (debootstrap)"
-  command -v debootstrap > /dev/null && command -v "$QEMU" > /dev/null ||
-    die "debootstrap or $QEMU missing (scripts/install-deps.sh installs them)"
-  local tmp; tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
   trap 'rm -rf "$tmp"' RETURN
-  "image_$arch" "$tmp"
-  echo "$PKGS init=$INIT_VERSION" > "$dir/pkgs"
+  echo "vm: taking apart $KERNEL_PKG for the 16 KiB-page kernel" >&2
+  arm64_kernel "$tmp" "$KERNEL_PKG" "$1"
 }
 
-# boot ROOT_IMG SNAPSHOT(on|"") INIT [JOB_IMG]: the VM's console on stdout
+# cached NAME KEY BUILDER: sets CACHED to NAME's folder for KEY in the cache,
+# built by BUILDER OUT when absent or when its checksums do not match
+cached() {
+  local name=$1 key=$2 builder=$3 hash d lock o out
+  hash=$(printf '%s\n' "$key" | sha256sum | cut -c1-16)
+  d=$cache/$name-$hash
+  mkdir -p "$cache" || die "cannot make the image cache $cache (OOMS_VM_CACHE names another folder)"
+  exec {lock}> "$cache/.lock"
+  flock "$lock"
+  # CRC (cksum) and not SHA-256: 0.4 s for a 2.5 GB image against 13 s
+  if [ -f "$d/CKSUMS" ] && [ "${OOMS_VM_VERIFY:-1}" != 0 ] &&
+    ! (cd "$d" && cksum $(awk '{ print $3 }' CKSUMS) 2> /dev/null | cmp -s - CKSUMS); then
+    echo "vm: $d does not match its checksums: built anew" >&2
+    rm -rf "$d"
+  fi
+  if [ ! -f "$d/CKSUMS" ]; then
+    [ "$(id -u)" -eq 0 ] || die "building the $name image needs root (debootstrap)"
+    command -v debootstrap > /dev/null && command -v "$QEMU" > /dev/null ||
+      die "debootstrap or $QEMU missing (scripts/install-deps.sh installs them)"
+    out=$(mktemp -d "$cache/.build-$name.XXXXXX") && chmod 755 "$out"
+    if ! ("$builder" "$out"); then rm -rf "$out"; die "building the $name image failed"; fi
+    printf '%s\n' "$key" > "$out/key"
+    (cd "$out" && cksum $(ls | grep -vx key) > CKSUMS)
+    rm -rf "$d"
+    mv "$out" "$d"
+    # the older keys of this image are of no further use
+    for o in "$cache/$name"-*; do [ "$o" = "$d" ] || rm -rf "$o"; done
+    echo "vm: $name image cached in $d" >&2
+  fi
+  flock -u "$lock"
+  exec {lock}>&-
+  CACHED=$d
+}
+
+# image: ROOTDIR (its root.img) and KDIR (vmlinuz, initrd.img) set from the
+# cache, built first where missing
+image() {
+  local kver
+  MIRROR=$(apt_mirror)
+  if [ "$arch" = x86_64 ]; then
+    kver=$(candidate linux-image-amd64)
+    [ -n "$kver" ] || die "no linux-image-amd64 in apt's lists (apt-get update?)"
+    cached x86_64-root "builder=$BUILDER_VERSION init=$INIT_VERSION pkgs=$PKGS kernel=linux-image-amd64 $kver" image_x86_64
+    ROOTDIR=$CACHED KDIR=$CACHED
+    return 0
+  fi
+  dpkg --print-foreign-architectures | grep -qx arm64 || die "apt does not know arm64 packages: scripts/install-deps.sh --arm64"
+  KERNEL_PKG=$(apt-cache depends linux-image-arm64:arm64 2> /dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n1)
+  [ -n "$KERNEL_PKG" ] || die "no linux-image-arm64:arm64 in apt's lists (apt-get update?)"
+  cached arm64-root "builder=$BUILDER_VERSION init=$INIT_VERSION pkgs=$PKGS kernel=$KERNEL_PKG $(candidate "$KERNEL_PKG:arm64") busybox $(candidate busybox-static:arm64)" image_arm64
+  ROOTDIR=$CACHED KDIR=$CACHED
+  if [ "${VM_KERNEL:-}" = 16k ]; then
+    KERNEL_PKG=$(apt-cache pkgnames linux-image-6.12 2> /dev/null | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-arm64-16k-unsigned$' | sort -V | tail -n1)
+    [ -n "$KERNEL_PKG" ] || die "no linux-image-6.12.*-arm64-16k-unsigned in apt's lists (apt-get update?)"
+    cached arm64-16k "builder=$BUILDER_VERSION kernel=$KERNEL_PKG $(candidate "$KERNEL_PKG:arm64") busybox $(candidate busybox-static:arm64)" kernel_16k
+    KDIR=$CACHED
+  fi
+}
+
+# boot ROOT_IMG SNAPSHOT(on|"") INIT [JOB_IMG]: the VM's console on stdout,
+# booting KDIR's kernel and initramfs
 boot() {
   local root=$1 snap=$2 init=$3 job=${4:-}
   local drives=(-drive "file=$root,format=raw,if=virtio${snap:+,snapshot=on}")
   [ -n "$job" ] && drives+=(-drive "file=$job,format=raw,if=virtio")
   if [ "$arch" = x86_64 ]; then
     timeout "${VM_TIMEOUT:-600}" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 -nographic -no-reboot \
-      -nic none -kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
+      -nic none -kernel "$KDIR/vmlinuz" -initrd "$KDIR/initrd.img" \
       -append "root=/dev/vda rw console=ttyS0 panic=-1 quiet init=$init" "${drives[@]}" 2>&1 < /dev/null
   else
     # pauth-impdef: pointer authentication emulated the cheap way (-cpu max alone is 4x slower);
     # mte=on: memory tagging, so glibc's allocator can hand out tagged pointers (tagged.bats)
     timeout "${VM_TIMEOUT:-600}" qemu-system-aarch64 -M virt,mte=on -cpu max,pauth-impdef=on -smp 2 -m 3072 -nographic -no-reboot \
-      -nic none -kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" \
+      -nic none -kernel "$KDIR/vmlinuz" -initrd "$KDIR/initrd.img" \
       -append "console=ttyAMA0 panic=-1 quiet oomscope.init=$init" "${drives[@]}" 2>&1 < /dev/null
   fi | sed -u -E -e '/^qemu-system-[a-z0-9_]*: warning/d' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\x1bc//g' -e 's/\r//'
   return "${PIPESTATUS[0]}"
@@ -231,7 +290,7 @@ run() {
   mkfs.ext4 -q -F -d "$job" "$tmp/job.img" "${VM_JOB_MB:-256}M" > /dev/null
   # snapshot=on: the root image is never written
   set +e
-  boot "$dir/root.img" on /oomscope-init "$tmp/job.img" | tee "$tmp/console"
+  boot "$ROOTDIR/root.img" on /oomscope-init "$tmp/job.img" | tee "$tmp/console"
   status=${PIPESTATUS[0]}
   set -e
   [ "$status" -eq 124 ] && { echo "vm: timed out after ${VM_TIMEOUT:-600} s" >&2; return 124; }
@@ -241,7 +300,7 @@ run() {
 }
 
 case "${1:-}" in
-  image) image ;;
+  image) image; echo "$ROOTDIR" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: [VM_ARCH=arm64] scripts/vm.sh image | run JOBDIR" >&2; exit 2 ;;
+  *) echo "usage: [VM_ARCH=arm64] [VM_KERNEL=16k] scripts/vm.sh image | run JOBDIR" >&2; exit 2 ;;
 esac

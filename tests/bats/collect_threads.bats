@@ -36,12 +36,18 @@ load helpers
 }
 
 @test "the collector survives the target dying mid-run and reports it" {
-  # it lives 6 s: long enough for an attach under emulation (the arm64 VM)
-  start_bg target "$TARGETS/thread_target" -m 8 -t 6
+  start_bg target "$TARGETS/thread_target" -m 8 -t 600
   wait_for "$TMP/target.out" '^ready pid='
   local tpid; tpid=$(cat "$TMP/target.pid")
-  run timeout 30 "$OOMSCOPE" watch -p "$tpid" -i 0.5 -o "$TMP/run"
-  [ "$status" -eq 0 ]
+  start_bg w "$OOMSCOPE" watch -p "$tpid" -i 0.5 -o "$TMP/run"
+  # the target ends (by its SIGTERM handler) once the watch has sampled it,
+  # however long the attach took
+  wait_for "$TMP/run/timeline.jsonl" '"type":"sample"' 120
+  kill -TERM "$tpid"
+  local st=0
+  wait_exit "$(cat "$TMP/w.pid")" 60 || st=$?
+  output=$(cat "$TMP/w.out")
+  [ "$st" -eq 0 ] || { echo "# watch exited $st: $output" >&3; false; }
   [[ "$output" == *"stopped (target exited)"* ]]
   [ "$(tail -n1 "$TMP/run/timeline.jsonl" | jq -r .reason)" = "target exited" ]
   [ "$(jq .target_alive "$TMP/run/threads.json")" = false ]

@@ -98,11 +98,18 @@ our_progs() { # how many of the collector's BPF programs are loaded
   # the shell (the target) starts fd_target -n 30 as a child (75 fds of its
   # own), then becomes fd_target -n 50 by exec (125 fds, from
   # open_looper_pairs in the new image)
-  start_bg target sh -c "\"$TARGETS/fd_target\" -n 30 -t 20 > \"$TMP/child.out\" & sleep 2; exec \"$TARGETS/fd_target\" -n 50 -t 20"
+  # the exec waits for the watch to have attached (the file go), and the watch
+  # is stopped once the new program is ready: no step depends on the time it takes
+  start_bg target sh -c "\"$TARGETS/fd_target\" -n 30 -t 60 > \"$TMP/child.out\" &
+    while [ ! -e \"$TMP/go\" ]; do sleep 0.05; done; exec \"$TARGETS/fd_target\" -n 50 -t 60"
   local tpid; tpid=$(cat "$TMP/target.pid")
-  start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -d 5 -o "$TMP/run"
-  wait_exit "$(cat "$TMP/watch.pid")" 30
-  wait_for "$TMP/target.out" '^ready pid=' 5
+  wait_for "$TMP/child.out" '^ready pid=' 30
+  start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -o "$TMP/run"
+  wait_for "$TMP/run/timeline.jsonl" '"type":"sample"' 120
+  touch "$TMP/go"
+  wait_for "$TMP/target.out" '^ready pid=' 60
+  kill -INT "$(cat "$TMP/watch.pid")"
+  wait_exit "$(cat "$TMP/watch.pid")" 60
   local s; s=$(last_sample "$TMP/run/timeline.jsonl")
   [ "$(jq .fds <<<"$s")" -eq "$(jq .fds_bpf <<<"$s")" ]
   [ "$(jq .fds <<<"$s")" -eq "$(ls /proc/$tpid/fd | wc -l)" ]

@@ -332,7 +332,9 @@ jvm_children() { cat /proc/"$1"/task/*/children 2> /dev/null | tr ' ' '\n' | gre
 }
 
 @test "the target SIGKILLed during a shim fork-dump: the child finishes its copy, the dump is whole and said so, no child or temp file left" {
-  start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 400 --threads 1
+  # hold: the dump child pauses mid-walk until $TMP/release exists
+  OOMSCOPE_SHIM_FAULT="hold:$TMP/release" start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" \
+    "$JAVA_DIR/BusyHeap.java" --live-mb 100 --threads 1
   local pid; pid=$(cat "$TMP/jvm.pid")
   start_bg d timeout 300 "$OOMSCOPE" dump -p "$pid" --method shim -o "$TMP/s.hprof.gz" --no-analyze
   local child= i
@@ -342,8 +344,8 @@ jvm_children() { cat /proc/"$1"/task/*/children 2> /dev/null | tr ' ' '\n' | gre
     sleep 0.05
   done
   [ -n "$child" ]
-  sleep 0.5
   kill -KILL "$pid"
+  touch "$TMP/release"
   local st=0
   wait_exit "$(cat "$TMP/d.pid")" 280 || st=$?
   [ "$st" -eq 0 ]

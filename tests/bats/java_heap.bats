@@ -126,9 +126,9 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   [ "$status" -eq 0 ]
   [ "$(jq .objects <<<"$output")" -gt 1000000 ]
   # the app went on: heartbeats after the dump
-  local before; before=$(grep -c '^alive' "$TMP/jvm.out")
-  sleep 1
-  [ "$(grep -c '^alive' "$TMP/jvm.out")" -gt "$before" ]
+  local before i; before=$(grep -c '^alive' "$TMP/jvm.out")
+  for i in $(seq 1 600); do [ "$(grep -c '^alive' "$TMP/jvm.out")" -gt "$before" ] && break; sleep 0.1; done
+  [ "$(grep -c '^alive' "$TMP/jvm.out")" -gt "$before" ] || { echo "# no heartbeat in 60 s after the dump" >&3; false; }
   # the analyzer reads it whole
   run "$OOMSCOPE" analyze -q "$TMP/busy.hprof"
   [ "$status" -eq 0 ]
@@ -169,8 +169,9 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 
 @test "a walk stalled by a lock held at fork time: said in one line, no file; the next fork succeeds" {
   # OOMSCOPE_SHIM_FAULT=stall:4: the children of the first four forks block
-  # their VM thread mid-walk, as a lock held by a vanished thread does
-  OOMSCOPE_SHIM_FAULT=stall:4 start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/PlantedLeaks.java"
+  # their VM thread mid-walk, as a lock held by a vanished thread does; a
+  # walk blocked 3 s is a stall (10 s by default)
+  OOMSCOPE_SHIM_FAULT=stall:4,stall_ms:3000 start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/PlantedLeaks.java"
   local pid; pid=$(cat "$TMP/jvm.pid")
   # three forks, three stalls: the dump fails, clearly, and leaves nothing
   run timeout 120 "$OOMSCOPE" dump -p "$pid" --method shim --no-analyze -o "$TMP/s1.hprof.gz"
@@ -196,13 +197,17 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 }
 
 @test "a second dump while one runs is refused, clearly; the first completes; the next may follow at once" {
-  start_java jvm -Xmx2g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 400 --threads 1
+  # hold: each dump child pauses mid-walk until $TMP/release exists, so the
+  # second request certainly comes while the first runs
+  OOMSCOPE_SHIM_FAULT="hold:$TMP/release" start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" \
+    "$JAVA_DIR/BusyHeap.java" --live-mb 200 --threads 1
   local pid; pid=$(cat "$TMP/jvm.pid")
   start_bg first timeout 300 "$SHIMCTL" -f "$TMP/first.hprof" "$pid" dumpfd app none
   wait_for "$TMP/first.out" '^started' 30
   run "$SHIMCTL" -f "$TMP/second.hprof" "$pid" dumpfd
   [ "$status" -eq 1 ]
   [[ "$output" == "busy a dump is running (child $(child_of "$TMP/first.out"), passed fd): try again when it is done" ]]
+  touch "$TMP/release"
   wait_for "$TMP/first.out" '^done' 240
   # the next one may start at once: the first's child, still exiting (its
   # copy of a 400 MB heap unmapping), is waited for, not taken as busy
@@ -213,7 +218,9 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 }
 
 @test "the dump writer killed mid-dump: no partial file, the failure said in one line" {
-  start_java jvm -Xmx2g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 400 --threads 1
+  # hold: the child pauses mid-walk until $TMP/release exists: it is killed mid-dump
+  OOMSCOPE_SHIM_FAULT="hold:$TMP/release" start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" \
+    "$JAVA_DIR/BusyHeap.java" --live-mb 100 --threads 1
   local pid; pid=$(cat "$TMP/jvm.pid")
   start_bg d "$OOMSCOPE" dump -p "$pid" --method shim -o "$TMP/k.hprof.gz" --no-analyze
   # the child is the JVM's only child process
@@ -224,7 +231,6 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
     sleep 0.1
   done
   [ -n "$child" ]
-  sleep 0.5
   kill -KILL "$child"
   local st=0
   wait_exit "$(cat "$TMP/d.pid")" 60 || st=$?
@@ -234,19 +240,30 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   ! ls "$TMP"/k.hprof.gz.tmp.* 2>/dev/null
   # the JVM lives on, and dumps again
   kill -0 "$pid"
+  touch "$TMP/release"
   run timeout 300 "$OOMSCOPE" dump -p "$pid" -q -o "$TMP/again.hprof.gz" --no-analyze
   [ "$status" -eq 0 ]
 }
 
 @test "the target killed during a dump: the fork's copy is finished and the collector reports it" {
-  start_java jvm -Xmx2g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 400 --threads 1
+  # hold: the dump child pauses mid-walk until $TMP/release exists
+  OOMSCOPE_SHIM_FAULT="hold:$TMP/release" start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" \
+    "$JAVA_DIR/BusyHeap.java" --live-mb 100 --threads 1
   local pid; pid=$(cat "$TMP/jvm.pid")
   # a rule that holds at once: dump now, once
   start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/run" --heap-ratio 0.01 --heap-polls 1 --heap-interval 0.5 \
     --max-dumps 1 --no-analyze -d 280
   wait_for "$TMP/run/timeline.jsonl" '"type":"dump_start"' 60
-  sleep 1
+  # killed while its dump child holds, then the child goes on
+  local child= i
+  for i in $(seq 1 600); do
+    child=$(cat /proc/"$pid"/task/*/children 2> /dev/null | tr ' ' '\n' | grep -E '^[0-9]+$' | head -n 1)
+    [ -n "$child" ] && break
+    sleep 0.05
+  done
+  [ -n "$child" ]
   kill -KILL "$pid"
+  touch "$TMP/release"
   wait_exit "$(cat "$TMP/w.pid")" 280
   local d; d=$(grep '"type":"dump"' "$TMP/run/timeline.jsonl")
   jq -e '.ok == true and .method == "shim-fork" and .target_exited == true' <<<"$d"
@@ -290,12 +307,13 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 }
 
 @test "Java threads keep their full names (HotSpot's thread__start), not the kernel's 15 characters" {
-  start_java jvm "$JAVA_DIR/NamedThreads.java" --count 8 --delay 4
+  start_java jvm "$JAVA_DIR/NamedThreads.java" --count 8 --go "$TMP/go"
   local pid; pid=$(cat "$TMP/jvm.pid")
-  start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/nt" -d 30
-  wait_for "$TMP/w.out" 'Java runtime: hotspot' 20
-  wait_for "$TMP/jvm.out" '^started 8' 20
-  sleep 1.5
+  start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/nt"
+  wait_for "$TMP/w.out" 'Java runtime: hotspot' 60
+  touch "$TMP/go"
+  wait_for "$TMP/jvm.out" '^started 8' 60
+  # the threads' start events are in the ring buffer: the watch reads them before it ends
   kill -INT "$(cat "$TMP/w.pid")"
   wait_exit "$(cat "$TMP/w.pid")" 20
   jq -e '.groups[] | select(.name == "ImageDecoderWorkerThread") | .count == 8' "$TMP/nt/threads.json"

@@ -136,7 +136,7 @@ our_threads() { # ANALYSIS.json
 }
 
 @test "growth: two dumps of a growing cache name the class and the path that grew, in any strip mode" {
-  "$BATS_TEST_DIRNAME/../hprof/java_dumps.sh" "$TMP/grow" 2 3 SessionPile --sessions 0 --local-kb 64 --grow-per-s 300
+  "$BATS_TEST_DIRNAME/../hprof/java_dumps.sh" "$TMP/grow" 2 grow:900 SessionPile --sessions 0 --local-kb 64
   "$OOMSCOPE" analyze -q --json --baseline "$TMP/grow-1.hprof" -o "$TMP/g.json" "$TMP/grow-2.hprof"
   # the suspect that grew is the cache's map, by its static field
   jq -e 'any(.growth.suspects[0:2][]; (.description | test("referenced by static `SessionPile\\$Cache.ENTRIES` accumulates [0-9]+ `java.util.HashMap\\$Node`"))
@@ -165,7 +165,7 @@ our_threads() { # ANALYSIS.json
 }
 
 @test "the run report shows each dump's suspects, threads, and what grew since the dump before" {
-  "$BATS_TEST_DIRNAME/../hprof/java_dumps.sh" "$TMP/grow" 2 2 SessionPile --sessions 0 --local-kb 4096 --grow-per-s 1000
+  "$BATS_TEST_DIRNAME/../hprof/java_dumps.sh" "$TMP/grow" 2 grow:2000 SessionPile --sessions 0 --local-kb 4096
   mkdir "$TMP/run"
   printf '{"type":"start","t":0,"pid":1,"command":"java SessionPile","mode":"watch"}\n{"type":"end","t":5,"reason":"test"}\n' \
     > "$TMP/run/timeline.jsonl"

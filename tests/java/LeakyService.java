@@ -3,7 +3,8 @@
 // have leaked; meanwhile a worker thread churns short-lived garbage, as real
 // services do. Open sessions are kept too (they must not be reported).
 // Prints "ready pid=N", then "leaked_mb=M" each second; runs --seconds
-// (default 600) or until killed.
+// (default 600) or until killed. With --go FILE the leak starts once FILE
+// exists (a watcher has attached and armed what it needs).
 //   java -Xmx256m tests/java/LeakyService.java --leak-mb-per-s 20 --max-mb 200
 import java.util.ArrayList;
 import java.util.List;
@@ -27,11 +28,13 @@ public class LeakyService {
     public static void main(String[] args) throws Exception {
         double rate = 20;
         long maxMb = Long.MAX_VALUE, seconds = 600;
+        java.io.File go = null;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--leak-mb-per-s": rate = Double.parseDouble(args[i + 1]); break;
                 case "--max-mb": maxMb = Long.parseLong(args[i + 1]); break;
                 case "--seconds": seconds = Long.parseLong(args[i + 1]); break;
+                case "--go": go = new java.io.File(args[i + 1]); break;
                 default: throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -48,6 +51,8 @@ public class LeakyService {
         churn.start();
         System.out.println("ready pid=" + ProcessHandle.current().pid());
         System.out.flush();
+        while (go != null && !go.exists())
+            Thread.sleep(20);
         long start = System.nanoTime(), leaked = 0, id = 0, lastReport = 0;
         final int sessionBytes = 64 * 1024;
         while ((System.nanoTime() - start) / 1_000_000_000L < seconds) {

@@ -6,7 +6,12 @@
 // "ready pid=N" once built, then waits to be killed (at most 600 s).
 //   java tests/java/SessionPile.java [--sessions N] [--session-kb K] [--local-kb K] [--grow-per-s N]
 // --grow-per-s adds N sessions a second to a static cache (SessionPile$Cache.ENTRIES)
-// after "ready", for dumps taken some seconds apart.
+// after "ready", for dumps taken some seconds apart. A line "grow N" on standard
+// input adds N sessions to that cache at once and answers "grew N" when done
+// (tests/hprof/java_dumps.sh's grow:N): dumps that differ by a known amount,
+// however slow the machine.
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -66,14 +71,34 @@ public class SessionPile {
         holder.setDaemon(true);
         holder.start();
         Thread.sleep(300); // the holder has filled its list
+        Thread commands = new Thread(() -> {
+            try {
+                BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+                int id = 1_000_000;
+                for (String line; (line = in.readLine()) != null; ) {
+                    if (!line.startsWith("grow ")) continue;
+                    int n = Integer.parseInt(line.substring(5).trim());
+                    synchronized (Cache.ENTRIES) {
+                        for (int k = 0; k < n; k++, id++)
+                            Cache.ENTRIES.put(id, new Session(id, 16 * 1024));
+                    }
+                    System.out.println("grew " + n);
+                    System.out.flush();
+                }
+            } catch (Exception e) { }
+        }, "commands");
+        commands.setDaemon(true);
+        commands.start();
         System.out.println("ready pid=" + ProcessHandle.current().pid());
         System.out.flush();
         long end = System.currentTimeMillis() + 600_000;
         int next = 0;
         while (System.currentTimeMillis() < end) {
             Thread.sleep(100);
-            for (int k = 0; k < growPerS / 10; k++, next++)
-                Cache.ENTRIES.put(next, new Session(next, 16 * 1024));
+            synchronized (Cache.ENTRIES) {
+                for (int k = 0; k < growPerS / 10; k++, next++)
+                    Cache.ENTRIES.put(next, new Session(next, 16 * 1024));
+            }
         }
         stop = true;
     }

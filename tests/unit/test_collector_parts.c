@@ -2,6 +2,7 @@
  * fd kinds, the JSON writer, atomic files, and the stack repair heuristic. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -409,6 +410,27 @@ static void test_fd_count(void)
 	close(ready[0]);
 }
 
+/* proc_dying: a live process is not, a killed one is, before it is reaped and after */
+static void test_dying(void)
+{
+	pid_t child = fork();
+
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	TAP_EQ_INT(proc_dying(child), 0, "a live child is not dying");
+	kill(child, SIGSTOP);
+	waitpid(child, NULL, WUNTRACED);
+	TAP_EQ_INT(proc_dying(child), 0, "a stopped child is not dying");
+	kill(child, SIGKILL);
+	/* a zombie once SIGKILL has ended it (waitid with WNOWAIT leaves it unreaped) */
+	TAP_OK(waitid(P_PID, (id_t)child, &(siginfo_t){0}, WEXITED | WNOWAIT) == 0, "the killed child has ended");
+	TAP_EQ_INT(proc_dying(child), 1, "a killed child not yet reaped is dying");
+	waitpid(child, NULL, 0);
+	TAP_EQ_INT(proc_dying(child), 1, "a reaped child is dying (gone)");
+}
+
 int main(void)
 {
 	test_syscall_tables();
@@ -418,5 +440,6 @@ int main(void)
 	test_atomic_file();
 	test_stackfix();
 	test_fd_count();
+	test_dying();
 	return tap_done();
 }

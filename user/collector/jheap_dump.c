@@ -176,6 +176,8 @@ void ooms_jheap_done(struct ooms_jheap *j)
 	if (read(j->efd, &n, sizeof(n)) < 0)
 		return;
 	if (j->arm) {
+		if (ooms_oomdump_newly_armed(j->arm) && j->io.say)
+			j->io.say(j->io.ctx, "the shim is armed: the Java heap is dumped at its first OutOfMemoryError");
 		arm_lines(j);
 		if (ooms_oomdump_state(j->arm, &j->arm_res) == 2)
 			arm_finished(j);

@@ -25,6 +25,7 @@
 #include "runtime/shim_client.h"
 #include "util/atomic_file.h"
 #include "util/names.h"
+#include "util/tmpdir.h"
 
 #define READ_CHUNK (1u << 20)
 
@@ -169,17 +170,6 @@ struct jcmd_call {
 	char err[256];
 };
 
-/* 1 when pid is dead (or a zombie) now or within ms milliseconds. */
-static int target_gone_within(pid_t pid, int ms)
-{
-	for (int waited = 0; proc_alive(pid); waited += 10) {
-		if (waited >= ms)
-			return 0;
-		usleep(10000);
-	}
-	return 1;
-}
-
 static void *jcmd_thread(void *arg)
 {
 	struct jcmd_call *c = arg;
@@ -253,7 +243,7 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 	}
 	snprintf(plain, sizeof(plain), "%s.stripped", rq->out_path);
 	if (path_is_stream(rq->out_path)) /* nothing may be made beside /dev/null */
-		snprintf(plain, sizeof(plain), "/tmp/oomscope-dump-%d.stripped", (int)getpid());
+		snprintf(plain, sizeof(plain), "%s/oomscope-dump-%d.stripped", ooms_tmpdir(), (int)getpid());
 	if (rq->codec == HPROF_PLAIN)
 		snprintf(plain, sizeof(plain), "%s", rq->out_path);
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)rq->pid);
@@ -334,8 +324,9 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 	if (!e && (e = hprof_strip_stream_finish(&strip)))
 		snprintf(res->error, sizeof(res->error), "the JVM's dump: %s", strip.msg);
 	/* A killed JVM closes the FIFO (and its attach socket) while it exits,
-	 * before /proc shows it dead: a failure is its death if it is gone soon */
-	if (e && (e == -ESRCH || target_gone_within(rq->pid, 1000))) {
+	 * before /proc shows it dead; the kill is pending or the exit under way
+	 * before the first file closes, so that is what is asked */
+	if (e && (e == -ESRCH || proc_dying(rq->pid))) {
 		e = -ESRCH;
 		snprintf(res->error, sizeof(res->error), "the target exited during the dump; nothing was kept");
 	}
@@ -562,6 +553,8 @@ int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result 
 		return e;
 	}
 	/* armed: the lines come when the heap runs out, or never */
+	if (on_line)
+		on_line(ctx, "armed");
 	for (;;) {
 		struct pollfd p[2] = {{conn, POLLIN, 0}, {cancel_fd, POLLIN, 0}};
 

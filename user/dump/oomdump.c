@@ -23,6 +23,7 @@ struct ooms_oomdump {
 	char lines[MAX_PENDING][OOMDUMP_LINE];
 	size_t nlines;
 	int writing, done, reported, stopped;
+	int armed;   /* 1: the shim answered "armed"; 2: said so */
 };
 
 static void notify(struct ooms_oomdump *d)
@@ -38,7 +39,9 @@ static void on_line(void *ctx, const char *line)
 	struct ooms_oomdump *d = ctx;
 
 	pthread_mutex_lock(&d->mu);
-	if (!strncmp(line, "started ", 8))
+	if (!strcmp(line, "armed"))
+		d->armed = d->armed ? d->armed : 1;
+	else if (!strncmp(line, "started ", 8))
 		d->writing = 1;
 	else if (d->nlines < MAX_PENDING)
 		snprintf(d->lines[d->nlines++], OOMDUMP_LINE, "%s", line);
@@ -80,6 +83,20 @@ struct ooms_oomdump *ooms_oomdump_start(const struct ooms_dump_request *rq, int 
 		return NULL;
 	}
 	return d;
+}
+
+int ooms_oomdump_newly_armed(struct ooms_oomdump *d)
+{
+	int now;
+
+	if (!d)
+		return 0;
+	pthread_mutex_lock(&d->mu);
+	now = d->armed == 1;
+	if (now)
+		d->armed = 2;
+	pthread_mutex_unlock(&d->mu);
+	return now;
 }
 
 size_t ooms_oomdump_lines(struct ooms_oomdump *d, char (*out)[OOMDUMP_LINE], size_t max)

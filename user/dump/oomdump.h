@@ -16,6 +16,8 @@ struct ooms_oomdump;
 /* Starts the thread; rq (and the strings it points to) must outlive it.
  * NULL when the thread cannot start. */
 struct ooms_oomdump *ooms_oomdump_start(const struct ooms_dump_request *rq, int notify_efd);
+/* 1 once, when the shim has armed the dump (it answered "armed"), else 0. */
+int ooms_oomdump_newly_armed(struct ooms_oomdump *d);
 /* The shim's "oom ..." lines since the last call, oldest first: how many
  * were copied into out (the rest wait). */
 size_t ooms_oomdump_lines(struct ooms_oomdump *d, char (*out)[OOMDUMP_LINE], size_t max);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,39 @@ int proc_alive(pid_t pid)
 	buf[n] = 0;
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+#define PF_EXITING 0x00000004 /* the kernel's task flag: in do_exit() */
+
+int proc_dying(pid_t pid)
+{
+	char path[64], buf[4096], *p;
+	unsigned long long flags = 0;
+	ssize_t n;
+
+	if (!proc_alive(pid))
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	n = proc_read_file(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	/* after the comm: state ppid pgrp session tty_nr tpgid flags */
+	p = strrchr(buf, ')');
+	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %llu", &flags) == 1 && (flags & PF_EXITING))
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	n = proc_read_file(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	for (const char *k = buf; (k = strstr(k, "Pnd:\t")); k += 5) {
+		unsigned long long mask = strtoull(k + 5, NULL, 16);
+
+		if (mask & (1ull << (SIGKILL - 1)))
+			return 1;
+	}
+	return 0;
 }
 
 int proc_exists(pid_t pid)

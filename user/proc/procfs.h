@@ -44,6 +44,10 @@ int64_t proc_start_time(pid_t pid);
 /* 1 when the process exists and has not exited (a zombie has: its parent
  * has yet to reap it), else 0. */
 int proc_alive(pid_t pid);
+/* 1 when the process is gone, a zombie, exiting, or has a SIGKILL pending
+ * (a kill reaches it before any of its files closes: the main thread keeps
+ * the signal pending until it dequeues it and starts exiting), else 0. */
+int proc_dying(pid_t pid);
 /* Up to len bytes of a small /proc file into buf (one read, no NUL added):
  * bytes read, or -errno. */
 ssize_t proc_read_file(const char *path, void *buf, size_t len);

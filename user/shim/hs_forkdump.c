@@ -8,8 +8,9 @@
  * whose VM thread is still inside the walk: it carries on and writes the dump
  * from the callbacks (objects tagged with sequential ids, references with
  * their field and array indices, primitive fields; primitive array contents
- * are skipped at the source, their lengths kept), through the stripper and
- * zlib, to the output.
+ * are skipped at the source, their lengths kept, but for char and byte
+ * arrays of at most HPROF_TEXT_BYTES, where Strings keep their contents),
+ * through the stripper and zlib, to the output.
  *
  * The child notices the end of the walk by itself: the VM thread then goes
  * back to waiting for VM operations, blocked in a futex, with every object it
@@ -42,10 +43,14 @@
 #include "hprof/stream.h"
 #include "shim/elfsym.h"
 #include "shim/hs_layout.h"
+#include "shim/hs_threads.h"
 
 #define ID(tag) ((uint64_t)(tag) << 3)
 #define STRING_ID(i) ((((uint64_t)1 << 44) + (uint64_t)(i)) << 3)
-#define STACK_SERIAL 1
+/* the threads' strings after the layout's; their frames in an id range of their own */
+#define THREAD_STRING_ID(i) STRING_ID(W.lay.nstrings + (uint64_t)(i))
+#define FRAME_ID(k) ((((uint64_t)1 << 45) + (uint64_t)(k)) << 3)
+#define STACK_SERIAL 1 /* the empty trace objects point to; thread i's is i + 2 */
 #define CHILD_ALARM_S 1800
 
 static JavaVM *jvm;
@@ -53,10 +58,33 @@ static jvmtiEnv *jvmti;
 
 /* Forks made by this process's dumps; a child sees its own number. */
 static int forks_made;
-/* Fault injection for the tests, OOMSCOPE_SHIM_FAULT=stall:N in the JVM's
- * environment: the children of its first N forks block their VM thread
- * mid-walk, as a lock held by a thread that did not survive the fork does. */
+/* Fault injection for the tests, OOMSCOPE_SHIM_FAULT in the JVM's
+ * environment, items separated by commas:
+ *   stall:N     the children of its first N forks block their VM thread
+ *               mid-walk, as a lock held by a thread that did not survive
+ *               the fork does;
+ *   stall_ms:M  a walk blocked that long is a stall (default 10 s);
+ *   hold:PATH   each child pauses mid-walk until PATH exists (at most
+ *               120 s), still making progress as far as its watchdog can
+ *               tell: a test kills or queries a dump it knows is running. */
 static int fault_stall_forks;
+static int stall_ms = 10000;
+static char fault_hold[256];
+
+static void fault_parse(const char *f)
+{
+	while (f && *f) {
+		size_t n = strcspn(f, ",");
+
+		if (!strncmp(f, "stall:", 6))
+			fault_stall_forks = atoi(f + 6);
+		else if (!strncmp(f, "stall_ms:", 9))
+			stall_ms = atoi(f + 9);
+		else if (!strncmp(f, "hold:", 5) && n - 5 < sizeof(fault_hold))
+			snprintf(fault_hold, sizeof(fault_hold), "%.*s", (int)(n - 5), f + 5);
+		f += n + (f[n] == ',');
+	}
+}
 
 /* What the fork needs from libjvm.so's .symtab (Debian keeps it; a
  * stripped libjvm leaves them unknown):
@@ -104,7 +132,8 @@ struct current {          /* the object whose references are being reported */
 	int kind;         /* 'I' instance, 'A' object array, 'P' primitive array, 'C' class */
 	uint8_t *buf;     /* instance field bytes / array element ids */
 	size_t buf_cap;
-	uint32_t len;     /* object array: elements */
+	uint32_t len;     /* object array, primitive array: elements */
+	uint32_t text;    /* primitive array: bytes of contents kept in buf (char and byte arrays) */
 	uint64_t signers, pd;
 	uint64_t *statics; /* class: static values (ids, or raw bits) */
 	uint32_t statics_cap;
@@ -112,6 +141,7 @@ struct current {          /* the object whose references are being reported */
 
 static struct {
 	struct hs_layout lay;
+	struct hs_threads th;     /* the Java threads' stack traces, read before the fork */
 	int forked;               /* parent: the fork happened; abort the walk */
 	int in_child;
 	double pause_start_ms;
@@ -348,6 +378,17 @@ static void flush_current(void)
 			memcpy(p, cur->buf, (size_t)cur->len * 8);
 		break;
 	case 'P':
+		if (cur->text) { /* a small char or byte array: whole, as the stripper keeps it */
+			p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 4 + 1 + (size_t)cur->text);
+			if (p)
+				memcpy(hprof_put1(hprof_put4(hprof_put4(hprof_put8(hprof_put1(p, HPROF_PRIM_ARRAY_DUMP),
+											 ID(cur->tag)),
+									 STACK_SERIAL),
+							     cur->len),
+						  c && c->prim_array_type ? c->prim_array_type : HT_BYTE),
+				       cur->buf, cur->text);
+			break;
+		}
 		/* contents skipped at the source: length and type stay, as the
 		 * stripper would leave them */
 		p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 4 + 1);
@@ -468,11 +509,15 @@ static void emit_root(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo 
 		if ((p = hprof_emit_sub(&W.emit, 1 + 8)))
 			hprof_put8(hprof_put1(p, HPROF_ROOT_MONITOR_USED), ID(tag));
 		break;
-	case JVMTI_HEAP_REFERENCE_THREAD:
+	case JVMTI_HEAP_REFERENCE_THREAD: {
+		uint32_t serial = thread_serial(tag);
+
+		/* the threads read before the fork have serials 1..n and traces 2..n+1 */
 		if ((p = hprof_emit_sub(&W.emit, 1 + 8 + 4 + 4)))
-			hprof_put4(hprof_put4(hprof_put8(hprof_put1(p, HPROF_ROOT_THREAD_OBJECT), ID(tag)), thread_serial(tag)),
-				   STACK_SERIAL);
+			hprof_put4(hprof_put4(hprof_put8(hprof_put1(p, HPROF_ROOT_THREAD_OBJECT), ID(tag)), serial),
+				   serial >= 1 && serial <= W.th.n ? serial + 1 : STACK_SERIAL);
 		break;
+	}
 	case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
 	case JVMTI_HEAP_REFERENCE_JNI_LOCAL: {
 		const jvmtiHeapReferenceInfoStackLocal *sl = &info->stack_local;
@@ -526,6 +571,16 @@ static int fork_here(void)
 }
 
 /* A futex wait nobody ends; the watchdog finds the walk stalled. */
+static void fault_hold_here(void)
+{
+	for (int i = 0; i < 12000 && access(fault_hold, F_OK) != 0; i++) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+
+		nanosleep(&ts, NULL);
+		W.callbacks++; /* a slow walk, not a stalled one */
+	}
+}
+
 static void fault_stall(void)
 {
 	static int never;
@@ -549,6 +604,8 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
 	W.callbacks++;
 	if (W.callbacks == 5000 && forks_made <= fault_stall_forks)
 		fault_stall();
+	if (W.callbacks == 5000 && fault_hold[0])
+		fault_hold_here();
 	t = reach(tag_ptr, class_tag, length);
 	if (!referrer_tag_ptr) {
 		emit_root(kind, info, t);
@@ -610,17 +667,79 @@ static jint JNICALL on_array_values(jlong class_tag, jlong size, jlong *tag_ptr,
 				    jvmtiPrimitiveType element_type, const void *elements, void *user_data)
 {
 	(void)size;
-	(void)element_type;
-	(void)elements;
 	(void)user_data;
 	if (!W.in_child && fork_here())
 		return JVMTI_VISIT_ABORT;
 	W.in_callback = 1;
 	W.callbacks++;
-	if (*tag_ptr && begin_object(*tag_ptr, class_tag) == 0 && W.cur.kind == 'P')
-		W.cur.len = (uint32_t)element_count; /* the record goes out when the next object starts */
+	if (*tag_ptr && begin_object(*tag_ptr, class_tag) == 0 && W.cur.kind == 'P') {
+		struct current *cur = &W.cur;
+		int is_char = element_type == JVMTI_PRIMITIVE_TYPE_CHAR;
+		size_t bytes = (size_t)element_count * (is_char ? 2 : 1);
+
+		cur->len = (uint32_t)element_count; /* the record goes out when the next object starts */
+		cur->text = 0;
+		/* String contents (char[], or byte[] since JDK 9): kept up to the
+		 * stripper's bound, big-endian as hprof has them */
+		if (W.req->text_bytes && (is_char || element_type == JVMTI_PRIMITIVE_TYPE_BYTE) && elements &&
+		    bytes && bytes <= W.req->text_bytes && grow(&cur->buf, &cur->buf_cap, bytes)) {
+			if (is_char)
+				for (size_t i = 0; i < (size_t)element_count; i++)
+					hprof_put2(cur->buf + 2 * i, ((const uint16_t *)elements)[i]);
+			else
+				memcpy(cur->buf, elements, bytes);
+			cur->text = (uint32_t)bytes;
+		}
+	}
 	W.in_callback = 0;
 	return W.err ? JVMTI_VISIT_ABORT : 0;
+}
+
+/* The threads read before the fork: their strings, frames and traces,
+ * thread i (serial i + 1) with trace serial i + 2, as HotSpot numbers them. */
+static void emit_threads(void)
+{
+	const struct hs_threads *th = &W.th;
+	uint8_t *rec = NULL;
+	size_t cap = 0;
+
+	for (uint32_t i = 0; i < th->nstrings; i++) {
+		size_t n = strlen(th->strings[i]);
+
+		if (!grow(&rec, &cap, 8 + n))
+			goto out;
+		hprof_put8(rec, THREAD_STRING_ID(i));
+		memcpy(rec + 8, th->strings[i], n);
+		hprof_emit_record(&W.emit, HPROF_STRING, rec, (uint32_t)(8 + n));
+	}
+	for (size_t k = 0; k < th->nframes; k++) {
+		const struct hs_frame *f = &th->frames[k];
+		const struct hs_method *m = &th->methods[f->method];
+		uint8_t buf[8 * 4 + 4 + 4], *p = buf;
+
+		p = hprof_put8(p, FRAME_ID(k));
+		p = hprof_put8(p, THREAD_STRING_ID(m->name));
+		p = hprof_put8(p, THREAD_STRING_ID(m->sig));
+		p = hprof_put8(p, THREAD_STRING_ID(m->file));
+		p = hprof_put4(p, m->class_serial);
+		p = hprof_put4(p, (uint32_t)f->line);
+		hprof_emit_record(&W.emit, HPROF_STACK_FRAME, buf, (uint32_t)(p - buf));
+	}
+	for (uint32_t i = 0; i < th->n; i++) {
+		const struct hs_thread *t = &th->list[i];
+		uint8_t *p;
+
+		if (!grow(&rec, &cap, 12 + (size_t)t->nframes * 8))
+			goto out;
+		p = hprof_put4(hprof_put4(hprof_put4(rec, i + 2), i + 1), t->nframes);
+		for (uint32_t f = 0; f < t->nframes; f++)
+			p = hprof_put8(p, FRAME_ID(t->frames_at + f));
+		hprof_emit_record(&W.emit, HPROF_STACK_TRACE, rec, (uint32_t)(p - rec));
+		/* serial i + 1 is this thread's, whatever order the walk meets them in */
+		thread_serial(t->tag);
+	}
+out:
+	free(rec);
 }
 
 static void child_start(void)
@@ -679,6 +798,7 @@ static void child_start(void)
 		}
 		hprof_put4(hprof_put4(hprof_put4(buf, STACK_SERIAL), 0), 0); /* no frames */
 		hprof_emit_record(&W.emit, HPROF_STACK_TRACE, buf, 12);
+		emit_threads();
 	}
 	if (pthread_create(&t, NULL, watchdog, NULL) != 0)
 		shim_child_finish(req, -EAGAIN, "starting the watchdog", 0, 0, 0, W.start_ms);
@@ -797,7 +917,7 @@ static void *watchdog(void *arg)
 		}
 		if (still_pending() <= 0)
 			break; /* done, whether the thread waits or hung after the walk */
-		if (st == VM_BLOCKED && idle > 10000) {
+		if (st == VM_BLOCKED && idle > stall_ms) {
 			char path[64], sc[96] = "", why[sizeof(W.why)];
 			FILE *f;
 
@@ -866,12 +986,21 @@ static int hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res
 		hs_layout_release(jvmti, jni, &W.lay);
 		return -1;
 	}
+	/* the threads stay suspended from their stack traces to the fork, so the
+	 * locals the walk reports sit in the frames the traces name */
+	if (hs_threads_gather(jvmti, jni, &W.th, &W.lay.next_tag, (jlong)W.lay.nclasses, res->error,
+			      sizeof(res->error))) {
+		hs_threads_release(jvmti, jni, &W.th);
+		hs_layout_release(jvmti, jni, &W.lay);
+		return -1;
+	}
 	memset(&cb, 0, sizeof(cb));
 	cb.heap_reference_callback = on_reference;
 	cb.primitive_field_callback = on_primitive_field;
 	cb.array_primitive_value_callback = on_array_values;
-	t0 = shim_now_ms();
+	t0 = W.th.suspended_at_ms;
 	e = (*jvmti)->FollowReferences(jvmti, 0, NULL, NULL, &cb, NULL);
+	hs_threads_resume(jvmti, &W.th);
 	res->pause_ms = shim_now_ms() - t0;
 	if (!W.child) {
 		if (!W.error[0])
@@ -879,6 +1008,7 @@ static int hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res
 		snprintf(res->error, sizeof(res->error), "%s", W.error);
 	}
 	res->child = W.child;
+	hs_threads_release(jvmti, jni, &W.th);
 	hs_layout_release(jvmti, jni, &W.lay);
 	return res->child ? 0 : -1;
 }
@@ -902,10 +1032,7 @@ static int hs_init(void *vm, int live)
 	jvmtiCapabilities caps;
 	jvmtiEventCallbacks ev;
 
-	const char *fault = getenv("OOMSCOPE_SHIM_FAULT");
-
-	if (fault && sscanf(fault, "stall:%d", &fault_stall_forks) != 1)
-		fault_stall_forks = 0;
+	fault_parse(getenv("OOMSCOPE_SHIM_FAULT"));
 	jvm = vm;
 	if ((*jvm)->GetEnv(jvm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK)
 		return -1;
@@ -919,6 +1046,11 @@ static int hs_init(void *vm, int live)
 	caps.can_generate_resource_exhaustion_heap_events = 1;
 	caps.can_generate_resource_exhaustion_threads_events = 1;
 	caps.can_get_line_numbers = 1;
+	caps.can_get_source_file_name = 1;
+	(*jvmti)->AddCapabilities(jvmti, &caps);
+	/* the threads suspended while their traces are read for a dump */
+	memset(&caps, 0, sizeof(caps));
+	caps.can_suspend = 1;
 	(*jvmti)->AddCapabilities(jvmti, &caps);
 	memset(&ev, 0, sizeof(ev));
 	ev.ResourceExhausted = shim_hs_on_exhausted;
