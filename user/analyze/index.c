@@ -42,6 +42,19 @@ uint32_t ooms_index_string_id(const struct ooms_index *ix, uint64_t id)
 	return ixb_string_of(ix, id);
 }
 
+int ooms_dump_compressed(const char *path)
+{
+	uint8_t magic[6] = {0};
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic))
+		e = (magic[0] == 0x1f && magic[1] == 0x8b) || !memcmp(magic, "\xfd" "7zXZ", 5);
+	close(fd);
+	return e;
+}
+
 int ooms_read_segments(const struct ooms_index *ix, const char *path, uint32_t from, uint32_t to, const uint8_t *want,
 		       const struct hprof_visitor *v, void (*before)(void *ctx, uint32_t seg), void *ctx, char *err,
 		       size_t errlen)

@@ -276,6 +276,9 @@ uint8_t ooms_root_mark(const struct ooms_index *ix, uint32_t i);
  * visitors that need the records again (see labels.c). 0 or -errno with err set. */
 int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progress_fn progress, void *pctx,
 		   int pass, uint64_t *parsed, char *err, size_t errlen);
+/* 1 when the file at path is gzip or xz (its heap records' offsets are not
+ * the file's), 0 when plain (or too short to tell), -errno. */
+int ooms_dump_compressed(const char *path);
 /* The dump's header, then its heap records segs[from, to) that want marks
  * (all when want is NULL), through a parser over v, read from a plain file
  * by offset; before(ctx, i) runs ahead of record i. 1 when the file is

@@ -290,7 +290,8 @@ static int split_pass(struct build *b, const char *path, ooms_progress_fn progre
 
 	for (uint32_t i = 0; i < ix->nsegs; i++)
 		bytes += ix->segs[i].bytes;
-	if (ix->nsegs < 2 || bytes < SPLIT_BYTES)
+	/* a compressed file's records can only be read in order, by one reader */
+	if (ix->nsegs < 2 || bytes < SPLIT_BYTES || ooms_dump_compressed(path) != 0)
 		return 1;
 	for (k = 0; k < ix->nsegs - 1 && half_bytes < bytes / 2; k++)
 		half_bytes += ix->segs[k].bytes;
@@ -327,7 +328,7 @@ static int split_pass(struct build *b, const char *path, ooms_progress_fn progre
 	run_half(&first);
 	pthread_join(thread, NULL);
 	e = first.e ? first.e : second.e;
-	if (e == 1) /* the file turned out compressed: read it whole */
+	if (e == 1) /* the file was replaced by a compressed one since the check */
 		e = ixb_fail(b, -EBADMSG, "%s: the dump changed between the two passes", path);
 	else if (e && second.e && !first.e)
 		snprintf(b->err, b->errlen, "%s", zerr);

@@ -14,6 +14,7 @@
 #include "cli/opts.h"
 #include "dump/dumper.h"
 #include "util/atomic_file.h"
+#include "util/tmpdir.h"
 #include "proc/procfs.h"
 #include "hprof/io.h"
 #include "hprof/transform.h"
@@ -188,7 +189,7 @@ static void fill_request(struct dump_args *a, const struct ooms_rt_target *rt, c
 
 		localtime_r(&now, &tm);
 		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-		snprintf(a->out, sizeof(a->out), "oomscope-dump-%ld-%s.hprof%s", a->pid, stamp,
+		snprintf(a->out, sizeof(a->out), "%soomscope-dump-%ld-%s.hprof%s", ooms_default_out_dir(), a->pid, stamp,
 			 rq->codec == HPROF_GZIP ? ".gz" : rq->codec == HPROF_XZ ? ".xz" : "");
 	}
 	rq->level = a->level >= 0 ? a->level : rq->codec == HPROF_GZIP ? 1 : 0;

@@ -31,7 +31,7 @@
 
 static const char usage_head[] =
 	"usage: oomscope hprof check [--json] FILE\n"
-	"       oomscope hprof strip [--mode app|koom|matrix] [--gzip|--xz] [--level N] IN OUT\n"
+	"       oomscope hprof strip [--mode app|koom|matrix] [--no-strings] [--gzip|--xz] [--level N] IN OUT\n"
 	"       oomscope hprof restore IN OUT\n"
 	"\n"
 	"Heap dumps (hprof: JVM 1.0.1/1.0.2, Android 1.0.3; 4- or 8-byte ids).\n"
@@ -52,10 +52,12 @@ static const struct cli_opt strip_options[] = {
 		    "\"OOMSCOPE STRIPPED <mode> <original format>\")."),
 	{"mode", 0, required_argument, 'm', "MODE",
 	 "app (default): every object and reference kept,\nwith every array's length (shallow sizes stay\n"
-	 "right); primitive array contents dropped, string\ncontents kept\n"
+	 "right); primitive array contents dropped but for\nchar and byte arrays up to 1 KiB (String contents)\n"
 	 "koom: as KOOM, also drops zygote and image heap\nobjects entirely\n"
 	 "matrix: as Matrix, keeps String backing arrays'\ncontents and one copy of identical Bitmap pixel\n"
 	 "buffers (needs a file: two passes)"},
+	{"no-strings", 0, no_argument, 'S', NULL,
+	 "drop small char and byte arrays' contents too:\nthe smallest file, but names, keys and other\nString values read as empty"},
 	{"gzip", 0, no_argument, 'z', NULL, "compress while streaming (zlib)"},
 	{"xz", 0, no_argument, 'x', NULL, "compress with liblzma: smaller and faster on dumps"},
 	{"level", 0, required_argument, 'l', "N", "gzip 1..9 (default 6), xz 0..9 (default 0)"},
@@ -261,7 +263,7 @@ static int same_file(const char *a, const char *b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-static int run_transform(enum hprof_op op, const char *in, const char *out, int gzip, int level)
+static int run_transform(enum hprof_op op, const char *in, const char *out, int gzip, int level, int text)
 {
 	const char *what = op == HPROF_OP_RESTORE ? "restore" : "strip";
 	struct hprof_transform t;
@@ -301,6 +303,8 @@ static int run_transform(enum hprof_op op, const char *in, const char *out, int 
 		return 1;
 	}
 	hprof_transform_visitor(&t, op, &o.w, have_keep ? &keep : NULL, &v);
+	if (!text)
+		t.text_bytes = 0;
 	rc = parse_fd(fd, size, in, what, &v, NULL, op == HPROF_OP_RESTORE ? "not a stripped dump (nothing to restore)"
 						      : "already stripped (strip the original dump)");
 	if (fd)
@@ -318,10 +322,11 @@ static int cmd_strip(int argc, char **argv, int restore)
 {
 	enum hprof_op op = restore ? HPROF_OP_RESTORE : HPROF_OP_STRIP_APP;
 	int gzip = HPROF_PLAIN, level = -1, c;
-	struct option longopts[8];
-	char shortopts[8];
+	struct option longopts[9];
+	char shortopts[9];
+	int text = 1;
 
-	if (cli_opts_getopt(restore ? restore_options : strip_options, longopts, 8, "+", shortopts, sizeof(shortopts)))
+	if (cli_opts_getopt(restore ? restore_options : strip_options, longopts, 9, "+", shortopts, sizeof(shortopts)))
 		return 2; /* the table is wrong: a bug */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -338,6 +343,7 @@ static int cmd_strip(int argc, char **argv, int restore)
 			break;
 		case 'z': gzip = HPROF_GZIP; break;
 		case 'x': gzip = HPROF_XZ; break;
+		case 'S': text = 0; break;
 		case 'l': {
 			char *end;
 
@@ -358,7 +364,7 @@ static int cmd_strip(int argc, char **argv, int restore)
 		return bad("%s", "gzip levels are 1..9");
 	if (level < 0)
 		level = gzip == HPROF_XZ ? 0 : 6;
-	return run_transform(op, argv[optind], argv[optind + 1], gzip, level);
+	return run_transform(op, argv[optind], argv[optind + 1], gzip, level, text);
 }
 
 int cmd_hprof(int argc, char **argv)

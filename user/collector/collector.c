@@ -2,6 +2,7 @@
 #include "collector/collector.h"
 #include "run/files.h"
 #include "collector/coll.h"
+#include "util/tmpdir.h"
 
 static int make_dir(const char *path)
 {
@@ -29,7 +30,7 @@ static void default_dir(struct coll *c)
 
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(c->dir, sizeof(c->dir), "oomscope-%d-%s", (int)c->pid, stamp);
+	snprintf(c->dir, sizeof(c->dir), "%soomscope-%d-%s", ooms_default_out_dir(), (int)c->pid, stamp);
 }
 
 static int setup(struct coll *c)

@@ -111,6 +111,11 @@ static int strip_sub(struct hprof_transform *t, const struct hprof_sub *s)
 			t->kept_arrays++;
 			return write_whole(t, s);
 		}
+		if (t->text_bytes && (s->elem_type == HPROF_T_CHAR || s->elem_type == HPROF_T_BYTE) &&
+		    s->payload_len <= t->text_bytes) {
+			t->kept_text++;
+			return write_whole(t, s);
+		}
 		t->stripped_arrays++;
 		return write_nodata(t, s);
 	}
@@ -164,6 +169,7 @@ void hprof_transform_visitor(struct hprof_transform *t, enum hprof_op op, struct
 	t->op = op;
 	t->w = w;
 	t->keep_arrays = keep_arrays;
+	t->text_bytes = op == HPROF_OP_RESTORE ? 0 : HPROF_TEXT_BYTES;
 	memset(v, 0, sizeof(*v));
 	v->ctx = t;
 	v->header = tr_header;

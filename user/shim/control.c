@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hprof/transform.h"
 #include "shim/request.h"
 
 
@@ -187,6 +188,7 @@ static int open_output(int c, const struct shim_request *r, int *passed_fd, stru
 	req->op = r->op;
 	req->codec = r->codec;
 	req->level = r->level;
+	req->text_bytes = HPROF_TEXT_BYTES;
 	if (r->cmd != SHIM_CMD_DUMP) {
 		req->fd = *passed_fd;
 		*passed_fd = -1;
@@ -284,6 +286,7 @@ void shim_oom_event(const char *kind, int heap, const char *what, const char *th
 	req.op = armed.op;
 	req.codec = armed.codec;
 	req.level = armed.level;
+	req.text_bytes = HPROF_TEXT_BYTES;
 	armed.conn = armed.fd = -1;
 	snprintf(busy_path, sizeof(busy_path), "the OutOfMemoryError dump");
 	pthread_mutex_unlock(&dump_lock);

@@ -63,10 +63,17 @@ static uint32_t add_string(struct hs_layout *l, const char *s, size_t *cap)
 static char *class_name(const char *sig)
 {
 	size_t n = strlen(sig);
+	char *name, *dot;
 
 	if (sig[0] == 'L' && n >= 2 && sig[n - 1] == ';')
-		return strndup(sig + 1, n - 2);
-	return strdup(sig);
+		name = strndup(sig + 1, n - 2);
+	else
+		name = strdup(sig);
+	/* a hidden class (a lambda's): JVMTI writes "Foo$$Lambda$12.0x0000...",
+	 * HotSpot's own dump "Foo$$Lambda$12+0x0000..." */
+	if (name && (dot = strrchr(name, '.')) && !strncmp(dot, ".0x", 3) && !strchr(dot, '/'))
+		*dot = '+';
+	return name;
 }
 
 static int keep_ref(JNIEnv *jni, jobject o)

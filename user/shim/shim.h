@@ -41,6 +41,7 @@ struct shim_dump_req {
 	int op;              /* enum hprof_op: HPROF_OP_STRIP_APP / _KOOM */
 	int codec;           /* enum hprof_codec */
 	int level;
+	uint32_t text_bytes; /* char and byte arrays up to this size kept whole (String contents) */
 	int reply_fd;        /* the client's connection: the child answers "done" on it */
 	int sync_fd;         /* the child reads one byte (or EOF) here before it answers, so
 			      * "started" (from the parent) always comes first */

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* O_TMPFILE, mkostemp */
 #include "util/spill.h"
+#include "util/tmpdir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,12 +10,10 @@
 
 static int unlinked_file(void)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = ooms_tmpdir();
 	char path[4096];
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		return fd;
