@@ -96,13 +96,28 @@ ifneq ($(CROSS),)
 TARGET32_NAMES := fd_target thread_target map_target alloc_target
 TARGET_BINS += $(TARGET32_NAMES:%=$(BUILD)/targets32/%)
 endif
+# the shim loaded by a program of each libc the machine has (it links none)
+ifeq ($(CROSS),)
+TARGET_BINS += $(BUILD)/targets/shim_load_musl $(BUILD)/targets/shim_load_glibc
+endif
 DEPS_OK := $(BUILD)/.deps-ok
-# The shim: a JVMTI agent loaded into the target, with the hprof library in it.
+# The shim: a JVMTI agent loaded into the target, with the hprof library in
+# it. It links no libc (user/shim/libc/ has what it needs, hidden), so one
+# build loads into processes on glibc, bionic or musl: no DT_NEEDED, no
+# undefined symbol, no TLS (hence no stack protector: its canary is in TLS).
 # JAVA_HOME is looked up when a recipe needs it (after install-deps).
 JAVA_HOME ?= $(shell dirname "$$(dirname "$$(readlink -f "$$(command -v javac)")")")
 SHIM := $(BUILD)/liboomscope_shim.so
-SHIM_SRCS := $(wildcard user/shim/*.c) $(addprefix user/hprof/,emit.c idset.c io.c names.c parser.c quote.c stream.c transform.c writer.c)
+SHIM_SRCS := $(wildcard user/shim/*.c user/shim/libc/*.c) $(addprefix user/hprof/,emit.c idset.c io.c names.c parser.c quote.c stream.c transform.c writer.c)
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/pic/%.o)
+SHIM_CFLAGS := $(PLAIN_CFLAGS) -fPIC -fvisibility=hidden -fno-stack-protector -fno-strict-aliasing -U_FORTIFY_SOURCE \
+	-DHPROF_PLAIN_ONLY -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
+# aarch64: atomics inline (libgcc's out-of-line ones ask the auxiliary vector, through libc)
+ifeq ($(ARCH),arm64)
+SHIM_CFLAGS += -mno-outline-atomics
+endif
+# its libc's own loops must not become calls to the functions they implement
+SHIM_LIBC_CFLAGS := -ffreestanding -fno-builtin -fno-tree-loop-distribute-patterns
 
 .SECONDARY:
 .PHONY: all deps test test-arm64 unit demo bench bench-arm64 clean install
@@ -131,13 +146,20 @@ $(OBJ)/user/%.o: user/%.c | $(DEPS_OK) $(SKELS)
 $(OBJ)/libooms.a: $(USER_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
+$(BUILD)/pic/user/shim/libc/%.o: user/shim/libc/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SHIM_CFLAGS) $(SHIM_LIBC_CFLAGS) -c $< -o $@
+
 $(BUILD)/pic/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux $(PLAIN_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+	$(CC) $(CPPFLAGS) $(SHIM_CFLAGS) -c $< -o $@
 
-# only Agent_OnLoad/Agent_OnAttach are exported (JNIEXPORT)
+# only Agent_OnLoad/Agent_OnAttach are exported (JNIEXPORT); libgcc for the
+# compiler's own helpers (aarch64's outline atomics); a SONAME and both hash
+# tables, as bionic's loader wants
 $(SHIM): $(SHIM_OBJS)
-	$(CC) -shared -Wl,-z,defs -o $@ $^ -lz -llzma -lpthread
+	$(CC) -shared -nostdlib -Wl,-z,defs -Wl,-soname,liboomscope_shim.so -Wl,--hash-style=both \
+		-Wl,-z,noexecstack -Wl,-z,relro -o $@ $^ -lgcc
 
 $(OOMS_BIN): $(OBJ)/user/main.o $(OBJ)/libooms.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
@@ -156,6 +178,14 @@ $(BUILD)/targets/android/libandroid_app.so: tests/targets/android/libapp.c | $(D
 
 $(BUILD)/targets/android/android_app: tests/targets/android/app.c $(BUILD)/targets/android/libandroid_app.so
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -L$(@D) -landroid_app -Wl,-rpath,/system/lib64
+
+$(BUILD)/targets/shim_load_musl: tests/targets/libc/shim_load.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	musl-gcc -O1 -Wall -Wextra -Werror -o $@ $<
+
+$(BUILD)/targets/shim_load_glibc: tests/targets/libc/shim_load.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -ldl
 
 $(BUILD)/targets32/%: tests/targets/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)

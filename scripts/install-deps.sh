@@ -21,6 +21,8 @@ PKGS=(
   libsqlite3-dev
   # tests
   bats jq binutils xz-utils procps python3
+  # tests: a musl-linked program loads the shim (it links no libc)
+  musl-tools
   # tests: a stock Debian kernel in a VM (scripts/vm.sh), for the hooks this one refuses
   qemu-system-x86 debootstrap e2fsprogs
   # bench

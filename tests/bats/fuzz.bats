@@ -96,29 +96,34 @@ each_dump() {
 }
 
 @test "fuzz seeds: the shim's control requests read as their command and settings" {
-  run reading shim_control dump-koom-gzip-6
-  [ "$output" = "cmd=dump path=/tmp/x.hprof.gz op=1 codec=1 level=6 without_fd=same" ]
-  run reading shim_control dumpfd-app-xz
-  [ "$output" = "cmd=dumpfd path=- op=0 codec=2 level=0 without_fd=refused" ]
+  run reading shim_control dump-koom-strings-0
+  [ "$output" = "cmd=dump path=/tmp/x.hprof op=1 strings=0 without_fd=same" ]
+  run reading shim_control dumpfd-app-strings-4096
+  [ "$output" = "cmd=dumpfd path=- op=0 strings=4096 without_fd=refused" ]
   run reading shim_control armoom
-  [ "$output" = "cmd=armoom path=- op=0 codec=1 level=1 without_fd=refused" ]
+  [ "$output" = "cmd=armoom path=- op=0 strings=1024 without_fd=refused" ]
   run reading shim_control ping
-  [ "$output" = "cmd=ping path=- op=0 codec=0 level=0 without_fd=same" ]
+  [ "$output" = "cmd=ping path=- op=0 strings=0 without_fd=same" ]
   run reading shim_control dump-no-path
   [[ "$output" == "error usage: dump PATH "* ]]
+  # protocol 2: the shim writes plain hprof, the reader compresses
+  run reading shim_control dump-koom-gzip-6
+  [ "$output" = "error the shim writes plain hprof (protocol 2): the reader compresses it" ]
+  run reading shim_control dumpfd-app-xz
+  [ "$output" = "error the shim writes plain hprof (protocol 2): the reader compresses it" ]
   run reading shim_control dump-bad-codec
-  [[ "$output" == "error unknown mode or codec "* ]]
+  [[ "$output" == "error unknown mode 'lzma' "* ]]
   run reading shim_control unknown
   [ "$output" = "error unknown command 'frobnicate' (ping, heap, dump, dumpfd, armoom)" ]
   run reading shim_control empty
   [ "$output" = "error empty request" ]
 }
 
-@test "fuzz seeds: both ELF readers name the functions of a MiniDebugInfo binary and of its unstripped build" {
+@test "fuzz seeds: the symbolizer names the functions of a MiniDebugInfo binary (the shim leaves .gnu_debugdata to it); both those of its unstripped build" {
   local want='main: sym=0x119d shim=0x119d(TABLE) md_alpha: sym=0x1139 shim=0x1139(TABLE) md_beta: sym=0x1161 shim=0x1161(TABLE) syms=10 loads=4 build_id=yes'
   run reading elf minidebug
   [ "$status" -eq 0 ]
-  [ "$output" = "${want//TABLE/gnu_debugdata} md_alpha+4=md_alpha:-:0" ]
+  [ "$output" = "main: sym=0x119d shim=0(-) md_alpha: sym=0x1139 shim=0(-) md_beta: sym=0x1161 shim=0(-) syms=10 loads=4 build_id=yes md_alpha+4=md_alpha:-:0" ]
   run reading elf minidebug-full
   [ "$output" = "${want//TABLE/symtab} md_alpha+4=md_alpha:minidebug_src.c:9" ]
 }

@@ -162,32 +162,31 @@ start_java_hidden() {
   done
   # nothing was loaded: no shim mapped, no socket
   ! grep -q oomscope-shim "/proc/$pid/maps"
-  [ ! -e "/proc/$pid/root/tmp/.oomscope-shim.$pid" ]
+  ! grep -q " @oomscope-shim.$pid\$" /proc/net/unix
 }
 
-@test "a socket at the shim's name in the JVM's /tmp served by another process: never taken for the shim" {
+@test "a socket at the shim's abstract name served by another process: never taken for the shim" {
   start_java jvm "$JAVA_DIR/PlantedLeaks.java"
   local pid; pid=$(cat "$TMP/jvm.pid")
-  local sock="/tmp/.oomscope-shim.$pid"
-  [ ! -e "$sock" ]
-  # an impostor: answers every request as a shim would ("ok ..."); removes its socket on SIGTERM
+  ! grep -q " @oomscope-shim.$pid\$" /proc/net/unix
+  # an impostor of the JVM's network namespace: answers every request as a shim would ("ok ...")
   start_bg fake python3 -c '
 import os, signal, socket, sys
-path, pid = sys.argv[1], sys.argv[2]
-signal.signal(signal.SIGTERM, lambda *a: (os.unlink(path), sys.exit(0)))
+name, pid = sys.argv[1], sys.argv[2]
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
 s = socket.socket(socket.AF_UNIX)
-s.bind(path)
+s.bind("\0" + name)
 s.listen(4)
 print("listening", flush=True)
 while True:
     c, _ = s.accept()
     try:
         c.recv(512)
-        c.sendall(("ok oomscope-shim 1 runtime=hotspot pid=%s\n" % pid).encode())
+        c.sendall(("ok oomscope-shim 2 runtime=hotspot pid=%s\n" % pid).encode())
     except OSError:
         pass
     c.close()
-' "$sock" "$pid"
+' "oomscope-shim.$pid" "$pid"
   wait_for "$TMP/fake.out" '^listening' 10
   # auto: the impostor is not the shim, so the JVM's own dumper writes the dump
   run timeout 120 "$OOMSCOPE" dump -p "$pid" -q --no-analyze -o "$TMP/d.hprof.gz"
@@ -198,11 +197,10 @@ while True:
   run timeout 60 "$OOMSCOPE" dump -p "$pid" --method shim -q -o "$TMP/s.hprof.gz"
   [ "$status" -eq 1 ]
   [ "${#lines[@]}" -eq 1 ]
-  [[ "$output" == *"the shim socket in the target's /tmp is served by another process, not PID $pid: not used"* ]]
+  [[ "$output" == *"the shim's socket name is served by another process, not PID $pid: not used"* ]]
   [ ! -e "$TMP/s.hprof.gz" ]
   kill "$(cat "$TMP/fake.pid")"
   wait_exit "$(cat "$TMP/fake.pid")" 10
-  [ ! -e "$sock" ]
 }
 
 @test "a symlink planted at the dump path or at analyze -o: refused in one line before anything is done, the file it names untouched" {

@@ -66,11 +66,14 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   [ "$(jq -c '[.gcPaths[] | {signature, instanceCount, retainedSizeTotal}]' "$TMP/s.hprof.gz.analysis.json")" = \
     "$(jq -c '[.gcPaths[] | {signature, instanceCount, retainedSizeTotal}]' "$TMP/j.hprof.gz.analysis.json")" ]
   [ "$(jq '.gcPaths | length' "$TMP/s.hprof.gz.analysis.json")" -eq 1 ]
-  # the shim answers on its socket, mode 0600
-  [ "$(stat -c %a "/proc/$pid/root/tmp/.oomscope-shim.$pid")" = 600 ]
+  # the shim answers on its abstract socket, from a Java thread of the JVM's
+  grep -q " @oomscope-shim.$pid\$" /proc/net/unix
+  grep -qx oomscope-shim /proc/"$pid"/task/*/comm
   run "$SHIMCTL" "$pid" ping
   [ "$status" -eq 0 ]
-  [[ "$output" == "ok oomscope-shim 1 runtime=hotspot pid=$pid" ]]
+  [[ "$output" == "ok oomscope-shim 2 runtime=hotspot pid=$pid" ]]
+  # no library besides itself: the shim links no libc
+  ! readelf -d "$ROOT/build/liboomscope_shim.so" | grep -q NEEDED
   run "$SHIMCTL" "$pid" heap
   [[ "$output" =~ ^ok\ used=[0-9]+\ committed=[0-9]+\ max=[0-9]+$ ]]
 }
@@ -78,11 +81,10 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 @test "the shim refuses a client that is neither root nor the JVM's user (SO_PEERCRED), and bad requests" {
   start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/PlantedLeaks.java"
   local pid; pid=$(cat "$TMP/jvm.pid")
-  # the JVM's /tmp is ours (one mount namespace); /proc/PID/root is closed to other users
-  local sock="/tmp/.oomscope-shim.$pid"
+  # an abstract socket (no file, no permissions): anyone of its network
+  # namespace may connect, so the peer check alone stands in the way
+  local sock="@oomscope-shim.$pid"
   wait_for "$TMP/jvm.out" 'ready' 5
-  # open the file to everyone: only the peer check stands in the way
-  chmod 0666 "$sock"
   run setpriv --reuid=65534 --regid=65534 --clear-groups "$SHIMCTL" -s "$sock" ping
   [ "$status" -eq 1 ]
   [[ "$output" == "error permission denied: only root or uid 0 may use this socket" ]]
@@ -93,7 +95,10 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   [ "$status" -eq 1 ]
   [[ "$output" == "error unknown command 'frobnicate' (ping, heap, dump, dumpfd, armoom)" ]]
   run "$SHIMCTL" "$pid" dump "$TMP/m.hprof" matrix
-  [[ "$output" == "error unknown mode or codec"* ]]
+  [[ "$output" == "error unknown mode 'matrix'"* ]]
+  # protocol 2: plain hprof only, the reader compresses
+  run "$SHIMCTL" "$pid" dump "$TMP/m.hprof" app gzip
+  [[ "$output" == "error the shim writes plain hprof (protocol 2): the reader compresses it" ]]
   run "$SHIMCTL" "$pid" dumpfd
   [[ "$output" == "error usage:"* ]]
 }

@@ -1,7 +1,7 @@
 /* Fuzzing the ELF symbol readers on arbitrary bytes as an ELF file: the
  * symbolizer's (sym/elf.c: libelf for .symtab, .dynsym, .gnu_debugdata's
  * xz-compressed ELF, PT_LOADs, build ids; libdw for source lines) and the
- * shim's own (shim/elfsym.c, no libelf). Each must answer or find nothing,
+ * shim's own (shim/elfsym.c, no libelf, no .gnu_debugdata). Each must answer or find nothing,
  * never crash; what the symbolizer reads must hold together (names within
  * the pool, addresses sorted and each found again). With OOMS_FUZZ_PRINT
  * set (the replays in tests/bats/fuzz.bats) what both find is printed. */
@@ -122,7 +122,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		       fr.file[0] ? strrchr(fr.file, '/') ? strrchr(fr.file, '/') + 1 : fr.file : "-", fr.line);
 	}
 	free((void *)lib.map);
-	free(lib.mini);
 	symelf_elfinfo_free(&sorted);
 	symelf_elfinfo_free(&all);
 	close(fd);

@@ -3,12 +3,16 @@
  *   shimctl PID REQUEST...            e.g. shimctl 4242 ping
  *   shimctl -f OUT PID REQUEST...     creates OUT (0600, O_EXCL) and passes it
  *                                     (for "dumpfd ...")
- *   shimctl -s SOCKET REQUEST...      a socket path instead of a PID
+ *   shimctl -s SOCKET REQUEST...      a socket instead of a PID's ("@name":
+ *                                     abstract)
+ * A PID's socket is the abstract "oomscope-shim.PID" (the shim's protocol 2),
+ * in shimctl's own network namespace.
  * Exits 0 when the answer's last line starts with "ok" or "done", 1 for an
  * "error"/"busy" answer or no answer, 2 for bad usage. Stand-alone on
  * purpose: it is what another user's program would do. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,16 +43,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: shimctl [-f OUT] PID|-s SOCKET REQUEST...\n");
 		return 2;
 	}
-	if (sock)
+	if (sock && sock[0] != '@')
 		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	else if (sock)
+		snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "%s", sock + 1);
 	else
-		snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/%s/root/tmp/.oomscope-shim.%s", argv[optind], argv[optind]);
+		snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "oomscope-shim.%s", argv[optind]);
+	/* an abstract name's address is as long as the name, no NUL after */
+	socklen_t salen = sa.sun_path[0] ? sizeof(sa)
+					 : (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(sa.sun_path + 1));
 	for (int i = optind + (sock ? 0 : 1); i < argc; i++)
 		snprintf(req + strlen(req), sizeof(req) - strlen(req), "%s%s", strlen(req) ? " " : "", argv[i]);
 	strncat(req, "\n", sizeof(req) - strlen(req) - 1);
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		fprintf(stderr, "shimctl: connect %s: %s\n", sa.sun_path, strerror(errno));
+	if (s < 0 || connect(s, (struct sockaddr *)&sa, salen) != 0) {
+		fprintf(stderr, "shimctl: connect %s%s: %s\n", sa.sun_path[0] ? "" : "@", sa.sun_path[0] ? sa.sun_path : sa.sun_path + 1,
+			strerror(errno));
 		return 1;
 	}
 	memset(&m, 0, sizeof(m));

@@ -3,12 +3,13 @@
  * MiniDebugInfo ELF built by tests/unit/make_minidebuginfo.sh. Every address
  * found is checked against `nm`. The shim's sources are compiled in here:
  * they are not in libooms.a (the shim is a library of its own). */
-#define _GNU_SOURCE /* the shim's sources need it: dl_iterate_phdr */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "tap.h"
+#include "sym/symbolize.h"
 
 #include "shim/art_syms.c"
 #include "shim/elfsym.c"
@@ -85,7 +86,9 @@ static void test_libart(void)
 	elfsym_close(&lib);
 }
 
-/* .symtab and .gnu_debugdata, on a file built for it. */
+/* .gnu_debugdata (oomscope's reader: the shim leaves MiniDebugInfo to it,
+ * which passes what it finds in the agent's options) and .symtab (both),
+ * on a file built for it. */
 static void test_minidebug(const char *elf)
 {
 	char syms[512], line[256];
@@ -104,8 +107,14 @@ static void test_minidebug(const char *elf)
 
 		if (sscanf(line, "%127s %llx", name, &want) != 2)
 			continue;
-		TAP_OK(elfsym_find(&lib, name, &table) == want && table && !strcmp(table, "gnu_debugdata"),
-		       "%s at 0x%llx from .gnu_debugdata (MiniDebugInfo, xz)", name, want);
+		{
+			const char *names[1] = {name};
+			uint64_t v = 0;
+
+			TAP_OK(ooms_sym_elf_values(elf, names, 1, &v) == 0 && v == want,
+			       "%s at 0x%llx from .gnu_debugdata (MiniDebugInfo, xz), by oomscope's reader", name, want);
+		}
+		TAP_OK(elfsym_find(&lib, name, &table) == 0, "%s: not in the shim's reader (no xz in the shim)", name);
 		n++;
 	}
 	if (f)
@@ -130,11 +139,32 @@ static void test_minidebug(const char *elf)
 	}
 }
 
+/* The ART module's train from apex-info-list.xml (its format as devices write it) */
+static void test_apex_info(void)
+{
+	static const char xml[] =
+		"<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\n<apex-info-list>\n"
+		"    <apex-info moduleName=\"com.android.art\" modulePath=\"/system/apex/com.android.art.apex\" "
+		"preinstalledModulePath=\"/system/apex/com.android.art.apex\" versionCode=\"330443000\" versionName=\"\" "
+		"isFactory=\"true\" isActive=\"false\" lastUpdateMillis=\"1230768000000\" provideSharedApexLibs=\"false\" />\n"
+		"    <apex-info moduleName=\"com.android.art\" modulePath=\"/data/apex/active/com.android.art@341810000.apex\" "
+		"preinstalledModulePath=\"/system/apex/com.android.art.apex\" versionCode=\"341810000\" versionName=\"\" "
+		"isFactory=\"false\" isActive=\"true\" lastUpdateMillis=\"1700000000000\" provideSharedApexLibs=\"false\" />\n"
+		"    <apex-info moduleName=\"com.android.runtime\" versionCode=\"1\" isActive=\"true\" />\n"
+		"</apex-info-list>\n";
+
+	TAP_EQ_INT(art_module_api_from_xml(xml), 34, "apex-info-list: the active ART module is Android 14's train (341810000)");
+	TAP_EQ_INT(art_module_api_from_xml("<apex-info-list></apex-info-list>"), 0, "no ART module listed: 0");
+	TAP_EQ_INT(art_module_api_from_xml("<apex-info moduleName=\"com.android.art\" versionCode=\"1\" isActive=\"true\" />"),
+		   0, "a version code that names no train: 0");
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/test_art_syms.XXXXXX", cmd[512], elf[300];
 
 	TAP_EQ_INT(elfsym_open_file(&(struct elfsym_lib){0}, "/nonexistent/libart.so"), -2, "a missing file: -ENOENT");
+	test_apex_info();
 	if (access(LIBART, R_OK) == 0)
 		test_libart();
 	else

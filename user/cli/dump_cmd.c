@@ -57,7 +57,7 @@ static void show_status(void *ctx, const char *what)
 		fprintf(stderr, "\rdump: %-40s", what);
 }
 
-enum { O_METHOD = 256, O_LOAD, O_MODE, O_GZIP, O_XZ, O_PLAIN, O_LEVEL, O_NOAN, O_LCLASS, O_LIF };
+enum { O_METHOD = 256, O_LOAD, O_MODE, O_GZIP, O_XZ, O_PLAIN, O_LEVEL, O_NOAN, O_LCLASS, O_LIF, O_NOSTR };
 
 static const struct cli_opt options[] = {
 	{"pid", 'p', required_argument, 'p', "PID", "the target"},
@@ -67,6 +67,8 @@ static const struct cli_opt options[] = {
 	{"load-shim", 0, no_argument, O_LOAD, NULL, "load the shim into a running HotSpot JVM first\n(attach protocol `load`), then fork-dump"},
 	{"mode", 0, required_argument, O_MODE, "M",
 	 "app (default: every object, primitive array contents\ndropped) or koom (also drops Android's zygote/image heaps)"},
+	{"no-strings", 0, no_argument, O_NOSTR, NULL,
+	 "no char/byte array contents at all (by default those\nup to 1 KiB, where Strings keep their text, stay)"},
 	{"gzip", 0, no_argument, O_GZIP, NULL, "output codec gzip (the default)"},
 	{"xz", 0, no_argument, O_XZ, NULL, "output codec xz"},
 	{"plain", 0, no_argument, O_PLAIN, NULL, "no compression"},
@@ -115,6 +117,7 @@ static int dump_opt(int c, struct dump_args *a, char **argv)
 		else
 			return bad("--mode is app or koom", optarg);
 		break;
+	case O_NOSTR: a->rq.text_bytes = 0; break;
 	case O_GZIP: a->rq.codec = HPROF_GZIP; break;
 	case O_XZ: a->rq.codec = HPROF_XZ; break;
 	case O_PLAIN: a->rq.codec = HPROF_PLAIN; break;
@@ -259,6 +262,7 @@ int cmd_dump(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	a.rq.op = HPROF_OP_STRIP_APP;
+	a.rq.text_bytes = HPROF_TEXT_BYTES;
 	a.rq.codec = HPROF_GZIP;
 	a.analyze = 1;
 	a.level = -1;

@@ -54,7 +54,7 @@ enum {
 	OPT_FCOUNT, OPT_FGAP, OPT_FPOLLS, OPT_FRATIO, OPT_TRATIO, OPT_TLIMIT, OPT_VMLIMIT, OPT_VM64,
 	OPT_NOPTHREAD, OPT_RINGBUF, OPT_BIGALLOC, OPT_BIGALLOC_MODE, OPT_BIGALLOC_LIVE, OPT_STACKDEPTH,
 	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
-	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOANALYZE, OPT_LEAKCLASS,
+	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOSTRINGS, OPT_NOANALYZE, OPT_LEAKCLASS,
 	OPT_LEAKIF, OPT_SYSHOOK,
 };
 
@@ -123,6 +123,8 @@ static const struct cli_opt options[] = {
 	 "auto (the shim when it answers, else the runtime's own\ndumper), shim, jvm or am"},
 	{"dump-mode", 0, required_argument, OPT_DUMPMODE, "M", "app (default) or koom (strip mode, see oomscope hprof)"},
 	{"dump-codec", 0, required_argument, OPT_DUMPCODEC, "C", "gzip (default, level 1), xz or none"},
+	{"no-strings", 0, no_argument, OPT_NOSTRINGS, NULL,
+	 "dumps keep no char/byte array contents at all (by\ndefault those up to 1 KiB, String contents, stay)"},
 	{"no-analyze", 0, no_argument, OPT_NOANALYZE, NULL, "do not analyze the dumps"},
 	{"leak-class", 0, required_argument, OPT_LEAKCLASS, "NAME", "a leak rule for the analysis (as analyze)"},
 	{"leak-if", 0, required_argument, OPT_LEAKIF, "EXPR", "a leak rule for the analysis (as analyze)"},
@@ -336,6 +338,7 @@ static int opt_java(int c, struct ooms_watch_opts *o, struct heap_flags *hf)
 				return bad("invalid --dump-codec '%s' (gzip, xz or none)", optarg);
 			break;
 		case OPT_NOANALYZE: o->java.analyze = 0; break;
+		case OPT_NOSTRINGS: o->java.no_strings = 1; break;
 		case OPT_LEAKCLASS: case OPT_LEAKIF:
 			if ((c == OPT_LEAKCLASS ? o->java.nleak_classes : o->java.nleak_ifs) == 64)
 				return bad("%s", "at most 64 --leak-class and 64 --leak-if");

@@ -23,6 +23,7 @@ struct ooms_jheap_opts {
 	struct ooms_heap_rule_config rule;   /* --heap-rule and its figures */
 	enum ooms_dump_method method;        /* --dump-method */
 	int op, codec, level;                /* --dump-mode, codec */
+	int no_strings;                      /* --no-strings: no char/byte array contents kept */
 	int analyze;                         /* analyze each dump */
 	const char *const *leak_classes;
 	size_t nleak_classes;

@@ -3,6 +3,7 @@
  * OutOfMemoryError (the shim dumps from the throwing thread). */
 #define _GNU_SOURCE
 #include "collector/jheap_int.h"
+#include "hprof/transform.h"
 #include "run/timeline.h"
 
 static void *dump_main(void *arg)
@@ -52,6 +53,7 @@ static void fill_request(struct ooms_jheap *j, struct ooms_dump_request *rq, con
 	rq->op = j->o.op;
 	rq->codec = j->o.codec;
 	rq->level = j->o.level;
+	rq->text_bytes = j->o.no_strings ? 0 : HPROF_TEXT_BYTES;
 	if (j->o.analyze) {
 		rq->analysis_json = json;
 		rq->analysis_txt = txt;

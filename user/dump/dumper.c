@@ -26,6 +26,7 @@
 #include "util/atomic_file.h"
 #include "util/names.h"
 #include "util/tmpdir.h"
+#include "dump/pump.h"
 
 #define READ_CHUNK (1u << 20)
 
@@ -41,11 +42,6 @@ static const char *const method_names[] = {[DUMP_AUTO] = "auto", [DUMP_SHIM] = "
 int ooms_dump_method_parse(const char *s)
 {
 	return names_find(method_names, NAMES_N(method_names), 0, s, -1);
-}
-
-static const char *codec_word(int codec)
-{
-	return codec == HPROF_GZIP ? "gzip" : codec == HPROF_XZ ? "xz" : "none";
 }
 
 /* ZGC, as the JVM's counters name its collectors: the shim refuses to
@@ -89,11 +85,12 @@ static int dump_shim(const struct ooms_dump_request *rq, struct ooms_dump_result
 }
 
 static int shim_finish(const struct ooms_dump_request *rq, struct ooms_dump_result *res, struct atomic_file *afp,
-		       int conn, char *line, size_t line_len);
+		       struct dump_pump *pump, int conn, char *line, size_t line_len);
 
 static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
 {
 	struct atomic_file af;
+	struct dump_pump pump;
 	char line[512];
 	int conn = -1, e;
 
@@ -102,16 +99,23 @@ static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_r
 		snprintf(res->error, sizeof(res->error), "cannot create %.200s: %s", rq->out_path, strerror(-e));
 		return e;
 	}
+	if ((e = dump_pump_start(&pump, fileno(af.f), rq->op, rq->codec, rq->level, rq->text_bytes, -1))) {
+		atomic_abort(&af);
+		snprintf(res->error, sizeof(res->error), "cannot start the dump's reader: %s", strerror(-e));
+		return e;
+	}
 	status(rq, "fork-dump");
-	e = shim_client_dumpfd(rq->pid, fileno(af.f), rq->op == HPROF_OP_STRIP_KOOM ? "koom" : "app",
-			       codec_word(rq->codec), rq->level, &conn, line, sizeof(line), 30000);
+	e = shim_client_dumpfd(rq->pid, pump.wr, rq->op == HPROF_OP_STRIP_KOOM ? "koom" : "app", (int)rq->text_bytes,
+			       &conn, line, sizeof(line), 30000);
+	dump_pump_handed_over(&pump);
 	if (e) {
+		dump_pump_finish(&pump);
 		atomic_abort(&af);
 		if (e == -EBUSY)
 			snprintf(res->error, sizeof(res->error), "the shim is busy with another dump: %.200s", line);
 		else if (e == -ESRCH)
 			snprintf(res->error, sizeof(res->error),
-				 "the shim socket in the target's /tmp is served by another process, not PID %d: not used",
+				 "the shim's socket name is served by another process, not PID %d: not used",
 				 (int)rq->pid);
 		else if (line[0])
 			snprintf(res->error, sizeof(res->error), "the shim refused the dump: %.200s", line);
@@ -119,12 +123,13 @@ static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_r
 			snprintf(res->error, sizeof(res->error), "no answer from the shim: %s", strerror(-e));
 		return e;
 	}
-	return shim_finish(rq, res, &af, conn, line, sizeof(line));
+	return shim_finish(rq, res, &af, &pump, conn, line, sizeof(line));
 }
 
-/* After "started" (in line): waits for "done", keeps the file or drops it. */
+/* After "started" (in line): waits for "done" and the end of what the
+ * child wrote, keeps the file or drops it. */
 static int shim_finish(const struct ooms_dump_request *rq, struct ooms_dump_result *res, struct atomic_file *afp,
-		       int conn, char *line, size_t line_len)
+		       struct dump_pump *pump, int conn, char *line, size_t line_len)
 {
 	struct atomic_file af = *afp;
 	int e, timeout_ms = (rq->timeout_s > 0 ? rq->timeout_s : 1800) * 1000;
@@ -135,19 +140,27 @@ static int shim_finish(const struct ooms_dump_request *rq, struct ooms_dump_resu
 	status(rq, "writing");
 	e = shim_client_line(conn, line, line_len, timeout_ms);
 	close(conn);
+	if (e == -ETIMEDOUT && child > 0)
+		kill(child, SIGKILL); /* before the pump is waited for: the pipe then ends */
+	if (dump_pump_finish(pump) && !e && !strncmp(line, "done ", 5)) {
+		atomic_abort(&af);
+		snprintf(res->error, sizeof(res->error), "writing %.150s: %.150s", rq->out_path, pump->msg);
+		return pump->err;
+	}
 	if (!e && !strncmp(line, "done ", 5)) {
 		if ((e = atomic_commit(&af))) {
 			snprintf(res->error, sizeof(res->error), "writing %.200s: %s", rq->out_path, strerror(-e));
 			return e;
 		}
+		/* the hprof the walk made (HotSpot's child says), else what came */
 		res->bytes_in = (uint64_t)shim_line_num(line, "bytes_in", 0);
-		res->bytes_out = (uint64_t)shim_line_num(line, "bytes_out", 0);
+		if (!res->bytes_in)
+			res->bytes_in = pump->bytes_in;
+		res->bytes_out = pump->bytes_out;
 		res->objects = (uint64_t)shim_line_num(line, "objects", 0);
 		return 0;
 	}
 	atomic_abort(&af); /* no partial file */
-	if (e == -ETIMEDOUT && child > 0)
-		kill(child, SIGKILL);
 	if (e == -ETIMEDOUT)
 		snprintf(res->error, sizeof(res->error), "the dump did not finish within %d s (child %d killed)",
 			 timeout_ms / 1000, (int)child);
@@ -270,6 +283,7 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 		snprintf(res->error, sizeof(res->error), "preparing the stripper: %s", strerror(-e));
 		goto out;
 	}
+	strip.t.text_bytes = rq->text_bytes;
 	stream = 1;
 	snprintf(call.command, sizeof(call.command), "GC.heap_dump -overwrite %s", fifo_ns);
 	status(rq, "JVM dumping");
@@ -411,6 +425,7 @@ static int dump_am(const struct ooms_dump_request *rq, struct ooms_dump_result *
 		goto out;
 	}
 	if ((e = hprof_strip_stream_open(&strip, fileno(af.f), rq->op, rq->codec, rq->level)) == 0) {
+		strip.t.text_bytes = rq->text_bytes;
 		while (!e && (n = read(fd, buf, READ_CHUNK)) > 0) {
 			e = hprof_strip_stream_feed(&strip, buf, (size_t)n);
 			res->bytes_in += (uint64_t)n;
@@ -522,6 +537,7 @@ int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result 
 		    void (*on_line)(void *ctx, const char *line), void *ctx)
 {
 	struct atomic_file af;
+	struct dump_pump pump;
 	char line[1024];
 	double t0;
 	int conn = -1, e;
@@ -533,20 +549,28 @@ int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result 
 		snprintf(res->error, sizeof(res->error), "cannot create %.200s: %s", rq->out_path, strerror(-e));
 		return e;
 	}
+	if ((e = dump_pump_start(&pump, fileno(af.f), rq->op, rq->codec, rq->level, rq->text_bytes, cancel_fd))) {
+		atomic_abort(&af);
+		snprintf(res->error, sizeof(res->error), "cannot start the dump's reader: %s", strerror(-e));
+		return e;
+	}
 	/* the shim's socket opens once the JVM is up: ask until it answers */
 	for (;;) {
 		struct pollfd p = {cancel_fd, POLLIN, 0};
 
-		e = shim_client_armfd(rq->pid, fileno(af.f), rq->op == HPROF_OP_STRIP_KOOM ? "koom" : "app",
-				      codec_word(rq->codec), rq->level, &conn, line, sizeof(line), 5000);
+		e = shim_client_armfd(rq->pid, pump.wr, rq->op == HPROF_OP_STRIP_KOOM ? "koom" : "app", (int)rq->text_bytes,
+				      &conn, line, sizeof(line), 5000);
 		if (!e || (e != -ENOENT && e != -ECONNREFUSED) || !proc_alive(rq->pid))
 			break;
 		if (poll(&p, 1, 200) != 0) {
+			dump_pump_finish(&pump);
 			atomic_abort(&af);
 			return -ECANCELED;
 		}
 	}
+	dump_pump_handed_over(&pump);
 	if (e) {
+		dump_pump_finish(&pump);
 		atomic_abort(&af);
 		snprintf(res->error, sizeof(res->error), "the shim did not arm the dump at the OutOfMemoryError: %.200s",
 			 line[0] ? line : strerror(-e));
@@ -577,14 +601,15 @@ int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result 
 			if (on_line)
 				on_line(ctx, line);
 			t0 = mono_ms();
-			return dump_done(rq, res, shim_finish(rq, res, &af, conn, line, sizeof(line)), t0);
+			return dump_done(rq, res, shim_finish(rq, res, &af, &pump, conn, line, sizeof(line)), t0);
 		}
 		e = -EIO; /* "disarmed", "error ..." */
 		snprintf(res->error, sizeof(res->error), "the shim gave up the dump at the OutOfMemoryError: %.200s",
 			 strncmp(line, "error ", 6) ? line : line + 6);
 		break;
 	}
-	close(conn);
+	close(conn); /* the shim drops its end of the pipe when it sees this */
+	dump_pump_finish(&pump);
 	atomic_abort(&af);
 	if (e == -ECANCELED || e == -EPIPE)
 		snprintf(res->error, sizeof(res->error), "no OutOfMemoryError came");

@@ -26,6 +26,7 @@ struct ooms_dump_request {
 	const char *out_path;          /* the dump file (its directory must exist) */
 	int op;                        /* HPROF_OP_STRIP_APP or HPROF_OP_STRIP_KOOM */
 	int codec, level;              /* enum hprof_codec, level */
+	uint32_t text_bytes;           /* char and byte arrays up to this size kept whole (HPROF_TEXT_BYTES; 0: none) */
 	int timeout_s;                 /* the dump at most (0: 1800) */
 	/* analysis, when analysis_json is set */
 	const char *analysis_json, *analysis_txt;

@@ -33,6 +33,15 @@ int hprof_sink_open(struct hprof_sink *s, int fd, int gzip, int level)
 	s->buf = malloc(s->cap);
 	if (!s->buf)
 		return -ENOMEM;
+#ifdef HPROF_PLAIN_ONLY
+	if (gzip != HPROF_PLAIN) {
+		free(s->buf);
+		s->buf = NULL;
+		return -ENOTSUP;
+	}
+	(void)level;
+	return 0;
+#else
 	if (gzip == HPROF_XZ) {
 		lzma_stream init = LZMA_STREAM_INIT;
 
@@ -51,8 +60,10 @@ int hprof_sink_open(struct hprof_sink *s, int fd, int gzip, int level)
 		return -ENOMEM;
 	}
 	return 0;
+#endif
 }
 
+#ifndef HPROF_PLAIN_ONLY
 static int deflate_some(struct hprof_sink *s, const void *p, size_t n, int flush)
 {
 	s->z.next_in = (Bytef *)p;
@@ -104,9 +115,12 @@ static int xz_some(struct hprof_sink *s, const void *p, size_t n, lzma_action ac
 	}
 }
 
+#endif
+
 int hprof_sink_write(struct hprof_sink *s, const void *p, size_t n)
 {
 	s->bytes_in += n;
+#ifndef HPROF_PLAIN_ONLY
 	if (s->gzip == HPROF_XZ)
 		return xz_some(s, p, n, LZMA_RUN);
 	if (s->gzip) {
@@ -122,6 +136,7 @@ int hprof_sink_write(struct hprof_sink *s, const void *p, size_t n)
 		}
 		return 0;
 	}
+#endif
 	if (s->len + n > s->cap) {
 		int e = write_all(s->fd, s->buf, s->len);
 
@@ -145,10 +160,12 @@ int hprof_sink_finish(struct hprof_sink *s)
 {
 	int e;
 
+#ifndef HPROF_PLAIN_ONLY
 	if (s->gzip == HPROF_XZ)
 		return xz_some(s, NULL, 0, LZMA_FINISH);
 	if (s->gzip)
 		return deflate_some(s, NULL, 0, Z_FINISH);
+#endif
 	e = write_all(s->fd, s->buf, s->len);
 	if (!e)
 		s->bytes_out += s->len;
@@ -158,13 +175,17 @@ int hprof_sink_finish(struct hprof_sink *s)
 
 void hprof_sink_free(struct hprof_sink *s)
 {
+#ifndef HPROF_PLAIN_ONLY
 	if (s->gzip == HPROF_XZ)
 		lzma_end(&s->x);
 	else if (s->gzip)
 		deflateEnd(&s->z);
+#endif
 	free(s->buf);
 	s->buf = NULL;
 }
+
+#ifndef HPROF_PLAIN_ONLY
 
 int hprof_source_open(struct hprof_source *s, int fd)
 {
@@ -302,3 +323,4 @@ void hprof_source_free(struct hprof_source *s)
 	free(s->in);
 	s->in = NULL;
 }
+#endif

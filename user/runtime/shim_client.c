@@ -6,6 +6,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,25 +21,70 @@
 #include <unistd.h>
 
 #include "runtime/hs_attach.h"
+#include "shim/shim.h"
 
+struct ns_socket {
+	int ns, fd;
+};
+
+static void *socket_in_ns(void *arg)
+{
+	struct ns_socket *n = arg;
+
+	n->fd = setns(n->ns, CLONE_NEWNET) == 0 ? socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0) : -1;
+	if (n->fd < 0)
+		n->fd = -errno;
+	return NULL;
+}
+
+/* A UNIX socket in pid's network namespace, where the shim's abstract name
+ * lives (a container has its own): made by a thread that enters it, as a
+ * socket stays in the namespace it was made in. -errno on failure. */
+static int shim_socket(pid_t pid)
+{
+	char path[64];
+	struct stat mine, theirs;
+	struct ns_socket n = {-1, -1};
+	pthread_t t;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	if ((n.ns = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(n.ns, &theirs) != 0 ||
+	    stat("/proc/self/ns/net", &mine) != 0 || (mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino)) {
+		if (n.ns >= 0)
+			close(n.ns);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		return fd < 0 ? -errno : fd;
+	}
+	if (pthread_create(&t, NULL, socket_in_ns, &n) != 0) {
+		close(n.ns);
+		return -EAGAIN;
+	}
+	pthread_join(t, NULL);
+	close(n.ns);
+	return n.fd;
+}
 
 static int connect_shim(pid_t pid)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd;
+	socklen_t len;
+	int fd, n;
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/%d/root/tmp/.oomscope-shim.%d", (int)pid, (int)hs_ns_pid(pid));
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* abstract: a NUL, then the name (pid as the target sees it) */
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, SHIM_SOCKET_FMT, (int)hs_ns_pid(pid));
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	fd = shim_socket(pid);
 	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		int e = errno == ECONNREFUSED ? ENOENT : errno; /* a socket left by a dead process */
+		return fd;
+	if (connect(fd, (struct sockaddr *)&sa, len) != 0) {
+		int e = errno == ECONNREFUSED ? ENOENT : errno;
 
 		close(fd);
 		return -e;
 	}
 	/* the shim listens from inside the target: a socket at its name made by
-	 * any other process (a neighbour sharing the target's /tmp) is not it */
+	 * any other process of its network namespace is not it */
 	{
 		struct ucred peer;
 		socklen_t plen = sizeof(peer);
@@ -163,21 +211,21 @@ static int send_with_fd(pid_t pid, const char *req, int out_fd, const char *want
 	return 0;
 }
 
-int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, const char *codec, int level, int *conn, char *line,
-		       size_t len, int timeout_ms)
+int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, int text_bytes, int *conn, char *line, size_t len,
+		       int timeout_ms)
 {
 	char req[128];
 
-	snprintf(req, sizeof(req), "dumpfd %s %s %d\n", mode, codec, level);
+	snprintf(req, sizeof(req), "dumpfd %s strings=%d\n", mode, text_bytes);
 	return send_with_fd(pid, req, out_fd, "started ", conn, line, len, timeout_ms);
 }
 
-int shim_client_armfd(pid_t pid, int out_fd, const char *mode, const char *codec, int level, int *conn, char *line,
-		      size_t len, int timeout_ms)
+int shim_client_armfd(pid_t pid, int out_fd, const char *mode, int text_bytes, int *conn, char *line, size_t len,
+		      int timeout_ms)
 {
 	char req[128];
 
-	snprintf(req, sizeof(req), "armoom %s %s %d\n", mode, codec, level);
+	snprintf(req, sizeof(req), "armoom %s strings=%d\n", mode, text_bytes);
 	return send_with_fd(pid, req, out_fd, "armed", conn, line, len, timeout_ms);
 }
 

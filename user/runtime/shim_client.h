@@ -1,6 +1,6 @@
 /* oomscope's side of the shim's control socket (user/shim/shim.h has the
- * protocol): the socket of a target is /proc/PID/root/tmp/.oomscope-shim.<pid
- * in the target's namespace>. */
+ * protocol): the abstract socket "oomscope-shim.<pid in the target's
+ * namespace>" of the target's network namespace. */
 #ifndef OOMSCOPE_SHIM_CLIENT_H
 #define OOMSCOPE_SHIM_CLIENT_H
 
@@ -14,16 +14,18 @@
 int shim_client_ask(pid_t pid, const char *request, char *line, size_t len, int timeout_ms);
 /* The heap figures through the shim. 0 or -errno. */
 int shim_client_heap(pid_t pid, int64_t *used, int64_t *committed, int64_t *max, int timeout_ms);
-/* Starts a dump into out_fd (passed over the socket). On 0, *conn is the
- * connection: "started ..." has been read into line; read "done ..." from
- * *conn with shim_client_line. -errno otherwise, the shim's words in line. */
-int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, const char *codec, int level, int *conn, char *line,
-		       size_t len, int timeout_ms);
+/* Starts a dump into out_fd (passed over the socket: the shim writes plain
+ * hprof into it), mode "app" or "koom", char and byte arrays up to
+ * text_bytes kept whole. On 0, *conn is the connection: "started ..." has
+ * been read into line; read "done ..." from *conn with shim_client_line.
+ * -errno otherwise, the shim's words in line. */
+int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, int text_bytes, int *conn, char *line, size_t len,
+		       int timeout_ms);
 /* Arms the last-chance dump into out_fd (armoom): on 0, *conn is the
  * connection, "armed" read; "oom ..." lines and then "started"/"done"
  * come on it when the Java heap runs out. -errno otherwise. */
-int shim_client_armfd(pid_t pid, int out_fd, const char *mode, const char *codec, int level, int *conn, char *line,
-		      size_t len, int timeout_ms);
+int shim_client_armfd(pid_t pid, int out_fd, const char *mode, int text_bytes, int *conn, char *line, size_t len,
+		      int timeout_ms);
 /* The next line from conn, within timeout_ms (-1: no limit). 0, -ETIMEDOUT,
  * or -EPIPE when the other side closed without one. */
 int shim_client_line(int conn, char *line, size_t len, int timeout_ms);

@@ -9,27 +9,34 @@
  *   Android 15+:   the critical section and the suspension held across the
  *                  fork, thread_list_lock_ held around fork() itself; both
  *                  processes then end the suspension and the section.
- * The child calls art::hprof::DumpHeap(name, fd, false) with fd the write end
- * of a pipe; a thread of the child reads the other end through the stripper
- * and zlib into the output, then the child _exits. */
+ * The Thread* the suspension and the locks want is the calling thread's, read
+ * from bionic's TLS slot for ART (as KOOM does); a thread without one is
+ * refused. The child starts no thread (bionic's fork leaves its thread-list
+ * lock as it was, and a thread start in the child could wait on it
+ * forever): it names itself, sets a 60 s alarm, calls
+ * art::hprof::DumpHeap(name, fd, false) straight into the output (the
+ * reader strips and compresses) and _exits. Which path: by the ART
+ * module's own version where /apex/apex-info-list.xml gives it (ART is
+ * updated apart from the platform since Android 12), else the platform's
+ * API level. */
 #define _GNU_SOURCE
 #include "shim/shim.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <jni.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
-#include "hprof/stream.h"
 #include "shim/art_syms.h"
 #include "shim/elfsym.h"
+#include "shim/libc/shim_libc.h"
 
-#define CHILD_ALARM_S 1800
+#define CHILD_ALARM_S 60
 #define GC_CAUSE_HPROF 15 /* kGcCauseHprof, every version */
+#define TLS_SLOT_ART_THREAD_SELF 7 /* bionic's tls_defines.h, on arm, arm64, x86 and x86_64 */
 
 static JavaVM *jvm;
 static struct art_syms S;
@@ -43,67 +50,60 @@ static int collector_type_hprof(int api)
 	return api >= 30 && api <= 33 ? 13 : 15;
 }
 
-static int android_api_level(void)
+/* The platform's API level (ro.build.version.sdk, by bionic's
+ * __system_property_get found in its libc), 0 when not Android. */
+static int platform_api_level(void)
 {
-	int (*get)(const char *, char *) = (int (*)(const char *, char *))dlsym(RTLD_DEFAULT, "__system_property_get");
+	struct elfsym_lib lib;
+	int (*get)(const char *, char *) = NULL;
 	char v[92] = "";
 
+	if (elfsym_open_loaded(&lib, "libc.so") == 0) {
+		get = (int (*)(const char *, char *))elfsym_find(&lib, "__system_property_get", NULL);
+		elfsym_close(&lib);
+	}
 	if (get && get("ro.build.version.sdk", v) > 0)
 		return atoi(v);
 	return 0; /* not Android (Debian's libart on Linux): decide by the symbols */
 }
 
-/* ---- the child ---- */
-
-struct pump {
-	int rd;
-	struct hprof_strip_stream strip;
-	int err;
-};
-
-static void *pump_main(void *arg)
+/* The API level of the active ART module's train (apex-info-list.xml), or 0. */
+static int art_module_api_level(void)
 {
-	struct pump *p = arg;
-	static uint8_t buf[1 << 16];
-	ssize_t n;
+	static char xml[65536];
 
-	while ((n = read(p->rd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			p->err = -errno;
-			break;
-		}
-		if (!p->err)
-			p->err = hprof_strip_stream_feed(&p->strip, buf, (size_t)n);
-	}
-	return NULL;
+	if (shim_read_file("/apex/apex-info-list.xml", xml, sizeof(xml)) <= 0)
+		return 0;
+	return art_module_api_from_xml(xml);
 }
+
+/* The calling thread's art::Thread*, from bionic's TLS slot for it. */
+static void *art_thread_self(void)
+{
+	void **tls;
+
+#if defined(__aarch64__)
+	__asm__("mrs %0, tpidr_el0" : "=r"(tls));
+#elif defined(__x86_64__)
+	__asm__("mov %%fs:0, %0" : "=r"(tls));
+#else
+	tls = NULL;
+#endif
+	return tls ? tls[TLS_SLOT_ART_THREAD_SELF] : NULL;
+}
+
+/* ---- the child ---- */
 
 static void child_dump(const struct shim_dump_req *req)
 {
 	void (*dump)(const char *, int, int) = (void (*)(const char *, int, int))S.addr[ART_DUMP_HEAP];
-	struct pump p;
-	pthread_t t;
-	int fds[2], e;
 	double t0 = shim_now_ms();
 
+	shim_malloc_after_fork();
 	shim_child_setup(CHILD_ALARM_S);
-	memset(&p, 0, sizeof(p));
-	if (pipe(fds) != 0)
-		shim_child_finish(req, -errno, "pipe", 0, 0, 0, t0);
-	p.rd = fds[0];
-	if ((e = hprof_strip_stream_open(&p.strip, req->fd, req->op, req->codec, req->level)))
-		shim_child_finish(req, e, "opening the output", 0, 0, 0, t0);
-	if (pthread_create(&t, NULL, pump_main, &p) != 0)
-		shim_child_finish(req, -EAGAIN, "starting the reader", 0, 0, 0, t0);
-	dump("oomscope", fds[1], 0);
-	close(fds[1]);
-	pthread_join(t, NULL);
-	if (!p.err)
-		p.err = hprof_strip_stream_finish(&p.strip);
-	shim_child_finish(req, p.err, p.strip.msg[0] ? p.strip.msg : "writing the dump", p.strip.sink.bytes_in,
-			  p.strip.sink.bytes_out, 0, t0);
+	prctl(PR_SET_NAME, (unsigned long)"oomscope-dump", 0, 0, 0);
+	dump("oomscope", req->fd, 0);
+	shim_child_finish(req, 0, NULL, 0, 0, 0, t0);
 }
 
 /* ---- the parent ---- */
@@ -123,7 +123,7 @@ static int art_dump(const struct shim_dump_req *req, struct shim_dump_result *re
 	double t0;
 	pid_t pid;
 
-	child_req = *req; /* the child's pump thread may reuse reclaimed thread stacks */
+	child_req = *req; /* the child reads it from memory no thread of its reuses */
 	if (path == ART_PATH_NONE) {
 		snprintf(res->error, sizeof(res->error), "libart.so lacks the symbols for a fork-dump on API %d",
 			 api_level);
@@ -134,12 +134,18 @@ static int art_dump(const struct shim_dump_req *req, struct shim_dump_result *re
 		snprintf(res->error, sizeof(res->error), "cannot attach the control thread to ART");
 		return -1;
 	}
-	self = S.addr[ART_THREAD_CURRENT] ? ((void *(*)(void))S.addr[ART_THREAD_CURRENT])() : NULL;
+	self = art_thread_self();
+	if (!self && path != ART_PATH_SUSPEND_VM) {
+		snprintf(res->error, sizeof(res->error), "the control thread has no art::Thread in bionic's TLS slot %d",
+			 TLS_SLOT_ART_THREAD_SELF);
+		shim_log("fork-dump refused: %s", res->error);
+		return -1;
+	}
 	t0 = shim_now_ms();
 	switch (path) {
 	case ART_PATH_SUSPEND_VM:
 		((void (*)(void))S.addr[ART_SUSPEND_VM])();
-		pid = fork();
+		pid = shim_fork();
 		if (pid == 0)
 			child_dump(&child_req);
 		((void (*)(void))S.addr[ART_RESUME_VM])();
@@ -151,7 +157,7 @@ static int art_dump(const struct shim_dump_req *req, struct shim_dump_result *re
 		((ctor_ssa_fn)S.addr[ART_SSA_CTOR])(ssa, "oomscope fork dump", 1);
 		((lock_fn)S.addr[ART_RW_EXCLUSIVE_UNLOCK])(mutator, self);
 		((dtor_fn)S.addr[ART_GCCS_DTOR])(gccs);
-		pid = fork();
+		pid = shim_fork();
 		if (pid == 0)
 			child_dump(&child_req);
 		((lock_fn)S.addr[ART_RW_EXCLUSIVE_LOCK])(mutator, self);
@@ -165,7 +171,7 @@ static int art_dump(const struct shim_dump_req *req, struct shim_dump_result *re
 		((ctor_gccs_fn)S.addr[ART_GCCS_CTOR])(gccs, self, GC_CAUSE_HPROF, collector_type_hprof(api_level));
 		((ctor_ssa_fn)S.addr[ART_SSA_CTOR])(ssa, "oomscope fork dump", 1);
 		((lock_fn)S.addr[ART_MUTEX_LOCK])(tll, self);
-		pid = fork();
+		pid = shim_fork();
 		((lock_fn)S.addr[ART_MUTEX_UNLOCK])(tll, self);
 		((dtor_fn)S.addr[ART_SSA_DTOR])(ssa);
 		((dtor_fn)S.addr[ART_GCCS_DTOR])(gccs);
@@ -193,13 +199,24 @@ static int art_init(void *vm, int live)
 	struct elfsym_lib lib;
 
 	(void)live;
+	int module;
+
 	jvm = vm;
-	api_level = android_api_level();
+	api_level = platform_api_level();
+	module = art_module_api_level();
+	if (module > api_level)
+		api_level = module;
 	if (elfsym_open_loaded(&lib, "libart.so") == 0) {
 		art_syms_resolve(&lib, &S);
+		/* symbols only in .gnu_debugdata, which oomscope read for the shim */
+		for (int i = 0; i < ART_SYM_MAX; i++)
+			if (!S.addr[i] && shim_option_value(art_sym_names[i]))
+				S.addr[i] = lib.base + shim_option_value(art_sym_names[i]), S.table[i] = "options";
 		elfsym_close(&lib);
+	} else {
+		shim_log("libart.so is not mapped in this process");
 	}
-	return shim_control_start() ? -1 : 0;
+	return shim_control_start(jvm) ? -1 : 0;
 }
 
 const struct shim_runtime_ops shim_art_ops = {"art", art_init, art_heap, art_dump};

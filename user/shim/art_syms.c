@@ -45,6 +45,27 @@ int art_syms_resolve(struct elfsym_lib *lib, struct art_syms *s)
 	return 0;
 }
 
+int art_module_api_from_xml(const char *xml)
+{
+	for (const char *p = xml; (p = strstr(p, "moduleName=\"com.android.art\"")); p++) {
+		const char *start = p, *end = strchr(p, '>'), *v, *active;
+		long code = 0;
+
+		while (start > xml && *start != '<')
+			start--;
+		if (!end)
+			break;
+		v = strstr(start, " versionCode=\"");
+		active = strstr(start, " isActive=\"");
+		if (!v || v > end || (active && active < end && strncmp(active + 11, "true", 4)))
+			continue;
+		for (v += 14; *v >= '0' && *v <= '9'; v++)
+			code = code * 10 + (*v - '0');
+		return code >= 290000000 && code < 1000000000 ? (int)(code / 10000000) : 0;
+	}
+	return 0;
+}
+
 enum art_fork_path art_fork_path_for(const struct art_syms *s, int api)
 {
 	if (!s->addr[ART_DUMP_HEAP])

@@ -44,6 +44,11 @@ enum art_fork_path {
 };
 
 int art_syms_resolve(struct elfsym_lib *lib, struct art_syms *s);
+/* The API level of the active com.android.art module's train, from its
+ * versionCode in the text of /apex/apex-info-list.xml (330000000 and up:
+ * Android 13's, 34xxxxxxx: 14's...), or 0 when not there: ART is updated
+ * apart from the platform since Android 12, and its internals follow it. */
+int art_module_api_from_xml(const char *xml);
 /* api: the device's API level, 0 when unknown (then by the symbols found). */
 enum art_fork_path art_fork_path_for(const struct art_syms *s, int api);
 

@@ -1,14 +1,17 @@
-/* The shim's control socket: a UNIX stream socket in the target's /tmp,
- * served by one thread, one client at a time. Only root and the target's own
- * uid may use it (SO_PEERCRED), whatever the file's permissions say. */
+/* The shim's control socket: a UNIX stream socket in the abstract
+ * namespace, served by one thread of the runtime's (a Java thread, started
+ * with JVMTI RunAgentThread: the shim has no libc to start threads with,
+ * and the runtime must know the thread that calls into it), one client at a
+ * time. Only root and the target's own uid may use it (SO_PEERCRED). The
+ * dump child is reaped by the same thread. */
 #define _GNU_SOURCE
 #include "shim/shim.h"
 #include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jvmti.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,10 +25,9 @@
 #include <unistd.h>
 
 #include "hprof/transform.h"
+#include "shim/libc/shim_libc.h"
 #include "shim/request.h"
 
-
-static char sock_path[108];
 static volatile pid_t busy_child;   /* the dump child while it runs */
 static int busy_done_fd = -1;       /* the child writes a byte here once it has answered */
 #define BUSY_WAIT_MS 5000
@@ -89,26 +91,26 @@ static int read_request(int c, char *line, size_t len, int *fd)
 	return (int)got;
 }
 
-/* The dump child is reaped here, so the runtime never sees it (HotSpot does
- * not reap children), and the shim knows when the next dump may start. */
-static void *reaper(void *arg)
+/* The dump child is reaped here (by whichever thread asks), so the runtime
+ * never sees it (HotSpot does not reap children), and the shim knows when
+ * the next dump may start. */
+static void reap(void)
 {
-	pid_t child = (pid_t)(intptr_t)arg;
+	pid_t child = busy_child;
 	int st;
 
-	while (waitpid(child, &st, __WALL) < 0 && errno == EINTR)
-		;
-	busy_child = 0;
-	return NULL;
+	if (child && (waitpid(child, &st, __WALL | WNOHANG) == child || errno == ECHILD))
+		busy_child = 0;
 }
 
 /* The armed last-chance dump (armoom): its output, settings and the
  * client's connection, kept open until an OutOfMemoryError comes. */
 static struct {
-	int conn, fd, op, codec, level;
-} armed = {-1, -1, 0, 0, 0};
+	int conn, fd, op;
+	uint32_t text_bytes;
+} armed = {-1, -1, 0, 0};
 /* one dump at a time, whether the control thread or a throwing thread asks */
-static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shim_lock dump_lock;
 
 /* Forks the dump of req (fd open, path set for `dump PATH`), answering on
  * c: "busy", "error", or "started" (then the child answers "done"). Takes
@@ -117,18 +119,20 @@ static void start_dump(int c, struct shim_dump_req *req)
 {
 	struct shim_dump_result res;
 	int sync[2], done[2] = {-1, -1};
-	pthread_t t;
 
 	memset(&res, 0, sizeof(res));
 	req->reply_fd = c;
-	pthread_mutex_lock(&dump_lock);
+	shim_lock(&dump_lock);
+	reap();
 	/* A child that has answered may still be exiting (unmapping its copy
 	 * of the heap takes a while): a request right after the last dump
 	 * waits for it rather than being refused. One still writing is refused
 	 * at once. */
 	if (busy_child && busy_done_fd >= 0 && poll(&(struct pollfd){busy_done_fd, POLLIN, 0}, 1, 0) == 1)
-		for (int i = 0; busy_child && i < BUSY_WAIT_MS / 10; i++)
+		for (int i = 0; busy_child && i < BUSY_WAIT_MS / 10; i++) {
 			usleep(10 * 1000);
+			reap();
+		}
 	if (!busy_child && busy_done_fd >= 0) {
 		close(busy_done_fd);
 		busy_done_fd = -1;
@@ -157,10 +161,6 @@ static void start_dump(int c, struct shim_dump_req *req)
 		busy_done_fd = done[0];
 		done[0] = -1;
 		shim_reply(c, "started child=%d pause_ms=%.1f", (int)res.child, res.pause_ms);
-		if (pthread_create(&t, NULL, reaper, (void *)(intptr_t)res.child) == 0)
-			pthread_detach(t);
-		else
-			busy_child = 0;
 	}
 	if (write(sync[1], "g", 1) < 0) { /* the child may answer now */
 	}
@@ -175,7 +175,7 @@ out:
 		unlink(req->tmp);
 	close(req->fd);
 	req->fd = -1;
-	pthread_mutex_unlock(&dump_lock);
+	shim_unlock(&dump_lock);
 }
 
 /* The output of a dump/dumpfd/armoom request r, and its settings, into
@@ -186,9 +186,7 @@ static int open_output(int c, const struct shim_request *r, int *passed_fd, stru
 	memset(req, 0, sizeof(*req));
 	req->fd = -1;
 	req->op = r->op;
-	req->codec = r->codec;
-	req->level = r->level;
-	req->text_bytes = HPROF_TEXT_BYTES;
+	req->text_bytes = (uint32_t)r->text_bytes;
 	if (r->cmd != SHIM_CMD_DUMP) {
 		req->fd = *passed_fd;
 		*passed_fd = -1;
@@ -229,7 +227,7 @@ static void do_dump(int c, const struct shim_request *r, int passed_fd)
 		close(passed_fd);
 }
 
-/* armoom [mode [codec [level]]] + an fd: the next OutOfMemoryError of the
+/* armoom [mode [strings=N]] + an fd: the next OutOfMemoryError of the
  * Java heap is dumped into it, from the throwing thread, before the throw.
  * Answers "armed"; the connection stays open for "oom ..." lines and the
  * dump's "started"/"done". A new armoom replaces the last. Returns 1 when
@@ -243,7 +241,7 @@ static int do_arm(int c, const struct shim_request *r, int passed_fd)
 			close(passed_fd);
 		return 0;
 	}
-	pthread_mutex_lock(&dump_lock);
+	shim_lock(&dump_lock);
 	if (armed.conn >= 0) {
 		shim_reply(armed.conn, "disarmed by a newer armoom");
 		close(armed.conn);
@@ -252,9 +250,8 @@ static int do_arm(int c, const struct shim_request *r, int passed_fd)
 	armed.conn = c;
 	armed.fd = req.fd;
 	armed.op = req.op;
-	armed.codec = req.codec;
-	armed.level = req.level;
-	pthread_mutex_unlock(&dump_lock);
+	armed.text_bytes = req.text_bytes;
+	shim_unlock(&dump_lock);
 	shim_reply(c, "armed");
 	return 1;
 }
@@ -264,7 +261,7 @@ void shim_oom_event(const char *kind, int heap, const char *what, const char *th
 	struct shim_dump_req req;
 	int conn;
 
-	pthread_mutex_lock(&dump_lock);
+	shim_lock(&dump_lock);
 	conn = armed.conn;
 	if (conn >= 0 && poll(&(struct pollfd){conn, POLLRDHUP, 0}, 1, 0) == 1) {
 		/* the client has gone (oomscope ended): no one to dump for */
@@ -273,23 +270,21 @@ void shim_oom_event(const char *kind, int heap, const char *what, const char *th
 		armed.conn = armed.fd = conn = -1;
 	}
 	if (conn < 0) {
-		pthread_mutex_unlock(&dump_lock);
+		shim_unlock(&dump_lock);
 		return;
 	}
 	shim_reply(conn, "oom kind=%s thread=%s what=%s stack=%s", kind, thread, what, stack);
 	if (!heap) { /* threads, metaspace...: told, but the dump waits for the heap */
-		pthread_mutex_unlock(&dump_lock);
+		shim_unlock(&dump_lock);
 		return;
 	}
 	memset(&req, 0, sizeof(req));
 	req.fd = armed.fd;
 	req.op = armed.op;
-	req.codec = armed.codec;
-	req.level = armed.level;
-	req.text_bytes = HPROF_TEXT_BYTES;
+	req.text_bytes = armed.text_bytes;
 	armed.conn = armed.fd = -1;
 	snprintf(busy_path, sizeof(busy_path), "the OutOfMemoryError dump");
-	pthread_mutex_unlock(&dump_lock);
+	shim_unlock(&dump_lock);
 	start_dump(conn, &req);
 	close(conn); /* the child has its copy for "done" */
 }
@@ -335,57 +330,93 @@ static int serve(int c)
 	return 0;
 }
 
-static void *control_main(void *arg)
+static void JNICALL control_main(jvmtiEnv *env, JNIEnv *jni, void *arg)
 {
 	int s = (int)(intptr_t)arg;
-	sigset_t all;
 
-	/* the runtime's signals go to its own threads, not this one */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	(void)env;
+	(void)jni;
 	for (;;) {
-		int c = accept4(s, NULL, NULL, SOCK_CLOEXEC);
+		struct pollfd p = {s, POLLIN, 0};
+		int c;
 
+		reap();
+		/* woken every 200 ms while a child runs, to reap it */
+		if (poll(&p, 1, busy_child ? 200 : -1) <= 0)
+			continue;
+		c = accept4(s, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
+			if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN)
 				continue;
-			return NULL;
+			return;
 		}
 		if (!serve(c))
 			close(c);
 	}
 }
 
-static void remove_socket(void)
+uintptr_t shim_option_value(const char *name)
 {
-	if (sock_path[0])
-		unlink(sock_path);
+	size_t k = strlen(name);
+
+	for (const char *o = shim_options; o && *o;) {
+		size_t n = strcspn(o, ",");
+
+		if (n > k && !strncmp(o, name, k) && o[k] == '=')
+			return (uintptr_t)strtoull(o + k + 1, NULL, 16);
+		o += n + (o[n] == ',');
+	}
+	return 0;
 }
 
-int shim_control_start(void)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	pthread_t t;
-	int s;
+const char *shim_options = "";
+char shim_init_error[200];
 
-	snprintf(sock_path, sizeof(sock_path), SHIM_SOCKET_FMT, (int)getpid());
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
+int shim_control_start(void *vm_)
+{
+	JavaVM *vm = vm_;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	socklen_t len;
+	jvmtiEnv *jvmti = NULL;
+	JNIEnv *jni = NULL;
+	jclass tc;
+	jmethodID init;
+	jobject thread = NULL;
+	int s, n;
+
+	/* abstract: sun_path starts with a NUL, and its length is the name's */
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, SHIM_SOCKET_FMT, (int)getpid());
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -errno;
-	unlink(sock_path); /* a stale socket of an earlier process with this pid */
-	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) != 0 || chmod(sock_path, 0600) != 0 || listen(s, 4) != 0) {
+	if (bind(s, (struct sockaddr *)&sa, len) != 0 || listen(s, 4) != 0) {
 		int e = -errno;
 
+		snprintf(shim_init_error, sizeof(shim_init_error), "cannot serve the socket @%s: %s", sa.sun_path + 1,
+			 strerror(-e));
 		close(s);
 		return e;
 	}
-	atexit(remove_socket);
-	if (pthread_create(&t, NULL, control_main, (void *)(intptr_t)s) != 0) {
+	if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK ||
+	    ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK &&
+	     (*vm)->AttachCurrentThreadAsDaemon(vm, (void **)&jni, NULL) != JNI_OK)) {
+		snprintf(shim_init_error, sizeof(shim_init_error), "no JVMTI or JNI environment for the control thread");
 		close(s);
-		unlink(sock_path);
+		return -ENOSYS;
+	}
+	tc = (*jni)->FindClass(jni, "java/lang/Thread");
+	init = tc ? (*jni)->GetMethodID(jni, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
+	if (init)
+		thread = (*jni)->NewObject(jni, tc, init, (*jni)->NewStringUTF(jni, "oomscope-shim"));
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	if (!thread ||
+	    (*jvmti)->RunAgentThread(jvmti, thread, control_main, (void *)(intptr_t)s, JVMTI_THREAD_NORM_PRIORITY) !=
+		    JVMTI_ERROR_NONE) {
+		snprintf(shim_init_error, sizeof(shim_init_error), "cannot start the control thread (RunAgentThread)");
+		close(s);
 		return -EAGAIN;
 	}
-	pthread_detach(t);
 	return 0;
 }

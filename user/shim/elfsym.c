@@ -4,8 +4,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
-#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,25 +11,157 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct find_ctx {
-	const char *prefix;
-	struct elfsym_lib *l;
-	int found;
+/* Every offset and size below comes from the file: bounds are checked
+ * without overflow, and headers are copied out (the file's offsets need not
+ * be aligned). 32- and 64-bit headers are read into these. */
+struct eh {
+	int cls;                  /* 32 or 64 */
+	uint64_t shoff, phoff;
+	unsigned shnum, shentsize, shstrndx, phnum, phentsize;
 };
 
-static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct find_ctx *f = data;
-	const char *base = strrchr(info->dlpi_name, '/');
+struct sh {
+	uint32_t name, type, link;
+	uint64_t offset, size, entsize;
+};
 
-	(void)size;
-	base = base ? base + 1 : info->dlpi_name;
-	if (f->found || strncmp(base, f->prefix, strlen(f->prefix)))
+static int in_file(size_t len, uint64_t off, uint64_t size)
+{
+	return off <= len && size <= len - off;
+}
+
+static int read_eh(const uint8_t *elf, size_t len, struct eh *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (len < sizeof(Elf32_Ehdr) || memcmp(elf, ELFMAG, SELFMAG))
+		return -1;
+	if (elf[EI_CLASS] == ELFCLASS64 && len >= sizeof(Elf64_Ehdr)) {
+		Elf64_Ehdr h;
+
+		memcpy(&h, elf, sizeof(h));
+		*e = (struct eh){64, h.e_shoff, h.e_phoff, h.e_shnum, h.e_shentsize, h.e_shstrndx, h.e_phnum, h.e_phentsize};
+		return e->shentsize == sizeof(Elf64_Shdr) || !e->shnum ? 0 : -1;
+	}
+	if (elf[EI_CLASS] == ELFCLASS32) {
+		Elf32_Ehdr h;
+
+		memcpy(&h, elf, sizeof(h));
+		*e = (struct eh){32, h.e_shoff, h.e_phoff, h.e_shnum, h.e_shentsize, h.e_shstrndx, h.e_phnum, h.e_phentsize};
+		return e->shentsize == sizeof(Elf32_Shdr) || !e->shnum ? 0 : -1;
+	}
+	return -1;
+}
+
+/* The section count (0 when there is no usable section table). */
+static unsigned sections(const uint8_t *elf, size_t len, struct eh *e)
+{
+	if (read_eh(elf, len, e) || !e->shoff || !in_file(len, e->shoff, (uint64_t)e->shnum * e->shentsize))
 		return 0;
-	snprintf(f->l->path, sizeof(f->l->path), "%s", info->dlpi_name);
-	f->l->base = (uintptr_t)info->dlpi_addr;
-	f->found = 1;
-	return 1;
+	return e->shnum;
+}
+
+static void read_sh(const uint8_t *elf, const struct eh *e, unsigned i, struct sh *s)
+{
+	const uint8_t *p = elf + e->shoff + (uint64_t)i * e->shentsize;
+
+	if (e->cls == 64) {
+		Elf64_Shdr h;
+
+		memcpy(&h, p, sizeof(h));
+		*s = (struct sh){h.sh_name, h.sh_type, h.sh_link, h.sh_offset, h.sh_size, h.sh_entsize};
+	} else {
+		Elf32_Shdr h;
+
+		memcpy(&h, p, sizeof(h));
+		*s = (struct sh){h.sh_name, h.sh_type, h.sh_link, h.sh_offset, h.sh_size, h.sh_entsize};
+	}
+}
+
+/* The string at off in the string table strs, NUL-terminated within it; NULL if not. */
+static const char *string_at(const uint8_t *elf, size_t len, const struct sh *strs, uint64_t off)
+{
+	const char *s;
+
+	if (!in_file(len, strs->offset, strs->size) || off >= strs->size)
+		return NULL;
+	s = (const char *)elf + strs->offset + off;
+	return memchr(s, 0, strs->size - off) ? s : NULL;
+}
+
+/* Looks name up in the symbol table of type (SHT_DYNSYM / SHT_SYMTAB). */
+static uint64_t lookup(const uint8_t *elf, size_t len, uint32_t type, const char *name)
+{
+	struct eh e;
+	unsigned n = sections(elf, len, &e);
+	size_t symsize = e.cls == 64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct sh st, strs;
+		size_t count;
+
+		read_sh(elf, &e, i, &st);
+		if (st.type != type || st.link >= n || st.entsize != symsize || !in_file(len, st.offset, st.size))
+			continue;
+		read_sh(elf, &e, st.link, &strs);
+		if (!in_file(len, strs.offset, strs.size))
+			continue;
+		count = st.size / symsize;
+		for (size_t k = 0; k < count; k++) {
+			const uint8_t *p = elf + st.offset + k * symsize;
+			uint32_t sname_off;
+			uint64_t value;
+			uint16_t shndx;
+			const char *sname;
+
+			if (e.cls == 64) {
+				Elf64_Sym s;
+
+				memcpy(&s, p, sizeof(s));
+				sname_off = s.st_name, value = s.st_value, shndx = s.st_shndx;
+			} else {
+				Elf32_Sym s;
+
+				memcpy(&s, p, sizeof(s));
+				sname_off = s.st_name, value = s.st_value, shndx = s.st_shndx;
+			}
+			if (!sname_off || shndx == SHN_UNDEF || !(sname = string_at(elf, len, &strs, sname_off)))
+				continue;
+			if (!strcmp(sname, name))
+				return value;
+		}
+	}
+	return 0;
+}
+
+/* The page-aligned virtual address of the segment at file offset 0 (its
+ * first PT_LOAD), which the maps show at base + that address. */
+static uint64_t first_load_vaddr(const uint8_t *elf, size_t len)
+{
+	struct eh e;
+
+	if (read_eh(elf, len, &e) || !in_file(len, e.phoff, (uint64_t)e.phnum * e.phentsize))
+		return 0;
+	for (unsigned i = 0; i < e.phnum; i++) {
+		const uint8_t *p = elf + e.phoff + (uint64_t)i * e.phentsize;
+		uint64_t type, off, vaddr;
+
+		if (e.cls == 64 && e.phentsize >= sizeof(Elf64_Phdr)) {
+			Elf64_Phdr h;
+
+			memcpy(&h, p, sizeof(h));
+			type = h.p_type, off = h.p_offset, vaddr = h.p_vaddr;
+		} else if (e.cls == 32 && e.phentsize >= sizeof(Elf32_Phdr)) {
+			Elf32_Phdr h;
+
+			memcpy(&h, p, sizeof(h));
+			type = h.p_type, off = h.p_offset, vaddr = h.p_vaddr;
+		} else {
+			return 0;
+		}
+		if (type == PT_LOAD)
+			return (vaddr - off) & ~(uint64_t)0xfff;
+	}
+	return 0;
 }
 
 static int map_file(struct elfsym_lib *l)
@@ -42,7 +172,7 @@ static int map_file(struct elfsym_lib *l)
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(Elf32_Ehdr)) {
 		close(fd);
 		return -EINVAL;
 	}
@@ -55,130 +185,6 @@ static int map_file(struct elfsym_lib *l)
 	return 0;
 }
 
-/* Every offset and size below comes from the file: bounds are checked
- * without overflow, and headers are copied out (the file's offsets need not
- * be aligned). */
-#define MAX_MINI (256u << 20) /* decompressed .gnu_debugdata cap (an xz bomb) */
-
-static int in_file(size_t len, uint64_t off, uint64_t size)
-{
-	return off <= len && size <= len - off;
-}
-
-/* Section i's header (i < the count sections() gave). */
-static void shdr(const uint8_t *elf, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh)
-{
-	memcpy(sh, elf + eh->e_shoff + (uint64_t)i * sizeof(*sh), sizeof(*sh));
-}
-
-/* The ELF header, and its section count; 0 when there is no section table. */
-static unsigned sections(const uint8_t *elf, size_t len, Elf64_Ehdr *eh)
-{
-	if (len < sizeof(*eh))
-		return 0;
-	memcpy(eh, elf, sizeof(*eh));
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff == 0 ||
-	    eh->e_shentsize != sizeof(Elf64_Shdr) || !in_file(len, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
-		return 0;
-	return eh->e_shnum;
-}
-
-/* The string at off in the string table strs, NUL-terminated within it; NULL if not. */
-static const char *string_at(const uint8_t *elf, size_t len, const Elf64_Shdr *strs, uint64_t off)
-{
-	const char *s;
-
-	if (!in_file(len, strs->sh_offset, strs->sh_size) || off >= strs->sh_size)
-		return NULL;
-	s = (const char *)elf + strs->sh_offset + off;
-	return memchr(s, 0, strs->sh_size - off) ? s : NULL;
-}
-
-static const char *section_name(const uint8_t *elf, size_t len, const Elf64_Ehdr *eh, unsigned n,
-				const Elf64_Shdr *sh)
-{
-	Elf64_Shdr strs;
-	const char *name;
-
-	if (eh->e_shstrndx >= n)
-		return "";
-	shdr(elf, eh, eh->e_shstrndx, &strs);
-	name = string_at(elf, len, &strs, sh->sh_name);
-	return name ? name : "";
-}
-
-/* Looks name up in the symbol table of type (SHT_DYNSYM / SHT_SYMTAB). */
-static uint64_t lookup(const uint8_t *elf, size_t len, uint32_t type, const char *name)
-{
-	Elf64_Ehdr eh;
-	unsigned n = sections(elf, len, &eh);
-
-	for (unsigned i = 0; i < n; i++) {
-		Elf64_Shdr st, strs;
-		size_t count;
-
-		shdr(elf, &eh, i, &st);
-		if (st.sh_type != type || st.sh_link >= n || st.sh_entsize != sizeof(Elf64_Sym) ||
-		    !in_file(len, st.sh_offset, st.sh_size))
-			continue;
-		shdr(elf, &eh, st.sh_link, &strs);
-		if (!in_file(len, strs.sh_offset, strs.sh_size))
-			continue;
-		count = st.sh_size / sizeof(Elf64_Sym);
-		for (size_t k = 0; k < count; k++) {
-			Elf64_Sym sym;
-			const char *sname;
-
-			memcpy(&sym, elf + st.sh_offset + k * sizeof(sym), sizeof(sym));
-			if (!sym.st_name || sym.st_shndx == SHN_UNDEF ||
-			    !(sname = string_at(elf, len, &strs, sym.st_name)))
-				continue;
-			if (!strcmp(sname, name))
-				return sym.st_value;
-		}
-	}
-	return 0;
-}
-
-/* .gnu_debugdata, decompressed (xz). */
-static void load_mini(struct elfsym_lib *l)
-{
-	Elf64_Ehdr eh;
-	unsigned n = sections(l->map, l->map_len, &eh);
-
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t limit = UINT64_MAX;
-		size_t in_pos = 0, out_pos = 0, cap;
-		uint8_t *out;
-		Elf64_Shdr sh;
-
-		shdr(l->map, &eh, i, &sh);
-		if (strcmp(section_name(l->map, l->map_len, &eh, n, &sh), ".gnu_debugdata") ||
-		    !in_file(l->map_len, sh.sh_offset, sh.sh_size))
-			continue;
-		cap = sh.sh_size < (MAX_MINI - 4096) / 8 ? sh.sh_size * 8 + 4096 : MAX_MINI;
-		for (;;) {
-			lzma_ret r;
-
-			out = malloc(cap);
-			if (!out)
-				return;
-			in_pos = out_pos = 0;
-			r = lzma_stream_buffer_decode(&limit, 0, NULL, l->map + sh.sh_offset, &in_pos, sh.sh_size,
-						      out, &out_pos, cap);
-			if (r == LZMA_OK) {
-				l->mini = out;
-				l->mini_len = out_pos;
-				return;
-			}
-			free(out);
-			if (r != LZMA_BUF_ERROR || cap >= MAX_MINI)
-				return;
-			cap = cap < MAX_MINI / 4 ? cap * 4 : MAX_MINI;
-		}
-	}
-}
-
 int elfsym_open_file(struct elfsym_lib *l, const char *path)
 {
 	memset(l, 0, sizeof(*l));
@@ -186,23 +192,86 @@ int elfsym_open_file(struct elfsym_lib *l, const char *path)
 	return map_file(l);
 }
 
+/* In /proc/self/maps, the mapping at file offset 0 of the first file whose
+ * name starts with prefix: its start and path. 0, or -ENOENT. */
+static int find_mapped(const char *prefix, uintptr_t *start, char *path, size_t path_len)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), e = -ENOENT;
+	static char buf[8192];
+	size_t have = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *line = buf, *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = 0;
+		while ((nl = strchr(line, '\n'))) {
+			/* "start-end perms offset dev inode   path" */
+			char *p = line, *end, *file;
+			unsigned long long lo, off;
+
+			*nl = 0;
+			lo = strtoull(p, &end, 16);
+			p = strchr(end, ' ');
+			p = p ? strchr(p + 1, ' ') : NULL;
+			off = p ? strtoull(p + 1, NULL, 16) : 1;
+			file = strchr(line, '/');
+			if (off == 0 && file) {
+				const char *b = strrchr(file, '/') + 1;
+
+				if (!strncmp(b, prefix, strlen(prefix)) && strlen(file) < path_len) {
+					*start = (uintptr_t)lo;
+					snprintf(path, path_len, "%s", file);
+					e = 0;
+					break;
+				}
+			}
+			line = nl + 1;
+		}
+		if (!e)
+			break;
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1) /* a line longer than the buffer: skipped */
+			have = 0;
+	}
+	close(fd);
+	return e;
+}
+
 int elfsym_open_loaded(struct elfsym_lib *l, const char *prefix)
 {
-	struct find_ctx f = {prefix, l, 0};
+	uintptr_t start = 0;
+	int e;
 
 	memset(l, 0, sizeof(*l));
-	dl_iterate_phdr(find_cb, &f);
-	if (!f.found)
-		return -ENOENT;
-	return map_file(l);
+	if ((e = find_mapped(prefix, &start, l->path, sizeof(l->path))))
+		return e;
+	if ((e = map_file(l)))
+		return e;
+	l->base = start - (uintptr_t)first_load_vaddr(l->map, l->map_len);
+	return 0;
 }
 
 void elfsym_close(struct elfsym_lib *l)
 {
 	if (l->map)
 		munmap((void *)l->map, l->map_len);
-	free(l->mini);
 	memset(l, 0, sizeof(*l));
+}
+
+int elfsym_class(const struct elfsym_lib *l)
+{
+	struct eh e;
+
+	return l->map && read_eh(l->map, l->map_len, &e) == 0 ? e.cls : 0;
 }
 
 uintptr_t elfsym_find(struct elfsym_lib *l, const char *name, const char **table)
@@ -214,19 +283,12 @@ uintptr_t elfsym_find(struct elfsym_lib *l, const char *name, const char **table
 	if ((v = lookup(l->map, l->map_len, SHT_DYNSYM, name))) {
 		if (table)
 			*table = "dynsym";
-		return l->base + v;
+		return l->base + (uintptr_t)v;
 	}
 	if ((v = lookup(l->map, l->map_len, SHT_SYMTAB, name))) {
 		if (table)
 			*table = "symtab";
-		return l->base + v;
-	}
-	if (!l->mini)
-		load_mini(l);
-	if (l->mini && (v = lookup(l->mini, l->mini_len, SHT_SYMTAB, name))) {
-		if (table)
-			*table = "gnu_debugdata";
-		return l->base + v;
+		return l->base + (uintptr_t)v;
 	}
 	return 0;
 }

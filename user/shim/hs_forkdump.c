@@ -28,7 +28,6 @@
 
 #include <errno.h>
 #include <jvmti.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +43,7 @@
 #include "shim/elfsym.h"
 #include "shim/hs_layout.h"
 #include "shim/hs_threads.h"
+#include "shim/libc/shim_libc.h"
 
 #define ID(tag) ((uint64_t)(tag) << 3)
 #define STRING_ID(i) ((((uint64_t)1 << 44) + (uint64_t)(i)) << 3)
@@ -539,7 +539,7 @@ static void emit_root(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo 
 /* ---- the child's start and end ---- */
 
 static void child_start(void);
-static void *watchdog(void *arg);
+static void watchdog(void *arg);
 
 /* The first callback of the walk forks. The parent aborts the walk; the
  * child starts writing. Returns 1 in the parent. */
@@ -554,7 +554,9 @@ static int fork_here(void)
 	forks_made++;
 	if (J.tc_enter)
 		J.tc_enter(&tc_self);
-	p = fork();
+	p = shim_fork();
+	if (p == 0)
+		shim_malloc_after_fork();
 	if (J.tc_leave)
 		J.tc_leave(&tc_self); /* the child's VM thread is its owner too */
 	if (p < 0) {
@@ -746,7 +748,6 @@ static void child_start(void)
 {
 	const struct shim_dump_req *req = W.req;
 	uint8_t buf[64];
-	pthread_t t;
 	int e;
 
 	W.start_ms = shim_now_ms();
@@ -771,7 +772,7 @@ static void child_start(void)
 	W.class_dumped = calloc(W.lay.nclasses + 1, 1);
 	if (!W.class_dumped || ensure_tag(W.next_tag + 1024)) {
 		child_fail(-ENOMEM, "out of memory");
-	} else if ((e = hprof_strip_stream_open(&W.strip, req->fd, req->op, req->codec, req->level)) ||
+	} else if ((e = hprof_strip_stream_open(&W.strip, req->fd, req->op, HPROF_PLAIN, 0)) ||
 		   (e = hprof_emit_init(&W.emit, to_strip, NULL, 8, 1u << 20))) {
 		child_fail(e, "opening the output");
 	} else {
@@ -800,7 +801,7 @@ static void child_start(void)
 		hprof_emit_record(&W.emit, HPROF_STACK_TRACE, buf, 12);
 		emit_threads();
 	}
-	if (pthread_create(&t, NULL, watchdog, NULL) != 0)
+	if (shim_thread_start(watchdog, NULL) != 0)
 		shim_child_finish(req, -EAGAIN, "starting the watchdog", 0, 0, 0, W.start_ms);
 }
 
@@ -844,24 +845,34 @@ static void child_end(void)
 
 enum vm_state { VM_RUNNING, VM_WAIT_TIMED, VM_BLOCKED };
 
+/* /proc/self/task/TID/syscall of the VM thread: "NR arg0 ... sp pc",
+ * "running", or "-1 sp pc" (not in a syscall); "" when unreadable. */
+static void vm_syscall_line(char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)W.vm_tid);
+	if (shim_read_file(path, buf, len) < 0)
+		buf[0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
 /* What the VM thread is doing, from /proc/self/task/TID/syscall: running,
  * waiting with a timeout (HotSpot's VM thread between operations waits so,
  * GuaranteedSafepointInterval), or blocked without one (a lock whose owner
  * did not survive the fork, or a plain sleep). */
 static enum vm_state vm_thread_state(void)
 {
-	char path[64], buf[256];
+	char buf[256], *p = buf, *end;
 	unsigned long a[7] = {0};
-	FILE *f;
 	int n = 0;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)W.vm_tid);
-	f = fopen(path, "re");
-	if (!f)
-		return VM_RUNNING;
-	if (fgets(buf, sizeof(buf), f))
-		n = sscanf(buf, "%lu %lx %lx %lx %lx %lx %lx", &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6]);
-	fclose(f);
+	vm_syscall_line(buf, sizeof(buf));
+	for (; n < 7; n++, p = end) { /* the number in decimal, the rest in hex */
+		a[n] = strtoul(p, &end, n ? 16 : 10);
+		if (end == p || buf[0] == '-')
+			break;
+	}
 	if (n < 5) /* "running", or "-1 ..." (not in a syscall) */
 		return VM_RUNNING;
 	if (a[0] == SYS_futex && a[4] != 0) /* futex(uaddr, op, val, timeout): a timeout given */
@@ -880,7 +891,7 @@ static int64_t still_pending(void)
 /* The end of the walk: no callback for a while, the VM thread out of it
  * (waiting or blocked, not restoring object headers), and nothing reached
  * left unwritten. Blocked with objects pending is a stall: an error. */
-static void *watchdog(void *arg)
+static void watchdog(void *arg)
 {
 	uint64_t last = (uint64_t)-1;
 	double idle_since = 0;
@@ -918,20 +929,14 @@ static void *watchdog(void *arg)
 		if (still_pending() <= 0)
 			break; /* done, whether the thread waits or hung after the walk */
 		if (st == VM_BLOCKED && idle > stall_ms) {
-			char path[64], sc[96] = "", why[sizeof(W.why)];
-			FILE *f;
+			char sc[96], why[sizeof(W.why)];
 
-			snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)W.vm_tid);
-			if ((f = fopen(path, "re"))) {
-				if (!fgets(sc, sizeof(sc), f))
-					sc[0] = 0;
-				sc[strcspn(sc, "\n")] = 0;
-				fclose(f);
-			}
+			vm_syscall_line(sc, sizeof(sc));
 			{
 				/* "NR arg0 ...": a futex wait on ThreadCritical's mutex is named */
-				unsigned long long addr = 0;
-				int on_tc = sscanf(sc, "%*s %llx", &addr) == 1 && J.tc_mutex && addr == J.tc_mutex;
+				char *sp = strchr(sc, ' ');
+				unsigned long long addr = sp ? strtoull(sp + 1, NULL, 16) : 0;
+				int on_tc = J.tc_mutex && addr == J.tc_mutex;
 
 				sc[strcspn(sc, " ")] = 0; /* the syscall's number */
 				/* child_fail() copies into W.why: format elsewhere */
@@ -945,7 +950,6 @@ static void *watchdog(void *arg)
 		}
 	}
 	child_end();
-	return NULL;
 }
 
 /* ---- the parent's side ---- */
@@ -1023,8 +1027,8 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 	(void)env;
 	(void)jni;
 	(void)thread;
-	if (shim_control_start())
-		fprintf(stderr, "oomscope-shim: cannot open the control socket\n");
+	if (shim_control_start(jvm))
+		shim_log("not serving: %s", shim_init_error);
 }
 
 static int hs_init(void *vm, int live)
@@ -1032,7 +1036,7 @@ static int hs_init(void *vm, int live)
 	jvmtiCapabilities caps;
 	jvmtiEventCallbacks ev;
 
-	fault_parse(getenv("OOMSCOPE_SHIM_FAULT"));
+	fault_parse(shim_getenv("OOMSCOPE_SHIM_FAULT"));
 	jvm = vm;
 	if ((*jvm)->GetEnv(jvm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK)
 		return -1;
@@ -1060,7 +1064,7 @@ static int hs_init(void *vm, int live)
 		return -1;
 	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
 	if (live)
-		return shim_control_start() ? -1 : 0;
+		return shim_control_start(jvm) ? -1 : 0;
 	if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL) != JVMTI_ERROR_NONE)
 		return -1;
 	return 0;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hprof/io.h"
 #include "hprof/transform.h"
+#include "shim/shim.h"
 
 #define MAX_WORDS 8
 
@@ -22,18 +22,30 @@ static int parse_mode(const char *w, int *op)
 	return 0;
 }
 
-static int parse_codec(const char *w, int *codec, int *level)
+/* The words after the mode: "strings=N" (char and byte arrays up to N bytes
+ * kept whole; 0: none), and "none", the only codec (protocol 1's word). */
+static int parse_extra(char *const *w, int n, struct shim_request *r, char *reply, size_t reply_len)
 {
-	if (!w || !strcmp(w, "gzip")) {
-		*codec = HPROF_GZIP;
-		*level = 1; /* fast: the child holds a copy of the heap while it writes */
-	} else if (!strcmp(w, "xz")) {
-		*codec = HPROF_XZ;
-		*level = 0;
-	} else if (!strcmp(w, "none")) {
-		*codec = HPROF_PLAIN;
-		*level = 0;
-	} else {
+	for (int i = 0; i < n; i++) {
+		char *end;
+
+		if (!strcmp(w[i], "none"))
+			continue;
+		if (!strncmp(w[i], "strings=", 8)) {
+			long v = strtol(w[i] + 8, &end, 10);
+
+			if (*end || end == w[i] + 8 || v < 0 || v > (1 << 20)) {
+				snprintf(reply, reply_len, "error strings=N wants bytes from 0 to 1048576");
+				return -1;
+			}
+			r->text_bytes = (int)v;
+			continue;
+		}
+		if (!strcmp(w[i], "gzip") || !strcmp(w[i], "xz"))
+			snprintf(reply, reply_len,
+				 "error the shim writes plain hprof (protocol %d): the reader compresses it", SHIM_PROTOCOL);
+		else
+			snprintf(reply, reply_len, "error unknown word '%.40s' (modes: app, koom; then strings=N)", w[i]);
 		return -1;
 	}
 	return 0;
@@ -46,16 +58,16 @@ static int parse_dump(char **w, int nw, int has_fd, struct shim_request *r, char
 
 	if ((!fdmode && nw < 2) || (fdmode && !has_fd)) {
 		snprintf(reply, reply_len,
-			 "error usage: dump PATH [app|koom [gzip|xz|none [LEVEL]]], or dumpfd/armoom [...] with an fd");
+			 "error usage: dump PATH [app|koom [strings=N]], or dumpfd/armoom [...] with an fd");
 		return -1;
 	}
-	if (parse_mode(nw > a ? w[a] : NULL, &r->op) ||
-	    parse_codec(nw > a + 1 ? w[a + 1] : NULL, &r->codec, &r->level)) {
-		snprintf(reply, reply_len, "error unknown mode or codec (modes: app, koom; codecs: gzip, xz, none)");
+	r->text_bytes = HPROF_TEXT_BYTES;
+	if (parse_mode(nw > a ? w[a] : NULL, &r->op)) {
+		snprintf(reply, reply_len, "error unknown mode '%.40s' (app, koom)", w[a]);
 		return -1;
 	}
-	if (nw > a + 2)
-		r->level = atoi(w[a + 2]);
+	if (nw > a + 1 && parse_extra(w + a + 1, nw - a - 1, r, reply, reply_len))
+		return -1;
 	r->path = fdmode ? NULL : w[1];
 	return 0;
 }

@@ -12,8 +12,7 @@ struct shim_request {
 	enum shim_cmd cmd;
 	const char *path;    /* dump: the output path (points into the line) */
 	int op;              /* enum hprof_op: HPROF_OP_STRIP_APP / _KOOM */
-	int codec;           /* enum hprof_codec */
-	int level;
+	int text_bytes;      /* char and byte arrays up to this size kept whole */
 };
 
 /* Reads line (one request, its newline gone; cut into words in place).

@@ -9,42 +9,42 @@
 #include "shim/shim.h"
 
 #include <jvmti.h>
-#include <link.h>
-#include <stdio.h>
 #include <string.h>
 
-
-static int find_lib(struct dl_phdr_info *info, size_t size, void *data)
-{
-	const struct shim_runtime_ops **ops = data;
-	const char *base = strrchr(info->dlpi_name, '/');
-
-	(void)size;
-	base = base ? base + 1 : info->dlpi_name;
-	if (!strcmp(base, "libjvm.so"))
-		*ops = &shim_hotspot_ops;
-	else if (!strncmp(base, "libart.so", 9) && !*ops)
-		*ops = &shim_art_ops;
-	return 0;
-}
+#include "shim/elfsym.h"
+#include "shim/libc/shim_libc.h"
 
 const struct shim_runtime_ops *shim_ops;
 
-static const struct shim_runtime_ops *which_runtime(void)
+static int mapped(const char *prefix)
 {
-	const struct shim_runtime_ops *ops = NULL;
+	struct elfsym_lib lib;
 
-	dl_iterate_phdr(find_lib, &ops);
-	return ops;
+	if (elfsym_open_loaded(&lib, prefix))
+		return 0;
+	elfsym_close(&lib);
+	return 1;
 }
 
-static jint start(JavaVM *vm, int live)
+static const struct shim_runtime_ops *which_runtime(void)
 {
+	if (mapped("libjvm.so"))
+		return &shim_hotspot_ops;
+	if (mapped("libart.so"))
+		return &shim_art_ops;
+	return NULL;
+}
+
+static jint start(JavaVM *vm, const char *options, int live)
+{
+	shim_options = options ? options : "";
 	shim_ops = which_runtime();
-	if (!shim_ops || shim_ops->init(vm, live)) {
-		fprintf(stderr, "oomscope-shim: not loaded: %s\n",
-			!shim_ops ? "neither libjvm.so nor libart.so in this process"
-				  : "the runtime refused a JVMTI environment with can_tag_objects");
+	if (!shim_ops) {
+		shim_log("not loaded: neither libjvm.so nor libart.so in this process");
+		return JNI_ERR;
+	}
+	if (shim_ops->init(vm, live)) {
+		shim_log("not loaded: %s", shim_init_error[0] ? shim_init_error : "the runtime refused a JVMTI environment");
 		return JNI_ERR;
 	}
 	return JNI_OK;
@@ -52,14 +52,12 @@ static jint start(JavaVM *vm, int live)
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
-	(void)options;
 	(void)reserved;
-	return start(vm, 0);
+	return start(vm, options, 0);
 }
 
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
-	(void)options;
 	(void)reserved;
-	return start(vm, 1);
+	return start(vm, options, 1);
 }

@@ -2,28 +2,36 @@
  *
  * Loaded into the target (a JVMTI agent: -agentpath at launch, the attach
  * protocol's `load` into a running HotSpot JVM, `cmd activity attach-agent`
- * on Android), it opens a control socket that only root or the target's own
- * uid may use and serves heap figures and fork-dumps:
+ * on Android), it links no libc (user/shim/libc/), so one build loads on
+ * glibc, bionic or musl. It serves, on a UNIX socket in the abstract
+ * namespace named "oomscope-shim.<pid>" (pid as the target sees it; no file:
+ * an Android app may write nowhere outside its data directory), from a
+ * thread of the runtime's (JVMTI RunAgentThread), to root or the target's
+ * own uid only (SO_PEERCRED):
  *
- *   ping                     -> ok oomscope-shim 1 runtime=<hotspot|art> pid=<pid>
+ *   ping                     -> ok oomscope-shim 2 runtime=<hotspot|art> pid=<pid>
  *   heap                     -> ok used=<bytes> committed=<bytes> max=<bytes>
- *   dump <path> [<mode> [<codec> [<level>]]]
+ *   dump <path> [<mode> [strings=<n>]]
  *                            -> the shim creates <path> (0600, O_EXCL|O_NOFOLLOW,
  *                               via a temp name renamed when complete)
- *   dumpfd [<mode> [<codec> [<level>]]]  + one fd (SCM_RIGHTS): writes into it
+ *   dumpfd [<mode> [strings=<n>]]  + one fd (SCM_RIGHTS): writes into it
  *        both answer "started child=<pid> pause_ms=<ms>" at once, then, when the
  *        child has written everything, "done bytes_in=<n> bytes_out=<n>
  *        objects=<n> child_ms=<ms>" (or "error <why>"); a second dump while
  *        one runs gets "busy ...".
- *   armoom [<mode> [<codec> [<level>]]]  + one fd: the next OutOfMemoryError
+ *   armoom [<mode> [strings=<n>]]  + one fd: the next OutOfMemoryError
  *        of the Java heap is dumped into it from the throwing thread, before
  *        the throw (the heap at its fullest). Answers "armed"; the connection
  *        stays open and gets "oom kind=<heap|threads|other> thread=<name>
  *        what=<message> stack=<Class.method:line;...>" for every OOM the
  *        runtime reports (words with spaces are %20-escaped), then the
  *        dump's "started"/"done" as above. One-shot; a newer armoom replaces it.
- * mode: app (default) or koom; codec: gzip (default), xz or none; level as
- * `oomscope hprof strip`. Everything but the fork happens in the child. */
+ * mode: app (default) or koom; strings=<n>: char and byte arrays of at most n
+ * bytes kept whole (default 1024; 0: none). What is written is plain hprof,
+ * never compressed (protocol 2: the reader compresses, so the shim needs no
+ * zlib or liblzma): on HotSpot the shim's own, stripped as it is written; on
+ * ART the runtime's own DumpHeap output, which the reader strips (its header
+ * says which). Everything but the fork happens in the child. */
 #ifndef OOMSCOPE_SHIM_H
 #define OOMSCOPE_SHIM_H
 
@@ -31,16 +39,21 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SHIM_PROTOCOL 1
-#define SHIM_SOCKET_FMT "/tmp/.oomscope-shim.%d" /* pid as the target sees it */
+#define SHIM_PROTOCOL 2
+#define SHIM_SOCKET_FMT "oomscope-shim.%d" /* abstract (a NUL first), pid as the target sees it */
+
+/* The agent's options (the text after '=' in -agentpath or attach-agent):
+ * symbols oomscope found for the shim where the shim cannot read them
+ * (ART's in .gnu_debugdata), "NAME=HEXVALUE" separated by commas. */
+extern const char *shim_options;
+/* Why init failed, for the one line the entry point logs. */
+extern char shim_init_error[200];
 
 struct shim_dump_req {
 	int fd;              /* output, opened by the requester or the shim */
 	char path[4096];     /* dump <path>: the final name ("" with dumpfd) */
 	char tmp[4200];      /* dump <path>: the temp name written first */
 	int op;              /* enum hprof_op: HPROF_OP_STRIP_APP / _KOOM */
-	int codec;           /* enum hprof_codec */
-	int level;
 	uint32_t text_bytes; /* char and byte arrays up to this size kept whole (String contents) */
 	int reply_fd;        /* the client's connection: the child answers "done" on it */
 	int sync_fd;         /* the child reads one byte (or EOF) here before it answers, so
@@ -72,8 +85,11 @@ extern const struct shim_runtime_ops shim_art_ops;     /* art_forkdump.c */
 /* The runtime this shim serves, set by the entry point that loaded it (NULL: none). */
 extern const struct shim_runtime_ops *shim_ops;
 
-/* Control socket (control.c). */
-int shim_control_start(void);
+/* Control socket and its thread (control.c), started from a thread the
+ * runtime knows (it makes a Java thread). vm: a JavaVM*. 0 or -errno. */
+int shim_control_start(void *vm);
+/* The value of NAME in the agent's options as a number, or 0. */
+uintptr_t shim_option_value(const char *name);
 
 /* Heap figures from java.lang.Runtime (used = total - free), the calling
  * thread attached to vm (a JavaVM*) as a daemon. 0 or -errno. */

@@ -68,7 +68,7 @@ static int add_symbols(struct elfinfo *e, Elf *elf, Elf_Scn *scn, const GElf_Shd
 		if (!gelf_getsym(data, (int)i, &st))
 			break;
 		type = GELF_ST_TYPE(st.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !st.st_value ||
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC && !(e->objects && type == STT_OBJECT)) || !st.st_value ||
 		    st.st_shndx == SHN_UNDEF)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, st.st_name);
@@ -224,6 +224,7 @@ int symelf_elf_read(int fd, struct elfinfo *e, int all_names)
 	int err = 0;
 
 	memset(e, 0, sizeof(*e));
+	e->objects = all_names == 2;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOSYS;
 	/* ELF_C_READ, not MMAP: a file truncated under us must not SIGBUS */
@@ -392,6 +393,23 @@ int ooms_sym_elf_find(const char *path, const char *name, uint64_t *file_offset)
 	err = found ? vaddr_to_off(&e, addr, file_offset) : -ENOENT;
 	symelf_elfinfo_free(&e);
 	return err;
+}
+
+
+int ooms_sym_elf_values(const char *path, const char *const *names, size_t n, uint64_t *values)
+{
+	struct elfinfo e;
+	int err;
+
+	memset(values, 0, n * sizeof(*values));
+	if ((err = elf_read_path(path, &e, 2)))
+		return err;
+	for (size_t i = 0; i < e.nsyms; i++)
+		for (size_t k = 0; k < n; k++)
+			if (!values[k] && names[k] && !strcmp(e.pool + e.syms[i].name, names[k]))
+				values[k] = e.syms[i].addr;
+	symelf_elfinfo_free(&e);
+	return 0;
 }
 
 

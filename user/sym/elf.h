@@ -44,6 +44,7 @@ struct elfinfo {
 	struct load *loads;
 	size_t nloads;
 	char *build_id;
+	int objects;    /* data symbols too (ooms_sym_elf_values), not only functions */
 };
 
 void symelf_elfinfo_free(struct elfinfo *e);

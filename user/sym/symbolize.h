@@ -83,6 +83,10 @@ uint64_t ooms_sym_code_mask(const struct ooms_symbolizer *s);
 /* File offset of function `name` in an ELF file (for uprobes), from the
  * same symbol sources. 0, or -errno (-ENOENT when there is no such symbol). */
 int ooms_sym_elf_find(const char *path, const char *name, uint64_t *file_offset);
+/* The symbol values (ELF virtual addresses) of names[0..n) in the ELF at
+ * path, functions and data, from .dynsym, .symtab and .gnu_debugdata alike;
+ * values[i] is 0 where names[i] is absent. 0, or -errno. */
+int ooms_sym_elf_values(const char *path, const char *const *names, size_t n, uint64_t *values);
 
 /* Offline symbolization (oomscope symbolize): the symbol and, from DWARF,
  * the source line of a file offset in the ELF at path; is_ret: the offset is

@@ -1,0 +1,47 @@
+#!/usr/bin/env bats
+# The shim links no libc (user/shim/libc/), so one build loads into processes
+# on glibc, bionic or musl: no DT_NEEDED, no undefined symbol, no TLS, a
+# SONAME and both hash tables (what bionic's loader asks), only the agent's
+# two entry points exported. Loaded here by a musl-linked and a glibc-linked
+# program; every JVM test runs with it.
+load helpers
+
+# check_elf LIB READELF: the library's dynamic section and symbols as bionic's loader wants them
+check_elf() {
+  local lib=$1 re=$2
+  run "$re" -dW "$lib"
+  [ "$status" -eq 0 ]
+  ! grep -q '(NEEDED)' <<<"$output" || { echo "# $lib needs: $(grep NEEDED <<<"$output")" >&3; false; }
+  grep -q '(SONAME).*\[liboomscope_shim.so\]' <<<"$output"
+  grep -q '(HASH)' <<<"$output" && grep -q '(GNU_HASH)' <<<"$output"
+  ! grep -q '(TEXTREL)' <<<"$output"
+  # no symbol it does not define, and only the two entry points defined for others
+  run "$re" --dyn-syms -W "$lib"
+  [ -z "$(awk '$7 == "UND" && $8 != "" {print $8}' <<<"$output")" ] ||
+    { echo "# undefined: $(awk '$7 == "UND" && $8 != "" {print $8}' <<<"$output" | tr '\n' ' ')" >&3; false; }
+  [ "$(awk '$7 != "UND" && $5 == "GLOBAL" {print $8}' <<<"$output" | sort | tr '\n' ' ')" = "Agent_OnAttach Agent_OnLoad " ]
+  # no TLS segment, no segment both writable and executable
+  run "$re" -lW "$lib"
+  ! grep -q '^ *TLS ' <<<"$output"
+  ! awk '$1 == "LOAD" && $7 ~ /W/ && $7 ~ /E/' <<<"$output" | grep -q .
+}
+
+@test "the shim's ELF: no NEEDED, no undefined symbol, no TLS, SONAME and both hash tables, two entry points (x86_64, and arm64 when built)" {
+  check_elf "$ROOT/build/liboomscope_shim.so" readelf
+  if [ -e "$ROOT/build-arm64/liboomscope_shim.so" ]; then
+    check_elf "$ROOT/build-arm64/liboomscope_shim.so" readelf
+    file "$ROOT/build-arm64/liboomscope_shim.so" | grep -q 'ARM aarch64'
+  fi
+}
+
+@test "a musl-linked program and a glibc-linked one load the shim; with no Java runtime it refuses in one line" {
+  local prog
+  for prog in shim_load_musl shim_load_glibc; do
+    run "$TARGETS/$prog" "$ROOT/build/liboomscope_shim.so"
+    [ "$status" -eq 0 ] || { echo "# $prog: $output" >&3; false; }
+    [[ "$output" == *"loaded"* ]]
+    [[ "$output" == *"Agent_OnLoad=-1"* ]]
+    [[ "$output" == *"oomscope-shim: not loaded: neither libjvm.so nor libart.so in this process"* ]]
+  done
+  file "$TARGETS/shim_load_musl" | grep -q 'interpreter /lib/ld-musl'
+}

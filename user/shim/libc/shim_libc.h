@@ -1,0 +1,37 @@
+/* What the shim has instead of a libc, beyond the standard names it
+ * defines itself (user/shim/libc/: system calls, strings, an allocator,
+ * snprintf, all hidden): so one build loads into a process on glibc, bionic
+ * or musl, with no DT_NEEDED and no undefined symbol. */
+#ifndef OOMSCOPE_SHIM_LIBC_H
+#define OOMSCOPE_SHIM_LIBC_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "shim/libc/lock.h"
+
+/* A raw thread running fn(arg) (see thread.c: shim code only). 0 or -errno. */
+int shim_thread_start(void (*fn)(void *), void *arg);
+
+/* The value of NAME in the process's initial environment (/proc/self/environ),
+ * or NULL. */
+const char *shim_getenv(const char *name);
+
+/* Up to len - 1 bytes of a small file, NUL-terminated: bytes read, or -errno. */
+ssize_t shim_read_file(const char *path, char *buf, size_t len);
+
+/* fork() as the process's own libc does it (its atfork handlers reset the
+ * allocator locks the runtime's code needs in the child), found in the libc
+ * mapped in the process; a plain clone when none is found. */
+pid_t shim_fork(void);
+
+/* After a fork, in the child: the shim's locks as free (no other thread is left). */
+void shim_malloc_after_fork(void);
+
+/* One line where the app's logs go: stderr, and on Android the log daemon
+ * (logcat shows it under the tag oomscope-shim), written without liblog. */
+void shim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
