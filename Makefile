@@ -120,7 +120,7 @@ endif
 SHIM_LIBC_CFLAGS := -ffreestanding -fno-builtin -fno-tree-loop-distribute-patterns
 
 .SECONDARY:
-.PHONY: all deps test test-arm64 unit demo bench bench-arm64 clean install
+.PHONY: all deps test test-arm64 unit demo bench bench-arm64 clean install android
 PREFIX ?= /usr/local
 all: $(OOMS_BIN) $(SHIM) $(TARGET_BINS)
 
@@ -223,7 +223,7 @@ else
 test: $(DEPS_OK)
 	@t0=$$(date +%s); \
 	$(MAKE) -j$(NPROC) all unit && $(MAKE) -j$(NPROC) SAN=1 all unit \
-	  $(if $(filter 1,$(ARM64)),&& $(MAKE) -j$(NPROC) ARCH=arm64 all unit) || exit 1; \
+	  $(if $(filter 1,$(ARM64)),&& $(MAKE) -j$(NPROC) ARCH=arm64 all unit) && $(MAKE) android || exit 1; \
 	OOMS_BUILD_SECONDS=$$(($$(date +%s) - t0)) OOMS_VM_IMAGES=1 OOMS_SAN_BUILD=build-san $(if $(filter 1,$(ARM64)),OOMS_ARM64=1) \
 	  scripts/run-tests.sh $(BATS_FILES)
 endif
@@ -244,6 +244,20 @@ bench: all
 bench-arm64:
 	$(MAKE) ARCH=arm64 all
 	QUICK=$(QUICK) scripts/bench-arm64.sh
+
+# `make android`: what a phone or an emulator runs, per ABI in build/android/
+# (arm64-v8a, x86_64): oomscope linked statically (every library in it, its BPF
+# objects inside: a device has none of them, not even glibc's loader) and
+# the shim beside it (it links no libc), both stripped
+$(OBJ)/static/oomscope: $(OBJ)/user/main.o $(OBJ)/libooms.a
+	@mkdir -p $(@D)
+	$(CC) -static $(CFLAGS) -o $@ $^ $(LDLIBS) 2>&1 | { grep -v -e 'statically linked applications requires at runtime' -e 'in function' || true; }
+	@test -x $@
+
+android:
+	$(MAKE) -j$(NPROC) $(BUILD)/static/oomscope $(SHIM)
+	$(MAKE) -j$(NPROC) ARCH=arm64 build-arm64/static/oomscope build-arm64/liboomscope_shim.so
+	scripts/android-package.sh build/android
 
 # the binary, the shim where the binary looks for it (../lib/oomscope), the man page
 install: oomscope $(SHIM)
