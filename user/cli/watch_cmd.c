@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "collect.h"
+#include "collector/app_find.h"
 #include "collector/collector.h"
 #include "hprof/io.h"
 #include "hprof/transform.h"
@@ -19,6 +21,7 @@
 
 static const char usage_head[] =
 	"usage: oomscope watch -p PID [options]\n"
+	"       oomscope watch --app PACKAGE [options]\n"
 	"       oomscope run [options] -- CMD [ARGS...]\n"
 	"\n"
 	"Follows a process's threads, file descriptors and address space with eBPF,\n"
@@ -55,11 +58,24 @@ enum {
 	OPT_NOPTHREAD, OPT_RINGBUF, OPT_BIGALLOC, OPT_BIGALLOC_MODE, OPT_BIGALLOC_LIVE, OPT_STACKDEPTH,
 	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOSTRINGS, OPT_NOANALYZE, OPT_LEAKCLASS,
-	OPT_LEAKIF, OPT_SYSHOOK,
+	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT,
 };
+
+static const char *app_pkg;  /* --app */
+static int app_timeout_s;
+
+static void app_waiting(const char *what)
+{
+	fprintf(stderr, "oomscope: %s: %s (Ctrl-C to give up)\n", app_pkg, what);
+}
 
 static const struct cli_opt options[] = {
 	{"pid", 'p', required_argument, 'p', "PID", "process to watch (watch)"},
+	{"app", 'a', required_argument, 'a', "PACKAGE",
+	 "the process of an Android app by its package (or any\nprocess by its command line's first word): the one\n"
+	 "running, else the next to start, held from the\nmoment it takes the name until the probes are\n"
+	 "attached, so nothing of its start is missed (watch)"},
+	{"app-timeout", 0, required_argument, OPT_APPTIMEOUT, "SECS", "--app: wait at most this long (default: no limit)"},
 	{"interval", 'i', required_argument, 'i', "SECS", "sampling interval (default 1)"},
 	{"duration", 'd', required_argument, 'd', "SECS", "stop after SECS (default: until the target exits or Ctrl-C)"},
 	{"out", 'o', required_argument, 'o', "DIR", "run directory, created if missing\n(default ./oomscope-PID-YYYYmmdd-HHMMSS)"},
@@ -182,6 +198,14 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 			if (parse_num(optarg, &v) || v < 1 || v != (int)v)
 				return bad("invalid PID '%s'", optarg);
 			o->pid = (pid_t)v;
+			break;
+		case 'a':
+			app_pkg = optarg;
+			break;
+		case OPT_APPTIMEOUT:
+			if (parse_num(optarg, &v) || v < 1 || v > 86400)
+				return bad("invalid --app-timeout '%s' (1 to 86400 s)", optarg);
+			app_timeout_s = (int)v;
 			break;
 		case 'i':
 			if (parse_num(optarg, &v) || v < 0.01 || v > 3600)
@@ -426,8 +450,23 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 	} else {
 		if (optind < argc)
 			return bad("unexpected argument '%s'", argv[optind]);
-		if (!o.pid)
-			return bad("%s", "watch needs -p PID");
+		if (o.pid && app_pkg)
+			return bad("%s", "-p and --app name the target twice: one of them");
+		if (!o.pid && !app_pkg)
+			return bad("%s", "watch needs -p PID or --app PACKAGE");
+	}
+	if (app_pkg && !is_run) {
+		char err[256];
+		int e = ooms_app_find(app_pkg, app_timeout_s, &o.pid, &o.resume_target, app_waiting, err, sizeof(err));
+
+		if (e) {
+			fprintf(stderr, "oomscope %s: %s\n", cmd_name, err);
+			return 1;
+		}
+		o.app = app_pkg;
+		if (!o.json)
+			fprintf(stderr, "oomscope: %s is PID %d%s\n", app_pkg, (int)o.pid,
+				o.resume_target ? " (held from its start until attached)" : "");
 	}
 	apply_heap_flags(&o, &hf);
 	if (o.big_alloc_live && o.big_alloc_mode != ALLOC_UPROBE)
@@ -436,6 +475,8 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 		o.big_alloc_bytes = 8 << 20;
 	dir[0] = 0;
 	r = ooms_collect(&o, dir, sizeof(dir));
+	if (o.resume_target) /* attached or not, it must not stay stopped */
+		kill(o.pid, SIGCONT);
 	if (dir[0])
 		write_report(&o, dir);
 	return r;

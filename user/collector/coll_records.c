@@ -22,7 +22,12 @@ void coll_emit_start(struct coll *c)
 			kernel[strcspn(kernel, "\n")] = 0;
 		fclose(f);
 	}
-	proc_cmdline(c->pid, cmd, sizeof(cmd));
+	/* watch --app: the package (held since it took its name, the app may not
+	 * have written its command line yet) */
+	if (c->o->app)
+		snprintf(cmd, sizeof(cmd), "%s", c->o->app);
+	else
+		proc_cmdline(c->pid, cmd, sizeof(cmd));
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	struct run_record r = {.type = REC_START, .u.start = {

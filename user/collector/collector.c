@@ -332,6 +332,9 @@ static int start(struct coll *c)
 	c->start_ns = coll_now_ns();
 	coll_seed_limits(c);
 	coll_emit_start(c);
+	/* watch --app: held stopped since it took its name, it goes on now */
+	if (c->o->resume_target)
+		kill(c->pid, SIGCONT);
 	if (!c->o->json) {
 		fprintf(stderr, "oomscope: watching PID %d, run directory %s (Ctrl-C to stop)\n", (int)c->pid, c->dir);
 		coll_print_header();

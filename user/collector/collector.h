@@ -20,6 +20,8 @@ enum { OOMS_HOOK_AUTO, OOMS_HOOK_FEXIT, OOMS_HOOK_SYSCALLS, OOMS_HOOK_RAW };
 
 struct ooms_watch_opts {
 	pid_t pid;               /* watch: the target */
+	const char *app;         /* watch --app: the package named */
+	int resume_target;       /* watch --app: the target is held stopped; SIGCONT once attached */
 	char *const *argv;       /* run: the command to launch (NULL for watch) */
 	double interval_s;       /* -i, default 1 */
 	double duration_s;       /* -d, 0 = until the target exits or a signal */
