@@ -278,6 +278,24 @@ static __always_inline void fd_closed(__u64 fd)
 	}
 }
 
+/* A large range unmapped: sent without a stack. */
+static __always_inline void unmap_big(__u64 addr, __u64 len)
+{
+	struct ooms_event *e;
+
+	if (len < big_map_bytes)
+		return;
+	e = event_start(EV_MUNMAP_BIG);
+	if (!e)
+		return;
+	e->ret = addr;
+	e->arg0 = len;
+	e->stack_bytes = 0;
+	e->sp = 0;
+	e->lr = 0;
+	event_send(e);
+}
+
 static __always_inline void map_big(void *ctx, struct pt_regs *regs, long nr, __u64 addr,
 				    __u64 len, __u64 flags)
 {
@@ -420,8 +438,17 @@ static __always_inline void mremap_done(void *ctx, struct pt_regs *regs, long sl
 	__u64 old_len = page_up(PT_REGS_PARM2_CORE_SYSCALL(regs));
 	__u64 new_len = page_up(PT_REGS_PARM3_CORE_SYSCALL(regs));
 
+	__u64 old_addr = PT_REGS_PARM1_CORE_SYSCALL(regs);
+
 	__sync_fetch_and_add(&totals.mremaps, 1);
 	__sync_fetch_and_add(&totals.vm_delta_bytes, (__s64)new_len - (__s64)old_len);
+	if (ret < 0 && ret > -4096)
+		return;
+	/* what it no longer maps: all of the old range when it moved, the tail when it shrank */
+	if ((__u64)ret != old_addr)
+		unmap_big(old_addr, old_len);
+	else if (new_len < old_len)
+		unmap_big(old_addr + new_len, old_len - new_len);
 	if (new_len > old_len) {
 		map_big(ctx, regs, slot, ret, new_len, 0);
 		alloc_syscall(ctx, regs, slot, ret, new_len - old_len, AF_MREMAP);
@@ -501,6 +528,8 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 		__sync_fetch_and_add(&totals.munmaps, 1);
 		__sync_fetch_and_add(&totals.vm_delta_bytes,
 				     -(__s64)page_up(PT_REGS_PARM2_CORE_SYSCALL(regs)));
+		if (ret == 0)
+			unmap_big(PT_REGS_PARM1_CORE_SYSCALL(regs), page_up(PT_REGS_PARM2_CORE_SYSCALL(regs)));
 		break;
 	case SC_MREMAP:
 		mremap_done(ctx, regs, slot, ret);

@@ -56,6 +56,10 @@ enum ooms_event_type {
 	EV_DEATH = 7,      /* the target's last thread exited: ret its wait status (exit code << 8, or signal) */
 	EV_OOM_VICTIM = 8, /* the kernel's OOM killer chose the target (details in the oom .bss record): the
 			    * collector reads its maps now, before the teardown */
+	EV_MUNMAP_BIG = 10, /* at least big_map_bytes unmapped (munmap, or the range an mremap left):
+			     * ret the address, arg0 the length; no stack. With EV_MMAP_BIG it lets the
+			     * collector replay the large mappings after its last reading of the maps
+			     * (a process the OOM killer ends is gone before they can be read) */
 	EV_CODE_MAP = 9,   /* the target mapped code (an exec, or a file mapped executable: the loader
 			    * loading a library): ret the address, arg0 the length. The collector reads the
 			    * maps at once, so stacks through that code resolve even if the process dies

@@ -71,6 +71,36 @@ int BPF_PROG(signal_generate, int sig, struct kernel_siginfo *info, struct task_
 	return 0;
 }
 
+/* Kernels before 6.2 count a process's pages in an array of atomics (then
+ * in per-CPU counters, which the tracepoint reads for us) */
+struct mm_rss_stat___atomic {
+	atomic_long_t count[4];
+} __attribute__((preserve_access_index));
+struct mm_struct___atomic {
+	unsigned long total_vm;
+	struct mm_rss_stat___atomic rss_stat;
+} __attribute__((preserve_access_index));
+enum { MM_FILEPAGES_ = 0, MM_ANONPAGES_ = 1, MM_SHMEMPAGES_ = 3 };
+
+/* Before 6.2 the tracepoint gives only the pid: the victim's pages are read
+ * from its mm, when the victim is the task that ran out (a memory cgroup's
+ * only process, as a rule), before its exit tears the mm down. */
+static __always_inline void oom_pages_from_mm(void)
+{
+	struct mm_struct___atomic *mm;
+	__u64 kb = page_size / 1024;
+
+	if (!bpf_core_type_exists(struct mm_rss_stat___atomic) || (bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return;
+	mm = (void *)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), mm);
+	if (!mm)
+		return;
+	oom.total_vm_kb = BPF_CORE_READ(mm, total_vm) * kb;
+	oom.anon_rss_kb = (__u64)BPF_CORE_READ(mm, rss_stat.count[MM_ANONPAGES_].counter) * kb;
+	oom.file_rss_kb = (__u64)BPF_CORE_READ(mm, rss_stat.count[MM_FILEPAGES_].counter) * kb;
+	oom.shmem_rss_kb = (__u64)BPF_CORE_READ(mm, rss_stat.count[MM_SHMEMPAGES_].counter) * kb;
+}
+
 /* The kernel's OOM killer chose the target (global, or its memory cgroup's
  * limit): what it had, as the kernel counted it. */
 SEC("tp/oom/mark_victim")
@@ -88,6 +118,8 @@ int oom_victim(struct trace_event_raw_mark_victim *tp)
 		oom.shmem_rss_kb = BPF_CORE_READ(tp, shmem_rss);
 		oom.pgtables_kb = BPF_CORE_READ(tp, pgtables);
 		oom.oom_score_adj = BPF_CORE_READ(tp, oom_score_adj);
+	} else {
+		oom_pages_from_mm();
 	}
 	oom.killer_tgid = bpf_get_current_pid_tgid() >> 32;
 	bpf_get_current_comm(oom.killer_comm, sizeof(oom.killer_comm));

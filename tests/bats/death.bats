@@ -55,8 +55,9 @@ watch_in_cgroup() {
 @test "fd burst to EMFILE then abort() within milliseconds: the failure, a crossing before the end, death by its own SIGABRT" {
   run bash -c "ulimit -n 1024; timeout 60 '$OOMSCOPE' run -o '$TMP/run' -- '$DT' fds"
   [ "$status" -eq 0 ]
-  [[ "$output" == *"!! fd_ratio:"*"fds-1.json"* ]]
-  [[ "$output" == *"!! failure: openat failed with EMFILE (1024 fds open)"*"<- leak_fds (death_target)"* ]]
+  [[ "$output" == *"!! fd_ratio:"*"fds-1.json"* ]] || { grep -E '^!!|ended' <<<"$output" >&3; false; }
+  [[ "$output" == *"!! failure: openat failed with EMFILE (1024 fds open)"*"<- leak_fds (death_target)"* ]] ||
+    { grep -E '^!!|ended' <<<"$output" >&3; false; }
   [[ "$output" == *"how it ended: PID "*" killed by SIGABRT that it sent itself (abort())"* ]]
   local d="$TMP/run" pid opened
   pid=$(jq -r .pid "$d/death.json")
@@ -123,6 +124,32 @@ watch_in_cgroup() {
          and (.memory_cgroup.path | endswith("-memory")) and .memory_cgroup.oom_kills >= 1' "$d/death.json"
   # the last state is the dying process's, read when the OOM killer chose it
   jq -e '.last_state.rss_kb > 50000' "$d/death.json"
-  jq -e '.largest[0].bytes > 50000000' "$d/vmsize.json"
+  # the mappings: read when the OOM killer chose it, or (gone first) the last reading
+  # with the large mmaps and munmaps seen since: either way the leak's
+  jq -e '.largest[0].bytes > 50000000 and (.mappings_from == "proc" or .mappings_from == "proc+events")' "$d/vmsize.json" ||
+    { jq -c '{mappings_from, mappings_replayed, largest: [.largest[0:3][] | {start, bytes}]}' "$d/vmsize.json" >&3; false; }
+  grep -q "how it ended: PID $pid killed by the kernel's OOM killer (memory cgroup .* at its limit of 64.0 MB)" "$TMP/w.out"
+}
+
+@test "the same, the target gone before its maps could be read at the kill: the last reading with the large mappings replayed" {
+  export OOMSCOPE_FAULT=no_last_look
+  local cg; cg=$(cgroup_dir memory)
+  if [ -f "$cg/memory.limit_in_bytes" ]; then
+    echo $((64 << 20)) > "$cg/memory.limit_in_bytes"
+  else
+    echo $((64 << 20)) > "$cg/memory.max"
+    echo 0 > "$cg/memory.swap.max" 2>/dev/null || true
+  fi
+  watch_in_cgroup "$cg" memory
+  local d="$TMP/run" pid=$PID
+  jq -e --argjson p "$pid" '.cause == "oom-cgroup" and .signal == 9 and .oom_killer.anon_rss_kb > 50000
+         and .oom_killer.allocating_pid == $p and .memory_cgroup.limit_bytes == 67108864
+         and (.memory_cgroup.path | endswith("-memory")) and .memory_cgroup.oom_kills >= 1' "$d/death.json"
+  # the last state is the dying process's, read when the OOM killer chose it
+  jq -e '.last_state.rss_kb > 50000' "$d/death.json"
+  # the mappings: read when the OOM killer chose it, or (gone first) the last reading
+  # with the large mmaps and munmaps seen since: either way the leak's
+  jq -e '.largest[0].bytes > 50000000 and .mappings_from == "proc+events" and .mappings_replayed >= 50' "$d/vmsize.json" ||
+    { jq -c '{mappings_from, mappings_replayed, largest: [.largest[0:3][] | {start, bytes}]}' "$d/vmsize.json" >&3; false; }
   grep -q "how it ended: PID $pid killed by the kernel's OOM killer (memory cgroup .* at its limit of 64.0 MB)" "$TMP/w.out"
 }

@@ -101,10 +101,16 @@ no_drops_and_cost() { # RUNDIR MAX_CPU_S MAX_RSS_KB
   pick_fds
   fd_groups
   # the target takes ~5 s to make everything under the probes (30,000
-  # clones with the pthread_create uprobe, NFDS opens with their stacks)
-  run timeout $((120 * SLOW)) prlimit --nofile="$NOFILE:$NOFILE" -- "$OOMSCOPE" run --json -d $((15 * SLOW)) -o "$TMP/run" -- \
-    "$TARGETS/scale_target" -n "$NFDS" -m "$NTHREADS"
-  [ "$status" -eq 0 ]
+  # clones with the pthread_create uprobe, NFDS opens with their stacks);
+  # the run is stopped once it says it is ready, however long that took
+  start_bg run timeout $((300 * SLOW)) prlimit --nofile="$NOFILE:$NOFILE" -- "$OOMSCOPE" run --json -o "$TMP/run" -- \
+    "$TARGETS/scale_target" -n "$NFDS" -m "$NTHREADS" -t $((300 * SLOW))
+  wait_for "$TMP/run.out" '^ready pid=' $((240 * SLOW))
+  kill -INT "$(cat "$TMP/run.pid")"
+  status=0
+  wait_exit "$(cat "$TMP/run.pid")" $((60 * SLOW)) || status=$?
+  output=$(cat "$TMP/run.out")
+  [ "$status" -eq 0 ] || { echo "# oomscope run exited $status: $(grep -v '^{' "$TMP/run.out" | tail -5)" >&3; false; }
   local d="$TMP/run" s inherited
   [[ "$output" == *"ready pid="*" dups=$DUPS eventfds=$EVS pipefds=$PIPES workers=$WORKERS io=$IO"* ]]
   s=$(last_sample "$d/timeline.jsonl")

@@ -17,6 +17,7 @@
 #include "collector/stacks.h"
 #include "collector/syscall_table.h"
 #include "proc/procfs.h"
+#include "proc/snapshot.h"
 #include "sym/stackfix.h"
 #include "sym/symbolize.h"
 #include "tap.h"
@@ -431,6 +432,38 @@ static void test_dying(void)
 	TAP_EQ_INT(proc_dying(child), 1, "a reaped child is dying (gone)");
 }
 
+/* The large mappings replayed onto the last maps read (the target gone first) */
+static void test_maps_replay(void)
+{
+	struct ooms_snapshot s;
+	struct snap_map start[2] = {{0x100000, 0x200000, "r-xp", "/bin/app"}, {0x7f0000000000, 0x7f0000100000, "rw-p", ""}};
+	/* three 1 MiB blocks below the anonymous mapping, top-down as mmap places them,
+	 * one freed, one made before the reading (skipped), and a file's range unmapped */
+	struct map_change ch[] = {
+		{50, 0x7effff000000, 0x100000, 0},
+		{200, 0x7effffe00000, 0x200000, 0}, {201, 0x7effffd00000, 0x100000, 0}, {202, 0x7effffc00000, 0x100000, 0},
+		{203, 0x7effffd00000, 0x100000, 1}, {204, 0x180000, 0x10000, 1},
+	};
+
+	memset(&s, 0, sizeof(s));
+	s.maps = malloc(sizeof(start));
+	memcpy(s.maps, start, sizeof(start));
+	s.nmaps = 2;
+	s.maps_ns = 100;
+	TAP_EQ_INT(ooms_snapshot_replay_maps(&s, ch, sizeof(ch) / sizeof(ch[0])), 0, "the replay runs");
+	TAP_EQ_INT(s.maps_replayed, 5, "the changes after the reading applied, the one before skipped");
+	/* the file's mapping cut in two around its hole; the 3 MiB below the
+	 * anonymous mapping: 2 MiB joined to it, the block below the freed one apart */
+	TAP_EQ_INT(s.nmaps, 4, "four mappings: the file in two pieces, the lone block, the joined run");
+	TAP_OK(s.nmaps == 4 && s.maps[0].start == 0x100000 && s.maps[0].end == 0x180000 && s.maps[1].start == 0x190000 &&
+		       s.maps[1].end == 0x200000, "the unmapped hole splits the file's mapping");
+	TAP_OK(s.nmaps == 4 && s.maps[2].start == 0x7effffc00000 && s.maps[2].end == 0x7effffd00000,
+	       "the block below the freed one stands alone");
+	TAP_OK(s.nmaps == 4 && s.maps[3].start == 0x7effffe00000 && s.maps[3].end == 0x7f0000100000,
+	       "adjacent anonymous blocks joined with the mapping above them, as the kernel joins them");
+	ooms_snapshot_free(&s);
+}
+
 int main(void)
 {
 	test_syscall_tables();
@@ -441,5 +474,6 @@ int main(void)
 	test_stackfix();
 	test_fd_count();
 	test_dying();
+	test_maps_replay();
 	return tap_done();
 }

@@ -468,6 +468,12 @@ int ooms_attrib_write_vmsize(struct ooms_attrib *a, const struct ooms_snapshot *
 	json_kint(&j, "vmsize_kb", s->vmsize_kb);
 	json_kint(&j, "vmpeak_kb", s->vmpeak_kb);
 	json_kuint(&j, "mappings_total", s->nmaps);
+	/* the mappings as read from /proc, or (the target gone first) that
+	 * reading with the large mmaps and munmaps the kernel side saw since */
+	json_kstr(&j, "mappings_from", s->maps_replayed ? "proc+events" : "proc");
+	json_kuint(&j, "mappings_replayed", s->maps_replayed);
+	if (s->maps_replay_partial)
+		json_kbool(&j, "mappings_replay_partial", 1);
 	json_key(&j, "largest");
 	json_arr(&j);
 	for (size_t i = 0; i < top; i++) {

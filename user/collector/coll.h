@@ -99,6 +99,11 @@ struct coll {
 	 * counts alone (see coll_take_sample) */
 	uint64_t snap_cost_ns, last_full_ns;
 	int last_full;  /* c->last's lists were read at its sample */
+	/* the large mmaps and munmaps seen, replayed onto the last maps read
+	 * when the target is gone before they can be read again (the OOM killer's victim) */
+	struct map_change *map_changes;
+	size_t nmap_changes, map_changes_cap;
+	int map_changes_partial;
 	int force_full; /* the next sample reads them whatever the cost */
 	/* the mapping calls (and ring buffer losses) counted when the maps were
 	 * last read for symbols: a sample reads them again only when these moved */

@@ -370,6 +370,12 @@ static void write_end_files(struct coll *c)
 	char path[4200];
 	int e;
 
+	/* gone before its maps could be read again: they are the last reading
+	 * with the large mappings made and undone since */
+	if (!c->last.alive && c->nmap_changes) {
+		c->last.maps_replay_partial = c->map_changes_partial && c->map_changes[0].ts_ns > c->last.maps_ns;
+		ooms_snapshot_replay_maps(&c->last, c->map_changes, c->nmap_changes);
+	}
 	coll_write_failures(c);
 	for (enum snap_kind k = SNAP_THREADS; k <= SNAP_VMSIZE; k++) {
 		char name[64];
@@ -443,6 +449,7 @@ static void teardown(struct coll *c)
 	collect_bpf__destroy(c->skel);
 	ooms_attrib_free(c->attrib);
 	ooms_sym_free(c->sym);
+	free(c->map_changes);
 	ooms_snapshot_free(&c->last);
 	tracefs_release(c->tracefs, c->tracefs_mounted);
 	if (c->pidfd >= 0)

@@ -136,6 +136,7 @@ int ooms_held_snapshot(const struct ooms_held_sets *h, struct ooms_snapshot *s)
 			memcpy(s->maps, h->last->maps, h->last->nmaps * sizeof(*s->maps));
 			s->nmaps = h->last->nmaps;
 		}
+		s->maps_ns = h->last->maps_ns; /* the maps are that reading's */
 		s->vmsize_kb = h->last->vmsize_kb;
 		s->vmpeak_kb = h->last->vmpeak_kb;
 		s->thread_limit = h->last->thread_limit;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "proc/maps.h"
+#include "util/clock.h"
 #include "proc/procfs.h"
 #include "util/vec.h"
 
@@ -99,6 +100,7 @@ int ooms_snapshot_take(pid_t pid, struct ooms_snapshot *s)
 	r = proc_list(pid, "fd", add_entry, &fc);
 	if (r < 0)
 		return (int)r;
+	s->maps_ns = mono_ns();
 	if (read_maps(pid, s) != 0 || proc_read_status(pid, &st) != 0)
 		return -ESRCH;
 	s->vmsize_kb = st.vmsize_kb;
@@ -138,4 +140,84 @@ const char *ooms_fd_kind(const char *target, char *buf, size_t len)
 	/* net:[...], mnt:[...] and other namespaces */
 	snprintf(buf, len, "%.*s", (int)strcspn(target, ":["), target);
 	return buf;
+}
+
+/* Cuts [lo, hi) out of s's maps (splitting one that holds it). */
+static int cut(struct ooms_snapshot *s, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < s->nmaps; i++) {
+		struct snap_map *m = &s->maps[i];
+
+		if (m->end <= lo || m->start >= hi)
+			continue;
+		if (m->start < lo && m->end > hi) { /* a hole in the middle: two pieces */
+			struct snap_map *g = realloc(s->maps, (s->nmaps + 1) * sizeof(*g));
+
+			if (!g)
+				return -ENOMEM;
+			s->maps = g;
+			m = &s->maps[i];
+			s->maps[s->nmaps] = *m;
+			s->maps[s->nmaps].start = hi;
+			s->nmaps++;
+			m->end = lo;
+		} else if (m->start < lo) {
+			m->end = lo;
+		} else if (m->end > hi) {
+			m->start = hi;
+		} else { /* all of it */
+			s->maps[i--] = s->maps[--s->nmaps];
+		}
+	}
+	return 0;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct snap_map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int anon_rw(const struct snap_map *m)
+{
+	return !m->path[0] && !strcmp(m->perms, "rw-p");
+}
+
+int ooms_snapshot_replay_maps(struct ooms_snapshot *s, const struct map_change *ch, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct map_change *c = &ch[k];
+		struct snap_map *g;
+
+		if (c->ts_ns < s->maps_ns || !c->len)
+			continue;
+		if (cut(s, c->addr, c->addr + c->len))
+			return -ENOMEM;
+		s->maps_replayed++;
+		if (c->unmap)
+			continue;
+		if (!(g = realloc(s->maps, (s->nmaps + 1) * sizeof(*g))))
+			return -ENOMEM;
+		s->maps = g;
+		memset(&s->maps[s->nmaps], 0, sizeof(*g));
+		s->maps[s->nmaps].start = c->addr;
+		s->maps[s->nmaps].end = c->addr + c->len;
+		snprintf(s->maps[s->nmaps].perms, sizeof(s->maps[0].perms), "rw-p");
+		s->nmaps++;
+	}
+	/* in address order, anonymous read-write neighbours joined, as the kernel joins them */
+	qsort(s->maps, s->nmaps, sizeof(*s->maps), map_cmp);
+	for (size_t i = 1; i < s->nmaps;) {
+		struct snap_map *a = &s->maps[i - 1], *b = &s->maps[i];
+
+		if (a->end == b->start && anon_rw(a) && anon_rw(b)) {
+			a->end = b->end;
+			memmove(b, b + 1, (s->nmaps - i - 1) * sizeof(*b));
+			s->nmaps--;
+		} else {
+			i++;
+		}
+	}
+	return 0;
 }

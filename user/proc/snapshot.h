@@ -20,7 +20,22 @@ struct ooms_snapshot {
 	struct snap_fd *fds; size_t nfds;
 	struct snap_map *maps; size_t nmaps;
 	int64_t vmsize_kb, vmpeak_kb, thread_limit, fd_limit;
+	uint64_t maps_ns;  /* CLOCK_MONOTONIC just before the maps were read */
+	size_t maps_replayed; /* large mmaps and munmaps applied since (the target gone before a reading) */
+	int maps_replay_partial; /* some of those were not kept: the replay is short of them */
 };
+
+/* One large mapping change the kernel side saw (EV_MMAP_BIG, EV_MUNMAP_BIG). */
+struct map_change {
+	uint64_t ts_ns, addr, len;
+	int unmap;
+};
+
+/* Applies changes (in order; those older than s->maps_ns are skipped) to
+ * s's maps, as the kernel would: an unmap cuts its range out, a map
+ * replaces what was there and joins an anonymous read-write neighbour.
+ * Counts what was applied in s->maps_replayed. 0 or -ENOMEM. */
+int ooms_snapshot_replay_maps(struct ooms_snapshot *s, const struct map_change *ch, size_t n);
 
 /* Reads /proc into s (threads, fds, maps, status). 0 or -errno (target gone). */
 int ooms_snapshot_take(pid_t pid, struct ooms_snapshot *s);
