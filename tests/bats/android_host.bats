@@ -1,0 +1,64 @@
+#!/usr/bin/env bats
+# scripts/oomscope-android, the one command from the host, against a fake
+# adb (tests/tools/fake-adb) whose "device" is this machine: the binary of
+# the device's ABI pushed only when it changed, root through adb root or su,
+# the watch run with the options given, stopped cleanly on Ctrl-C, the run
+# directory pulled and its report's path said. No device runs here.
+load helpers
+
+setup_file() {
+  # the x86_64 emulator's build, as make android leaves it
+  [ -x "$ROOT/build/android/x86_64/oomscope" ]
+}
+
+# android_run NAME ARGS...: the script in the background, with the fake adb
+android_run() {
+  local name=$1; shift
+  start_bg "$name" env ADB="$ROOT/tests/tools/fake-adb" FAKE_ADB_LOG="$TMP/adb.log" \
+    OOMSCOPE_ANDROID_DIR="$TMP/device" "$ROOT/scripts/oomscope-android" -s emulator-5554 -o "$TMP/host" "$@"
+}
+
+@test "oomscope-android: pushes the emulator's build, watches the app until Ctrl-C, pulls the run and its report" {
+  start_bg zygote "$TARGETS/zygote" com.example.leakyapp 0123456789abcdef0123456789abcdef
+  wait_for "$TMP/zygote.out" '^zygote pid=' 10
+  android_run a -- --app com.example.leakyapp
+  wait_for "$TMP/a.out" 'waiting for the app to start' 60
+  kill -USR1 "$(cat "$TMP/zygote.pid")"
+  wait_for "$TMP/zygote.out" '^app pid=[0-9]+ done' 60
+  STARTED_PIDS+=("$(sed -n 's/^app pid=\([0-9]*\) done.*/\1/p' "$TMP/zygote.out")")
+  wait_for "$TMP/a.out" 'TIME\(s\)' 60
+  # Ctrl-C on the host (SIGTERM here: a shell's background job ignores SIGINT):
+  # the script stops the watch on the device by its PID
+  kill -TERM "$(cat "$TMP/a.pid")"
+  wait_exit "$(cat "$TMP/a.pid")" 90
+  grep -q 'stopping the watch on the device' "$TMP/a.out"
+  local report; report=$(sed -n 's/^oomscope-android: \(.*report\.html\)$/\1/p' "$TMP/a.out")
+  [ -s "$report" ] || { tail -5 "$TMP/a.out" >&3; false; }
+  local run; run=$(dirname "$report")
+  jq -e '[.groups[] | .stacks[] | select(.created_by == "app_open_cache (zygote)") | .count] | add == 30' "$run/fds.json"
+  grep -q '"reason":"SIGINT"' "$run/timeline.jsonl"
+  # it went through the device's directory, pushed once, with the device's ABI; nothing left there but the binaries
+  grep -q '^-s emulator-5554 push .*/x86_64/oomscope ' "$TMP/adb.log"
+  [ "$(grep -c ' push ' "$TMP/adb.log")" -eq 2 ]
+  [ -z "$(ls "$TMP/device/runs")" ]
+  # a second run pushes nothing: the device's copies are the same
+  : > "$TMP/adb.log"
+  android_run b -- -p "$(cat "$TMP/zygote.pid")" -d 1
+  wait_exit "$(cat "$TMP/b.pid")" 90
+  ! grep -q ' push ' "$TMP/adb.log"
+  grep -q 'report.html$' "$TMP/b.out"
+}
+
+@test "oomscope-android: su when adb root is refused; one line when neither gives root or the ABI is not built" {
+  start_bg t sleep 60
+  FAKE_ADB_ROOT=su android_run su -- -p "$(cat "$TMP/t.pid")" -d 1
+  wait_exit "$(cat "$TMP/su.pid")" 90
+  grep -q 'report.html$' "$TMP/su.out"
+  grep -q 'shell su -c' "$TMP/adb.log"
+  FAKE_ADB_ROOT=none android_run none -- -p 1 -d 1
+  wait_exit "$(cat "$TMP/none.pid")" 30 || true
+  [ "$(cat "$TMP/none.out")" = "oomscope-android: neither adb root nor su works on this device: oomscope needs root (BPF)" ]
+  FAKE_ADB_ABI=armeabi-v7a android_run abi -- -p 1 -d 1
+  wait_exit "$(cat "$TMP/abi.pid")" 30 || true
+  [ "$(cat "$TMP/abi.out")" = "oomscope-android: the device's ABI is armeabi-v7a; oomscope is built for arm64-v8a and x86_64" ]
+}
