@@ -180,7 +180,58 @@ static __always_inline struct ooms_event *event_start(__u16 type)
 	e->live = 0;
 	e->nr = 0;
 	e->lr = 0;
+	e->java_pc = 0;
+	e->java_sp = 0;
 	return e;
+}
+
+/* The signal the shim's handler takes (0: none armed), set by user space. */
+__u32 java_signal = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);   /* a place: the native stack's first return addresses, hashed */
+	__type(value, struct ooms_java_place);
+} java_places SEC(".maps");
+
+/* Asks the creating thread's Java stack of the shim: a signal that its
+ * handler takes when the thread returns to user space, at regs' pc and sp
+ * (kept in the event: the report is matched by them and the thread). The
+ * first creations of each place, then a sample. */
+static __always_inline void java_ask(struct ooms_event *e, struct pt_regs *regs)
+{
+	struct ooms_java_place first = {(OOMS_JAVA_FULL - 1) * OOMS_JAVA_GAP_NS, e->ts_ns}, *p;
+	__u64 key, credit;
+
+	if (!java_signal || e->stack_bytes <= 0)
+		return;
+	/* the place: the frames the kernel walked (JIT-compiled callers differ
+	 * there; interpreted ones all look alike) */
+	key = 0;
+	for (int i = 0; i < 12 && i < OOMS_STACK_DEPTH; i++)
+		key = key * 1000003 + e->ustack[i];
+	p = bpf_map_lookup_elem(&java_places, &key);
+	if (!p) {
+		bpf_map_update_elem(&java_places, &key, &first, BPF_ANY);
+	} else {
+		/* a race between CPUs may give one more or one less: a sample either way */
+		credit = p->credit_ns + (e->ts_ns > p->last_ns ? e->ts_ns - p->last_ns : 0);
+		if (credit > OOMS_JAVA_FULL * OOMS_JAVA_GAP_NS)
+			credit = OOMS_JAVA_FULL * OOMS_JAVA_GAP_NS;
+		p->last_ns = e->ts_ns;
+		if (credit < OOMS_JAVA_GAP_NS) {
+			p->credit_ns = credit;
+			__sync_fetch_and_add(&totals.java_sampled_out, 1);
+			return;
+		}
+		p->credit_ns = credit - OOMS_JAVA_GAP_NS;
+	}
+	if (bpf_send_signal_thread(java_signal) != 0)
+		return;
+	e->java_pc = PT_REGS_IP_CORE(regs);
+	e->java_sp = user_sp(regs);
+	__sync_fetch_and_add(&totals.java_asked, 1);
 }
 
 static __always_inline void event_stack(void *ctx, struct ooms_event *e, __u64 sp, __u64 lr)
@@ -254,6 +305,7 @@ static __always_inline void fd_added(void *ctx, struct pt_regs *regs, long nr, _
 	e->live = totals.fds_live;
 	e->nr = nr;
 	event_stack(ctx, e, user_sp(regs), user_lr(regs));
+	java_ask(e, regs);
 	event_send(e);
 }
 
@@ -311,6 +363,7 @@ static __always_inline void map_big(void *ctx, struct pt_regs *regs, long nr, __
 	e->arg1 = flags;
 	e->nr = nr;
 	event_stack(ctx, e, user_sp(regs), user_lr(regs));
+	java_ask(e, regs);
 	event_send(e);
 }
 
@@ -621,6 +674,8 @@ int BPF_PROG(thread_new, struct task_struct *parent, struct task_struct *child)
 
 		event_stack(ctx, e, user_sp(regs), user_lr(regs));
 	}
+	/* the creator returns from its clone with these registers */
+	java_ask(e, (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
 	event_send(e);
 	return 0;
 }

@@ -14,7 +14,7 @@
 #include <stdint.h> /* user space; BPF gets the same names from vmlinux.h */
 #endif
 
-#define OOMS_EVENT_VERSION 3   /* 3: lr added to struct ooms_event */
+#define OOMS_EVENT_VERSION 4   /* 3: lr added to struct ooms_event; 4: java_sp, java_pc */
 #define OOMS_STACK_DEPTH 40   /* frames captured by bpf_get_stack */
 #define OOMS_SLICE_WORDS 32   /* words copied from the user stack pointer up */
 #define OOMS_COMM_LEN 16
@@ -108,6 +108,10 @@ struct ooms_event {
 	uint64_t lr;          /* user link register at the probe (arm64 x30: the return address
 			       * while the function has not saved it; may carry a pointer-
 			       * authentication signature in its top bits); 0 on x86_64 */
+	uint64_t java_pc;     /* the thread's Java stack was asked for (a signal to the shim's
+			       * handler, which reports it with these): the user pc and sp it
+			       * returns to; 0 when not asked */
+	uint64_t java_sp;
 	uint64_t slice[OOMS_SLICE_WORDS]; /* user stack words from sp up (zero where unreadable) */
 };
 
@@ -119,6 +123,20 @@ struct ooms_event {
 struct ooms_alloc_event {
 	struct ooms_event ev;           /* ev.type EV_BIG_ALLOC */
 	uint64_t deep[OOMS_DEEP_WORDS]; /* user stack words from ev.sp up (zero where unreadable) */
+};
+
+/* Java stacks asked of the shim, per place (the native stack's return
+ * addresses: a JVM's native code often has no frame pointers, so all its
+ * file opens may share one place whatever Java code made them): a bucket of
+ * OOMS_JAVA_FULL asks refilled one each OOMS_JAVA_GAP_NS, so a burst of a
+ * couple of hundred is seen whole (an ask costs the thread ~10-30 us), a
+ * storm is sampled at 100 a second and costs little. */
+#define OOMS_JAVA_FULL 256
+#define OOMS_JAVA_GAP_NS 10000000ull
+
+struct ooms_java_place {
+	uint64_t credit_ns;  /* asks left, times OOMS_JAVA_GAP_NS */
+	uint64_t last_ns;    /* when it was last refilled */
 };
 
 /* Running totals, one copy, updated atomically by the BPF programs and read by
@@ -143,6 +161,8 @@ struct ooms_totals {
 	uint64_t big_frees;      /* of those, freed (uprobe mode with return probes) */
 	uint64_t call_fails;     /* calls failed for want of a resource (EV_CALL_FAIL), sent or not */
 	uint64_t call_fails_sent; /* of those, sent with their stack (the rest were over the per-stack limit) */
+	uint64_t java_asked;     /* Java stacks asked of the shim (signals sent) */
+	uint64_t java_sampled_out; /* creations whose Java stack was not asked (over the per-place limit) */
 };
 
 /* Failures of one kind from one place: the first OOMS_FAIL_FULL are sent

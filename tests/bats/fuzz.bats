@@ -104,6 +104,8 @@ each_dump() {
   [ "$output" = "cmd=armoom path=- op=0 strings=1024 without_fd=refused" ]
   run reading shim_control ping
   [ "$output" = "cmd=ping path=- op=0 strings=0 without_fd=same" ]
+  run reading shim_control javastacks
+  [ "$output" = "cmd=javastacks path=- op=0 strings=0 without_fd=same" ]
   run reading shim_control dump-no-path
   [[ "$output" == "error usage: dump PATH "* ]]
   # protocol 2: the shim writes plain hprof, the reader compresses
@@ -114,7 +116,7 @@ each_dump() {
   run reading shim_control dump-bad-codec
   [[ "$output" == "error unknown mode 'lzma' "* ]]
   run reading shim_control unknown
-  [ "$output" = "error unknown command 'frobnicate' (ping, heap, dump, dumpfd, armoom)" ]
+  [ "$output" = "error unknown command 'frobnicate' (ping, heap, dump, dumpfd, armoom, javastacks)" ]
   run reading shim_control empty
   [ "$output" = "error empty request" ]
 }

@@ -93,7 +93,7 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   [ ! -e /tmp/x.hprof ]
   run "$SHIMCTL" "$pid" frobnicate
   [ "$status" -eq 1 ]
-  [[ "$output" == "error unknown command 'frobnicate' (ping, heap, dump, dumpfd, armoom)" ]]
+  [[ "$output" == "error unknown command 'frobnicate' (ping, heap, dump, dumpfd, armoom, javastacks)" ]]
   run "$SHIMCTL" "$pid" dump "$TMP/m.hprof" matrix
   [[ "$output" == "error unknown mode 'matrix'"* ]]
   # protocol 2: plain hprof only, the reader compresses

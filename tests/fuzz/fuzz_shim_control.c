@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define LINE 4400 /* control.c's line buffer */
 
-static const char *names[] = {"ping", "heap", "dump", "dumpfd", "armoom"};
+static const char *names[] = {"ping", "heap", "dump", "dumpfd", "armoom", "javastacks"};
 
 static int parse(const char *line, size_t len, int has_fd, struct shim_request *r, char *reply, size_t reply_len,
 		 char *copy)
@@ -29,7 +29,7 @@ static int parse(const char *line, size_t len, int has_fd, struct shim_request *
 	memset(reply, 0x5a, reply_len);
 	e = shim_request_parse(copy, has_fd, r, reply, reply_len);
 	if (e == 0) {
-		if ((unsigned)r->cmd > SHIM_CMD_ARMOOM || (r->op != HPROF_OP_STRIP_APP && r->op != HPROF_OP_STRIP_KOOM) ||
+		if ((unsigned)r->cmd > SHIM_CMD_JAVASTACKS || (r->op != HPROF_OP_STRIP_APP && r->op != HPROF_OP_STRIP_KOOM) ||
 		    r->text_bytes < 0 || r->text_bytes > (1 << 20))
 			abort();
 		if (r->cmd == SHIM_CMD_DUMP) {

@@ -23,6 +23,7 @@
 #include "tap.h"
 #include "util/atomic_file.h"
 #include "util/json.h"
+#include "util/text.h"
 
 static void test_syscall_tables(void)
 {
@@ -432,6 +433,21 @@ static void test_dying(void)
 	TAP_EQ_INT(proc_dying(child), 1, "a reaped child is dying (gone)");
 }
 
+/* Thread names with their numbers folded, for grouping */
+static void test_fold_numbers(void)
+{
+	static const char *const cases[][2] = {
+		{"poller-0", "poller-*"}, {"poller-59", "poller-*"}, {"pool-3-thread-12", "pool-*-thread-*"},
+		{"worker-pool", "worker-pool"}, {"Binder:1234_5", "Binder:*_*"}, {"gc-7f3a9c20e1b4", "gc-*"},
+		{"deadbeef", "deadbeef"}, {"cafe-2", "cafe-*"}, {"", ""},
+	};
+	char out[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		TAP_EQ_STR(text_fold_numbers(out, sizeof(out), cases[i][0]), cases[i][1], "fold \"%s\"", cases[i][0]);
+	TAP_EQ_STR(text_fold_numbers(out, 4, "poller-1"), "pol", "folded into a small buffer: cut, terminated");
+}
+
 /* The large mappings replayed onto the last maps read (the target gone first) */
 static void test_maps_replay(void)
 {
@@ -475,5 +491,6 @@ int main(void)
 	test_fd_count();
 	test_dying();
 	test_maps_replay();
+	test_fold_numbers();
 	return tap_done();
 }

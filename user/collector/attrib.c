@@ -34,7 +34,142 @@ void ooms_attrib_free(struct ooms_attrib *a)
 		free(a->threads[i].java_name);
 	free(a->threads);
 	free(a->maps);
+	for (size_t i = 1; i < a->njstacks; i++)
+		free(a->jstacks[i]);
+	free(a->jstacks);
+	free(a->jp);
 	free(a);
+}
+
+/* ---- Java stacks: asked in an event, reported by the shim, in either order ---- */
+
+static uint32_t jstack_intern(struct ooms_attrib *a, const char *frames)
+{
+	char **slot;
+
+	for (size_t i = 1; i < a->njstacks; i++)
+		if (!strcmp(a->jstacks[i], frames))
+			return (uint32_t)i;
+	if (!a->njstacks) { /* [0]: none */
+		if (!(slot = VEC_PUSH(a->jstacks, a->njstacks, a->jstacks_cap)))
+			return 0;
+		*slot = NULL;
+	}
+	if (!(slot = VEC_PUSH(a->jstacks, a->njstacks, a->jstacks_cap)))
+		return 0;
+	if (!(*slot = strdup(frames))) {
+		a->njstacks--;
+		return 0;
+	}
+	return (uint32_t)(a->njstacks - 1);
+}
+
+static void java_set(struct origin *o, uint64_t ts_ns, uint32_t jstack)
+{
+	if (o && o->ts_ns == ts_ns && o->jstate == JS_ASKED) {
+		o->jstate = jstack ? JS_GOT : JS_NO_JAVA;
+		o->jstack = jstack;
+	}
+}
+
+/* The report for the event p: on what that event made, if it still stands. */
+static void java_apply(struct ooms_attrib *a, const struct jpend *p, uint32_t jstack)
+{
+	struct thread_slot *t;
+
+	switch (p->type) {
+	case EV_FD_OPEN:
+		java_set(attrib_fd_origin(a, p->key), p->ts_ns, jstack);
+		if (p->key2 >= 0)
+			java_set(attrib_fd_origin(a, p->key2), p->ts_ns, jstack);
+		break;
+	case EV_THREAD_NEW:
+		if ((t = attrib_thread_find(a, (uint32_t)p->key, 0)))
+			java_set(&t->o, p->ts_ns, jstack);
+		break;
+	case EV_MMAP_BIG:
+		for (size_t i = a->nmaps; i-- > 0;)
+			if (a->maps[i].addr == (uint64_t)p->key)
+				java_set(&a->maps[i].o, p->ts_ns, jstack);
+		break;
+	}
+}
+
+static void jp_remove(struct ooms_attrib *a, size_t i)
+{
+	memmove(a->jp + i, a->jp + i + 1, (a->njp - i - 1) * sizeof(*a->jp));
+	a->njp--;
+}
+
+/* The oldest entry for tid at sp, pc that is an ask (want_ask) or a report. */
+static ssize_t jp_find(struct ooms_attrib *a, uint32_t tid, uint64_t sp, uint64_t pc, int want_ask)
+{
+	for (size_t i = 0; i < a->njp; i++)
+		if (a->jp[i].tid == tid && a->jp[i].sp == sp && a->jp[i].pc == pc && (a->jp[i].type != 0) == want_ask)
+			return (ssize_t)i;
+	return -1;
+}
+
+static void jp_push(struct ooms_attrib *a, const struct jpend *p)
+{
+	if (!a->jp && !(a->jp = calloc(MAX_JPEND, sizeof(*a->jp))))
+		return;
+	if (a->njp == MAX_JPEND) { /* the oldest never matched */
+		jp_remove(a, 0);
+		a->java_unmatched++;
+	}
+	a->jp[a->njp++] = *p;
+}
+
+static void java_asked(struct ooms_attrib *a, const struct ooms_event *e, int64_t key, int64_t key2)
+{
+	struct jpend p = {e->tid, e->java_sp, e->java_pc, e->ts_ns, e->type, key, key2, 0};
+
+	ssize_t r = jp_find(a, e->tid, e->java_sp, e->java_pc, 0);
+
+	if (r >= 0) { /* the report came first */
+		uint32_t js = a->jp[r].jstack;
+
+		jp_remove(a, (size_t)r);
+		java_apply(a, &p, js);
+		return;
+	}
+	jp_push(a, &p);
+}
+
+void ooms_attrib_java_report(struct ooms_attrib *a, uint32_t tid, uint64_t sp, uint64_t pc, const char *frames)
+{
+	uint32_t js = frames && *frames ? jstack_intern(a, frames) : 0;
+	ssize_t i = jp_find(a, tid, sp, pc, 1);
+
+	/* pthread_create blocks signals across its clone: the one asked at the
+	 * thread's start comes where it unblocks them, at another pc and sp;
+	 * the thread's oldest such ask is its */
+	for (size_t k = 0; i < 0 && k < a->njp; k++)
+		if (a->jp[k].tid == tid && a->jp[k].type == EV_THREAD_NEW)
+			i = (ssize_t)k;
+	if (i >= 0) {
+		struct jpend p = a->jp[i];
+
+		jp_remove(a, (size_t)i);
+		java_apply(a, &p, js);
+		return;
+	}
+	jp_push(a, &(struct jpend){tid, sp, pc, 0, 0, 0, 0, js});
+}
+
+size_t ooms_attrib_java_pending(const struct ooms_attrib *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->njp; i++)
+		n += a->jp[i].type != 0;
+	return n;
+}
+
+void ooms_attrib_java_platform(struct ooms_attrib *a, const char *const *prefixes)
+{
+	a->platform = prefixes;
 }
 
 uint64_t ooms_attrib_events(const struct ooms_attrib *a)
@@ -109,6 +244,8 @@ static void fill_origin(struct ooms_attrib *a, struct origin *o, const struct oo
 	memcpy(o->comm, e->comm, sizeof(o->comm));
 	o->comm[sizeof(o->comm) - 1] = 0;
 	o->seen = 1;
+	o->jstate = e->java_pc ? JS_ASKED : JS_NONE;
+	o->jstack = 0;
 }
 
 void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
@@ -124,12 +261,16 @@ void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 			fill_origin(a, o, e);
 		if ((int64_t)e->arg0 >= 0 && (o = attrib_fd_origin(a, (int64_t)e->arg0)))
 			fill_origin(a, o, e);
+		if (e->java_pc)
+			java_asked(a, e, e->ret, (int64_t)e->arg0);
 		break;
 	case EV_THREAD_NEW: {
 		struct thread_slot *t = attrib_thread_find(a, (uint32_t)e->ret, 1);
 
 		fill_origin(a, &t->o, e);
 		t->o.start = e->arg1;
+		if (e->java_pc)
+			java_asked(a, e, e->ret, -1);
 		break;
 	}
 	case EV_MMAP_BIG: {
@@ -142,6 +283,8 @@ void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 		a->maps[a->nmaps].len = e->arg0;
 		fill_origin(a, &a->maps[a->nmaps].o, e);
 		a->nmaps++;
+		if (e->java_pc)
+			java_asked(a, e, e->ret, -1);
 		break;
 	}
 	}

@@ -44,6 +44,18 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 
 uint64_t ooms_attrib_events(const struct ooms_attrib *a);
 
+/* A Java stack the shim reported for the thread tid stopped at sp, pc
+ * (the event that asked for it says the same): frames "Class.method(File.java:N)"
+ * separated by ';', or NULL when the thread had none. */
+void ooms_attrib_java_report(struct ooms_attrib *a, uint32_t tid, uint64_t sp, uint64_t pc, const char *frames);
+/* Events whose Java stack was asked and has not come yet. */
+size_t ooms_attrib_java_pending(const struct ooms_attrib *a);
+/* Java class prefixes that are the platform's: a group is named by the first
+ * Java frame outside them (NULL: java., jdk., sun., android., androidx.,
+ * kotlin., kotlinx., com.android.internal., dalvik., libcore.). A
+ * NULL-terminated list that outlives a. */
+void ooms_attrib_java_platform(struct ooms_attrib *a, const char *const *prefixes);
+
 /* For other recorders of events with stacks (allocs.c): the event's stack,
  * repaired (through slice, a copy of the stack from e->sp) and cut to depth
  * frames (0: all), interned; its frames in

@@ -27,7 +27,22 @@ struct origin {
 	uint64_t ts_ns;
 	char comm[OOMS_COMM_LEN]; /* creating thread's name */
 	uint8_t seen;   /* 1 = created after attach, 2 = there at attach */
+	uint8_t jstate; /* its Java stack: JS_* */
+	uint32_t jstack; /* index in a->jstacks when jstate is JS_GOT */
 };
+
+enum { JS_NONE = 0, JS_ASKED, JS_GOT, JS_NO_JAVA };
+
+/* An event whose Java stack was asked for, until the shim's report comes
+ * (or a report that came first, until its event does) */
+struct jpend {
+	uint32_t tid;
+	uint64_t sp, pc, ts_ns;
+	uint16_t type;          /* EV_FD_OPEN, EV_THREAD_NEW, EV_MMAP_BIG; 0: a report waiting */
+	int64_t key, key2;      /* the fd(s), the new thread's tid, the mapping's address */
+	uint32_t jstack;        /* a report waiting: what it said (0: no Java frames) */
+};
+#define MAX_JPEND 4096
 
 struct thread_slot {
 	uint32_t tid; /* 0 = empty */
@@ -53,6 +68,12 @@ struct ooms_attrib {
 	struct big_map *maps;
 	size_t nmaps;
 	uint64_t events;
+	char **jstacks;        /* Java stacks reported by the shim, interned; [0] unused */
+	size_t njstacks, jstacks_cap;
+	struct jpend *jp;      /* asked, not reported yet; and reported, not yet seen */
+	size_t njp;
+	uint64_t java_unmatched; /* reports whose event never came, or asks never answered */
+	const char *const *platform; /* Java class prefixes that are the platform's, not the app's */
 };
 
 struct origin *attrib_fd_origin(struct ooms_attrib *a, int64_t fd);

@@ -98,38 +98,114 @@ static int is_plumbing(const char *base)
 	return 0;
 }
 
-/* The first frame outside the plumbing: "who did it". */
+static const char *const java_platform[] = {
+	"java.", "jdk.", "sun.", "com.sun.", "android.", "androidx.", "kotlin.", "kotlinx.", "com.android.internal.",
+	"dalvik.", "libcore.", NULL,
+};
+
+static int java_is_platform(const struct ooms_attrib *a, const char *frame, size_t len)
+{
+	for (const char *const *p = a->platform ? a->platform : java_platform; *p; p++)
+		if (len >= strlen(*p) && !strncmp(frame, *p, strlen(*p)))
+			return 1;
+	return 0;
+}
+
+/* The first Java frame of the app's own code (outside the platform's
+ * classes), else the first frame: "who did it", in Java. */
+static const char *java_culprit(struct ooms_attrib *a, uint32_t jstack, char *buf, size_t len)
+{
+	const char *f = jstack < a->njstacks ? a->jstacks[jstack] : NULL, *first = f;
+
+	if (!f)
+		return NULL;
+	for (const char *p = f; *p;) {
+		size_t n = strcspn(p, ";");
+
+		if (!java_is_platform(a, p, n)) {
+			snprintf(buf, len, "%.*s", (int)n, p);
+			return buf;
+		}
+		p += n + (p[n] == ';');
+	}
+	snprintf(buf, len, "%.*s", (int)strcspn(first, ";"), first);
+	return buf;
+}
+
+static void write_java_frames(struct json *j, struct ooms_attrib *a, uint32_t jstack)
+{
+	const char *f = jstack < a->njstacks ? a->jstacks[jstack] : NULL;
+
+	json_key(j, "java_frames");
+	json_arr(j);
+	for (const char *p = f; p && *p;) {
+		size_t n = strcspn(p, ";");
+		char frame[1024];
+
+		snprintf(frame, sizeof(frame), "%.*s", (int)n, p);
+		json_str(j, frame);
+		p += n + (p[n] == ';');
+	}
+	json_arr_end(j);
+}
+
+/* A Java runtime's own native code: the app's is past it. */
+static int is_runtime(const char *base)
+{
+	static const char *const prefixes[] = {"libjvm.so", "libjava.so", "libnio.so", "libnet.so", "libzip.so",
+					       "libart.so", "libartbase.so", "libopenjdk.so", "libopenjdkjvm.so",
+					       "libjavacore.so", "libandroid_runtime.so"};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/* The first frame outside the plumbing and the Java runtime: "who did it";
+ * when every frame is theirs (a runtime's own threads), the first outside
+ * the plumbing. */
 static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len)
 {
 	size_t n = 0;
 	const uint64_t *fr = ooms_stacks_get(a->stacks, stack, &n);
 
-	for (size_t i = 0; fr && i < n; i++) {
-		struct ooms_frame f;
-		const char *base;
-		char name[256];
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; fr && i < n; i++) {
+			struct ooms_frame f;
+			const char *base;
+			char name[256];
 
-		memset(&f, 0, sizeof(f));
-		if (ooms_sym_resolve(a->sym, fr[i], i > 0, &f) != 0 || !f.module)
-			continue;
-		base = strrchr(f.module, '/');
-		base = base ? base + 1 : f.module;
-		if (is_plumbing(base))
-			continue;
-		snprintf(buf, len, "%s (%s)", f.symbol ? ooms_demangle(f.symbol, name, sizeof(name)) : "?", base);
-		return buf;
-	}
+			memset(&f, 0, sizeof(f));
+			if (ooms_sym_resolve(a->sym, fr[i], i > 0, &f) != 0 || !f.module)
+				continue;
+			base = strrchr(f.module, '/');
+			base = base ? base + 1 : f.module;
+			if (is_plumbing(base) || (!pass && is_runtime(base)))
+				continue;
+			snprintf(buf, len, "%s (%s)", f.symbol ? ooms_demangle(f.symbol, name, sizeof(name)) : "?", base);
+			return buf;
+		}
 	return NULL;
 }
 
+static int path_cmp(const void *pa, const void *pb)
+{
+	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
 /* An item to group: group key (name or kind), stack, and extra keys. */
+#define OOMS_FOLDED 128 /* a thread name with its numbers folded */
+
 struct item {
 	const char *group;
 	uint32_t stack;
 	uint32_t nr;
 	uint64_t start;
 	uint8_t seen;
-	const char *path;
+	const char *path; /* fds: the target; threads: the name as it is (group: folded) */
+	uint32_t jstack;  /* the Java stack the shim reported for its creation (0: none) */
+	uint8_t jstate;
 	/* name of the thread that made it: a copy, since looking up a later fd
 	 * may move the origins it came from */
 	char creator[OOMS_COMM_LEN];
@@ -144,6 +220,8 @@ static int item_cmp(const void *pa, const void *pb)
 		return c;
 	if (x->stack != y->stack)
 		return x->stack < y->stack ? -1 : 1;
+	if (x->jstack != y->jstack)
+		return x->jstack < y->jstack ? -1 : 1;
 	if (x->nr != y->nr)
 		return x->nr < y->nr ? -1 : 1;
 	if (x->start != y->start)
@@ -169,7 +247,7 @@ static size_t runs(const struct item *it, size_t b, size_t e, int by_stack, stru
 	for (size_t i = b; i < e;) {
 		size_t k = i + 1;
 
-		while (k < e && (by_stack ? (it[k].stack == it[i].stack && it[k].nr == it[i].nr &&
+		while (k < e && (by_stack ? (it[k].stack == it[i].stack && it[k].jstack == it[i].jstack && it[k].nr == it[i].nr &&
 					     it[k].start == it[i].start && it[k].seen == it[i].seen)
 					  : !strcmp(it[k].group, it[i].group)))
 			k++;
@@ -205,8 +283,15 @@ static void write_stack_groups(struct json *j, struct ooms_attrib *a, struct ite
 		if (!x->stack) {
 			json_kstr(j, "unknown", unknown_reason(x->seen));
 		} else {
-			json_kstr(j, "created_by", culprit(a, x->stack, buf, sizeof(buf)));
+			/* in Java code, the app's first Java frame; else the native code's */
+			json_kstr(j, "created_by", x->jstate == JS_GOT ? java_culprit(a, x->jstack, buf, sizeof(buf))
+								      : culprit(a, x->stack, buf, sizeof(buf)));
 			json_kstr(j, "creator_thread", x->creator[0] ? x->creator : NULL);
+			if (x->jstate == JS_GOT)
+				write_java_frames(j, a, x->jstack);
+			else if (x->jstate)
+				json_kstr(j, "java_stack", x->jstate == JS_NO_JAVA ? "none (not in Java code)"
+										     : "asked, not reported");
 			if (is_thread) {
 				if (x->start) {
 					json_key(j, "start_routine");
@@ -241,26 +326,56 @@ static void write_header(struct json *j, struct ooms_attrib *a, const struct oom
 	json_kbool(j, "target_alive", s->alive);
 }
 
+/* A thread group whose name was folded: up to three of its names as they are. */
+static void write_name_examples(struct json *j, struct item *it, struct span g)
+{
+	size_t n = g.end - g.begin, shown = 0;
+	const char **p = calloc(n, sizeof(*p));
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < n; i++)
+		p[i] = it[g.begin + i].path;
+	qsort(p, n, sizeof(*p), path_cmp);
+	if (n && (strcmp(p[0], it[g.begin].group) || strcmp(p[n - 1], it[g.begin].group))) {
+		json_key(j, "examples");
+		json_arr(j);
+		for (size_t i = 0; i < n && shown < 3; i++)
+			if (!i || strcmp(p[i], p[i - 1])) {
+				json_str(j, p[i]);
+				shown++;
+			}
+		json_arr_end(j);
+	}
+	free(p);
+}
+
 int ooms_attrib_write_threads(struct ooms_attrib *a, const struct ooms_snapshot *s, const char *path)
 {
 	struct item *it = calloc(s->nthreads + 1, sizeof(*it));
 	struct span *gr = calloc(s->nthreads + 1, sizeof(*gr));
+	char (*folded)[OOMS_FOLDED] = calloc(s->nthreads + 1, OOMS_FOLDED);
 	struct atomic_file af;
 	struct json j;
 	size_t ng;
 	int err;
 
-	if (!it || !gr) {
+	if (!it || !gr || !folded) {
 		free(it);
 		free(gr);
+		free(folded);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread_slot *t = attrib_thread_find(a, s->threads[i].tid, 0);
 
-		it[i].group = t && t->java_name ? t->java_name : s->threads[i].comm;
+		/* grouped by the name with its numbers folded: poller-0..59 are poller-* */
+		it[i].path = t && t->java_name ? t->java_name : s->threads[i].comm;
+		it[i].group = text_fold_numbers(folded[i], OOMS_FOLDED, it[i].path);
 		if (t) {
 			it[i].stack = t->o.stack;
+			it[i].jstack = t->o.jstack;
+			it[i].jstate = t->o.jstate;
 			it[i].start = t->o.start;
 			it[i].seen = t->o.seen;
 			memcpy(it[i].creator, t->o.comm, sizeof(it[i].creator));
@@ -281,6 +396,7 @@ int ooms_attrib_write_threads(struct ooms_attrib *a, const struct ooms_snapshot 
 			json_obj(&j);
 			json_kstr(&j, "name", it[gr[g].begin].group);
 			json_kuint(&j, "count", gr[g].end - gr[g].begin);
+			write_name_examples(&j, it, gr[g]);
 			write_stack_groups(&j, a, it, gr[g], 1);
 			json_obj_end(&j);
 		}
@@ -291,12 +407,8 @@ int ooms_attrib_write_threads(struct ooms_attrib *a, const struct ooms_snapshot 
 	}
 	free(it);
 	free(gr);
+	free(folded);
 	return err;
-}
-
-static int path_cmp(const void *pa, const void *pb)
-{
-	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
 }
 
 /* Regular files: the paths and how many fds each has open, most first. */
@@ -347,6 +459,8 @@ int ooms_attrib_write_fds(struct ooms_attrib *a, const struct ooms_snapshot *s, 
 		it[i].path = s->fds[i].target;
 		if (o) {
 			it[i].stack = o->stack;
+			it[i].jstack = o->jstack;
+			it[i].jstate = o->jstate;
 			it[i].nr = o->stack ? o->nr : 0;
 			it[i].seen = o->seen;
 			memcpy(it[i].creator, o->comm, sizeof(it[i].creator));
@@ -499,10 +613,11 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 	struct item *it = calloc(s->nthreads + s->nfds + 1, sizeof(*it));
 	struct span *gr = calloc(s->nthreads + s->nfds + 1, sizeof(*gr));
 	char (*kinds)[64] = calloc(s->nfds + 1, 64);
+	char (*folded)[OOMS_FOLDED] = calloc(s->nthreads + 1, OOMS_FOLDED);
 	size_t off = 0, ng;
 	int lines = 0;
 
-	if (!it || !gr || !kinds)
+	if (!it || !gr || !kinds || !folded)
 		goto out;
 	buf[0] = 0;
 	for (int pass = 0; pass < 2; pass++) {
@@ -517,10 +632,13 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 			} else {
 				struct thread_slot *t = attrib_thread_find(a, s->threads[i].tid, 0);
 
-				it[i].group = t && t->java_name ? t->java_name : s->threads[i].comm;
+				it[i].group = text_fold_numbers(folded[i], OOMS_FOLDED,
+								t && t->java_name ? t->java_name : s->threads[i].comm);
 				o = t ? &t->o : NULL;
 			}
 			it[i].stack = o ? o->stack : 0;
+			it[i].jstack = o ? o->jstack : 0;
+			it[i].jstate = o ? o->jstate : 0;
 			it[i].nr = 0;
 			it[i].start = 0;
 			it[i].seen = 0;
@@ -535,7 +653,9 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 
 			if (all && runs(it, gr[g].begin, gr[g].end, 1, all) > 0) {
 				st[0] = all[0];
-				if (it[st[0].begin].stack)
+				if (it[st[0].begin].jstate == JS_GOT)
+					c = java_culprit(a, it[st[0].begin].jstack, who, sizeof(who));
+				else if (it[st[0].begin].stack)
 					c = culprit(a, it[st[0].begin].stack, who, sizeof(who));
 			}
 			free(all);
@@ -553,5 +673,6 @@ out:
 	free(it);
 	free(gr);
 	free(kinds);
+	free(folded);
 	return lines;
 }

@@ -85,6 +85,13 @@ struct coll {
 	char tracefs[256];
 	int tracefs_mounted;
 	struct ooms_snapshot last; /* the latest snapshot of a live target */
+	/* Java stacks at native events (the shim, HotSpot): its connection and
+	 * what came on it not yet a whole line (coll_java.c) */
+	int js_conn;
+	char js_buf[32768];
+	size_t js_len;
+	uint64_t js_next_try_ns;
+	uint64_t js_reports;
 	uint64_t start_ns;
 	int64_t threads_max;
 	int64_t prev_vmsize_kb;
@@ -165,6 +172,12 @@ int64_t coll_sync_fd_bits(struct coll *c, const struct ooms_snapshot *s, int add
 int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s);
 void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp);
 void coll_consume(struct coll *c);
+/* Java stacks (coll_java.c): asked of the shim once it answers (each sample
+ * tries), read as they come, and at the end waited for (at most ms). */
+void coll_java_try(struct coll *c);
+void coll_java_read(struct coll *c);
+void coll_java_settle(struct coll *c, int ms);
+void coll_java_close(struct coll *c);
 /* the ring buffer alone (no crossings acted on): a long /proc read's tick */
 void coll_consume_ring(void *ctx);
 int coll_read_ring(struct coll *c);

@@ -131,6 +131,7 @@ void coll_consume(struct coll *c)
 	struct ooms_snapshot s;
 
 	coll_consume_ring(c);
+	coll_java_read(c);
 	/* the snapshot reads the ring again: crossings it brings wait their turn */
 	for (int round = 0; c->npending && round < 4; round++) {
 		struct ooms_crossing xs[RULE_MAX];

@@ -215,6 +215,7 @@ int coll_take_sample(struct coll *c)
 	int full, maps_moved;
 	size_t nx;
 
+	coll_java_try(c);
 	coll_consume(c);
 	memset(&s, 0, sizeof(s));
 	if (proc_read_status(c->pid, &st) != 0 || proc_read_limits(c->pid, &lim) != 0 || !coll_target_ours(c))

@@ -430,6 +430,7 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 
 static void teardown(struct coll *c)
 {
+	coll_java_close(c); /* while the BPF side is there to be told */
 	ooms_snapshot_set_tick(NULL, NULL);
 	if (c->timeline)
 		fclose(c->timeline);
@@ -465,6 +466,7 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 
 	memset(&c, 0, sizeof(c));
 	c.pidfd = -1;
+	c.js_conn = -1;
 	c.o = o;
 	c.arch = ooms_host_arch();
 	c.threads_max = proc_threads_max();
@@ -479,6 +481,7 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 	}
 	why = loop(&c);
 	coll_consume(&c);
+	coll_java_settle(&c, 2000); /* the Java stacks asked for, before the files are written */
 	ooms_jheap_finish(c.jheap, 600);
 	/* a last sample at the end, with /proc's lists read whole, unless one
 	 * was just taken, whole, with no event since, or the target is gone */

@@ -127,6 +127,29 @@ int shim_client_line(int conn, char *line, size_t len, int timeout_ms)
 	return got ? 0 : -EPIPE;
 }
 
+int shim_client_subscribe(pid_t pid, const char *request, int *conn, char *line, size_t len, int timeout_ms)
+{
+	int fd = connect_shim(pid), e;
+	char req[512];
+
+	*conn = -1;
+	line[0] = 0;
+	if (fd < 0)
+		return fd;
+	snprintf(req, sizeof(req), "%s\n", request);
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	if ((e = shim_client_line(fd, line, len, timeout_ms)) || strncmp(line, "ok", 2)) {
+		close(fd);
+		return e ? e : -EIO;
+	}
+	*conn = fd;
+	return 0;
+}
+
 int shim_client_ask(pid_t pid, const char *request, char *line, size_t len, int timeout_ms)
 {
 	int fd = connect_shim(pid), e;

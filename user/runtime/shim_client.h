@@ -12,6 +12,10 @@
  * 0 (answer in line), -ENOENT (no shim socket), -ESRCH (a socket at its name
  * served by another process than pid), or -errno. */
 int shim_client_ask(pid_t pid, const char *request, char *line, size_t len, int timeout_ms);
+/* A request whose connection stays open (javastacks): its first line
+ * ("ok ...") in line, the connection in *conn. 0, or -errno (the shim's
+ * words in line). */
+int shim_client_subscribe(pid_t pid, const char *request, int *conn, char *line, size_t len, int timeout_ms);
 /* The heap figures through the shim. 0 or -errno. */
 int shim_client_heap(pid_t pid, int64_t *used, int64_t *committed, int64_t *max, int timeout_ms);
 /* Starts a dump into out_fd (passed over the socket: the shim writes plain

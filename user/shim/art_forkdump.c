@@ -219,4 +219,4 @@ static int art_init(void *vm, int live)
 	return shim_control_start(jvm) ? -1 : 0;
 }
 
-const struct shim_runtime_ops shim_art_ops = {"art", art_init, art_heap, art_dump};
+const struct shim_runtime_ops shim_art_ops = {"art", art_init, art_heap, art_dump, NULL};

@@ -319,6 +319,17 @@ static int serve(int c)
 		else
 			shim_reply(c, "ok used=%lld committed=%lld max=%lld", (long long)used, (long long)committed,
 				   (long long)max);
+	} else if (r.cmd == SHIM_CMD_JAVASTACKS) {
+		char why[160];
+		int sig = shim_ops && shim_ops->javastacks ? shim_ops->javastacks(c, why, sizeof(why)) : -1;
+
+		if (sig < 0) {
+			shim_reply(c, "error no Java stacks here: %s",
+				   shim_ops && shim_ops->javastacks ? why : "not on this runtime yet");
+			return 0;
+		}
+		shim_reply(c, "ok signal=%d", sig);
+		return 1; /* kept: the reports go on it */
 	} else if (r.cmd == SHIM_CMD_DUMP || r.cmd == SHIM_CMD_DUMPFD) {
 		do_dump(c, &r, fd);
 		fd = -1;

@@ -42,6 +42,7 @@
 #include "hprof/stream.h"
 #include "shim/elfsym.h"
 #include "shim/hs_layout.h"
+#include "shim/hs_jstack.h"
 #include "shim/hs_threads.h"
 #include "shim/libc/shim_libc.h"
 
@@ -1058,6 +1059,8 @@ static int hs_init(void *vm, int live)
 	(*jvmti)->AddCapabilities(jvmti, &caps);
 	memset(&ev, 0, sizeof(ev));
 	ev.ResourceExhausted = shim_hs_on_exhausted;
+	ev.ClassPrepare = hs_jstack_class_prepare; /* enabled once Java stacks are asked for */
+	ev.ClassLoad = hs_jstack_class_load;
 	if (!live)
 		ev.VMInit = on_vm_init; /* at launch: the socket opens once the VM is up */
 	if ((*jvmti)->SetEventCallbacks(jvmti, &ev, sizeof(ev)) != JVMTI_ERROR_NONE)
@@ -1070,4 +1073,15 @@ static int hs_init(void *vm, int live)
 	return 0;
 }
 
-const struct shim_runtime_ops shim_hotspot_ops = {"hotspot", hs_init, hs_heap, hs_dump};
+static int hs_javastacks(int conn, char *why, size_t why_len)
+{
+	JNIEnv *jni = attach_thread();
+
+	if (!jni) {
+		snprintf(why, why_len, "cannot attach the control thread to the JVM");
+		return -1;
+	}
+	return hs_jstack_arm(jvm, jvmti, jni, conn, why, why_len);
+}
+
+const struct shim_runtime_ops shim_hotspot_ops = {"hotspot", hs_init, hs_heap, hs_dump, hs_javastacks};

@@ -88,11 +88,13 @@ int shim_request_parse(char *line, int has_fd, struct shim_request *r, char *rep
 		r->cmd = SHIM_CMD_PING;
 	} else if (!strcmp(w[0], "heap")) {
 		r->cmd = SHIM_CMD_HEAP;
+	} else if (!strcmp(w[0], "javastacks")) {
+		r->cmd = SHIM_CMD_JAVASTACKS;
 	} else if (!strcmp(w[0], "dump") || !strcmp(w[0], "dumpfd") || !strcmp(w[0], "armoom")) {
 		r->cmd = !strcmp(w[0], "dump") ? SHIM_CMD_DUMP : !strcmp(w[0], "dumpfd") ? SHIM_CMD_DUMPFD : SHIM_CMD_ARMOOM;
 		return parse_dump(w, nw, has_fd, r, reply, reply_len);
 	} else {
-		snprintf(reply, reply_len, "error unknown command '%s' (ping, heap, dump, dumpfd, armoom)", w[0]);
+		snprintf(reply, reply_len, "error unknown command '%s' (ping, heap, dump, dumpfd, armoom, javastacks)", w[0]);
 		return -1;
 	}
 	return 0;

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-enum shim_cmd { SHIM_CMD_PING, SHIM_CMD_HEAP, SHIM_CMD_DUMP, SHIM_CMD_DUMPFD, SHIM_CMD_ARMOOM };
+enum shim_cmd { SHIM_CMD_PING, SHIM_CMD_HEAP, SHIM_CMD_DUMP, SHIM_CMD_DUMPFD, SHIM_CMD_ARMOOM, SHIM_CMD_JAVASTACKS };
 
 struct shim_request {
 	enum shim_cmd cmd;

@@ -19,6 +19,10 @@
  *        child has written everything, "done bytes_in=<n> bytes_out=<n>
  *        objects=<n> child_ms=<ms>" (or "error <why>"); a second dump while
  *        one runs gets "busy ...".
+ *   javastacks               -> ok signal=<n>: the connection stays open and gets
+ *        "js tid=<tid> sp=<hex> pc=<hex> frames=<Class.method(File.java:N)>;..."
+ *        (or "... none=<why>") for each thread oomscope's kernel side signals
+ *        with <n> at a native event (HotSpot: AsyncGetCallTrace, hs_jstack.h)
  *   armoom [<mode> [strings=<n>]]  + one fd: the next OutOfMemoryError
  *        of the Java heap is dumped into it from the throwing thread, before
  *        the throw (the heap at its fullest). Answers "armed"; the connection
@@ -78,6 +82,9 @@ struct shim_runtime_ops {
 	int (*init)(void *vm, int live);
 	int (*heap)(int64_t *used, int64_t *committed, int64_t *max);
 	int (*dump)(const struct shim_dump_req *req, struct shim_dump_result *res);
+	/* javastacks: the Java stacks of signalled threads reported on conn
+	 * (taken); the signal number, or -1 with why. NULL: not on this runtime. */
+	int (*javastacks)(int conn, char *why, size_t why_len);
 };
 
 extern const struct shim_runtime_ops shim_hotspot_ops; /* hs_forkdump.c */

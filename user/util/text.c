@@ -70,3 +70,38 @@ char *text_term_safe(char *dst, size_t dst_size, const char *src)
 	dst[o] = 0;
 	return dst;
 }
+
+static int is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+char *text_fold_numbers(char *dst, size_t dst_size, const char *src)
+{
+	size_t o = 0;
+
+	if (!dst_size)
+		return dst;
+	for (const char *p = src; *p && o + 1 < dst_size;) {
+		size_t hex = 0, dec = 0;
+		int digit = 0;
+
+		while (is_hex(p[hex])) {
+			digit |= p[hex] >= '0' && p[hex] <= '9';
+			hex++;
+		}
+		while (p[dec] >= '0' && p[dec] <= '9')
+			dec++;
+		if (hex >= 8 && digit) { /* an address or a hash */
+			dst[o++] = '*';
+			p += hex;
+		} else if (dec) {
+			dst[o++] = '*';
+			p += dec;
+		} else {
+			dst[o++] = *p++;
+		}
+	}
+	dst[o] = 0;
+	return dst;
+}

@@ -27,6 +27,11 @@ ssize_t shim_read_file(const char *path, char *buf, size_t len);
  * mapped in the process; a plain clone when none is found. */
 pid_t shim_fork(void);
 
+/* A handler for sig (SA_SIGINFO, SA_RESTART), on the kernel's sigaction:
+ * 0 or -errno; -EBUSY when another handler (not the default, not ignored)
+ * is there already: the signal is someone else's. */
+int shim_signal_handler(int sig, void (*fn)(int, void *, void *));
+
 /* After a fork, in the child: the shim's locks as free (no other thread is left). */
 void shim_malloc_after_fork(void);
 

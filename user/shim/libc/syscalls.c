@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "shim/libc/sys.h"
+#include "shim/libc/shim_libc.h"
 
 /* errno without thread-local storage: a slot per thread id, hashed; two
  * threads of the shim sharing a slot at the same moment is harmless but for
@@ -206,6 +207,33 @@ struct k_sigaction {
 	void (*restorer)(void);
 	unsigned long mask;
 };
+
+/* x86_64 returns from a handler through a restorer the caller gives;
+ * aarch64's kernel uses the vDSO's */
+#if defined(__x86_64__)
+void shim_restore_rt(void);
+__asm__(".text\n.hidden shim_restore_rt\n.type shim_restore_rt,@function\n"
+	"shim_restore_rt:\n\tmov $15, %rax\n\tsyscall\n\thlt\n.size shim_restore_rt, .-shim_restore_rt\n");
+#define SHIM_SA_RESTORER 0x04000000
+#endif
+
+int shim_signal_handler(int sig, void (*fn)(int, void *, void *))
+{
+	struct k_sigaction k = {0, 0, 0, 0}, old = {0, 0, 0, 0};
+	long r = sys4(SYS_rt_sigaction, sig, NULL, &old, sizeof(k.mask));
+
+	if (r < 0)
+		return (int)r;
+	if (old.handler != SIG_DFL && old.handler != SIG_IGN && (void *)old.handler != (void *)fn)
+		return -EBUSY;
+	k.handler = (void (*)(int))(void *)fn; /* the kernel calls it with three arguments (SA_SIGINFO) */
+	k.flags = SA_SIGINFO | SA_RESTART;
+#if defined(__x86_64__)
+	k.flags |= SHIM_SA_RESTORER;
+	k.restorer = shim_restore_rt;
+#endif
+	return (int)sys4(SYS_rt_sigaction, sig, &k, NULL, sizeof(k.mask));
+}
 
 int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {

@@ -1,0 +1,121 @@
+/* Java stacks at native events: the shim's javastacks connection (HotSpot).
+ * Once the shim answers, the kernel side signals a thread that opens an fd,
+ * starts a thread or maps a large range (the first of each place, then a
+ * sample), the shim's handler takes its Java frames, and a line per event
+ * comes here, joined with the event by thread, pc and sp (attrib.c). */
+#define _GNU_SOURCE
+#include "collector/coll.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/shim_client.h"
+
+void coll_java_try(struct coll *c)
+{
+	char line[256];
+	int conn, sig;
+
+	if (c->js_conn >= 0 || !c->o->java.shim || !c->jheap || ooms_jheap_runtime(c->jheap) != OOMS_RT_HOTSPOT ||
+	    coll_now_ns() < c->js_next_try_ns)
+		return;
+	c->js_next_try_ns = coll_now_ns() + 1000000000ull;
+	if (shim_client_subscribe(c->pid, "javastacks", &conn, line, sizeof(line), 2000))
+		return; /* not loaded yet, or not able: asked again in a second */
+	sig = (int)shim_line_num(line, "signal", 0);
+	if (sig <= 0 || sig >= 64) {
+		close(conn);
+		return;
+	}
+	fcntl(conn, F_SETFL, fcntl(conn, F_GETFL) | O_NONBLOCK);
+	c->js_conn = conn;
+	c->skel->bss->java_signal = (uint32_t)sig;
+	if (!c->o->json)
+		fprintf(stderr, "oomscope: Java stacks: the shim takes them where threads, fds and large mappings are made (signal %d)\n",
+			sig);
+}
+
+/* "js tid=N sp=HEX pc=HEX frames=A.b(F.java:1);..." or "... none=WHY" */
+static void java_line(struct coll *c, char *line)
+{
+	char *p;
+	unsigned long tid;
+	unsigned long long sp, pc;
+	const char *frames = NULL;
+
+	if (strncmp(line, "js tid=", 7))
+		return;
+	tid = strtoul(line + 7, &p, 10);
+	if (strncmp(p, " sp=", 4))
+		return;
+	sp = strtoull(p + 4, &p, 16);
+	if (strncmp(p, " pc=", 4))
+		return;
+	pc = strtoull(p + 4, &p, 16);
+	if (!strncmp(p, " frames=", 8))
+		frames = p + 8;
+	ooms_attrib_java_report(c->attrib, (uint32_t)tid, sp, pc, frames);
+	c->js_reports++;
+}
+
+void coll_java_read(struct coll *c)
+{
+	for (;;) {
+		ssize_t n;
+		char *nl;
+
+		if (c->js_conn < 0)
+			return;
+		if (c->js_len == sizeof(c->js_buf) - 1) /* a line longer than the buffer: dropped */
+			c->js_len = 0;
+		n = read(c->js_conn, c->js_buf + c->js_len, sizeof(c->js_buf) - 1 - c->js_len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+				coll_java_close(c); /* the shim has gone (the target ended) */
+			return;
+		}
+		c->js_len += (size_t)n;
+		c->js_buf[c->js_len] = 0;
+		while ((nl = memchr(c->js_buf, '\n', c->js_len))) {
+			size_t k = (size_t)(nl - c->js_buf) + 1;
+
+			*nl = 0;
+			java_line(c, c->js_buf);
+			memmove(c->js_buf, c->js_buf + k, c->js_len - k);
+			c->js_len -= k;
+		}
+	}
+}
+
+void coll_java_settle(struct coll *c, int ms)
+{
+	uint64_t end = coll_now_ns() + (uint64_t)ms * 1000000ull;
+
+	while (c->js_conn >= 0 && ooms_attrib_java_pending(c->attrib) && coll_now_ns() < end) {
+		struct pollfd p = {c->js_conn, POLLIN, 0};
+
+		coll_consume_ring(c);
+		poll(&p, 1, 20);
+		coll_java_read(c);
+	}
+	if (c->o->verbose && c->js_reports)
+		fprintf(stderr, "oomscope: Java stacks: %llu reported, %zu asked and not reported\n",
+			(unsigned long long)c->js_reports, ooms_attrib_java_pending(c->attrib));
+}
+
+void coll_java_close(struct coll *c)
+{
+	if (c->js_conn < 0)
+		return;
+	close(c->js_conn);
+	c->js_conn = -1;
+	if (c->skel)
+		c->skel->bss->java_signal = 0;
+}

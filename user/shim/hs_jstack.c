@@ -1,0 +1,311 @@
+/* Java stacks at native events, for HotSpot (hs_jstack.h). */
+#define _GNU_SOURCE
+#include "shim/hs_jstack.h"
+#include "shim/shim.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/ucontext.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim/elfsym.h"
+#include "shim/libc/shim_libc.h"
+
+#define JS_SIGNAL SIGPROF
+#define JS_FRAMES 64
+#define JS_SLOTS 1024
+#define JS_CACHE 8192 /* methods named, open addressing */
+
+/* AsyncGetCallTrace's interface, as HotSpot exports it (no header ships it) */
+typedef struct {
+	jint lineno;          /* bytecode index for a Java frame; -3 for a native method */
+	jmethodID method_id;
+} asgct_frame;
+typedef struct {
+	JNIEnv *env_id;
+	jint num_frames;      /* < 0: why there are none */
+	asgct_frame *frames;
+} asgct_trace;
+typedef void (*asgct_fn)(asgct_trace *, jint, void *);
+
+struct js_slot {
+	volatile int state;   /* 0 free, 1 being written, 2 full */
+	pid_t tid;
+	uint64_t sp, pc;
+	int n;                /* frames, or < 0: AsyncGetCallTrace's reason, -100: not a Java thread */
+	asgct_frame frames[JS_FRAMES];
+};
+
+struct js_method {
+	jmethodID id;         /* NULL: free */
+	char *text;           /* "pkg.Class.method" */
+	char *file;           /* "File.java", NULL when unknown */
+	jint nlines;          /* -1: native */
+	jvmtiLineNumberEntry *lines;
+};
+
+static struct {
+	JavaVM *vm;
+	jvmtiEnv *jvmti;
+	asgct_fn asgct;
+	int conn;             /* where the lines go (-1: none) */
+	int drainer;          /* the draining thread runs */
+	unsigned head, tail;
+	uint64_t lost;        /* reports dropped: the ring was full */
+	struct js_slot slots[JS_SLOTS];
+	struct js_method cache[JS_CACHE];
+} JS = {.conn = -1};
+
+/* ---- in the signal handler: async-signal-safe only ---- */
+
+static void on_signal(int sig, void *info, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	unsigned i = __atomic_fetch_add(&JS.head, 1, __ATOMIC_RELAXED) % JS_SLOTS;
+	struct js_slot *s = &JS.slots[i];
+	int expect = 0;
+	JNIEnv *env = NULL;
+
+	(void)sig;
+	(void)info;
+	if (!__atomic_compare_exchange_n(&s->state, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&JS.lost, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	s->tid = gettid();
+#if defined(__x86_64__)
+	s->sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+	s->pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	s->sp = uc->uc_mcontext.sp;
+	s->pc = uc->uc_mcontext.pc;
+#endif
+	s->n = -100;
+	if (JS.asgct && (*JS.vm)->GetEnv(JS.vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env) {
+		asgct_trace t = {env, 0, s->frames};
+
+		JS.asgct(&t, JS_FRAMES, uc);
+		s->n = t.num_frames;
+	}
+	__atomic_store_n(&s->state, 2, __ATOMIC_RELEASE);
+}
+
+/* ---- in the draining thread (a Java thread: JVMTI may be called) ---- */
+
+static char *class_dotted(jvmtiEnv *jvmti, jclass k)
+{
+	char *sig = NULL, *out;
+	size_t n;
+
+	if ((*jvmti)->GetClassSignature(jvmti, k, &sig, NULL) != JVMTI_ERROR_NONE || !sig)
+		return strdup("?");
+	n = strlen(sig);
+	out = sig[0] == 'L' && n > 2 ? strndup(sig + 1, n - 2) : strdup(sig);
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+	for (char *p = out; p && *p; p++)
+		if (*p == '/')
+			*p = '.';
+	return out;
+}
+
+static struct js_method *method_of(JNIEnv *jni, jmethodID m)
+{
+	jvmtiEnv *jvmti = JS.jvmti;
+	size_t h = ((uintptr_t)m >> 3) % JS_CACHE;
+	struct js_method *x = NULL;
+	char *name = NULL, *file = NULL, *cls = NULL, buf[600];
+	jclass k = NULL;
+	jboolean native = 0;
+
+	for (size_t i = 0; i < JS_CACHE; i++) {
+		x = &JS.cache[(h + i) % JS_CACHE];
+		if (x->id == m)
+			return x;
+		if (!x->id)
+			break;
+	}
+	if (!x || x->id) /* full: named each time, not kept */
+		return NULL;
+	(*jvmti)->GetMethodName(jvmti, m, &name, NULL, NULL);
+	if ((*jvmti)->GetMethodDeclaringClass(jvmti, m, &k) == JVMTI_ERROR_NONE && k) {
+		cls = class_dotted(jvmti, k);
+		(*jvmti)->GetSourceFileName(jvmti, k, &file);
+		(*jni)->DeleteLocalRef(jni, k);
+	}
+	snprintf(buf, sizeof(buf), "%s.%s", cls ? cls : "?", name ? name : "?");
+	free(cls);
+	x->text = strdup(buf);
+	x->file = file ? strdup(file) : NULL;
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)file);
+	if ((*jvmti)->IsMethodNative(jvmti, m, &native) == JVMTI_ERROR_NONE && native)
+		x->nlines = -1;
+	else if ((*jvmti)->GetLineNumberTable(jvmti, m, &x->nlines, &x->lines) != JVMTI_ERROR_NONE)
+		x->nlines = 0;
+	x->id = m;
+	return x;
+}
+
+static int line_of(const struct js_method *x, jint bci)
+{
+	int line = -1;
+	jlocation best = -1;
+
+	for (jint i = 0; i < x->nlines; i++)
+		if (x->lines[i].start_location <= bci && x->lines[i].start_location > best) {
+			best = x->lines[i].start_location;
+			line = x->lines[i].line_number;
+		}
+	return line;
+}
+
+/* One line for slot s (its frames named), sent on the connection. */
+static void report(JNIEnv *jni, const struct js_slot *s)
+{
+	static char line[16384];
+	size_t o;
+	/* AsyncGetCallTrace's reasons, by -num_frames */
+	static const char *const why[] = {"no-java-frame", "no-class-load", "gc-active", "unknown-not-java",
+					  "not-walkable-not-java", "unknown-java", "not-walkable-java", "unknown-state",
+					  "thread-exit", "deopt", "safepoint"};
+
+	o = (size_t)snprintf(line, sizeof(line), "js tid=%d sp=%llx pc=%llx ", (int)s->tid, (unsigned long long)s->sp,
+			     (unsigned long long)s->pc);
+	if (s->n <= 0) {
+		snprintf(line + o, sizeof(line) - o, "none=%s\n",
+			 s->n == -100 ? "not-a-java-thread" : -s->n < 11 ? why[-s->n] : "other");
+	} else {
+		/* the frames end the line: ';' and the newline are their only separators */
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "frames=");
+		for (int i = 0; i < s->n && o + 700 < sizeof(line); i++) {
+			const struct js_method *x = s->frames[i].method_id ? method_of(jni, s->frames[i].method_id) : NULL;
+			int l = x && x->nlines >= 0 ? line_of(x, s->frames[i].lineno) : -1;
+
+			/* as Java prints a stack trace's frames */
+			if (!x)
+				o += (size_t)snprintf(line + o, sizeof(line) - o, "%s?", i ? ";" : "");
+			else if (x->nlines < 0)
+				o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s(Native Method)", i ? ";" : "", x->text);
+			else if (x->file && l > 0)
+				o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s(%s:%d)", i ? ";" : "", x->text, x->file, l);
+			else
+				o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s(%s)", i ? ";" : "", x->text,
+						      x->file ? x->file : "Unknown Source");
+		}
+		snprintf(line + o, sizeof(line) - o, "\n");
+	}
+	if (JS.conn >= 0 && send(JS.conn, line, strlen(line), MSG_NOSIGNAL) < 0) {
+		close(JS.conn); /* oomscope has gone: the reports have no one to go to */
+		JS.conn = -1;
+	}
+}
+
+static void JNICALL drain_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
+{
+	(void)jvmti;
+	(void)arg;
+	for (;;) {
+		struct timespec ts = {0, 5 * 1000 * 1000};
+		int any = 0;
+
+		for (unsigned k = 0; k < JS_SLOTS; k++) {
+			struct js_slot *s = &JS.slots[(JS.tail + k) % JS_SLOTS];
+
+			if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != 2)
+				continue;
+			if (JS.conn >= 0)
+				report(jni, s);
+			__atomic_store_n(&s->state, 0, __ATOMIC_RELEASE);
+			any = 1;
+		}
+		if (!any)
+			nanosleep(&ts, NULL);
+	}
+}
+
+/* jmethodIDs for every method of k: AsyncGetCallTrace names no other */
+static void methods_of(jvmtiEnv *jvmti, jclass k)
+{
+	jint n = 0;
+	jmethodID *ms = NULL;
+
+	if ((*jvmti)->GetClassMethods(jvmti, k, &n, &ms) == JVMTI_ERROR_NONE)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
+}
+
+void JNICALL hs_jstack_class_load(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
+{
+	(void)jvmti;
+	(void)jni;
+	(void)thread;
+	(void)klass;
+}
+
+void JNICALL hs_jstack_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
+{
+	(void)jni;
+	(void)thread;
+	methods_of(jvmti, klass);
+}
+
+int hs_jstack_arm(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *jni, int conn, char *why, size_t why_len)
+{
+	jint n = 0;
+	jclass *ks = NULL;
+	int e;
+
+	JS.vm = vm;
+	JS.jvmti = jvmti;
+	if (!JS.asgct) {
+		struct elfsym_lib lib;
+
+		if (elfsym_open_loaded(&lib, "libjvm.so") == 0) {
+			JS.asgct = (asgct_fn)elfsym_find(&lib, "AsyncGetCallTrace", NULL);
+			elfsym_close(&lib);
+		}
+		if (!JS.asgct) {
+			snprintf(why, why_len, "libjvm.so has no AsyncGetCallTrace");
+			return -1;
+		}
+		/* every method named from now on: the loaded classes' now, the next ones' as they come;
+		 * and AsyncGetCallTrace walks nothing unless class load events are on */
+		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
+		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD, NULL);
+		if ((*jvmti)->GetLoadedClasses(jvmti, &n, &ks) == JVMTI_ERROR_NONE) {
+			for (jint i = 0; i < n; i++) {
+				methods_of(jvmti, ks[i]);
+				(*jni)->DeleteLocalRef(jni, ks[i]);
+			}
+			(*jvmti)->Deallocate(jvmti, (unsigned char *)ks);
+		}
+	}
+	if ((e = shim_signal_handler(JS_SIGNAL, on_signal))) {
+		snprintf(why, why_len, "%s", e == -EBUSY ? "SIGPROF has another handler in this process (a profiler?)"
+							  : "cannot set the SIGPROF handler");
+		return -1;
+	}
+	if (JS.conn >= 0)
+		close(JS.conn);
+	JS.conn = conn;
+	if (!JS.drainer) {
+		jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
+		jmethodID init = tc ? (*jni)->GetMethodID(jni, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
+		jobject t = init ? (*jni)->NewObject(jni, tc, init, (*jni)->NewStringUTF(jni, "oomscope-jstack")) : NULL;
+
+		if ((*jni)->ExceptionCheck(jni))
+			(*jni)->ExceptionClear(jni);
+		if (!t || (*jvmti)->RunAgentThread(jvmti, t, drain_main, NULL, JVMTI_THREAD_NORM_PRIORITY) !=
+				  JVMTI_ERROR_NONE) {
+			snprintf(why, why_len, "cannot start the thread that names the frames");
+			JS.conn = -1;
+			return -1;
+		}
+		JS.drainer = 1;
+	}
+	return JS_SIGNAL;
+}
