@@ -222,13 +222,16 @@ static __always_inline void java_ask(struct ooms_event *e, struct pt_regs *regs)
 		p->last_ns = e->ts_ns;
 		if (credit < OOMS_JAVA_GAP_NS) {
 			p->credit_ns = credit;
+			e->java_sp = OOMS_JAVA_SAMPLED_OUT;
 			__sync_fetch_and_add(&totals.java_sampled_out, 1);
 			return;
 		}
 		p->credit_ns = credit - OOMS_JAVA_GAP_NS;
 	}
-	if (bpf_send_signal_thread(java_signal) != 0)
+	if (bpf_send_signal_thread(java_signal) != 0) {
+		e->java_sp = OOMS_JAVA_NO_SIGNAL;
 		return;
+	}
 	e->java_pc = PT_REGS_IP_CORE(regs);
 	e->java_sp = user_sp(regs);
 	__sync_fetch_and_add(&totals.java_asked, 1);

@@ -111,7 +111,7 @@ struct ooms_event {
 	uint64_t java_pc;     /* the thread's Java stack was asked for (a signal to the shim's
 			       * handler, which reports it with these): the user pc and sp it
 			       * returns to; 0 when not asked */
-	uint64_t java_sp;
+	uint64_t java_sp;     /* when java_pc is 0: OOMS_JAVA_* (why not asked) */
 	uint64_t slice[OOMS_SLICE_WORDS]; /* user stack words from sp up (zero where unreadable) */
 };
 
@@ -133,6 +133,9 @@ struct ooms_alloc_event {
  * storm is sampled at 100 a second and costs little. */
 #define OOMS_JAVA_FULL 256
 #define OOMS_JAVA_GAP_NS 10000000ull
+
+/* why an event's Java stack was not asked (ev.java_sp when ev.java_pc is 0) */
+enum { OOMS_JAVA_OFF = 0, OOMS_JAVA_SAMPLED_OUT = 1, OOMS_JAVA_NO_SIGNAL = 2 };
 
 struct ooms_java_place {
 	uint64_t credit_ns;  /* asks left, times OOMS_JAVA_GAP_NS */

@@ -8,18 +8,29 @@ load helpers
 
 JAVA_DIR="$ROOT/tests/java"
 
-@test "run --shim: 60 threads poller-* from startPoller and 61 fds from openCache, with file and line, on the terminal, in the JSON and the report" {
+# poller_run [OOMSCOPE OPTIONS -- APP OPTIONS]: PollerApp under run --shim,
+# making its threads and files once the shim takes Java stacks (however long
+# that took), stopped once they are made
+poller_run() {
+  local opts=() app=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  app=("$@")
   mkdir -p "$TMP/cache" "$TMP/classes"
   # compiled first: the source launcher's javac would open hundreds of files
   # at the same native place as the app's opens, in the first asks' bucket
   javac -d "$TMP/classes" "$JAVA_DIR/PollerApp.java"
-  start_bg r "$OOMSCOPE" run --shim -o "$TMP/run" -- java -cp "$TMP/classes" PollerApp --go "$TMP/go" --dir "$TMP/cache"
-  # the app makes them once the shim takes Java stacks, however long that took
+  start_bg r "$OOMSCOPE" run --shim "${opts[@]}" -o "$TMP/run" -- \
+    java -cp "$TMP/classes" PollerApp --go "$TMP/go" --dir "$TMP/cache" "${app[@]}"
   wait_for "$TMP/r.out" 'Java stacks: the shim takes them' 120
   touch "$TMP/go"
   wait_for "$TMP/r.out" '^done$' 60
   kill -INT "$(cat "$TMP/r.pid")"
   wait_exit "$(cat "$TMP/r.pid")" 60
+}
+
+@test "run --shim: 60 threads poller-* from startPoller and 61 fds from openCache, with file and line, on the terminal, in the JSON and the report" {
+  poller_run
   local start_line open_line
   start_line=$(grep -n 't.start();' "$JAVA_DIR/PollerApp.java" | cut -d: -f1)
   open_line=$(grep -n 'CACHE.add(new FileInputStream(f));' "$JAVA_DIR/PollerApp.java" | cut -d: -f1)
@@ -32,7 +43,7 @@ JAVA_DIR="$ROOT/tests/java"
   jq -e '.groups[] | select(.name == "poller-*") | .count == 60 and (.examples | length) == 3 and .examples[0] == "poller-0"' "$t"
   jq -e '[.groups[] | select(.name == "poller-*") | .stacks[] | select(.created_by == "PollerApp.startPoller(PollerApp.java:'"$start_line"')") | .count] | add == 60' "$t" ||
     { jq -c '.groups[] | select(.name == "poller-*") | [.stacks[] | {count, created_by, java_stack}]' "$t" >&3; false; }
-  jq -e '.groups[] | select(.name == "poller-*") | .stacks[0].java_frames | index("PollerApp.main(PollerApp.java:'"$(grep -n 'startPoller(60);' "$JAVA_DIR/PollerApp.java" | cut -d: -f1)"')") != null' "$t"
+  jq -e '.groups[] | select(.name == "poller-*") | .stacks[0].java_frames | index("PollerApp.main(PollerApp.java:'"$(grep -n 'startPoller(threads);' "$JAVA_DIR/PollerApp.java" | cut -d: -f1)"')") != null' "$t"
   jq -e '[.groups[] | select(.kind == "file") | .stacks[] | select(.created_by == "PollerApp.openCache(PollerApp.java:'"$open_line"')") | .count] | add == 61' "$f" ||
     { jq -c '[.groups[] | select(.kind == "file") | .stacks[] | {count, created_by, java_stack}]' "$f" >&3; false; }
   jq -e '[.groups[] | select(.kind == "file") | .stacks[] | select((.created_by // "") | startswith("PollerApp.openCache")) | .java_frames[0]][0] == "java.io.FileInputStream.open0(Native Method)"' "$f"
@@ -41,4 +52,31 @@ JAVA_DIR="$ROOT/tests/java"
   # the report
   grep -q "PollerApp.startPoller(PollerApp.java:$start_line)" "$TMP/run/report.html"
   grep -q "PollerApp.openCache(PollerApp.java:$open_line)" "$TMP/run/report.html"
+  # the cost said: every ask reported and joined with its event, none sampled out
+  local end; end=$(tail -n1 "$TMP/run/timeline.jsonl")
+  jq -e '.java_stacks | .asked >= 121 and .reported == .asked and .unmatched == 0 and .sampled_out == 0' <<<"$end" ||
+    { echo "# $(jq -c .java_stacks <<<"$end")" >&3; false; }
+  grep -qE '^oomscope: Java stacks: [0-9]+ asked, [0-9]+ reported, 0 not joined with their event; 0 sampled out' "$TMP/r.out"
+}
+
+@test "run --shim: a storm of 2000 opens at one place is sampled past its first 256 and says so; --java-platform moves the name to the caller" {
+  # the app's openCache counted as the platform's: its caller names the group
+  poller_run --java-platform +PollerApp.open -- --threads 1 --files 2000
+  local f="$TMP/run/fds.json" main_line end
+  main_line=$(grep -n 'openCache(dir, files);' "$JAVA_DIR/PollerApp.java" | cut -d: -f1)
+  end=$(tail -n1 "$TMP/run/timeline.jsonl")
+  echo "# $(jq -c .java_stacks <<<"$end")" >&3
+  # every file is either named by its Java caller or said to be sampled out
+  local named sampled
+  named=$(jq '[.groups[] | select(.kind == "file") | .stacks[] | select(.created_by == "PollerApp.main(PollerApp.java:'"$main_line"')") | .count] | add // 0' "$f")
+  sampled=$(jq '[.groups[] | select(.kind == "file") | .stacks[] | select(.java_stack == "sampled out (over its place'"'"'s limit)") | .count] | add // 0' "$f")
+  [ "$((named + sampled))" -eq 2000 ] || { jq -c '[.groups[] | select(.kind == "file") | .stacks[] | {count, created_by, java_stack}]' "$f" >&3; false; }
+  # two asks an iteration (createNewFile's open too, at the same place when
+  # libjava has no frame pointers, else apart): past the first 256, the other
+  # 3744 (or 1744) would need 37 s (17 s) of the refill's 100 a second
+  [ "$sampled" -gt 0 ]
+  [ "$named" -ge 128 ]
+  jq -e --argjson s "$sampled" '.java_stacks | .sampled_out >= $s and .reported == .asked and .unmatched == 0' <<<"$end"
+  grep -qE '^ +2[0-9]{3} fds +file +<- .*\(Java stack sampled out\)$|^ +2[0-9]{3} fds +file +<- PollerApp.main' "$TMP/r.out"
+  grep -qE '^oomscope: Java stacks: .* [1-9][0-9]* sampled out \(past 256 at one place, then 100 a second\)$' "$TMP/r.out"
 }

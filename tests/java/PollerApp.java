@@ -1,9 +1,10 @@
 // A small JVM app whose threads and files come from its own methods: 60
 // threads named poller-0 .. poller-59 started from startPoller(), 61 files
-// opened from openCache(). Prints "ready pid=N" at start and waits for the
-// file --go names (or starts at once without it), then "done" when both are
-// made; lives until killed (at most 600 s).
-//   java tests/java/PollerApp.java [--go FILE] [--dir DIR]
+// opened from openCache() (--threads, --files: other counts). Prints
+// "ready pid=N" at start and waits for the file --go names (or starts at
+// once without it), then "done" when both are made; lives until killed (at
+// most 600 s).
+//   java tests/java/PollerApp.java [--go FILE] [--dir DIR] [--threads N] [--files N]
 import java.io.File;
 import java.io.FileInputStream;
 import java.util.ArrayList;
@@ -34,17 +35,20 @@ public class PollerApp {
 
     public static void main(String[] args) throws Exception {
         File go = null, dir = new File(System.getProperty("java.io.tmpdir"));
+        int threads = 60, files = 61;
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (args[i].equals("--go")) go = new File(args[i + 1]);
             else if (args[i].equals("--dir")) dir = new File(args[i + 1]);
+            else if (args[i].equals("--threads")) threads = Integer.parseInt(args[i + 1]);
+            else if (args[i].equals("--files")) files = Integer.parseInt(args[i + 1]);
             else throw new IllegalArgumentException("unknown option " + args[i]);
         }
         System.out.println("ready pid=" + ProcessHandle.current().pid());
         System.out.flush();
         while (go != null && !go.exists())
             Thread.sleep(20);
-        startPoller(60);
-        openCache(dir, 61);
+        startPoller(threads);
+        openCache(dir, files);
         System.out.println("done");
         System.out.flush();
         Thread.sleep(600_000);

@@ -118,6 +118,7 @@ static void test_events(void)
 					    .target_signal = RUN_NONE, .ringbuf_drops = 1, .events_sent = 50,
 					    .events_received = 49, .skipped_runs = 7, .crossings = 2, .call_fails = 5, .death = "oom_killer",
 					    .how = "killed by the OOM killer", .runtime = "hotspot", .dumps = 1,
+					    .java_asked = 303, .java_sampled_out = 3718, .java_reported = 301, .java_unmatched = 2,
 					    .collector_cpu_s = 1.5, .collector_peak_rss_kb = 20480}},
 	};
 	const size_t rs_n = sizeof(rs) / sizeof(rs[0]);
@@ -145,6 +146,8 @@ static void test_events(void)
 		char *line = written(&rs[rs_n - 1]);
 
 		TAP_OK(strstr(line, "\"skipped_runs\":7") != NULL, "end: the runs the kernel skipped written");
+		TAP_OK(strstr(line, "\"java_stacks\":{\"asked\":303,\"sampled_out\":3718,\"reported\":301,\"unmatched\":2}") != NULL,
+		       "end: the Java stacks' cost written");
 		free(line);
 	}
 	rs[5].u.oom.stack = "A.f:1;B.g:2";

@@ -58,7 +58,7 @@ enum {
 	OPT_NOPTHREAD, OPT_RINGBUF, OPT_BIGALLOC, OPT_BIGALLOC_MODE, OPT_BIGALLOC_LIVE, OPT_STACKDEPTH,
 	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOSTRINGS, OPT_NOANALYZE, OPT_LEAKCLASS,
-	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT,
+	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT, OPT_NOJSTACKS, OPT_JPLATFORM,
 };
 
 static const char *app_pkg;  /* --app */
@@ -141,6 +141,13 @@ static const struct cli_opt options[] = {
 	{"dump-codec", 0, required_argument, OPT_DUMPCODEC, "C", "gzip (default, level 1), xz or none"},
 	{"no-strings", 0, no_argument, OPT_NOSTRINGS, NULL,
 	 "dumps keep no char/byte array contents at all (by\ndefault those up to 1 KiB, String contents, stay)"},
+	{"no-java-stacks", 0, no_argument, OPT_NOJSTACKS, NULL,
+	 "with --shim on HotSpot: do not take the Java frames of the\nthreads that make threads, fds and large mappings (on by\n"
+	 "default: a signal to the thread; the first 256 of each\nnative place, then 100 a second)"},
+	{"java-platform", 0, required_argument, OPT_JPLATFORM, "LIST",
+	 "comma-separated class prefixes that are the platform's,\nnot the app's: a group is named by the first Java frame\n"
+	 "outside them (default java.,jdk.,sun.,com.sun.,android.,\nandroidx.,kotlin.,kotlinx.,com.android.internal.,dalvik.,\n"
+	 "libcore.); +LIST adds to the default"},
 	{"no-analyze", 0, no_argument, OPT_NOANALYZE, NULL, "do not analyze the dumps"},
 	{"leak-class", 0, required_argument, OPT_LEAKCLASS, "NAME", "a leak rule for the analysis (as analyze)"},
 	{"leak-if", 0, required_argument, OPT_LEAKIF, "EXPR", "a leak rule for the analysis (as analyze)"},
@@ -363,6 +370,28 @@ static int opt_java(int c, struct ooms_watch_opts *o, struct heap_flags *hf)
 			break;
 		case OPT_NOANALYZE: o->java.analyze = 0; break;
 		case OPT_NOSTRINGS: o->java.no_strings = 1; break;
+		case OPT_NOJSTACKS: o->no_java_stacks = 1; break;
+		case OPT_JPLATFORM: {
+			static char *copy;
+			static const char *list[65];
+			size_t n = 0;
+			char *save = NULL;
+
+			free(copy);
+			o->java_platform_add = optarg[0] == '+';
+			if (!(copy = strdup(optarg + o->java_platform_add)))
+				return bad("%s", "out of memory");
+			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				if (n == 64)
+					return bad("%s", "at most 64 --java-platform prefixes");
+				list[n++] = t;
+			}
+			if (!n)
+				return bad("invalid --java-platform '%s' (class prefixes, comma-separated)", optarg);
+			list[n] = NULL;
+			o->java_platform = list;
+			break;
+		}
 		case OPT_LEAKCLASS: case OPT_LEAKIF:
 			if ((c == OPT_LEAKCLASS ? o->java.nleak_classes : o->java.nleak_ifs) == 64)
 				return bad("%s", "at most 64 --leak-class and 64 --leak-if");

@@ -167,9 +167,15 @@ size_t ooms_attrib_java_pending(const struct ooms_attrib *a)
 	return n;
 }
 
-void ooms_attrib_java_platform(struct ooms_attrib *a, const char *const *prefixes)
+uint64_t ooms_attrib_java_unmatched(const struct ooms_attrib *a)
+{
+	return a->java_unmatched + ooms_attrib_java_pending(a);
+}
+
+void ooms_attrib_java_platform(struct ooms_attrib *a, const char *const *prefixes, int keep_default)
 {
 	a->platform = prefixes;
+	a->platform_add = keep_default;
 }
 
 uint64_t ooms_attrib_events(const struct ooms_attrib *a)
@@ -244,7 +250,7 @@ static void fill_origin(struct ooms_attrib *a, struct origin *o, const struct oo
 	memcpy(o->comm, e->comm, sizeof(o->comm));
 	o->comm[sizeof(o->comm) - 1] = 0;
 	o->seen = 1;
-	o->jstate = e->java_pc ? JS_ASKED : JS_NONE;
+	o->jstate = e->java_pc ? JS_ASKED : e->java_sp == OOMS_JAVA_SAMPLED_OUT ? JS_SAMPLED : JS_NONE;
 	o->jstack = 0;
 }
 

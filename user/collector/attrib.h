@@ -50,11 +50,13 @@ uint64_t ooms_attrib_events(const struct ooms_attrib *a);
 void ooms_attrib_java_report(struct ooms_attrib *a, uint32_t tid, uint64_t sp, uint64_t pc, const char *frames);
 /* Events whose Java stack was asked and has not come yet. */
 size_t ooms_attrib_java_pending(const struct ooms_attrib *a);
+/* Asks never answered and reports whose event never came, so far. */
+uint64_t ooms_attrib_java_unmatched(const struct ooms_attrib *a);
 /* Java class prefixes that are the platform's: a group is named by the first
  * Java frame outside them (NULL: java., jdk., sun., android., androidx.,
  * kotlin., kotlinx., com.android.internal., dalvik., libcore.). A
- * NULL-terminated list that outlives a. */
-void ooms_attrib_java_platform(struct ooms_attrib *a, const char *const *prefixes);
+ * NULL-terminated list that outlives a; keep_default: these and the default. */
+void ooms_attrib_java_platform(struct ooms_attrib *a, const char *const *prefixes, int keep_default);
 
 /* For other recorders of events with stacks (allocs.c): the event's stack,
  * repaired (through slice, a copy of the stack from e->sp) and cut to depth

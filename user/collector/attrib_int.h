@@ -31,7 +31,7 @@ struct origin {
 	uint32_t jstack; /* index in a->jstacks when jstate is JS_GOT */
 };
 
-enum { JS_NONE = 0, JS_ASKED, JS_GOT, JS_NO_JAVA };
+enum { JS_NONE = 0, JS_ASKED, JS_GOT, JS_NO_JAVA, JS_SAMPLED };
 
 /* An event whose Java stack was asked for, until the shim's report comes
  * (or a report that came first, until its event does) */
@@ -74,6 +74,7 @@ struct ooms_attrib {
 	size_t njp;
 	uint64_t java_unmatched; /* reports whose event never came, or asks never answered */
 	const char *const *platform; /* Java class prefixes that are the platform's, not the app's */
+	int platform_add;            /* ... in addition to the default ones */
 };
 
 struct origin *attrib_fd_origin(struct ooms_attrib *a, int64_t fd);

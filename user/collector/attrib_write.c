@@ -103,12 +103,19 @@ static const char *const java_platform[] = {
 	"dalvik.", "libcore.", NULL,
 };
 
-static int java_is_platform(const struct ooms_attrib *a, const char *frame, size_t len)
+static int prefixed(const char *const *list, const char *frame, size_t len)
 {
-	for (const char *const *p = a->platform ? a->platform : java_platform; *p; p++)
+	for (const char *const *p = list; *p; p++)
 		if (len >= strlen(*p) && !strncmp(frame, *p, strlen(*p)))
 			return 1;
 	return 0;
+}
+
+static int java_is_platform(const struct ooms_attrib *a, const char *frame, size_t len)
+{
+	if (!a->platform)
+		return prefixed(java_platform, frame, len);
+	return prefixed(a->platform, frame, len) || (a->platform_add && prefixed(java_platform, frame, len));
 }
 
 /* The first Java frame of the app's own code (outside the platform's
@@ -222,6 +229,8 @@ static int item_cmp(const void *pa, const void *pb)
 		return x->stack < y->stack ? -1 : 1;
 	if (x->jstack != y->jstack)
 		return x->jstack < y->jstack ? -1 : 1;
+	if (x->jstate != y->jstate)
+		return x->jstate < y->jstate ? -1 : 1;
 	if (x->nr != y->nr)
 		return x->nr < y->nr ? -1 : 1;
 	if (x->start != y->start)
@@ -247,7 +256,8 @@ static size_t runs(const struct item *it, size_t b, size_t e, int by_stack, stru
 	for (size_t i = b; i < e;) {
 		size_t k = i + 1;
 
-		while (k < e && (by_stack ? (it[k].stack == it[i].stack && it[k].jstack == it[i].jstack && it[k].nr == it[i].nr &&
+		while (k < e && (by_stack ? (it[k].stack == it[i].stack && it[k].jstack == it[i].jstack &&
+					     it[k].jstate == it[i].jstate && it[k].nr == it[i].nr &&
 					     it[k].start == it[i].start && it[k].seen == it[i].seen)
 					  : !strcmp(it[k].group, it[i].group)))
 			k++;
@@ -291,6 +301,7 @@ static void write_stack_groups(struct json *j, struct ooms_attrib *a, struct ite
 				write_java_frames(j, a, x->jstack);
 			else if (x->jstate)
 				json_kstr(j, "java_stack", x->jstate == JS_NO_JAVA ? "none (not in Java code)"
+							   : x->jstate == JS_SAMPLED ? "sampled out (over its place's limit)"
 										     : "asked, not reported");
 			if (is_thread) {
 				if (x->start) {
@@ -648,7 +659,7 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 		for (size_t g = 0; g < ng && g < 3; g++) {
 			struct span st[1];
 			char who[256];
-			const char *c = NULL;
+			const char *c = NULL, *note = "";
 			struct span *all = calloc(gr[g].end - gr[g].begin, sizeof(*all));
 
 			if (all && runs(it, gr[g].begin, gr[g].end, 1, all) > 0) {
@@ -657,6 +668,8 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 					c = java_culprit(a, it[st[0].begin].jstack, who, sizeof(who));
 				else if (it[st[0].begin].stack)
 					c = culprit(a, it[st[0].begin].stack, who, sizeof(who));
+				if (it[st[0].begin].jstate == JS_SAMPLED)
+					note = " (Java stack sampled out)";
 			}
 			free(all);
 			/* names from the target: one line each, no escapes reach the terminal */
@@ -664,8 +677,8 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 
 			text_term_safe(group, sizeof(group), it[gr[g].begin].group);
 			text_term_safe(by, sizeof(by), c ? c : "(no creation stack)");
-			off += snprintf(buf + off, off < len ? len - off : 0, "  %5zu %-7s %-24s <- %s\n",
-					gr[g].end - gr[g].begin, pass ? "fds" : "threads", group, by);
+			off += snprintf(buf + off, off < len ? len - off : 0, "  %5zu %-7s %-24s <- %s%s\n",
+					gr[g].end - gr[g].begin, pass ? "fds" : "threads", group, by, note);
 			lines++;
 		}
 	}

@@ -21,7 +21,7 @@ void coll_java_try(struct coll *c)
 	char line[256];
 	int conn, sig;
 
-	if (c->js_conn >= 0 || !c->o->java.shim || !c->jheap || ooms_jheap_runtime(c->jheap) != OOMS_RT_HOTSPOT ||
+	if (c->js_conn >= 0 || !c->o->java.shim || c->o->no_java_stacks || !c->jheap || ooms_jheap_runtime(c->jheap) != OOMS_RT_HOTSPOT ||
 	    coll_now_ns() < c->js_next_try_ns)
 		return;
 	c->js_next_try_ns = coll_now_ns() + 1000000000ull;
@@ -105,9 +105,15 @@ void coll_java_settle(struct coll *c, int ms)
 		poll(&p, 1, 20);
 		coll_java_read(c);
 	}
-	if (c->o->verbose && c->js_reports)
-		fprintf(stderr, "oomscope: Java stacks: %llu reported, %zu asked and not reported\n",
-			(unsigned long long)c->js_reports, ooms_attrib_java_pending(c->attrib));
+	volatile struct ooms_totals *t = coll_totals(c);
+
+	if (!c->o->json && !c->o->quiet && (t->java_asked || t->java_sampled_out))
+		fprintf(stderr,
+			"oomscope: Java stacks: %llu asked, %llu reported, %llu not joined with their event; "
+			"%llu sampled out (past %d at one place, then %llu a second)\n",
+			(unsigned long long)t->java_asked, (unsigned long long)c->js_reports,
+			(unsigned long long)ooms_attrib_java_unmatched(c->attrib), (unsigned long long)t->java_sampled_out,
+			OOMS_JAVA_FULL, 1000000000ull / OOMS_JAVA_GAP_NS);
 }
 
 void coll_java_close(struct coll *c)

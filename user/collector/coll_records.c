@@ -243,6 +243,10 @@ void coll_emit_end(struct coll *c, const char *reason, int exit_status, const st
 		e->runtime_ringbuf_drops = ooms_jheap_drops(c->jheap);
 		e->dumps = ooms_jheap_dumps(c->jheap);
 	}
+	e->java_asked = t->java_asked;
+	e->java_sampled_out = t->java_sampled_out;
+	e->java_reported = c->js_reports;
+	e->java_unmatched = ooms_attrib_java_unmatched(c->attrib);
 	coll_own_cost(&e->collector_cpu_s, &e->collector_peak_rss_kb);
 	coll_emit(c, run_record_body, &r);
 }

@@ -54,6 +54,8 @@ static int setup(struct coll *c)
 		coll_err("out of memory");
 		return -1;
 	}
+	if (c->o->java_platform)
+		ooms_attrib_java_platform(c->attrib, c->o->java_platform, c->o->java_platform_add);
 	c->fails = ooms_failures_new(c->attrib, c->arch);
 	if (!c->fails) {
 		coll_err("out of memory");

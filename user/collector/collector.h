@@ -41,6 +41,9 @@ struct ooms_watch_opts {
 	int big_alloc_live;      /* --big-alloc-live: return probes (addresses, frees) */
 	unsigned stack_depth;    /* --stack-depth for big allocations */
 	int64_t thread_limit;    /* --thread-limit: a per-process limit (vendor ROMs) */
+	int no_java_stacks;      /* --no-java-stacks: the shim takes no Java stacks at native events */
+	const char *const *java_platform; /* --java-platform: class prefixes (NULL: attrib's default) */
+	int java_platform_add;   /* --java-platform +LIST: in addition to the default */
 	struct ooms_detect_config detect;
 	struct ooms_jheap_opts java; /* the Java heap watch: runtime, shim, heap rule, dumps */
 };

@@ -512,6 +512,15 @@ static void write_end(struct json *j, const struct run_end *r)
 		json_kuint(j, "runtime_ringbuf_drops", r->runtime_ringbuf_drops);
 		json_kint(j, "dumps", r->dumps);
 	}
+	if (r->java_asked || r->java_sampled_out) {
+		json_key(j, "java_stacks");
+		json_obj(j);
+		json_kuint(j, "asked", r->java_asked);
+		json_kuint(j, "sampled_out", r->java_sampled_out);
+		json_kuint(j, "reported", r->java_reported);
+		json_kuint(j, "unmatched", r->java_unmatched);
+		json_obj_end(j);
+	}
 	if (!isnan(r->collector_cpu_s))
 		json_kdbl(j, "collector_cpu_s", r->collector_cpu_s);
 	if (r->collector_peak_rss_kb)
@@ -539,6 +548,13 @@ static void read_end(struct json_object *o, struct run_end *r)
 	r->runtime_events = ruint64(o, "runtime_events");
 	r->runtime_ringbuf_drops = ruint64(o, "runtime_ringbuf_drops");
 	r->dumps = rint64(o, "dumps");
+	struct json_object *js = get(o, "java_stacks");
+	if (js && json_object_is_type(js, json_type_object)) {
+		r->java_asked = ruint64(js, "asked");
+		r->java_sampled_out = ruint64(js, "sampled_out");
+		r->java_reported = ruint64(js, "reported");
+		r->java_unmatched = ruint64(js, "unmatched");
+	}
 	r->collector_cpu_s = rdbl(o, "collector_cpu_s");
 	r->collector_peak_rss_kb = ruint64(o, "collector_peak_rss_kb");
 }

@@ -147,6 +147,10 @@ struct run_end {
 	const char *runtime;         /* NULL: no Java runtime watched */
 	uint64_t runtime_events, runtime_ringbuf_drops;
 	int64_t dumps;
+	/* Java stacks at native events (the shim's): asked (signals sent), sampled
+	 * out (over a place's limit), reported, and asked but never joined with
+	 * their event; written when any was asked or sampled out */
+	uint64_t java_asked, java_sampled_out, java_reported, java_unmatched;
 	/* oomscope's own cost over the run (getrusage): NAN / 0 when not known */
 	double collector_cpu_s;
 	uint64_t collector_peak_rss_kb;
