@@ -121,7 +121,8 @@ watch_in_cgroup() {
   local d="$TMP/run" pid=$PID
   jq -e --argjson p "$pid" '.cause == "oom-cgroup" and .signal == 9 and .oom_killer.anon_rss_kb > 50000
          and .oom_killer.allocating_pid == $p and .memory_cgroup.limit_bytes == 67108864
-         and (.memory_cgroup.path | endswith("-memory")) and .memory_cgroup.oom_kills >= 1' "$d/death.json"
+         and (.memory_cgroup.path | endswith("-memory")) and .memory_cgroup.oom_kills >= 1' "$d/death.json" ||
+    { jq -c '{cause, signal, oom_killer, memory_cgroup}' "$d/death.json" >&3; false; }
   # the last state is the dying process's, read when the OOM killer chose it
   jq -e '.last_state.rss_kb > 50000' "$d/death.json"
   # the mappings: read when the OOM killer chose it, or (gone first) the last reading
@@ -144,7 +145,8 @@ watch_in_cgroup() {
   local d="$TMP/run" pid=$PID
   jq -e --argjson p "$pid" '.cause == "oom-cgroup" and .signal == 9 and .oom_killer.anon_rss_kb > 50000
          and .oom_killer.allocating_pid == $p and .memory_cgroup.limit_bytes == 67108864
-         and (.memory_cgroup.path | endswith("-memory")) and .memory_cgroup.oom_kills >= 1' "$d/death.json"
+         and (.memory_cgroup.path | endswith("-memory")) and .memory_cgroup.oom_kills >= 1' "$d/death.json" ||
+    { jq -c '{cause, signal, oom_killer, memory_cgroup}' "$d/death.json" >&3; false; }
   # the last state is the dying process's, read when the OOM killer chose it
   jq -e '.last_state.rss_kb > 50000' "$d/death.json"
   # the mappings: read when the OOM killer chose it, or (gone first) the last reading

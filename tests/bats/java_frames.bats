@@ -80,3 +80,41 @@ poller_run() {
   grep -qE '^ +2[0-9]{3} fds +file +<- .*\(Java stack sampled out\)$|^ +2[0-9]{3} fds +file +<- PollerApp.main' "$TMP/r.out"
   grep -qE '^oomscope: Java stacks: .* [1-9][0-9]* sampled out \(past 256 at one place, then 100 a second\)$' "$TMP/r.out"
 }
+
+# PollerApp under run without the shim: --perf-map asks the JVM for its perf
+# map at the end; MODE is interpreted or compiled (-Xcomp, C1 only, frame
+# pointers kept: every method compiled at its first call)
+perfmap_run() { # NAME JAVA_OPTIONS...
+  local name=$1; shift
+  mkdir -p "$TMP/classes" "$TMP/cache-$name"
+  [ -f "$TMP/classes/PollerApp.class" ] || javac -d "$TMP/classes" "$JAVA_DIR/PollerApp.java"
+  start_bg "$name" "$OOMSCOPE" run --perf-map -o "$TMP/$name" -- \
+    java "$@" -cp "$TMP/classes" PollerApp --dir "$TMP/cache-$name" --files 1
+  wait_for "$TMP/$name.out" '^done$' 120
+  kill -INT "$(cat "$TMP/$name.pid")"
+  wait_exit "$(cat "$TMP/$name.pid")" 60
+  # the map the JVM wrote for it (jcmd leaves it, as perf expects)
+  local jvm; jvm=$(sed -n 's/^ready pid=//p' "$TMP/$name.out")
+  [ -f "/tmp/perf-$jvm.map" ]
+  rm -f "/tmp/perf-$jvm.map"
+}
+
+@test "run --perf-map without the shim: JIT-compiled frames named from the JVM's perf map; interpreted ones said to be" {
+  perfmap_run interp
+  perfmap_run comp -Xcomp -XX:TieredStopAtLevel=1 -XX:+PreserveFramePointer
+  local ti="$TMP/interp/threads.json" tc="$TMP/comp/threads.json"
+  # interpreted: the group says so, its frames are the interpreter's, none dropped
+  jq -e '.groups[] | select(.name == "poller-*") | .count == 60 and (.stacks | length) == 1
+         and .stacks[0].created_by == "interpreted Java (--shim names its methods)"
+         and ([.stacks[0].frames[] | select(.jit and .symbol == "Interpreter")] | length) >= 1' "$ti" ||
+    { jq -c '.groups[] | select(.name == "poller-*") | [.stacks[] | {count, created_by, f: [.frames[].text]}]' "$ti" >&3; false; }
+  grep -qE '^ +60 threads poller-\* +<- interpreted Java' "$TMP/interp.out"
+  # compiled: the app's method by the perf map, the whole mixed stack kept
+  jq -e '.groups[] | select(.name == "poller-*") | .count == 60
+         and .stacks[0].created_by == "PollerApp.startPoller(int) (compiled Java)"
+         and ([.stacks[0].frames[] | select(.jit) | .symbol] | index("void PollerApp.main(java.lang.String[])") != null)
+         and ([.stacks[0].frames[].symbol] | index("JVM_StartThread") != null)' "$tc" ||
+    { jq -c '.groups[] | select(.name == "poller-*") | [.stacks[] | {count, created_by, f: [.frames[].text]}]' "$tc" >&3; false; }
+  grep -qE '^ +60 threads poller-\* +<- PollerApp.startPoller\(int\) \(compiled Java\)$' "$TMP/comp.out"
+  grep -q 'PollerApp.startPoller(int) (compiled Java)' "$TMP/comp/report.html"
+}

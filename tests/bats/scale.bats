@@ -103,7 +103,10 @@ no_drops_and_cost() { # RUNDIR MAX_CPU_S MAX_RSS_KB
   # the target takes ~5 s to make everything under the probes (30,000
   # clones with the pthread_create uprobe, NFDS opens with their stacks);
   # the run is stopped once it says it is ready, however long that took
-  start_bg run timeout $((300 * SLOW)) prlimit --nofile="$NOFILE:$NOFILE" -- "$OOMSCOPE" run --json -o "$TMP/run" -- \
+  # (timeout --foreground: the SIGINT goes to oomscope alone; without it
+  # timeout sends it to its whole process group, the target too, which
+  # then dies while the last sample is taken)
+  start_bg run timeout --foreground $((300 * SLOW)) prlimit --nofile="$NOFILE:$NOFILE" -- "$OOMSCOPE" run --json -o "$TMP/run" -- \
     "$TARGETS/scale_target" -n "$NFDS" -m "$NTHREADS" -t $((300 * SLOW))
   wait_for "$TMP/run.out" '^ready pid=' $((240 * SLOW))
   kill -INT "$(cat "$TMP/run.pid")"
@@ -115,7 +118,8 @@ no_drops_and_cost() { # RUNDIR MAX_CPU_S MAX_RSS_KB
   [[ "$output" == *"ready pid="*" dups=$DUPS eventfds=$EVS pipefds=$PIPES workers=$WORKERS io=$IO"* ]]
   s=$(last_sample "$d/timeline.jsonl")
   # threads: the main thread and every one it made
-  [ "$(jq .threads <<<"$s")" -eq $((NTHREADS + 1)) ]
+  [ "$(jq .threads <<<"$s")" -eq $((NTHREADS + 1)) ] ||
+    { grep -E '"type":"(sample|end)"' "$d/timeline.jsonl" | tail -n 3 | jq -c '{type, t, threads, threads_bpf, fds, reason}' >&3; false; }
   [ "$(jq .threads_bpf <<<"$s")" -eq $((NTHREADS + 1)) ]
   [ "$(jq .threads "$d/threads.json")" -eq $((NTHREADS + 1)) ]
   groups_reconcile "$d/threads.json" threads

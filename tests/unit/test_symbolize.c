@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "sym/perfmap.h"
 #include "sym/symbolize.h"
 #include "tap.h"
 
@@ -295,6 +296,105 @@ static void test_corrupt(const char *self)
 	TAP_OK(ooms_sym_elf_lookup("/dev/null", 0, name, sizeof(name), &off) < 0, "device: error");
 }
 
+static struct ooms_perfmap *perfmap_of(const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct ooms_perfmap *pm = NULL;
+
+	if (!f || ooms_perfmap_read(f, &pm) != 0)
+		pm = NULL;
+	if (f)
+		fclose(f);
+	return pm;
+}
+
+/* A JIT's perf map: HotSpot's lines, hostile ones, overlaps; the names it
+ * gives anonymous code through the symbolizer. */
+static void test_perfmap(void)
+{
+	char longname[3000], method[512], text[4096], line[8192];
+	struct ooms_perfmap *pm;
+	uint64_t start = 0;
+	const char *n;
+
+	pm = perfmap_of("0x00007f9578ec71c0 0x0000000000000270 java.lang.Object jdk.internal.misc.Unsafe.get(java.lang.Object, long)\n"
+			"7f9578940b80 17de0 Interpreter\n"
+			"not a line at all\n"
+			"0x1000 0x0 zero-sized\n"
+			"0xffffffffffffff00 0x200 wraps around\n"
+			"0x12345678901234567 0x10 too many digits\n"
+			"0x5000 0x100 old\n"
+			"0x5000 0x80 new\n"
+			"0x6000 0x1000 first\n"
+			"0x6800 0x10 inside\n"
+			"0x9000 0x10 no newline at the end");
+	TAP_OK(pm != NULL, "perf map: read");
+	TAP_EQ_INT((int)ooms_perfmap_count(pm), 6, "perf map: the six good blocks kept, one per start");
+	n = ooms_perfmap_find(pm, 0x7f9578ec71c0 + 0x26f, &start);
+	TAP_EQ_STR(n, "java.lang.Object jdk.internal.misc.Unsafe.get(java.lang.Object, long)", "perf map: a method's last byte");
+	TAP_OK(start == 0x7f9578ec71c0, "perf map: its start");
+	TAP_OK(ooms_perfmap_find(pm, 0x7f9578ec71c0 + 0x270, NULL) == NULL, "perf map: the byte after it is none's");
+	TAP_EQ_STR(ooms_perfmap_find(pm, 0x7f9578940b80, NULL), "Interpreter", "perf map: without 0x");
+	TAP_EQ_STR(ooms_perfmap_find(pm, 0x5010, NULL), "new", "perf map: the later of two at one start");
+	TAP_OK(ooms_perfmap_find(pm, 0x5090, NULL) == NULL, "perf map: ... with its own size");
+	TAP_EQ_STR(ooms_perfmap_find(pm, 0x67ff, NULL), "first", "perf map: a block before the one inside it");
+	TAP_EQ_STR(ooms_perfmap_find(pm, 0x6805, NULL), "inside", "perf map: the block inside");
+	TAP_OK(ooms_perfmap_find(pm, 0x6900, NULL) == NULL, "perf map: the outer block ends where the inner begins");
+	TAP_EQ_STR(ooms_perfmap_find(pm, 0x9000, NULL), "no newline at the end", "perf map: a last line without a newline");
+	TAP_OK(ooms_perfmap_find(pm, 0x1000, NULL) == NULL && ooms_perfmap_find(pm, 0xffffffffffffff10ull, NULL) == NULL,
+	       "perf map: zero-sized and wrapping blocks skipped");
+	ooms_perfmap_free(pm);
+
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	snprintf(line, sizeof(line), "0x100 0x10 %s\n", longname);
+	pm = perfmap_of(line);
+	n = ooms_perfmap_find(pm, 0x100, NULL);
+	TAP_OK(n && strlen(n) == 1024, "perf map: a name cut at 1 KiB");
+	ooms_perfmap_free(pm);
+	pm = perfmap_of("");
+	TAP_OK(pm && !ooms_perfmap_count(pm) && !ooms_perfmap_find(pm, 0, NULL), "perf map: an empty file");
+	ooms_perfmap_free(pm);
+
+	TAP_EQ_INT(ooms_perfmap_kind("void PollerApp.startPoller(int)", method, sizeof(method)), OOMS_PM_METHOD,
+		   "perf map: a compiled method");
+	TAP_EQ_STR(method, "PollerApp.startPoller(int)", "perf map: ... named without its return type");
+	TAP_EQ_INT(ooms_perfmap_kind("java.lang.Object jdk.internal.misc.Unsafe.get(java.lang.Object, long)", method,
+				     sizeof(method)), OOMS_PM_METHOD, "perf map: arguments with spaces");
+	TAP_EQ_STR(method, "jdk.internal.misc.Unsafe.get(java.lang.Object, long)", "perf map: ... kept whole");
+	TAP_EQ_INT(ooms_perfmap_kind("Interpreter", method, sizeof(method)), OOMS_PM_INTERPRETER, "perf map: the interpreter");
+	TAP_EQ_INT(ooms_perfmap_kind("StubRoutines (1)", method, sizeof(method)), OOMS_PM_OTHER, "perf map: a stub");
+	TAP_EQ_INT(ooms_perfmap_kind("I2C/C2I adapters(0xbe)", method, sizeof(method)), OOMS_PM_OTHER, "perf map: adapters");
+
+	/* anonymous executable memory of our own, named by a map */
+	{
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		uint8_t *code = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct ooms_symbolizer *s = ooms_sym_new(getpid());
+		struct ooms_frame f;
+
+		TAP_OK(code != MAP_FAILED && s, "perf map: an anonymous code page");
+		if (code == MAP_FAILED || !s)
+			return;
+		snprintf(line, sizeof(line), "%" PRIx64 " 40 void a.B.c(int)\n", (uint64_t)(uintptr_t)code);
+		ooms_sym_set_perfmap(s, perfmap_of(line));
+		TAP_OK(ooms_sym_has_perfmap(s), "perf map: set");
+		TAP_EQ_INT(ooms_sym_resolve(s, (uint64_t)(uintptr_t)code + 0x11, 1, &f), 0, "perf map: resolved");
+		TAP_OK(f.jit && !f.module && f.symbol && !strcmp(f.symbol, "void a.B.c(int)") && f.sym_offset == 0x11,
+		       "perf map: the frame named by it, jit, its offset");
+		ooms_frame_format(&f, text, sizeof(text));
+		snprintf(line, sizeof(line), "[jit] 0x%" PRIx64 " void a.B.c(int)+17", (uint64_t)(uintptr_t)code + 0x11);
+		TAP_EQ_STR(text, line, "perf map: the frame's text");
+		/* a newer map replaces it; the old names stay valid */
+		ooms_sym_set_perfmap(s, perfmap_of("0x10 0x10 elsewhere\n"));
+		TAP_EQ_INT(ooms_sym_resolve(s, (uint64_t)(uintptr_t)code + 0x11, 1, &f), 0, "perf map: resolved again");
+		TAP_OK(!f.jit && !f.symbol, "perf map: a newer map without the block names nothing there");
+		TAP_EQ_STR(text, line, "perf map: the old frame's text still readable");
+		ooms_sym_free(s);
+		munmap(code, page);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct ooms_symbolizer *s = ooms_sym_new(getpid());
@@ -313,6 +413,7 @@ int main(int argc, char **argv)
 
 	test_format();
 	test_corrupt("/proc/self/exe");
+	test_perfmap();
 
 	if (argc > 1) {
 		test_minidebuginfo(argv[1]);

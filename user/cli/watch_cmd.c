@@ -58,7 +58,7 @@ enum {
 	OPT_NOPTHREAD, OPT_RINGBUF, OPT_BIGALLOC, OPT_BIGALLOC_MODE, OPT_BIGALLOC_LIVE, OPT_STACKDEPTH,
 	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOSTRINGS, OPT_NOANALYZE, OPT_LEAKCLASS,
-	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT, OPT_NOJSTACKS, OPT_JPLATFORM,
+	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT, OPT_NOJSTACKS, OPT_JPLATFORM, OPT_PERFMAP,
 };
 
 static const char *app_pkg;  /* --app */
@@ -144,6 +144,10 @@ static const struct cli_opt options[] = {
 	{"no-java-stacks", 0, no_argument, OPT_NOJSTACKS, NULL,
 	 "with --shim on HotSpot: do not take the Java frames of the\nthreads that make threads, fds and large mappings (on by\n"
 	 "default: a signal to the thread; the first 256 of each\nnative place, then 100 a second)"},
+	{"perf-map", 0, no_argument, OPT_PERFMAP, NULL,
+	 "HotSpot without the shim's Java stacks: at the end, ask the\nJVM to write its perf map (jcmd Compiler.perfmap, JDK 17+;\n"
+	 "it may start its Attach Listener thread for it) and name\nthe JIT-compiled frames of the creation stacks by it\n"
+	 "(-XX:+PreserveFramePointer keeps them walkable); a map\nthe JVM wrote itself is read either way"},
 	{"java-platform", 0, required_argument, OPT_JPLATFORM, "LIST",
 	 "comma-separated class prefixes that are the platform's,\nnot the app's: a group is named by the first Java frame\n"
 	 "outside them (default java.,jdk.,sun.,com.sun.,android.,\nandroidx.,kotlin.,kotlinx.,com.android.internal.,dalvik.,\n"
@@ -371,6 +375,7 @@ static int opt_java(int c, struct ooms_watch_opts *o, struct heap_flags *hf)
 		case OPT_NOANALYZE: o->java.analyze = 0; break;
 		case OPT_NOSTRINGS: o->java.no_strings = 1; break;
 		case OPT_NOJSTACKS: o->no_java_stacks = 1; break;
+		case OPT_PERFMAP: o->java_perf_map = 1; break;
 		case OPT_JPLATFORM: {
 			static char *copy;
 			static const char *list[65];

@@ -167,6 +167,11 @@ size_t ooms_attrib_java_pending(const struct ooms_attrib *a)
 	return n;
 }
 
+void ooms_attrib_java_runtime(struct ooms_attrib *a, int yes)
+{
+	a->java_runtime = yes;
+}
+
 uint64_t ooms_attrib_java_unmatched(const struct ooms_attrib *a)
 {
 	return a->java_unmatched + ooms_attrib_java_pending(a);

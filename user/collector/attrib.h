@@ -58,6 +58,11 @@ uint64_t ooms_attrib_java_unmatched(const struct ooms_attrib *a);
  * NULL-terminated list that outlives a; keep_default: these and the default. */
 void ooms_attrib_java_platform(struct ooms_attrib *a, const char *const *prefixes, int keep_default);
 
+/* The target runs a Java runtime (HotSpot, ART): frames in its anonymous
+ * executable memory are Java code, named by the symbolizer's perf map when
+ * it has one. */
+void ooms_attrib_java_runtime(struct ooms_attrib *a, int yes);
+
 /* For other recorders of events with stacks (allocs.c): the event's stack,
  * repaired (through slice, a copy of the stack from e->sp) and cut to depth
  * frames (0: all), interned; its frames in

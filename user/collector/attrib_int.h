@@ -75,6 +75,7 @@ struct ooms_attrib {
 	uint64_t java_unmatched; /* reports whose event never came, or asks never answered */
 	const char *const *platform; /* Java class prefixes that are the platform's, not the app's */
 	int platform_add;            /* ... in addition to the default ones */
+	int java_runtime;            /* the target runs Java: its anonymous code is Java's */
 };
 
 struct origin *attrib_fd_origin(struct ooms_attrib *a, int64_t fd);

@@ -2,6 +2,7 @@
  * with their creation stacks in crash-log form), and the end's summary. */
 #define _GNU_SOURCE
 #include "collector/attrib_int.h"
+#include "sym/perfmap.h"
 #include "util/text.h"
 
 static void write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack);
@@ -24,7 +25,9 @@ static void write_frame(struct json *j, struct ooms_attrib *a, uint64_t addr, in
 		json_kuint(j, "offset", f.offset);
 	}
 	json_kstr(j, "symbol", f.symbol);
-	if (f.symbol) {
+	if (f.jit)
+		json_kbool(j, "jit", 1);
+	if (f.symbol && !f.jit) {
 		char name[256];
 		const char *d = ooms_demangle(f.symbol, name, sizeof(name));
 
@@ -159,7 +162,7 @@ static void write_java_frames(struct json *j, struct ooms_attrib *a, uint32_t js
 /* A Java runtime's own native code: the app's is past it. */
 static int is_runtime(const char *base)
 {
-	static const char *const prefixes[] = {"libjvm.so", "libjava.so", "libnio.so", "libnet.so", "libzip.so",
+	static const char *const prefixes[] = {"libjvm.so", "libjava.so", "libjli.so", "libnio.so", "libnet.so", "libzip.so",
 					       "libart.so", "libartbase.so", "libopenjdk.so", "libopenjdkjvm.so",
 					       "libjavacore.so", "libandroid_runtime.so"};
 
@@ -167,6 +170,34 @@ static int is_runtime(const char *base)
 		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
 			return 1;
 	return 0;
+}
+
+/* A frame in a Java runtime's anonymous code (its JIT-compiled methods, its
+ * interpreter): named by the perf map where there is one. Returns the
+ * culprit's text, or NULL when the frame does not name one in this pass
+ * (pass 0: the app's own code only). */
+static const char *java_code_culprit(struct ooms_attrib *a, const struct ooms_frame *f, int pass, char *buf,
+				     size_t len)
+{
+	char method[512];
+
+	if (!f->jit)
+		return pass || !a->java_runtime || !ooms_sym_is_exec(a->sym, f->addr)
+			       ? NULL
+			       : (snprintf(buf, len, "Java code (JIT-compiled or interpreted: --perf-map or --shim names it)"),
+				  buf);
+	switch (ooms_perfmap_kind(f->symbol, method, sizeof(method))) {
+	case OOMS_PM_METHOD:
+		if (!pass && java_is_platform(a, method, strlen(method)))
+			return NULL;
+		snprintf(buf, len, "%s (compiled Java)", method);
+		return buf;
+	case OOMS_PM_INTERPRETER:
+		snprintf(buf, len, "interpreted Java (--shim names its methods)");
+		return pass ? NULL : buf;
+	default:
+		return NULL; /* a stub */
+	}
 }
 
 /* The first frame outside the plumbing and the Java runtime: "who did it";
@@ -184,8 +215,13 @@ static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, siz
 			char name[256];
 
 			memset(&f, 0, sizeof(f));
-			if (ooms_sym_resolve(a->sym, fr[i], i > 0, &f) != 0 || !f.module)
+			if (ooms_sym_resolve(a->sym, fr[i], i > 0, &f) != 0)
 				continue;
+			if (!f.module) {
+				if (java_code_culprit(a, &f, pass, buf, len))
+					return buf;
+				continue;
+			}
 			base = strrchr(f.module, '/');
 			base = base ? base + 1 : f.module;
 			if (is_plumbing(base) || (!pass && is_runtime(base)))

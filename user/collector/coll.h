@@ -92,6 +92,10 @@ struct coll {
 	size_t js_len;
 	uint64_t js_next_try_ns;
 	uint64_t js_reports;
+	/* HotSpot's perf map (coll_java.c): when last asked for, the loaded one's mtime */
+	uint64_t pm_asked_ns;
+	int64_t pm_mtime_ns;
+	int pm_said;
 	uint64_t start_ns;
 	int64_t threads_max;
 	int64_t prev_vmsize_kb;
@@ -178,6 +182,10 @@ void coll_java_try(struct coll *c);
 void coll_java_read(struct coll *c);
 void coll_java_settle(struct coll *c, int ms);
 void coll_java_close(struct coll *c);
+/* Before groups are written: the runtime told to the attribution, and
+ * HotSpot's perf map loaded if there is one (ask: --perf-map asks the JVM
+ * to write it first, when not asked in the last 2 s). */
+void coll_java_perfmap(struct coll *c, int ask);
 /* the ring buffer alone (no crossings acted on): a long /proc read's tick */
 void coll_consume_ring(void *ctx);
 int coll_read_ring(struct coll *c);

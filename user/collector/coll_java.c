@@ -14,7 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/hs_attach.h"
 #include "runtime/shim_client.h"
+#include "sym/perfmap.h"
+#include <sys/stat.h>
 
 void coll_java_try(struct coll *c)
 {
@@ -124,4 +127,57 @@ void coll_java_close(struct coll *c)
 	c->js_conn = -1;
 	if (c->skel)
 		c->skel->bss->java_signal = 0;
+}
+
+void coll_java_perfmap(struct coll *c, int ask)
+{
+	enum ooms_rt_kind rt = c->jheap ? ooms_jheap_runtime(c->jheap) : OOMS_RT_NATIVE;
+	int alive = coll_target_ours(c) && !c->died;
+	char path[128], err[256];
+	struct hs_attach_result *res;
+	struct ooms_perfmap *pm;
+	struct stat st;
+	int64_t mtime;
+	FILE *f;
+	int e;
+
+	if (rt == OOMS_RT_NATIVE && alive) { /* a JVM exec'd since the last sample */
+		struct ooms_rt_target t;
+
+		if (ooms_rt_detect(c->pid, OOMS_RT_AUTO, &t) == 0)
+			rt = t.kind;
+	}
+	ooms_attrib_java_runtime(c->attrib, rt == OOMS_RT_HOTSPOT || rt == OOMS_RT_ART);
+	if (rt != OOMS_RT_HOTSPOT)
+		return;
+	if (ask && c->o->java_perf_map && alive && coll_now_ns() - c->pm_asked_ns > 2000000000ull) {
+		c->pm_asked_ns = coll_now_ns();
+		if ((res = malloc(sizeof(*res)))) {
+			e = hs_attach_command(c->pid, "jcmd", "Compiler.perfmap", NULL, NULL, 10000, res, err, sizeof(err));
+			if (!e && res->code)
+				snprintf(err, sizeof(err), "the JVM answered %d: %.200s (JDK 17 or later writes it)", res->code,
+					 res->out);
+			if ((e || res->code) && !c->pm_said++ && !c->o->json)
+				fprintf(stderr, "oomscope: --perf-map: no perf map from the JVM: %s\n", err);
+			free(res);
+		}
+	}
+	/* the JVM writes /tmp/perf-PID.map in its own mount and pid namespaces;
+	 * once it has exited, only a launched one's is reachable (ours) */
+	if (alive)
+		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)c->pid, (int)hs_ns_pid(c->pid));
+	else if (c->launched)
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)c->pid);
+	else
+		return;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return;
+	mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	if (mtime == c->pm_mtime_ns || !(f = fopen(path, "re")))
+		return; /* the one loaded already */
+	if (ooms_perfmap_read(f, &pm) == 0) {
+		ooms_sym_set_perfmap(c->sym, pm);
+		c->pm_mtime_ns = mtime;
+	}
+	fclose(f);
 }

@@ -484,6 +484,11 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 	why = loop(&c);
 	coll_consume(&c);
 	coll_java_settle(&c, 2000); /* the Java stacks asked for, before the files are written */
+	/* --perf-map: asked for now, before the last sample (the JVM may start
+	 * its Attach Listener thread for it: seen like any other); at a
+	 * crossing the one loaded is used, never asked (the attach can take a
+	 * second, while a storm fills the ring buffer) */
+	coll_java_perfmap(&c, 1);
 	ooms_jheap_finish(c.jheap, 600);
 	/* a last sample at the end, with /proc's lists read whole, unless one
 	 * was just taken, whole, with no event since, or the target is gone */

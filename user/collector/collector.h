@@ -44,6 +44,7 @@ struct ooms_watch_opts {
 	int no_java_stacks;      /* --no-java-stacks: the shim takes no Java stacks at native events */
 	const char *const *java_platform; /* --java-platform: class prefixes (NULL: attrib's default) */
 	int java_platform_add;   /* --java-platform +LIST: in addition to the default */
+	int java_perf_map;       /* --perf-map: ask HotSpot for its perf map before groups are written */
 	struct ooms_detect_config detect;
 	struct ooms_jheap_opts java; /* the Java heap watch: runtime, shim, heap rule, dumps */
 };

@@ -6,6 +6,7 @@
  * input (maps, ELF files, compressed sections) may be hostile: all sizes are
  * checked, and a corrupt ELF only yields no symbols. */
 #include "sym/elf.h"
+#include "sym/perfmap.h"
 #include "util/vec.h"
 
 struct module {
@@ -35,6 +36,8 @@ struct ooms_symbolizer {
 	size_t nmaps;
 	struct module **mods;
 	size_t nmods, mods_cap;
+	struct ooms_perfmap **pms; /* the last names anonymous code; the others keep their names valid */
+	size_t npms, pms_cap;
 };
 
 /* The module's file as the target sees it: through its root, or through
@@ -233,6 +236,9 @@ void ooms_sym_free(struct ooms_symbolizer *s)
 		return;
 	for (i = 0; i < s->nmods; i++)
 		module_free(s->mods[i]);
+	for (i = 0; i < s->npms; i++)
+		ooms_perfmap_free(s->pms[i]);
+	free(s->pms);
 	free(s->mods);
 	free(s->maps);
 	free(s);
@@ -272,8 +278,14 @@ int ooms_sym_resolve(struct ooms_symbolizer *s, uint64_t addr, int is_return_add
 		return -ENOENT;
 	m = mp->mod;
 	if (!m) {               /* anonymous: no module, offset in the mapping */
+		uint64_t start;
+
 		f->base = mp->start;
 		f->offset = addr - mp->start;
+		if (s->npms && (f->symbol = ooms_perfmap_find(s->pms[s->npms - 1], a, &start))) {
+			f->jit = 1;
+			f->sym_offset = addr - start;
+		}
 		return 0;
 	}
 	f->module = m->path;
@@ -319,6 +331,21 @@ int ooms_sym_is_exec(struct ooms_symbolizer *s, uint64_t addr)
 	return mp && mp->exec;
 }
 
+void ooms_sym_set_perfmap(struct ooms_symbolizer *s, struct ooms_perfmap *pm)
+{
+	struct ooms_perfmap **slot;
+
+	if (!s || !pm || !(slot = VEC_PUSH(s->pms, s->npms, s->pms_cap)))
+		ooms_perfmap_free(pm);
+	else
+		*slot = pm;
+}
+
+int ooms_sym_has_perfmap(const struct ooms_symbolizer *s)
+{
+	return s && s->npms;
+}
+
 int ooms_frame_format(const struct ooms_frame *f, char *buf, size_t len)
 {
 	const char *base;
@@ -326,7 +353,9 @@ int ooms_frame_format(const struct ooms_frame *f, char *buf, size_t len)
 
 	if (!f || !buf || !len)
 		return -EINVAL;
-	if (!f->module) {
+	if (!f->module && f->jit) {
+		n = snprintf(buf, len, "[jit] 0x%" PRIx64 " %s+%" PRIu64, f->addr, f->symbol, f->sym_offset);
+	} else if (!f->module) {
 		n = snprintf(buf, len, "[unknown] 0x%" PRIx64, f->addr);
 	} else {
 		base = strrchr(f->module, '/');

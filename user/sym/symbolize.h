@@ -22,11 +22,20 @@ struct ooms_frame {
 	const char *symbol;     /* function name, or NULL */
 	uint64_t sym_offset;    /* addr - symbol start */
 	const char *build_id;   /* hex build-id of the module, or NULL */
+	int jit;                /* anonymous code named by a JIT's perf map (symbol: its name) */
 };
 
 /* root_pid: whose /proc/PID/root to open modules through (usually = pid). */
 struct ooms_symbolizer *ooms_sym_new(pid_t pid);
 void ooms_sym_free(struct ooms_symbolizer *s);
+
+/* A JIT's perf map (perfmap.h, taken over) names the code in anonymous
+ * mappings from now on; the one it replaces is kept, so that names handed
+ * out stay valid. */
+struct ooms_perfmap;
+void ooms_sym_set_perfmap(struct ooms_symbolizer *s, struct ooms_perfmap *pm);
+/* 1 when a perf map is set. */
+int ooms_sym_has_perfmap(const struct ooms_symbolizer *s);
 
 /* Re-read /proc/PID/maps (after the target mapped new code). 0 or -errno. */
 int ooms_sym_refresh(struct ooms_symbolizer *s);
