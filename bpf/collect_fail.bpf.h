@@ -96,6 +96,9 @@ static __always_inline void call_failed(void *ctx, struct pt_regs *regs, long sl
 	e->live = cls == SC_CLONE ? totals.threads_live : totals.fds_live;
 	e->nr = slot;
 	event_stack(ctx, e, user_sp(regs), user_lr(regs));
+	e->java_pc = 0;
+	e->java_sp = 0;
+	java_ask(e, regs);
 	read_deep(a->deep, e->sp);
 	/* a failure is what the collector must see before the process dies */
 	bpf_ringbuf_submit(a, BPF_RB_FORCE_WAKEUP);

@@ -96,13 +96,19 @@ leak_named() {
   wait_for "$TMP/jvm.out" '^ready pid=' 120
   local pid; pid=$(cat "$TMP/jvm.pid")
   start_bg w "$OOMSCOPE" watch -p "$pid" --shim -o "$TMP/t"
-  # the burst once the shim, loaded by attach, has armed its hook at the throw
+  # the burst once the shim, loaded by attach, has armed its hook at the
+  # throw and takes Java stacks
   wait_for "$TMP/w.out" 'the shim is armed' 120
+  wait_for "$TMP/w.out" 'Java stacks: the shim takes them' 60
   touch "$TMP/go"
   wait_exit "$(cat "$TMP/w.pid")" 60
   for _ in $(seq 1 50); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
   grep -q 'OutOfMemoryError: unable to create native thread' "$TMP/jvm.out"
-  jq -e '.groups[] | select(.kind == "threads") | .errno == "EAGAIN" and (.called_by | test("create_thread"))' "$TMP/t/failures.json"
+  # the failing clone named by the Java code that started the thread, its Java frames with it
+  jq -e '.groups[] | select(.kind == "threads") | .errno == "EAGAIN" and (.called_by | startswith("ThreadBomb.spawn(ThreadBomb.java:"))
+         and (.java_frames | index("java.lang.Thread.start0(Native Method)")) != null
+         and ([.frames[].symbol] | map(select(. != null and test("create_thread"))) | length) == 1' "$TMP/t/failures.json" ||
+    { jq -c '[.groups[] | {kind, errno, called_by, java_frames, java_stack}]' "$TMP/t/failures.json" >&3; false; }
   local tl="$TMP/t/timeline.jsonl"
   grep '"type":"oom"' "$tl" | jq -se 'map(select(.source == "probe" and (.message | startswith("unable to create native thread")))) | length >= 1'
   grep '"type":"oom"' "$tl" | jq -se 'map(select(.source == "shim" and .kind == "threads"

@@ -38,6 +38,7 @@ void ooms_attrib_free(struct ooms_attrib *a)
 		free(a->jstacks[i]);
 	free(a->jstacks);
 	free(a->jp);
+	free(a->jf);
 	free(a);
 }
 
@@ -92,7 +93,37 @@ static void java_apply(struct ooms_attrib *a, const struct jpend *p, uint32_t js
 			if (a->maps[i].addr == (uint64_t)p->key)
 				java_set(&a->maps[i].o, p->ts_ns, jstack);
 		break;
+	case EV_CALL_FAIL:
+		for (size_t i = a->njf; i-- > 0;)
+			if (a->jf[i].tid == p->tid && a->jf[i].ts_ns == p->ts_ns && a->jf[i].jstate == JS_ASKED) {
+				a->jf[i].jstate = jstack ? JS_GOT : JS_NO_JAVA;
+				a->jf[i].jstack = jstack;
+			}
+		break;
 	}
+}
+
+static void jfail_push(struct ooms_attrib *a, const struct ooms_event *e)
+{
+	if (!a->jf && !(a->jf = calloc(MAX_JFAIL, sizeof(*a->jf))))
+		return;
+	if (a->njf == MAX_JFAIL) {
+		memmove(a->jf, a->jf + 1, (MAX_JFAIL - 1) * sizeof(*a->jf));
+		a->njf--;
+	}
+	a->jf[a->njf++] = (struct jfail){e->tid, e->ts_ns,
+		e->java_pc ? JS_ASKED : e->java_sp == OOMS_JAVA_SAMPLED_OUT ? JS_SAMPLED : JS_NONE, 0};
+}
+
+int ooms_attrib_java_of_call(const struct ooms_attrib *a, uint32_t tid, uint64_t ts_ns, uint32_t *jstack)
+{
+	for (size_t i = a->njf; i-- > 0;)
+		if (a->jf[i].tid == tid && a->jf[i].ts_ns == ts_ns) {
+			*jstack = a->jf[i].jstack;
+			return a->jf[i].jstate;
+		}
+	*jstack = 0;
+	return JS_NONE;
 }
 
 static void jp_remove(struct ooms_attrib *a, size_t i)
@@ -143,10 +174,10 @@ void ooms_attrib_java_report(struct ooms_attrib *a, uint32_t tid, uint64_t sp, u
 	ssize_t i = jp_find(a, tid, sp, pc, 1);
 
 	/* pthread_create blocks signals across its clone: the one asked at the
-	 * thread's start comes where it unblocks them, at another pc and sp;
-	 * the thread's oldest such ask is its */
+	 * thread's start (or its failed clone) comes where it unblocks them, at
+	 * another pc and sp; the thread's oldest such ask is its */
 	for (size_t k = 0; i < 0 && k < a->njp; k++)
-		if (a->jp[k].tid == tid && a->jp[k].type == EV_THREAD_NEW)
+		if (a->jp[k].tid == tid && (a->jp[k].type == EV_THREAD_NEW || a->jp[k].type == EV_CALL_FAIL))
 			i = (ssize_t)k;
 	if (i >= 0) {
 		struct jpend p = a->jp[i];
@@ -298,6 +329,11 @@ void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 			java_asked(a, e, e->ret, -1);
 		break;
 	}
+	case EV_CALL_FAIL:
+		jfail_push(a, e);
+		if (e->java_pc)
+			java_asked(a, e, 0, -1);
+		break;
 	}
 }
 

@@ -58,6 +58,17 @@ uint64_t ooms_attrib_java_unmatched(const struct ooms_attrib *a);
  * NULL-terminated list that outlives a; keep_default: these and the default. */
 void ooms_attrib_java_platform(struct ooms_attrib *a, const char *const *prefixes, int keep_default);
 
+/* A failed call's Java stack, by its thread and time (ev.ts_ns): JS state
+ * (0: none asked) and, when reported, *jstack for the two below. */
+int ooms_attrib_java_of_call(const struct ooms_attrib *a, uint32_t tid, uint64_t ts_ns, uint32_t *jstack);
+/* Whom a Java stack names: the app's first frame (else the first), or NULL
+ * when the state is not "reported with frames". */
+const char *ooms_attrib_java_culprit(struct ooms_attrib *a, int jstate, uint32_t jstack, char *buf, size_t len);
+/* A JSON object's java_frames (the frames reported) or java_stack (why
+ * there are none); nothing when none was asked. */
+struct json;
+void ooms_attrib_write_java(struct json *j, struct ooms_attrib *a, int jstate, uint32_t jstack);
+
 /* The target runs a Java runtime (HotSpot, ART): frames in its anonymous
  * executable memory are Java code, named by the symbolizer's perf map when
  * it has one. */

@@ -38,11 +38,20 @@ enum { JS_NONE = 0, JS_ASKED, JS_GOT, JS_NO_JAVA, JS_SAMPLED };
 struct jpend {
 	uint32_t tid;
 	uint64_t sp, pc, ts_ns;
-	uint16_t type;          /* EV_FD_OPEN, EV_THREAD_NEW, EV_MMAP_BIG; 0: a report waiting */
+	uint16_t type;          /* EV_FD_OPEN, EV_THREAD_NEW, EV_MMAP_BIG, EV_CALL_FAIL; 0: a report waiting */
 	int64_t key, key2;      /* the fd(s), the new thread's tid, the mapping's address */
 	uint32_t jstack;        /* a report waiting: what it said (0: no Java frames) */
 };
 #define MAX_JPEND 4096
+
+/* A failed call's Java stack (failures.c asks by its thread and time). */
+struct jfail {
+	uint32_t tid;
+	uint64_t ts_ns;
+	uint8_t jstate;
+	uint32_t jstack;
+};
+#define MAX_JFAIL 1024
 
 struct thread_slot {
 	uint32_t tid; /* 0 = empty */
@@ -72,6 +81,8 @@ struct ooms_attrib {
 	size_t njstacks, jstacks_cap;
 	struct jpend *jp;      /* asked, not reported yet; and reported, not yet seen */
 	size_t njp;
+	struct jfail *jf;      /* the newest failed calls, with their Java stacks */
+	size_t njf;
 	uint64_t java_unmatched; /* reports whose event never came, or asks never answered */
 	const char *const *platform; /* Java class prefixes that are the platform's, not the app's */
 	int platform_add;            /* ... in addition to the default ones */

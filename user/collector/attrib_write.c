@@ -159,6 +159,21 @@ static void write_java_frames(struct json *j, struct ooms_attrib *a, uint32_t js
 	json_arr_end(j);
 }
 
+const char *ooms_attrib_java_culprit(struct ooms_attrib *a, int jstate, uint32_t jstack, char *buf, size_t len)
+{
+	return jstate == JS_GOT ? java_culprit(a, jstack, buf, len) : NULL;
+}
+
+void ooms_attrib_write_java(struct json *j, struct ooms_attrib *a, int jstate, uint32_t jstack)
+{
+	if (jstate == JS_GOT)
+		write_java_frames(j, a, jstack);
+	else if (jstate)
+		json_kstr(j, "java_stack", jstate == JS_NO_JAVA ? "none (not in Java code)"
+					   : jstate == JS_SAMPLED ? "sampled out (over its place's limit)"
+								  : "asked, not reported");
+}
+
 /* A Java runtime's own native code: the app's is past it. */
 static int is_runtime(const char *base)
 {
@@ -333,12 +348,7 @@ static void write_stack_groups(struct json *j, struct ooms_attrib *a, struct ite
 			json_kstr(j, "created_by", x->jstate == JS_GOT ? java_culprit(a, x->jstack, buf, sizeof(buf))
 								      : culprit(a, x->stack, buf, sizeof(buf)));
 			json_kstr(j, "creator_thread", x->creator[0] ? x->creator : NULL);
-			if (x->jstate == JS_GOT)
-				write_java_frames(j, a, x->jstack);
-			else if (x->jstate)
-				json_kstr(j, "java_stack", x->jstate == JS_NO_JAVA ? "none (not in Java code)"
-							   : x->jstate == JS_SAMPLED ? "sampled out (over its place's limit)"
-										     : "asked, not reported");
+			ooms_attrib_write_java(j, a, x->jstate, x->jstack);
 			if (is_thread) {
 				if (x->start) {
 					json_key(j, "start_routine");

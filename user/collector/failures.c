@@ -159,8 +159,12 @@ static const char *errno_name(int e)
 void ooms_failures_line(struct ooms_failures *f, const struct ooms_fail_group *g, char *buf, size_t len)
 {
 	char who[300], what[64] = "";
-	const char *by = ooms_attrib_culprit(f->a, g->stack, who, sizeof(who));
+	uint32_t js;
+	int jstate = ooms_attrib_java_of_call(f->a, g->tid, g->first_ns, &js);
+	const char *by = ooms_attrib_java_culprit(f->a, jstate, js, who, sizeof(who));
 
+	if (!by)
+		by = ooms_attrib_culprit(f->a, g->stack, who, sizeof(who));
 	if (g->kind == FAIL_FDS)
 		snprintf(what, sizeof(what), " (%lld fds open)", (long long)g->live);
 	else if (g->kind == FAIL_THREADS)
@@ -192,9 +196,15 @@ void ooms_failures_json(struct json *j, struct ooms_failures *f, const struct oo
 		json_khex(j, "clone_flags", g->bytes);
 	} else
 		json_kuint(j, "bytes", g->bytes);
-	json_kstr(j, "called_by", ooms_attrib_culprit(f->a, g->stack, who, sizeof(who)));
-	if (!brief)
+	uint32_t js;
+	int jstate = ooms_attrib_java_of_call(f->a, g->tid, g->first_ns, &js);
+	const char *by = ooms_attrib_java_culprit(f->a, jstate, js, who, sizeof(who));
+
+	json_kstr(j, "called_by", by ? by : ooms_attrib_culprit(f->a, g->stack, who, sizeof(who)));
+	if (!brief) {
 		ooms_attrib_write_frames(j, f->a, g->stack);
+		ooms_attrib_write_java(j, f->a, jstate, js);
+	}
 }
 
 static int by_count(const void *a, const void *b)
