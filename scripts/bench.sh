@@ -100,6 +100,9 @@ scripts/bench-hprof.sh
 # the large-allocation table
 scripts/bench-allocs.sh
 
+# the Java rows: thread starts and file opens from Java, with and without the shim's Java stacks
+scripts/bench-java.sh
+
 # the heap dump pause table
 scripts/bench-heapdump.sh
 

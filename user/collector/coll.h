@@ -126,6 +126,8 @@ struct coll {
 	struct ooms_sample last_smp;    /* the last sample: limits for rules checked on events */
 	int have_smp;
 	struct ooms_cgroup cg;          /* the target's cgroups at the last sample */
+	struct ooms_cgroup cg_prev;     /* ... at the sample before (cg_prev_ns 0: none) */
+	uint64_t cg_ns, cg_prev_ns;     /* when they were read */
 	int died;                       /* the kernel side saw the last thread exit */
 	/* found while events are handled, acted on once the batch is read (so
 	 * a snapshot's every member has had its creation event attributed) */

@@ -122,7 +122,17 @@ static void fill_limits(struct coll *c, const struct proc_limits *lim, struct oo
 		smp->thread_limit = c->o->thread_limit;
 		smp->thread_limit_src = "--thread-limit";
 	}
-	if (ooms_cgroup_find(c->pid, &c->cg) == 0 && c->cg.pids_max > 0 && c->cg.pids_max < smp->thread_limit) {
+	struct ooms_cgroup cg;
+
+	/* kept as they were once the OOM killer has chosen the target: the
+	 * death's cause is read from what changed since */
+	if (!c->skel->bss->oom.ts_ns && ooms_cgroup_find(c->pid, &cg) == 0) {
+		c->cg_prev = c->cg;
+		c->cg_prev_ns = c->cg_ns;
+		c->cg = cg;
+		c->cg_ns = coll_now_ns();
+	}
+	if (c->cg.pids_max > 0 && c->cg.pids_max < smp->thread_limit) {
 		smp->thread_limit = c->cg.pids_max;
 		smp->thread_limit_src = "pids.max";
 	}

@@ -61,7 +61,8 @@ static int setup(struct coll *c)
 		coll_err("out of memory");
 		return -1;
 	}
-	ooms_cgroup_find(c->pid, &c->cg);
+	if (ooms_cgroup_find(c->pid, &c->cg) == 0)
+		c->cg_ns = coll_now_ns();
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), coll_handle_event, c, NULL);
 	if (!c->rb) {
 		coll_explain_bpf_error("opening the ring buffer", -errno);
@@ -350,12 +351,19 @@ static int start(struct coll *c)
 static void target_ended(struct coll *c, int status, struct ooms_death_rec *d)
 {
 	struct ooms_cgroup after = c->cg;
+	const struct ooms_cgroup *before = &c->cg;
+	uint64_t oom_ns = c->skel->bss->oom.ts_ns;
 	struct ooms_snapshot held;
 	struct death_line dl = {c, d, &after};
 
+	/* the cgroup's counters as they were before the OOM kill: a sample
+	 * taken while the kernel tore the victim down (long, for a large one)
+	 * has them counted already */
+	if (oom_ns && c->cg_ns + 100000000ull > oom_ns && c->cg_prev_ns)
+		before = &c->cg_prev;
 	ooms_cgroup_refresh(&after);
 	ooms_death_classify(c->died ? &c->skel->bss->death : NULL, c->skel->bss->last_sig, OOMS_NSIG,
-			    &c->skel->bss->oom, c->pid, &c->cg, &after, status, d);
+			    &c->skel->bss->oom, c->pid, before, &after, status, d);
 	if (coll_held_snapshot(c, &held) == 0) {
 		ooms_snapshot_free(&c->last);
 		c->last = held;

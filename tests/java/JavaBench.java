@@ -1,0 +1,49 @@
+// The Java rows of `make bench` (scripts/bench-java.sh): thread starts and
+// file opens from Java code, timed inside the JVM after a warm-up, so the
+// JVM's start is not in the figure. With GO, it prints "ready" and waits for
+// that file first (the bench starts it once oomscope takes Java stacks).
+//   java JavaBench.java threads|opens ITERS DIR [GO]
+// prints "MODE ITERS ns/it NS"
+import java.io.File;
+import java.io.FileInputStream;
+
+public class JavaBench {
+    static void threads(int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            Thread t = new Thread(() -> { }, "bench-" + i);
+            t.start();
+            t.join();
+        }
+    }
+
+    static void opens(File f, int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            FileInputStream in = new FileInputStream(f);
+            in.close();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        String mode = args[0];
+        int n = Integer.parseInt(args[1]);
+        File f = new File(args[2], "bench-file");
+        f.createNewFile();
+        if (args.length > 3) {
+            System.out.println("ready");
+            System.out.flush();
+            File go = new File(args[3]);
+            while (!go.exists())
+                Thread.sleep(20);
+        }
+        for (int round = 0; round < 2; round++) { // the first round warms the JIT up
+            int k = round == 0 ? Math.max(1, n / 10) : n;
+            long t0 = System.nanoTime();
+            if (mode.equals("threads")) threads(k);
+            else if (mode.equals("opens")) opens(f, k);
+            else throw new IllegalArgumentException("unknown mode " + mode);
+            long ns = System.nanoTime() - t0;
+            if (round == 1)
+                System.out.println(mode + " " + n + " ns/it " + (ns / n));
+        }
+    }
+}
