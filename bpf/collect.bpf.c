@@ -533,7 +533,7 @@ static __always_inline void brk_done(void *ctx, struct pt_regs *regs, long slot,
 
 /* A followed syscall's result, with its arguments in the saved user
  * registers: from raw_syscalls:sys_exit or from fexit on its handler. */
-static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret)
+static __noinline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret)
 {
 	long nr, slot;
 	__u8 cls;

@@ -51,7 +51,9 @@ ARM64_PKGS=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libbpf-dev:arm64 libelf-
   zlib1g-dev:arm64 liblzma-dev:arm64 libjson-c-dev:arm64 libiberty-dev:arm64 libsqlite3-dev:arm64
   # 32-bit ARM test targets (static), and the arm64 VM (scripts/vm.sh): its
   # emulator, its initramfs (kmod's depmod, cpio)
-  gcc-arm-linux-gnueabihf libc6-dev-armhf-cross qemu-system-arm kmod cpio)
+  gcc-arm-linux-gnueabihf libc6-dev-armhf-cross qemu-system-arm kmod cpio
+  # the GKI-like arm64 kernel (scripts/gki-kernel.sh): its source and kbuild's tools
+  linux-source-6.1 bc flex bison dwarves libelf-dev xz-utils)
 if [ "$arm64" -eq 1 ]; then
   PKGS+=("${ARM64_PKGS[@]}")
   if ! dpkg --print-foreign-architectures | grep -qx arm64 && [ "$check" -eq 0 ]; then

@@ -6,14 +6,19 @@
 #   need no JVM, the JVM ones that show what differs on arm64 (JVM_BATS) and
 #   the arm64-only ones (tests/bats-arm64/);
 # - Debian's 6.12 kernel built for 16 KiB pages (VM_KERNEL=16k): the unit
-#   tests and the files where the page size shows (PAGE16K_BATS).
+#   tests and the files where the page size shows (PAGE16K_BATS);
+# - a 6.1 kernel configured as Android's GKI (VM_KERNEL=gki,
+#   scripts/gki-kernel.sh: no syscall events, so the hook a phone gets):
+#   the phone-like root (tests/bats-arm64/phone.bats, make android's static
+#   build) and the fd and thread files (GKI_BATS).
 # Each run is scripts/run-tests.sh inside the VM. Prints the VMs' consoles
 # and ends with the sum of their tallies, "arm64: N passed, N failed"; exits
 # non-zero when a test failed or a VM did not finish.
 #   scripts/test-arm64.sh [BATS_NAME|BATS_FILE...]   (those only, on the 6.1
-#                                                    kernel, or the 16 KiB one
-#                                                    with ARM64_KERNEL=16k)
-# ARM64_16K=0 leaves the 16 KiB run out of the whole suite.
+#                                                    kernel, or the 16 KiB or
+#                                                    GKI one with
+#                                                    ARM64_KERNEL=16k|gki)
+# ARM64_16K=0 leaves the 16 KiB run out of the whole suite, ARM64_GKI=0 the GKI one.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # every BATS file that needs no JVM (scale.bats at a tenth of its threads, with
@@ -27,9 +32,11 @@ ARM64_BATS=(cli collect_fds collect_threads collect_vm big_alloc detect death dr
 # emulation its dump at the throw once did not name the leak)
 JVM_BATS=("tests/bats/java_heap.bats@attach.protocol|load-shim|full.names" "tests/bats/java_oom.bats@low.thread.limit")
 PAGE16K_BATS=(collect_vm big_alloc collect_fds drops detect android tests/bats-arm64/tagged.bats)
+GKI_BATS=(tests/bats-arm64/phone.bats collect_fds collect_threads)
 explicit=0
 [ $# -gt 0 ] && { ARM64_BATS=("$@"); explicit=1; }
 [ -x build-arm64/oomscope ] || { echo "test-arm64: build-arm64/oomscope missing (make ARCH=arm64 all unit)" >&2; exit 2; }
+[ -x build/android/arm64-v8a/oomscope ] || { echo "test-arm64: build/android/arm64-v8a/oomscope missing (make android)" >&2; exit 2; }
 
 job=$(mktemp -d /tmp/oomscope-arm64.XXXXXX)
 trap 'rm -rf "$job"' EXIT
@@ -41,6 +48,9 @@ mkdir -p "$job/repo/tests"
 for d in tests/*; do [ "$d" = tests/js ] || cp -a "$d" "$job/repo/tests/"; done
 cp -a build-arm64 "$job/repo/build"
 rm -rf "$job/repo/build/pic"
+# make android's arm64 build, as on a phone (phone.bats)
+mkdir -p "$job/repo/build/android"
+cp -a build/android/arm64-v8a "$job/repo/build/android/"
 cp build-arm64/oomscope "$job/repo/oomscope"
 # the corpus, less its dumps over 20 MB: under emulation every pass over the
 # 85 MB one took minutes (strip, restore and check in every mode: 3 of the
@@ -76,6 +86,8 @@ echo "+pids +memory" > /sys/fs/cgroup/cgroup.subtree_control
 echo "vm: arm64 suite ($label): unit tests and $*"
 # qemu's TCG runs about 10 times slower than the host: tests that scale by it (scale.bats)
 export OOMS_EMULATED=10
+# the GKI-like kernel: phone.bats checks it is one
+export OOMS_PHONE_KERNEL=$kernel
 OOMS_STREAM=1 OOMS_BUILD=build OOMSCOPE=/job/repo/oomscope scripts/run-tests.sh $args
 EOF
   log=$job/console
@@ -100,12 +112,18 @@ mapfile -t files < <(bats_paths "${ARM64_BATS[@]}")
 # ARM64_KERNEL=16k with named files: those on the 16 KiB kernel instead
 if [ "$explicit" = 1 ] && [ "${ARM64_KERNEL:-}" = 16k ]; then
   vm_suite "6.12, 16 KiB pages" 16k "${files[@]}"
+elif [ "$explicit" = 1 ] && [ "${ARM64_KERNEL:-}" = gki ]; then
+  vm_suite "6.1, GKI's config" gki "${files[@]}"
 else
   vm_suite "6.1, 4 KiB pages" "" "${files[@]}"
 fi
 if [ "${ARM64_16K:-1}" != 0 ] && [ "$explicit" = 0 ]; then
   mapfile -t files16k < <(bats_paths "${PAGE16K_BATS[@]}")
   vm_suite "6.12, 16 KiB pages" 16k "${files16k[@]}"
+fi
+if [ "${ARM64_GKI:-1}" != 0 ] && [ "$explicit" = 0 ]; then
+  mapfile -t filesgki < <(bats_paths "${GKI_BATS[@]}")
+  vm_suite "6.1, GKI's config" gki "${filesgki[@]}"
 fi
 echo "arm64: $pass passed, $fail failed"
 [ "$status_all" -eq 0 ] && [ "$fail" -eq 0 ]

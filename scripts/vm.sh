@@ -28,7 +28,8 @@
 #
 # VM_TIMEOUT (seconds, default 600) bounds a run; VM_JOB_MB (default 256) is
 # the size of the job's disk; VM_KERNEL=16k (arm64) boots Debian's 6.12
-# kernel built for 16 KiB pages instead of the root image's 6.1.
+# kernel built for 16 KiB pages instead of the root image's 6.1, and
+# VM_KERNEL=gki a 6.1 kernel configured as Android's GKI (scripts/gki-kernel.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=${VM_ARCH:-x86_64}
@@ -139,7 +140,17 @@ arm64_kernel() {
     echo "${path%.xz}" >> "$tmp/initrd/modules"
   }
   for m in virtio_mmio virtio_pci virtio_blk crc32c_generic ext4; do add_module "$m"; done
-  cat > "$tmp/initrd/init" << 'EOF'
+  write_initrd_init "$tmp/initrd/init"
+  chmod +x "$tmp/initrd/init"
+  mkdir -p "$out"
+  cp "$tmp/kernel/boot/vmlinuz-$KVER" "$out/vmlinuz.tmp" && mv "$out/vmlinuz.tmp" "$out/vmlinuz"
+  (cd "$tmp/initrd" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd.img.tmp" && mv "$out/initrd.img.tmp" "$out/initrd.img"
+}
+
+# write_initrd_init FILE: the initramfs's /init (the modules listed in its
+# /modules loaded first)
+write_initrd_init() {
+  cat > "$1" << 'EOF'
 #!/bin/sh
 # the initramfs's PID 1: load what reaches the root disk, switch to it and
 # run oomscope.init= from the kernel's command line
@@ -151,10 +162,7 @@ init=$(sed -n 's/.*oomscope\.init=\([^ ]*\).*/\1/p' /proc/cmdline)
 umount /proc; umount /dev
 exec switch_root /newroot "${init:-/oomscope-init}"
 EOF
-  chmod +x "$tmp/initrd/init"
-  mkdir -p "$out"
-  cp "$tmp/kernel/boot/vmlinuz-$KVER" "$out/vmlinuz.tmp" && mv "$out/vmlinuz.tmp" "$out/vmlinuz"
-  (cd "$tmp/initrd" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd.img.tmp" && mv "$out/initrd.img.tmp" "$out/initrd.img"
+  chmod +x "$1"
 }
 
 # image_arm64 OUT: debootstrap's first stage here, Debian's arm64 kernel taken
@@ -189,6 +197,30 @@ EOF
   KDIR=$out VM_TIMEOUT=1500 boot "$out/root.img" "" /oomscope-stage2 > "$tmp/console" || true
   grep -E '^vm: |^E: |^W: ' "$tmp/console" >&2 || true
   grep -q '^vm: stage2 exit 0' "$tmp/console" || die "debootstrap's second stage failed in the VM (above)"
+}
+
+# kernel_gki OUT (VM_KERNEL=gki, arm64): a kernel configured as Android's
+# GKI where a BPF tool sees it (scripts/gki-kernel.sh: no syscall events,
+# 39-bit VAs, shadow call stacks...), built from Debian's linux-source-6.1,
+# everything built in; booted on the arm64 root with an initramfs that only
+# mounts it
+kernel_gki() {
+  local tmp
+  tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
+  trap 'rm -rf "$tmp"' RETURN
+  echo "vm: building the GKI-like kernel (scripts/gki-kernel.sh: ~12 CPU-minutes the first time)" >&2
+  scripts/gki-kernel.sh "$tmp/gki" >&2 || die "scripts/gki-kernel.sh failed"
+  mkdir -p "$tmp/deb" "$tmp/initrd/bin" "$tmp/initrd/newroot" "$tmp/initrd/proc" "$tmp/initrd/dev" "$tmp/initrd/sys"
+  (cd "$tmp/deb" && apt-get download -q busybox-static:arm64 > /dev/null 2>&1) || die "could not download busybox-static"
+  dpkg-deb -x "$tmp"/deb/busybox-static_*.deb "$tmp/bb"
+  cp "$tmp/bb/bin/busybox" "$tmp/initrd/bin/"
+  for m in sh mount umount insmod switch_root sleep cat sed mkdir ls echo; do ln -s busybox "$tmp/initrd/bin/$m"; done
+  : > "$tmp/initrd/modules" # everything built in
+  write_initrd_init "$tmp/initrd/init"
+  mkdir -p "$1"
+  cp "$tmp/gki/vmlinuz" "$1/vmlinuz"
+  cp "$tmp/gki/config" "$1/config"
+  (cd "$tmp/initrd" && find . | cpio -o -H newc --quiet | gzip -1) > "$1/initrd.img"
 }
 
 # kernel_16k OUT (VM_KERNEL=16k, arm64): Debian's 6.12 arm64 kernel built for
@@ -258,6 +290,10 @@ image() {
     [ -n "$KERNEL_PKG" ] || die "no linux-image-6.12.*-arm64-16k-unsigned in apt's lists (apt-get update?)"
     cached arm64-16k "builder=$BUILDER_VERSION kernel=$KERNEL_PKG $(candidate "$KERNEL_PKG:arm64") busybox $(candidate busybox-static:arm64)" kernel_16k
     KDIR=$CACHED
+  elif [ "${VM_KERNEL:-}" = gki ]; then
+    # the key: the fragment, the build script, the source and the compiler
+    cached arm64-gki "builder=$BUILDER_VERSION gki=$(cat scripts/gki.config scripts/gki-kernel.sh | sha256sum | cut -c1-16) source $(candidate linux-source-6.1) gcc $(candidate gcc-aarch64-linux-gnu) busybox $(candidate busybox-static:arm64)" kernel_gki
+    KDIR=$CACHED
   fi
 }
 
@@ -302,5 +338,5 @@ run() {
 case "${1:-}" in
   image) image; echo "$ROOTDIR" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: [VM_ARCH=arm64] [VM_KERNEL=16k] scripts/vm.sh image | run JOBDIR" >&2; exit 2 ;;
+  *) echo "usage: [VM_ARCH=arm64] [VM_KERNEL=16k|gki] scripts/vm.sh image | run JOBDIR" >&2; exit 2 ;;
 esac

@@ -50,6 +50,15 @@ static void test_exit_and_signals(void)
 	d = died(SIGKILL);
 	ooms_death_classify(&d, sigs, OOMS_NSIG, NULL, 100, NULL, NULL, -1, &r);
 	TAP_EQ_STR(ooms_death_cause_name(r.cause), "lmkd", "Android's lmkd named");
+	sent(SIGKILL, 321, "lmkd_reaper0", 0);
+	d = died(SIGKILL);
+	ooms_death_classify(&d, sigs, OOMS_NSIG, NULL, 100, NULL, NULL, -1, &r);
+	TAP_EQ_STR(ooms_death_cause_name(r.cause), "lmkd", "lmkd's reaper thread named lmkd's");
+	TAP_OK(strstr(r.sentence, "lmkd") != NULL, "... in the sentence: %s", r.sentence);
+	sent(SIGKILL, 321, "lmkdx", 0);
+	d = died(SIGKILL);
+	ooms_death_classify(&d, sigs, OOMS_NSIG, NULL, 100, NULL, NULL, -1, &r);
+	TAP_EQ_STR(ooms_death_cause_name(r.cause), "signal", "a name that only starts like lmkd's is not");
 
 	sent(SIGTERM, 555, "bash", 0);
 	d = died(SIGTERM);

@@ -239,7 +239,9 @@ static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, siz
 			}
 			base = strrchr(f.module, '/');
 			base = base ? base + 1 : f.module;
-			if (is_plumbing(base) || (!pass && is_runtime(base)))
+			/* the first frame is where the call was made from: a libc
+			 * wrapper, in a static executable its own module's */
+			if (is_plumbing(base) || (!pass && (is_runtime(base) || (i == 0 && n > 1))))
 				continue;
 			snprintf(buf, len, "%s (%s)", f.symbol ? ooms_demangle(f.symbol, name, sizeof(name)) : "?", base);
 			return buf;

@@ -442,17 +442,29 @@ static int find_lib(pid_t pid, const char *const *prefixes, char *out, size_t le
 /* libc: glibc's libc.so.6 (libc-2.x.so before 2.34), bionic's libc.so */
 static const char *const libc_names[] = {"libc.so", "libc-2.", NULL};
 
-/* pthread_create uprobe on the target's libc; again if the target's libc changed (exec). */
+/* pthread_create uprobe on the target's libc, or in a static executable
+ * its own; again if the target's libc changed (exec). */
 void coll_attach_libc(struct coll *c)
 {
 	char libc[512], path[600];
 	uint64_t off;
 	int e;
 
-	if (c->o->no_pthread_probe || c->aarch32 || !find_lib(c->pid, libc_names, libc, sizeof(libc)) ||
-	    !strcmp(libc, c->libc_path))
+	if (c->o->no_pthread_probe || c->aarch32)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, libc);
+	if (find_lib(c->pid, libc_names, libc, sizeof(libc))) {
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, libc);
+	} else {
+		/* no libc mapped: a static executable (its libc inside it), or not yet started */
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)c->pid);
+		if ((n = readlink(path, libc, sizeof(libc) - 1)) <= 0 || ooms_sym_elf_find(path, "pthread_create", &off))
+			return;
+		libc[n] = 0;
+	}
+	if (!strcmp(libc, c->libc_path))
+		return;
 	bpf_link__destroy(c->libc_link);
 	c->libc_link = NULL;
 	/* libbpf 1.1 refuses glibc's two versions of pthread_create: resolve it here */

@@ -47,7 +47,8 @@ static void sender_of(struct ooms_death_rec *r, const struct ooms_sig_rec *s, pi
 	memcpy(r->sender_comm, s->sender_comm, sizeof(r->sender_comm));
 	r->sender_comm[sizeof(r->sender_comm) - 1] = 0;
 	r->si_code = s->code;
-	if (!strcmp(r->sender_comm, "lmkd"))
+	/* lmkd kills from its main thread or from its reaper threads (lmkd_reaper0...) */
+	if (!strcmp(r->sender_comm, "lmkd") || !strncmp(r->sender_comm, "lmkd_reaper", 11))
 		r->cause = DEATH_LMKD;
 	else if (s->code == 0x80 /* SI_KERNEL: the kernel, whichever task it ran in */)
 		r->cause = DEATH_KERNEL;

@@ -59,7 +59,7 @@ static struct {
 	uint64_t lost;        /* reports dropped: the ring was full */
 	struct js_slot slots[JS_SLOTS];
 	struct js_method cache[JS_CACHE];
-} JS = {.conn = -1};
+} JS; /* zero: in .bss, not 1.4 MB of .data in every app (conn set at init) */
 
 /* ---- in the signal handler: async-signal-safe only ---- */
 
@@ -259,6 +259,8 @@ int hs_jstack_arm(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *jni, int conn, char *why,
 	jclass *ks = NULL;
 	int e;
 
+	if (!JS.vm)
+		JS.conn = -1; /* the first arm: no connection yet */
 	JS.vm = vm;
 	JS.jvmti = jvmti;
 	if (!JS.asgct) {
