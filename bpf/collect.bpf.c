@@ -639,6 +639,17 @@ FX(20) FX(21) FX(22) FX(23) FX(24) FX(25) FX(26) FX(27) FX(28) FX(29)
 FX(30) FX(31) FX(32) FX(33) FX(34) FX(35) FX(36) FX(37) FX(38) FX(39)
 FX(40) FX(41) FX(42) FX(43) FX(44) FX(45) FX(46) FX(47)
 
+/* kretprobes on the same handlers, for kernels with neither trampolines nor
+ * syscall events (Android's GKI on arm64): user space makes them in tracefs
+ * (coll_kprobe.c) and attaches this program to each. */
+SEC("kretprobe")
+int BPF_KRETPROBE(krp_sys_exit, long ret)
+{
+	if (!is_target())
+		return 0;
+	return on_sys_exit(ctx, (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), ret);
+}
+
 SEC("raw_tp/sched_process_fork")
 int BPF_PROG(thread_new, struct task_struct *parent, struct task_struct *child)
 {

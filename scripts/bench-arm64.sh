@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make bench-arm64`: the collector's overhead table of `make bench` (the
-# syscall loops alone and under `oomscope run`, and a bystander process)
-# measured in the arm64 VM (scripts/vm.sh, VM_ARCH=arm64; VM_KERNEL=16k for
-# the 16 KiB-page kernel) on the arm64 build (build-arm64/). Under qemu's
+# syscall loops alone and under `oomscope run`, a bystander process, and the
+# hook table: scripts/bench-hooks.sh) measured in the arm64 VM (scripts/vm.sh,
+# VM_ARCH=arm64; VM_KERNEL=16k for the 16 KiB-page kernel, VM_KERNEL=gki for
+# the GKI-like one: a phone's hooks) on the arm64 build (build-arm64/). Under qemu's
 # emulation the nanoseconds mean nothing; the ratios to the loop alone do.
 #   REPS (default 3) runs per cell; QUICK=1 fewer iterations
 set -uo pipefail

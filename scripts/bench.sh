@@ -85,7 +85,10 @@ for hook in auto raw; do
     "bystander ($hook)" 2000000 "$mb" "$mw" "$(echo "$mw / $mb" | bc -l)" "${bystander_hook[$hook]}"
 done
 kill "$bystander_target"; wait "$bystander_target" 2>/dev/null || true
-# BENCH_ONLY=collector: these two tables only (the arm64 VM's run: scripts/bench-arm64.sh)
+
+# each hook this kernel allows: the watched process and the bystanders
+scripts/bench-hooks.sh
+# BENCH_ONLY=collector: these tables only (the arm64 VM's run: scripts/bench-arm64.sh)
 [ "${BENCH_ONLY:-}" = collector ] && exit 0
 
 # a real server watched: redis under redis-benchmark

@@ -116,7 +116,7 @@ static void test_events(void)
 					      .target_exited = 1}},
 		{.type = REC_END, .u.end = {.t = 10, .reason = "target exited", .target_exit_code = 3,
 					    .target_signal = RUN_NONE, .ringbuf_drops = 1, .events_sent = 50,
-					    .events_received = 49, .skipped_runs = 7, .crossings = 2, .call_fails = 5, .death = "oom_killer",
+					    .events_received = 49, .skipped_runs = 7, .crossings = 2, .call_fails = 5, .probe_misses = 3, .death = "oom_killer",
 					    .how = "killed by the OOM killer", .runtime = "hotspot", .dumps = 1,
 					    .java_asked = 303, .java_sampled_out = 3718, .java_reported = 301, .java_unmatched = 2,
 					    .collector_cpu_s = 1.5, .collector_peak_rss_kb = 20480}},

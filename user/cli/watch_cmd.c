@@ -96,7 +96,8 @@ static const struct cli_opt options[] = {
 	 "ring buffer for creation events (default 8M; rounded up to\na power of two pages); drops are counted either way"},
 	{"syscall-hook", 0, required_argument, OPT_SYSHOOK, "H",
 	 "where syscall results come from, cheapest for other\nprocesses first: fexit (on the followed syscalls' handlers),\n"
-	 "syscalls (their syscalls:sys_exit_* tracepoints), raw\n(raw_syscalls:sys_exit) or auto (default: the first that\nloads; the start record says which)"},
+	 "syscalls (their syscalls:sys_exit_* tracepoints), kprobe\n(kretprobes on their handlers: Android's GKI kernels),\n"
+	 "raw (raw_syscalls:sys_exit) or auto (default: the first\nthat loads; the start record says which)"},
 	{"no-failures", 0, no_argument, OPT_NOFAIL, NULL,
 	 "do not record calls that fail for want of fds, threads or\nmemory (EMFILE, EAGAIN, ENOMEM; on by default: for benchmarks)"},
 	{"no-pthread-probe", 0, no_argument, OPT_NOPTHREAD, NULL,
@@ -292,10 +293,12 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 				o->syscall_hook = OOMS_HOOK_FEXIT;
 			else if (!strcmp(optarg, "syscalls"))
 				o->syscall_hook = OOMS_HOOK_SYSCALLS;
+			else if (!strcmp(optarg, "kprobe"))
+				o->syscall_hook = OOMS_HOOK_KPROBE;
 			else if (!strcmp(optarg, "raw"))
 				o->syscall_hook = OOMS_HOOK_RAW;
 			else
-				return bad("--syscall-hook takes auto, fexit, syscalls or raw, not '%s'", optarg);
+				return bad("--syscall-hook takes auto, fexit, syscalls, kprobe or raw, not '%s'", optarg);
 			break;
 		case OPT_RINGBUF:
 			if (cli_parse_bytes(optarg, &b) || b == 0 || b > (1ull << 30))

@@ -68,8 +68,10 @@ struct coll {
 	char syscall_hook[96];     /* the hook that was chosen, for the start record */
 	int hook;                  /* OOMS_HOOK_FEXIT, _SYSCALLS or _RAW once loaded */
 	int fexit_err;             /* why this kernel refused a probe fexit program (0: it did not) */
-	struct bpf_link *sc_links[OOMS_FEXIT_SLOTS]; /* syscalls:sys_exit_* links */
+	struct bpf_link *sc_links[OOMS_FEXIT_SLOTS]; /* syscalls:sys_exit_* or kretprobe links */
 	int nsc_links;
+	char kp_events[OOMS_FEXIT_SLOTS][48];      /* the kretprobe events made (coll_kprobe.c) */
+	int kp_made;
 	struct ooms_symbolizer *sym;
 	struct ooms_attrib *attrib;
 	struct ooms_allocs *allocs;
@@ -188,6 +190,12 @@ void coll_java_close(struct coll *c);
  * HotSpot's perf map loaded if there is one (ask: --perf-map asks the JVM
  * to write it first, when not asked in the last 2 s). */
 void coll_java_perfmap(struct coll *c, int ask);
+/* --syscall-hook kprobe (coll_kprobe.c): the kretprobes made in tracefs and
+ * attached (their count, or a negative errno with failed naming it), undone,
+ * and the returns they missed so far. */
+int coll_kretprobes_attach(struct coll *c, char *failed, size_t failed_len);
+void coll_kretprobes_detach(struct coll *c);
+uint64_t coll_kretprobes_missed(struct coll *c);
 /* the ring buffer alone (no crossings acted on): a long /proc read's tick */
 void coll_consume_ring(void *ctx);
 int coll_read_ring(struct coll *c);

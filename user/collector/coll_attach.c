@@ -20,7 +20,8 @@ int coll_check_kernel(struct coll *c)
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
-		if (i == 0 && (c->o->syscall_hook == OOMS_HOOK_FEXIT || c->o->syscall_hook == OOMS_HOOK_SYSCALLS))
+		if (i == 0 && (c->o->syscall_hook == OOMS_HOOK_FEXIT || c->o->syscall_hook == OOMS_HOOK_SYSCALLS ||
+			       c->o->syscall_hook == OOMS_HOOK_KPROBE))
 			continue; /* not used */
 		if (!tracefs_has_event(c->tracefs, needed[i][0], needed[i][1])) {
 			coll_err("this kernel has no tracepoint %s:%s (looked in %s/events); it is needed to follow %s",
@@ -166,7 +167,7 @@ static uint64_t sysctl_num(const char *path, uint64_t def)
 	return strtoull(buf, NULL, 10) ? strtoull(buf, NULL, 10) : def;
 }
 
-static const char *const hook_names[] = {"auto", "fexit", "syscalls", "raw"};
+static const char *const hook_names[] = {"auto", "fexit", "syscalls", "kprobe", "raw"};
 
 /* Opens and loads the programs, syscall results from the hook asked for.
  * 0, or a negative errno (said unless quiet). */
@@ -225,6 +226,7 @@ static int open_load(struct coll *c, int hook, int quiet)
 	bpf_map__set_max_entries(c->skel->maps.live_threads, threads);
 	bpf_map__set_max_entries(c->skel->maps.dying_names, threads);
 	autoload(c, "tp_sys_exit", hook == OOMS_HOOK_SYSCALLS);
+	autoload(c, "krp_sys_exit", hook == OOMS_HOOK_KPROBE);
 	autoload(c, "sys_exit", hook == OOMS_HOOK_RAW);
 	if (hook == OOMS_HOOK_FEXIT) {
 		c->fexit_err = 0;
@@ -322,9 +324,7 @@ static int attach_syscall_events(struct coll *c, char *failed, size_t failed_len
  * fexit loads and its attach says ENOTSUPP). */
 static void unload(struct coll *c)
 {
-	for (int i = 0; i < c->nsc_links; i++)
-		bpf_link__destroy(c->sc_links[i]);
-	c->nsc_links = 0;
+	coll_kretprobes_detach(c); /* the syscall events' links too */
 	if (c->fd_bits)
 		munmap(c->fd_bits, c->fd_words * 8);
 	c->fd_bits = NULL;
@@ -353,6 +353,8 @@ static int load_attach(struct coll *c, int hook, int quiet)
 	c->fd_bits = bits;
 	e = collect_bpf__attach(c->skel);
 	if (!e && c->hook == OOMS_HOOK_SYSCALLS && (e = attach_syscall_events(c, failed, sizeof(failed))) > 0)
+		e = 0;
+	if (!e && c->hook == OOMS_HOOK_KPROBE && (e = coll_kretprobes_attach(c, failed, sizeof(failed))) > 0)
 		e = 0;
 	if (e) {
 		if (!quiet && c->hook == OOMS_HOOK_FEXIT && e == -524 /* ENOTSUPP */) {

@@ -243,6 +243,7 @@ void coll_emit_end(struct coll *c, const char *reason, int exit_status, const st
 		e->runtime_ringbuf_drops = ooms_jheap_drops(c->jheap);
 		e->dumps = ooms_jheap_dumps(c->jheap);
 	}
+	e->probe_misses = c->hook == OOMS_HOOK_KPROBE ? (int64_t)coll_kretprobes_missed(c) : -1;
 	e->java_asked = t->java_asked;
 	e->java_sampled_out = t->java_sampled_out;
 	e->java_reported = c->js_reports;

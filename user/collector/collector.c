@@ -415,7 +415,10 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 	fprintf(stderr, "oomscope: stopped (%s) after %.1f s; %d crossing(s); %" PRIu64 " events, %" PRIu64
 		" lost in the kernel\n",
 		why, coll_since(c), coll_crossings(c), ooms_attrib_events(c->attrib),
-		(uint64_t)(t->ringbuf_drops + t->set_full_drops));
+		(uint64_t)(t->ringbuf_drops + t->set_full_drops) + coll_kretprobes_missed(c));
+	if (coll_kretprobes_missed(c))
+		fprintf(stderr, "oomscope: the kernel's kretprobes missed %" PRIu64 " syscall return(s): more calls were "
+			"in flight than their 4096 instances (--syscall-hook raw misses none)\n", coll_kretprobes_missed(c));
 	if (skipped)
 		fprintf(stderr, "oomscope: the kernel skipped %" PRIu64 " run(s) of oomscope's programs (another BPF "
 			"program was running on that CPU): up to as many events, of this process or another, "
@@ -448,8 +451,7 @@ static void teardown(struct coll *c)
 		launch_stop(&c->launch, 2000);
 	ring_buffer__free(c->rb);
 	bpf_link__destroy(c->libc_link);
-	for (int i = 0; i < c->nsc_links; i++)
-		bpf_link__destroy(c->sc_links[i]);
+	coll_kretprobes_detach(c); /* the syscall events' links too */
 	for (int i = 0; i < c->nalloc_links; i++)
 		bpf_link__destroy(c->alloc_links[i]);
 	ooms_allocs_free(c->allocs);

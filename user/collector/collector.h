@@ -16,7 +16,7 @@
  * every task takes the slow syscall path, but runs no BPF), or
  * raw_syscalls:sys_exit (every syscall on the machine runs the program);
  * auto: the first that loads. */
-enum { OOMS_HOOK_AUTO, OOMS_HOOK_FEXIT, OOMS_HOOK_SYSCALLS, OOMS_HOOK_RAW };
+enum { OOMS_HOOK_AUTO, OOMS_HOOK_FEXIT, OOMS_HOOK_SYSCALLS, OOMS_HOOK_KPROBE, OOMS_HOOK_RAW };
 
 struct ooms_watch_opts {
 	pid_t pid;               /* watch: the target */

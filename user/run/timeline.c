@@ -502,6 +502,8 @@ static void write_end(struct json *j, const struct run_end *r)
 	json_kint(j, "crossings", r->crossings);
 	json_kuint(j, "call_fails", r->call_fails);
 	json_kuint(j, "call_fails_sent", r->call_fails_sent);
+	if (r->probe_misses >= 0)
+		json_kint(j, "probe_misses", r->probe_misses);
 	if (r->death) {
 		json_kstr(j, "death", r->death);
 		json_kstr(j, "how", r->how);
@@ -542,6 +544,7 @@ static void read_end(struct json_object *o, struct run_end *r)
 	r->crossings = rint64(o, "crossings");
 	r->call_fails = ruint64(o, "call_fails");
 	r->call_fails_sent = ruint64(o, "call_fails_sent");
+	r->probe_misses = get(o, "probe_misses") ? rint64(o, "probe_misses") : -1;
 	r->death = rstr(o, "death");
 	r->how = rstr(o, "how");
 	r->runtime = rstr(o, "runtime");

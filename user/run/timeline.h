@@ -143,6 +143,9 @@ struct run_end {
 	uint64_t skipped_runs;
 	int64_t crossings;
 	uint64_t call_fails, call_fails_sent;
+	/* --syscall-hook kprobe: syscall returns the kernel's kretprobes missed
+	 * (all their instances taken); -1 with another hook */
+	int64_t probe_misses;
 	const char *death, *how;     /* NULL: no death recorded */
 	const char *runtime;         /* NULL: no Java runtime watched */
 	uint64_t runtime_events, runtime_ringbuf_drops;
