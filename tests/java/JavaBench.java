@@ -3,7 +3,7 @@
 // JVM's start is not in the figure. With GO, it prints "ready" and waits for
 // that file first (the bench starts it once oomscope takes Java stacks).
 //   java JavaBench.java threads|opens ITERS DIR [GO]
-// prints "MODE ITERS ns/it NS"
+// prints "MODE ITERS ns/it NS process_cpu_ms MS" (the JVM's CPU time so far)
 import java.io.File;
 import java.io.FileInputStream;
 
@@ -42,8 +42,11 @@ public class JavaBench {
             else if (mode.equals("opens")) opens(f, k);
             else throw new IllegalArgumentException("unknown mode " + mode);
             long ns = System.nanoTime() - t0;
-            if (round == 1)
-                System.out.println(mode + " " + n + " ns/it " + (ns / n));
+            if (round == 1) {
+                long cpu = ((com.sun.management.OperatingSystemMXBean)
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+                System.out.println(mode + " " + n + " ns/it " + (ns / n) + " process_cpu_ms " + cpu / 1000000);
+            }
         }
     }
 }
