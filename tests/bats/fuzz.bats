@@ -39,6 +39,8 @@ reading() {
   [ "$status" -eq 0 ]
   echo "$output"
   [[ "$output" =~ ^parse=0\ counters=1[0-9][0-9]\ .*\ heap=0\ used=[1-9][0-9]{6,}\ committed=[0-9]+\ max=67108[0-9]{3}\ .*g1=1$ ]]
+  # class metadata: used, and the compressed class space's max (1 GB by default)
+  [[ "$output" =~ \ meta=[1-9][0-9]{5,}/[0-9]+\ limit=-1\ class=[1-9][0-9]{4,}/1073741824\  ]]
   run reading hsperf jdk17-serial-sleeping.hsperf
   [ "$status" -eq 0 ]
   [[ "$output" =~ \ heap=0\ used=[1-9][0-9]{6,}\ committed=67108864\ max=67108864\ .*g1=0$ ]]
@@ -106,6 +108,10 @@ each_dump() {
   [ "$output" = "cmd=ping path=- op=0 strings=0 without_fd=same" ]
   run reading shim_control javastacks
   [ "$output" = "cmd=javastacks path=- op=0 strings=0 without_fd=same" ]
+  run reading shim_control javastacks-nostacks
+  [ "$output" = "cmd=javastacks path=- op=0 strings=0 without_fd=same nostacks" ]
+  run reading shim_control javastacks-bad-word
+  [ "$output" = "error unknown word 'stacks' (javastacks [nostacks])" ]
   run reading shim_control dump-no-path
   [[ "$output" == "error usage: dump PATH "* ]]
   # protocol 2: the shim writes plain hprof, the reader compresses

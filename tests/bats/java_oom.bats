@@ -35,7 +35,8 @@ leak_named() {
 }
 
 @test "a fast leak without the shim: the trend rule dumps before the OutOfMemoryError, the analysis names the leak" {
-  oom_run "$TMP/r" 60
+  # (GC distress, which may see this leak first, is java_pools.bats's)
+  oom_run "$TMP/r" 60 --no-pool-rules
   local tl="$TMP/r/timeline.jsonl"
   grep '"type":"crossing"' "$tl" | head -n 1 | jq -e '.rule == "heap_trend" and .wrote == "dump-1.hprof.gz"
                                                      and (.reason | test("exhausted in [0-9.]+ s"))'
@@ -51,12 +52,13 @@ leak_named() {
 }
 
 @test "--shim: the heap dumped at the throw, from the thread whose allocation failed, with its Java stack" {
-  # the polls alone (koom2 every 15 s) are too slow for this leak: only the throw is left
-  oom_run "$TMP/s" 60 --shim --heap-rule koom2
+  # the polls alone (koom2 every 15 s) are too slow for this leak, and GC
+  # distress (java_pools.bats) is off: only the throw is left
+  oom_run "$TMP/s" 60 --shim --heap-rule koom2 --no-pool-rules
   local tl="$TMP/s/timeline.jsonl"
   ! grep -q '"type":"crossing"' "$tl"
   grep '"type":"dump"' "$tl" | jq -e '.ok and .method == "shim-fork-at-oom" and .when == "at the OutOfMemoryError"
-                                      and .file == "dump-1.hprof.gz" and .pause_ms < 1000 and .objects > 1000'
+                                      and .file == "dump-1.hprof.gz" and .pause_ms > 0 and .pause_ms < .dump_ms and .objects > 1000'
   leak_named "$TMP/s"
   # at its fullest: the dump holds most of the 256 MB heap
   jq -e '.runningInfo.shallowSize > 150000000' "$TMP/s/dump-1.analysis.json"

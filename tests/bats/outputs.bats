@@ -91,8 +91,9 @@ devnull_intact() {
   # the terminal: no escape byte, no byte that is not UTF-8, each name on its one line
   ! grep -q $'\x1b' <<<"$output"
   python3 -c 'import sys; sys.stdin.buffer.read().decode("utf-8")' <<<"$output"
-  [[ "$output" == *'threads \e[31mred\e[0m '* ]]
-  [[ "$output" == *'threads bad\xff\xfeutf8 '* ]]
+  # (grouped names: digits folded to *, as poller-0..59 are one group)
+  [[ "$output" == *'threads \e[*mred\e[*m '* ]]
+  [[ "$output" == *'threads bad\xff\xfeutf* '* ]]
   # a raw newline would have put the rest of "new\nline" on a line of its own
   ! grep -qE '^line +<- ' <<<"$output"
   # the files are strict UTF-8 JSON holding the names exactly (invalid bytes as U+FFFD)
@@ -114,5 +115,5 @@ for line in (open(sys.argv[1], encoding="utf-8").read().splitlines() if sys.argv
   ! grep -q $'\x1b' "$h"
   ! grep -qF '<b>&amp;<i>' "$h"
   grep -qF '&lt;b&gt;&amp;amp;&lt;i&gt;' "$h"
-  grep -qF '\x1b[31mred\x1b[0m' "$h"
+  grep -qF '\x1b[*mred\x1b[*m' "$h"
 }

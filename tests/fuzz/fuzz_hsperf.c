@@ -64,9 +64,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (getenv("OOMS_FUZZ_PRINT"))
 		printf("parse=%d counters=%zu longs=%zu strings=%zu heap=%d used=%lld committed=%lld max=%lld "
-		       "gcs=%lld full_gcs=%lld gc_ms=%lld g1=%d\n",
+		       "gcs=%lld full_gcs=%lld gc_ms=%lld meta=%lld/%lld limit=%lld class=%lld/%lld g1=%d\n",
 		       e, w.counters, w.longs, w.strings, he, (long long)h.used, (long long)h.committed,
-		       (long long)h.max, (long long)h.gc_count, (long long)h.full_gc_count, (long long)h.gc_time_ms, ce);
+		       (long long)h.max, (long long)h.gc_count, (long long)h.full_gc_count, (long long)h.gc_time_ms,
+		       (long long)h.meta_used, (long long)h.meta_max, (long long)h.meta_limit,
+		       (long long)h.class_used, (long long)h.class_max, ce);
 	free(buf);
 	return 0;
 }

@@ -42,6 +42,8 @@ static int parse(const char *line, size_t len, int has_fd, struct shim_request *
 		}
 		if ((r->cmd == SHIM_CMD_DUMPFD || r->cmd == SHIM_CMD_ARMOOM) && !has_fd)
 			abort();
+		if (r->no_stacks && r->cmd != SHIM_CMD_JAVASTACKS)
+			abort();
 	} else if (e != -1 || !memchr(reply, 0, reply_len) || strncmp(reply, "error ", 6)) {
 		abort();
 	}
@@ -76,8 +78,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (e1)
 			printf("%s\n", reply1);
 		else
-			printf("cmd=%s path=%s op=%d strings=%d without_fd=%s\n", names[r1.cmd],
-			       r1.path ? r1.path : "-", r1.op, r1.text_bytes, e0 ? "refused" : "same");
+			printf("cmd=%s path=%s op=%d strings=%d without_fd=%s%s\n", names[r1.cmd],
+			       r1.path ? r1.path : "-", r1.op, r1.text_bytes, e0 ? "refused" : "same",
+			       r1.no_stacks ? " nostacks" : "");
 	}
 	free(line);
 	return 0;

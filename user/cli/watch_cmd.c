@@ -58,7 +58,7 @@ enum {
 	OPT_NOPTHREAD, OPT_RINGBUF, OPT_BIGALLOC, OPT_BIGALLOC_MODE, OPT_BIGALLOC_LIVE, OPT_STACKDEPTH,
 	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOSTRINGS, OPT_NOANALYZE, OPT_LEAKCLASS,
-	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT, OPT_NOJSTACKS, OPT_JPLATFORM, OPT_PERFMAP,
+	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT, OPT_NOJSTACKS, OPT_JPLATFORM, OPT_PERFMAP, OPT_NOPOOLRULES,
 };
 
 static const char *app_pkg;  /* --app */
@@ -134,6 +134,10 @@ static const struct cli_opt options[] = {
 	{"heap-interval", 0, required_argument, OPT_HEAPINT, "SECS", "poll period of the heap rule (koom2 15, koom1 5, probe 1)"},
 	{"heap-huge-ratio", 0, required_argument, OPT_HUGERATIO, "R", "koom2's fast rule: over this ratio (0.90; 0 = off)"},
 	{"heap-huge-delta", 0, required_argument, OPT_HUGEDELTA, "BYTES", "koom2's fast rule: up this much since the last poll (350M; 0 = off)"},
+	{"no-pool-rules", 0, no_argument, OPT_NOPOOLRULES, NULL,
+	 "HotSpot: no dumps for the other ways a JVM runs out (on by\ndefault: Metaspace under -XX:MaxMetaspaceSize, the\n"
+	 "compressed class space, direct buffer memory (--shim) at\n90% of their max or exhausted within 10 s; GC distress:\n"
+	 "50 GCs, 30% of the time paused or 3 full GCs in a second\nwith the heap still 40% full after them)"},
 	{"max-dumps", 0, required_argument, OPT_MAXDUMPS, "N", "dumps per run at most (3; 0 = watch only)"},
 	{"dump-cooldown", 0, required_argument, OPT_COOLDOWN, "SECS", "between dumps at least (300)"},
 	{"dump-method", 0, required_argument, OPT_DUMPMETHOD, "M",
@@ -378,6 +382,7 @@ static int opt_java(int c, struct ooms_watch_opts *o, struct heap_flags *hf)
 		case OPT_NOANALYZE: o->java.analyze = 0; break;
 		case OPT_NOSTRINGS: o->java.no_strings = 1; break;
 		case OPT_NOJSTACKS: o->no_java_stacks = 1; break;
+		case OPT_NOPOOLRULES: o->java.no_pool_rules = 1; break;
 		case OPT_PERFMAP: o->java_perf_map = 1; break;
 		case OPT_JPLATFORM: {
 			static char *copy;

@@ -24,26 +24,31 @@ void coll_java_try(struct coll *c)
 	char line[256];
 	int conn, sig;
 
-	if (c->js_conn >= 0 || !c->o->java.shim || c->o->no_java_stacks || !c->jheap || ooms_jheap_runtime(c->jheap) != OOMS_RT_HOTSPOT ||
+	if (c->js_conn >= 0 || !c->o->java.shim || !c->jheap || ooms_jheap_runtime(c->jheap) != OOMS_RT_HOTSPOT ||
 	    coll_now_ns() < c->js_next_try_ns)
 		return;
 	c->js_next_try_ns = coll_now_ns() + 1000000000ull;
-	if (shim_client_subscribe(c->pid, "javastacks", &conn, line, sizeof(line), 2000))
+	/* with --no-java-stacks, the connection still brings the pools' figures */
+	if (shim_client_subscribe(c->pid, c->o->no_java_stacks ? "javastacks nostacks" : "javastacks", &conn, line,
+				  sizeof(line), 2000))
 		return; /* not loaded yet, or not able: asked again in a second */
-	sig = (int)shim_line_num(line, "signal", 0);
-	if (sig <= 0 || sig >= 64) {
+	sig = (int)shim_line_num(line, "signal", -1);
+	if (sig < 0 || sig >= 64 || (!sig && !c->o->no_java_stacks)) {
 		close(conn);
 		return;
 	}
 	fcntl(conn, F_SETFL, fcntl(conn, F_GETFL) | O_NONBLOCK);
 	c->js_conn = conn;
+	if (!sig)
+		return;
 	c->skel->bss->java_signal = (uint32_t)sig;
 	if (!c->o->json)
 		fprintf(stderr, "oomscope: Java stacks: the shim takes them where threads, fds and large mappings are made (signal %d)\n",
 			sig);
 }
 
-/* "js tid=N sp=HEX pc=HEX frames=A.b(F.java:1);..." or "... none=WHY" */
+/* "js tid=N sp=HEX pc=HEX frames=A.b(F.java:1);..." or "... none=WHY";
+ * "pools direct_used=N direct_max=N" */
 static void java_line(struct coll *c, char *line)
 {
 	char *p;
@@ -51,6 +56,11 @@ static void java_line(struct coll *c, char *line)
 	unsigned long long sp, pc;
 	const char *frames = NULL;
 
+	if (!strncmp(line, "pools ", 6)) { /* the shim's figures, once a second */
+		ooms_jheap_note_direct(c->jheap, (int64_t)shim_line_num(line, "direct_used", -1),
+				       (int64_t)shim_line_num(line, "direct_max", -1));
+		return;
+	}
 	if (strncmp(line, "js tid=", 7))
 		return;
 	tid = strtoul(line + 7, &p, 10);

@@ -6,6 +6,12 @@
 #include "run/timeline.h"
 
 /* The sample record: the figures of /proc and of the kernel side. */
+static struct run_pool_fig pool_fig(const struct ooms_pool *p)
+{
+	return (struct run_pool_fig){p->used >= 0 ? p->used : RUN_NONE, p->committed >= 0 ? p->committed : RUN_NONE,
+				     p->max > 0 ? p->max : RUN_NONE};
+}
+
 static void emit_sample(struct coll *c, const struct ooms_sample *s)
 {
 	volatile struct ooms_totals *t = coll_totals(c);
@@ -17,6 +23,9 @@ static void emit_sample(struct coll *c, const struct ooms_sample *s)
 		.set_full_drops = s->set_full_drops, .events = s->events, .heap_src = s->heap_src,
 		.heap_used = s->heap_used, .heap_committed = s->heap_committed, .heap_max = s->heap_max,
 		.heap_limit = RUN_NONE, .gcs = s->gcs, .gc_pause_ms = s->gc_pause_ms,
+		.metaspace = pool_fig(&s->metaspace),
+		.class_space = pool_fig(&s->class_space),
+		.direct = pool_fig(&s->direct),
 		.syscalls = {t->fd_opens, t->fd_closes, t->thread_news, t->thread_exits, t->mmaps, t->munmaps,
 			     t->mremaps, t->brks},
 	}};
@@ -151,6 +160,7 @@ void coll_seed_limits(struct coll *c)
 	smp->rss_kb = smp->vmsize_kb = smp->vmpeak_kb = smp->vmsize_bpf_kb = -1;
 	smp->threads = smp->threads_bpf = smp->fds = smp->fds_bpf = -1;
 	smp->heap_used = smp->heap_committed = smp->heap_max = -1;
+	smp->metaspace = smp->class_space = smp->direct = (struct ooms_pool){-1, -1, -1};
 	smp->is_32bit = c->is_32bit;
 	if (proc_read_limits(c->pid, &lim) != 0)
 		return;
@@ -267,6 +277,7 @@ int coll_take_sample(struct coll *c)
 	smp.events = ooms_attrib_events(c->attrib);
 	smp.is_32bit = c->is_32bit;
 	smp.heap_used = smp.heap_committed = smp.heap_max = -1;
+	smp.metaspace = smp.class_space = smp.direct = (struct ooms_pool){-1, -1, -1};
 	if (c->jheap) {
 		/* after an exec the target may be a JVM (its libjvm.so mapped) */
 		if (ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE && maps_moved)

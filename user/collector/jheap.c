@@ -74,6 +74,7 @@ const char *jheap_line_value(const char *line, const char *key, char *out, size_
 }
 
 static void check_trend(struct ooms_jheap *j, double t);
+static void pool_said(struct ooms_jheap *j, double t, const struct ooms_pool_decision *d);
 
 static int handle_rt(void *ctx, void *data, size_t size)
 {
@@ -109,11 +110,17 @@ static int handle_rt(void *ctx, void *data, size_t size)
 		if (j->gc_begin_ns && e->ts_ns >= j->gc_begin_ns) {
 			double pause_ms = (e->ts_ns - j->gc_begin_ns) / 1e6;
 
+			struct ooms_pool_decision pd;
+			int64_t max, after;
+
 			j->gcs++;
 			j->gc_pause_ms += pause_ms;
 			emit_gc(j, t, pause_ms, j->gc_full);
 			j->gc_begin_ns = 0;
 			check_trend(j, t);
+			after = pools_used(j, &max);
+			if (j->npools && !j->o.no_pool_rules && ooms_gc_rule_feed(&j->gc_rule, t, pause_ms, j->gc_full, after, max, &pd))
+				pool_said(j, t, &pd);
 		}
 		break;
 	case RT_OOM_SIZE: {
@@ -316,10 +323,14 @@ void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s)
 		s->heap_committed = h.committed;
 		s->heap_max = h.max;
 		s->heap_src = "hsperfdata";
+		s->metaspace = (struct ooms_pool){h.meta_used, h.meta_committed, h.meta_limit};
+		s->class_space = (struct ooms_pool){h.class_used, h.class_committed, h.class_max};
 		if (!j->nlinks) { /* no USDT: the counters' GC figures */
 			s->gcs = (uint64_t)h.gc_count;
 			s->gc_pause_ms = (double)h.gc_time_ms;
 		}
+		/* direct buffer memory: only the shim reads it (java.nio.Bits), and sends it */
+		s->direct = (struct ooms_pool){j->direct_used, j->direct_used, j->direct_max};
 	} else if (shim_client_heap(j->pid, &s->heap_used, &s->heap_committed, &s->heap_max, 500) == 0) {
 		s->heap_src = "shim";
 	} else if (j->npools) {
@@ -352,11 +363,53 @@ static void rule_said(struct ooms_jheap *j, double t, enum ooms_heap_verdict v, 
 		jheap_start_dump(j, d->reason);
 }
 
+/* A pool rule or GC distress said to dump: its crossing and line, and the
+ * dump, within the heap rule's limits (the dumps count against them). */
+static void pool_said(struct ooms_jheap *j, double t, const struct ooms_pool_decision *d)
+{
+	struct run_record r = {.type = REC_CROSSING, .u.crossing = {
+		.t = t, .rule = d->rule, .value = d->value, .limit = d->limit, .reason = d->reason}};
+	int can = !ooms_jheap_busy(j) && j->rule.dumps < j->rule.cfg.max_dumps &&
+		  (!j->rule.dumps || t - j->rule.last_dump_t >= j->rule.cfg.cooldown_s);
+	char name[64];
+
+	if (can) {
+		snprintf(name, sizeof(name), "dump-%d.hprof%s", j->seq + 1,
+			 j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "");
+		r.u.crossing.wrote = name;
+	}
+	j->io.emit(j->io.ctx, run_record_body, &r);
+	j->crossings++;
+	if (j->io.say)
+		j->io.say(j->io.ctx, "!! %s: %s%s", d->rule, d->reason, can ? "" : " (no dump: one is running, or the limit)");
+	if (can) {
+		j->rule.dumps++;
+		j->rule.last_dump_t = t;
+		jheap_start_dump(j, d->reason);
+	}
+}
+
+/* The pools' rules, every sample. */
+static void check_pools(struct ooms_jheap *j, const struct ooms_sample *s)
+{
+	struct ooms_pool_decision d;
+
+	const struct ooms_pool *p[] = {&s->metaspace, &s->class_space, &s->direct};
+	struct ooms_pool_rule *r[] = {&j->meta_rule, &j->class_rule, &j->direct_rule};
+
+	/* the limits count what is committed (class metadata) or reserved (direct) */
+	for (int i = 0; i < 3; i++)
+		if (ooms_pool_rule_feed(r[i], s->t, p[i]->committed >= 0 ? p[i]->committed : p[i]->used, p[i]->max, &d))
+			pool_said(j, s->t, &d);
+}
+
 void ooms_jheap_check(struct ooms_jheap *j, const struct ooms_sample *s)
 {
 	struct ooms_heap_poll p = {s->t, s->heap_used, s->heap_max, 0};
 	struct ooms_heap_decision d;
 
+	if (j->found && !j->o.no_pool_rules)
+		check_pools(j, s);
 	if (!j->found || s->heap_max <= 0 || s->t - j->last_poll_t < j->o.rule.interval_s - 1e-6)
 		return;
 	j->last_poll_t = s->t;
@@ -427,6 +480,11 @@ struct ooms_jheap *ooms_jheap_new(pid_t pid, const struct ooms_jheap_opts *o, co
 	j->io = *io;
 	snprintf(j->dir, sizeof(j->dir), "%s", dir);
 	ooms_heap_rule_init(&j->rule, &o->rule);
+	ooms_pool_rule_init(&j->meta_rule, "metaspace", "Metaspace");
+	ooms_pool_rule_init(&j->class_rule, "class_space", "Compressed class space");
+	ooms_pool_rule_init(&j->direct_rule, "direct", "Direct buffer memory");
+	ooms_gc_rule_init(&j->gc_rule);
+	j->direct_used = j->direct_max = -1;
 	j->last_poll_t = -1e9;
 	j->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (j->efd < 0) {
@@ -451,4 +509,10 @@ void ooms_jheap_free(struct ooms_jheap *j)
 	runtime_bpf__destroy(j->skel);
 	close(j->efd);
 	free(j);
+}
+
+void ooms_jheap_note_direct(struct ooms_jheap *j, int64_t used, int64_t max)
+{
+	j->direct_used = used;
+	j->direct_max = max;
 }

@@ -20,6 +20,7 @@ struct ring_buffer;
 struct ooms_jheap_opts {
 	enum ooms_rt_kind runtime;           /* --runtime (OOMS_RT_AUTO) */
 	int shim;                            /* --shim: load (watch) or use (run) the shim */
+	int no_pool_rules;                   /* --no-pool-rules: Metaspace, class space, direct, GC distress */
 	struct ooms_heap_rule_config rule;   /* --heap-rule and its figures */
 	enum ooms_dump_method method;        /* --dump-method */
 	int op, codec, level;                /* --dump-mode, codec */
@@ -72,6 +73,8 @@ int ooms_jheap_last_oom(const struct ooms_jheap *j, double *t, const char **msg,
 int ooms_jheap_dumps(const struct ooms_jheap *j);
 int ooms_jheap_crossings(const struct ooms_jheap *j); /* heap rule crossings */
 int ooms_jheap_busy(const struct ooms_jheap *j);      /* a dump is being taken */
+/* Direct buffer memory as the shim read it (bytes; -1: unknown), for the next samples. */
+void ooms_jheap_note_direct(struct ooms_jheap *j, int64_t used, int64_t max);
 uint64_t ooms_jheap_drops(const struct ooms_jheap *j);
 uint64_t ooms_jheap_events(const struct ooms_jheap *j);
 

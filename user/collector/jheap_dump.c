@@ -25,11 +25,11 @@ const char *jheap_base(const char *p)
 	return b ? b + 1 : p;
 }
 
-static void emit_dump(struct ooms_jheap *j, const struct ooms_dump_request *rq, const struct ooms_dump_result *res,
-		      const char *out, const char *json, const char *when)
+static void emit_dump(struct ooms_jheap *j, int seq, const struct ooms_dump_request *rq,
+		      const struct ooms_dump_result *res, const char *out, const char *json, const char *when)
 {
 	struct run_record r = {.type = REC_DUMP, .u.dump = {
-		.t = jheap_now(j), .seq = j->seq, .ok = res->ok, .method = res->method, .when = when,
+		.t = jheap_now(j), .seq = seq, .ok = res->ok, .method = res->method, .when = when,
 		.file = res->ok ? jheap_base(out) : NULL, .pause_ms = res->pause_ms, .dump_ms = res->dump_ms,
 		.attempts = res->attempts, .bytes_in = res->bytes_in, .bytes_out = res->bytes_out,
 		.objects = res->objects, .target_exited = res->target_exited, .error = res->ok ? NULL : res->error,
@@ -69,20 +69,23 @@ static void fill_request(struct ooms_jheap *j, struct ooms_dump_request *rq, con
 	rq->sctx = j->io.ctx;
 }
 
-/* A dump finished: its record, and its lines for the terminal. */
-static void report_dump(struct ooms_jheap *j, const struct ooms_dump_request *rq, const struct ooms_dump_result *r,
-			const char *out, const char *json, const char *txt, const char *when)
+/* Dump number seq finished (the rules' and the one at the
+ * OutOfMemoryError may overlap: each keeps the number it was given): its
+ * record, and its lines for the terminal. */
+static void report_dump(struct ooms_jheap *j, int seq, const struct ooms_dump_request *rq,
+			const struct ooms_dump_result *r, const char *out, const char *json, const char *txt,
+			const char *when)
 {
 	if (r->ok)
 		j->dumps++;
-	emit_dump(j, rq, r, out, json, when);
+	emit_dump(j, seq, rq, r, out, json, when);
 	if (!j->io.say)
 		return;
 	if (!r->ok) {
-		j->io.say(j->io.ctx, "!! dump %d%s%s failed: %s", j->seq, when ? " " : "", when ? when : "", r->error);
+		j->io.say(j->io.ctx, "!! dump %d%s%s failed: %s", seq, when ? " " : "", when ? when : "", r->error);
 		return;
 	}
-	j->io.say(j->io.ctx, "dump %d written%s%s (%s): %s, %.1f MB, the app paused %.0f ms%s%s", j->seq, when ? " " : "",
+	j->io.say(j->io.ctx, "dump %d written%s%s (%s): %s, %.1f MB, the app paused %.0f ms%s%s", seq, when ? " " : "",
 		  when ? when : "", r->method, out, r->bytes_out / 1048576.0, r->pause_ms,
 		  r->attempts > 1 ? " over forks retried after a stalled walk" : "",
 		  r->target_exited ? " (the target has exited since)" : "");
@@ -98,7 +101,7 @@ void jheap_start_dump(struct ooms_jheap *j, const char *reason)
 	struct run_record r;
 	const char *ext = j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "";
 
-	j->seq++;
+	j->run_seq = ++j->seq;
 	snprintf(j->out, sizeof(j->out), "%s/dump-%d.hprof%s", j->dir, j->seq, ext);
 	snprintf(j->json_path, sizeof(j->json_path), "%s/dump-%d.analysis.json", j->dir, j->seq);
 	snprintf(j->txt_path, sizeof(j->txt_path), "%s/dump-%d.analysis.txt", j->dir, j->seq);
@@ -111,7 +114,7 @@ void jheap_start_dump(struct ooms_jheap *j, const char *reason)
 	j->finished = 0;
 	if (pthread_create(&j->th, NULL, dump_main, j) != 0) {
 		snprintf(j->res.error, sizeof(j->res.error), "cannot start the dump thread");
-		report_dump(j, &j->rq, &j->res, j->out, j->json_path, j->txt_path, NULL);
+		report_dump(j, j->run_seq, &j->rq, &j->res, j->out, j->json_path, j->txt_path, NULL);
 		return;
 	}
 	j->running = 1;
@@ -166,7 +169,7 @@ static void arm_finished(struct ooms_jheap *j)
 		if (rename(j->arm_txt, to) == 0)
 			snprintf(j->arm_txt, sizeof(j->arm_txt), "%s", to);
 	}
-	report_dump(j, &j->arm_rq, r, j->arm_out, j->arm_json, j->arm_txt, "at the OutOfMemoryError");
+	report_dump(j, j->seq, &j->arm_rq, r, j->arm_out, j->arm_json, j->arm_txt, "at the OutOfMemoryError");
 	if (r->ok)
 		snprintf(j->oom_dump, sizeof(j->oom_dump), "%s", jheap_base(j->arm_out));
 }
@@ -188,7 +191,7 @@ void ooms_jheap_done(struct ooms_jheap *j)
 		return;
 	pthread_join(j->th, NULL);
 	j->running = 0;
-	report_dump(j, &j->rq, &j->res, j->out, j->json_path, j->txt_path, NULL);
+	report_dump(j, j->run_seq, &j->rq, &j->res, j->out, j->json_path, j->txt_path, NULL);
 }
 
 void jheap_arm_start(struct ooms_jheap *j)
@@ -223,7 +226,7 @@ void ooms_jheap_finish(struct ooms_jheap *j, int wait_s)
 	if (!j->running)
 		return;
 	if (j->io.say)
-		j->io.say(j->io.ctx, "waiting for dump %d to finish (at most %d s)", j->seq, wait_s);
+		j->io.say(j->io.ctx, "waiting for dump %d to finish (at most %d s)", j->run_seq, wait_s);
 	if (poll(&p, 1, wait_s * 1000) == 1)
 		ooms_jheap_done(j);
 }

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+
+#include "detect/pool_rule.h"
 #include "dump/oomdump.h"
 #include "hprof/io.h"
 #include "runtime.h"
@@ -54,10 +56,16 @@ struct ooms_jheap {
 	/* the rule */
 	struct ooms_heap_rule rule;
 	double last_poll_t;
+	/* the other pools' rules and GC distress (pool_rule.h) */
+	struct ooms_pool_rule meta_rule, class_rule, direct_rule;
+	/* direct buffer memory, as the shim last sent it (ooms_jheap_note_direct) */
+	int64_t direct_used, direct_max;
+	struct ooms_gc_rule gc_rule;
 	/* dumps */
 	int efd;
 	int running;
-	int seq;
+	int seq;             /* the last dump number given */
+	int run_seq;         /* the running rule dump's */
 	int dumps;
 	int crossings;
 	pthread_t th;

@@ -31,6 +31,13 @@ struct ooms_sample {
 	const char *heap_src;     /* "hsperfdata", "shim", "usdt" (after the last GC) */
 	uint64_t gcs;             /* collections seen (USDT / uprobes), cumulative */
 	double gc_pause_ms;       /* their pauses, cumulative */
+	/* a JVM's other pools (issue 36), bytes, -1 unknown: class metadata
+	 * (hsperfdata; its max -1 unless -XX:MaxMetaspaceSize set one), the
+	 * compressed class space, direct buffer memory (the shim: java.nio.Bits) */
+	/* the JVM's other bounded memory: used, committed (what the limit
+	 * counts for class metadata: HotSpot throws when committing more would
+	 * pass MaxMetaspaceSize), max; -1 unknown */
+	struct ooms_pool { int64_t used, committed, max; } metaspace, class_space, direct;
 };
 
 #endif

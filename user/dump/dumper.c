@@ -138,7 +138,8 @@ static int shim_finish(const struct ooms_dump_request *rq, struct ooms_dump_resu
 	res->pause_ms = shim_line_num(line, "pause_ms", -1);
 	child = (pid_t)shim_line_num(line, "child", 0);
 	status(rq, "writing");
-	e = shim_client_line(conn, line, line_len, timeout_ms);
+	/* the child's answer in place of "started": the target died at its fork */
+	e = strncmp(line, "started ", 8) ? 0 : shim_client_line(conn, line, line_len, timeout_ms);
 	close(conn);
 	if (e == -ETIMEDOUT && child > 0)
 		kill(child, SIGKILL); /* before the pump is waited for: the pipe then ends */
@@ -488,7 +489,7 @@ static void analyze(const struct ooms_dump_request *rq, struct ooms_dump_result 
 static int dump_done(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int e, double t0)
 {
 	res->dump_ms = mono_ms() - t0;
-	res->target_exited = !proc_alive(rq->pid);
+	res->target_exited = proc_dying(rq->pid); /* a killed target tears down a while */
 	if (e)
 		return e;
 	res->ok = 1;

@@ -218,6 +218,26 @@ static void write_sample(struct json *j, const struct run_sample *s)
 		json_kuint(j, "gcs", s->gcs);
 		json_kdbl(j, "gc_pause_ms", s->gc_pause_ms);
 	}
+	if (s->metaspace.used != RUN_NONE || s->class_space.used != RUN_NONE || s->direct.used != RUN_NONE) {
+		const struct run_pool_fig *f[] = {&s->metaspace, &s->class_space, &s->direct};
+		static const char *const names[] = {"metaspace", "class_space", "direct"};
+
+		json_key(j, "java_pools");
+		json_obj(j);
+		for (int i = 0; i < 3; i++) {
+			if (f[i]->used == RUN_NONE)
+				continue;
+			json_key(j, names[i]);
+			json_obj(j);
+			json_kint(j, "used", f[i]->used);
+			if (f[i]->committed != RUN_NONE)
+				json_kint(j, "committed", f[i]->committed);
+			if (f[i]->max != RUN_NONE)
+				json_kint(j, "max", f[i]->max);
+			json_obj_end(j);
+		}
+		json_obj_end(j);
+	}
 	json_key(j, "syscalls");
 	json_obj(j);
 	json_kuint(j, "fd_opens", n->fd_opens);
@@ -258,6 +278,22 @@ static void read_sample(struct json_object *o, struct run_sample *s)
 	s->has_gc = is_num(get(o, "gcs"));
 	s->gcs = ruint64(o, "gcs");
 	s->gc_pause_ms = rdbl(o, "gc_pause_ms");
+	{
+		struct json_object *jp = get(o, "java_pools");
+		struct run_pool_fig *f[] = {&s->metaspace, &s->class_space, &s->direct};
+		static const char *const names[] = {"metaspace", "class_space", "direct"};
+
+		for (int i = 0; i < 3; i++) {
+			struct json_object *p = jp && json_object_is_type(jp, json_type_object) ? get(jp, names[i]) : NULL;
+
+			f[i]->used = f[i]->committed = f[i]->max = RUN_NONE;
+			if (p && json_object_is_type(p, json_type_object)) {
+				f[i]->used = rint64(p, "used");
+				f[i]->committed = rint64(p, "committed");
+				f[i]->max = rint64(p, "max");
+			}
+		}
+	}
 	if (n && json_object_is_type(n, json_type_object)) {
 		s->syscalls.fd_opens = ruint64(n, "fd_opens");
 		s->syscalls.fd_closes = ruint64(n, "fd_closes");

@@ -64,6 +64,9 @@ struct run_sample {
 	int has_gc;                  /* a Java runtime: gcs and gc_pause_ms */
 	uint64_t gcs;
 	double gc_pause_ms;
+	/* a JVM's other pools ("java_pools"), bytes: RUN_NONE when unknown; a
+	 * max of RUN_NONE with a used figure: no limit set */
+	struct run_pool_fig { int64_t used, committed, max; } metaspace, class_space, direct;
 	struct run_syscalls syscalls;
 };
 

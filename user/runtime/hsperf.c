@@ -4,7 +4,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -89,6 +91,36 @@ static void add(int64_t *a, int64_t v)
 		*a = v < 0 ? INT64_MIN : INT64_MAX;
 }
 
+/* The last value of a size flag (-XX:Name=48m) in a command line, in
+ * bytes, or -1. */
+static int64_t flag_size(const char *args, const char *flag)
+{
+	int64_t v = -1;
+	size_t k = strlen(flag);
+
+	for (const char *p = strstr(args, flag); p; p = strstr(p + k, flag)) {
+		char *end;
+		unsigned long long n;
+
+		if (p != args && p[-1] != ' ')
+			continue;
+		n = strtoull(p + k, &end, 10);
+		if (end == p + k)
+			continue;
+		switch (*end | 0x20) {
+		case 't': n <<= 10; /* fall through */
+		case 'g': n <<= 10; /* fall through */
+		case 'm': n <<= 10; /* fall through */
+		case 'k': n <<= 10; end++; break;
+		default: break;
+		}
+		if (*end && *end != ' ')
+			continue;
+		v = n > INT64_MAX ? -1 : (int64_t)n;
+	}
+	return v;
+}
+
 static int heap_visit(void *ctx, const char *name, char type, int64_t v, const char *str)
 {
 	struct heap_acc *a = ctx;
@@ -97,8 +129,22 @@ static int heap_visit(void *ctx, const char *name, char type, int64_t v, const c
 
 	if (!strcmp(name, "sun.gc.policy.name") && str)
 		a->g1 = !strcmp(str, "GarbageFirst");
+	if (!strcmp(name, "java.rt.vmArgs") && str)
+		h->meta_limit = flag_size(str, "-XX:MaxMetaspaceSize=");
 	if (type != 'J')
 		return 0;
+	if (!strcmp(name, "sun.gc.metaspace.used"))
+		h->meta_used = v;
+	else if (!strcmp(name, "sun.gc.metaspace.maxCapacity"))
+		h->meta_max = v;
+	else if (!strcmp(name, "sun.gc.metaspace.capacity"))
+		h->meta_committed = v;
+	else if (!strcmp(name, "sun.gc.compressedclassspace.capacity"))
+		h->class_committed = v;
+	else if (!strcmp(name, "sun.gc.compressedclassspace.used"))
+		h->class_used = v;
+	else if (!strcmp(name, "sun.gc.compressedclassspace.maxCapacity"))
+		h->class_max = v;
 	if (sscanf(name, "sun.gc.generation.%d.space.%d.used%n", &g, &s, &pos) == 2 && !name[pos])
 		add(&h->used, v);
 	else if (sscanf(name, "sun.gc.generation.%d.capacity%n", &g, &pos) == 1 && !name[pos])
@@ -164,6 +210,8 @@ int hsperf_heap_from(const void *buf, size_t len, struct hsperf_heap *h)
 	int e;
 
 	memset(h, 0, sizeof(*h));
+	h->meta_used = h->meta_max = h->class_used = h->class_max = h->meta_limit = -1;
+	h->meta_committed = h->class_committed = -1;
 	e = hsperf_parse(buf, len, heap_visit, &a);
 	if (e)
 		return e;

@@ -29,6 +29,15 @@ struct hsperf_heap {
 	int64_t used, committed, max;
 	int64_t gc_count, gc_time_ms; /* all collectors */
 	int64_t full_gc_count;        /* the old-generation collector's */
+	/* class metadata (sun.gc.metaspace.*, sun.gc.compressedclassspace.*; HotSpot
+	 * updates them at GCs): used and capacity, -1 when absent. Metaspace is
+	 * bounded only when -XX:MaxMetaspaceSize was given: meta_limit, its value
+	 * from java.rt.vmArgs (the counter's maxCapacity is what is reserved:
+	 * 112 MB under a 48 MB limit), else -1; the compressed class space's
+	 * capacity is its limit. */
+	int64_t meta_used, meta_max, class_used, class_max;
+	int64_t meta_committed, class_committed; /* .capacity: what the limits count */
+	int64_t meta_limit;
 };
 
 /* Sums the heap figures from a parsed buffer. 0 or -errno. */

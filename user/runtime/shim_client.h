@@ -22,6 +22,8 @@ int shim_client_heap(pid_t pid, int64_t *used, int64_t *committed, int64_t *max,
  * hprof into it), mode "app" or "koom", char and byte arrays up to
  * text_bytes kept whole. On 0, *conn is the connection: "started ..." has
  * been read into line; read "done ..." from *conn with shim_client_line.
+ * (When the target died at the fork, line holds the child's "done ..." or
+ * "error ..." at once.)
  * -errno otherwise, the shim's words in line. */
 int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, int text_bytes, int *conn, char *line, size_t len,
 		       int timeout_ms);

@@ -47,7 +47,10 @@ void shim_child_finish(const struct shim_dump_req *req, int err, const char *why
 			unlink(req->tmp);
 	}
 	close(req->fd);
-	/* "started" (from the parent) goes first */
+	/* "started" (from the parent) goes first; a parent that died never
+	 * writes it: with this copy of its end closed, the wait then ends */
+	if (req->sync_wr >= 0)
+		close(req->sync_wr);
 	while (read(req->sync_fd, &b, 1) < 0 && errno == EINTR)
 		;
 	if (err)

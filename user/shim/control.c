@@ -31,6 +31,8 @@
 static volatile pid_t busy_child;   /* the dump child while it runs */
 static int busy_done_fd = -1;       /* the child writes a byte here once it has answered */
 #define BUSY_WAIT_MS 5000
+/* how long the dump at an OutOfMemoryError waits for one still writing */
+#define OOM_BUSY_WAIT_MS 120000
 static char busy_path[128];
 
 double shim_now_ms(void)
@@ -96,10 +98,10 @@ static int read_request(int c, char *line, size_t len, int *fd)
  * the next dump may start. */
 static void reap(void)
 {
-	pid_t child = busy_child;
+	pid_t child = busy_child, w;
 	int st;
 
-	if (child && (waitpid(child, &st, __WALL | WNOHANG) == child || errno == ECHILD))
+	if (child && ((w = waitpid(child, &st, __WALL | WNOHANG)) == child || (w < 0 && errno == ECHILD)))
 		busy_child = 0;
 }
 
@@ -112,10 +114,47 @@ static struct {
 /* one dump at a time, whether the control thread or a throwing thread asks */
 static struct shim_lock dump_lock;
 
+/* Faults for the tests (OOMSCOPE_SHIM_FAULT, items separated by commas;
+ * see hs_forkdump.c for the walk's): "before_started:PATH" holds the
+ * answer "started" until PATH exists (at most 120 s), so a test kills the
+ * target between its fork and that answer; "after_started:PATH" creates
+ * PATH once it is sent. The path of item key, or "". */
+static void test_fault_path(const char *key, char *out, size_t len)
+{
+	const char *f = shim_getenv("OOMSCOPE_SHIM_FAULT");
+
+	out[0] = 0;
+	for (; f && *f; f += strcspn(f, ",") + (f[strcspn(f, ",")] == ',')) {
+		size_t n = strcspn(f, ","), k = strlen(key);
+
+		if (n > k && !strncmp(f, key, k) && n - k < len)
+			snprintf(out, len, "%.*s", (int)(n - k), f + k);
+	}
+}
+
+static void test_fault_wait(const char *key)
+{
+	char path[256];
+
+	test_fault_path(key, path, sizeof(path));
+	for (int i = 0; path[0] && i < 12000 && access(path, F_OK) != 0; i++)
+		usleep(10 * 1000);
+}
+
+static void test_fault_mark(const char *key)
+{
+	char path[256];
+	int fd;
+
+	test_fault_path(key, path, sizeof(path));
+	if (path[0] && (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0)
+		close(fd);
+}
+
 /* Forks the dump of req (fd open, path set for `dump PATH`), answering on
  * c: "busy", "error", or "started" (then the child answers "done"). Takes
  * req->fd, and unlinks req->tmp when nothing was started. */
-static void start_dump(int c, struct shim_dump_req *req)
+static void start_dump(int c, struct shim_dump_req *req, int busy_wait_ms)
 {
 	struct shim_dump_result res;
 	int sync[2], done[2] = {-1, -1};
@@ -129,10 +168,11 @@ static void start_dump(int c, struct shim_dump_req *req)
 	 * waits for it rather than being refused. One still writing is refused
 	 * at once. */
 	if (busy_child && busy_done_fd >= 0 && poll(&(struct pollfd){busy_done_fd, POLLIN, 0}, 1, 0) == 1)
-		for (int i = 0; busy_child && i < BUSY_WAIT_MS / 10; i++) {
-			usleep(10 * 1000);
-			reap();
-		}
+		busy_wait_ms = busy_wait_ms > BUSY_WAIT_MS ? busy_wait_ms : BUSY_WAIT_MS;
+	for (int i = 0; busy_child && i < busy_wait_ms / 10; i++) {
+		usleep(10 * 1000);
+		reap();
+	}
 	if (!busy_child && busy_done_fd >= 0) {
 		close(busy_done_fd);
 		busy_done_fd = -1;
@@ -147,6 +187,7 @@ static void start_dump(int c, struct shim_dump_req *req)
 		goto out;
 	}
 	req->sync_fd = sync[0];
+	req->sync_wr = sync[1];
 	if (pipe2(done, O_CLOEXEC) != 0)
 		done[0] = done[1] = -1;
 	req->done_fd = done[1];
@@ -158,9 +199,12 @@ static void start_dump(int c, struct shim_dump_req *req)
 		shim_reply(c, "error %s", res.error[0] ? res.error : "the dump did not start");
 	} else {
 		busy_child = res.child;
+		snprintf(busy_path, sizeof(busy_path), "%s", req->label);
 		busy_done_fd = done[0];
 		done[0] = -1;
+		test_fault_wait("before_started:");
 		shim_reply(c, "started child=%d pause_ms=%.1f", (int)res.child, res.pause_ms);
+		test_fault_mark("after_started:");
 	}
 	if (write(sync[1], "g", 1) < 0) { /* the child may answer now */
 	}
@@ -190,7 +234,7 @@ static int open_output(int c, const struct shim_request *r, int *passed_fd, stru
 	if (r->cmd != SHIM_CMD_DUMP) {
 		req->fd = *passed_fd;
 		*passed_fd = -1;
-		snprintf(busy_path, sizeof(busy_path), "passed fd");
+		snprintf(req->label, sizeof(req->label), "passed fd");
 		return 0;
 	}
 	struct stat st;
@@ -213,7 +257,7 @@ static int open_output(int c, const struct shim_request *r, int *passed_fd, stru
 			return -1;
 		}
 	}
-	snprintf(busy_path, sizeof(busy_path), "%.120s", r->path);
+	snprintf(req->label, sizeof(req->label), "%.120s", r->path);
 	return 0;
 }
 
@@ -222,7 +266,7 @@ static void do_dump(int c, const struct shim_request *r, int passed_fd)
 	struct shim_dump_req req;
 
 	if (open_output(c, r, &passed_fd, &req) == 0)
-		start_dump(c, &req);
+		start_dump(c, &req, 0);
 	if (passed_fd >= 0)
 		close(passed_fd);
 }
@@ -283,9 +327,11 @@ void shim_oom_event(const char *kind, int heap, const char *what, const char *th
 	req.op = armed.op;
 	req.text_bytes = armed.text_bytes;
 	armed.conn = armed.fd = -1;
-	snprintf(busy_path, sizeof(busy_path), "the OutOfMemoryError dump");
+	snprintf(req.label, sizeof(req.label), "the OutOfMemoryError dump");
 	shim_unlock(&dump_lock);
-	start_dump(conn, &req);
+	/* the heap at its fullest is worth waiting for: a dump a rule started
+	 * a moment before is let finish, then this one is taken */
+	start_dump(conn, &req, OOM_BUSY_WAIT_MS);
 	close(conn); /* the child has its copy for "done" */
 }
 
@@ -321,7 +367,7 @@ static int serve(int c)
 				   (long long)max);
 	} else if (r.cmd == SHIM_CMD_JAVASTACKS) {
 		char why[160];
-		int sig = shim_ops && shim_ops->javastacks ? shim_ops->javastacks(c, why, sizeof(why)) : -1;
+		int sig = shim_ops && shim_ops->javastacks ? shim_ops->javastacks(c, r.no_stacks, why, sizeof(why)) : -1;
 
 		if (sig < 0) {
 			shim_reply(c, "error no Java stacks here: %s",

@@ -1073,7 +1073,7 @@ static int hs_init(void *vm, int live)
 	return 0;
 }
 
-static int hs_javastacks(int conn, char *why, size_t why_len)
+static int hs_javastacks(int conn, int no_stacks, char *why, size_t why_len)
 {
 	JNIEnv *jni = attach_thread();
 
@@ -1081,7 +1081,7 @@ static int hs_javastacks(int conn, char *why, size_t why_len)
 		snprintf(why, why_len, "cannot attach the control thread to the JVM");
 		return -1;
 	}
-	return hs_jstack_arm(jvm, jvmti, jni, conn, why, why_len);
+	return hs_jstack_arm(jvm, jvmti, jni, conn, no_stacks, why, why_len);
 }
 
 const struct shim_runtime_ops shim_hotspot_ops = {"hotspot", hs_init, hs_heap, hs_dump, hs_javastacks};

@@ -55,6 +55,8 @@ static struct {
 	asgct_fn asgct;
 	int conn;             /* where the lines go (-1: none) */
 	int drainer;          /* the draining thread runs */
+	jclass bits;          /* java.nio.Bits once seen loaded (a global ref) */
+	double next_bits_scan;
 	unsigned head, tail;
 	uint64_t lost;        /* reports dropped: the ring was full */
 	struct js_slot slots[JS_SLOTS];
@@ -205,9 +207,56 @@ static void report(JNIEnv *jni, const struct js_slot *s)
 	}
 }
 
+/* java.nio.Bits, if the app has loaded it: looked for among the loaded
+ * classes (never loaded or initialized by the shim: that would run Java
+ * code, in what may be a full heap), every 10 s until seen. */
+static void find_bits(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	jint n = 0;
+	jclass *ks = NULL;
+
+	if (JS.bits || shim_now_ms() < JS.next_bits_scan)
+		return;
+	JS.next_bits_scan = shim_now_ms() + 10000;
+	if ((*jvmti)->GetLoadedClasses(jvmti, &n, &ks) != JVMTI_ERROR_NONE)
+		return;
+	for (jint i = 0; i < n; i++) {
+		char *sig = NULL;
+
+		if (!JS.bits && (*jvmti)->GetClassSignature(jvmti, ks[i], &sig, NULL) == JVMTI_ERROR_NONE && sig &&
+		    !strcmp(sig, "Ljava/nio/Bits;"))
+			JS.bits = (*jni)->NewGlobalRef(jni, ks[i]);
+		if (sig)
+			(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+		(*jni)->DeleteLocalRef(jni, ks[i]);
+	}
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)ks);
+}
+
+/* The pools' line, once a second, on the connection: direct buffer
+ * memory, 0 used (and its limit unknown) while Bits is not initialized:
+ * nothing was reserved through it yet. */
+static void send_pools(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	char line[160];
+	int64_t used = 0, max = -1;
+	jint st = 0;
+
+	find_bits(jvmti, jni);
+	if (JS.bits && (*jvmti)->GetClassStatus(jvmti, JS.bits, &st) == JVMTI_ERROR_NONE &&
+	    (st & JVMTI_CLASS_STATUS_INITIALIZED) && shim_jni_direct(jni, JS.bits, &used, &max) != 0)
+		return;
+	snprintf(line, sizeof(line), "pools direct_used=%lld direct_max=%lld\n", (long long)used, (long long)max);
+	if (JS.conn >= 0 && send(JS.conn, line, strlen(line), MSG_NOSIGNAL) < 0) {
+		close(JS.conn);
+		JS.conn = -1;
+	}
+}
+
 static void JNICALL drain_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
-	(void)jvmti;
+	double next_pools = 0;
+
 	(void)arg;
 	for (;;) {
 		struct timespec ts = {0, 5 * 1000 * 1000};
@@ -222,6 +271,10 @@ static void JNICALL drain_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 				report(jni, s);
 			__atomic_store_n(&s->state, 0, __ATOMIC_RELEASE);
 			any = 1;
+		}
+		if (JS.conn >= 0 && shim_now_ms() >= next_pools) {
+			send_pools(jvmti, jni);
+			next_pools = shim_now_ms() + 1000;
 		}
 		if (!any)
 			nanosleep(&ts, NULL);
@@ -253,7 +306,27 @@ void JNICALL hs_jstack_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread threa
 	methods_of(jvmti, klass);
 }
 
-int hs_jstack_arm(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *jni, int conn, char *why, size_t why_len)
+/* The thread that names the frames and sends the lines, once. */
+static int start_drainer(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	jclass tc;
+	jmethodID init;
+	jobject t;
+
+	if (JS.drainer)
+		return 0;
+	tc = (*jni)->FindClass(jni, "java/lang/Thread");
+	init = tc ? (*jni)->GetMethodID(jni, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
+	t = init ? (*jni)->NewObject(jni, tc, init, (*jni)->NewStringUTF(jni, "oomscope-jstack")) : NULL;
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	if (!t || (*jvmti)->RunAgentThread(jvmti, t, drain_main, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE)
+		return -1;
+	JS.drainer = 1;
+	return 0;
+}
+
+int hs_jstack_arm(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *jni, int conn, int no_stacks, char *why, size_t why_len)
 {
 	jint n = 0;
 	jclass *ks = NULL;
@@ -263,7 +336,7 @@ int hs_jstack_arm(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *jni, int conn, char *why,
 		JS.conn = -1; /* the first arm: no connection yet */
 	JS.vm = vm;
 	JS.jvmti = jvmti;
-	if (!JS.asgct) {
+	if (!no_stacks && !JS.asgct) {
 		struct elfsym_lib lib;
 
 		if (elfsym_open_loaded(&lib, "libjvm.so") == 0) {
@@ -286,7 +359,7 @@ int hs_jstack_arm(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *jni, int conn, char *why,
 			(*jvmti)->Deallocate(jvmti, (unsigned char *)ks);
 		}
 	}
-	if ((e = shim_signal_handler(JS_SIGNAL, on_signal))) {
+	if (!no_stacks && (e = shim_signal_handler(JS_SIGNAL, on_signal))) {
 		snprintf(why, why_len, "%s", e == -EBUSY ? "SIGPROF has another handler in this process (a profiler?)"
 							  : "cannot set the SIGPROF handler");
 		return -1;
@@ -294,20 +367,10 @@ int hs_jstack_arm(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *jni, int conn, char *why,
 	if (JS.conn >= 0)
 		close(JS.conn);
 	JS.conn = conn;
-	if (!JS.drainer) {
-		jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
-		jmethodID init = tc ? (*jni)->GetMethodID(jni, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
-		jobject t = init ? (*jni)->NewObject(jni, tc, init, (*jni)->NewStringUTF(jni, "oomscope-jstack")) : NULL;
-
-		if ((*jni)->ExceptionCheck(jni))
-			(*jni)->ExceptionClear(jni);
-		if (!t || (*jvmti)->RunAgentThread(jvmti, t, drain_main, NULL, JVMTI_THREAD_NORM_PRIORITY) !=
-				  JVMTI_ERROR_NONE) {
-			snprintf(why, why_len, "cannot start the thread that names the frames");
-			JS.conn = -1;
-			return -1;
-		}
-		JS.drainer = 1;
+	if (start_drainer(jvmti, jni)) {
+		snprintf(why, why_len, "cannot start the thread that names the frames");
+		JS.conn = -1;
+		return -1;
 	}
-	return JS_SIGNAL;
+	return no_stacks ? 0 : JS_SIGNAL;
 }

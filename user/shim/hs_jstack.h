@@ -9,6 +9,11 @@
  *
  *   js tid=<tid> sp=<hex> pc=<hex> frames=<Class.method(File.java:N)>;...
  *   js tid=<tid> sp=<hex> pc=<hex> none=<why>        (no Java frames)
+ *
+ * The same thread sends the pools' figures once a second (the runtime's
+ * other bounded memory, read through JNI):
+ *
+ *   pools direct_used=<bytes> direct_max=<bytes>
  */
 #ifndef OOMSCOPE_SHIM_HS_JSTACK_H
 #define OOMSCOPE_SHIM_HS_JSTACK_H
@@ -18,8 +23,9 @@
 /* Arms the handler for the connection conn (taken; a newer arm replaces
  * it): AsyncGetCallTrace found in libjvm.so, a jmethodID made for every
  * method of every class (it names only those), the handler on SIGPROF,
- * the draining thread started. The signal number, or -1 with why. */
-int hs_jstack_arm(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *jni, int conn, char *why, size_t why_len);
+ * the draining thread started. no_stacks: the draining thread and its
+ * pools' line only. The signal number (0 with no_stacks), or -1 with why. */
+int hs_jstack_arm(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *jni, int conn, int no_stacks, char *why, size_t why_len);
 /* JVMTI ClassLoad: nothing (AsyncGetCallTrace wants the event on). */
 void JNICALL hs_jstack_class_load(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass);
 /* JVMTI ClassPrepare: the new class's methods get their jmethodIDs. */

@@ -90,6 +90,11 @@ int shim_request_parse(char *line, int has_fd, struct shim_request *r, char *rep
 		r->cmd = SHIM_CMD_HEAP;
 	} else if (!strcmp(w[0], "javastacks")) {
 		r->cmd = SHIM_CMD_JAVASTACKS;
+		if (nw > 1 && strcmp(w[1], "nostacks")) {
+			snprintf(reply, reply_len, "error unknown word '%.40s' (javastacks [nostacks])", w[1]);
+			return -1;
+		}
+		r->no_stacks = nw > 1;
 	} else if (!strcmp(w[0], "dump") || !strcmp(w[0], "dumpfd") || !strcmp(w[0], "armoom")) {
 		r->cmd = !strcmp(w[0], "dump") ? SHIM_CMD_DUMP : !strcmp(w[0], "dumpfd") ? SHIM_CMD_DUMPFD : SHIM_CMD_ARMOOM;
 		return parse_dump(w, nw, has_fd, r, reply, reply_len);

@@ -13,6 +13,7 @@ struct shim_request {
 	const char *path;    /* dump: the output path (points into the line) */
 	int op;              /* enum hprof_op: HPROF_OP_STRIP_APP / _KOOM */
 	int text_bytes;      /* char and byte arrays up to this size kept whole */
+	int no_stacks;       /* javastacks nostacks: the pools' figures only, no signal */
 };
 
 /* Reads line (one request, its newline gone; cut into words in place).

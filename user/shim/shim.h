@@ -19,10 +19,14 @@
  *        child has written everything, "done bytes_in=<n> bytes_out=<n>
  *        objects=<n> child_ms=<ms>" (or "error <why>"); a second dump while
  *        one runs gets "busy ...".
- *   javastacks               -> ok signal=<n>: the connection stays open and gets
+ *   javastacks [nostacks]    -> ok signal=<n>: the connection stays open and gets
  *        "js tid=<tid> sp=<hex> pc=<hex> frames=<Class.method(File.java:N)>;..."
  *        (or "... none=<why>") for each thread oomscope's kernel side signals
- *        with <n> at a native event (HotSpot: AsyncGetCallTrace, hs_jstack.h)
+ *        with <n> at a native event (HotSpot: AsyncGetCallTrace, hs_jstack.h),
+ *        and every second "pools direct_used=<bytes> direct_max=<bytes>"
+ *        (java.nio.Bits's figures: asked here rather than by a request a
+ *        second, whose accepted socket would be an fd event of the app's);
+ *        nostacks: signal=0, the pools' line only
  *   armoom [<mode> [strings=<n>]]  + one fd: the next OutOfMemoryError
  *        of the Java heap is dumped into it from the throwing thread, before
  *        the throw (the heap at its fullest). Answers "armed"; the connection
@@ -62,6 +66,9 @@ struct shim_dump_req {
 	int reply_fd;        /* the client's connection: the child answers "done" on it */
 	int sync_fd;         /* the child reads one byte (or EOF) here before it answers, so
 			      * "started" (from the parent) always comes first */
+	int sync_wr;         /* the parent's end of sync_fd: the child closes its copy, so
+			      * a parent that dies before "started" ends the wait (EOF) */
+	char label[128];     /* what the dump is, for a "busy" answer while it runs */
 	int done_fd;         /* the child writes one byte here once it has answered: it is
 			      * exiting, and the next dump may wait for it (-1: none) */
 };
@@ -83,8 +90,9 @@ struct shim_runtime_ops {
 	int (*heap)(int64_t *used, int64_t *committed, int64_t *max);
 	int (*dump)(const struct shim_dump_req *req, struct shim_dump_result *res);
 	/* javastacks: the Java stacks of signalled threads reported on conn
-	 * (taken); the signal number, or -1 with why. NULL: not on this runtime. */
-	int (*javastacks)(int conn, char *why, size_t why_len);
+	 * (taken), with the pools' figures each second; the signal number (0
+	 * with no_stacks), or -1 with why. NULL: not on this runtime. */
+	int (*javastacks)(int conn, int no_stacks, char *why, size_t why_len);
 };
 
 extern const struct shim_runtime_ops shim_hotspot_ops; /* hs_forkdump.c */
@@ -101,6 +109,12 @@ uintptr_t shim_option_value(const char *name);
 /* Heap figures from java.lang.Runtime (used = total - free), the calling
  * thread attached to vm (a JavaVM*) as a daemon. 0 or -errno. */
 int shim_jni_heap(void *vm, int64_t *used, int64_t *committed, int64_t *max);
+/* Direct buffer memory from java.nio.Bits (HotSpot's class library), an
+ * initialized class (the caller checks: reading its fields would
+ * initialize it, running Java code in the app's full heap): bytes reserved
+ * and -XX:MaxDirectMemorySize's limit. jni: a JNIEnv*, bits: its jclass.
+ * 0 or -errno. */
+int shim_jni_direct(void *jni, void *bits, int64_t *used, int64_t *max);
 
 /* An OutOfMemoryError the runtime is about to throw (called from the
  * throwing thread): told on the armed connection, and for the Java heap

@@ -83,6 +83,8 @@ static void settle(struct ooms_perfmap *pm)
 {
 	size_t k = 0;
 
+	if (!pm->n)	/* qsort's base may not be NULL, even for none */
+		return;
 	qsort(pm->e, pm->n, sizeof(*pm->e), entry_cmp);
 	for (size_t i = 0; i < pm->n; i++) {
 		if (i + 1 < pm->n && pm->e[i + 1].start == pm->e[i].start)

@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# The other ways a JVM runs out (issue 36): Metaspace under a limit, direct
+# buffer memory, a collector in distress over a heap that is not "full".
+# Each leak holds near its limit (PoolLeaker --hold-at-mb) until the test
+# has seen the crossing and its dump, then goes on to the error: nothing
+# here depends on how fast the machine is.
+load helpers
+
+JAVA_DIR="$ROOT/tests/java"
+
+# pool_run NAME MODE HOLD_MB [oomscope options] -- [java options]: the leak
+# held, the crossing and the dump seen, then released to the error.
+pool_run() {
+  local name=$1 mode=$2 hold=$3 opts=() jopts=(); shift 3
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+  [ "${1:-}" = -- ] && shift
+  jopts=("$@")
+  start_bg "$name" timeout 240 "$OOMSCOPE" run -o "$TMP/$name" "${opts[@]}" \
+    -- java "${jopts[@]}" "$JAVA_DIR/PoolLeaker.java" "$mode" --mb-per-s 20 --hold-at-mb "$hold" \
+    --release "$TMP/$name.release"
+  wait_for "$TMP/$name.out" '^holding mb=' 120
+  wait_for "$TMP/$name/timeline.jsonl" '"type":"dump"' 120
+  touch "$TMP/$name.release"
+  local st=0
+  wait_exit "$(cat "$TMP/$name.pid")" 120 || st=$?
+  [ "$st" -eq 0 ] || { echo "# oomscope run exited $st: $(tail -n 5 "$TMP/$name.out")" >&3; return 1; }
+}
+
+# The first crossing of run NAME and its dump, which came before the error.
+crossing_then_dump() {
+  local tl="$TMP/$1/timeline.jsonl"
+  echo "crossings: $(grep '"type":"crossing"' "$tl")"
+  echo "dumps: $(grep '"type":"dump"' "$tl")"
+  [ "$(grep -c '"type":"crossing"' "$tl")" -eq 1 ]
+  grep '"type":"crossing"' "$tl" | jq -e --arg r "$2" '(.rule | test($r)) and .wrote == "dump-1.hprof.gz"'
+  grep '"type":"dump"' "$tl" | head -n 1 | jq -e '.ok and .file == "dump-1.hprof.gz"'
+  "$OOMSCOPE" hprof check "$TMP/$1/dump-1.hprof.gz" > /dev/null
+  # the app lived on after the dump, then died of the error
+  grep -q 'java.lang.OutOfMemoryError' "$TMP/$1.out"
+  grep '"type":"end"' "$tl" | jq -e '.reason == "target exited"'
+}
+
+@test "Metaspace under -XX:MaxMetaspaceSize: its committed figure against the limit from the command line, a dump before the OutOfMemoryError" {
+  pool_run meta metaspace 44 -- -XX:MaxMetaspaceSize=48m
+  crossing_then_dump meta '^metaspace_(ratio|trend)$'
+  grep '"type":"crossing"' "$TMP/meta/timeline.jsonl" | jq -e '.limit == 50331648 and .value >= 25165824'
+  # every sample: the limit (48 MB, not the 112 MB hsperfdata reserves), used under committed
+  [ "$(grep '"type":"sample"' "$TMP/meta/timeline.jsonl" | jq -s '[.[] | .java_pools.metaspace |
+       select(.max == 50331648 and .used > 0 and .used <= .committed)] | length')" -gt 2 ]
+  grep -q 'java.lang.OutOfMemoryError: Metaspace' "$TMP/meta.out"
+  jq -e '.java_oom.message == "Metaspace"' "$TMP/meta/death.json"
+}
+
+@test "direct buffer memory (--shim): java.nio.Bits's figures each second, a dump before 'Cannot reserve'" {
+  pool_run direct direct 88 --shim -- -XX:MaxDirectMemorySize=96m
+  crossing_then_dump direct '^direct_(ratio|trend)$'
+  grep '"type":"crossing"' "$TMP/direct/timeline.jsonl" | jq -e '.limit == 100663296'
+  [ "$(grep '"type":"sample"' "$TMP/direct/timeline.jsonl" | jq -s '[.[] | .java_pools.direct |
+       select(.max == 100663296 and .used >= 1048576)] | length')" -gt 1 ]
+  grep -q 'OutOfMemoryError: Cannot reserve .* bytes of direct buffer memory' "$TMP/direct.out"
+}
+
+@test "GC distress: Shenandoah collecting back to back over a heap half full of humongous blocks, one dump, one crossing" {
+  pool_run gc humongous 100 -- -XX:+UseShenandoahGC -Xmx256m
+  crossing_then_dump gc '^gc_distress$'
+  grep '"type":"crossing"' "$TMP/gc/timeline.jsonl" | jq -e '(.reason | test("^GC distress: [0-9]+ collections")) and .limit == 268435456'
+  grep -q 'java.lang.OutOfMemoryError: Java heap space' "$TMP/gc.out"
+}
+
+@test "--no-pool-rules: the same Metaspace leak, no crossing, no dump" {
+  pool_run_quiet() {
+    start_bg q timeout 240 "$OOMSCOPE" run -o "$TMP/q" --no-pool-rules \
+      -- java -XX:MaxMetaspaceSize=48m "$JAVA_DIR/PoolLeaker.java" metaspace --mb-per-s 20 --hold-at-mb 44 \
+      --release "$TMP/q.release"
+  }
+  pool_run_quiet
+  wait_for "$TMP/q.out" '^holding mb=' 120
+  # three samples taken while it holds at 44 of 48 MB (the rules would have said so at half)
+  local n0; n0=$(grep -c '"type":"sample"' "$TMP/q/timeline.jsonl")
+  for _ in $(seq 1 600); do
+    [ "$(grep -c '"type":"sample"' "$TMP/q/timeline.jsonl")" -ge $((n0 + 3)) ] && break
+    sleep 0.1
+  done
+  touch "$TMP/q.release"
+  wait_exit "$(cat "$TMP/q.pid")" 120
+  ! grep -q '"type":"crossing"' "$TMP/q/timeline.jsonl"
+  ! grep -q '"type":"dump' "$TMP/q/timeline.jsonl"
+  [ "$(grep '"type":"sample"' "$TMP/q/timeline.jsonl" | jq -s '[.[] | .java_pools.metaspace | select(.committed >= 25165824)] | length')" -ge 3 ]
+}
