@@ -89,7 +89,8 @@ TARGET_SRCS := $(wildcard tests/targets/*.c)
 TARGET_CXX_SRCS := $(wildcard tests/targets/*.cc)
 TARGET_BINS := $(TARGET_SRCS:tests/targets/%.c=$(BUILD)/targets/%) $(TARGET_CXX_SRCS:tests/targets/%.cc=$(BUILD)/targets/%)
 # an app in Android's layout (android.bats): its code in a library it finds at /system/lib64
-TARGET_BINS += $(BUILD)/targets/android/android_app $(BUILD)/targets/android/libandroid_app.so
+TARGET_BINS += $(BUILD)/targets/android/android_app $(BUILD)/targets/android/libandroid_app.so \
+	       $(BUILD)/targets/android/base.odex $(BUILD)/targets/android/boot-framework.oat
 # ARCH=arm64 also builds 32-bit ARM (armhf, static) test targets: Android
 # still runs 32-bit apps on arm64 kernels (tests/bats-arm64/)
 ifneq ($(CROSS),)
@@ -178,6 +179,15 @@ $(BUILD)/targets/%: tests/targets/%.c | $(DEPS_OK)
 $(BUILD)/targets/android/libandroid_app.so: tests/targets/android/libapp.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -fPIC -shared -o $@ $<
+
+# oat files' stand-ins: compiled Java named as dex2oat names it, in MiniDebugInfo only
+$(BUILD)/targets/android/base.odex: tests/targets/android/oat_app.c tests/targets/android/make_oat.sh | $(DEPS_OK)
+	@mkdir -p $(@D)
+	tests/targets/android/make_oat.sh "$(CC)" "$(CROSS)" $@ $< cacheloader_open_all=com.example.leakyapp.CacheLoader.openAll
+
+$(BUILD)/targets/android/boot-framework.oat: tests/targets/android/oat_boot.c tests/targets/android/make_oat.sh | $(DEPS_OK)
+	@mkdir -p $(@D)
+	tests/targets/android/make_oat.sh "$(CC)" "$(CROSS)" $@ $< 'fis_init=java.io.FileInputStream.<init>'
 
 $(BUILD)/targets/android/android_app: tests/targets/android/app.c $(BUILD)/targets/android/libandroid_app.so
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -L$(@D) -landroid_app -Wl,-rpath,/system/lib64

@@ -44,7 +44,7 @@ start_android_app() {
     r=$1 lib=$2 libart=$3
     mount -t tmpfs android "$r"
     mkdir -p "$r/usr" "$r/proc" "$r/apex/com.android.runtime/lib64/bionic" "$r/apex/com.android.art/lib64" \
-      "$r/system/bin" "$r/system/lib64"
+      "$r/system/bin" "$r/system/lib64" "$r/system/framework/oat" "$r/data/app/com.example.leakyapp/oat"
     mount --rbind /usr "$r/usr"
     mount -t proc proc "$r/proc"
     ln -s usr/lib "$r/lib"; ln -s usr/bin "$r/bin"; [ -d /usr/lib64 ] && ln -s usr/lib64 "$r/lib64"
@@ -53,6 +53,8 @@ start_android_app() {
     cp "$(readlink -f "$libart")" "$r/apex/com.android.art/lib64/libart.so"
     cp "$4/libandroid_app.so" "$r/system/lib64/"
     cp "$4/android_app" "$r/system/bin/"
+    cp "$4/boot-framework.oat" "$r/system/framework/oat/"
+    cp "$4/base.odex" "$r/data/app/com.example.leakyapp/oat/"
     shift 4
     # the tmpfs becomes the namespace root (as a container: pivot_root, not
     # chroot, so /proc/PID/maps shows other namespaces the paths the app sees)
@@ -63,7 +65,8 @@ start_android_app() {
     umount -l /.old
     rmdir /.old
     exec /usr/bin/env LD_LIBRARY_PATH=/apex/com.android.runtime/lib64/bionic /system/bin/android_app "$@"
-  ' sh "$r" "/usr/lib/$TRIPLET" "$LIBART" "$APP" /apex/com.android.art/lib64/libart.so "$HEAP_OFF" "$THREAD_OFF" "$GC_OFF"
+  ' sh "$r" "/usr/lib/$TRIPLET" "$LIBART" "$APP" /apex/com.android.art/lib64/libart.so "$HEAP_OFF" "$THREAD_OFF" "$GC_OFF" \
+    /data/app/com.example.leakyapp/oat/base.odex /system/framework/oat/boot-framework.oat
   wait_for "$TMP/target.out" '^ready pid=' 30
   PID=$(cat "$TMP/target.pid")
 }
@@ -102,6 +105,11 @@ start_android_app() {
   jq -c 'select(.type == "start" or .type == "end") | {type, syscall_hook, events_sent, ringbuf_drops, skipped_runs}' "$tl"
   jq -c '.groups[] | select(.kind == "file") | .stacks' "$TMP/w/fds.json"
   jq -e '[.groups[] | select(.kind == "file") | .stacks[] | select(.created_by == "app_open_cache_files (libandroid_app.so)") | .count] | add == 30' "$TMP/w/fds.json"
+  # compiled Java (oat files: names in their MiniDebugInfo, as dex2oat writes them): the app's
+  # method names the group, past the platform's FileInputStream.<init>
+  jq -c '.groups[] | select(.kind == "file") | .paths' "$TMP/w/fds.json"
+  jq -e '[.groups[] | select(.kind == "file") | .stacks[] | select(.created_by == "com.example.leakyapp.CacheLoader.openAll (compiled Java, base.odex)") | .count] | add == 20' "$TMP/w/fds.json"
+  jq -e '[.groups[] | select(.kind == "file") | .stacks[] | select(.created_by // "" | startswith("com.example.leakyapp")) | .frames[].symbol] | index("java.io.FileInputStream.<init>") != null' "$TMP/w/fds.json"
   # the big block, by the malloc uprobe on bionic's libc
   jq -e '[.allocations[] | select(.function == "malloc" and .bytes == 41943040 and .allocated_by == "app_load_image (libandroid_app.so)")] | length == 1' "$TMP/w/allocs.json"
   # the thread, by the pthread_create uprobe on bionic's libc

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "tap.h"
 #include "sym/symbolize.h"
+#include "sym/art_frames.h"
 
 #include "shim/art_syms.c"
 #include "shim/elfsym.c"
@@ -159,16 +160,59 @@ static void test_apex_info(void)
 		   0, "a version code that names no train: 0");
 }
 
+/* The frames that say "ART's Java": oat files by name, and the interpreters
+ * by the symbols the real libart.so has (each family named by at least one
+ * of its exported symbols; none of the GC's or the allocator's). */
+static void test_art_frames(void)
+{
+	char cmd[400], line[512];
+	int interp = 0, other = 0, families[3] = {0};
+	FILE *p;
+
+	TAP_EQ_INT(ooms_art_frame_kind("base.odex", "com.example.Foo.bar"), OOMS_ART_COMPILED, "base.odex: compiled Java");
+	TAP_EQ_INT(ooms_art_frame_kind("boot-framework.oat", NULL), OOMS_ART_COMPILED, "boot-framework.oat: compiled Java");
+	TAP_EQ_INT(ooms_art_frame_kind("libart.so", NULL), OOMS_ART_NONE, "libart.so without a symbol: nothing said");
+	TAP_EQ_INT(ooms_art_frame_kind("liboat.so", "ExecuteNterpImpl"), OOMS_ART_NONE, "an interpreter's name elsewhere: nothing");
+	TAP_EQ_INT(ooms_art_frame_kind("libart.so", "ExecuteNterpImpl"), OOMS_ART_INTERPRETER, "nterp (Android 12+)");
+	snprintf(cmd, sizeof(cmd), "nm -D --defined-only %s", LIBART);
+	if (!(p = popen(cmd, "r"))) {
+		TAP_OK(0, "%s", cmd);
+		return;
+	}
+	while (fgets(line, sizeof(line), p)) {
+		char *sym = strrchr(line, ' ');
+
+		if (!sym)
+			continue;
+		sym[strcspn(sym, "\n")] = 0;
+		sym++;
+		if (ooms_art_frame_kind("libart.so", sym) == OOMS_ART_INTERPRETER) {
+			interp++;
+			families[0] |= !strncmp(sym, "Mterp", 5);
+			families[1] |= !strncmp(sym, "_ZN3art11interpreter20ExecuteSwitchImpl", 39);
+			families[2] |= !strcmp(sym, "artQuickToInterpreterBridge");
+			other += strstr(sym, "Heap") != NULL || strstr(sym, "GarbageCollector") != NULL;
+		}
+	}
+	pclose(p);
+	TAP_OK(families[0] && families[1] && families[2],
+	       "Debian's libart.so: mterp's, the switch interpreter's and the bridge's symbols are the interpreter's (%d)",
+	       interp);
+	TAP_EQ_INT(other, 0, "... and no GC or heap function is");
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/test_art_syms.XXXXXX", cmd[512], elf[300];
 
 	TAP_EQ_INT(elfsym_open_file(&(struct elfsym_lib){0}, "/nonexistent/libart.so"), -2, "a missing file: -ENOENT");
 	test_apex_info();
-	if (access(LIBART, R_OK) == 0)
+	if (access(LIBART, R_OK) == 0) {
 		test_libart();
-	else
+		test_art_frames();
+	} else {
 		TAP_OK(0, "%s missing: scripts/install-deps.sh installs android-libart", LIBART);
+	}
 	if (mkdtemp(tmp)) {
 		snprintf(cmd, sizeof(cmd), "sh tests/unit/make_minidebuginfo.sh %s >/dev/null", tmp);
 		snprintf(elf, sizeof(elf), "%s/minidebug", tmp);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "collector/attrib_int.h"
 #include "sym/perfmap.h"
+#include "sym/art_frames.h"
 #include "util/text.h"
 
 static void write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack);
@@ -228,6 +229,7 @@ static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, siz
 			struct ooms_frame f;
 			const char *base;
 			char name[256];
+			enum ooms_art_frame art;
 
 			memset(&f, 0, sizeof(f));
 			if (ooms_sym_resolve(a->sym, fr[i], i > 0, &f) != 0)
@@ -239,6 +241,19 @@ static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, siz
 			}
 			base = strrchr(f.module, '/');
 			base = base ? base + 1 : f.module;
+			/* ART's compiled Java: named by its method, the platform's
+			 * passed over as the JVM's are */
+			art = ooms_art_frame_kind(base, f.symbol);
+			if (art == OOMS_ART_COMPILED && i > 0) {
+				if (!f.symbol || (!pass && java_is_platform(a, f.symbol, strlen(f.symbol))))
+					continue;
+				snprintf(buf, len, "%s (compiled Java, %s)", f.symbol, base);
+				return buf;
+			}
+			if (!pass && art == OOMS_ART_INTERPRETER) {
+				snprintf(buf, len, "interpreted Java (ART's interpreter; its methods are not named here)");
+				return buf;
+			}
 			/* the first frame is where the call was made from: a libc
 			 * wrapper, in a static executable its own module's */
 			if (is_plumbing(base) || (!pass && (is_runtime(base) || (i == 0 && n > 1))))

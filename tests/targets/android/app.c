@@ -3,9 +3,12 @@
  * /apex/com.android.runtime/lib64/bionic/libc.so, libart.so at
  * /apex/com.android.art/lib64/libart.so and its own code at
  * /system/lib64/libandroid_app.so.
- *   android_app LIBART OFF_HEAP_OOM OFF_THREAD_OOM OFF_GC_RUN
- * Maps LIBART (as the runtime would: executable, from the file) and prints
- * `ready pid=N`. On SIGUSR1 it opens 30 files (app_open_cache_files), starts
+ *   android_app LIBART OFF_HEAP_OOM OFF_THREAD_OOM OFF_GC_RUN [BASE_ODEX BOOT_OAT]
+ * Maps LIBART (as the runtime would: executable, from the file) and, when
+ * given, the oat files' stand-ins (make_oat.sh), and prints `ready pid=N`.
+ * On SIGUSR1 it opens 20 files from the app's compiled Java through the
+ * platform's (CacheLoader.openAll -> FileInputStream.<init>, reached
+ * through each file's "oatdata" table), 30 files (app_open_cache_files), starts
  * a thread (app_start_worker), allocates 40 MiB (app_load_image), then enters
  * three of libart.so's functions at the given file offsets, as a failing
  * allocation and a collection would: Heap::ThrowOutOfMemoryError(heap, NULL,
@@ -15,6 +18,7 @@
  * fault is caught and reported, `art FN: signal S`. Then `done`; it ends on
  * SIGTERM or after 120 s. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -59,8 +63,18 @@ int main(int argc, char **argv)
 	char *base;
 	int fd, sig;
 
-	if (argc != 5)
-		return fprintf(stderr, "usage: android_app LIBART OFF_HEAP_OOM OFF_THREAD_OOM OFF_GC_RUN\n"), 2;
+	const void *const *app_oat = NULL, *const *boot_oat = NULL;
+
+	if (argc != 5 && argc != 7)
+		return fprintf(stderr, "usage: android_app LIBART OFF_HEAP_OOM OFF_THREAD_OOM OFF_GC_RUN [BASE_ODEX BOOT_OAT]\n"), 2;
+	if (argc == 7) {
+		void *a = dlopen(argv[5], RTLD_NOW | RTLD_LOCAL), *b = dlopen(argv[6], RTLD_NOW | RTLD_LOCAL);
+
+		app_oat = a ? dlsym(a, "oatdata") : NULL;
+		boot_oat = b ? dlsym(b, "oatdata") : NULL;
+		if (!app_oat || !boot_oat)
+			return fprintf(stderr, "android_app: %s\n", dlerror()), 1;
+	}
 	fd = open(argv[1], O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st))
 		return perror(argv[1]), 1;
@@ -84,6 +98,11 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (sigwait(&set, &sig) || sig != SIGUSR1)
 		return 0;
+	if (app_oat) {
+		int (*open_all)(int (*)(const char *), const char *, int) = (int (*)(int (*)(const char *), const char *, int))app_oat[0];
+
+		printf("opened from compiled Java %d\n", open_all((int (*)(const char *))boot_oat[0], argv[6], 20));
+	}
 	printf("opened %d\n", app_open_cache_files(30));
 	printf("worker %d\n", app_start_worker());
 	printf("image %s\n", app_load_image(40 << 20) ? "ok" : "failed");
