@@ -224,3 +224,54 @@ int BPF_KPROBE(hs_throw_msg, void *thread, const char *file, int line, void *nam
 			return 0;
 	return oom_msg(msg);
 }
+
+/* ---- any runtime: the OutOfMemoryErrors it prints ---- */
+
+#define RT_SCAN 256 /* a power of two: indexes masked by RT_SCAN - 1 */
+#define RT_WORD "OutOfMemoryError"
+
+/* write(2, ...) by the target naming an OutOfMemoryError: the default
+ * handler prints an uncaught one ("Exception in thread "main"
+ * java.lang.OutOfMemoryError: Cannot reserve ... direct buffer memory"),
+ * the one that ends the app, whether the VM or Java code threw it. Only the
+ * first RT_SCAN bytes of each write are looked at. */
+SEC("tp/syscalls/sys_enter_write")
+int rt_stderr(struct trace_event_raw_sys_enter *ctx)
+{
+	const char *ubuf = (const char *)ctx->args[1];
+	__u64 count = ctx->args[2];
+	char buf[RT_SCAN];
+	struct ooms_rt_event *e;
+	__u32 n, len;
+	int at = -1;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid || ctx->args[0] != 2 || count < sizeof(RT_WORD) - 1)
+		return 0;
+	n = count > RT_SCAN ? RT_SCAN : (__u32)count;
+	__builtin_memset(buf, 0, sizeof(buf));
+	if (bpf_probe_read_user(buf, n, ubuf))
+		return 0;
+	for (int i = 0; i <= RT_SCAN - (int)sizeof(RT_WORD) + 1 && at < 0; i++) {
+		int k;
+
+		if (buf[i & (RT_SCAN - 1)] != 'O')
+			continue;
+		for (k = 1; k < (int)sizeof(RT_WORD) - 1; k++)
+			if (buf[(i + k) & (RT_SCAN - 1)] != RT_WORD[k])
+				break;
+		if (k == (int)sizeof(RT_WORD) - 1)
+			at = i;
+	}
+	if (at < 0 || (__u32)at >= n || !(e = rt_start(RT_OOM_PRINTED)))
+		return 0;
+	len = n - (__u32)at;
+	if (len > 127)
+		len = 127;
+	/* masked in the program itself: the compiler drops a clamp it can prove,
+	 * which the verifier, merging paths, cannot */
+	__asm__ volatile("%[l] &= 127" : [l] "+r"(len));
+	bpf_probe_read_user(e->msg, len, ubuf + at);
+	bpf_get_current_comm(e->name, sizeof(e->name));
+	rt_send(e);
+	return 0;
+}

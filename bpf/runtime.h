@@ -24,6 +24,9 @@ enum ooms_rt_type {
 			   * msg the message, name the thread's (kernel) name */
 	RT_THREAD_START = 6, /* HotSpot: a Java thread started: name, a0 Java tid, a1 native tid, a2 daemon */
 	RT_THREAD_STOP = 7,
+	RT_OOM_PRINTED = 8, /* a write to stderr naming an OutOfMemoryError (whoever threw it: the
+			     * ones built in Java, java.nio.Bits's, reach no probe): msg the text
+			     * from "OutOfMemoryError" on, name the writer's (kernel) name */
 	RT_TYPE_MAX,
 };
 

@@ -49,6 +49,8 @@ crossing_then_dump() {
        select(.max == 50331648 and .used > 0 and .used <= .committed)] | length')" -gt 2 ]
   grep -q 'java.lang.OutOfMemoryError: Metaspace' "$TMP/meta.out"
   jq -e '.java_oom.message == "Metaspace"' "$TMP/meta/death.json"
+  # the JVM raised it (its probe), then printed it: one error, not two
+  grep '"type":"oom"' "$TMP/meta/timeline.jsonl" | jq -se 'length == 1 and .[0].source == "probe"'
 }
 
 @test "direct buffer memory (--shim): java.nio.Bits's figures each second, a dump before 'Cannot reserve'" {
@@ -58,6 +60,10 @@ crossing_then_dump() {
   [ "$(grep '"type":"sample"' "$TMP/direct/timeline.jsonl" | jq -s '[.[] | .java_pools.direct |
        select(.max == 100663296 and .used >= 1048576)] | length')" -gt 1 ]
   grep -q 'OutOfMemoryError: Cannot reserve .* bytes of direct buffer memory' "$TMP/direct.out"
+  # thrown by java.nio.Bits, not the VM: seen where the app printed it, with its thread
+  grep '"type":"oom"' "$TMP/direct/timeline.jsonl" | jq -se 'length == 1 and .[0].source == "stderr"
+    and (.[0].message | test("^Cannot reserve [0-9]+ bytes of direct buffer memory")) and .[0].tid > 0'
+  jq -e '.java_oom.message | startswith("Cannot reserve")' "$TMP/direct/death.json"
 }
 
 @test "GC distress: Shenandoah collecting back to back over a heap half full of humongous blocks, one dump, one crossing" {

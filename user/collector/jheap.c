@@ -76,6 +76,34 @@ const char *jheap_line_value(const char *line, const char *key, char *out, size_
 static void check_trend(struct ooms_jheap *j, double t);
 static void pool_said(struct ooms_jheap *j, double t, const struct ooms_pool_decision *d);
 
+/* A write to stderr naming an OutOfMemoryError: its message, after
+ * "OutOfMemoryError: " to the line's end. One the runtime's probes or the
+ * shim reported already (the same message) is not a second error. */
+static void oom_printed(struct ooms_jheap *j, double t, const struct ooms_rt_event *e)
+{
+	char text[OOMS_RT_MSG_LEN + 1], thread[OOMS_RT_NAME_LEN + 1], *msg;
+	struct run_record r = {.type = REC_OOM, .u.oom = {.t = t, .bytes = RUN_NONE, .source = "stderr", .tid = e->tid,
+							  .thread = thread}};
+
+	snprintf(text, sizeof(text), "%.*s", (int)sizeof(e->msg), e->msg);
+	snprintf(thread, sizeof(thread), "%.*s", (int)sizeof(e->name), e->name);
+	msg = text + strlen("OutOfMemoryError");
+	msg += strncmp(msg, ": ", 2) ? strspn(msg, ":") : 2;
+	msg[strcspn(msg, "\r\n")] = 0;
+	if (j->ooms && !strcmp(msg, j->oom_msg))
+		return;
+	r.u.oom.message = msg;
+	j->ooms++;
+	j->ooms_printed_only++;
+	j->oom_t = t;
+	snprintf(j->oom_msg, sizeof(j->oom_msg), "%s", msg);
+	snprintf(j->oom_thread, sizeof(j->oom_thread), "%s", thread);
+	j->io.emit(j->io.ctx, run_record_body, &r);
+	if (j->io.say)
+		j->io.say(j->io.ctx, "!! OutOfMemoryError printed by thread %s (tid %u): %s (seen on stderr only: no probe of "
+				     "the runtime's saw it thrown)", thread, e->tid, msg);
+}
+
 static int handle_rt(void *ctx, void *data, size_t size)
 {
 	struct ooms_jheap *j = ctx;
@@ -164,6 +192,9 @@ static int handle_rt(void *ctx, void *data, size_t size)
 				  e->tid, msg, hint ? "; " : "", hint ? hint : "");
 		break;
 	}
+	case RT_OOM_PRINTED:
+		oom_printed(j, t, e);
+		break;
 	case RT_THREAD_START:
 	case RT_THREAD_STOP: {
 		char name[OOMS_RT_NAME_LEN + 1];
@@ -255,14 +286,27 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 	}
 	j->found = 1;
 	snprintf(lib, sizeof(lib), "/proc/%d/root%s", (int)j->pid, j->rt.lib);
-	j->skel = runtime_bpf__open_opts(&oo);
-	if (!j->skel)
-		return fprintf(stderr, "oomscope: opening the runtime probes: %s\n", strerror(errno)), -1;
-	j->skel->rodata->target_tgid = j->pid;
-	bpf_map__set_max_entries(j->skel->maps.rt_events, (uint32_t)(page * 64 > (1 << 18) ? page * 64 : (1 << 18)));
-	if ((e = runtime_bpf__load(j->skel))) {
-		fprintf(stderr, "oomscope: loading the runtime probes: %s\n", strerror(-e));
-		return -1;
+	/* twice at most: a kernel whose verifier refuses the stderr watch
+	 * loses it, not the runtime's probes */
+	for (int with_stderr = 1;; with_stderr = 0) {
+		j->skel = runtime_bpf__open_opts(&oo);
+		if (!j->skel)
+			return fprintf(stderr, "oomscope: opening the runtime probes: %s\n", strerror(errno)), -1;
+		j->skel->rodata->target_tgid = j->pid;
+		bpf_map__set_max_entries(j->skel->maps.rt_events,
+					 (uint32_t)(page * 64 > (1 << 18) ? page * 64 : (1 << 18)));
+		bpf_program__set_autoload(j->skel->progs.rt_stderr, with_stderr);
+		if (!(e = runtime_bpf__load(j->skel)))
+			break;
+		runtime_bpf__destroy(j->skel);
+		j->skel = NULL;
+		if (!with_stderr) {
+			fprintf(stderr, "oomscope: loading the runtime probes: %s\n", strerror(-e));
+			return -1;
+		}
+		if (j->o.verbose)
+			fprintf(stderr, "oomscope: the stderr watch did not load (%s): the runtime's probes only\n",
+				strerror(-e));
 	}
 	if (ring_buffer__add(rb, bpf_map__fd(j->skel->maps.rt_events), handle_rt, j)) {
 		fprintf(stderr, "oomscope: adding the runtime ring buffer: %s\n", strerror(errno));
@@ -272,6 +316,12 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 		attach_hotspot(j, lib);
 	else
 		attach_art(j, lib);
+	/* the OutOfMemoryErrors the app prints, the ones Java code throws too
+	 * (no syscall events on a GKI kernel: then only the runtime's own) */
+	if (bpf_program__fd(j->skel->progs.rt_stderr) >= 0)
+		j->printed_link = bpf_program__attach_tracepoint(j->skel->progs.rt_stderr, "syscalls", "sys_enter_write");
+	if (!j->printed_link && j->o.verbose)
+		fprintf(stderr, "oomscope: no OutOfMemoryError seen on stderr: %s\n", strerror(errno));
 	if (j->io.say)
 		j->io.say(j->io.ctx, "Java runtime: %s (%s), %d probe(s) attached", ooms_rt_name(j->rt.kind), j->rt.lib,
 			  j->nlinks);
@@ -506,6 +556,7 @@ void ooms_jheap_free(struct ooms_jheap *j)
 		return;
 	for (int i = 0; i < j->nlinks; i++)
 		bpf_link__destroy(j->links[i]);
+	bpf_link__destroy(j->printed_link);
 	runtime_bpf__destroy(j->skel);
 	close(j->efd);
 	free(j);

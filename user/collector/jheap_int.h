@@ -45,6 +45,8 @@ struct ooms_jheap {
 	struct runtime_bpf *skel;
 	struct bpf_link *links[16];
 	int nlinks;
+	struct bpf_link *printed_link; /* the OutOfMemoryErrors written to stderr (not a probe of the runtime's) */
+	int ooms_printed_only;         /* ... seen there only: thrown by Java code */
 	/* GC */
 	uint64_t gc_begin_ns;
 	int gc_full;
