@@ -49,6 +49,14 @@ crossing_then_dump() {
        select(.max == 50331648 and .used > 0 and .used <= .committed)] | length')" -gt 2 ]
   grep -q 'java.lang.OutOfMemoryError: Metaspace' "$TMP/meta.out"
   jq -e '.java_oom.message == "Metaspace"' "$TMP/meta/death.json"
+  # the dump's analysis: the class loaders by path, the leaking ones first
+  local a="$TMP/meta/dump-1.analysis.json"
+  jq -c '.gcPaths[0] | {className, instanceCount, leakReason}' "$a"
+  jq -e '.gcPaths[0] | .className == "PoolLeaker$PluginLoader" and .instanceCount >= 1000
+         and (.leakReason | startswith("Metaspace ran out"))' "$a"
+  # one group, whatever the generated proxy classes' numbers on their paths
+  grep -qE '^#1  PoolLeaker\$PluginLoader x[0-9]{4,}' "$TMP/meta/dump-1.analysis.txt"
+  grep -q 'CLASS_LOADER     jdk.proxy' "$TMP/meta/dump-1.analysis.txt"
   # the JVM raised it (its probe), then printed it: one error, not two
   grep '"type":"oom"' "$TMP/meta/timeline.jsonl" | jq -se 'length == 1 and .[0].source == "probe"'
 }
@@ -64,6 +72,13 @@ crossing_then_dump() {
   grep '"type":"oom"' "$TMP/direct/timeline.jsonl" | jq -se 'length == 1 and .[0].source == "stderr"
     and (.[0].message | test("^Cannot reserve [0-9]+ bytes of direct buffer memory")) and .[0].tid > 0'
   jq -e '.java_oom.message | startswith("Cannot reserve")' "$TMP/direct/death.json"
+  # the dump's analysis: the direct buffers by path, their memory (off the heap) counted as native
+  local a="$TMP/direct/dump-1.analysis.json"
+  jq -c '.runningInfo.directBuffers, (.gcPaths[0] | {className, instanceCount, nativeSizeTotal, leakReason})' "$a"
+  jq -e '.runningInfo.directBuffers.objects >= 64 and .runningInfo.directBuffers.bytes >= 67108864' "$a"
+  jq -e '.gcPaths[0] | .className == "java.nio.DirectByteBuffer" and .instanceCount >= 64
+         and .nativeSizeTotal >= 67108864 and (.leakReason | startswith("Direct buffer memory ran out"))' "$a"
+  grep -q 'PoolLeaker$PooledBuffers.*POOL' "$TMP/direct/dump-1.analysis.txt"
 }
 
 @test "GC distress: Shenandoah collecting back to back over a heap half full of humongous blocks, one dump, one crossing" {

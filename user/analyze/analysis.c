@@ -4,6 +4,7 @@
 #include "analyze/strings.h"
 #include "util/memtrace.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -27,6 +28,49 @@ static uint64_t fnv(uint64_t h, const char *s)
 	return h * 0x100000001b3ull;
 }
 
+/* A class the runtime or a library generates, numbered as it goes
+ * (jdk.proxy12.$Proxy11, a lambda's $$Lambda$246/0x0000000800c1, a
+ * reflection accessor, CGLIB's or ByteBuddy's): the numbers say nothing
+ * of the code, so a path through one is the same path through the next. */
+static int generated_class(const char *s)
+{
+	static const char *const marks[] = {"$Proxy", "jdk.proxy", "$$Lambda", "GeneratedMethodAccessor",
+					    "GeneratedConstructorAccessor", "GeneratedSerializationConstructorAccessor",
+					    "$$EnhancerBy", "$$FastClassBy", "$ByteBuddy$", "$HibernateProxy$"};
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (strstr(s, marks[i]))
+			return 1;
+	return 0;
+}
+
+/* fnv of a class name, a generated class's numbers (decimal, and hex
+ * after 0x) folded to one mark */
+static uint64_t fnv_class(uint64_t h, const char *s)
+{
+	char buf[512];
+	size_t o = 0;
+
+	if (!generated_class(s))
+		return fnv(h, s);
+	while (*s && o + 2 < sizeof(buf)) {
+		if (s[0] == '0' && s[1] == 'x') {
+			s += 2;
+			while (isxdigit((unsigned char)*s))
+				s++;
+			buf[o++] = '*';
+		} else if (isdigit((unsigned char)*s)) {
+			while (isdigit((unsigned char)*s))
+				s++;
+			buf[o++] = '*';
+		} else {
+			buf[o++] = *s++;
+		}
+	}
+	buf[o] = 0;
+	return fnv(h, buf);
+}
+
 const struct ooms_edge_label *ooms_analysis_label(const struct ooms_analysis *a, uint32_t n)
 {
 	uint32_t i;
@@ -43,10 +87,10 @@ uint64_t ooms_analysis_signature(const struct ooms_analysis *a, const uint32_t *
 		const struct ooms_edge_label *l = ooms_analysis_label(a, nodes[i]);
 
 		if (!l || l->type == REF_NONE) {
-			h = fnv(fnv(h, ooms_class_name(ix, ooms_cls(ix, nodes[i - 1]))), "?");
+			h = fnv(fnv_class(h, ooms_class_name(ix, ooms_cls(ix, nodes[i - 1]))), "?");
 			continue;
 		}
-		h = fnv(h, ooms_class_name(ix, l->declared_in));
+		h = fnv_class(h, ooms_class_name(ix, l->declared_in));
 		if (l->type == REF_ARRAY_ENTRY)
 			h = fnv(h, "[]");
 		else if (l->type == REF_CLASS_LOADER || l->type == REF_CLASS_OBJECT)
@@ -56,7 +100,7 @@ uint64_t ooms_analysis_signature(const struct ooms_analysis *a, const uint32_t *
 		else
 			h = fnv(h, ooms_index_str(ix, ix->fields[l->field].name));
 	}
-	return fnv(h, ooms_class_name(ix, ooms_cls(ix, nodes[len - 1])));
+	return fnv_class(h, ooms_class_name(ix, ooms_cls(ix, nodes[len - 1])));
 }
 
 static int by_signature(const void *x, const void *y)
@@ -71,9 +115,11 @@ static int by_signature(const void *x, const void *y)
 static int by_group_size(const void *x, const void *y)
 {
 	const struct ooms_path_group *a = x, *b = y;
+	/* what each holds, off the heap too (a direct buffer's memory) */
+	uint64_t sa = a->retained_sum + a->native_sum, sb = b->retained_sum + b->native_sum;
 
-	if (a->retained_sum != b->retained_sum)
-		return a->retained_sum < b->retained_sum ? 1 : -1;
+	if (sa != sb)
+		return sa < sb ? 1 : -1;
 	return a->count < b->count ? 1 : a->count > b->count ? -1 : (a->signature > b->signature) - (a->signature < b->signature);
 }
 
@@ -268,6 +314,7 @@ static int finish_groups(struct ooms_analysis *a)
 			uint64_t r = ooms_retained(&a->dom, lk->node);
 
 			g->retained_sum += r;
+			g->native_sum += ooms_native_retained(&a->native, lk->node);
 			if (!k || r > g->retained_max) {
 				g->retained_max = r;
 				g->example = lk->node;
@@ -424,6 +471,16 @@ static int set_rules(struct ooms_analysis *a, const char *path, const struct oom
 	for (size_t i = 0; i < o->nleak_classes; i++)
 		if ((e = ooms_leak_rules_add_class(&a->rules, o->leak_classes[i])))
 			goto nomem;
+	if (o->ran_out == OOMS_RAN_OUT_DIRECT &&
+	    (e = ooms_leak_rules_add_class_why(&a->rules, "java.nio.DirectByteBuffer",
+					       "Direct buffer memory ran out: each java.nio.DirectByteBuffer holds its "
+					       "size of it (native)")))
+		goto nomem;
+	if (o->ran_out == OOMS_RAN_OUT_METASPACE &&
+	    (e = ooms_leak_rules_add_class_why(&a->rules, "java.lang.ClassLoader",
+					       "Metaspace ran out: each class loader holds its classes' metadata "
+					       "until it is collected")))
+		goto nomem;
 	for (size_t i = 0; i < o->nleak_ifs; i++)
 		if ((e = ooms_leak_rules_add_if(&a->rules, o->leak_ifs[i], err, errlen)))
 			return e;

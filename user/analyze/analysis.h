@@ -19,8 +19,17 @@
 /* Progress: the index passes are 1 and 2 (with bytes); then these phases. */
 enum { OOMS_PHASE_PATHS = 10, OOMS_PHASE_NAMES, OOMS_PHASE_DOMINATORS, OOMS_PHASE_HISTOGRAM };
 
+/* What ran out, when the dump was taken for it (`--ran-out`): the analysis
+ * then lists what holds that memory, by path, as leak groups. */
+enum ooms_ran_out {
+	OOMS_RAN_OUT_HEAP = 0,  /* the Java heap: the usual analysis */
+	OOMS_RAN_OUT_DIRECT,    /* direct buffer memory: every java.nio.DirectByteBuffer, its size as native */
+	OOMS_RAN_OUT_METASPACE, /* class metadata: every java.lang.ClassLoader */
+};
+
 struct ooms_analyze_opts {
 	enum ooms_runtime runtime;      /* RUNTIME_AUTO: Android for 1.0.3 dumps, else the JVM */
+	enum ooms_ran_out ran_out;      /* OOMS_RAN_OUT_HEAP unless told */
 	uint32_t bitmap_w, bitmap_h;    /* large Bitmap threshold (KOOM: 768 x 1366) */
 	const char *const *leak_classes;
 	size_t nleak_classes;
@@ -45,6 +54,7 @@ struct ooms_path_group {
 	uint64_t retained_sum, retained_max;
 	uint32_t example;               /* the leak with the largest retained size */
 	uint32_t *nodes, len;           /* its path, root first */
+	uint64_t native_sum;            /* the members' retained native sizes (direct buffers' memory) */
 	uint32_t root;                  /* index in ix.roots */
 	uint32_t library;               /* a library leak: the mark of the reference it crosses (index.h), else 0 */
 	/* the watch of the example, when LeakCanary's KeyedWeakReference (1) or

@@ -91,7 +91,7 @@ int ooms_leak_rules_builtin(struct ooms_leak_rules *r, enum ooms_runtime rt, uin
 	return 0;
 }
 
-int ooms_leak_rules_add_class(struct ooms_leak_rules *r, const char *name)
+int ooms_leak_rules_add_class_why(struct ooms_leak_rules *r, const char *name, const char *reason)
 {
 	struct ooms_leak_rule *k = add(r);
 
@@ -99,8 +99,16 @@ int ooms_leak_rules_add_class(struct ooms_leak_rules *r, const char *name)
 		return -ENOMEM;
 	k->class_name = name;
 	k->test = LEAK_ALWAYS;
-	snprintf(k->reason, sizeof(k->reason), "User Leak: instance of %s (--leak-class)", name);
+	if (reason)
+		snprintf(k->reason, sizeof(k->reason), "%s", reason);
+	else
+		snprintf(k->reason, sizeof(k->reason), "User Leak: instance of %s (--leak-class)", name);
 	return 0;
+}
+
+int ooms_leak_rules_add_class(struct ooms_leak_rules *r, const char *name)
+{
+	return ooms_leak_rules_add_class_why(r, name, NULL);
 }
 
 int ooms_leak_rules_add_if(struct ooms_leak_rules *r, const char *expr, char *err, size_t errlen)

@@ -56,6 +56,8 @@ struct ooms_leak_rules {
 int ooms_leak_rules_builtin(struct ooms_leak_rules *r, enum ooms_runtime rt, uint32_t bitmap_w, uint32_t bitmap_h);
 /* --leak-class NAME */
 int ooms_leak_rules_add_class(struct ooms_leak_rules *r, const char *name);
+/* The same with the reason the groups give (what ran out, say). */
+int ooms_leak_rules_add_class_why(struct ooms_leak_rules *r, const char *name, const char *reason);
 /* --leak-if 'Class.field==value' (or !=), value true|false|null|integer.
  * 0, -EINVAL (with a message in err), -ENOMEM. */
 int ooms_leak_rules_add_if(struct ooms_leak_rules *r, const char *expr, char *err, size_t errlen);

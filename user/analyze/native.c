@@ -9,6 +9,8 @@ const char *const ooms_native_probe_fields[OOMS_NATIVE_PROBES][2] = {
 	{"sun.misc.Cleaner", "thunk"},
 	{"libcore.util.NativeAllocationRegistry$CleanerThunk", "this$0"},
 	{"libcore.util.NativeAllocationRegistry", "size"},
+	{"jdk.internal.ref.Cleaner", "thunk"},
+	{"java.nio.DirectByteBuffer$Deallocator", "size"},
 };
 
 static int add(struct ooms_native *nat, uint32_t n, uint64_t bytes)
@@ -26,31 +28,48 @@ static int add(struct ooms_native *nat, uint32_t n, uint64_t bytes)
 	return 0;
 }
 
-int ooms_native_compute(const struct ooms_index *ix, const struct ooms_probe *probes, const uint32_t *idom,
-			struct ooms_native *nat)
+/* One Cleaner probe's thunks: each registered size to its referent and up
+ * its dominators. */
+static int from_cleaners(const struct ooms_index *ix, const struct ooms_probe *thunks, const struct ooms_probe *probes,
+			 const uint32_t *idom, struct ooms_native *nat)
 {
-	const struct ooms_probe *thunks = &probes[0], *owners = &probes[1], *sizes = &probes[2];
+	const struct ooms_probe *owners = &probes[1], *sizes = &probes[2], *deallocs = &probes[4];
 
-	memset(nat, 0, sizeof(*nat));
-	if (u64map_init(&nat->at, 64))
-		return -ENOMEM;
 	for (size_t i = 0; i < thunks->count; i++) {
 		uint32_t cleaner = thunks->values[i].node, thunk = (uint32_t)thunks->values[i].value, r;
-		uint64_t reg, size;
+		uint64_t reg, size = 0;
+		int direct = 0;
 
-		if (thunk == OOMS_NONE || !ooms_probe_get(owners, thunk, &reg) || (uint32_t)reg == OOMS_NONE ||
-		    !ooms_probe_get(sizes, (uint32_t)reg, &size) || !size)
+		if (thunk == OOMS_NONE)
 			continue;
-		if ((r = ooms_referent_of(ix, cleaner)) == OOMS_NONE)
+		if (ooms_probe_get(owners, thunk, &reg) && (uint32_t)reg != OOMS_NONE)
+			ooms_probe_get(sizes, (uint32_t)reg, &size);
+		else if (ooms_probe_get(deallocs, thunk, &size))
+			direct = 1;
+		if (!size || (int64_t)size < 0 || (r = ooms_referent_of(ix, cleaner)) == OOMS_NONE)
 			continue;
-		nat->objects++;
-		nat->bytes += size;
+		if (direct) {
+			nat->direct_objects++;
+			nat->direct_bytes += size;
+		} else {
+			nat->objects++;
+			nat->bytes += size;
+		}
 		/* up the dominators, the object itself first (an unreachable one: itself only) */
 		for (uint32_t v = r, depth = 0; v && v != OOMS_NONE && depth < ix->nodes; v = idom[v], depth++)
 			if (add(nat, v, size))
 				return -ENOMEM;
 	}
 	return 0;
+}
+
+int ooms_native_compute(const struct ooms_index *ix, const struct ooms_probe *probes, const uint32_t *idom,
+			struct ooms_native *nat)
+{
+	memset(nat, 0, sizeof(*nat));
+	if (u64map_init(&nat->at, 64))
+		return -ENOMEM;
+	return from_cleaners(ix, &probes[0], probes, idom, nat) ?: from_cleaners(ix, &probes[3], probes, idom, nat);
 }
 
 uint64_t ooms_native_retained(const struct ooms_native *nat, uint32_t n)

@@ -3,7 +3,12 @@
  * sun.misc.Cleaner whose thunk is the registry's CleanerThunk. The registry's
  * size is added, as ahat does, to the object the Cleaner watches (its
  * referent), and up its dominators as their retained native size; Java
- * retained sizes do not change (they stay VisualVM's). */
+ * retained sizes do not change (they stay VisualVM's).
+ *
+ * HotSpot's direct buffers the same way: a java.nio.DirectByteBuffer's
+ * memory is freed by a Cleaner (jdk.internal.ref.Cleaner, JDK 8's
+ * sun.misc.Cleaner) whose thunk, DirectByteBuffer$Deallocator, holds its
+ * size: counted to the buffer and its dominators, kept apart in the totals. */
 #ifndef OOMSCOPE_ANALYZE_NATIVE_H
 #define OOMSCOPE_ANALYZE_NATIVE_H
 
@@ -13,19 +18,20 @@
 #include "analyze/u64map.h"
 
 /* The fields the index must record, as probes (ooms_probe). */
-#define OOMS_NATIVE_PROBES 3
+#define OOMS_NATIVE_PROBES 5
 extern const char *const ooms_native_probe_fields[OOMS_NATIVE_PROBES][2];
 
 struct ooms_native {
 	uint64_t objects, bytes;  /* referents with a registered size, and the sizes' sum */
+	uint64_t direct_objects, direct_bytes; /* DirectByteBuffers and their sizes */
 	struct u64map at;         /* node + 1 -> index in retained[] */
 	uint64_t *retained;       /* each dominator's retained native size */
 	size_t n, cap;
 };
 
-/* From the probes (Cleaner.thunk, CleanerThunk.this$0, Registry.size, in
- * ooms_native_probe_fields' order) and the dominator tree (idom[node]). 0 or
- * -ENOMEM. */
+/* From the probes (in ooms_native_probe_fields' order: Cleaner.thunk,
+ * CleanerThunk.this$0, Registry.size, jdk.internal.ref.Cleaner.thunk,
+ * Deallocator.size) and the dominator tree (idom[node]). 0 or -ENOMEM. */
 int ooms_native_compute(const struct ooms_index *ix, const struct ooms_probe *probes, const uint32_t *idom,
 			struct ooms_native *nat);
 /* Node n's retained native size (0 when none). */

@@ -218,6 +218,11 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	json_kuint(&j, "objects", a->native.objects);
 	json_kuint(&j, "bytes", a->native.bytes);
 	json_obj_end(&j);
+	json_key(&j, "directBuffers"); /* java.nio.DirectByteBuffers with memory to free, and its sum */
+	json_obj(&j);
+	json_kuint(&j, "objects", a->native.direct_objects);
+	json_kuint(&j, "bytes", a->native.direct_bytes);
+	json_obj_end(&j);
 	json_key(&j, "gcRootKinds"); /* root records by kind, as Shark names them */
 	json_obj(&j);
 	for (size_t k = 0; k < OOMS_ROOT_KINDS; k++) {
@@ -289,6 +294,8 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 		json_khex(&j, "leakObjectId", ooms_index_id(ix, g->example));
 		json_kuint(&j, "retainedSize", g->retained_max);
 		json_kuint(&j, "retainedSizeTotal", g->retained_sum);
+		if (g->native_sum)
+			json_kuint(&j, "nativeSizeTotal", g->native_sum);
 		json_kuint(&j, "pathLength", g->len);
 		report_json_path(&j, a, g->nodes, g->len, g->root, "LEAKING_INSTANCE");
 		json_obj_end(&j);
@@ -410,6 +417,12 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		fprintf(f, "native      %" PRIu64 " objects free native memory when collected (NativeAllocationRegistry): %s\n",
 			a->native.objects, b1);
 	}
+	if (a->native.direct_objects) {
+		report_human_bytes(a->native.direct_bytes, b1, sizeof(b1));
+		fprintf(f, "direct      %" PRIu64 " java.nio.DirectByteBuffer hold %s of direct memory (off the heap: "
+			   "counted to what holds them as native)\n",
+			a->native.direct_objects, b1);
+	}
 	fprintf(f, "retained    %s\n", a->retained_model == OOMS_RETAINED_DOMINATED
 					      ? "every object's shallow size in each of its dominators (--retained-model dominated)"
 					      : "as VisualVM's heap library counts it (--retained-model visualvm)");
@@ -425,8 +438,13 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 
 		report_human_bytes(g->retained_max, b1, sizeof(b1));
 		report_human_bytes(g->retained_sum, b2, sizeof(b2));
-		fprintf(f, "\n#%zu  %s x%u, retained %s each at most, %s in all  [%016" PRIx64 "]\n", i + 1,
-			report_node_class(ix, g->example), g->count, b1, b2, g->signature);
+		fprintf(f, "\n#%zu  %s x%u, retained %s each at most, %s in all", i + 1, report_node_class(ix, g->example),
+			g->count, b1, b2);
+		if (g->native_sum) {
+			report_human_bytes(g->native_sum, b1, sizeof(b1));
+			fprintf(f, " (and %s native)", b1);
+		}
+		fprintf(f, "  [%016" PRIx64 "]\n", g->signature);
 		fprintf(f, "    %s\n", a->rules.rules[g->rule].reason);
 		if (g->library)
 			fprintf(f, "    Library Leak (no fault of the app): %s\n", ix->library[g->library - OOMS_MARK_LIBRARY]);
@@ -462,7 +480,7 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 			report_node_class(ix, n), ooms_index_id(ix, n));
 		if (ooms_native_retained(&a->native, n)) {
 			report_human_bytes(ooms_native_retained(&a->native, n), b1, sizeof(b1));
-			fprintf(f, "  (and %s native, NativeAllocationRegistry)", b1);
+			fprintf(f, "  (and %s native)", b1);
 		}
 		fputc('\n', f);
 	}

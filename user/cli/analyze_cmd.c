@@ -46,6 +46,9 @@ static const struct cli_opt options[] = {
 	{"leak-if", 0, required_argument, 'i', "EXPR",
 	 "Class.field==value or Class.field!=value, value\ntrue, false, null or an integer; repeatable\n"
 	 "(e.g. 'com.example.Screen.destroyed==true')"},
+	{"ran-out", 0, required_argument, 'R', "KIND",
+	 "what ran out, when the dump was taken for it: heap\n(default), direct (every DirectByteBuffer by path, its\n"
+	 "memory counted as native) or metaspace (every class\nloader by path: the ones that leak hold their classes)"},
 	{"bitmap", 0, required_argument, 'b', "WxH", "Android: Bitmaps over W x H pixels are reported\n(default 768x1366, as KOOM)"},
 	{"retained-tsv", 0, required_argument, 'T', "FILE",
 	 "also write id, shallow and retained size of every\nobject (for comparing with other tools)"},
@@ -232,6 +235,16 @@ static int analyze_with(int argc, char **argv, const char **classes, const char 
 				return bad("--retained-model takes visualvm or dominated", optarg);
 			break;
 		case 'c': classes[o.nleak_classes++] = optarg; break;
+		case 'R':
+			if (!strcmp(optarg, "heap"))
+				o.ran_out = OOMS_RAN_OUT_HEAP;
+			else if (!strcmp(optarg, "direct"))
+				o.ran_out = OOMS_RAN_OUT_DIRECT;
+			else if (!strcmp(optarg, "metaspace"))
+				o.ran_out = OOMS_RAN_OUT_METASPACE;
+			else
+				return bad("--ran-out is heap, direct or metaspace", optarg);
+			break;
 		case 'i': ifs[o.nleak_ifs++] = optarg; break;
 		case 't': {
 			long v = strtol(optarg, &end, 10);

@@ -435,7 +435,11 @@ static void pool_said(struct ooms_jheap *j, double t, const struct ooms_pool_dec
 	if (can) {
 		j->rule.dumps++;
 		j->rule.last_dump_t = t;
+		j->ran_out = !strncmp(d->rule, "direct", 6)	 ? OOMS_RAN_OUT_DIRECT
+			     : strncmp(d->rule, "gc_", 3) ? OOMS_RAN_OUT_METASPACE
+							  : OOMS_RAN_OUT_HEAP;
 		jheap_start_dump(j, d->reason);
+		j->ran_out = OOMS_RAN_OUT_HEAP;
 	}
 }
 

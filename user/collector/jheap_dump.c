@@ -63,6 +63,7 @@ static void fill_request(struct ooms_jheap *j, struct ooms_dump_request *rq, con
 		rq->aopts.leak_classes = j->o.leak_classes;
 		rq->aopts.nleak_classes = j->o.nleak_classes;
 		rq->aopts.leak_ifs = j->o.leak_ifs;
+		rq->aopts.ran_out = (enum ooms_ran_out)j->ran_out;
 		rq->aopts.nleak_ifs = j->o.nleak_ifs;
 	}
 	rq->status = j->io.progress;

@@ -68,6 +68,7 @@ struct ooms_jheap {
 	int running;
 	int seq;             /* the last dump number given */
 	int run_seq;         /* the running rule dump's */
+	int ran_out;         /* enum ooms_ran_out of the next rule dump: what its analysis looks for */
 	int dumps;
 	int crossings;
 	pthread_t th;
