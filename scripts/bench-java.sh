@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The Java rows of `make bench` (issue 35): thread starts and file opens made
-# by Java code (tests/java/JavaBench.java), timed inside the JVM after a
+# The Java rows of `make bench` (issues 35, 36): thread starts, file opens and
+# exceptions thrown and caught (the shim's OutOfMemoryError hook must not
+# slow an app that throws all the time) by Java code
+# (tests/java/JavaBench.java), timed inside the JVM after a
 # warm-up, in one run side by side: the JVM alone, under `oomscope run`
 # (no shim), under `run --shim` with the Java stacks on (a signal and
 # AsyncGetCallTrace per creation: the first 256 of each native place, then
@@ -12,8 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPS=${REPS:-5}
-declare -A ITERS=([threads]=5000 [opens]=200000)
-if [ "${QUICK:-0}" = 1 ]; then ITERS=([threads]=2000 [opens]=50000); fi
+declare -A ITERS=([threads]=5000 [opens]=200000 [exceptions]=300000)
+if [ "${QUICK:-0}" = 1 ]; then ITERS=([threads]=2000 [opens]=50000 [exceptions]=100000); fi
 tmp=$(mktemp -d /tmp/oomscope-bench-java.XXXXXX)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
@@ -46,7 +48,7 @@ one() {
 
 printf '%-8s %7s | %10s | %10s %6s | %10s %6s | %10s %6s | %10s %6s | %s\n' mode iters "alone ns" \
   "oomscope" ratio "--shim" ratio "no stacks" ratio "JFR" ratio "Java stacks asked, sampled out (--shim)"
-for mode in threads opens; do
+for mode in threads opens exceptions; do
   n=${ITERS[$mode]}
   declare -A col=()
   for how in alone oomscope shim shim-nostacks jfr; do
@@ -61,4 +63,4 @@ for mode in threads opens; do
     "${col[oomscope]}" "$(r "${col[oomscope]}")" "${col[shim]}" "$(r "${col[shim]}")" \
     "${col[shim-nostacks]}" "$(r "${col[shim-nostacks]}")" "${col[jfr]}" "$(r "${col[jfr]}")" "$asked" "$sampled"
 done
-echo "(median of $REPS runs each; ns per thread started and joined, or file opened and closed, from Java; lower is better)"
+echo "(median of $REPS runs each; ns per thread started and joined, file opened and closed, or exception thrown through 8 frames, caught and its stack read, from Java; lower is better)"

@@ -68,10 +68,17 @@ crossing_then_dump() {
   [ "$(grep '"type":"sample"' "$TMP/direct/timeline.jsonl" | jq -s '[.[] | .java_pools.direct |
        select(.max == 100663296 and .used >= 1048576)] | length')" -gt 1 ]
   grep -q 'OutOfMemoryError: Cannot reserve .* bytes of direct buffer memory' "$TMP/direct.out"
-  # thrown by java.nio.Bits, not the VM: seen where the app printed it, with its thread
-  grep '"type":"oom"' "$TMP/direct/timeline.jsonl" | jq -se 'length == 1 and .[0].source == "stderr"
-    and (.[0].message | test("^Cannot reserve [0-9]+ bytes of direct buffer memory")) and .[0].tid > 0'
+  # built by java.nio.Bits, not the VM: the shim's hook on OutOfMemoryError's constructors saw
+  # it, with its kind and where it was made; the app printing it is not a second error
+  grep '"type":"oom"' "$TMP/direct/timeline.jsonl" | jq -se 'length == 1 and .[0].source == "shim" and .[0].kind == "direct"
+    and (.[0].message | test("^Cannot reserve [0-9]+ bytes of direct buffer memory"))
+    and (.[0].java_stack[0] | startswith("java.nio.Bits.reserveMemory"))
+    and (.[0].java_stack | map(select(startswith("PoolLeaker.step"))) | length == 1)'
   jq -e '.java_oom.message | startswith("Cannot reserve")' "$TMP/direct/death.json"
+  # and the heap dumped at its throw, analyzed for what ran out
+  grep '"type":"dump"' "$TMP/direct/timeline.jsonl" | jq -se 'map(select(.method == "shim-fork-at-oom" and .ok)) | length == 1'
+  local at; at=$(grep '"type":"dump"' "$TMP/direct/timeline.jsonl" | jq -rs 'map(select(.method == "shim-fork-at-oom"))[0].analysis')
+  jq -e '.gcPaths[0] | .className == "java.nio.DirectByteBuffer" and .nativeSizeTotal >= 67108864' "$TMP/direct/$at"
   # the dump's analysis: the direct buffers by path, their memory (off the heap) counted as native
   local a="$TMP/direct/dump-1.analysis.json"
   jq -c '.runningInfo.directBuffers, (.gcPaths[0] | {className, instanceCount, nativeSizeTotal, leakReason})' "$a"
@@ -79,6 +86,21 @@ crossing_then_dump() {
   jq -e '.gcPaths[0] | .className == "java.nio.DirectByteBuffer" and .instanceCount >= 64
          and .nativeSizeTotal >= 67108864 and (.leakReason | startswith("Direct buffer memory ran out"))' "$a"
   grep -q 'PoolLeaker$PooledBuffers.*POOL' "$TMP/direct/dump-1.analysis.txt"
+}
+
+@test "direct buffer memory without the shim: no figures (the shim reads them), the error seen where the app printed it" {
+  pool_run_plain() {
+    start_bg plain timeout 240 "$OOMSCOPE" run -o "$TMP/plain" \
+      -- java -XX:MaxDirectMemorySize=96m "$JAVA_DIR/PoolLeaker.java" direct --mb-per-s 40
+  }
+  pool_run_plain
+  wait_exit "$(cat "$TMP/plain.pid")" 240
+  grep -q 'OutOfMemoryError: Cannot reserve' "$TMP/plain.out"
+  grep '"type":"oom"' "$TMP/plain/timeline.jsonl" | jq -se 'length == 1 and .[0].source == "stderr"
+    and (.[0].message | startswith("Cannot reserve")) and .[0].tid > 0'
+  [ "$(grep '"type":"sample"' "$TMP/plain/timeline.jsonl" | jq -s '[.[] | select(.java_pools.direct != null)] | length')" -eq 0 ]
+  jq -e '.java_oom.message | startswith("Cannot reserve")' "$TMP/plain/death.json"
+  grep -q 'after java.lang.OutOfMemoryError: Cannot reserve' "$TMP/plain.out"
 }
 
 @test "GC distress: Shenandoah collecting back to back over a heap half full of humongous blocks, one dump, one crossing" {

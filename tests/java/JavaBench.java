@@ -1,8 +1,11 @@
-// The Java rows of `make bench` (scripts/bench-java.sh): thread starts and
-// file opens from Java code, timed inside the JVM after a warm-up, so the
+// The Java rows of `make bench` (scripts/bench-java.sh): thread starts,
+// file opens and exceptions thrown and caught (what the shim's hook on
+// OutOfMemoryError's constructors must not slow: an app that throws
+// ordinary exceptions all the time) from Java code, timed inside the JVM
+// after a warm-up, so the
 // JVM's start is not in the figure. With GO, it prints "ready" and waits for
 // that file first (the bench starts it once oomscope takes Java stacks).
-//   java JavaBench.java threads|opens ITERS DIR [GO]
+//   java JavaBench.java threads|opens|exceptions ITERS DIR [GO]
 // prints "MODE ITERS ns/it NS process_cpu_ms MS" (the JVM's CPU time so far)
 import java.io.File;
 import java.io.FileInputStream;
@@ -23,6 +26,24 @@ public class JavaBench {
         }
     }
 
+    static int depth(int k) {
+        if (k == 0)
+            throw new IllegalStateException("bench");
+        return depth(k - 1) + 1;
+    }
+
+    static long exceptions(int n) {
+        long caught = 0;
+        for (int i = 0; i < n; i++) {
+            try {
+                depth(8);
+            } catch (IllegalStateException e) {
+                caught += e.getStackTrace().length > 0 ? 1 : 0;
+            }
+        }
+        return caught;
+    }
+
     public static void main(String[] args) throws Exception {
         String mode = args[0];
         int n = Integer.parseInt(args[1]);
@@ -40,6 +61,7 @@ public class JavaBench {
             long t0 = System.nanoTime();
             if (mode.equals("threads")) threads(k);
             else if (mode.equals("opens")) opens(f, k);
+            else if (mode.equals("exceptions")) exceptions(k);
             else throw new IllegalArgumentException("unknown mode " + mode);
             long ns = System.nanoTime() - t0;
             if (round == 1) {

@@ -76,6 +76,14 @@ const char *jheap_line_value(const char *line, const char *key, char *out, size_
 static void check_trend(struct ooms_jheap *j, double t);
 static void pool_said(struct ooms_jheap *j, double t, const struct ooms_pool_decision *d);
 
+int jheap_same_oom(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b), n = na < nb ? na : nb;
+
+	/* one cut short (the stderr watch reads 127 bytes, the record keeps 160) */
+	return na == nb ? !strcmp(a, b) : n >= 40 && !strncmp(a, b, n);
+}
+
 /* A write to stderr naming an OutOfMemoryError: its message, after
  * "OutOfMemoryError: " to the line's end. One the runtime's probes or the
  * shim reported already (the same message) is not a second error. */
@@ -90,7 +98,7 @@ static void oom_printed(struct ooms_jheap *j, double t, const struct ooms_rt_eve
 	msg = text + strlen("OutOfMemoryError");
 	msg += strncmp(msg, ": ", 2) ? strspn(msg, ":") : 2;
 	msg[strcspn(msg, "\r\n")] = 0;
-	if (j->ooms && !strcmp(msg, j->oom_msg))
+	if (j->ooms && jheap_same_oom(j->oom_msg, msg))
 		return;
 	r.u.oom.message = msg;
 	j->ooms++;

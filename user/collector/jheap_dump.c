@@ -142,10 +142,21 @@ static void arm_lines(struct ooms_jheap *j)
 		jheap_line_value(lines[i], "what", what, sizeof(what));
 		jheap_line_value(lines[i], "stack", stack, sizeof(stack));
 		snprintf(j->oom_thread, sizeof(j->oom_thread), "%s", thread);
+		/* one the runtime's probe did not see (built in Java code): an
+		 * error of its own; its message, so that the app printing it is
+		 * not a second one */
+		if (!j->ooms || !jheap_same_oom(j->oom_msg, what)) {
+			j->ooms++;
+			j->oom_t = r.u.oom.t;
+			snprintf(j->oom_msg, sizeof(j->oom_msg), "%.*s", (int)sizeof(j->oom_msg) - 1, what);
+		}
 		j->io.emit(j->io.ctx, run_record_body, &r);
 		if (j->io.say)
 			j->io.say(j->io.ctx, "!! OutOfMemoryError (%s) in Java thread \"%s\" at %.*s%s", what, thread,
-				  (int)strcspn(stack, ";"), stack, !strcmp(kind, "heap") ? ": dumping the heap at the throw" : "");
+				  (int)strcspn(stack, ";"), stack,
+				  !strcmp(kind, "heap") || !strcmp(kind, "direct") || !strcmp(kind, "metaspace")
+					  ? ": dumping the heap at the throw"
+					  : "");
 	}
 }
 

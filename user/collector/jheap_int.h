@@ -97,4 +97,7 @@ void jheap_start_dump(struct ooms_jheap *j, const char *reason);
 void jheap_arm_start(struct ooms_jheap *j);
 const char *jheap_base(const char *path);
 
+/* Two OutOfMemoryError messages are one error's (either may be cut short). */
+int jheap_same_oom(const char *a, const char *b);
+
 #endif

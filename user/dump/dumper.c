@@ -537,6 +537,7 @@ int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *
 int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int cancel_fd,
 		    void (*on_line)(void *ctx, const char *line), void *ctx)
 {
+	enum ooms_ran_out ran_out = rq->aopts.ran_out;
 	struct atomic_file af;
 	struct dump_pump pump;
 	char line[1024];
@@ -594,15 +595,22 @@ int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result 
 		if ((e = shim_client_line(conn, line, sizeof(line), 5000)))
 			break;
 		if (!strncmp(line, "oom ", 4)) {
+			/* what ran out, for the analysis of the dump that follows */
+			ran_out = strstr(line, " kind=direct ")	     ? OOMS_RAN_OUT_DIRECT
+				  : strstr(line, " kind=metaspace ") ? OOMS_RAN_OUT_METASPACE
+								     : OOMS_RAN_OUT_HEAP;
 			if (on_line)
 				on_line(ctx, line);
 			continue;
 		}
 		if (!strncmp(line, "started ", 8)) {
+			struct ooms_dump_request told = *rq;
+
+			told.aopts.ran_out = ran_out;
 			if (on_line)
 				on_line(ctx, line);
 			t0 = mono_ms();
-			return dump_done(rq, res, shim_finish(rq, res, &af, &pump, conn, line, sizeof(line)), t0);
+			return dump_done(&told, res, shim_finish(&told, res, &af, &pump, conn, line, sizeof(line)), t0);
 		}
 		e = -EIO; /* "disarmed", "error ..." */
 		snprintf(res->error, sizeof(res->error), "the shim gave up the dump at the OutOfMemoryError: %.200s",

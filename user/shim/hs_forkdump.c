@@ -1023,11 +1023,21 @@ static int hs_heap(int64_t *used, int64_t *committed, int64_t *max)
 	return shim_jni_heap(jvm, used, committed, max);
 }
 
+/* The hook on OutOfMemoryError's constructors (hs_oom.h): a JVM that
+ * cannot take it still has everything else. */
+static void install_oomhook(JNIEnv *jni)
+{
+	char why[160];
+
+	if (jni && shim_hs_oomhook_install(jvmti, jni, why, sizeof(why)))
+		shim_log("OutOfMemoryErrors built in Java code are not seen: %s", why);
+}
+
 static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
 	(void)env;
-	(void)jni;
 	(void)thread;
+	install_oomhook(jni);
 	if (shim_control_start(jvm))
 		shim_log("not serving: %s", shim_init_error);
 }
@@ -1057,17 +1067,24 @@ static int hs_init(void *vm, int live)
 	memset(&caps, 0, sizeof(caps));
 	caps.can_suspend = 1;
 	(*jvmti)->AddCapabilities(jvmti, &caps);
+	/* OutOfMemoryError's constructors retransformed once (hs_oom.h) */
+	memset(&caps, 0, sizeof(caps));
+	caps.can_retransform_classes = 1;
+	(*jvmti)->AddCapabilities(jvmti, &caps);
 	memset(&ev, 0, sizeof(ev));
 	ev.ResourceExhausted = shim_hs_on_exhausted;
 	ev.ClassPrepare = hs_jstack_class_prepare; /* enabled once Java stacks are asked for */
 	ev.ClassLoad = hs_jstack_class_load;
+	ev.ClassFileLoadHook = shim_hs_oomhook_cflh; /* enabled only while the hook is put in */
 	if (!live)
 		ev.VMInit = on_vm_init; /* at launch: the socket opens once the VM is up */
 	if ((*jvmti)->SetEventCallbacks(jvmti, &ev, sizeof(ev)) != JVMTI_ERROR_NONE)
 		return -1;
 	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
-	if (live)
+	if (live) {
+		install_oomhook(attach_thread());
 		return shim_control_start(jvm) ? -1 : 0;
+	}
 	if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL) != JVMTI_ERROR_NONE)
 		return -1;
 	return 0;
