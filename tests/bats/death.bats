@@ -123,8 +123,10 @@ watch_in_cgroup() {
          and .oom_killer.allocating_pid == $p and .memory_cgroup.limit_bytes == 67108864
          and (.memory_cgroup.path | endswith("-memory")) and .memory_cgroup.oom_kills >= 1' "$d/death.json" ||
     { jq -c '{cause, signal, oom_killer, memory_cgroup}' "$d/death.json" >&3; false; }
-  # the last state is the dying process's, read when the OOM killer chose it
-  jq -e '.last_state.rss_kb > 50000' "$d/death.json"
+  # the last state is the dying process's, as the OOM killer read it when it chose it (a
+  # sample taken after that sees it torn down)
+  jq -e '.last_state.source == "oom_killer" and .last_state.rss_kb > 50000' "$d/death.json" ||
+    { jq -c '.last_state' "$d/death.json" >&3; false; }
   # the mappings: read when the OOM killer chose it, or (gone first) the last reading
   # with the large mmaps and munmaps seen since: either way the leak's
   jq -e '.largest[0].bytes > 50000000 and (.mappings_from == "proc" or .mappings_from == "proc+events")' "$d/vmsize.json" ||
@@ -147,8 +149,10 @@ watch_in_cgroup() {
          and .oom_killer.allocating_pid == $p and .memory_cgroup.limit_bytes == 67108864
          and (.memory_cgroup.path | endswith("-memory")) and .memory_cgroup.oom_kills >= 1' "$d/death.json" ||
     { jq -c '{cause, signal, oom_killer, memory_cgroup}' "$d/death.json" >&3; false; }
-  # the last state is the dying process's, read when the OOM killer chose it
-  jq -e '.last_state.rss_kb > 50000' "$d/death.json"
+  # the last state is the dying process's, as the OOM killer read it when it chose it (a
+  # sample taken after that sees it torn down)
+  jq -e '.last_state.source == "oom_killer" and .last_state.rss_kb > 50000' "$d/death.json" ||
+    { jq -c '.last_state' "$d/death.json" >&3; false; }
   # the mappings: read when the OOM killer chose it, or (gone first) the last reading
   # with the large mmaps and munmaps seen since: either way the leak's
   jq -e '.largest[0].bytes > 50000000 and .mappings_from == "proc+events" and .mappings_replayed >= 50' "$d/vmsize.json" ||

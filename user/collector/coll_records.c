@@ -90,8 +90,10 @@ static void last_state_json(struct json *j, const struct death_line *l, uint64_t
 	 * side's sets, which the teardown does not empty */
 	json_key(j, "last_state");
 	json_obj(j);
-	if (d->oom.ts_ns > start && (d->oom.ts_ns - start) / 1e9 > s->t) {
-		/* the OOM killer's own figures, newer than any sample */
+	if (d->oom.ts_ns > start) {
+		/* the OOM killer's own figures, read when it chose the process: a
+		 * sample or a look taken after that saw it torn down (the OOM
+		 * reaper frees its memory at once), however soon */
 		json_kstr(j, "source", "oom_killer");
 		json_kdbl(j, "t_sample", (d->oom.ts_ns - start) / 1e9);
 		json_kint(j, "rss_kb", (int64_t)(d->oom.anon_rss_kb + d->oom.file_rss_kb + d->oom.shmem_rss_kb));
