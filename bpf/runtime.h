@@ -10,9 +10,9 @@
 #include <stdint.h>
 #endif
 
-#define OOMS_RT_VERSION 1
+#define OOMS_RT_VERSION 2
 #define OOMS_RT_NAME_LEN 64
-#define OOMS_RT_MSG_LEN 160
+#define OOMS_RT_MSG_LEN 320 /* ART's messages run past 200 bytes */
 
 enum ooms_rt_type {
 	RT_GC_BEGIN = 1,  /* a0: 1 for a full collection (HotSpot), GcCause (ART) */

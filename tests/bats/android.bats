@@ -98,6 +98,10 @@ start_android_app() {
   # the OOM probes fired with their arguments: the failed allocation's size, the message
   jq -se '[.[] | select(.type == "oom" and .message == "Heap::ThrowOutOfMemoryError" and .bytes == 44040192)] | length == 1' "$tl"
   jq -se '[.[] | select(.type == "oom" and (.message // "" | startswith("Failed to allocate a 44040208 byte allocation")))] | length == 1' "$tl"
+  # ART's words read: the kind, the size, and the fragmentation it reports (the whole message kept)
+  jq -se '[.[] | select(.type == "oom" and .kind == "heap" and .bytes == 44040208
+          and (.message | endswith("(largest possible contiguous allocation 20971520 bytes)"))
+          and .hint == "fragmented: 48.0 MB free, but at most 20.0 MB in one piece, and the allocation needed 42.0 MB")] | length == 1' "$tl"
   grep -q '!! OutOfMemoryError thrown: an allocation of 44040192 bytes failed' "$TMP/watch.out"
   # the app's own code, symbolized from /system/lib64 through /proc/PID/root
   # (shown only if what follows fails: the hook chosen and what was sent; seen twice in

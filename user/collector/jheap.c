@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "collector/jheap_int.h"
 #include "run/timeline.h"
+#include "runtime/art_oom.h"
 
 double jheap_now(struct ooms_jheap *j)
 {
@@ -177,15 +178,25 @@ static int handle_rt(void *ctx, void *data, size_t size)
 		break;
 	}
 	case RT_OOM_MSG: {
-		char msg[OOMS_RT_MSG_LEN + 1], thread[OOMS_RT_NAME_LEN + 1];
+		char msg[OOMS_RT_MSG_LEN + 1], thread[OOMS_RT_NAME_LEN + 1], why[256];
 		const char *hint = NULL;
 		struct run_record r = {.type = REC_OOM, .u.oom = {.t = t, .bytes = RUN_NONE, .message = msg,
 								  .source = "probe", .tid = e->tid, .thread = thread}};
 
 		snprintf(msg, sizeof(msg), "%.*s", (int)sizeof(e->msg), e->msg);
-		if (!j->arm && (strstr(msg, "heap") || strstr(msg, "GC overhead")))
+		if (j->rt.kind == OOMS_RT_ART) {
+			/* ART says what failed in its words: the kind, the size, fragmentation */
+			struct ooms_art_oom a;
+
+			ooms_art_oom_parse(msg, &a);
+			r.u.oom.kind = a.kind;
+			r.u.oom.bytes = a.bytes >= 0 ? a.bytes : RUN_NONE;
+			if (ooms_art_oom_explain(&a, why, sizeof(why)))
+				r.u.oom.hint = hint = why;
+		} else if (!j->arm && (strstr(msg, "heap") || strstr(msg, "GC overhead"))) {
 			r.u.oom.hint = hint = "no heap dump at the throw: with --shim, oomscope dumps the heap from the thread "
 					"whose allocation failed, before the OutOfMemoryError is thrown";
+		}
 		snprintf(thread, sizeof(thread), "%.*s", (int)sizeof(e->name), e->name);
 		if (!thread[0])
 			r.u.oom.thread = NULL;

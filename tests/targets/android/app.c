@@ -33,7 +33,11 @@ int app_open_cache_files(int n);
 void *app_load_image(size_t bytes);
 int app_start_worker(void);
 
-#define OOM_MSG "Failed to allocate a 44040208 byte allocation with 25165824 free bytes and 30MB until OOM"
+/* as ART words a failure in a fragmented region space (heap.cc, region_space.cc) */
+#define OOM_MSG                                                                                                 \
+	"Failed to allocate a 44040208 byte allocation with 50331648 free bytes and 30MB until OOM, target "   \
+	"footprint 268435456, growth limit 268435456; failed due to fragmentation (largest possible contiguous " \
+	"allocation 20971520 bytes)"
 
 static sigjmp_buf fault_jmp;
 
