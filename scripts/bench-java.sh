@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-REPS=${REPS:-5}
+REPS=${REPS:-5}   # MODES="threads opens exceptions" (the rows)
 declare -A ITERS=([threads]=5000 [opens]=200000 [exceptions]=300000)
 if [ "${QUICK:-0}" = 1 ]; then ITERS=([threads]=2000 [opens]=50000 [exceptions]=100000); fi
 tmp=$(mktemp -d /tmp/oomscope-bench-java.XXXXXX)
@@ -48,7 +48,7 @@ one() {
 
 printf '%-8s %7s | %10s | %10s %6s | %10s %6s | %10s %6s | %10s %6s | %s\n' mode iters "alone ns" \
   "oomscope" ratio "--shim" ratio "no stacks" ratio "JFR" ratio "Java stacks asked, sampled out (--shim)"
-for mode in threads opens exceptions; do
+for mode in ${MODES:-threads opens exceptions}; do
   n=${ITERS[$mode]}
   declare -A col=()
   for how in alone oomscope shim shim-nostacks jfr; do
