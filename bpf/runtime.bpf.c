@@ -275,3 +275,107 @@ int rt_stderr(struct trace_event_raw_sys_enter *ctx)
 	rt_send(e);
 	return 0;
 }
+
+/* ---- HotSpot: Unsafe.allocateMemory, the memory of direct buffers ---- */
+
+#define UNSAFE_BLOCKS 65536
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, UNSAFE_BLOCKS);
+	__type(key, __u64);   /* address */
+	__type(value, __u64); /* bytes */
+} unsafe_blocks SEC(".maps");
+
+struct unsafe_call {
+	__u64 addr;           /* realloc: the block it replaces */
+	__u64 size;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);   /* thread */
+	__type(value, struct unsafe_call);
+} unsafe_calls SEC(".maps");
+
+static __always_inline int unsafe_enter(__u64 addr, __u64 size)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct unsafe_call c = {addr, size};
+
+	if ((id >> 32) != target_tgid)
+		return 0;
+	bpf_map_update_elem(&unsafe_calls, &tid, &c, BPF_ANY);
+	return 0;
+}
+
+static __always_inline void unsafe_forget(__u64 addr)
+{
+	__u64 *size;
+
+	if (!addr || !(size = bpf_map_lookup_elem(&unsafe_blocks, &addr)))
+		return; /* made before the probes went in: never counted */
+	__sync_fetch_and_add(&rt_totals.unsafe_bytes, -(__s64)*size);
+	__sync_fetch_and_add(&rt_totals.unsafe_blocks, -1);
+	bpf_map_delete_elem(&unsafe_blocks, &addr);
+}
+
+static __always_inline int unsafe_exit(__u64 ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct unsafe_call *c;
+
+	if ((id >> 32) != target_tgid || !(c = bpf_map_lookup_elem(&unsafe_calls, &tid)))
+		return 0;
+	if (ret) {
+		__u64 size = c->size;
+
+		unsafe_forget(c->addr); /* realloc: the old block is gone */
+		if (bpf_map_update_elem(&unsafe_blocks, &ret, &size, BPF_NOEXIST) == 0) {
+			__sync_fetch_and_add(&rt_totals.unsafe_bytes, (__s64)size);
+			__sync_fetch_and_add(&rt_totals.unsafe_blocks, 1);
+		} else {
+			__sync_fetch_and_add(&rt_totals.unsafe_untracked, 1);
+		}
+	}
+	bpf_map_delete_elem(&unsafe_calls, &tid);
+	return 0;
+}
+
+/* Unsafe_AllocateMemory0(JNIEnv*, jobject, jlong size) -> address */
+SEC("uprobe")
+int BPF_KPROBE(hs_unsafe_alloc, void *env, void *unsafe, __s64 size)
+{
+	return unsafe_enter(0, size > 0 ? (__u64)size : 0);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(hs_unsafe_alloc_ret, __u64 ret)
+{
+	return unsafe_exit(ret);
+}
+
+/* Unsafe_ReallocateMemory0(JNIEnv*, jobject, jlong addr, jlong size) -> address */
+SEC("uprobe")
+int BPF_KPROBE(hs_unsafe_realloc, void *env, void *unsafe, __u64 addr, __s64 size)
+{
+	return unsafe_enter(addr, size > 0 ? (__u64)size : 0);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(hs_unsafe_realloc_ret, __u64 ret)
+{
+	return unsafe_exit(ret);
+}
+
+/* Unsafe_FreeMemory0(JNIEnv*, jobject, jlong addr) */
+SEC("uprobe")
+int BPF_KPROBE(hs_unsafe_free, void *env, void *unsafe, __u64 addr)
+{
+	if ((bpf_get_current_pid_tgid() >> 32) == target_tgid)
+		unsafe_forget(addr);
+	return 0;
+}

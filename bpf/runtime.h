@@ -45,6 +45,12 @@ struct ooms_rt_totals {
 	uint64_t events_sent;
 	uint64_t ringbuf_drops;  /* failed reservations: events lost */
 	uint64_t gcs;            /* GC begin probes hit */
+	/* HotSpot: native memory allocated through Unsafe.allocateMemory and
+	 * not freed since the probes went in (direct buffers' memory: the
+	 * figure without the shim) */
+	int64_t unsafe_bytes;
+	uint64_t unsafe_blocks;
+	uint64_t unsafe_untracked; /* allocations the address table had no room for */
 };
 
 #endif

@@ -261,6 +261,36 @@ static void uprobe_sym(struct ooms_jheap *j, struct bpf_program *entry, struct b
 		add_link(j, bpf_program__attach_uprobe(ret, true, j->pid, lib, off), what);
 }
 
+/* Unsafe.allocateMemory's blocks (local symbols of libjvm.so's .symtab):
+ * the memory of direct buffers, counted by the kernel side, for a JVM
+ * without the shim; all or none. */
+static void unsafe_probes(struct ooms_jheap *j, const char *lib)
+{
+	struct runtime_bpf *k = j->skel;
+	static const char *const syms[] = {"Unsafe_AllocateMemory0", "Unsafe_ReallocateMemory0", "Unsafe_FreeMemory0"};
+	uint64_t off[3];
+	struct bpf_link *l[5];
+
+	for (int i = 0; i < 3; i++)
+		if (ooms_sym_elf_find(lib, syms[i], &off[i]) != 0)
+			return;
+	l[0] = bpf_program__attach_uprobe(k->progs.hs_unsafe_alloc, false, j->pid, lib, off[0]);
+	l[1] = bpf_program__attach_uprobe(k->progs.hs_unsafe_alloc_ret, true, j->pid, lib, off[0]);
+	l[2] = bpf_program__attach_uprobe(k->progs.hs_unsafe_realloc, false, j->pid, lib, off[1]);
+	l[3] = bpf_program__attach_uprobe(k->progs.hs_unsafe_realloc_ret, true, j->pid, lib, off[1]);
+	l[4] = bpf_program__attach_uprobe(k->progs.hs_unsafe_free, false, j->pid, lib, off[2]);
+	for (int i = 0; i < 5; i++)
+		if (!l[i]) {
+			for (int m = 0; m < 5; m++)
+				bpf_link__destroy(l[m]);
+			if (j->o.verbose)
+				fprintf(stderr, "oomscope: no Unsafe.allocateMemory probes: %s\n", strerror(errno));
+			return;
+		}
+	memcpy(j->unsafe_links, l, sizeof(l));
+	j->nunsafe = 5;
+}
+
 static void attach_hotspot(struct ooms_jheap *j, const char *lib)
 {
 	static const struct { const char *probe; int which; } usdt[] = {
@@ -274,6 +304,7 @@ static void attach_hotspot(struct ooms_jheap *j, const char *lib)
 		add_link(j, bpf_program__attach_usdt(progs[usdt[i].which], j->pid, lib, "hotspot", usdt[i].probe, NULL),
 			 usdt[i].probe);
 	uprobe_sym(j, k->progs.hs_oom, NULL, lib, "_Z25report_java_out_of_memoryPKc", "OOM");
+	unsafe_probes(j, lib);
 	uprobe_sym(j, k->progs.hs_throw_msg, NULL, lib, "_ZN10Exceptions10_throw_msgEP10JavaThreadPKciP6SymbolS3_",
 		   "thread OOM");
 }
@@ -398,8 +429,14 @@ void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s)
 			s->gcs = (uint64_t)h.gc_count;
 			s->gc_pause_ms = (double)h.gc_time_ms;
 		}
-		/* direct buffer memory: only the shim reads it (java.nio.Bits), and sends it */
-		s->direct = (struct ooms_pool){j->direct_used, j->direct_used, j->direct_max};
+		/* direct buffer memory: the shim reads it (java.nio.Bits) and sends it;
+		 * without it, Unsafe.allocateMemory's blocks counted since the probes
+		 * went in, against -XX:MaxDirectMemorySize (by default the heap's max) */
+		if (j->direct_used >= 0)
+			s->direct = (struct ooms_pool){j->direct_used, j->direct_used, j->direct_max};
+		else if (j->nunsafe)
+			s->direct = (struct ooms_pool){j->skel->bss->rt_totals.unsafe_bytes, j->skel->bss->rt_totals.unsafe_bytes,
+						       h.direct_limit > 0 ? h.direct_limit : h.max};
 	} else if (shim_client_heap(j->pid, &s->heap_used, &s->heap_committed, &s->heap_max, 500) == 0) {
 		s->heap_src = "shim";
 	} else if (j->npools) {
@@ -580,6 +617,8 @@ void ooms_jheap_free(struct ooms_jheap *j)
 	for (int i = 0; i < j->nlinks; i++)
 		bpf_link__destroy(j->links[i]);
 	bpf_link__destroy(j->printed_link);
+	for (int i = 0; i < j->nunsafe; i++)
+		bpf_link__destroy(j->unsafe_links[i]);
 	runtime_bpf__destroy(j->skel);
 	close(j->efd);
 	free(j);

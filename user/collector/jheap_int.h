@@ -46,6 +46,8 @@ struct ooms_jheap {
 	struct bpf_link *links[16];
 	int nlinks;
 	struct bpf_link *printed_link; /* the OutOfMemoryErrors written to stderr (not a probe of the runtime's) */
+	struct bpf_link *unsafe_links[5]; /* Unsafe.allocateMemory's blocks: direct memory without the shim */
+	int nunsafe;
 	int ooms_printed_only;         /* ... seen there only: thrown by Java code */
 	/* GC */
 	uint64_t gc_begin_ns;

@@ -130,7 +130,10 @@ static int heap_visit(void *ctx, const char *name, char type, int64_t v, const c
 	if (!strcmp(name, "sun.gc.policy.name") && str)
 		a->g1 = !strcmp(str, "GarbageFirst");
 	if (!strcmp(name, "java.rt.vmArgs") && str)
+	{
 		h->meta_limit = flag_size(str, "-XX:MaxMetaspaceSize=");
+		h->direct_limit = flag_size(str, "-XX:MaxDirectMemorySize=");
+	}
 	if (type != 'J')
 		return 0;
 	if (!strcmp(name, "sun.gc.metaspace.used"))
@@ -211,7 +214,7 @@ int hsperf_heap_from(const void *buf, size_t len, struct hsperf_heap *h)
 
 	memset(h, 0, sizeof(*h));
 	h->meta_used = h->meta_max = h->class_used = h->class_max = h->meta_limit = -1;
-	h->meta_committed = h->class_committed = -1;
+	h->meta_committed = h->class_committed = h->direct_limit = -1;
 	e = hsperf_parse(buf, len, heap_visit, &a);
 	if (e)
 		return e;

@@ -38,6 +38,7 @@ struct hsperf_heap {
 	int64_t meta_used, meta_max, class_used, class_max;
 	int64_t meta_committed, class_committed; /* .capacity: what the limits count */
 	int64_t meta_limit;
+	int64_t direct_limit;         /* -XX:MaxDirectMemorySize, or -1 (then the heap's max) */
 };
 
 /* Sums the heap figures from a parsed buffer. 0 or -errno. */
