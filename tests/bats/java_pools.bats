@@ -102,6 +102,8 @@ crossing_then_dump() {
     and (.[0].message | startswith("Cannot reserve")) and .[0].tid > 0'
   jq -e '.java_oom.message | startswith("Cannot reserve")' "$TMP/plain/death.json"
   grep -q 'after java.lang.OutOfMemoryError: Cannot reserve' "$TMP/plain.out"
+  # every block followed: none past the kernel side's table
+  grep '"type":"end"' "$TMP/plain/timeline.jsonl" | jq -e '.unsafe_untracked == 0'
 }
 
 @test "GC distress: Shenandoah collecting back to back over a heap half full of humongous blocks, one dump, one crossing" {

@@ -243,6 +243,7 @@ void coll_emit_end(struct coll *c, const char *reason, int exit_status, const st
 		e->runtime = ooms_rt_name(ooms_jheap_runtime(c->jheap));
 		e->runtime_events = ooms_jheap_events(c->jheap);
 		e->runtime_ringbuf_drops = ooms_jheap_drops(c->jheap);
+		e->unsafe_untracked = ooms_jheap_unsafe_untracked(c->jheap);
 		e->dumps = ooms_jheap_dumps(c->jheap);
 	}
 	e->probe_misses = c->hook == OOMS_HOOK_KPROBE ? (int64_t)coll_kretprobes_missed(c) : -1;

@@ -573,6 +573,11 @@ uint64_t ooms_jheap_drops(const struct ooms_jheap *j)
 	return j->skel && j->skel->bss ? j->skel->bss->rt_totals.ringbuf_drops : 0;
 }
 
+int64_t ooms_jheap_unsafe_untracked(const struct ooms_jheap *j)
+{
+	return j->nunsafe && j->skel && j->skel->bss ? (int64_t)j->skel->bss->rt_totals.unsafe_untracked : -1;
+}
+
 uint64_t ooms_jheap_events(const struct ooms_jheap *j)
 {
 	return j->events;

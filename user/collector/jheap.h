@@ -76,6 +76,8 @@ int ooms_jheap_busy(const struct ooms_jheap *j);      /* a dump is being taken *
 /* Direct buffer memory as the shim read it (bytes; -1: unknown), for the next samples. */
 void ooms_jheap_note_direct(struct ooms_jheap *j, int64_t used, int64_t max);
 uint64_t ooms_jheap_drops(const struct ooms_jheap *j);
+/* Unsafe.allocateMemory blocks the kernel side could not follow, or -1 when not followed. */
+int64_t ooms_jheap_unsafe_untracked(const struct ooms_jheap *j);
 uint64_t ooms_jheap_events(const struct ooms_jheap *j);
 
 #endif

@@ -548,6 +548,8 @@ static void write_end(struct json *j, const struct run_end *r)
 		json_kstr(j, "runtime", r->runtime);
 		json_kuint(j, "runtime_events", r->runtime_events);
 		json_kuint(j, "runtime_ringbuf_drops", r->runtime_ringbuf_drops);
+		if (r->unsafe_untracked >= 0)
+			json_kint(j, "unsafe_untracked", r->unsafe_untracked);
 		json_kint(j, "dumps", r->dumps);
 	}
 	if (r->java_asked || r->java_sampled_out) {
@@ -586,6 +588,7 @@ static void read_end(struct json_object *o, struct run_end *r)
 	r->runtime = rstr(o, "runtime");
 	r->runtime_events = ruint64(o, "runtime_events");
 	r->runtime_ringbuf_drops = ruint64(o, "runtime_ringbuf_drops");
+	r->unsafe_untracked = get(o, "unsafe_untracked") ? rint64(o, "unsafe_untracked") : -1;
 	r->dumps = rint64(o, "dumps");
 	struct json_object *js = get(o, "java_stacks");
 	if (js && json_object_is_type(js, json_type_object)) {

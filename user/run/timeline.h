@@ -152,6 +152,7 @@ struct run_end {
 	const char *death, *how;     /* NULL: no death recorded */
 	const char *runtime;         /* NULL: no Java runtime watched */
 	uint64_t runtime_events, runtime_ringbuf_drops;
+	int64_t unsafe_untracked;    /* Unsafe.allocateMemory blocks past the kernel side's table (-1: not followed) */
 	int64_t dumps;
 	/* Java stacks at native events (the shim's): asked (signals sent), sampled
 	 * out (over a place's limit), reported, and asked but never joined with
