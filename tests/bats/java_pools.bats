@@ -54,6 +54,8 @@ crossing_then_dump() {
   jq -c '.gcPaths[0] | {className, instanceCount, leakReason}' "$a"
   jq -e '.gcPaths[0] | .className == "PoolLeaker$PluginLoader" and .instanceCount >= 1000
          and (.leakReason | startswith("Metaspace ran out"))' "$a"
+  # the class loaders by their class: thousands of the plugin's, one class each
+  jq -e '.classLoaders[0] | .className == "PoolLeaker$PluginLoader" and .loaders >= 1000 and .classes == .loaders' "$a"
   # one group, whatever the generated proxy classes' numbers on their paths
   grep -qE '^#1  PoolLeaker\$PluginLoader x[0-9]{4,}' "$TMP/meta/dump-1.analysis.txt"
   grep -q 'CLASS_LOADER     jdk.proxy' "$TMP/meta/dump-1.analysis.txt"

@@ -649,6 +649,8 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 	if ((e = ooms_native_compute(&a->ix, &a->probes[a->native_probe], a->dom.idom, &a->native)) ||
 	    (e = ooms_domtree_build(&a->dom, a->ix.nodes, &a->tree)))
 		goto nomem;
+	if (o->ran_out == OOMS_RAN_OUT_METASPACE && (e = ooms_loaders_group(&a->ix, &a->dom, &a->loaders, &a->nloaders)))
+		goto nomem;
 	t = mono_s();
 	phase(o, OOMS_PHASE_HISTOGRAM);
 	if ((e = class_histogram(a)))
@@ -720,6 +722,7 @@ void ooms_analysis_free(struct ooms_analysis *a)
 	ooms_domtree_free(&a->tree);
 	ooms_threads_free(&a->threads);
 	ooms_native_free(&a->native);
+	free(a->loaders);
 	free(a->wants);
 	u64map_free(&a->label_of);
 	ooms_probes_free(a->probes, a->nprobes);

@@ -11,6 +11,7 @@
 #include "analyze/index.h"
 #include "analyze/labels.h"
 #include "analyze/leaks.h"
+#include "analyze/loaders.h"
 #include "analyze/native.h"
 #include "analyze/paths.h"
 #include "analyze/suspects.h"
@@ -101,6 +102,8 @@ struct ooms_analysis {
 	const struct ooms_growth *growth; /* since a baseline dump (set by the caller), or NULL */
 	struct ooms_class_stat *class_stats; /* [ix.nclasses]; class objects count under java.lang.Class */
 	uint64_t native_registry;       /* libcore.util.NativeAllocationRegistry instances */
+	struct ooms_loader_group *loaders; /* --ran-out metaspace: class loaders by their class */
+	size_t nloaders;
 	uint64_t total_shallow, reachable_shallow;
 	enum ooms_retained_model retained_model;
 	uint32_t tree_objects;          /* VisualVM's tree objects (vvmodel.h) */

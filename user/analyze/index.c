@@ -293,8 +293,13 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 			if (!e && ix->statics[c->statics_at + i].ignored && b.nedges > before)
 				e = ixb_ignore_edge(&b, n, b.tgt[before], ix->statics[c->statics_at + i].ignored);
 		}
-		if (!e)
+		if (!e) {
+			uint32_t before = b.nedges;
+
 			e = ixb_add_edge(&b, c->loader_id);
+			if (!e && b.nedges > before)
+				ix->classes[ooms_class_of_node(ix, n)].loader = b.tgt[before];
+		}
 		if (e)
 			goto out;
 	}

@@ -42,6 +42,7 @@ struct ooms_class {
 	uint32_t node;        /* the class object */
 	uint32_t super;       /* class index, or OOMS_NONE */
 	uint64_t loader_id;
+	uint32_t loader;      /* the loader's node once the references are built; 0: the boot loader or none */
 	uint32_t name;        /* string arena offset of the dotted name */
 	uint32_t inst_size;   /* instance data bytes, from the class dump */
 	uint32_t fields_at, nfields;   /* own instance fields */

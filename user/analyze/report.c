@@ -305,6 +305,23 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	report_suspects_json(&j, a);
 	report_threads_json(&j, a);
 	report_growth_json(&j, a);
+	if (a->loaders) { /* --ran-out metaspace */
+		json_key(&j, "classLoaders");
+		json_arr(&j);
+		for (size_t i = 0; i < a->nloaders && i < top; i++) {
+			const struct ooms_loader_group *g = &a->loaders[i];
+
+			json_obj(&j);
+			json_kstr(&j, "className", g->cls == OOMS_NONE ? "<bootstrap>" : ooms_class_name(ix, g->cls));
+			json_kuint(&j, "loaders", g->loaders);
+			json_kuint(&j, "classes", g->classes);
+			json_kuint(&j, "retainedSize", g->retained);
+			if (g->example)
+				json_khex(&j, "exampleId", ooms_index_id(ix, g->example));
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+	}
 
 	/* top retainers: objects by retained size */
 	json_key(&j, "topRetainers");
@@ -467,6 +484,16 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 	if (a->ngroups > top)
 		fprintf(f, "\n(%zu more groups: --top or --json)\n", a->ngroups - top);
 
+	if (a->loaders) { /* --ran-out metaspace */
+		fprintf(f, "\nclass loaders by their class (the classes they define hold Metaspace until they are collected)\n");
+		for (size_t i = 0; i < a->nloaders && i < top; i++) {
+			const struct ooms_loader_group *g = &a->loaders[i];
+
+			report_human_bytes(g->retained, b1, sizeof(b1));
+			fprintf(f, "  %8" PRIu64 " loader(s) %8" PRIu64 " classes  %10s  %s\n", g->loaders, g->classes, b1,
+				g->cls == OOMS_NONE ? "<bootstrap>" : ooms_class_name(ix, g->cls));
+		}
+	}
 	report_suspects_text(a, top, f);
 	report_growth_text(a, top, f);
 

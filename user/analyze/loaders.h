@@ -1,0 +1,25 @@
+/* Class loaders by their class (MAT's class loader explorer, grouped): how
+ * many loaders of each class, how many classes they define, what they
+ * retain. A Metaspace leak is many loaders of one class, each keeping its
+ * classes' metadata: this names that class. */
+#ifndef OOMSCOPE_ANALYZE_LOADERS_H
+#define OOMSCOPE_ANALYZE_LOADERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "analyze/dominators.h"
+#include "analyze/index.h"
+
+struct ooms_loader_group {
+	uint32_t cls;          /* the loaders' class (OOMS_NONE: the boot loader) */
+	uint32_t example;      /* one loader (the one defining the most classes), 0 for the boot loader */
+	uint64_t loaders, classes, retained;
+	uint64_t example_classes;  /* the classes its example defines */
+};
+
+/* Every class object's loader_id counted, the loaders grouped by their
+ * class, largest (classes defined) first. 0 or -ENOMEM. */
+int ooms_loaders_group(const struct ooms_index *ix, const struct ooms_dominators *dom, struct ooms_loader_group **out,
+		       size_t *n);
+
+#endif
