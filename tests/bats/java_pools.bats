@@ -113,6 +113,10 @@ crossing_then_dump() {
   crossing_then_dump gc '^gc_distress$'
   grep '"type":"crossing"' "$TMP/gc/timeline.jsonl" | jq -e '(.reason | test("^GC distress: [0-9]+ collections")) and .limit == 268435456'
   grep -q 'java.lang.OutOfMemoryError: Java heap space' "$TMP/gc.out"
+  # the dump names the leak: the blobs the cache accumulates (a leak suspect: no rule given)
+  jq -c '.suspects[0].description' "$TMP/gc/dump-1.analysis.json"
+  jq -e '.suspects[0] | (.description | contains("static `PoolLeaker$BlobCache.BLOBS` accumulates"))
+         and (.description | test("accumulates [0-9]+ `byte\\[\\]`")) and .heapShare > 0.5' "$TMP/gc/dump-1.analysis.json"
 }
 
 @test "--no-pool-rules: the same Metaspace leak, no crossing, no dump" {
