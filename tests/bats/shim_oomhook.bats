@@ -60,3 +60,16 @@ TOOL="$BUILD_DIR/tools/classfile_hook"
   run "$TOOL" "$TMP/cut.class" "$TMP/out.class" a b '()V'
   [ "$status" -eq 1 ]
 }
+
+@test "run --shim: an error made in a method is told, with where it was made; one kept from a static initializer is not" {
+  start_bg p timeout 120 "$OOMSCOPE" run --shim -o "$TMP/run" -- java "$JAVA_DIR/hook/Prealloc.java" "$TMP/go"
+  wait_for "$TMP/p.out" 'the shim is armed' 90
+  touch "$TMP/go"
+  wait_exit "$(cat "$TMP/p.pid")" 90
+  grep -q '^done$' "$TMP/p.out"
+  grep '"type":"oom"' "$TMP/run/timeline.jsonl"
+  grep '"type":"oom"' "$TMP/run/timeline.jsonl" | jq -se 'length == 1 and .[0].source == "shim" and .[0].kind == "other"
+    and .[0].message == "made now" and (.[0].java_stack[0] | startswith("Prealloc.makeOne"))'
+  # never thrown, not the heap's: no dump
+  ! grep -q '"type":"dump"' "$TMP/run/timeline.jsonl"
+}

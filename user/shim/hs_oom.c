@@ -202,9 +202,13 @@ static void JNICALL hook_made(JNIEnv *jni, jclass self, jobject error)
 		line_word(thread, sizeof(thread), ti.name);
 		(*hook_env)->Deallocate(hook_env, (unsigned char *)ti.name);
 	}
+	java_stack(hook_env, words, sizeof(words), 1);
+	/* made in a static initializer: an error kept for later (a library's
+	 * preallocated one, as the VM keeps its own), not one running out now */
+	if (strstr(words, ".<clinit>"))
+		return;
 	kind = kind_of(what, &dump);
 	line_word(msg, sizeof(msg), what);
-	java_stack(hook_env, words, sizeof(words), 1);
 	line_word(stack, sizeof(stack), words);
 	shim_oom_event(kind, dump, msg, thread, stack);
 }
