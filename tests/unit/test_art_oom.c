@@ -2,6 +2,7 @@
  * AOSP's heap.cc and its spaces write them. */
 #include <string.h>
 #include "runtime/art_oom.h"
+#include "runtime/oom_text.h"
 #include "tap.h"
 
 int main(void)
@@ -56,6 +57,23 @@ int main(void)
 	ooms_art_oom_parse(NULL, &o);
 	TAP_EQ_STR(o.kind, "other", "no message: other");
 	TAP_EQ_INT(ooms_art_oom_explain(&o, why, 1), 0, "a one-byte buffer: empty, terminated");
+	/* printed by an app: the error's message, or prose about one */
+	{
+		char m[200];
+
+		TAP_OK(ooms_oom_text_message("OutOfMemoryError: Cannot reserve 1048576 bytes of direct buffer memory\n\tat "
+					     "java.nio.Bits", m, sizeof(m)) &&
+			       !strcmp(m, "Cannot reserve 1048576 bytes of direct buffer memory"),
+		       "printed: its message to the line's end");
+		TAP_OK(ooms_oom_text_message("OutOfMemoryError\n\tat Foo.bar", m, sizeof(m)) && !m[0],
+		       "printed with no message: empty");
+		TAP_OK(ooms_oom_text_message("OutOfMemoryError", m, sizeof(m)) && !m[0], "the name alone at the end: empty");
+		TAP_OK(!ooms_oom_text_message("OutOfMemoryError thrown from the UncaughtExceptionHandler in thread \"main\"",
+					      m, sizeof(m)),
+		       "the JVM's prose about one (thrown from the handler): not an error printed");
+		TAP_OK(!ooms_oom_text_message("OutOfMemoryErrors are rare", m, sizeof(m)), "a longer word: not one");
+		TAP_OK(!ooms_oom_text_message("no", m, sizeof(m)), "not at the name: not one");
+	}
 	printf("1..%d\n", tap_n);
 	return tap_failed != 0;
 }

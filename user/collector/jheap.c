@@ -2,6 +2,7 @@
 #include "collector/jheap_int.h"
 #include "run/timeline.h"
 #include "runtime/art_oom.h"
+#include "runtime/oom_text.h"
 
 double jheap_now(struct ooms_jheap *j)
 {
@@ -90,15 +91,15 @@ int jheap_same_oom(const char *a, const char *b)
  * shim reported already (the same message) is not a second error. */
 static void oom_printed(struct ooms_jheap *j, double t, const struct ooms_rt_event *e)
 {
-	char text[OOMS_RT_MSG_LEN + 1], thread[OOMS_RT_NAME_LEN + 1], *msg;
+	char text[OOMS_RT_MSG_LEN + 1], printed[OOMS_RT_MSG_LEN + 1], thread[OOMS_RT_NAME_LEN + 1], *msg;
 	struct run_record r = {.type = REC_OOM, .u.oom = {.t = t, .bytes = RUN_NONE, .source = "stderr", .tid = e->tid,
 							  .thread = thread}};
 
 	snprintf(text, sizeof(text), "%.*s", (int)sizeof(e->msg), e->msg);
 	snprintf(thread, sizeof(thread), "%.*s", (int)sizeof(e->name), e->name);
-	msg = text + strlen("OutOfMemoryError");
-	msg += strncmp(msg, ": ", 2) ? strspn(msg, ":") : 2;
-	msg[strcspn(msg, "\r\n")] = 0;
+	if (!ooms_oom_text_message(text, printed, sizeof(printed)))
+		return; /* prose about one, not an error printed */
+	msg = printed;
 	if (j->ooms && jheap_same_oom(j->oom_msg, msg))
 		return;
 	r.u.oom.message = msg;
