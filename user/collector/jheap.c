@@ -459,7 +459,7 @@ static void rule_said(struct ooms_jheap *j, double t, enum ooms_heap_verdict v, 
 		return;
 	if (v == HEAP_DUMP) {
 		snprintf(name, sizeof(name), "dump-%d.hprof%s", j->seq + 1,
-			 j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "");
+			 jheap_ext(j));
 		r.u.crossing.wrote = name;
 	}
 	j->io.emit(j->io.ctx, run_record_body, &r);
@@ -482,7 +482,7 @@ static void pool_said(struct ooms_jheap *j, double t, const struct ooms_pool_dec
 
 	if (can) {
 		snprintf(name, sizeof(name), "dump-%d.hprof%s", j->seq + 1,
-			 j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "");
+			 jheap_ext(j));
 		r.u.crossing.wrote = name;
 	}
 	j->io.emit(j->io.ctx, run_record_body, &r);

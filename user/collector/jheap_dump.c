@@ -100,7 +100,7 @@ static void report_dump(struct ooms_jheap *j, int seq, const struct ooms_dump_re
 void jheap_start_dump(struct ooms_jheap *j, const char *reason)
 {
 	struct run_record r;
-	const char *ext = j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "";
+	const char *ext = jheap_ext(j);
 
 	j->run_seq = ++j->seq;
 	snprintf(j->out, sizeof(j->out), "%s/dump-%d.hprof%s", j->dir, j->seq, ext);
@@ -171,7 +171,7 @@ static void arm_finished(struct ooms_jheap *j)
 		return;
 	j->seq++;
 	snprintf(to, sizeof(to), "%s/dump-%d.hprof%s", j->dir, j->seq,
-		 j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "");
+		 jheap_ext(j));
 	if (r->ok && rename(j->arm_out, to) == 0) {
 		snprintf(j->arm_out, sizeof(j->arm_out), "%s", to);
 		snprintf(to, sizeof(to), "%s/dump-%d.analysis.json", j->dir, j->seq);
@@ -208,7 +208,7 @@ void ooms_jheap_done(struct ooms_jheap *j)
 
 void jheap_arm_start(struct ooms_jheap *j)
 {
-	const char *ext = j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "";
+	const char *ext = jheap_ext(j);
 
 	snprintf(j->arm_out, sizeof(j->arm_out), "%s/dump-oom.hprof%s", j->dir, ext);
 	snprintf(j->arm_json, sizeof(j->arm_json), "%s/dump-oom.analysis.json", j->dir);

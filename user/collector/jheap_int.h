@@ -102,4 +102,10 @@ const char *jheap_base(const char *path);
 /* Two OutOfMemoryError messages are one error's (either may be cut short). */
 int jheap_same_oom(const char *a, const char *b);
 
+/* The dumps' file name ending, by --dump-codec: ".gz", ".xz" or "". */
+static inline const char *jheap_ext(const struct ooms_jheap *j)
+{
+	return j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "";
+}
+
 #endif
