@@ -747,3 +747,6 @@ int BPF_KPROBE(pthread_create_entry, void *thread, void *attr, void *start)
 /* The allocators' uprobes (--big-alloc-mode uprobe): their own file, one
  * object with this one, since they share its ring buffer and totals. */
 #include "collect_allocs.bpf.h"
+
+/* HotSpot's Unsafe.allocateMemory (direct buffers' memory): its own file. */
+#include "collect_direct.bpf.h"

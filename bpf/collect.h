@@ -64,6 +64,10 @@ enum ooms_event_type {
 			    * loading a library): ret the address, arg0 the length. The collector reads the
 			    * maps at once, so stacks through that code resolve even if the process dies
 			    * before the next sample */
+	EV_DIRECT_ALLOC = 11, /* HotSpot: Unsafe.allocateMemory (or reallocateMemory) returned: ret the
+			       * block's address, arg0 its bytes, arg1 the block it replaced (0: none);
+			       * the stack and Java stack of the caller (direct buffers' memory) */
+	EV_DIRECT_FREE = 12,  /* HotSpot: Unsafe.freeMemory: ret the address; no stack */
 	EV_TYPE_MAX,
 };
 
@@ -166,6 +170,8 @@ struct ooms_totals {
 	uint64_t call_fails_sent; /* of those, sent with their stack (the rest were over the per-stack limit) */
 	uint64_t java_asked;     /* Java stacks asked of the shim (signals sent) */
 	uint64_t java_sampled_out; /* creations whose Java stack was not asked (over the per-place limit) */
+	uint64_t direct_allocs;  /* Unsafe.allocateMemory/reallocateMemory returns seen (EV_DIRECT_ALLOC) */
+	uint64_t direct_frees;   /* Unsafe.freeMemory calls seen (EV_DIRECT_FREE) */
 };
 
 /* Failures of one kind from one place: the first OOMS_FAIL_FULL are sent

@@ -54,8 +54,15 @@ crossing_then_dump() {
   jq -c '.gcPaths[0] | {className, instanceCount, leakReason}' "$a"
   jq -e '.gcPaths[0] | .className == "PoolLeaker$PluginLoader" and .instanceCount >= 1000
          and (.leakReason | startswith("Metaspace ran out"))' "$a"
-  # the class loaders by their class: thousands of the plugin's, one class each
-  jq -e '.classLoaders[0] | .className == "PoolLeaker$PluginLoader" and .loaders >= 1000 and .classes == .loaders' "$a"
+  # the class loaders by their class: thousands of the plugin's, two classes each (a proxy, PluginImpl),
+  # and what keeps them: the registry's list, from the app's class
+  jq -c '.classLoaders[0] | {className, loaders, classes, gcRoot, path: [.path[].reference]}' "$a"
+  jq -e '.classLoaders[0] | .className == "PoolLeaker$PluginLoader" and .loaders >= 1000 and .classes == 2 * .loaders
+         and (.path | map(select(.reference == "PoolLeaker$PluginRegistry.LOADERS")) | length == 1)
+         and .path[-1].referenceType == "CLASS_LOADER"' "$a"
+  # one class name in every loader (MAT's duplicate classes)
+  jq -e '.duplicateClasses[0] | .className == "PluginImpl" and .loaders >= 1000 and .classes == .loaders' "$a"
+  grep -qE '^ +[0-9]{4,} loader\(s\) +[0-9]{4,} classes  PluginImpl$' "$TMP/meta/dump-1.analysis.txt"
   # one group, whatever the generated proxy classes' numbers on their paths
   grep -qE '^#1  PoolLeaker\$PluginLoader x[0-9]{4,}' "$TMP/meta/dump-1.analysis.txt"
   grep -q 'CLASS_LOADER     jdk.proxy' "$TMP/meta/dump-1.analysis.txt"
@@ -89,6 +96,28 @@ crossing_then_dump() {
   jq -e '.gcPaths[0] | .className == "java.nio.DirectByteBuffer" and .instanceCount >= 48
          and .nativeSizeTotal >= 50331648 and (.leakReason | startswith("Direct buffer memory ran out"))' "$a"
   grep -q 'PoolLeaker$PooledBuffers.*POOL' "$TMP/direct/dump-1.analysis.txt"
+  # the crossing's snapshot of who holds the memory: every Unsafe.allocateMemory block with its
+  # Java stack (the shim's), the app's allocating method first, on the terminal too
+  direct_sites direct
+  jq -e '.sites[0] | .created_by == "PoolLeaker.step(PoolLeaker.java:50)" and .blocks >= 48
+         and (.java_frames | map(select(startswith("java.nio.ByteBuffer.allocateDirect"))) | length == 1)' \
+    "$TMP/direct/direct-1.json"
+  grep -qE '^ +[0-9.]+ MB in [0-9]+ blocks <- PoolLeaker\.step\(PoolLeaker\.java:50\)$' "$TMP/direct.out"
+}
+
+# Run NAME's direct-memory crossing named its snapshot, and the snapshot
+# holds at least the bytes the rule saw (it is read after the rule's
+# sample, of a leak that frees nothing), in sites that add up to it.
+direct_sites() {
+  local tl="$TMP/$1/timeline.jsonl" f="$TMP/$1/direct-1.json"
+  grep '"type":"crossing"' "$tl" | jq -e '.sites == "direct-1.json"'
+  jq -c '{live_bytes, blocks, untracked, sites_total, top: (.sites[0] | {bytes, blocks, created_by})}' "$f"
+  local value; value=$(grep '"type":"crossing"' "$tl" | jq '.value')
+  jq -e --argjson v "$value" '.live_bytes >= $v and .untracked == 0 and .limit == 100663296
+    and ([.sites[].bytes] | add) == .live_bytes and ([.sites[].blocks] | add) == .blocks
+    and (.sites[0].frames | length > 0)' "$f"
+  # and the view at the end
+  jq -e '.blocks >= 1' "$TMP/$1/direct.json"
 }
 
 @test "direct buffer memory without the shim: Unsafe.allocateMemory's blocks as its figure, a dump before the error, the error seen where the app printed it" {
@@ -106,6 +135,9 @@ crossing_then_dump() {
   grep -q 'after java.lang.OutOfMemoryError: Cannot reserve' "$TMP/plain.out"
   # every block followed: none past the kernel side's table
   grep '"type":"end"' "$TMP/plain/timeline.jsonl" | jq -e '.unsafe_untracked == 0'
+  # the call sites by native stack (no Java stacks without the shim)
+  direct_sites plain
+  jq -e '.sites[0] | .bytes >= 50331648 and (has("java_frames") | not)' "$TMP/plain/direct-1.json"
 }
 
 @test "GC distress: Shenandoah collecting back to back over a heap half full of humongous blocks, one dump, one crossing" {

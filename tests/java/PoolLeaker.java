@@ -5,8 +5,10 @@
 //              pooled-buffer leak; run with -XX:MaxDirectMemorySize=96m):
 //              "Cannot reserve ... bytes of direct buffer memory", thrown by
 //              java.nio.Bits
-//   metaspace  a class loader a step, each defining a proxy class, kept in
-//              PluginRegistry.LOADERS (run with -XX:MaxMetaspaceSize=48m)
+//   metaspace  a class loader a step, each defining a proxy class and a class
+//              named PluginImpl (one name in every loader: MAT's duplicate
+//              classes), kept in PluginRegistry.LOADERS (run with
+//              -XX:MaxMetaspaceSize=48m)
 //   humongous  256 KB arrays kept in BlobCache.BLOBS (on Shenandoah a 256 MB
 //              heap runs out with half of it "used")
 // Prints "ready pid=N", then "leaked_mb=M" each second. With --go FILE the
@@ -33,6 +35,33 @@ public class PoolLeaker {
 
     static final class PluginLoader extends ClassLoader {
         PluginLoader() { super(PoolLeaker.class.getClassLoader()); }
+
+        Class<?> definePlugin() { return defineClass("PluginImpl", PLUGIN_IMPL, 0, PLUGIN_IMPL.length); }
+    }
+
+    // "public class PluginImpl {}" as a class file: no fields, no methods
+    static final byte[] PLUGIN_IMPL = emptyClass("PluginImpl");
+
+    static byte[] emptyClass(String name) {
+        try {
+            java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+            java.io.DataOutputStream d = new java.io.DataOutputStream(b);
+            d.writeInt(0xCAFEBABE);
+            d.writeShort(0);
+            d.writeShort(52); // Java 8's format
+            d.writeShort(5);  // four constants
+            d.writeByte(1); d.writeUTF(name);               // #1 Utf8
+            d.writeByte(7); d.writeShort(1);                // #2 Class #1
+            d.writeByte(1); d.writeUTF("java/lang/Object"); // #3 Utf8
+            d.writeByte(7); d.writeShort(3);                // #4 Class #3
+            d.writeShort(0x21); // public, super
+            d.writeShort(2);    // this
+            d.writeShort(4);    // super
+            d.writeShort(0); d.writeShort(0); d.writeShort(0); d.writeShort(0); // interfaces, fields, methods, attributes
+            return b.toByteArray();
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
     }
 
     static final class BlobCache {
@@ -50,8 +79,9 @@ public class PoolLeaker {
                 PooledBuffers.POOL.add(ByteBuffer.allocateDirect(1 << 20));
                 return 1 << 20;
             case "metaspace": {
-                ClassLoader l = new PluginLoader();
+                PluginLoader l = new PluginLoader();
                 PluginRegistry.LOADERS.add(l);
+                PluginRegistry.PLUGINS.add(l.definePlugin());
                 PluginRegistry.PLUGINS.add(Proxy.newProxyInstance(l, new Class<?>[] {Plugin.class, Runnable.class},
                     (p, m, a) -> null));
                 return 4096; // about what a loader and its proxy class take of metaspace

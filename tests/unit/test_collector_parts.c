@@ -2,6 +2,7 @@
  * fd kinds, the JSON writer, atomic files, and the stack repair heuristic. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -480,6 +481,82 @@ static void test_maps_replay(void)
 	ooms_snapshot_free(&s);
 }
 
+/* Direct buffers' blocks (attrib_direct.c): the table by address through
+ * growth and deletions in any order, reallocations, and direct.json's sums. */
+static void test_direct_blocks(void)
+{
+	enum { N = 20000 };
+	struct ooms_symbolizer *sym = ooms_sym_new(getpid());
+	struct ooms_attrib *a = ooms_attrib_new(getpid(), ARCH_X86_64, sym);
+	static uint64_t addr[N], bytes[N];
+	static uint8_t live[N];
+	struct ooms_event e;
+	uint64_t want = 0, nlive = 0, got_blocks = 0, untracked = 1, seed = 12345;
+	char path[] = "/tmp/oomscope-unit-direct.XXXXXX", cmd[256], lines[512];
+	int bad = 0, nallocs = N, fd = mkstemp(path);
+
+	memset(&e, 0, sizeof(e));
+	e.version = OOMS_EVENT_VERSION;
+	e.tid = 1;
+	for (int i = 0; i < N; i++) {
+		/* addresses 16-aligned and clustered, as malloc gives them */
+		addr[i] = 0x7f0000000000ull + (uint64_t)i * 4096 + (i % 7) * 16;
+		bytes[i] = 4096 + (uint64_t)(i % 13) * 512;
+		e.type = EV_DIRECT_ALLOC;
+		e.ret = (int64_t)addr[i];
+		e.arg0 = bytes[i];
+		e.arg1 = 0;
+		e.ts_ns = (uint64_t)i + 1;
+		ooms_attrib_event(a, &e);
+		live[i] = 1;
+	}
+	/* free two thirds in a pseudo-random order, reallocate some of the rest */
+	for (int k = 0; k < 3 * N; k++) {
+		int i;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		i = (int)((seed >> 33) % N);
+		if (!live[i])
+			continue;
+		if (k % 5 == 0) { /* reallocateMemory: a new block in its place */
+			e.type = EV_DIRECT_ALLOC;
+			e.arg1 = addr[i];
+			addr[i] += 0x100000000ull;
+			bytes[i] *= 2;
+			e.ret = (int64_t)addr[i];
+			e.arg0 = bytes[i];
+			nallocs++;
+		} else {
+			e.type = EV_DIRECT_FREE;
+			e.ret = (int64_t)addr[i];
+			live[i] = 0;
+		}
+		ooms_attrib_event(a, &e);
+	}
+	e.type = EV_DIRECT_FREE; /* a block made before attach: not known, nothing changes */
+	e.ret = 0x1234560;
+	ooms_attrib_event(a, &e);
+	for (int i = 0; i < N; i++)
+		if (live[i]) {
+			want += bytes[i];
+			nlive++;
+		}
+	TAP_OK(ooms_attrib_direct_live(a, &got_blocks, &untracked) == want && got_blocks == nlive && !untracked,
+	       "direct blocks: %" PRIu64 " live of %d, their bytes, after frees and reallocations", nlive, N);
+	TAP_EQ_INT((int)ooms_attrib_direct_seen(a), nallocs, "every block made counted");
+	bad = ooms_attrib_direct_lines(a, 3, lines, sizeof(lines)) != 1;
+	TAP_OK(!bad && strstr(lines, " blocks <- (stack not taken)"), "one site (no stacks taken), said: %s", lines);
+	close(fd);
+	TAP_EQ_INT(ooms_attrib_write_direct(a, 1.5, 1 << 30, path), 0, "direct.json written");
+	snprintf(cmd, sizeof(cmd),
+		 "jq -e '.live_bytes == %" PRIu64 " and .blocks == %" PRIu64 " and ([.sites[].bytes] | add) == .live_bytes' %s >/dev/null",
+		 want, nlive, path);
+	TAP_EQ_INT(system(cmd), 0, "direct.json: its sites add up to the live bytes");
+	unlink(path);
+	ooms_attrib_free(a);
+	ooms_sym_free(sym);
+}
+
 int main(void)
 {
 	test_syscall_tables();
@@ -492,5 +569,6 @@ int main(void)
 	test_dying();
 	test_maps_replay();
 	test_fold_numbers();
+	test_direct_blocks();
 	return tap_done();
 }

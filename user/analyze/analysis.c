@@ -208,6 +208,10 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 	for (size_t i = 0; i < a->nleaks + a->nsuspects; i++)
 		if (want_labels(a, i < a->nleaks ? a->leaks[i].node : a->suspects[i - a->nleaks].point, &lcap))
 			goto out;
+	/* and the largest class loader groups' examples: what keeps each alive */
+	for (size_t i = 0; i < a->nloaders && i < OOMS_LOADER_PATHS; i++)
+		if (a->loaders[i].example && want_labels(a, a->loaders[i].example, &lcap))
+			goto out;
 	if ((e = ooms_label_edges(ix, a->path, a->labels, a->nlabels, a->wants, a->nwants, err, errlen)))
 		goto out;
 	a->t_labels = mono_s() - t0;
@@ -331,6 +335,25 @@ static int finish_groups(struct ooms_analysis *a)
 		g->root = len ? ooms_paths_root(&a->ix, g->nodes[0]) : OOMS_NONE;
 	}
 	vec_sort(a->groups, a->ngroups, sizeof(*a->groups), by_group_size);
+	return 0;
+}
+
+/* The largest class loader groups' examples: their paths from GC roots. */
+static int finish_loaders(struct ooms_analysis *a)
+{
+	for (size_t i = 0; i < a->nloaders && i < OOMS_LOADER_PATHS; i++) {
+		struct ooms_loader_group *g = &a->loaders[i];
+		uint32_t len;
+
+		g->root = OOMS_NONE;
+		if (!g->example)
+			continue; /* the boot loader */
+		len = ooms_analysis_path(a, g->example, NULL, 0);
+		if (!(g->path = malloc(((size_t)len + 1) * sizeof(*g->path))))
+			return -ENOMEM;
+		g->len = ooms_analysis_path(a, g->example, g->path, len);
+		g->root = g->len ? ooms_paths_root(&a->ix, g->path[0]) : OOMS_NONE;
+	}
 	return 0;
 }
 
@@ -649,7 +672,8 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 	if ((e = ooms_native_compute(&a->ix, &a->probes[a->native_probe], a->dom.idom, &a->native)) ||
 	    (e = ooms_domtree_build(&a->dom, a->ix.nodes, &a->tree)))
 		goto nomem;
-	if (o->ran_out == OOMS_RAN_OUT_METASPACE && (e = ooms_loaders_group(&a->ix, &a->dom, &a->loaders, &a->nloaders)))
+	if (o->ran_out == OOMS_RAN_OUT_METASPACE && ((e = ooms_loaders_group(&a->ix, &a->dom, &a->loaders, &a->nloaders)) ||
+						     (e = ooms_duplicate_classes(&a->ix, &a->dups, &a->ndups))))
 		goto nomem;
 	t = mono_s();
 	phase(o, OOMS_PHASE_HISTOGRAM);
@@ -679,7 +703,7 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 	if ((e = group_leaks(a, err, errlen)))
 		return e;
 	ooms_paths_drop_parents(&a->paths);
-	if ((e = finish_groups(a)) || (e = finish_suspects(a)))
+	if ((e = finish_groups(a)) || (e = finish_suspects(a)) || (e = finish_loaders(a)))
 		goto nomem;
 	ooms_threads_finish(&a->ix, &a->threads, a->wants, a->nwants);
 	free(a->wants);
@@ -722,7 +746,8 @@ void ooms_analysis_free(struct ooms_analysis *a)
 	ooms_domtree_free(&a->tree);
 	ooms_threads_free(&a->threads);
 	ooms_native_free(&a->native);
-	free(a->loaders);
+	ooms_loaders_free(a->loaders, a->nloaders);
+	free(a->dups);
 	free(a->wants);
 	u64map_free(&a->label_of);
 	ooms_probes_free(a->probes, a->nprobes);

@@ -104,6 +104,8 @@ struct ooms_analysis {
 	uint64_t native_registry;       /* libcore.util.NativeAllocationRegistry instances */
 	struct ooms_loader_group *loaders; /* --ran-out metaspace: class loaders by their class */
 	size_t nloaders;
+	struct ooms_dup_class *dups;    /* --ran-out metaspace: class names defined by more than one loader */
+	size_t ndups;
 	uint64_t total_shallow, reachable_shallow;
 	enum ooms_retained_model retained_model;
 	uint32_t tree_objects;          /* VisualVM's tree objects (vvmodel.h) */

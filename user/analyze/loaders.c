@@ -84,3 +84,73 @@ done:
 	u64map_free(&by_cls);
 	return e;
 }
+
+void ooms_loaders_free(struct ooms_loader_group *g, size_t n)
+{
+	for (size_t i = 0; g && i < n; i++)
+		free(g[i].path);
+	free(g);
+}
+
+struct named {
+	const char *name;
+	uint64_t loader_id;
+	uint32_t cls;
+};
+
+static int by_name_loader(const void *x, const void *y)
+{
+	const struct named *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+
+	if (c)
+		return c;
+	return a->loader_id < b->loader_id ? -1 : a->loader_id > b->loader_id;
+}
+
+static int by_loaders(const void *x, const void *y)
+{
+	const struct ooms_dup_class *a = x, *b = y;
+
+	if (a->loaders != b->loaders)
+		return a->loaders < b->loaders ? 1 : -1;
+	return a->cls < b->cls ? -1 : a->cls > b->cls;
+}
+
+int ooms_duplicate_classes(const struct ooms_index *ix, struct ooms_dup_class **out, size_t *n)
+{
+	struct named *v = calloc(ix->nclasses + 1, sizeof(*v));
+	struct ooms_dup_class *d = NULL;
+	size_t nd = 0, cd = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t c = 0; c < ix->nclasses; c++)
+		v[c] = (struct named){ooms_class_name(ix, c), ix->classes[c].loader_id, c};
+	vec_sort(v, ix->nclasses, sizeof(*v), by_name_loader);
+	for (size_t i = 0; i < ix->nclasses;) {
+		size_t k = i + 1;
+		uint64_t loaders = 1;
+
+		for (; k < ix->nclasses && !strcmp(v[k].name, v[i].name); k++)
+			loaders += v[k].loader_id != v[k - 1].loader_id;
+		if (loaders > 1 && *v[i].name) {
+			struct ooms_dup_class *x = VEC_PUSH(d, nd, cd);
+
+			if (!x) {
+				free(d);
+				free(v);
+				return -ENOMEM;
+			}
+			*x = (struct ooms_dup_class){v[i].cls, loaders, k - i};
+		}
+		i = k;
+	}
+	free(v);
+	vec_sort(d, nd, sizeof(*d), by_loaders);
+	*out = d;
+	*n = nd;
+	return 0;
+}

@@ -318,9 +318,25 @@ void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 			json_kuint(&j, "retainedSize", g->retained);
 			if (g->example)
 				json_khex(&j, "exampleId", ooms_index_id(ix, g->example));
+			if (g->path) { /* what keeps the example alive */
+				json_kstr(&j, "gcRoot", g->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[g->root].kind)
+									     : NULL);
+				report_json_path(&j, a, g->path, g->len, g->root, "CLASS_LOADER");
+			}
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
+		json_key(&j, "duplicateClasses");
+		json_arr(&j);
+		for (size_t i = 0; i < a->ndups && i < top; i++) {
+			json_obj(&j);
+			json_kstr(&j, "className", ooms_class_name(ix, a->dups[i].cls));
+			json_kuint(&j, "loaders", a->dups[i].loaders);
+			json_kuint(&j, "classes", a->dups[i].classes);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+		json_kuint(&j, "duplicateClassNames", a->ndups);
 	}
 
 	/* top retainers: objects by retained size */
@@ -492,6 +508,28 @@ void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 			report_human_bytes(g->retained, b1, sizeof(b1));
 			fprintf(f, "  %8" PRIu64 " loader(s) %8" PRIu64 " classes  %10s  %s\n", g->loaders, g->classes, b1,
 				g->cls == OOMS_NONE ? "<bootstrap>" : ooms_class_name(ix, g->cls));
+			if (!g->path)
+				continue;
+			/* what keeps one of them (the one defining the most) alive */
+			if (g->root == OOMS_NONE) {
+				fprintf(f, "      (no path from a GC root: garbage at the dump)\n");
+				continue;
+			}
+			fprintf(f, "      GC root %s: %s@0x%" PRIx64 "\n", ooms_root_kind_name(ix->roots[g->root].kind),
+				report_node_class(ix, g->path[0]), ooms_index_id(ix, g->path[0]));
+			for (uint32_t k = 0; k + 1 < g->len; k++) {
+				const struct ooms_edge_label *l = ooms_analysis_label(a, g->path[k + 1]);
+
+				report_reference_text(a, g->path[k], l, ref, sizeof(ref));
+				fprintf(f, "        %-16s %s\n", ooms_ref_type_name(l ? l->type : REF_NONE), ref);
+			}
+		}
+		if (a->ndups) {
+			fprintf(f, "\nclass names defined by more than one loader (%zu names; MAT's duplicate classes)\n",
+				a->ndups);
+			for (size_t i = 0; i < a->ndups && i < top; i++)
+				fprintf(f, "  %8" PRIu64 " loader(s) %8" PRIu64 " classes  %s\n", a->dups[i].loaders,
+					a->dups[i].classes, ooms_class_name(ix, a->dups[i].cls));
 		}
 	}
 	report_suspects_text(a, top, f);

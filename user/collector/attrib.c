@@ -39,6 +39,7 @@ void ooms_attrib_free(struct ooms_attrib *a)
 	free(a->jstacks);
 	free(a->jp);
 	free(a->jf);
+	free(a->direct);
 	free(a);
 }
 
@@ -93,6 +94,13 @@ static void java_apply(struct ooms_attrib *a, const struct jpend *p, uint32_t js
 			if (a->maps[i].addr == (uint64_t)p->key)
 				java_set(&a->maps[i].o, p->ts_ns, jstack);
 		break;
+	case EV_DIRECT_ALLOC: {
+		struct direct_block *b = attrib_direct_find(a, (uint64_t)p->key);
+
+		if (b)
+			java_set(&b->o, p->ts_ns, jstack);
+		break;
+	}
 	case EV_CALL_FAIL:
 		for (size_t i = a->njf; i-- > 0;)
 			if (a->jf[i].tid == p->tid && a->jf[i].ts_ns == p->ts_ns && a->jf[i].jstate == JS_ASKED) {
@@ -276,7 +284,7 @@ struct thread_slot *attrib_thread_find(struct ooms_attrib *a, uint32_t tid, int 
 static uint32_t stack_of(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice, size_t nslice,
 			 unsigned depth, int scan);
 
-static void fill_origin(struct ooms_attrib *a, struct origin *o, const struct ooms_event *e)
+void attrib_fill_origin(struct ooms_attrib *a, struct origin *o, const struct ooms_event *e)
 {
 	o->stack = stack_of(a, e, NULL, 0, 0, 0);
 	o->tid = e->tid;
@@ -300,16 +308,16 @@ void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 	switch (e->type) {
 	case EV_FD_OPEN:
 		if ((o = attrib_fd_origin(a, e->ret)))
-			fill_origin(a, o, e);
+			attrib_fill_origin(a, o, e);
 		if ((int64_t)e->arg0 >= 0 && (o = attrib_fd_origin(a, (int64_t)e->arg0)))
-			fill_origin(a, o, e);
+			attrib_fill_origin(a, o, e);
 		if (e->java_pc)
 			java_asked(a, e, e->ret, (int64_t)e->arg0);
 		break;
 	case EV_THREAD_NEW: {
 		struct thread_slot *t = attrib_thread_find(a, (uint32_t)e->ret, 1);
 
-		fill_origin(a, &t->o, e);
+		attrib_fill_origin(a, &t->o, e);
 		t->o.start = e->arg1;
 		if (e->java_pc)
 			java_asked(a, e, e->ret, -1);
@@ -323,12 +331,27 @@ void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 		}
 		a->maps[a->nmaps].addr = (uint64_t)e->ret;
 		a->maps[a->nmaps].len = e->arg0;
-		fill_origin(a, &a->maps[a->nmaps].o, e);
+		attrib_fill_origin(a, &a->maps[a->nmaps].o, e);
 		a->nmaps++;
 		if (e->java_pc)
 			java_asked(a, e, e->ret, -1);
 		break;
 	}
+	case EV_DIRECT_ALLOC: {
+		struct direct_block *b;
+
+		if (e->arg1) /* reallocateMemory: the old block is gone */
+			attrib_direct_forget(a, e->arg1);
+		if ((b = attrib_direct_add(a, (uint64_t)e->ret, e->arg0))) {
+			attrib_fill_origin(a, &b->o, e);
+			if (e->java_pc)
+				java_asked(a, e, e->ret, -1);
+		}
+		break;
+	}
+	case EV_DIRECT_FREE:
+		attrib_direct_forget(a, (uint64_t)e->ret);
+		break;
 	case EV_CALL_FAIL:
 		jfail_push(a, e);
 		if (e->java_pc)

@@ -90,4 +90,19 @@ const char *ooms_attrib_culprit(struct ooms_attrib *a, uint32_t stack, char *buf
 /* The stack's frames in crash-log form, one "INDENT#NN text" line each. */
 void ooms_attrib_print_frames(FILE *out, struct ooms_attrib *a, uint32_t stack, const char *indent);
 
+/* Direct buffers' memory (HotSpot's Unsafe.allocateMemory blocks made
+ * since attach and not freed, attrib_direct.c): live bytes, *blocks, and
+ * *untracked, the blocks past the table. */
+uint64_t ooms_attrib_direct_live(const struct ooms_attrib *a, uint64_t *blocks, uint64_t *untracked);
+/* Blocks made since attach (0: none seen, so no direct.json). */
+uint64_t ooms_attrib_direct_seen(const struct ooms_attrib *a);
+/* direct.json, or a crossing's direct-N.json: the live blocks grouped by
+ * the code that made them (its Java stack when the shim reported one),
+ * largest first; t seconds since attach; limit MaxDirectMemorySize or -1.
+ * Atomically. 0 or -errno. */
+int ooms_attrib_write_direct(struct ooms_attrib *a, double t, int64_t limit, const char *path);
+/* The largest top sites, a line each ("64 MB in 64 blocks <- PoolLeaker.step(PoolLeaker.java:50)"),
+ * separated by newlines in buf. Returns the lines. */
+int ooms_attrib_direct_lines(struct ooms_attrib *a, size_t top, char *buf, size_t len);
+
 #endif

@@ -64,6 +64,14 @@ struct big_map {
 	struct origin o;
 };
 
+/* A live Unsafe.allocateMemory block (direct buffers' memory) and who made it */
+struct direct_block {
+	uint64_t addr; /* 0: an empty slot */
+	uint64_t bytes;
+	struct origin o;
+};
+#define MAX_DIRECT_BLOCKS (1u << 21)
+
 struct ooms_attrib {
 	pid_t pid;
 	enum ooms_arch arch;
@@ -87,9 +95,20 @@ struct ooms_attrib {
 	const char *const *platform; /* Java class prefixes that are the platform's, not the app's */
 	int platform_add;            /* ... in addition to the default ones */
 	int java_runtime;            /* the target runs Java: its anonymous code is Java's */
+	struct direct_block *direct; /* open addressing by address (attrib_direct.c) */
+	size_t ndirect_slots, ndirect;
+	uint64_t direct_bytes;       /* the live blocks' bytes */
+	uint64_t direct_untracked;   /* blocks the table had no room for */
+	uint64_t direct_seen;        /* blocks made since attach */
 };
 
 struct origin *attrib_fd_origin(struct ooms_attrib *a, int64_t fd);
+void attrib_fill_origin(struct ooms_attrib *a, struct origin *o, const struct ooms_event *e);
+/* The direct blocks (attrib_direct.c): the one at addr (NULL: none); a new
+ * one (NULL: no room, counted); one gone. */
+struct direct_block *attrib_direct_find(struct ooms_attrib *a, uint64_t addr);
+struct direct_block *attrib_direct_add(struct ooms_attrib *a, uint64_t addr, uint64_t bytes);
+void attrib_direct_forget(struct ooms_attrib *a, uint64_t addr);
 struct thread_slot *attrib_thread_find(struct ooms_attrib *a, uint32_t tid, int create);
 
 #endif

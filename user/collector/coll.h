@@ -9,6 +9,7 @@
  *   coll_sampling.c  a sample every interval, the rules, crossings and snapshots
  *   coll_records.c   the start, death and end records, failures.json, death.json
  *   coll_console.c   the terminal: the table, progress, how it ended
+ *   coll_direct.c    HotSpot's direct buffers' memory by call site
  *   collector.c      setup, the run directory, the event loop */
 #ifndef OOMSCOPE_COLLECTOR_COLL_H
 #define OOMSCOPE_COLLECTOR_COLL_H
@@ -79,6 +80,9 @@ struct coll {
 	struct bpf_link *alloc_links[24];
 	int memalign_is_aligned_alloc;
 	int nalloc_links;
+	struct bpf_link *direct_links[5]; /* Unsafe.allocateMemory's probes (coll_direct.c) */
+	int ndirect_links;
+	int direct_tried;
 	struct ooms_detector det;
 	enum ooms_arch arch;
 	char dir[4096];
@@ -196,6 +200,15 @@ void coll_java_perfmap(struct coll *c, int ask);
 int coll_kretprobes_attach(struct coll *c, char *failed, size_t failed_len);
 void coll_kretprobes_detach(struct coll *c);
 uint64_t coll_kretprobes_missed(struct coll *c);
+/* Direct buffers' memory by call site (coll_direct.c): the probes on
+ * libjvm.so's Unsafe_*Memory0 once the target runs HotSpot (each sample
+ * tries until it is known), taken off at the end; a direct-memory
+ * crossing's snapshot direct-SEQ.json (its name in name) with its largest
+ * sites said; direct.json at the end when any block was seen. */
+void coll_direct_try(struct coll *c);
+void coll_direct_detach(struct coll *c);
+int coll_direct_snapshot(struct coll *c, int seq, int64_t limit, char *name, size_t len);
+void coll_direct_write_end(struct coll *c);
 /* the ring buffer alone (no crossings acted on): a long /proc read's tick */
 void coll_consume_ring(void *ctx);
 int coll_read_ring(struct coll *c);

@@ -155,6 +155,17 @@ static void jheap_thread_name(void *ctx, uint32_t tid, const char *name)
 	ooms_attrib_thread_name(c->attrib, tid, name);
 }
 
+/* A direct-memory crossing: its allocating call sites as they stand. */
+static int jheap_pool_snapshot(void *ctx, const char *rule, int64_t limit, char *name, size_t len)
+{
+	struct coll *c = ctx;
+
+	(void)rule;
+	coll_read_ring(c); /* the blocks made up to now attributed, with the Java stacks come */
+	coll_java_read(c);
+	return coll_direct_snapshot(c, coll_crossings(c) + 1, limit, name, len);
+}
+
 static double jheap_now(void *ctx)
 {
 	struct coll *c = ctx;
@@ -316,7 +327,8 @@ static int prepare(struct coll *c)
  * record. 0 or -1 (said). */
 static int start(struct coll *c)
 {
-	struct ooms_jheap_io io = {c, jheap_emit, coll_say, jheap_now, jheap_thread_name, coll_progress};
+	struct ooms_jheap_io io = {c, jheap_emit, coll_say, jheap_now, jheap_thread_name, coll_progress,
+				   jheap_pool_snapshot};
 	int e;
 
 	c->jheap = ooms_jheap_new(c->pid, &c->o->java, c->dir, &io);
@@ -326,6 +338,7 @@ static int start(struct coll *c)
 	}
 	if (ooms_jheap_attach(c->jheap, c->rb))
 		return -1;
+	coll_direct_try(c);
 	if (c->launched && (e = launch_go(&c->launch))) {
 		coll_err("cannot run %s: %s", c->o->argv[0], strerror(-e));
 		return -1;
@@ -392,6 +405,7 @@ static void write_end_files(struct coll *c)
 
 		coll_write_file(c, &c->last, k, 0, name, sizeof(name));
 	}
+	coll_direct_write_end(c);
 	if (!c->allocs)
 		return;
 	snprintf(path, sizeof(path), "%s/" RUN_ALLOCS, c->dir);
@@ -454,6 +468,7 @@ static void teardown(struct coll *c)
 	coll_kretprobes_detach(c); /* the syscall events' links too */
 	for (int i = 0; i < c->nalloc_links; i++)
 		bpf_link__destroy(c->alloc_links[i]);
+	coll_direct_detach(c);
 	ooms_allocs_free(c->allocs);
 	ooms_failures_free(c->fails);
 	ooms_jheap_free(c->jheap);

@@ -405,6 +405,16 @@ enum ooms_rt_kind ooms_jheap_runtime(const struct ooms_jheap *j)
 	return j->found ? j->rt.kind : OOMS_RT_NATIVE;
 }
 
+const char *ooms_jheap_lib(const struct ooms_jheap *j)
+{
+	return j->found ? j->rt.lib : "";
+}
+
+int64_t ooms_jheap_direct_limit(const struct ooms_jheap *j)
+{
+	return j ? j->direct_limit_seen : -1;
+}
+
 /* ---- samples and the rule ---- */
 
 void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s)
@@ -438,6 +448,8 @@ void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s)
 		else if (j->nunsafe)
 			s->direct = (struct ooms_pool){j->skel->bss->rt_totals.unsafe_bytes, j->skel->bss->rt_totals.unsafe_bytes,
 						       h.direct_limit > 0 ? h.direct_limit : h.max};
+		if (j->direct_used >= 0 || j->nunsafe)
+			j->direct_limit_seen = s->direct.max;
 	} else if (shim_client_heap(j->pid, &s->heap_used, &s->heap_committed, &s->heap_max, 500) == 0) {
 		s->heap_src = "shim";
 	} else if (j->npools) {
@@ -480,15 +492,21 @@ static void pool_said(struct ooms_jheap *j, double t, const struct ooms_pool_dec
 		  (!j->rule.dumps || t - j->rule.last_dump_t >= j->rule.cfg.cooldown_s);
 	char name[64];
 
+	char sites[64];
+
 	if (can) {
 		snprintf(name, sizeof(name), "dump-%d.hprof%s", j->seq + 1,
 			 jheap_ext(j));
 		r.u.crossing.wrote = name;
 	}
-	j->io.emit(j->io.ctx, run_record_body, &r);
-	j->crossings++;
 	if (j->io.say)
 		j->io.say(j->io.ctx, "!! %s: %s%s", d->rule, d->reason, can ? "" : " (no dump: one is running, or the limit)");
+	/* direct memory: who holds it, as it stands now (the dump comes later) */
+	if (!strncmp(d->rule, "direct", 6) && j->io.pool_snapshot &&
+	    j->io.pool_snapshot(j->io.ctx, d->rule, d->limit, sites, sizeof(sites)) == 0)
+		r.u.crossing.sites = sites;
+	j->io.emit(j->io.ctx, run_record_body, &r);
+	j->crossings++;
 	if (can) {
 		j->rule.dumps++;
 		j->rule.last_dump_t = t;
@@ -600,7 +618,7 @@ struct ooms_jheap *ooms_jheap_new(pid_t pid, const struct ooms_jheap_opts *o, co
 	ooms_pool_rule_init(&j->class_rule, "class_space", "Compressed class space");
 	ooms_pool_rule_init(&j->direct_rule, "direct", "Direct buffer memory");
 	ooms_gc_rule_init(&j->gc_rule);
-	j->direct_used = j->direct_max = -1;
+	j->direct_used = j->direct_max = j->direct_limit_seen = -1;
 	j->last_poll_t = -1e9;
 	j->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (j->efd < 0) {

@@ -43,6 +43,10 @@ struct ooms_jheap_io {
 	double (*now)(void *ctx); /* seconds since attach */
 	void (*thread_name)(void *ctx, uint32_t tid, const char *name); /* a Java thread's full name */
 	void (*progress)(void *ctx, const char *what); /* a dump's phases, for a terminal (may be NULL) */
+	/* A pool's crossing (rule): a snapshot of what holds the pool, written
+	 * into the run directory (direct memory: its allocating call sites), its
+	 * file's name in name; 0, or -1 for none. May be NULL. */
+	int (*pool_snapshot)(void *ctx, const char *rule, int64_t limit, char *name, size_t len);
 };
 
 struct ooms_jheap;
@@ -55,6 +59,10 @@ void ooms_jheap_free(struct ooms_jheap *j);
 int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb);
 /* The runtime found ("native" until then). */
 enum ooms_rt_kind ooms_jheap_runtime(const struct ooms_jheap *j);
+/* Its library as the target maps it (libjvm.so, libart.so), "" until found. */
+const char *ooms_jheap_lib(const struct ooms_jheap *j);
+/* HotSpot's direct buffer memory limit as last sampled (-1: not known). */
+int64_t ooms_jheap_direct_limit(const struct ooms_jheap *j);
 /* Fills the sample's heap fields. */
 void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s);
 /* Runs the heap rule on the sample when its interval has passed, starting

@@ -64,6 +64,7 @@ struct ooms_jheap {
 	struct ooms_pool_rule meta_rule, class_rule, direct_rule;
 	/* direct buffer memory, as the shim last sent it (ooms_jheap_note_direct) */
 	int64_t direct_used, direct_max;
+	int64_t direct_limit_seen; /* the last sample's direct memory limit (-1: none yet) */
 	struct ooms_gc_rule gc_rule;
 	/* dumps */
 	int efd;

@@ -9,6 +9,7 @@
 #define RUN_VMSIZE "vmsize.json"
 #define RUN_ALLOCS "allocs.json"      /* --big-alloc */
 #define RUN_ALLOCS_TEXT "allocs.txt"
+#define RUN_DIRECT "direct.json"      /* HotSpot: direct buffers' memory by call site (direct-N.json at a crossing) */
 #define RUN_DEATH "death.json"
 #define RUN_FAILURES "failures.json"
 #define RUN_REPORT "report.html"

@@ -320,6 +320,8 @@ static void write_crossing(struct json *j, const struct run_crossing *r)
 	json_kstr(j, "wrote", r->wrote);
 	if (r->allocs)
 		json_kstr(j, "allocs", r->allocs);
+	if (r->sites)
+		json_kstr(j, "sites", r->sites);
 	json_obj_end(j);
 }
 
@@ -332,6 +334,7 @@ static void read_crossing(struct json_object *o, struct run_crossing *r)
 	r->seen_at = rstr(o, "seen_at");
 	r->wrote = rstr(o, "wrote");
 	r->allocs = rstr(o, "allocs");
+	r->sites = rstr(o, "sites");
 }
 
 static void write_drift(struct json *j, const struct run_drift *r)

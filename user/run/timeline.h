@@ -77,6 +77,7 @@ struct run_crossing {
 	const char *seen_at;         /* "sample" or "event"; NULL for the heap rule's */
 	const char *wrote;           /* the snapshot or dump it wrote, NULL for none */
 	const char *allocs;          /* the large allocations' snapshot, NULL for none */
+	const char *sites;           /* a direct-memory crossing's allocating call sites (direct-N.json), NULL for none */
 };
 
 struct run_drift {

@@ -1,0 +1,95 @@
+/* Direct buffers' memory by call site (issue 36). Once the target is known
+ * to run HotSpot, collect.bpf.c's direct_* programs go on libjvm.so's
+ * Unsafe_AllocateMemory0, Unsafe_ReallocateMemory0 and Unsafe_FreeMemory0:
+ * every block with the stack (and, with the shim, the Java stack) that made
+ * it, kept by attrib_direct.c. A direct-memory crossing writes what holds the
+ * memory then (direct-N.json) and names its largest sites on the terminal;
+ * direct.json is the view at the end. */
+#define _GNU_SOURCE
+#include "collector/coll.h"
+#include "run/files.h"
+#include "util/text.h"
+
+void coll_direct_try(struct coll *c)
+{
+	static const char *const syms[] = {"Unsafe_AllocateMemory0", "Unsafe_ReallocateMemory0", "Unsafe_FreeMemory0"};
+	struct collect_bpf *k = c->skel;
+	char lib[1100];
+	uint64_t off[3];
+	struct bpf_link *l[5];
+
+	if (c->direct_tried || !c->jheap || ooms_jheap_runtime(c->jheap) != OOMS_RT_HOTSPOT)
+		return;
+	c->direct_tried = 1;
+	snprintf(lib, sizeof(lib), "/proc/%d/root%s", (int)c->pid, ooms_jheap_lib(c->jheap));
+	for (int i = 0; i < 3; i++)
+		if (ooms_sym_elf_find(lib, syms[i], &off[i]) != 0) {
+			if (coll_verbose)
+				fprintf(stderr, "oomscope: no %s in %s: direct memory not followed by call site\n", syms[i],
+					lib);
+			return;
+		}
+	l[0] = bpf_program__attach_uprobe(k->progs.direct_alloc, false, c->pid, lib, off[0]);
+	l[1] = bpf_program__attach_uprobe(k->progs.direct_realloc, false, c->pid, lib, off[1]);
+	/* one return program for both: each finds its call's entry by thread */
+	l[2] = bpf_program__attach_uprobe(k->progs.direct_alloc_ret, true, c->pid, lib, off[0]);
+	l[3] = bpf_program__attach_uprobe(k->progs.direct_alloc_ret, true, c->pid, lib, off[1]);
+	l[4] = bpf_program__attach_uprobe(k->progs.direct_free, false, c->pid, lib, off[2]);
+	for (int i = 0; i < 5; i++)
+		if (!l[i]) {
+			coll_err("direct memory by call site: attaching to %s: %s", lib, strerror(errno));
+			for (int m = 0; m < 5; m++)
+				bpf_link__destroy(l[m]);
+			return;
+		}
+	memcpy(c->direct_links, l, sizeof(l));
+	c->ndirect_links = 5;
+}
+
+void coll_direct_detach(struct coll *c)
+{
+	for (int i = 0; i < c->ndirect_links; i++)
+		bpf_link__destroy(c->direct_links[i]);
+	c->ndirect_links = 0;
+}
+
+int coll_direct_snapshot(struct coll *c, int seq, int64_t limit, char *name, size_t len)
+{
+	char path[4200], lines[2048];
+	int e, n;
+
+	if (!c->ndirect_links)
+		return -1;
+	coll_java_perfmap(c, 0);
+	snprintf(name, len, "direct-%d.json", seq);
+	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
+	if ((e = ooms_attrib_write_direct(c->attrib, coll_since(c), limit, path))) {
+		coll_err("cannot write %s: %s", path, strerror(-e));
+		return -1;
+	}
+	n = ooms_attrib_direct_lines(c->attrib, 3, lines, sizeof(lines));
+	if (!c->o->json && n) {
+		char safe[4096];
+
+		/* each line indented under the crossing's */
+		for (char *p = lines, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+			if ((nl = strchr(p, '\n')))
+				*nl = 0;
+			printf("           %s\n", text_term_safe(safe, sizeof(safe), p));
+		}
+		fflush(stdout);
+	}
+	return 0;
+}
+
+void coll_direct_write_end(struct coll *c)
+{
+	char path[4200];
+	int e;
+
+	if (!c->ndirect_links && !ooms_attrib_direct_seen(c->attrib))
+		return;
+	snprintf(path, sizeof(path), "%s/" RUN_DIRECT, c->dir);
+	if ((e = ooms_attrib_write_direct(c->attrib, coll_since(c), ooms_jheap_direct_limit(c->jheap), path)))
+		coll_err("cannot write %s: %s", path, strerror(-e));
+}
