@@ -135,7 +135,12 @@ static void test_fd_count(void)
 		   "..F...F", "re-fires after a poll under the limit stopped it holding");
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_COUNT, FDS, q, 1200, 1200, 1200, 1100, 1100, 1100, 1100),
-		   "..F...F", "re-fires after a big dip stopped it holding");
+		   "..F....", "a big dip that stays over 90%% of the limit does not re-arm it");
+	TAP_EQ_INT((int)ooms_detect_recurred(&d, RULE_FD_COUNT), 1, "... it held again: one recurrence");
+	TAP_EQ_STR(SCRIPT(&d, RULE_FD_COUNT, FDS, q, 2150, 2199, 2200), "..F",
+		   "fd_count fires again a step (its limit) over the last crossing, while it holds");
+	TAP_OK(strstr(last_x.reason, "(up from 1200 at the last crossing)") != NULL, "the step said: %s",
+	       last_x.reason);
 
 	c.fd_count_polls = 1;
 	ooms_detect_init(&d, &c);
@@ -170,7 +175,7 @@ static void test_unknown(void)
 	ooms_detect_defaults(&c);
 	ooms_detect_init(&d, &c);
 	q.fd_limit = 1024;
-	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 973, -1, 980, 900, -1, 990), "F....F",
+	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 973, -1, 980, 800, -1, 990), "F....F",
 		   "fd_ratio: unknown fds neither fire nor re-arm");
 	q = quiet();
 	q.fd_limit = -1;
@@ -249,8 +254,26 @@ static void test_fd_ratio(void)
 	TAP_EQ_INT(last_x.value, 973, "fd_ratio crossing: value is fds");
 	TAP_EQ_INT(last_x.limit, 973, "fd_ratio crossing: limit is ceil(ratio * RLIMIT_NOFILE)");
 	TAP_EQ_STR(last_x.reason, "973 open fds >= 95% of RLIMIT_NOFILE 1024", "fd_ratio reason sentence");
-	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 990, 1024, 972, 973), "...F",
-		   "fd_ratio: no re-fire while holding, re-fires after dropping under");
+	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 990, 1024, 972, 973), "....",
+		   "fd_ratio: no re-fire while holding, nor after dipping just under");
+	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 876, 973, 875, 973), "...F",
+		   "fd_ratio: re-armed under 90%% of the threshold (876 of 973 is not, 875 is)");
+
+	/* a count oscillating at the limit: one crossing, its recurrences counted */
+	ooms_detect_init(&d, &c);
+	{
+		char got[64] = {0};
+
+		for (int i = 0; i < 40; i++) {
+			struct ooms_sample s = q;
+			struct ooms_crossing x[RULE_MAX];
+
+			s.fds = i % 2 ? 900 : 1024;
+			got[i] = ooms_detect_feed(&d, &s, x, RULE_MAX) ? 'F' : '.';
+		}
+		TAP_EQ_STR(got, "F.......................................", "fd_ratio at the limit for 40 polls: one crossing");
+		TAP_EQ_INT((int)ooms_detect_recurred(&d, RULE_FD_RATIO), 19, "... and 19 recurrences");
+	}
 
 	q.fd_limit = 1000; /* 0.95 * 1000 = 950 exactly, must not round up to 951 */
 	ooms_detect_init(&d, &c);
@@ -283,6 +306,10 @@ static void test_thread_ratio(void)
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_THREAD_RATIO, THREADS, q, 899, 900), ".F", "900 of 1000 reaches 90%%, 899 not");
 	TAP_EQ_INT(last_x.limit, 900, "thread_ratio crossing: limit 900");
+	TAP_EQ_STR(SCRIPT(&d, RULE_THREAD_RATIO, THREADS, q, 950, 999, 1000, 1001), "..F.",
+		   "thread_ratio fires again at a further 10%% of the limit (900 + 100)");
+	TAP_EQ_STR(last_x.reason, "thread count 1000 >= 90% of the thread limit 1000 (threads-max) (up from 900 at the last crossing)",
+		   "... and says so");
 	ooms_detect_init(&d, &c);
 	SCRIPT(&d, RULE_THREAD_RATIO, THREADS, q, 912);
 	TAP_EQ_INT(last_x.rule, RULE_THREAD_RATIO, "thread_ratio crossing: rule id");

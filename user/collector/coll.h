@@ -108,6 +108,9 @@ struct coll {
 	int64_t prev_vm_delta;
 	int drift_fds, drift_threads; /* consecutive samples with a difference */
 	int crossings;
+	/* the crossing snapshots each rule keeps: its first, its largest and
+	 * its last (crossing numbers, 0 none); the others are removed */
+	struct { int first, largest, last; int64_t largest_value; } kept[RULE_MAX];
 	int is_32bit;
 	long samples;
 	uint64_t last_sample_ns;
@@ -140,8 +143,6 @@ struct coll {
 	struct ooms_crossing pending_xs[RULE_MAX];
 	struct ooms_sample pending_smp;
 	size_t npending;
-	struct ooms_fail_group pending_fail[FAIL_KIND_MAX]; /* copies: the groups' array may move */
-	int has_pending_fail[FAIL_KIND_MAX];
 };
 
 /* The snapshots a run writes: threads, fds, vmsize. */

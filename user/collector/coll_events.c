@@ -64,26 +64,53 @@ static void failure_body(struct json *j, void *arg)
 	json_obj_end(j);
 }
 
-/* A call failed for want of a resource: a timeline record and a live line
- * for each one the kernel sent in full; at the first failure of a kind, the
- * groups of that resource as they stood (BASE-at-failure.json), written
- * with the record once the batch of events is read. */
+/* A call failed for want of a resource: its group (failures.c) is pending
+ * until the batch of events is read; then a timeline record and a live line
+ * for its first failure, and one every FAIL_SAY_EVERY_NS with the count
+ * since while it goes on failing (a storm from a few call sites is a few
+ * lines, not hundreds: failures.json keeps every one); at the first failure
+ * of a kind, the groups of that resource as they stood
+ * (BASE-at-failure.json), written with the record. */
+#define FAIL_SAY_EVERY_NS 5000000000ull
+
 static void on_failure(struct coll *c, const struct ooms_event *e, size_t size)
 {
 	int first = 0;
-	const struct ooms_fail_group *g = ooms_failures_event(c->fails, e, size, &first);
 
-	if (!g)
-		return;
-	c->pending_fail[g->kind] = *g;
-	c->has_pending_fail[g->kind] = 1;
+	ooms_failures_event(c->fails, e, size, &first);
 }
 
-static void report_failure(struct coll *c, const struct ooms_fail_group *g)
+/* Group i's failures as known now: the kernel counts every one of its key
+ * (it sends only the first few in full), less those of the key's other
+ * groups (one key, several stacks as unwound here: rare). */
+static uint64_t fail_count_now(struct coll *c, size_t i)
 {
+	const struct ooms_fail_group *g = ooms_failures_group(c->fails, i);
+	struct ooms_fail_count n;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.fail_counts), &g->key, &n) != 0)
+		return g->count;
+	return ooms_failures_estimate(c->fails, i, n.count);
+}
+
+static void report_failure(struct coll *c, size_t i, uint64_t now_ns)
+{
+	struct ooms_fail_group copy, *gp = ooms_failures_group(c->fails, i);
+	const struct ooms_fail_group *g = &copy;
 	struct failure_line l = {c, g, NULL};
 	char name[64], line[512], safe[1024];
+	uint64_t since, count, prev_ns;
+	int again;
 
+	if (!gp)
+		return;
+	again = gp->said;
+	prev_ns = gp->said_ns;
+	count = fail_count_now(c, i);
+	if (!ooms_failures_say(c->fails, i, now_ns, FAIL_SAY_EVERY_NS, count, &since))
+		return;
+	copy = *gp; /* a snapshot reads events, which may move the groups */
+	copy.count = count;
 	if (!c->fail_snapped[g->kind]) {
 		enum snap_kind kind = g->kind == FAIL_FDS ? SNAP_FDS : g->kind == FAIL_THREADS ? SNAP_THREADS : SNAP_VMSIZE;
 		struct ooms_snapshot s;
@@ -97,11 +124,15 @@ static void report_failure(struct coll *c, const struct ooms_fail_group *g)
 		}
 	}
 	coll_emit(c, failure_body, &l);
-	if (!c->o->json) {
-		ooms_failures_line(c->fails, g, line, sizeof(line));
-		printf("!! failure: %s%s%s\n", text_term_safe(safe, sizeof(safe), line), l.wrote ? " -> " : "", l.wrote ? l.wrote : "");
-		fflush(stdout);
-	}
+	if (c->o->json)
+		return;
+	ooms_failures_line(c->fails, g, line, sizeof(line));
+	text_term_safe(safe, sizeof(safe), line);
+	if (again)
+		printf("!! failure: %s (%" PRIu64 " more in %.0f s)\n", safe, since, (double)(now_ns - prev_ns) / 1e9);
+	else
+		printf("!! failure: %s%s%s\n", safe, l.wrote ? " -> " : "", l.wrote ? l.wrote : "");
+	fflush(stdout);
 }
 
 /* Reads what the ring buffer holds, then acts on the crossings and
@@ -145,11 +176,13 @@ void coll_consume(struct coll *c)
 			ooms_snapshot_free(&s);
 		}
 	}
-	for (int k = 0; k < FAIL_KIND_MAX; k++)
-		if (c->has_pending_fail[k]) {
-			c->has_pending_fail[k] = 0;
-			report_failure(c, &c->pending_fail[k]);
-		}
+	{
+		size_t idx[256], n = ooms_failures_take_pending(c->fails, idx, 256);
+		uint64_t now = coll_now_ns();
+
+		for (size_t k = 0; k < n; k++)
+			report_failure(c, idx[k], now);
+	}
 }
 
 #define MAX_MAP_CHANGES 65536

@@ -231,6 +231,12 @@ void coll_emit_end(struct coll *c, const char *reason, int exit_status, const st
 	}};
 	struct run_end *e = &r.u.end;
 
+	for (int k = 0; k < RULE_MAX && e->nrecurred < 8; k++)
+		if (ooms_detect_recurred(&c->det, (enum ooms_rule)k)) {
+			e->recurred[e->nrecurred].rule = ooms_rule_name((enum ooms_rule)k);
+			e->recurred[e->nrecurred++].times = ooms_detect_recurred(&c->det, (enum ooms_rule)k);
+		}
+
 	if (exit_status >= 0 && WIFEXITED(exit_status))
 		e->target_exit_code = WEXITSTATUS(exit_status);
 	else if (exit_status >= 0 && WIFSIGNALED(exit_status))

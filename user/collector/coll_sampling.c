@@ -82,6 +82,40 @@ int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum snap_kin
 	return coll_write_snap(c, s, kind, name);
 }
 
+/* Removes crossing seq's snapshots of kind (and its allocs-SEQ.json). */
+static void drop_snapshots(struct coll *c, enum snap_kind kind, int seq)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s-%d.json", c->dir, coll_snap_base[kind], seq);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/allocs-%d.json", c->dir, seq);
+	unlink(path);
+}
+
+/* A rule's crossing seq wrote its snapshot with figure value: the rule
+ * keeps its first, largest and last; the one these replace goes. */
+static void keep_snapshot(struct coll *c, enum ooms_rule rule, enum snap_kind kind, int seq, int64_t value)
+{
+	__typeof__(c->kept[0]) *k = &c->kept[rule];
+	int prev_last = k->last, prev_largest = k->largest;
+
+	if (!k->first) {
+		k->first = k->largest = k->last = seq;
+		k->largest_value = value;
+		return;
+	}
+	if (value > k->largest_value) {
+		k->largest = seq;
+		k->largest_value = value;
+	}
+	k->last = seq;
+	if (prev_last != k->first && prev_last != k->largest)
+		drop_snapshots(c, kind, prev_last);
+	if (prev_largest != k->largest && prev_largest != k->first && prev_largest != prev_last)
+		drop_snapshots(c, kind, prev_largest);
+}
+
 /* Crossings found on a sample or on an event: the groups as they stand
  * (BASE-N.json) and the current view (BASE.json, rewritten at the end). */
 void coll_handle_crossings(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp,
@@ -112,6 +146,9 @@ void coll_handle_crossings(struct coll *c, const struct ooms_snapshot *s, const 
 			printf("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir,
 			       cr->wrote ? cr->wrote : current);
 		c->crossings++;
+		if (cr->wrote)
+			keep_snapshot(c, xs[i].rule, kind, c->crossings + (c->jheap ? ooms_jheap_crossings(c->jheap) : 0),
+				      xs[i].value);
 	}
 }
 

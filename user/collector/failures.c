@@ -14,6 +14,8 @@ struct ooms_failures {
 	struct ooms_fail_group *g;
 	size_t n, cap;
 	ssize_t last;                /* index of the newest failure */
+	size_t *pend;                /* groups failed since the list was last taken */
+	size_t npend, pend_cap;
 	int seen_kind[FAIL_KIND_MAX];
 };
 
@@ -31,8 +33,10 @@ struct ooms_failures *ooms_failures_new(struct ooms_attrib *a, enum ooms_arch ar
 
 void ooms_failures_free(struct ooms_failures *f)
 {
-	if (f)
+	if (f) {
 		free(f->g);
+		free(f->pend);
+	}
 	free(f);
 }
 
@@ -112,7 +116,59 @@ const struct ooms_fail_group *ooms_failures_event(struct ooms_failures *f, const
 	if (g->kind == FAIL_MEMORY ? e->arg0 > g->bytes : !g->bytes)
 		g->bytes = e->arg0;
 	f->last = g - f->g;
+	if (!g->pending) {
+		size_t *slot = VEC_PUSH(f->pend, f->npend, f->pend_cap);
+
+		if (slot) {
+			*slot = (size_t)f->last;
+			g->pending = 1;
+		}
+	}
 	return g;
+}
+
+size_t ooms_failures_take_pending(struct ooms_failures *f, size_t *idx, size_t max)
+{
+	size_t n = f->npend < max ? f->npend : max;
+
+	memcpy(idx, f->pend, n * sizeof(*idx));
+	for (size_t i = 0; i < n; i++)
+		f->g[idx[i]].pending = 0;
+	memmove(f->pend, f->pend + n, (f->npend - n) * sizeof(*f->pend));
+	f->npend -= n;
+	return n;
+}
+
+uint64_t ooms_failures_estimate(const struct ooms_failures *f, size_t i, uint64_t key_count)
+{
+	uint64_t others = 0;
+
+	if (i >= f->n)
+		return 0;
+	for (size_t k = 0; k < f->n; k++)
+		if (k != i && same_key(&f->g[k].key, &f->g[i].key))
+			others += f->g[k].count;
+	return key_count > others + f->g[i].count ? key_count - others : f->g[i].count;
+}
+
+struct ooms_fail_group *ooms_failures_group(struct ooms_failures *f, size_t i)
+{
+	return i < f->n ? &f->g[i] : NULL;
+}
+
+int ooms_failures_say(struct ooms_failures *f, size_t i, uint64_t now_ns, uint64_t every_ns, uint64_t count,
+		      uint64_t *since)
+{
+	struct ooms_fail_group *g = ooms_failures_group(f, i);
+
+	*since = 0;
+	if (!g || (g->said && now_ns - g->said_ns < every_ns) || (g->said && count <= g->said_count))
+		return 0;
+	*since = g->said ? count - g->said_count : count;
+	g->said = 1;
+	g->said_ns = now_ns;
+	g->said_count = count;
+	return 1;
 }
 
 void ooms_failures_set_count(struct ooms_failures *f, const struct ooms_fail_key *k, uint64_t count)

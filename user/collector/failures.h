@@ -26,6 +26,10 @@ struct ooms_fail_group {
 	uint32_t tid;          /* thread of the first failure */
 	uint32_t stack;        /* interned stack of the first failure */
 	char comm[OOMS_COMM_LEN];
+	/* the terminal's view (the collector's): when it was last said, the
+	 * count then; pending: failed since the pending list was last taken */
+	uint64_t said_ns, said_count;
+	uint8_t said, pending;
 };
 
 struct ooms_failures;
@@ -38,6 +42,20 @@ const struct ooms_fail_group *ooms_failures_event(struct ooms_failures *f, const
 						  size_t size, int *is_first);
 /* The kernel's exact count for a key (from the fail_counts map). */
 void ooms_failures_set_count(struct ooms_failures *f, const struct ooms_fail_key *k, uint64_t count);
+/* The groups that failed since the last call, each once, oldest first:
+ * their indices (at most max; the rest stay pending). */
+size_t ooms_failures_take_pending(struct ooms_failures *f, size_t *idx, size_t max);
+/* Group i (an index from take_pending); NULL past the end. The pointer
+ * holds until the next event. */
+struct ooms_fail_group *ooms_failures_group(struct ooms_failures *f, size_t i);
+/* Whether to say group i on the terminal at now_ns: its first failure,
+ * then once every every_ns while it goes on failing, *since the failures
+ * since it was last said (count: its failures as known now). Marks it said. */
+int ooms_failures_say(struct ooms_failures *f, size_t i, uint64_t now_ns, uint64_t every_ns, uint64_t count,
+		      uint64_t *since);
+/* Group i's count from its key's count in the kernel (every failure, sent
+ * or not): less what the key's other groups had sent, at least its own. */
+uint64_t ooms_failures_estimate(const struct ooms_failures *f, size_t i, uint64_t key_count);
 /* The newest failure of the run, or NULL. */
 const struct ooms_fail_group *ooms_failures_last(const struct ooms_failures *f);
 uint64_t ooms_failures_total(const struct ooms_failures *f);

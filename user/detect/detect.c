@@ -48,6 +48,8 @@ static enum verdict rising(struct ooms_rule_state *st, int64_t v, int64_t limit,
 
 	if (v < 0)
 		return SKIP;
+	x->value = v;
+	x->limit = limit;
 	if (polls < 1)
 		polls = 1; /* 0 would make a non-counting poll "hold" */
 	/* last - v rather than last - gap: cannot overflow, both are >= 0 */
@@ -59,8 +61,6 @@ static enum verdict rising(struct ooms_rule_state *st, int64_t v, int64_t limit,
 		st->count++;
 	if (st->count < polls)
 		return NOT;
-	x->value = v;
-	x->limit = limit;
 	snprintf(x->reason, sizeof(x->reason),
 		 "%lld %s > %lld and not falling by more than %lld, %d polls in a row",
 		 (long long)v, what, (long long)limit, (long long)gap, st->count);
@@ -151,6 +151,21 @@ static enum verdict rule_vmsize(struct ooms_detector *d, const struct ooms_sampl
 typedef enum verdict (*rule_fn)(struct ooms_detector *, const struct ooms_sample *,
 				struct ooms_crossing *);
 
+/* The further step after which a rule that holds fires again. */
+static int64_t step_of(const struct ooms_detector *d, enum ooms_rule r, const struct ooms_sample *s)
+{
+	int64_t step;
+
+	switch (r) {
+	case RULE_THREAD_COUNT: step = d->cfg.thread_count_limit; break;
+	case RULE_FD_COUNT: step = d->cfg.fd_count_limit; break;
+	case RULE_FD_RATIO: step = s->fd_limit / 10; break;
+	case RULE_THREAD_RATIO: step = s->thread_limit / 10; break;
+	default: step = d->cfg.vmsize_limit_kb / 10; break;
+	}
+	return step > 0 ? step : 1;
+}
+
 /* instant: the rule looks at one figure against a limit, with no history,
  * so it may also be checked on an event between samples. */
 static const struct {
@@ -170,6 +185,11 @@ const char *ooms_rule_name(enum ooms_rule r)
 	return (unsigned)r < RULE_MAX ? rules[r].name : "?";
 }
 
+uint64_t ooms_detect_recurred(const struct ooms_detector *d, enum ooms_rule r)
+{
+	return (unsigned)r < RULE_MAX ? d->st[r].recurred : 0;
+}
+
 static size_t feed(struct ooms_detector *d, const struct ooms_sample *s, struct ooms_crossing *out, size_t max,
 		   int instant_only)
 {
@@ -183,16 +203,37 @@ static size_t feed(struct ooms_detector *d, const struct ooms_sample *s, struct 
 			continue;
 		memset(&x, 0, sizeof(x));
 		x.rule = (enum ooms_rule)r;
+		struct ooms_rule_state *st = &d->st[r];
+		int step = 0;
+
 		v = rules[r].fn(d, s, &x); /* always run: the rising rules keep state */
-		if (v == NOT)
-			d->st[r].armed = 1; /* stopped holding: may fire again */
-		if (v != HOLDS || !d->st[r].armed)
+		if (v == SKIP)
+			continue;
+		if (!st->armed) {
+			if (v == NOT && x.value < st->rearm_below)
+				st->armed = 1; /* fell back well under: may fire again */
+			else if (v == HOLDS && x.value >= st->refire_at)
+				step = 1;
+			else if (v == HOLDS && !st->held)
+				st->recurred++;
+		}
+		st->held = v == HOLDS;
+		if (v != HOLDS || (!st->armed && !step))
 			continue;
 		/* A crossing that does not fit in out stays armed, so it is
 		 * reported at the next sample that still holds, not lost. */
 		if (n >= max)
 			continue;
-		d->st[r].armed = 0;
+		if (step) {
+			size_t len = strlen(x.reason);
+
+			snprintf(x.reason + len, sizeof(x.reason) - len, " (up from %lld at the last crossing)",
+				 (long long)st->fired_value);
+		}
+		st->armed = 0;
+		st->fired_value = x.value;
+		st->rearm_below = x.limit - x.limit / 10;
+		st->refire_at = x.value + step_of(d, (enum ooms_rule)r, s);
 		out[n++] = x;
 	}
 	return n;

@@ -42,7 +42,13 @@ struct ooms_crossing {
 struct ooms_rule_state {
 	int count;         /* consecutive polls the rising rule has counted */
 	int64_t last;      /* figure at the previous poll (-1 before the first) */
-	int armed;         /* 1 while the rule may fire; re-armed when it stops holding */
+	int armed;         /* 1 while the rule may fire */
+	/* after a crossing: the rule re-arms once its figure is under
+	 * rearm_below (90 % of the threshold it crossed), and fires again if
+	 * the figure reaches refire_at (a further step) first */
+	int64_t rearm_below, refire_at, fired_value;
+	int held;          /* it held at the last look */
+	uint64_t recurred; /* it held again while disarmed (a count oscillating at a limit) */
 };
 
 struct ooms_detector {
@@ -54,8 +60,11 @@ void ooms_detect_defaults(struct ooms_detect_config *cfg);
 void ooms_detect_init(struct ooms_detector *d, const struct ooms_detect_config *cfg);
 
 /* Feed one sample. Writes up to max crossings into out; returns how many.
- * A rule fires once when it starts to hold and again only after it stopped
- * holding (no storms). */
+ * A rule fires once when it starts to hold, then again only after its
+ * figure fell under 90 % of the threshold it crossed, or when the figure
+ * rose a further step while it held (10 % of the hard limit for the ratio
+ * rules and VmSize, the rule's own limit for the count rules): a count
+ * oscillating at a limit is one crossing, with its recurrences counted. */
 size_t ooms_detect_feed(struct ooms_detector *d, const struct ooms_sample *s,
 			struct ooms_crossing *out, size_t max);
 
@@ -67,5 +76,8 @@ size_t ooms_detect_feed_instant(struct ooms_detector *d, const struct ooms_sampl
 				struct ooms_crossing *out, size_t max);
 
 const char *ooms_rule_name(enum ooms_rule r); /* "thread_count", "fd_ratio", ... */
+/* How often rule r held again without re-arming since its last crossing's
+ * predecessor: the recurrences a report folds into one finding. */
+uint64_t ooms_detect_recurred(const struct ooms_detector *d, enum ooms_rule r);
 
 #endif

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/escape.h"
 #include "report/html_int.h"
@@ -435,7 +436,13 @@ static void groups(FILE *f, const struct rundata *rd, struct json_object *doc, c
 	if (at) {
 		fprintf(f, "<h3>At the crossing: %.1f s, ", x->t);
 		esc_html(f, x->rule);
-		fprintf(f, "</h3>\n<p class=\"sub\">%.0f %s when the rule fired (", rd_num(at, count_key, 0), what);
+		fprintf(f, "</h3>\n");
+		for (int i = 0; i < rd->nrecurred; i++)
+			if (!strcmp(rd->recurred[i].rule, x->rule))
+				fprintf(f, "<p class=\"recurred\">The rule held again %.0f time%s after this crossing, without the "
+					   "count falling back under 90%% of its threshold: one finding, recurring.</p>\n",
+					rd->recurred[i].times, rd->recurred[i].times == 1 ? "" : "s");
+		fprintf(f, "<p class=\"sub\">%.0f %s when the rule fired (", rd_num(at, count_key, 0), what);
 		esc_html(f, x->file);
 		fprintf(f, "); groups largest first, each with its creation stacks.</p>\n");
 		group_table(f, at, key_field, what, x->file);
@@ -504,7 +511,13 @@ static void files(FILE *f, const struct rundata *rd)
 	for (size_t i = 0; i < rd->nevents; i++) { /* the crossings' snapshots */
 		const struct rd_event *e = &rd->events[i];
 
+		char path[8300];
+
 		if (e->kind != REC_CROSSING || !e->file[0] || strchr(e->file, '/') || strstr(e->file, ".hprof"))
+			continue;
+		/* a rule keeps its first, largest and last snapshots */
+		snprintf(path, sizeof(path), "%s/%s", rd->dir, e->file);
+		if (access(path, F_OK) != 0)
 			continue;
 		fprintf(f, "<li><a href=\"");
 		esc_html(f, e->file);

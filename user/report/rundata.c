@@ -130,6 +130,12 @@ static void read_end(struct rundata *rd, const struct run_end *r)
 	rd->events_received = (double)r->events_received;
 	rd->collector_cpu_s = r->collector_cpu_s;
 	rd->collector_peak_rss_kb = r->collector_peak_rss_kb ? (double)r->collector_peak_rss_kb : NAN;
+	rd->nrecurred = 0;
+	for (int i = 0; i < r->nrecurred && i < 8; i++) {
+		copy(rd->recurred[i].rule, sizeof(rd->recurred[i].rule), r->recurred[i].rule);
+		rd->recurred[i].times = (double)r->recurred[i].times;
+		rd->nrecurred++;
+	}
 }
 
 /* The events the report draws on its charts and lists, in one shape. */

@@ -22,6 +22,11 @@ struct rd_sample {
 	double gcs, gc_pause_ms;
 };
 
+struct rd_recurred {         /* a rule that held again after its crossing, without re-arming */
+	char rule[32];
+	double times;
+};
+
 struct rd_event {            /* crossings, dumps, GCs, OOMs, drifts: a time and words */
 	double t;
 	double dur_ms;       /* GC pause, dump time; 0 otherwise */
@@ -41,6 +46,8 @@ struct rd_alloc {             /* one of allocs.json's allocations (strings owned
 
 struct rundata {
 	char dir[4096];
+	struct rd_recurred recurred[8]; /* the end record's recurrences */
+	int nrecurred;
 	/* start */
 	int pid;
 	char command[1024], mode[16], kernel[128], arch[16], wall_time[40];

@@ -535,6 +535,13 @@ static void write_end(struct json *j, const struct run_end *r)
 	json_kuint(j, "set_full_drops", r->set_full_drops);
 	json_kuint(j, "events_sent", r->events_sent);
 	json_kuint(j, "events_received", r->events_received);
+	if (r->nrecurred) {
+		json_key(j, "recurrences");
+		json_obj(j);
+		for (int i = 0; i < r->nrecurred && i < 8; i++)
+			json_kuint(j, r->recurred[i].rule, r->recurred[i].times);
+		json_obj_end(j);
+	}
 	if (r->timeline_lost)
 		json_kuint(j, "timeline_lost", r->timeline_lost);
 	json_kuint(j, "skipped_runs", r->skipped_runs);
@@ -582,6 +589,18 @@ static void read_end(struct json_object *o, struct run_end *r)
 	r->events_received = ruint64(o, "events_received");
 	r->timeline_lost = ruint64(o, "timeline_lost");
 	r->skipped_runs = ruint64(o, "skipped_runs");
+	{
+		struct json_object *rec;
+
+		if (json_object_object_get_ex(o, "recurrences", &rec) && json_object_is_type(rec, json_type_object)) {
+			json_object_object_foreach(rec, key, val) {
+				if (r->nrecurred == 8)
+					break;
+				r->recurred[r->nrecurred].rule = key;
+				r->recurred[r->nrecurred++].times = (uint64_t)json_object_get_int64(val);
+			}
+		}
+	}
 	r->crossings = rint64(o, "crossings");
 	r->call_fails = ruint64(o, "call_fails");
 	r->call_fails_sent = ruint64(o, "call_fails_sent");

@@ -146,6 +146,10 @@ struct run_end {
 	 * was running on that CPU): events possibly never sent, of any process */
 	uint64_t skipped_runs;
 	int64_t crossings;
+	/* rules that held again after their crossing without re-arming (a
+	 * count oscillating at a limit): each rule's name and how often */
+	struct { const char *rule; uint64_t times; } recurred[8];
+	int nrecurred;
 	uint64_t call_fails, call_fails_sent;
 	/* --syscall-hook kprobe: syscall returns the kernel's kretprobes missed
 	 * (all their instances taken); -1 with another hook */
