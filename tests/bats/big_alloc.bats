@@ -203,8 +203,17 @@ EOF2
   kill -INT "$(cat "$TMP/w.pid")"
   wait_exit "$(cat "$TMP/w.pid")" 20
   local f="$TMP/run/allocs.json"
-  # stripped: no name for the target's frames
+  # stripped: no name for the target's frames, which read module+0xOFFSET
   [ "$(jq '[.groups[].frames[] | select(.module | test("alloc_stripped$")) | select(.symbol != null)] | length' "$f")" -eq 0 ]
+  jq -e '[.groups[] | select(.allocated_by | test("^alloc_stripped\\+0x[0-9a-f]+$"))] | length >= 1' "$f"
+  jq -e '[.groups[].frames[] | select(.module | test("alloc_stripped$")) | select(.text | test(" alloc_stripped\\+0x[0-9a-f]+$"))] | length >= 1' "$f"
+  # a folder laid out by build id, as Debian's debug packages are: the debug file alone
+  local id; id=$(jq -r '[.groups[].frames[] | select(.module | test("alloc_stripped$"))][0].build_id' "$f")
+  mkdir -p "$TMP/dbg/.build-id/${id:0:2}"
+  objcopy --only-keep-debug "$TARGETS/alloc_target" "$TMP/dbg/.build-id/${id:0:2}/${id:2}.debug"
+  run "$OOMSCOPE" symbolize -o "$TMP/dbg.json" "$f" "$TMP/dbg"
+  [ "$status" -eq 0 ]
+  jq -e '[.groups[].frames[] | select(.symbol == "load_image" and .line > 0)] | length == 1' "$TMP/dbg.json"
   run "$OOMSCOPE" symbolize -o "$TMP/sym.json" "$f" "$TMP/syms"
   [ "$status" -eq 0 ]
   [[ "$output" == *"frames symbolized"* ]]

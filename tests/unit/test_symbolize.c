@@ -195,7 +195,7 @@ static void test_format(void)
 	TAP_EQ_STR(buf, want, "format with symbol");
 	f.symbol = NULL;
 	ooms_frame_format(&f, buf, sizeof(buf));
-	TAP_EQ_STR(buf, "libc.so.6 0x7f1234567890 0x7f1234500000 + 424080", "format without symbol");
+	TAP_EQ_STR(buf, "libc.so.6 0x7f1234567890 0x7f1234500000 + 424080 libc.so.6+0x67890", "format without symbol: module+0xOFFSET");
 	f.module = NULL;
 	ooms_frame_format(&f, buf, sizeof(buf));
 	TAP_EQ_STR(buf, "[unknown] 0x7f1234567890", "format without module");

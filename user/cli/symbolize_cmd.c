@@ -25,8 +25,10 @@ static const char usage_text[] =
 	"Fills in the function name, offset and source file:line of every frame of\n"
 	"REPORT (a run directory's allocs.json, threads.json, fds.json or vmsize.json)\n"
 	"from the unstripped ELF files under DIR (searched recursively), matched by\n"
-	"build-id, else by file name. Source lines need DWARF (-g builds, or the\n"
-	"files of Debian's -dbgsym packages). REPORT is rewritten in place unless -o.\n"
+	"build-id, else by file name. A DIR laid out by build id (.build-id/ab/cdef...\n"
+	".debug, as /usr/lib/debug and symbol servers are) is looked up directly.\n"
+	"Source lines need DWARF (-g builds, or the files of Debian's -dbgsym\n"
+	"packages). REPORT is rewritten in place unless -o.\n"
 	"\n"
 	"options:\n";
 
@@ -68,11 +70,41 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 	return 0;
 }
 
-/* The file for a frame: same build-id, else (no build-id in the frame) same name. */
+static char *const *dirs; /* the DIR arguments */
+static int ndirs;
+
+/* A folder laid out by build id (DIR/.build-id/ab/cdef....debug: Debian's
+ * debug packages, most symbol servers; symlinks followed): the file for
+ * build_id, or NULL. */
+static const char *by_build_id_path(const char *build_id)
+{
+	static char path[8192];
+	static const char *const forms[] = {"%s/.build-id/%.2s/%s.debug", "%s/.build-id/%.2s/%s", "%s/%.2s/%s.debug"};
+	struct stat st;
+
+	if (!build_id || strlen(build_id) < 3)
+		return NULL;
+	for (int d = 0; d < ndirs; d++)
+		for (size_t k = 0; k < sizeof(forms) / sizeof(forms[0]); k++) {
+			char id[128];
+
+			if (snprintf(path, sizeof(path), forms[k], dirs[d], build_id, build_id + 2) >= (int)sizeof(path))
+				continue;
+			if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && ooms_sym_build_id(path, id, sizeof(id)) == 0 &&
+			    !strcmp(id, build_id))
+				return path;
+		}
+	return NULL;
+}
+
+/* The file for a frame: same build-id (a build-id folder's first), else (no
+ * build-id in the frame) same name. */
 static const char *file_for(const char *build_id, const char *module)
 {
-	const char *base = module ? strrchr(module, '/') : NULL;
+	const char *base = module ? strrchr(module, '/') : NULL, *p;
 
+	if ((p = by_build_id_path(build_id)))
+		return p;
 	base = base ? base + 1 : module;
 	for (size_t i = 0; build_id && i < nfiles; i++)
 		if (files[i].build_id && !strcmp(files[i].build_id, build_id))
@@ -191,6 +223,8 @@ int cmd_symbolize(int argc, char **argv)
 		fprintf(stderr, "oomscope symbolize: %s: not a readable JSON report (%.*s)\n", in, len, why ? why : "");
 		return 1;
 	}
+	dirs = argv + optind + 1;
+	ndirs = argc - optind - 1;
 	for (int i = optind + 1; i < argc; i++) {
 		struct stat st;
 

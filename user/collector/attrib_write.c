@@ -258,7 +258,10 @@ static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, siz
 			 * wrapper, in a static executable its own module's */
 			if (is_plumbing(base) || (!pass && (is_runtime(base) || (i == 0 && n > 1))))
 				continue;
-			snprintf(buf, len, "%s (%s)", f.symbol ? ooms_demangle(f.symbol, name, sizeof(name)) : "?", base);
+			if (f.symbol)
+				snprintf(buf, len, "%s (%s)", ooms_demangle(f.symbol, name, sizeof(name)), base);
+			else /* stripped: where, for `oomscope symbolize` or addr2line on its debug file */
+				snprintf(buf, len, "%s+0x%" PRIx64, base, f.offset);
 			return buf;
 		}
 	return NULL;

@@ -364,6 +364,8 @@ int ooms_frame_format(const struct ooms_frame *f, char *buf, size_t len)
 			     f->addr, f->base, f->offset);
 		if (n >= 0 && (size_t)n < len && f->symbol)
 			n += snprintf(buf + n, len - n, " %s+%" PRIu64, f->symbol, f->sym_offset);
+		else if (n >= 0 && (size_t)n < len) /* no symbol: module+0xOFFSET (file offset) */
+			n += snprintf(buf + n, len - n, " %s+0x%" PRIx64, base, f->offset);
 	}
 	if (n < 0)
 		return -EINVAL;
