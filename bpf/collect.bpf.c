@@ -182,6 +182,7 @@ static __always_inline struct ooms_event *event_start(__u16 type)
 	e->lr = 0;
 	e->java_pc = 0;
 	e->java_sp = 0;
+	e->path[0] = 0;
 	return e;
 }
 
@@ -292,7 +293,10 @@ static __always_inline void fd_bit_set(__s64 fd)
 	}
 }
 
-static __always_inline void fd_added(void *ctx, struct pt_regs *regs, long nr, __s64 fd, __s64 fd2)
+/* An fd made: its bit, and its event with the stack; the path an open
+ * was given (cls SC_FD_PATH_A0/A1: arg0/arg1), or a socket's domain and
+ * type, so that an fd closed or unlinked before /proc is read keeps them. */
+static __always_inline void fd_added_cls(void *ctx, struct pt_regs *regs, long nr, __s64 fd, __s64 fd2, __u8 cls)
 {
 	struct ooms_event *e;
 
@@ -307,9 +311,21 @@ static __always_inline void fd_added(void *ctx, struct pt_regs *regs, long nr, _
 	e->arg0 = fd2;
 	e->live = totals.fds_live;
 	e->nr = nr;
+	if (cls == SC_FD_PATH_A0)
+		bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)PT_REGS_PARM1_CORE_SYSCALL(regs));
+	else if (cls == SC_FD_PATH_A1)
+		bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)PT_REGS_PARM2_CORE_SYSCALL(regs));
+	else if (cls == SC_FD_SOCKET)
+		e->arg1 = OOMS_SOCKET_TAG | (PT_REGS_PARM1_CORE_SYSCALL(regs) & 0xffff) << 32 |
+			  (PT_REGS_PARM2_CORE_SYSCALL(regs) & 0xffffffff);
 	event_stack(ctx, e, user_sp(regs), user_lr(regs));
 	java_ask(e, regs);
 	event_send(e);
+}
+
+static __always_inline void fd_added(void *ctx, struct pt_regs *regs, long nr, __s64 fd, __s64 fd2)
+{
+	fd_added_cls(ctx, regs, nr, fd, fd2, SC_FD_RET);
 }
 
 static __always_inline void fd_pair(void *ctx, struct pt_regs *regs, long nr, __u64 uptr)
@@ -397,6 +413,7 @@ static __always_inline void alloc_fill(void *ctx, struct ooms_alloc_event *a, __
 	e->arg1 = fn;
 	e->live = 0;
 	e->nr = nr;
+	e->path[0] = 0;
 	if (size > sizeof(e->ustack))
 		size = sizeof(e->ustack);
 	e->stack_bytes = bpf_get_stack(ctx, e->ustack, size, BPF_F_USER_STACK);
@@ -560,6 +577,11 @@ static __noinline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret)
 	switch (cls) {
 	case SC_FD_RET:
 		fd_added(ctx, regs, slot, ret, -1);
+		break;
+	case SC_FD_PATH_A0:
+	case SC_FD_PATH_A1:
+	case SC_FD_SOCKET:
+		fd_added_cls(ctx, regs, slot, ret, -1, cls);
 		break;
 	case SC_FD_PAIR_A0:
 		fd_pair(ctx, regs, slot, PT_REGS_PARM1_CORE_SYSCALL(regs));

@@ -14,7 +14,8 @@
 #include <stdint.h> /* user space; BPF gets the same names from vmlinux.h */
 #endif
 
-#define OOMS_EVENT_VERSION 4   /* 3: lr added to struct ooms_event; 4: java_sp, java_pc */
+#define OOMS_EVENT_VERSION 5   /* 3: lr added to struct ooms_event; 4: java_sp, java_pc; 5: path */
+#define OOMS_PATH_LEN 128     /* an open's path as the call gave it (cut to this) */
 #define OOMS_STACK_DEPTH 40   /* frames captured by bpf_get_stack */
 #define OOMS_SLICE_WORDS 32   /* words copied from the user stack pointer up */
 #define OOMS_COMM_LEN 16
@@ -38,6 +39,9 @@ enum ooms_sysclass {
 	SC_BRK,
 	SC_MPROTECT,    /* prot at arg2: read+write over a reservation commits memory */
 	SC_CLONE,       /* clone/clone3/fork/vfork: only their failures (sched_process_fork sees the rest) */
+	SC_FD_PATH_A0,  /* returns a new fd, its path at arg0: open, creat */
+	SC_FD_PATH_A1,  /* returns a new fd, its path at arg1: openat, openat2 */
+	SC_FD_SOCKET,   /* socket: domain at arg0, type at arg1 */
 	SC_CLASS_MAX,
 };
 
@@ -102,7 +106,8 @@ struct ooms_event {
 	char comm[OOMS_COMM_LEN]; /* name of the calling thread */
 	int64_t ret;          /* new fd, new thread id, or mapped address */
 	uint64_t arg0;        /* EV_FD_OPEN: second fd of a pair or -1; EV_MMAP_BIG: length */
-	uint64_t arg1;        /* EV_THREAD_NEW: pthread start routine or 0; EV_MMAP_BIG: flags */
+	uint64_t arg1;        /* EV_THREAD_NEW: pthread start routine or 0; EV_MMAP_BIG: flags;
+			       * EV_FD_OPEN of a socket: OOMS_SOCKET_TAG | domain << 32 | type */
 	int64_t live;         /* EV_FD_OPEN, EV_CALL_FAIL on fds: open fds; EV_THREAD_NEW, EV_CALL_FAIL on
 			       * clone: live threads; just after the event (rules are checked on it) */
 	uint32_t nr;          /* syscall number (as seen, compat offset applied) or 0 */
@@ -117,7 +122,11 @@ struct ooms_event {
 			       * returns to; 0 when not asked */
 	uint64_t java_sp;     /* when java_pc is 0: OOMS_JAVA_* (why not asked) */
 	uint64_t slice[OOMS_SLICE_WORDS]; /* user stack words from sp up (zero where unreadable) */
+	char path[OOMS_PATH_LEN]; /* EV_FD_OPEN by open/openat/openat2/creat: the path it was given
+				   * (relative ones as given), read when the call returned; else "" */
 };
+
+#define OOMS_SOCKET_TAG (1ull << 63)
 
 /* A big allocation carries a deeper slice of the user stack: the allocator's
  * own frames (libc, built without frame pointers) are unwound through it by

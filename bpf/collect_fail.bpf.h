@@ -31,6 +31,9 @@ static __always_inline int resource_error(__u8 cls, long err, struct pt_regs *re
 {
 	switch (cls) {
 	case SC_FD_RET:
+	case SC_FD_PATH_A0:
+	case SC_FD_PATH_A1:
+	case SC_FD_SOCKET:
 	case SC_FD_PAIR_A0:
 	case SC_FD_PAIR_A3:
 		return err == E_MFILE || err == E_NFILE;

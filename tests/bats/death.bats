@@ -70,8 +70,10 @@ watch_in_cgroup() {
   # the crossing was seen on an event, and its snapshot holds the burst with its stack
   grep '"type":"crossing"' "$d/timeline.jsonl" | jq -e 'select(.rule == "fd_ratio") | .seen_at == "event" and .wrote == "fds-1.json"'
   jq -e '[.groups[].stacks[] | select(.created_by == "leak_fds (death_target)") | .count] | add >= 900' "$d/fds-1.json"
-  # and so does the end's view, not the torn-down process's
+  # and so does the end's view, not the torn-down process's, each fd with the path its open was
+  # given (taken in the kernel: the process was gone before /proc could name them)
   jq -e '[.groups[].stacks[] | select(.created_by == "leak_fds (death_target)") | .count] | add == $n' --argjson n "$opened" "$d/fds.json"
+  jq -e '[.groups[] | select(.kind == "/dev/null") | .count] | add >= $n' --argjson n "$opened" "$d/fds.json"
   # death: SIGABRT sent by the process itself, after the failure, all within 100 ms of it
   jq -e --argjson p "$pid" '.cause == "self-signal" and .signal == 6 and .signal_name == "SIGABRT"
          and .sender.pid == $p and .last_failure.syscall == "openat"' "$d/death.json"

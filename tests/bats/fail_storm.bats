@@ -6,7 +6,8 @@
 load helpers
 
 @test "a 12 s storm of EMFILE from six call sites: each site on the terminal, under 50 lines, every failure counted" {
-  run timeout 120 "$OOMSCOPE" run -o "$TMP/run" -- "$TARGETS/fail_storm" 12
+  mkdir -p "$TMP/scratch"
+  run timeout 120 "$OOMSCOPE" run -o "$TMP/run" -- "$TARGETS/fail_storm" 12 "$TMP/scratch"
   [ "$status" -eq 0 ]
   local lines made
   lines=$(grep -c '^!! failure: ' <<<"$output" || true)
@@ -33,6 +34,11 @@ load helpers
   [ "$(grep '"type":"crossing"' "$tl" | jq -s 'map(select(.rule == "fd_ratio")) | length')" -eq 1 ]
   grep '"type":"end"' "$tl" | jq -e '.recurrences.fd_ratio >= 10'
   [ "$(ls "$TMP/run" | grep -c '^fds-[0-9]*\.json$')" -le 3 ]
+  # the scratch files (unlinked once open), one pattern in the crossing's snapshot, with examples
+  local snap; snap=$(grep '"type":"crossing"' "$tl" | jq -r 'select(.rule == "fd_ratio") | .wrote')
+  jq -c '.groups[] | select(.kind == "file") | .patterns' "$TMP/run/$snap" >&3
+  jq -e '.groups[] | select(.kind == "file") | .count as $n | .patterns[0] |
+         (.pattern | test("/storm-\\*-\\* \\(deleted\\)$")) and .count >= 0.95 * $n and (.examples | length) == 3' "$TMP/run/$snap"
   # the report: the crossing once, with its recurrences
   "$OOMSCOPE" report "$TMP/run" > /dev/null
   grep -q 'The rule held again [0-9]* times after this crossing' "$TMP/run/report.html"

@@ -1,7 +1,9 @@
 /* fail_storm: a storm of failing calls from six call sites, as a user's
  * terminal would see one (issue 32):
- *   fail_storm SECONDS
- * lowers RLIMIT_NOFILE to 32 and fills the fd table, prints "storm pid=N",
+ *   fail_storm SECONDS [DIR]
+ * lowers RLIMIT_NOFILE to 32 and fills the fd table (with DIR: with
+ * numbered temp files DIR/storm-PID-N, each unlinked once open, as a
+ * program's scratch files are), prints "storm pid=N",
  * then for SECONDS seconds calls each of six functions in turn, each
  * opening /dev/null and failing with EMFILE, as fast as it can; every 64
  * rounds it closes three fds for 2 ms and opens them again (a count
@@ -57,8 +59,21 @@ int main(int argc, char **argv)
 	}
 	printf("storm pid=%d\n", (int)getpid());
 	fflush(stdout);
-	while (open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0)
-		;
+	for (int n = 0;; n++) {
+		char path[4096];
+		int fd;
+
+		if (argc > 2) {
+			snprintf(path, sizeof(path), "%s/storm-%d-%d", argv[2], (int)getpid(), n);
+			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+			if (fd >= 0)
+				unlink(path);
+		} else {
+			fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		}
+		if (fd < 0)
+			break;
+	}
 	end = now_s() + seconds;
 	for (unsigned long round = 1; now_s() < end; round++) {
 		for (int i = 0; i < 6; i++) {

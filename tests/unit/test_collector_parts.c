@@ -31,7 +31,9 @@ static void test_syscall_tables(void)
 	uint8_t cls[OOMS_NR_SLOTS];
 
 	ooms_syscall_classes(ARCH_X86_64, cls);
-	TAP_EQ_INT(cls[257], SC_FD_RET, "x86_64 openat (257) returns an fd");
+	TAP_EQ_INT(cls[257], SC_FD_PATH_A1, "x86_64 openat (257) returns an fd, its path at arg1");
+	TAP_EQ_INT(cls[2], SC_FD_PATH_A0, "x86_64 open (2): its path at arg0");
+	TAP_EQ_INT(cls[41], SC_FD_SOCKET, "x86_64 socket (41)");
 	TAP_EQ_INT(cls[290], SC_FD_RET, "x86_64 eventfd2 (290) returns an fd");
 	TAP_EQ_INT(cls[293], SC_FD_PAIR_A0, "x86_64 pipe2 (293) writes a pair at arg0");
 	TAP_EQ_INT(cls[53], SC_FD_PAIR_A3, "x86_64 socketpair (53) writes a pair at arg3");
@@ -42,12 +44,12 @@ static void test_syscall_tables(void)
 	TAP_EQ_STR(ooms_syscall_name(ARCH_X86_64, 291), "epoll_create1", "x86_64 291 is epoll_create1");
 
 	ooms_syscall_classes(ARCH_ARM64, cls);
-	TAP_EQ_INT(cls[56], SC_FD_RET, "arm64 openat is 56");
+	TAP_EQ_INT(cls[56], SC_FD_PATH_A1, "arm64 openat is 56");
 	TAP_EQ_INT(cls[57], SC_CLOSE, "arm64 close is 57");
 	TAP_EQ_INT(cls[19], SC_FD_RET, "arm64 eventfd2 is 19");
 	TAP_EQ_INT(cls[222], SC_MMAP, "arm64 mmap is 222");
 	TAP_EQ_INT(cls[2], SC_NONE, "arm64 has no open(2) at 2 (io_cancel... not followed)");
-	TAP_EQ_INT(cls[OOMS_COMPAT_BASE + 5], SC_FD_RET, "arm32 open is 5 in the compat half");
+	TAP_EQ_INT(cls[OOMS_COMPAT_BASE + 5], SC_FD_PATH_A0, "arm32 open is 5 in the compat half");
 	TAP_EQ_INT(cls[OOMS_COMPAT_BASE + 6], SC_CLOSE, "arm32 close is 6");
 	TAP_EQ_INT(cls[OOMS_COMPAT_BASE + 356], SC_FD_RET, "arm32 eventfd2 is 356");
 	TAP_EQ_INT(cls[OOMS_COMPAT_BASE + 192], SC_MMAP, "arm32 mmap2 is 192");
@@ -441,8 +443,10 @@ static void test_fold_numbers(void)
 		{"poller-0", "poller-*"}, {"poller-59", "poller-*"}, {"pool-3-thread-12", "pool-*-thread-*"},
 		{"worker-pool", "worker-pool"}, {"Binder:1234_5", "Binder:*_*"}, {"gc-7f3a9c20e1b4", "gc-*"},
 		{"deadbeef", "deadbeef"}, {"cafe-2", "cafe-*"}, {"", ""},
+		{"/tmp/job-3f2a9c1e-1b2c-4d5e-8f90-123456789abc.tmp", "/tmp/job-*.tmp"},
+		{"/tmp/x/stress-open-32289-1007708233 (deleted)", "/tmp/x/stress-open-*-* (deleted)"},
 	};
-	char out[64];
+	char out[128];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		TAP_EQ_STR(text_fold_numbers(out, sizeof(out), cases[i][0]), cases[i][1], "fold \"%s\"", cases[i][0]);

@@ -29,6 +29,8 @@ void ooms_attrib_free(struct ooms_attrib *a)
 		return;
 	ooms_stackfix_free(a->fix);
 	ooms_stacks_free(a->stacks);
+	for (size_t i = 0; a->fds && i < a->nfds; i++)
+		free(a->fds[i].path);
 	free(a->fds);
 	for (size_t i = 0; a->threads && i < a->nthread_slots; i++)
 		free(a->threads[i].java_name);
@@ -307,10 +309,16 @@ void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 	a->events++;
 	switch (e->type) {
 	case EV_FD_OPEN:
-		if ((o = attrib_fd_origin(a, e->ret)))
+		if ((o = attrib_fd_origin(a, e->ret))) {
 			attrib_fill_origin(a, o, e);
-		if ((int64_t)e->arg0 >= 0 && (o = attrib_fd_origin(a, (int64_t)e->arg0)))
+			free(o->path);
+			o->path = e->path[0] ? strndup(e->path, sizeof(e->path)) : NULL;
+		}
+		if ((int64_t)e->arg0 >= 0 && (o = attrib_fd_origin(a, (int64_t)e->arg0))) {
 			attrib_fill_origin(a, o, e);
+			free(o->path);
+			o->path = NULL;
+		}
 		if (e->java_pc)
 			java_asked(a, e, e->ret, (int64_t)e->arg0);
 		break;
@@ -376,6 +384,10 @@ const char *ooms_attrib_fd_guess(struct ooms_attrib *a, int fd, char *buf, size_
 
 	if (!o || o->seen != 1)
 		return NULL;
+	if (o->path) { /* the path the open was given, taken in the kernel as it returned */
+		snprintf(buf, len, "%s", o->path);
+		return buf;
+	}
 	call = ooms_syscall_name(a->arch, o->nr);
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strncmp(call, kinds[i].prefix, strlen(kinds[i].prefix))) {

@@ -517,6 +517,68 @@ static void write_paths(struct json *j, struct item *it, struct span g)
 	free(p);
 }
 
+struct pattern {
+	char text[256];
+	const char *path; /* one of its paths */
+};
+
+static int pattern_cmp(const void *pa, const void *pb)
+{
+	const struct pattern *x = pa, *y = pb;
+	int c = strcmp(x->text, y->text);
+
+	return c ? c : strcmp(x->path, y->path);
+}
+
+/* Regular files' paths folded into patterns (runs of digits, long hex and
+ * UUIDs made '*': a program's numbered temp files are one pattern), with
+ * their counts and up to three examples, most first. */
+static void write_patterns(struct json *j, struct item *it, struct span g)
+{
+	size_t n = g.end - g.begin, ns = 0;
+	struct pattern *p = calloc(n, sizeof(*p));
+	struct span *sp = calloc(n, sizeof(*sp));
+
+	if (!p || !sp)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		p[i].path = it[g.begin + i].path;
+		text_fold_numbers(p[i].text, sizeof(p[i].text), p[i].path);
+	}
+	qsort(p, n, sizeof(*p), pattern_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t k = i + 1;
+
+		while (k < n && !strcmp(p[k].text, p[i].text))
+			k++;
+		sp[ns++] = (struct span){i, k};
+		i = k;
+	}
+	qsort(sp, ns, sizeof(*sp), span_cmp_desc);
+	json_key(j, "patterns");
+	json_arr(j);
+	for (size_t s = 0; s < ns && s < 20; s++) {
+		size_t shown = 0;
+
+		json_obj(j);
+		json_kstr(j, "pattern", p[sp[s].begin].text);
+		json_kuint(j, "count", sp[s].end - sp[s].begin);
+		json_key(j, "examples");
+		json_arr(j);
+		for (size_t i = sp[s].begin; i < sp[s].end && shown < 3; i++)
+			if (i == sp[s].begin || strcmp(p[i].path, p[i - 1].path)) {
+				json_str(j, p[i].path);
+				shown++;
+			}
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+out:
+	free(p);
+	free(sp);
+}
+
 int ooms_attrib_write_fds(struct ooms_attrib *a, const struct ooms_snapshot *s, const char *path)
 {
 	struct item *it = calloc(s->nfds + 1, sizeof(*it));
@@ -559,8 +621,10 @@ int ooms_attrib_write_fds(struct ooms_attrib *a, const struct ooms_snapshot *s, 
 		json_obj(&j);
 		json_kstr(&j, "kind", it[gr[g].begin].group);
 		json_kuint(&j, "count", gr[g].end - gr[g].begin);
-		if (!strcmp(it[gr[g].begin].group, "file"))
+		if (!strcmp(it[gr[g].begin].group, "file")) {
 			write_paths(&j, it, gr[g]);
+			write_patterns(&j, it, gr[g]);
+		}
 		write_stack_groups(&j, a, it, gr[g], 0);
 		json_obj_end(&j);
 	}

@@ -11,11 +11,14 @@ struct sysent {
 };
 
 #define FD SC_FD_RET
+#define P0 SC_FD_PATH_A0
+#define P1 SC_FD_PATH_A1
+#define SO SC_FD_SOCKET
 
 /* x86_64: asm/unistd_64.h */
 static const struct sysent x86_64[] = {
-	{"open", 2, FD}, {"openat", 257, FD}, {"openat2", 437, FD}, {"creat", 85, FD},
-	{"open_by_handle_at", 304, FD}, {"socket", 41, FD}, {"accept", 43, FD},
+	{"open", 2, P0}, {"openat", 257, P1}, {"openat2", 437, P1}, {"creat", 85, P0},
+	{"open_by_handle_at", 304, FD}, {"socket", 41, SO}, {"accept", 43, FD},
 	{"accept4", 288, FD}, {"eventfd", 284, FD}, {"eventfd2", 290, FD},
 	{"epoll_create", 213, FD}, {"epoll_create1", 291, FD}, {"dup", 32, FD},
 	{"dup2", 33, FD}, {"dup3", 292, FD}, {"memfd_create", 319, FD},
@@ -33,8 +36,8 @@ static const struct sysent x86_64[] = {
 /* arm64: the generic table (asm-generic/unistd.h); no open, dup2, pipe,
  * epoll_create, eventfd, inotify_init, signalfd. */
 static const struct sysent arm64[] = {
-	{"openat", 56, FD}, {"openat2", 437, FD}, {"open_by_handle_at", 265, FD},
-	{"socket", 198, FD}, {"accept", 202, FD}, {"accept4", 242, FD},
+	{"openat", 56, P1}, {"openat2", 437, P1}, {"open_by_handle_at", 265, FD},
+	{"socket", 198, SO}, {"accept", 202, FD}, {"accept4", 242, FD},
 	{"eventfd2", 19, FD}, {"epoll_create1", 20, FD}, {"dup", 23, FD}, {"dup3", 24, FD},
 	{"memfd_create", 279, FD}, {"timerfd_create", 85, FD}, {"signalfd4", 74, FD},
 	{"inotify_init1", 26, FD}, {"fanotify_init", 262, FD}, {"userfaultfd", 282, FD},
@@ -50,8 +53,8 @@ static const struct sysent arm64[] = {
  * Numbers above 511 do not fit the compat half of the table and are left out
  * (none of the calls followed here is that high). */
 static const struct sysent arm32[] = {
-	{"open", 5, FD}, {"openat", 322, FD}, {"openat2", 437, FD}, {"creat", 8, FD},
-	{"open_by_handle_at", 371, FD}, {"socket", 281, FD}, {"accept", 285, FD},
+	{"open", 5, P0}, {"openat", 322, P1}, {"openat2", 437, P1}, {"creat", 8, P0},
+	{"open_by_handle_at", 371, FD}, {"socket", 281, SO}, {"accept", 285, FD},
 	{"accept4", 366, FD}, {"eventfd", 351, FD}, {"eventfd2", 356, FD},
 	{"epoll_create", 250, FD}, {"epoll_create1", 357, FD}, {"dup", 41, FD},
 	{"dup2", 63, FD}, {"dup3", 358, FD}, {"memfd_create", 385, FD},

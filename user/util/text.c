@@ -76,6 +76,22 @@ static int is_hex(char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
+/* The length of a UUID (8-4-4-4-12 hex digits) at p, or 0. */
+static size_t uuid_len(const char *p)
+{
+	static const int parts[] = {8, 4, 4, 4, 12};
+	size_t n = 0;
+
+	for (int k = 0; k < 5; k++) {
+		for (int i = 0; i < parts[k]; i++, n++)
+			if (!is_hex(p[n]))
+				return 0;
+		if (k < 4 && p[n++] != '-')
+			return 0;
+	}
+	return n;
+}
+
 char *text_fold_numbers(char *dst, size_t dst_size, const char *src)
 {
 	size_t o = 0;
@@ -86,6 +102,13 @@ char *text_fold_numbers(char *dst, size_t dst_size, const char *src)
 		size_t hex = 0, dec = 0;
 		int digit = 0;
 
+		size_t uuid = uuid_len(p);
+
+		if (uuid) { /* a UUID is one '*', not five */
+			dst[o++] = '*';
+			p += uuid;
+			continue;
+		}
 		while (is_hex(p[hex])) {
 			digit |= p[hex] >= '0' && p[hex] <= '9';
 			hex++;

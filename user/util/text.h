@@ -18,7 +18,7 @@ char *text_term_safe(char *dst, size_t dst_size, const char *src);
 /* src with each run of decimal digits, and each run of 8 or more hex
  * digits holding a digit (an address, a hash), made one '*': so thread
  * names "poller-0" .. "poller-59" or "pool-3-thread-12" group as
- * "poller-*" and "pool-*-thread-*". dst. */
+ * "poller-*" and "pool-*-thread-*"; a UUID is one '*'. dst. */
 char *text_fold_numbers(char *dst, size_t dst_size, const char *src);
 
 #endif
