@@ -749,6 +749,35 @@ int ooms_attrib_write_vmsize(struct ooms_attrib *a, const struct ooms_snapshot *
 	return err;
 }
 
+/* The commonest path pattern of group g's items, in top; its count (0: none). */
+static size_t top_pattern(const struct item *it, struct span g, char *top, size_t len)
+{
+	size_t n = g.end - g.begin, best = 0;
+	struct pattern *p = calloc(n, sizeof(*p));
+
+	top[0] = 0;
+	if (!p)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		p[i].path = it[g.begin + i].path ? it[g.begin + i].path : "";
+		text_fold_numbers(p[i].text, sizeof(p[i].text), p[i].path);
+	}
+	qsort(p, n, sizeof(*p), pattern_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t k = i + 1;
+
+		while (k < n && !strcmp(p[k].text, p[i].text))
+			k++;
+		if (k - i > best) {
+			best = k - i;
+			snprintf(top, len, "%s", p[i].text);
+		}
+		i = k;
+	}
+	free(p);
+	return best;
+}
+
 int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, char *buf, size_t len)
 {
 	struct item *it = calloc(s->nthreads + s->nfds + 1, sizeof(*it));
@@ -769,6 +798,7 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 
 			if (pass) {
 				it[i].group = ooms_fd_kind(s->fds[i].target, kinds[i], 64);
+				it[i].path = s->fds[i].target;
 				o = attrib_fd_origin(a, s->fds[i].fd);
 			} else {
 				struct thread_slot *t = attrib_thread_find(a, s->threads[i].tid, 0);
@@ -806,6 +836,16 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 			char group[160], by[320];
 
 			text_term_safe(group, sizeof(group), it[gr[g].begin].group);
+			if (pass && !strcmp(it[gr[g].begin].group, "file")) { /* its commonest path pattern */
+				char top[256], tmp[160];
+				size_t k = top_pattern(it, gr[g], top, sizeof(top));
+
+				if (k > 1)
+					snprintf(tmp, sizeof(tmp), "file (%zu: %s)", k, top);
+				else
+					snprintf(tmp, sizeof(tmp), "file");
+				text_term_safe(group, sizeof(group), tmp);
+			}
 			text_term_safe(by, sizeof(by), c ? c : "(no creation stack)");
 			off += snprintf(buf + off, off < len ? len - off : 0, "  %5zu %-7s %-24s <- %s%s\n",
 					gr[g].end - gr[g].begin, pass ? "fds" : "threads", group, by, note);
