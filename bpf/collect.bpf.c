@@ -35,6 +35,7 @@ const volatile __u32 alloc_stack_bytes = OOMS_STACK_DEPTH * 8; /* --stack-depth,
 const volatile __u64 page_size = 4096;
 const volatile __u8 capture_fails = 1; /* --no-failures clears it */
 const volatile __u8 nr_class[OOMS_NR_SLOTS] = {};
+const volatile __u8 follow_children = 0; /* run (default) and watch --children */
 
 struct ooms_totals totals = {};
 
@@ -87,8 +88,21 @@ struct {
 } pending_scratch SEC(".maps");
 
 #define F_DUPFD 0
+#define SIGSTOP_NR 19 /* x86_64 and the generic table (arm64) alike */
 #define F_DUPFD_CLOEXEC 1030
 #define MAX_ERRNO 4095
+
+/* Processes the target forked, until their first followed syscall holds
+ * them (SIGSTOP) for a collector of their own; children_pending counts
+ * them so that other processes' syscalls skip the lookup while none waits. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} pending_children SEC(".maps");
+
+__u32 children_pending = 0;
 
 /* Set when the target's last thread exits: a process given its PID later
  * is not the target (nothing of it is counted, its end is not the target's). */
@@ -548,6 +562,31 @@ static __always_inline void brk_done(void *ctx, struct pt_regs *regs, long slot,
 		call_failed(ctx, regs, slot, cls, E_NOMEM, want - ret);
 }
 
+/* The current process, if it is a child of the target waiting to be held:
+ * stopped where it stands (the signal is taken on the way back to user
+ * space), and said, once. */
+static __always_inline void child_hold(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct ooms_event *e;
+	long stopped;
+
+	if (!children_pending || !bpf_map_lookup_elem(&pending_children, &tgid))
+		return;
+	if (bpf_map_delete_elem(&pending_children, &tgid) != 0)
+		return; /* another of its threads took it */
+	__sync_fetch_and_add(&children_pending, -1);
+	stopped = bpf_send_signal(SIGSTOP_NR) == 0;
+	e = event_start(EV_CHILD_HELD);
+	if (!e)
+		return;
+	e->ret = tgid;
+	e->arg0 = stopped;
+	e->stack_bytes = 0;
+	e->sp = 0;
+	event_send(e);
+}
+
 /* A followed syscall's result, with its arguments in the saved user
  * registers: from raw_syscalls:sys_exit or from fexit on its handler. */
 static __noinline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret)
@@ -555,6 +594,8 @@ static __noinline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret)
 	long nr, slot;
 	__u8 cls;
 
+	if (follow_children)
+		child_hold();
 	if (!is_target())
 		return 0;
 	nr = sys_nr(regs);
@@ -640,6 +681,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 SEC("tracepoint")
 int tp_sys_exit(struct trace_event_raw_sys_exit *args)
 {
+	if (follow_children)
+		child_hold();
 	if (!is_target())
 		return 0;
 	return on_sys_exit(args, (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), args->ret);
@@ -667,6 +710,8 @@ FX(40) FX(41) FX(42) FX(43) FX(44) FX(45) FX(46) FX(47)
 SEC("kretprobe")
 int BPF_KRETPROBE(krp_sys_exit, long ret)
 {
+	if (follow_children)
+		child_hold();
 	if (!is_target())
 		return 0;
 	return on_sys_exit(ctx, (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), ret);
@@ -681,8 +726,24 @@ int BPF_PROG(thread_new, struct task_struct *parent, struct task_struct *child)
 	__u32 child_tid;
 	__u8 one = 1;
 
-	if (!is_target() || BPF_CORE_READ(child, tgid) != target_tgid)
-		return 0; /* not ours, or a child process rather than a thread */
+	if (!is_target())
+		return 0;
+	if (BPF_CORE_READ(child, tgid) != target_tgid) { /* a child process */
+		__u32 child_pid = BPF_CORE_READ(child, tgid);
+
+		if (!follow_children)
+			return 0;
+		if (bpf_map_update_elem(&pending_children, &child_pid, &one, BPF_NOEXIST) == 0)
+			__sync_fetch_and_add(&children_pending, 1);
+		e = event_start(EV_CHILD);
+		if (!e)
+			return 0;
+		e->ret = child_pid;
+		event_stack(ctx, e, user_sp((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf())),
+			    user_lr((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf())));
+		event_send(e);
+		return 0;
+	}
 	child_tid = BPF_CORE_READ(child, pid);
 	__sync_fetch_and_add(&totals.thread_news, 1);
 	if (bpf_map_update_elem(&live_threads, &child_tid, &one, BPF_NOEXIST) == 0)

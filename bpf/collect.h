@@ -72,6 +72,11 @@ enum ooms_event_type {
 			       * block's address, arg0 its bytes, arg1 the block it replaced (0: none);
 			       * the stack and Java stack of the caller (direct buffers' memory) */
 	EV_DIRECT_FREE = 12,  /* HotSpot: Unsafe.freeMemory: ret the address; no stack */
+	EV_CHILD = 13,        /* the target forked a process (following children): ret its PID; the
+			       * forking thread's stack */
+	EV_CHILD_HELD = 14,   /* that child made its first followed syscall and was sent SIGSTOP there
+			       * (arg0 1) or could not be (arg0 0): ret its PID, comm its thread's name;
+			       * a collector of its own attaches, then lets it go on */
 	EV_TYPE_MAX,
 };
 

@@ -18,6 +18,7 @@
 #include "hprof/transform.h"
 #include "report/report.h"
 #include "runtime/runtime.h"
+#include "util/vec.h"
 
 static const char usage_head[] =
 	"usage: oomscope watch -p PID [options]\n"
@@ -59,6 +60,7 @@ enum {
 	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOSTRINGS, OPT_NOANALYZE, OPT_LEAKCLASS,
 	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT, OPT_NOJSTACKS, OPT_JPLATFORM, OPT_PERFMAP, OPT_NOPOOLRULES,
+	OPT_CHILDREN, OPT_NOCHILDREN, OPT_MAXCHILDREN, OPT_HELD,
 };
 
 static const char *app_pkg;  /* --app */
@@ -80,6 +82,11 @@ static const struct cli_opt options[] = {
 	{"duration", 'd', required_argument, 'd', "SECS", "stop after SECS (default: until the target exits or Ctrl-C)"},
 	{"out", 'o', required_argument, 'o', "DIR", "run directory, created if missing\n(default ./oomscope-PID-YYYYmmdd-HHMMSS)"},
 	{"json", 0, no_argument, OPT_JSON, NULL, "JSON lines on stdout instead of the table"},
+	{"children", 0, no_argument, OPT_CHILDREN, NULL,
+	 "watch: also watch the processes the target starts from now on,\neach as a target of its own (run does so by default)"},
+	{"no-children", 0, no_argument, OPT_NOCHILDREN, NULL, "run: watch only the command, not the processes it starts"},
+	{"max-children", 0, required_argument, OPT_MAXCHILDREN, "N", "processes watched at once beside the target (8)"},
+	{"held", 0, no_argument, OPT_HELD, NULL, "the target is stopped (SIGSTOP) until attached: SIGCONT then\n(how a process tree's children are watched)"},
 	{"stop-on-crossing", 0, no_argument, OPT_STOP, NULL, "stop at the first threshold crossing"},
 	{"btf", 0, required_argument, OPT_BTF, "FILE", "kernel BTF when /sys/kernel/btf/vmlinux is missing"},
 	{"big-map", 0, required_argument, OPT_BIGMAP, "BYTES", "record the stack of mmaps of at least BYTES (default 1M)"},
@@ -184,6 +191,7 @@ static void defaults(struct ooms_watch_opts *o, struct heap_flags *hf)
 {
 	memset(o, 0, sizeof(*o));
 	o->interval_s = 1;
+	o->max_children = 8;
 	o->big_map_bytes = 1 << 20;
 	o->big_alloc_mode = ALLOC_SYSCALL;
 	o->stack_depth = 20;
@@ -235,6 +243,17 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 			break;
 		case 'o': o->out_dir = optarg; break;
 		case OPT_JSON: o->json = 1; break;
+		case OPT_CHILDREN: o->follow_children = 1; break;
+		case OPT_NOCHILDREN: o->follow_children = 0; break;
+		case OPT_HELD: o->resume_target = 1; break;
+		case OPT_MAXCHILDREN: {
+			double v;
+
+			if (parse_num(optarg, &v) || v < 0 || v != (int)v || v > 256)
+				return bad("invalid --max-children '%s' (0 to 256)", optarg);
+			o->max_children = (int)v;
+			break;
+		}
 		case OPT_BTF: o->btf_path = optarg; break;
 		case OPT_STOP: o->stop_on_crossing = 1; break;
 		case OPT_BIGMAP:
@@ -460,6 +479,37 @@ static void write_report(const struct ooms_watch_opts *o, const char *dir)
 		fprintf(stderr, "oomscope: run directory: %s\n", dir);
 }
 
+/* The options a child's collector is given: all but those naming the
+ * target, the run directory and the terminal's form, as --NAME[=ARG]. */
+static char **fwd;
+static size_t nfwd, fwd_cap;
+
+static int forward(int c, const char *arg)
+{
+	static const int own[] = {'p', 'a', OPT_APPTIMEOUT, 'o', OPT_JSON, 'q', OPT_HELD, OPT_CHILDREN,
+				  OPT_NOCHILDREN, 'd'};
+	char buf[4200];
+	char **slot;
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (own[i] == c)
+			return 0;
+	for (size_t i = 0; options[i].name || options[i].help; i++) {
+		if (!options[i].name || options[i].id != c)
+			continue;
+		if (options[i].has_arg == no_argument || !arg)
+			snprintf(buf, sizeof(buf), "--%s", options[i].name);
+		else
+			snprintf(buf, sizeof(buf), "--%s=%s", options[i].name, arg);
+		if (vec_reserve((void **)&fwd, &fwd_cap, nfwd + 2, sizeof(*fwd)) || !(slot = &fwd[nfwd]) ||
+		    !(*slot = strdup(buf)))
+			return -1;
+		fwd[++nfwd] = NULL;
+		return 0;
+	}
+	return 0;
+}
+
 int cmd_watch_or_run(int argc, char **argv, int is_run)
 {
 	static struct heap_flags hf; /* its leak rules outlive the parse */
@@ -473,6 +523,7 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 			    sizeof(shortopts)))
 		return 2; /* the table is wrong: a bug */
 	defaults(&o, &hf);
+	o.follow_children = is_run;
 	optind = 1;
 	/* "+": stop at the first non-option, so `run -- cmd -x` keeps cmd's options */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -482,7 +533,10 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 			return cli_opts_error(cmd_name, c, argv);
 		if (r)
 			return r < 0 ? 0 : r;
+		if (forward(c, optarg))
+			return bad("%s", "out of memory");
 	}
+	o.child_args = (const char *const *)fwd;
 	if (is_run) {
 		if (o.pid)
 			return bad("%s", "run launches its own target; use watch -p PID for a running one");

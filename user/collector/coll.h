@@ -10,6 +10,7 @@
  *   coll_records.c   the start, death and end records, failures.json, death.json
  *   coll_console.c   the terminal: the table, progress, how it ended
  *   coll_direct.c    HotSpot's direct buffers' memory by call site
+ *   coll_children.c  process trees: a collector of its own for each child
  *   collector.c      setup, the run directory, the event loop */
 #ifndef OOMSCOPE_COLLECTOR_COLL_H
 #define OOMSCOPE_COLLECTOR_COLL_H
@@ -53,6 +54,14 @@
 #include "util/atomic_file.h"
 #include "util/json.h"
 
+/* A child process watched by a collector of its own (coll_children.c). */
+struct coll_kid {
+	pid_t target, collector;
+	int ended;
+	char name[64];
+	char dir[4400];
+};
+
 struct coll {
 	const struct ooms_watch_opts *o;
 	pid_t pid;
@@ -81,6 +90,9 @@ struct coll {
 	int memalign_is_aligned_alloc;
 	int nalloc_links;
 	struct bpf_link *direct_links[5]; /* Unsafe.allocateMemory's probes (coll_direct.c) */
+	struct coll_kid *kids;     /* child processes watched (coll_children.c) */
+	size_t nkids, kids_cap;
+	uint64_t kids_skipped, kids_forked;
 	int ndirect_links;
 	int direct_tried;
 	struct ooms_detector det;
@@ -210,6 +222,13 @@ void coll_direct_try(struct coll *c);
 void coll_direct_detach(struct coll *c);
 int coll_direct_snapshot(struct coll *c, int seq, int64_t limit, char *name, size_t len);
 void coll_direct_write_end(struct coll *c);
+/* Process trees (coll_children.c): EV_CHILD and EV_CHILD_HELD; the
+ * children's collectors that ended, said (each sample); at the end, those
+ * left: waited for when the target ended (until Ctrl-C or the duration),
+ * else stopped, each ending as a watch does. */
+void coll_children_event(struct coll *c, const struct ooms_event *e);
+void coll_children_reap(struct coll *c);
+void coll_children_finish(struct coll *c, int target_ended);
 /* the ring buffer alone (no crossings acted on): a long /proc read's tick */
 void coll_consume_ring(void *ctx);
 int coll_read_ring(struct coll *c);

@@ -218,6 +218,7 @@ static int open_load(struct coll *c, int hook, int quiet)
 	c->skel->rodata->big_alloc_mode = c->o->big_alloc_bytes ? c->alloc_mode : ALLOC_OFF;
 	c->skel->rodata->alloc_live = c->o->big_alloc_live;
 	c->skel->rodata->capture_fails = !c->o->no_failures;
+	c->skel->rodata->follow_children = c->o->follow_children && c->o->max_children > 0;
 	c->skel->rodata->alloc_stack_bytes = (c->o->stack_depth ? c->o->stack_depth : 20) * 8;
 	ooms_syscall_classes(c->arch, (uint8_t *)c->skel->rodata->nr_class);
 	bpf_map__set_max_entries(c->skel->maps.events, coll_ringbuf_bytes(c->o));

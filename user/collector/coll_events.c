@@ -255,6 +255,8 @@ int coll_handle_event(void *ctx, void *data, size_t size)
 			last_look(c);
 		else if (e->type == EV_CODE_MAP)
 			ooms_sym_refresh(c->sym); /* while the process is there to read */
+		else if (e->type == EV_CHILD || e->type == EV_CHILD_HELD)
+			coll_children_event(c, e);
 		if (e->type == EV_FD_OPEN || e->type == EV_THREAD_NEW || e->type == EV_CALL_FAIL)
 			check_on_event(c, e);
 	}

@@ -275,6 +275,7 @@ int coll_take_sample(struct coll *c)
 
 	coll_java_try(c);
 	coll_direct_try(c);
+	coll_children_reap(c);
 	coll_consume(c);
 	/* the OOM killer has chosen it: what /proc shows from now on is its
 	 * teardown (the reaper frees its memory, its maps go), not its state;

@@ -478,6 +478,7 @@ static void teardown(struct coll *c)
 	ooms_attrib_free(c->attrib);
 	ooms_sym_free(c->sym);
 	free(c->map_changes);
+	free(c->kids);
 	ooms_snapshot_free(&c->last);
 	tracefs_release(c->tracefs, c->tracefs_mounted);
 	if (c->pidfd >= 0)
@@ -535,6 +536,7 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 		target_ended(&c, status, &death);
 	}
 	write_end_files(&c);
+	coll_children_finish(&c, ended);
 	finish(&c, why, status, ended ? &death : NULL);
 	snprintf(dir, dir_len, "%s", c.dir); /* the caller writes the report from it */
 	teardown(&c);

@@ -47,6 +47,14 @@ struct ooms_watch_opts {
 	int java_perf_map;       /* --perf-map: ask HotSpot for its perf map before groups are written */
 	struct ooms_detect_config detect;
 	struct ooms_jheap_opts java; /* the Java heap watch: runtime, shim, heap rule, dumps */
+	/* Process trees (run by default, watch --children): each process the
+	 * target forks is held at its first followed syscall and watched by a
+	 * collector of its own (`oomscope watch --held -p CHILD` with
+	 * child_args, the options to pass on), at most max_children at once;
+	 * their run directories under DIR/children/. */
+	int follow_children;
+	int max_children;
+	const char *const *child_args;
 };
 
 /* Returns the process exit code: 0 ok, 1 runtime failure (message printed). */

@@ -1,0 +1,215 @@
+/* Process trees (run by default, watch --children). The kernel side holds
+ * each process the target forks at its first followed syscall (SIGSTOP,
+ * EV_CHILD_HELD); here a collector of its own is started for it,
+ * `oomscope watch --held -p CHILD -o DIR/children/CHILD-NAME` with the
+ * run's options, which attaches and lets it go on: the child is a target of
+ * its own (its limits, rules, snapshots, failures, end and report), its
+ * terminal in that directory's terminal.txt. Its grandchildren likewise
+ * (--children is passed on). At most max_children run at once; the rest
+ * are let go unwatched and counted. */
+#define _GNU_SOURCE
+#include "collector/coll.h"
+
+#include <json-c/json.h>
+#include <spawn.h>
+#include "run/files.h"
+#include "run/timeline.h"
+#include "util/text.h"
+#include "util/vec.h"
+
+extern char **environ;
+
+static int live_kids(const struct coll *c)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < c->nkids; i++)
+		n += !c->kids[i].ended;
+	return n;
+}
+
+/* A name safe in a path: the child's comm with anything but [A-Za-z0-9._-] made '_'. */
+static void safe_name(char *dst, size_t len, const char *src)
+{
+	size_t i = 0;
+
+	for (; src[i] && i + 1 < len; i++)
+		dst[i] = (src[i] >= 'a' && src[i] <= 'z') || (src[i] >= 'A' && src[i] <= 'Z') ||
+				 (src[i] >= '0' && src[i] <= '9') || src[i] == '.' || src[i] == '-'
+			 ? src[i]
+			 : '_';
+	dst[i] = 0;
+}
+
+static pid_t spawn_collector(struct coll *c, pid_t child, const char *dir)
+{
+	char pid_s[16], log[4500];
+	const char *argv[96];
+	size_t n = 0;
+	posix_spawn_file_actions_t fa;
+	pid_t pid = -1;
+
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)child);
+	snprintf(log, sizeof(log), "%s.terminal.txt", dir);
+	argv[n++] = "oomscope";
+	argv[n++] = "watch";
+	argv[n++] = "--held";
+	argv[n++] = "--children";
+	for (size_t i = 0; c->o->child_args && c->o->child_args[i] && n < 88; i++)
+		argv[n++] = c->o->child_args[i];
+	argv[n++] = "-p";
+	argv[n++] = pid_s;
+	argv[n++] = "-o";
+	argv[n++] = dir;
+	argv[n] = NULL;
+	if (posix_spawn_file_actions_init(&fa))
+		return -1;
+	if (!posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) &&
+	    !posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) &&
+	    !posix_spawn_file_actions_adddup2(&fa, 1, 2) &&
+	    posix_spawn(&pid, "/proc/self/exe", &fa, NULL, (char *const *)argv, environ) != 0)
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	return pid;
+}
+
+static void held(struct coll *c, const struct ooms_event *e)
+{
+	pid_t child = (pid_t)e->ret;
+	char comm[64] = "", name[64], kids[4200], dir[4300];
+	struct coll_kid *k;
+	FILE *f;
+
+	snprintf(kids, sizeof(kids), "%s/children", c->dir);
+	snprintf(dir, sizeof(dir), "/proc/%d/comm", (int)child);
+	if ((f = fopen(dir, "r"))) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	safe_name(name, sizeof(name), comm[0] ? comm : "process");
+	if (live_kids(c) >= c->o->max_children) {
+		c->kids_skipped++;
+		kill(child, SIGCONT);
+		if (!c->o->json)
+			printf("%8.1f child %d (%s) not watched: %d watched already (--max-children)\n", coll_since(c),
+			       (int)child, name, c->o->max_children);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/%d-%s", kids, (int)child, name);
+	if ((mkdir(kids, 0755) && errno != EEXIST) || !(k = VEC_PUSH(c->kids, c->nkids, c->kids_cap))) {
+		kill(child, SIGCONT);
+		return;
+	}
+	memset(k, 0, sizeof(*k));
+	k->target = child;
+	snprintf(k->name, sizeof(k->name), "%s", name);
+	snprintf(k->dir, sizeof(k->dir), "%s", dir);
+	k->collector = spawn_collector(c, child, dir);
+	if (k->collector < 0) {
+		coll_err("child %d: cannot start its collector: %s", (int)child, strerror(errno));
+		k->ended = 1;
+		kill(child, SIGCONT);
+		return;
+	}
+	if (!c->o->json) {
+		printf("%8.1f child %d (%s) watched -> %s\n", coll_since(c), (int)child, name, dir);
+		fflush(stdout);
+	}
+}
+
+void coll_children_event(struct coll *c, const struct ooms_event *e)
+{
+	if (e->version != OOMS_EVENT_VERSION)
+		return;
+	if (e->type == EV_CHILD)
+		c->kids_forked++;
+	else if (e->type == EV_CHILD_HELD)
+		held(c, e);
+}
+
+/* The last `end` record of a child's timeline: one line about how it went. */
+static void kid_story(const struct coll_kid *k, char *buf, size_t len)
+{
+	char path[4500], line[65536];
+	struct json_object *o = NULL;
+	struct run_record r;
+	FILE *f;
+
+	snprintf(buf, len, "no end recorded (see its terminal.txt)");
+	snprintf(path, sizeof(path), "%s/" RUN_TIMELINE, k->dir);
+	if (!(f = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "\"type\":\"end\"")) {
+			json_object_put(o);
+			o = json_tokener_parse(line);
+		}
+	fclose(f);
+	if (o && run_record_read(o, &r) == REC_END)
+		snprintf(buf, len, "%s; %" PRId64 " crossing(s), %" PRIu64 " failing call(s)",
+			 r.u.end.how ? r.u.end.how : r.u.end.reason ? r.u.end.reason : "?", r.u.end.crossings,
+			 r.u.end.call_fails);
+	json_object_put(o);
+}
+
+static void reaped(struct coll *c, struct coll_kid *k)
+{
+	char story[1024], safe[1100];
+
+	k->ended = 1;
+	if (c->o->json)
+		return;
+	kid_story(k, story, sizeof(story));
+	printf("%8.1f child %d (%s): %s -> %s\n", coll_since(c), (int)k->target, k->name,
+	       text_term_safe(safe, sizeof(safe), story), k->dir);
+	fflush(stdout);
+}
+
+void coll_children_reap(struct coll *c)
+{
+	for (size_t i = 0; i < c->nkids; i++)
+		if (!c->kids[i].ended && waitpid(c->kids[i].collector, NULL, WNOHANG) == c->kids[i].collector)
+			reaped(c, &c->kids[i]);
+}
+
+void coll_children_finish(struct coll *c, int target_ended)
+{
+	sigset_t mask;
+	struct timespec tick = {0, 200 * 1000 * 1000};
+	uint64_t deadline = c->o->duration_s > 0 ? c->start_ns + (uint64_t)(c->o->duration_s * 1e9) : 0;
+	int stopping = !target_ended;
+
+	if (!c->nkids)
+		return;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	if (!stopping && live_kids(c) && !c->o->json)
+		fprintf(stderr, "oomscope: the target ended; %d child process(es) still watched (Ctrl-C to stop)\n",
+			live_kids(c));
+	for (uint64_t sent_ns = 0; live_kids(c);) {
+		coll_children_reap(c);
+		if (!live_kids(c))
+			break;
+		if (!stopping && (sigtimedwait(&mask, NULL, &tick) > 0 || (deadline && coll_now_ns() >= deadline)))
+			stopping = 1;
+		if (stopping && !sent_ns) { /* each ends as a watch does on Ctrl-C: files and report written */
+			for (size_t i = 0; i < c->nkids; i++)
+				if (!c->kids[i].ended)
+					kill(c->kids[i].collector, SIGINT);
+			sent_ns = coll_now_ns();
+		} else if (sent_ns && coll_now_ns() - sent_ns > 60 * 1000000000ull) { /* one that hangs */
+			for (size_t i = 0; i < c->nkids; i++)
+				if (!c->kids[i].ended && kill(c->kids[i].collector, SIGKILL) == 0 &&
+				    waitpid(c->kids[i].collector, NULL, 0) == c->kids[i].collector)
+					reaped(c, &c->kids[i]);
+		}
+		if (stopping)
+			nanosleep(&tick, NULL);
+	}
+	if (c->kids_skipped && !c->o->json)
+		fprintf(stderr, "oomscope: %" PRIu64 " child process(es) not watched (--max-children %d)\n", c->kids_skipped,
+			c->o->max_children);
+}
