@@ -1,4 +1,5 @@
 /* report.html: one self-contained page (no script, no network, no fonts). */
+#include <dirent.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -496,11 +497,52 @@ static void allocations(FILE *f, const struct rundata *rd)
 	fprintf(f, "</table>\n");
 }
 
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Process trees: each child watched by a collector of its own, with its
+ * report (run/children/PID-NAME/). */
+static void children(FILE *f, const struct rundata *rd)
+{
+	char path[4200];
+	DIR *d;
+	struct dirent *e;
+	char *names[256];
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/children", rd->dir);
+	if (!(d = opendir(path)))
+		return;
+	while ((e = readdir(d)) && n < 256)
+		if (e->d_name[0] != '.' && e->d_type == DT_DIR && (names[n] = strdup(e->d_name)))
+			n++;
+	closedir(d);
+	qsort(names, n, sizeof(*names), name_cmp);
+	if (n) {
+		fprintf(f, "<h2>Child processes</h2>\n<p class=\"sub\">Each watched as a target of its own, from its "
+			   "first followed syscall on.</p>\n<ul>\n");
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "<li><a href=\"children/");
+			esc_html(f, names[i]);
+			fprintf(f, "/report.html\">");
+			esc_html(f, names[i]);
+			fprintf(f, "</a></li>\n");
+		}
+		fprintf(f, "</ul>\n");
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+}
+
 static void files(FILE *f, const struct rundata *rd)
 {
 	static const char *const names[] = {RUN_TIMELINE, RUN_TRACE, RUN_PPROF, RUN_ALLOCS, RUN_ALLOCS_TEXT,
 					    RUN_THREADS, RUN_FDS, RUN_VMSIZE, RUN_DEATH, RUN_FAILURES};
 
+	children(f, rd);
 	fprintf(f, "<h2>Files</h2>\n<ul>\n");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if ((!strcmp(names[i], RUN_PPROF) && !rd->allocs) || (!strcmp(names[i], RUN_DEATH) && !rd->death) ||
