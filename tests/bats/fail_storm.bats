@@ -18,21 +18,24 @@ load helpers
   [ "$lines" -ge 6 ] && [ "$lines" -le 50 ]
   # each site named in its first line
   for n in 1 2 3 4 5 6; do
-    grep -qE "^!! failure: openat failed with EMFILE \(32 fds open\).*<- storm_site_$n \(fail_storm\)" <<<"$output"
+    grep -qE "^!! failure: openat failed with EMFILE \([0-9]+ fds open\).*<- storm_site_$n \(fail_storm\)" <<<"$output"
   done
   # the storm went on past 5 s: lines again, each with the failures since
-  grep -qE '^!! failure: .*<- storm_site_[1-6] \(fail_storm\) \([0-9]+ more in [0-9]+ s\)$' <<<"$output"
-  # failures.json: the six sites, and every failing call the target made, counted
-  jq -c '[.groups[] | {called_by, count}]' "$TMP/run/failures.json" >&3
+  grep -qE '^!! failure: .*<- storm_site_[1-6] \(fail_storm\) \(~?[0-9]+ more in [0-9]+ s\)$' <<<"$output"
+  # failures.json: every failing call the target made, counted; the six sites (one kernel key:
+  # libc's open hides its caller from the kernel's walk) each with its share, said to be estimated
+  jq -c '[.groups[] | {called_by, count, count_estimated}]' "$TMP/run/failures.json" >&3
   jq -e --argjson m "$made" '([.groups[] | select(.called_by | test("^storm_site_"))] | length) == 6
-    and ([.groups[].count] | add) == $m' "$TMP/run/failures.json"
+    and ([.groups[].count] | add) == $m
+    and ([.groups[] | select(.called_by | test("^storm_site_")) | select(.count > 0 and .count_estimated)] | length) == 6' \
+    "$TMP/run/failures.json"
   # the fd count oscillated at the limit (32 <-> 29) all along: one fd_ratio crossing, its
   # recurrences counted, one snapshot
   local tl="$TMP/run/timeline.jsonl"
   grep '"type":"crossing"' "$tl" | jq -c '{t, rule, value, wrote}' >&3
   grep '"type":"end"' "$tl" | jq -c '.recurrences' >&3
   [ "$(grep '"type":"crossing"' "$tl" | jq -s 'map(select(.rule == "fd_ratio")) | length')" -eq 1 ]
-  grep '"type":"end"' "$tl" | jq -e '.recurrences.fd_ratio >= 10'
+  grep '"type":"end"' "$tl" | jq -e '.recurrences.fd_ratio >= 3'
   [ "$(ls "$TMP/run" | grep -c '^fds-[0-9]*\.json$')" -le 3 ]
   # the scratch files (unlinked once open), one pattern in the crossing's snapshot, with examples
   local snap; snap=$(grep '"type":"crossing"' "$tl" | jq -r 'select(.rule == "fd_ratio") | .wrote')

@@ -71,13 +71,15 @@ int main(int argc, char **argv)
 		} else {
 			fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		}
-		if (fd < 0)
+		if (fd < 0) {
+			failures += errno == EMFILE; /* the table is full: that open failed too */
 			break;
+		}
 	}
 	end = now_s() + seconds;
 	for (unsigned long round = 1; now_s() < end; round++) {
 		for (int i = 0; i < 6; i++) {
-			int fd = sites[i]();
+			int fd = sites[(i + round) % 6](); /* each site first in turn */
 
 			if (fd >= 0)
 				close(fd);

@@ -81,8 +81,8 @@ static void on_failure(struct coll *c, const struct ooms_event *e, size_t size)
 }
 
 /* Group i's failures as known now: the kernel counts every one of its key
- * (it sends only the first few in full), less those of the key's other
- * groups (one key, several stacks as unwound here: rare). */
+ * (it sends only the first few in full), shared out among the key's groups
+ * (one key, several call sites as unwound here) by what each sent. */
 static uint64_t fail_count_now(struct coll *c, size_t i)
 {
 	const struct ooms_fail_group *g = ooms_failures_group(c->fails, i);
@@ -129,7 +129,8 @@ static void report_failure(struct coll *c, size_t i, uint64_t now_ns)
 	ooms_failures_line(c->fails, g, line, sizeof(line));
 	text_term_safe(safe, sizeof(safe), line);
 	if (again)
-		printf("!! failure: %s (%" PRIu64 " more in %.0f s)\n", safe, since, (double)(now_ns - prev_ns) / 1e9);
+		printf("!! failure: %s (%s%" PRIu64 " more in %.0f s)\n", safe, ooms_failures_shared(c->fails, i) ? "~" : "",
+		       since, (double)(now_ns - prev_ns) / 1e9);
 	else
 		printf("!! failure: %s%s%s\n", safe, l.wrote ? " -> " : "", l.wrote ? l.wrote : "");
 	fflush(stdout);

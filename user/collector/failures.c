@@ -141,14 +141,25 @@ size_t ooms_failures_take_pending(struct ooms_failures *f, size_t *idx, size_t m
 
 uint64_t ooms_failures_estimate(const struct ooms_failures *f, size_t i, uint64_t key_count)
 {
-	uint64_t others = 0;
+	uint64_t sent = 0;
 
 	if (i >= f->n)
 		return 0;
 	for (size_t k = 0; k < f->n; k++)
+		if (same_key(&f->g[k].key, &f->g[i].key))
+			sent += f->g[k].sent;
+	/* the key's count shared out by what each group sent (set_count) */
+	if (!sent || key_count <= sent)
+		return f->g[i].count;
+	return f->g[i].sent + (uint64_t)((double)(key_count - sent) * f->g[i].sent / sent);
+}
+
+int ooms_failures_shared(const struct ooms_failures *f, size_t i)
+{
+	for (size_t k = 0; i < f->n && k < f->n; k++)
 		if (k != i && same_key(&f->g[k].key, &f->g[i].key))
-			others += f->g[k].count;
-	return key_count > others + f->g[i].count ? key_count - others : f->g[i].count;
+			return 1;
+	return 0;
 }
 
 struct ooms_fail_group *ooms_failures_group(struct ooms_failures *f, size_t i)
@@ -171,20 +182,38 @@ int ooms_failures_say(struct ooms_failures *f, size_t i, uint64_t now_ns, uint64
 	return 1;
 }
 
+/* The failures the kernel only counted (count less those sent), shared out
+ * among the key's groups by what each had sent: the kernel's key cannot
+ * tell callers of one libc function apart (its frame-pointer walk skips
+ * the caller), the stacks unwound here can, and what was sent is a sample
+ * of them over time (the first few, then one each 10 ms). With one group
+ * the count is exact; with several, estimated (said so). The remainder of
+ * the division goes to the one that sent most: the total stays exact. */
 void ooms_failures_set_count(struct ooms_failures *f, const struct ooms_fail_key *k, uint64_t count)
 {
-	struct ooms_fail_group *latest = NULL;
-	uint64_t sent = 0;
+	struct ooms_fail_group *most = NULL;
+	uint64_t sent = 0, unsent, given = 0;
+	size_t groups = 0;
 
-	/* the failures the kernel only counted go to the key's latest group */
 	for (size_t i = 0; f && i < f->n; i++)
 		if (same_key(&f->g[i].key, k)) {
 			sent += f->g[i].sent;
-			if (!latest || f->g[i].last_ns > latest->last_ns)
-				latest = &f->g[i];
+			groups++;
+			if (!most || f->g[i].sent > most->sent)
+				most = &f->g[i];
 		}
-	if (latest && count > sent)
-		latest->count = latest->sent + (count - sent);
+	if (!most || count <= sent)
+		return;
+	unsent = count - sent;
+	for (size_t i = 0; i < f->n; i++)
+		if (same_key(&f->g[i].key, k)) {
+			uint64_t share = sent ? (uint64_t)((double)unsent * f->g[i].sent / sent) : 0;
+
+			f->g[i].count = f->g[i].sent + share;
+			f->g[i].estimated = groups > 1;
+			given += share;
+		}
+	most->count += unsent - given;
 }
 
 const struct ooms_fail_group *ooms_failures_last(const struct ooms_failures *f)
@@ -241,6 +270,8 @@ void ooms_failures_json(struct json *j, struct ooms_failures *f, const struct oo
 	json_kint(j, "kernel_stack_id", g->key.stack_id);
 	json_kstr(j, "errno", errno_name(g->key.err));
 	json_kuint(j, "count", g->count);
+	if (g->estimated) /* one kernel key, several call sites: shared out by the sample sent */
+		json_kbool(j, "count_estimated", 1);
 	json_kdbl(j, "t_first", g->first_ns >= start_ns ? (g->first_ns - start_ns) / 1e9 : 0);
 	json_kdbl(j, "t_last", g->last_ns >= start_ns ? (g->last_ns - start_ns) / 1e9 : 0);
 	json_kuint(j, "tid", g->tid);

@@ -30,6 +30,7 @@ struct ooms_fail_group {
 	 * count then; pending: failed since the pending list was last taken */
 	uint64_t said_ns, said_count;
 	uint8_t said, pending;
+	uint8_t estimated;     /* count shared out from its kernel key's (several groups, one key) */
 };
 
 struct ooms_failures;
@@ -54,8 +55,11 @@ struct ooms_fail_group *ooms_failures_group(struct ooms_failures *f, size_t i);
 int ooms_failures_say(struct ooms_failures *f, size_t i, uint64_t now_ns, uint64_t every_ns, uint64_t count,
 		      uint64_t *since);
 /* Group i's count from its key's count in the kernel (every failure, sent
- * or not): less what the key's other groups had sent, at least its own. */
+ * or not): its share by what it sent (exact when the key has one group). */
 uint64_t ooms_failures_estimate(const struct ooms_failures *f, size_t i, uint64_t key_count);
+/* Whether group i shares its kernel key with another group (its counts
+ * are then estimates). */
+int ooms_failures_shared(const struct ooms_failures *f, size_t i);
 /* The newest failure of the run, or NULL. */
 const struct ooms_fail_group *ooms_failures_last(const struct ooms_failures *f);
 uint64_t ooms_failures_total(const struct ooms_failures *f);
