@@ -562,6 +562,20 @@ static __always_inline void brk_done(void *ctx, struct pt_regs *regs, long slot,
 		call_failed(ctx, regs, slot, cls, E_NOMEM, want - ret);
 }
 
+/* The current thread bears the name of the shim's fork-dump child (the
+ * shim forks under it: bpf/collect.h OOMS_DUMP_CHILD_COMM). */
+static __always_inline int is_dump_child(void)
+{
+	static const char dump_child[] = OOMS_DUMP_CHILD_COMM;
+	char comm[16];
+	int same = 1;
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (int i = 0; i < (int)sizeof(dump_child) - 1; i++)
+		same &= comm[i] == dump_child[i];
+	return same;
+}
+
 /* The current process, if it is a child of the target waiting to be held:
  * stopped where it stands (the signal is taken on the way back to user
  * space), and said, once. */
@@ -576,6 +590,8 @@ static __always_inline void child_hold(void)
 	if (bpf_map_delete_elem(&pending_children, &tgid) != 0)
 		return; /* another of its threads took it */
 	__sync_fetch_and_add(&children_pending, -1);
+	if (is_dump_child())
+		return; /* the shim's fork-dump child: the heap's copy, not a process to watch */
 	stopped = bpf_send_signal(SIGSTOP_NR) == 0;
 	e = event_start(EV_CHILD_HELD);
 	if (!e)
@@ -731,7 +747,7 @@ int BPF_PROG(thread_new, struct task_struct *parent, struct task_struct *child)
 	if (BPF_CORE_READ(child, tgid) != target_tgid) { /* a child process */
 		__u32 child_pid = BPF_CORE_READ(child, tgid);
 
-		if (!follow_children)
+		if (!follow_children || is_dump_child())
 			return 0;
 		if (bpf_map_update_elem(&pending_children, &child_pid, &one, BPF_NOEXIST) == 0)
 			__sync_fetch_and_add(&children_pending, 1);

@@ -133,6 +133,10 @@ struct ooms_event {
 
 #define OOMS_SOCKET_TAG (1ull << 63)
 
+/* The name the shim gives its fork-dump child (SHIM_CHILD_NAME): never
+ * held or followed as a child process of the target. */
+#define OOMS_DUMP_CHILD_COMM "oomscope-dump"
+
 /* A big allocation carries a deeper slice of the user stack: the allocator's
  * own frames (libc, built without frame pointers) are unwound through it by
  * their call frame information, to the code that asked for the memory. */

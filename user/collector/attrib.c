@@ -162,12 +162,24 @@ static void jp_push(struct ooms_attrib *a, const struct jpend *p)
 	a->jp[a->njp++] = *p;
 }
 
+/* Asked from a return probe (EV_DIRECT_ALLOC): on x86_64 the kernel
+ * returns through its uretprobe trampoline, which holds three words on the
+ * stack, so the handler sees the trampoline's pc and an sp a little lower
+ * than the probe saw. */
+static int near_below(uint64_t report_sp, uint64_t ask_sp)
+{
+	return report_sp <= ask_sp && ask_sp - report_sp <= 64;
+}
+
 static void java_asked(struct ooms_attrib *a, const struct ooms_event *e, int64_t key, int64_t key2)
 {
 	struct jpend p = {e->tid, e->java_sp, e->java_pc, e->ts_ns, e->type, key, key2, 0};
 
 	ssize_t r = jp_find(a, e->tid, e->java_sp, e->java_pc, 0);
 
+	for (size_t k = 0; r < 0 && e->type == EV_DIRECT_ALLOC && k < a->njp; k++)
+		if (a->jp[k].tid == e->tid && !a->jp[k].type && near_below(a->jp[k].sp, e->java_sp))
+			r = (ssize_t)k;
 	if (r >= 0) { /* the report came first */
 		uint32_t js = a->jp[r].jstack;
 
@@ -187,7 +199,9 @@ void ooms_attrib_java_report(struct ooms_attrib *a, uint32_t tid, uint64_t sp, u
 	 * thread's start (or its failed clone) comes where it unblocks them, at
 	 * another pc and sp; the thread's oldest such ask is its */
 	for (size_t k = 0; i < 0 && k < a->njp; k++)
-		if (a->jp[k].tid == tid && (a->jp[k].type == EV_THREAD_NEW || a->jp[k].type == EV_CALL_FAIL))
+		if (a->jp[k].tid == tid &&
+		    (a->jp[k].type == EV_THREAD_NEW || a->jp[k].type == EV_CALL_FAIL ||
+		     (a->jp[k].type == EV_DIRECT_ALLOC && near_below(sp, a->jp[k].sp))))
 			i = (ssize_t)k;
 	if (i >= 0) {
 		struct jpend p = a->jp[i];

@@ -89,6 +89,10 @@ static void held(struct coll *c, const struct ooms_event *e)
 		fclose(f);
 	}
 	safe_name(name, sizeof(name), comm[0] ? comm : "process");
+	if (!strcmp(comm, OOMS_DUMP_CHILD_COMM)) { /* the shim's fork-dump (held before it named itself) */
+		kill(child, SIGCONT);
+		return;
+	}
 	if (live_kids(c) >= c->o->max_children) {
 		c->kids_skipped++;
 		kill(child, SIGCONT);

@@ -155,6 +155,12 @@ static void jheap_thread_name(void *ctx, uint32_t tid, const char *name)
 	ooms_attrib_thread_name(c->attrib, tid, name);
 }
 
+/* The runtime found: the collector's own probes on it (before its record). */
+static void jheap_found(void *ctx)
+{
+	coll_direct_try(ctx);
+}
+
 /* A direct-memory crossing: its allocating call sites as they stand. */
 static int jheap_pool_snapshot(void *ctx, const char *rule, int64_t limit, char *name, size_t len)
 {
@@ -328,7 +334,7 @@ static int prepare(struct coll *c)
 static int start(struct coll *c)
 {
 	struct ooms_jheap_io io = {c, jheap_emit, coll_say, jheap_now, jheap_thread_name, coll_progress,
-				   jheap_pool_snapshot};
+				   jheap_pool_snapshot, jheap_found};
 	int e;
 
 	c->jheap = ooms_jheap_new(c->pid, &c->o->java, c->dir, &io);

@@ -376,6 +376,8 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 	if (j->io.say)
 		j->io.say(j->io.ctx, "Java runtime: %s (%s), %d probe(s) attached", ooms_rt_name(j->rt.kind), j->rt.lib,
 			  j->nlinks);
+	if (j->io.found)
+		j->io.found(j->io.ctx);
 	{
 		struct run_record r = {.type = REC_RUNTIME, .u.runtime = {
 			.t = jheap_now(j), .runtime = ooms_rt_name(j->rt.kind), .lib = j->rt.lib, .probes = j->nlinks,

@@ -47,6 +47,9 @@ struct ooms_jheap_io {
 	 * into the run directory (direct memory: its allocating call sites), its
 	 * file's name in name; 0, or -1 for none. May be NULL. */
 	int (*pool_snapshot)(void *ctx, const char *rule, int64_t limit, char *name, size_t len);
+	/* The runtime was found and its probes attached, just before its
+	 * runtime record is written (the collector attaches its own then). May be NULL. */
+	void (*found)(void *ctx);
 };
 
 struct ooms_jheap;

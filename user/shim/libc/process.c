@@ -7,7 +7,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -69,9 +71,18 @@ pid_t shim_fork(void)
 		}
 		fork_looked_up = 1;
 	}
-	if (libc_fork)
-		return libc_fork();
-	return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	char name[16] = "";
+	pid_t p;
+
+	/* the forking thread bears the dump child's name for the moment of the
+	 * fork, so the child has it from its first instruction: a collector
+	 * following the target's children lets it be (collect.bpf.c) */
+	syscall(SYS_prctl, PR_GET_NAME, (unsigned long)name, 0, 0, 0);
+	syscall(SYS_prctl, PR_SET_NAME, (unsigned long)SHIM_CHILD_NAME, 0, 0, 0);
+	p = libc_fork ? libc_fork() : (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	if (p != 0)
+		syscall(SYS_prctl, PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+	return p;
 }
 
 /* Android's log daemon: one datagram a line, as liblog writes it (a

@@ -25,6 +25,10 @@ ssize_t shim_read_file(const char *path, char *buf, size_t len);
 /* fork() as the process's own libc does it (its atfork handlers reset the
  * allocator locks the runtime's code needs in the child), found in the libc
  * mapped in the process; a plain clone when none is found. */
+/* fork() (the C library's, else the raw call); the child is named
+ * SHIM_CHILD_NAME from its start (the forking thread bears the name for
+ * the moment of the fork). */
+#define SHIM_CHILD_NAME "oomscope-dump" /* = OOMS_DUMP_CHILD_COMM (bpf/collect.h) */
 pid_t shim_fork(void);
 
 /* A handler for sig (SA_SIGINFO, SA_RESTART), on the kernel's sigaction:
