@@ -31,6 +31,7 @@ void symelf_elfinfo_free(struct elfinfo *e)
 	free(e->syms);
 	free(e->pool);
 	free(e->loads);
+	free(e->nobits_text);
 	free(e->build_id);
 	memset(e, 0, sizeof(*e));
 }
@@ -238,7 +239,8 @@ int symelf_elf_read(int fd, struct elfinfo *e, int all_names)
 
 	if (elf_getphdrnum(elf, &phnum) == 0 && phnum) {
 		e->loads = calloc(phnum, sizeof(*e->loads));
-		if (!e->loads)
+		e->nobits_text = calloc(phnum, sizeof(*e->nobits_text));
+		if (!e->loads || !e->nobits_text)
 			err = -ENOMEM;
 		for (i = 0; !err && i < phnum; i++) {
 			GElf_Phdr ph;
@@ -247,6 +249,8 @@ int symelf_elf_read(int fd, struct elfinfo *e, int all_names)
 				break;
 			if (ph.p_type == PT_LOAD && ph.p_filesz)
 				e->loads[e->nloads++] = (struct load){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+			else if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && ph.p_memsz)
+				e->nobits_text[e->nnobits_text++] = (struct load){ ph.p_offset, ph.p_vaddr, ph.p_memsz };
 			else if (ph.p_type == PT_NOTE && !e->build_id)
 				find_build_id(e, elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
 							    ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR));
@@ -303,6 +307,16 @@ const struct sym *symelf_sym_find(const struct elfinfo *e, uint64_t vaddr)
 }
 
 /* File offset -> ELF vaddr through the PT_LOAD holding it. */
+int symelf_debug_off_to_vaddr(const struct elfinfo *e, uint64_t off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < e->nnobits_text; i++)
+		if (off >= e->nobits_text[i].vaddr && off - e->nobits_text[i].vaddr < e->nobits_text[i].filesz) {
+			*vaddr = off;
+			return 0;
+		}
+	return -ENOENT;
+}
+
 int symelf_off_to_vaddr(const struct elfinfo *e, uint64_t off, uint64_t *vaddr)
 {
 	size_t i;
@@ -463,6 +477,8 @@ int ooms_sym_offline(const char *path, uint64_t file_offset, int is_ret, struct 
 	if (err)
 		return err;
 	err = symelf_off_to_vaddr(&e, file_offset, &vaddr);
+	if (err)
+		err = symelf_debug_off_to_vaddr(&e, file_offset, &vaddr);
 	if (!err) {
 		/* a return address points after its call: look the call up */
 		uint64_t at = is_ret && vaddr ? vaddr - 1 : vaddr;

@@ -43,6 +43,11 @@ struct elfinfo {
 	size_t pool_len, pool_cap;
 	struct load *loads;
 	size_t nloads;
+	/* a separate debug file's code segments (objcopy --only-keep-debug,
+	 * Debian's .debug files): no bytes in the file, their offsets lost;
+	 * filesz holds the size in memory */
+	struct load *nobits_text;
+	size_t nnobits_text;
 	char *build_id;
 	int objects;    /* data symbols too (ooms_sym_elf_values), not only functions */
 };
@@ -51,6 +56,11 @@ void symelf_elfinfo_free(struct elfinfo *e);
 int symelf_elf_read(int fd, struct elfinfo *e, int all_names);
 const struct sym *symelf_sym_find(const struct elfinfo *e, uint64_t vaddr);
 int symelf_off_to_vaddr(const struct elfinfo *e, uint64_t off, uint64_t *vaddr);
+/* The same in a separate debug file, whose program headers lost the
+ * original's offsets: code is taken to sit at its file offset (a code
+ * segment's offset equals its address in the usual layout of executables
+ * and libraries). 0, or -ENOENT when off is in no code segment. */
+int symelf_debug_off_to_vaddr(const struct elfinfo *e, uint64_t off, uint64_t *vaddr);
 int symelf_open_regular(const char *path, uint64_t *ino);
 
 #endif
