@@ -36,6 +36,10 @@ const volatile __u64 page_size = 4096;
 const volatile __u8 capture_fails = 1; /* --no-failures clears it */
 const volatile __u8 nr_class[OOMS_NR_SLOTS] = {};
 const volatile __u8 follow_children = 0; /* run (default) and watch --children */
+/* A target of our own making (run's, a held child): stopped at each code
+ * mapping until the collector has read its maps (it sends SIGCONT), so a
+ * process that dies within milliseconds still has its stacks named. */
+const volatile __u8 hold_code_maps = 0;
 
 struct ooms_totals totals = {};
 
@@ -490,6 +494,7 @@ static __always_inline void code_mapped(__u64 addr, __u64 len)
 		return;
 	e->ret = addr;
 	e->arg0 = len;
+	e->arg1 = hold_code_maps && bpf_send_signal(SIGSTOP_NR) == 0; /* 1: stopped until read */
 	e->stack_bytes = 0;
 	e->sp = 0;
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);

@@ -65,9 +65,10 @@ enum ooms_event_type {
 			     * collector replay the large mappings after its last reading of the maps
 			     * (a process the OOM killer ends is gone before they can be read) */
 	EV_CODE_MAP = 9,   /* the target mapped code (an exec, or a file mapped executable: the loader
-			    * loading a library): ret the address, arg0 the length. The collector reads the
-			    * maps at once, so stacks through that code resolve even if the process dies
-			    * before the next sample */
+			    * loading a library): ret the address, arg0 the length, arg1 1 when the target
+			    * was stopped there (SIGSTOP) until the collector has read its maps. The
+			    * collector reads the maps at once, so stacks through that code resolve even if
+			    * the process dies before the next sample */
 	EV_DIRECT_ALLOC = 11, /* HotSpot: Unsafe.allocateMemory (or reallocateMemory) returned: ret the
 			       * block's address, arg0 its bytes, arg1 the block it replaced (0: none);
 			       * the stack and Java stack of the caller (direct buffers' memory) */

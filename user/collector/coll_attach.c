@@ -219,6 +219,8 @@ static int open_load(struct coll *c, int hook, int quiet)
 	c->skel->rodata->alloc_live = c->o->big_alloc_live;
 	c->skel->rodata->capture_fails = !c->o->no_failures;
 	c->skel->rodata->follow_children = c->o->follow_children && c->o->max_children > 0;
+	/* ours (run's, a process tree's child): held at each code mapping until its maps are read */
+	c->skel->rodata->hold_code_maps = c->launched || (c->o->resume_target && !c->o->app);
 	c->skel->rodata->alloc_stack_bytes = (c->o->stack_depth ? c->o->stack_depth : 20) * 8;
 	ooms_syscall_classes(c->arch, (uint8_t *)c->skel->rodata->nr_class);
 	bpf_map__set_max_entries(c->skel->maps.events, coll_ringbuf_bytes(c->o));

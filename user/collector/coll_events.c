@@ -254,8 +254,11 @@ int coll_handle_event(void *ctx, void *data, size_t size)
 			c->died = 1;
 		else if (e->type == EV_OOM_VICTIM)
 			last_look(c);
-		else if (e->type == EV_CODE_MAP)
+		else if (e->type == EV_CODE_MAP) {
 			ooms_sym_refresh(c->sym); /* while the process is there to read */
+			if (e->arg1) /* held there until now */
+				kill(c->pid, SIGCONT);
+		}
 		else if (e->type == EV_CHILD || e->type == EV_CHILD_HELD)
 			coll_children_event(c, e);
 		if (e->type == EV_FD_OPEN || e->type == EV_THREAD_NEW || e->type == EV_CALL_FAIL)

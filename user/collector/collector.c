@@ -463,6 +463,9 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 
 static void teardown(struct coll *c)
 {
+	/* a target held at a code mapping is never left stopped */
+	if (c->skel && c->skel->rodata->hold_code_maps && c->pid > 0 && coll_target_ours(c))
+		kill(c->pid, SIGCONT);
 	coll_java_close(c); /* while the BPF side is there to be told */
 	ooms_snapshot_set_tick(NULL, NULL);
 	if (c->timeline)
