@@ -37,7 +37,7 @@ poller_run() {
   # the terminal's summary
   grep -qE "^ +60 threads poller-\* +<- PollerApp.startPoller\(PollerApp.java:$start_line\)$" "$TMP/r.out" ||
     { grep -A8 'largest groups' "$TMP/r.out" >&3; false; }
-  grep -qE "^ +6[1-9] fds +file +<- PollerApp.openCache\(PollerApp.java:$open_line\)$" "$TMP/r.out"
+  grep -qE "^ +6[1-9] fds +file( \([0-9]+: [^)]*\))? +<- PollerApp.openCache\(PollerApp.java:$open_line\)$" "$TMP/r.out"
   # the JSON: one group of 60, its examples, one stack with its Java frames, the app's first named
   local t="$TMP/run/threads.json" f="$TMP/run/fds.json"
   jq -e '.groups[] | select(.name == "poller-*") | .count == 60 and (.examples | length) == 3 and .examples[0] == "poller-0"' "$t"
@@ -77,7 +77,7 @@ poller_run() {
   [ "$sampled" -gt 0 ]
   [ "$named" -ge 128 ]
   jq -e --argjson s "$sampled" '.java_stacks | .sampled_out >= $s and .reported == .asked and .unmatched == 0' <<<"$end"
-  grep -qE '^ +2[0-9]{3} fds +file +<- .*\(Java stack sampled out\)$|^ +2[0-9]{3} fds +file +<- PollerApp.main' "$TMP/r.out"
+  grep -qE '^ +2[0-9]{3} fds +file( \([0-9]+: [^)]*\))? +<- .*\(Java stack sampled out\)$|^ +2[0-9]{3} fds +file( \([0-9]+: [^)]*\))? +<- PollerApp.main' "$TMP/r.out"
   grep -qE '^oomscope: Java stacks: .* [1-9][0-9]* sampled out \(past 256 at one place, then 100 a second\)$' "$TMP/r.out"
 }
 
