@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Java rows of `make bench` (issues 35, 36): thread starts, file opens and
 # exceptions thrown and caught (the shim's OutOfMemoryError hook must not
-# slow an app that throws all the time) by Java code
+# slow an app that throws all the time), direct buffers made and dropped (the
+# Unsafe.allocateMemory probes behind direct memory by call site) by Java code
 # (tests/java/JavaBench.java), timed inside the JVM after a
 # warm-up, in one run side by side: the JVM alone, under `oomscope run`
 # (no shim), under `run --shim` with the Java stacks on (a signal and
@@ -13,9 +14,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-REPS=${REPS:-5}   # MODES="threads opens exceptions" (the rows)
-declare -A ITERS=([threads]=5000 [opens]=200000 [exceptions]=300000)
-if [ "${QUICK:-0}" = 1 ]; then ITERS=([threads]=2000 [opens]=50000 [exceptions]=100000); fi
+REPS=${REPS:-5}   # MODES="threads opens exceptions direct" (the rows)
+declare -A ITERS=([threads]=5000 [opens]=200000 [exceptions]=300000 [direct]=200000)
+if [ "${QUICK:-0}" = 1 ]; then ITERS=([threads]=2000 [opens]=50000 [exceptions]=100000 [direct]=50000); fi
 tmp=$(mktemp -d /tmp/oomscope-bench-java.XXXXXX)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
@@ -48,7 +49,7 @@ one() {
 
 printf '%-8s %7s | %10s | %10s %6s | %10s %6s | %10s %6s | %10s %6s | %s\n' mode iters "alone ns" \
   "oomscope" ratio "--shim" ratio "no stacks" ratio "JFR" ratio "Java stacks asked, sampled out (--shim)"
-for mode in ${MODES:-threads opens exceptions}; do
+for mode in ${MODES:-threads opens exceptions direct}; do
   n=${ITERS[$mode]}
   declare -A col=()
   for how in alone oomscope shim shim-nostacks jfr; do

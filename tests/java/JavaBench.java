@@ -5,7 +5,9 @@
 // after a warm-up, so the
 // JVM's start is not in the figure. With GO, it prints "ready" and waits for
 // that file first (the bench starts it once oomscope takes Java stacks).
-//   java JavaBench.java threads|opens|exceptions ITERS DIR [GO]
+// Direct buffers allocated and dropped (direct): what the Unsafe.allocateMemory
+// probes (direct memory by call site, issue 36) cost an app that makes many.
+//   java JavaBench.java threads|opens|exceptions|direct ITERS DIR [GO]
 // prints "MODE ITERS ns/it NS process_cpu_ms MS" (the JVM's CPU time so far)
 import java.io.File;
 import java.io.FileInputStream;
@@ -44,6 +46,13 @@ public class JavaBench {
         return caught;
     }
 
+    static long direct(int n) {
+        long sum = 0;
+        for (int i = 0; i < n; i++)
+            sum += java.nio.ByteBuffer.allocateDirect(4096).capacity(); // dropped: freed by its Cleaner
+        return sum;
+    }
+
     public static void main(String[] args) throws Exception {
         String mode = args[0];
         int n = Integer.parseInt(args[1]);
@@ -62,6 +71,7 @@ public class JavaBench {
             if (mode.equals("threads")) threads(k);
             else if (mode.equals("opens")) opens(f, k);
             else if (mode.equals("exceptions")) exceptions(k);
+            else if (mode.equals("direct")) direct(k);
             else throw new IllegalArgumentException("unknown mode " + mode);
             long ns = System.nanoTime() - t0;
             if (round == 1) {
