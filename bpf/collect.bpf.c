@@ -346,12 +346,12 @@ static __always_inline void fd_added(void *ctx, struct pt_regs *regs, long nr, _
 	fd_added_cls(ctx, regs, nr, fd, fd2, SC_FD_RET);
 }
 
-static __always_inline void fd_pair(void *ctx, struct pt_regs *regs, long nr, __u64 uptr)
+static __always_inline void fd_pair(void *ctx, struct pt_regs *regs, long nr, __u64 uptr, __u8 cls)
 {
 	int fds[2] = {-1, -1};
 
 	if (bpf_probe_read_user(fds, sizeof(fds), (void *)uptr) == 0)
-		fd_added(ctx, regs, nr, fds[0], fds[1]);
+		fd_added_cls(ctx, regs, nr, fds[0], fds[1], cls);
 }
 
 static __always_inline void fd_closed(__u64 fd)
@@ -646,10 +646,10 @@ static __noinline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret)
 		fd_added_cls(ctx, regs, slot, ret, -1, cls);
 		break;
 	case SC_FD_PAIR_A0:
-		fd_pair(ctx, regs, slot, PT_REGS_PARM1_CORE_SYSCALL(regs));
+		fd_pair(ctx, regs, slot, PT_REGS_PARM1_CORE_SYSCALL(regs), SC_FD_RET);
 		break;
 	case SC_FD_PAIR_A3:
-		fd_pair(ctx, regs, slot, PT_REGS_PARM4_CORE_SYSCALL(regs));
+		fd_pair(ctx, regs, slot, PT_REGS_PARM4_CORE_SYSCALL(regs), SC_FD_SOCKET); /* socketpair(domain, type, ..) */
 		break;
 	case SC_FCNTL: {
 		__u64 cmd = PT_REGS_PARM2_CORE_SYSCALL(regs);

@@ -36,6 +36,8 @@ load helpers
   [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$f")" -eq 100 ]
   [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventpoll]") | .count' "$f")" -eq 100 ]
   [ "$(jq '.groups[] | select(.kind=="socket") | .stacks[] | select(.created_by == "open_socket_pairs (fd_target)") | .count' "$f")" -eq 20 ]
+  # their family and type, from the call that made them
+  [ "$(jq '.groups[] | select(.kind=="socket") | .families[] | select(.family == "AF_UNIX SOCK_STREAM") | .count' "$f")" -eq 20 ]
   [ "$(jq '.groups[] | select(.kind=="pipe") | .stacks[] | select(.created_by == "open_pipes (fd_target)") | .count' "$f")" -eq 20 ]
   [ "$(jq '.groups[] | select(.kind=="file") | .paths[] | select(.path=="/etc/hostname") | .count' "$f")" -eq 10 ]
 

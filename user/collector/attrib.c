@@ -314,6 +314,30 @@ void attrib_fill_origin(struct ooms_attrib *a, struct origin *o, const struct oo
 	o->jstack = 0;
 }
 
+/* A socket's family and type from its event (OOMS_SOCKET_TAG | domain << 32 | type). */
+static const char *socket_desc(uint64_t arg1, char *buf, size_t len)
+{
+	static const struct { unsigned v; const char *name; } families[] = {
+		{1, "AF_UNIX"}, {2, "AF_INET"}, {10, "AF_INET6"}, {16, "AF_NETLINK"}, {17, "AF_PACKET"}, {40, "AF_VSOCK"},
+	}, types[] = {{1, "SOCK_STREAM"}, {2, "SOCK_DGRAM"}, {3, "SOCK_RAW"}, {5, "SOCK_SEQPACKET"}};
+	unsigned fam = (unsigned)(arg1 >> 32) & 0xffff, type = (unsigned)arg1 & 0xf;
+	const char *f = NULL, *t = NULL;
+	char fb[16], tb[16];
+
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		if (families[i].v == fam)
+			f = families[i].name;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (types[i].v == type)
+			t = types[i].name;
+	if (!f)
+		snprintf(fb, sizeof(fb), "AF_%u", fam), f = fb;
+	if (!t)
+		snprintf(tb, sizeof(tb), "SOCK_%u", type), t = tb;
+	snprintf(buf, len, "%s %s", f, t);
+	return buf;
+}
+
 void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 {
 	struct origin *o;
@@ -326,12 +350,22 @@ void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 		if ((o = attrib_fd_origin(a, e->ret))) {
 			attrib_fill_origin(a, o, e);
 			free(o->path);
-			o->path = e->path[0] ? strndup(e->path, sizeof(e->path)) : NULL;
+			o->is_socket = !!(e->arg1 & OOMS_SOCKET_TAG);
+			if (o->is_socket) {
+				char desc[64];
+
+				o->path = strdup(socket_desc(e->arg1, desc, sizeof(desc)));
+			} else {
+				o->path = e->path[0] ? strndup(e->path, sizeof(e->path)) : NULL;
+			}
 		}
 		if ((int64_t)e->arg0 >= 0 && (o = attrib_fd_origin(a, (int64_t)e->arg0))) {
+			char desc[64];
+
 			attrib_fill_origin(a, o, e);
 			free(o->path);
-			o->path = NULL;
+			o->is_socket = !!(e->arg1 & OOMS_SOCKET_TAG); /* socketpair's second */
+			o->path = o->is_socket ? strdup(socket_desc(e->arg1, desc, sizeof(desc))) : NULL;
 		}
 		if (e->java_pc)
 			java_asked(a, e, e->ret, (int64_t)e->arg0);
@@ -398,7 +432,7 @@ const char *ooms_attrib_fd_guess(struct ooms_attrib *a, int fd, char *buf, size_
 
 	if (!o || o->seen != 1)
 		return NULL;
-	if (o->path) { /* the path the open was given, taken in the kernel as it returned */
+	if (o->path && !o->is_socket) { /* the path the open was given, taken in the kernel as it returned */
 		snprintf(buf, len, "%s", o->path);
 		return buf;
 	}

@@ -29,7 +29,9 @@ struct origin {
 	uint8_t seen;   /* 1 = created after attach, 2 = there at attach */
 	uint8_t jstate; /* its Java stack: JS_* */
 	uint32_t jstack; /* index in a->jstacks when jstate is JS_GOT */
-	char *path;     /* fds: the path the open was given (owned), or NULL */
+	char *path;     /* fds: the path the open was given, or a socket's family and type
+			 * ("AF_INET SOCK_STREAM"; is_socket set) (owned), or NULL */
+	uint8_t is_socket;
 };
 
 enum { JS_NONE = 0, JS_ASKED, JS_GOT, JS_NO_JAVA, JS_SAMPLED };

@@ -282,6 +282,7 @@ struct item {
 	uint64_t start;
 	uint8_t seen;
 	const char *path; /* fds: the target; threads: the name as it is (group: folded) */
+	const char *sockdesc; /* sockets: family and type from the call that made it, or NULL */
 	uint32_t jstack;  /* the Java stack the shim reported for its creation (0: none) */
 	uint8_t jstate;
 	/* name of the thread that made it: a copy, since looking up a later fd
@@ -517,6 +518,35 @@ static void write_paths(struct json *j, struct item *it, struct span g)
 	free(p);
 }
 
+/* Sockets: their family and type (from the socket call), with counts. */
+static void write_families(struct json *j, struct item *it, struct span g)
+{
+	size_t n = g.end - g.begin, m = 0;
+	const char **p = calloc(n, sizeof(*p));
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (it[g.begin + i].sockdesc)
+			p[m++] = it[g.begin + i].sockdesc;
+	qsort(p, m, sizeof(*p), path_cmp);
+	json_key(j, "families");
+	json_arr(j);
+	for (size_t i = 0; i < m;) {
+		size_t k = i + 1;
+
+		while (k < m && !strcmp(p[k], p[i]))
+			k++;
+		json_obj(j);
+		json_kstr(j, "family", p[i]);
+		json_kuint(j, "count", k - i);
+		json_obj_end(j);
+		i = k;
+	}
+	json_arr_end(j);
+	free(p);
+}
+
 struct pattern {
 	char text[256];
 	const char *path; /* one of its paths */
@@ -597,6 +627,7 @@ int ooms_attrib_write_fds(struct ooms_attrib *a, const struct ooms_snapshot *s, 
 		it[i].group = ooms_fd_kind(s->fds[i].target, kinds[i], 64);
 		it[i].path = s->fds[i].target;
 		if (o) {
+			it[i].sockdesc = o->is_socket ? o->path : NULL;
 			it[i].stack = o->stack;
 			it[i].jstack = o->jstack;
 			it[i].jstate = o->jstate;
@@ -624,6 +655,8 @@ int ooms_attrib_write_fds(struct ooms_attrib *a, const struct ooms_snapshot *s, 
 		if (!strcmp(it[gr[g].begin].group, "file")) {
 			write_paths(&j, it, gr[g]);
 			write_patterns(&j, it, gr[g]);
+		} else if (!strcmp(it[gr[g].begin].group, "socket")) {
+			write_families(&j, it, gr[g]);
 		}
 		write_stack_groups(&j, a, it, gr[g], 0);
 		json_obj_end(&j);
