@@ -32,6 +32,14 @@ DT="$TARGETS/death_target"
   jq -e '.count == 0' "$TMP/run/failures.json"
 }
 
+@test "run -- a launcher whose worker lives a while: the worker has its own row in the table, by its name after its exec" {
+  run timeout 60 "$OOMSCOPE" run -o "$TMP/run" -- sh -c "'$TARGETS/fd_target' -n 100 -t 4 > '$TMP/worker.out'; true"
+  [ "$status" -eq 0 ]
+  grep -E '^ +\+[0-9]+ ' <<<"$output" | head -n 3 >&3
+  # a row: +PID, its RSS, VmSize, threads, fds (250 and its inherited ones) and its name now
+  grep -qE '^ +\+[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+/[0-9]+ +2[5-9][0-9]/[0-9]+ +[0-9]+ +fd_target$' <<<"$output"
+}
+
 @test "run --no-children: the worker is not followed" {
   run timeout 60 "$OOMSCOPE" run --no-children -o "$TMP/run" -- sh -c "ulimit -n 1024; '$DT' fds; true"
   [ "$status" -eq 0 ]

@@ -229,6 +229,10 @@ void coll_direct_write_end(struct coll *c);
 void coll_children_event(struct coll *c, const struct ooms_event *e);
 void coll_children_reap(struct coll *c);
 void coll_children_finish(struct coll *c, int target_ended);
+/* Under the target's row of the table: a row for each child watched (its
+ * last sample, from its timeline), the CHILD_ROWS with most fds, and a
+ * count of the rest. */
+void coll_children_rows(struct coll *c);
 /* the ring buffer alone (no crossings acted on): a long /proc read's tick */
 void coll_consume_ring(void *ctx);
 int coll_read_ring(struct coll *c);

@@ -217,3 +217,102 @@ void coll_children_finish(struct coll *c, int target_ended)
 		fprintf(stderr, "oomscope: %" PRIu64 " child process(es) not watched (--max-children %d)\n", c->kids_skipped,
 			c->o->max_children);
 }
+
+#define CHILD_ROWS 5
+
+struct kid_row {
+	const struct coll_kid *k;
+	struct run_sample s;
+	int have;
+};
+
+/* Its timeline's last sample (the file's last few KB: a sample a line). */
+static int last_sample(const struct coll_kid *k, struct run_sample *out)
+{
+	char path[4500], buf[16384];
+	struct json_object *o;
+	struct run_record r;
+	FILE *f;
+	long size;
+	size_t n;
+	char *p, *line = NULL;
+	int ok = 0;
+
+	snprintf(path, sizeof(path), "%s/" RUN_TIMELINE, k->dir);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0) {
+		long from = size > (long)sizeof(buf) - 1 ? size - (long)sizeof(buf) + 1 : 0;
+
+		if (fseek(f, from, SEEK_SET) == 0) {
+			n = fread(buf, 1, sizeof(buf) - 1, f);
+			buf[n] = 0;
+			for (p = buf; (p = strstr(p, "{\"type\":\"sample\"")); p++)
+				line = p;
+		}
+	}
+	fclose(f);
+	if (line && strchr(line, '\n')) {
+		*strchr(line, '\n') = 0;
+		if ((o = json_tokener_parse(line))) {
+			if (run_record_read(o, &r) == REC_SAMPLE) {
+				*out = r.u.sample;
+				out->thread_limit_src = out->heap_src = NULL; /* point into o */
+				ok = 1;
+			}
+			json_object_put(o);
+		}
+	}
+	return ok;
+}
+
+static int by_fds(const void *x, const void *y)
+{
+	const struct kid_row *a = x, *b = y;
+
+	return a->s.fds < b->s.fds ? 1 : a->s.fds > b->s.fds ? -1 : 0;
+}
+
+void coll_children_rows(struct coll *c)
+{
+	struct kid_row *rows;
+	size_t n = 0;
+
+	if (c->o->json || !c->nkids || !(rows = calloc(c->nkids, sizeof(*rows))))
+		return;
+	for (size_t i = 0; i < c->nkids; i++)
+		if (!c->kids[i].ended) {
+			rows[n].k = &c->kids[i];
+			rows[n].have = last_sample(&c->kids[i], &rows[n].s);
+			n++;
+		}
+	qsort(rows, n, sizeof(*rows), by_fds);
+	for (size_t i = 0; i < n && i < CHILD_ROWS; i++) {
+		char who[32], th[32], fd[32], path[64], comm[64] = "", safe[160];
+		const struct run_sample *s = &rows[i].s;
+		FILE *f;
+
+		/* its name now (the one it had when held may be its launcher's, before an exec) */
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)rows[i].k->target);
+		if ((f = fopen(path, "r"))) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = 0;
+			comm[strcspn(comm, "\n")] = 0;
+			fclose(f);
+		}
+		text_term_safe(safe, sizeof(safe), comm[0] ? comm : rows[i].k->name);
+		snprintf(who, sizeof(who), "+%d", (int)rows[i].k->target);
+		if (!rows[i].have) {
+			printf("%8s %s: attaching\n", who, safe);
+			continue;
+		}
+		snprintf(th, sizeof(th), "%" PRId64 "/%" PRId64, s->threads, s->thread_limit);
+		snprintf(fd, sizeof(fd), "%" PRId64 "/%" PRId64, s->fds, s->fd_limit);
+		printf("%8s %9.1f %10.1f %15s %15s %7" PRIu64 " %15s\n", who, s->rss_kb / 1024.0, s->vmsize_kb / 1024.0, th,
+		       fd, s->ringbuf_drops + s->set_full_drops, safe);
+	}
+	if (n > CHILD_ROWS)
+		printf("%8s %zu more child process(es) watched\n", "+", n - CHILD_ROWS);
+	fflush(stdout);
+	free(rows);
+}

@@ -330,8 +330,10 @@ int coll_take_sample(struct coll *c)
 	}
 
 	emit_sample(c, &smp);
-	if (!c->o->json)
+	if (!c->o->json) {
 		coll_print_row(&smp);
+		coll_children_rows(c);
+	}
 	if (full)
 		coll_check_drift(c, &s, &smp);
 	else /* the counts agreed a moment ago */
