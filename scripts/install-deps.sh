@@ -23,6 +23,8 @@ PKGS=(
   bats jq binutils xz-utils procps python3
   # tests: a musl-linked program loads the shim (it links no libc)
   musl-tools
+  # tests: third-party programs driven to their limits (tests/bats/third_party.bats)
+  stress-ng
   # tests: a stock Debian kernel in a VM (scripts/vm.sh), for the hooks this one refuses
   qemu-system-x86 debootstrap e2fsprogs
   # bench
