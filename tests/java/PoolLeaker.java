@@ -81,7 +81,7 @@ public class PoolLeaker {
             case "metaspace": {
                 PluginLoader l = new PluginLoader();
                 PluginRegistry.LOADERS.add(l);
-                PluginRegistry.PLUGINS.add(l.definePlugin());
+                l.definePlugin(); // held by its loader alone: the paths to the loaders stay the proxies'
                 PluginRegistry.PLUGINS.add(Proxy.newProxyInstance(l, new Class<?>[] {Plugin.class, Runnable.class},
                     (p, m, a) -> null));
                 return 4096; // about what a loader and its proxy class take of metaspace
