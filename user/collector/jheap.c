@@ -108,10 +108,40 @@ static void oom_printed(struct ooms_jheap *j, double t, const struct ooms_rt_eve
 	j->oom_t = t;
 	snprintf(j->oom_msg, sizeof(j->oom_msg), "%s", msg);
 	snprintf(j->oom_thread, sizeof(j->oom_thread), "%s", thread);
+	if (j->arm) { /* the shim's line about it may still be on its way */
+		jheap_printed_flush(j);
+		j->printed.pending = 1;
+		j->printed.t = t;
+		j->printed.tid = e->tid;
+		snprintf(j->printed.msg, sizeof(j->printed.msg), "%s", msg);
+		snprintf(j->printed.thread, sizeof(j->printed.thread), "%s", thread);
+		return;
+	}
 	j->io.emit(j->io.ctx, run_record_body, &r);
 	if (j->io.say)
 		j->io.say(j->io.ctx, "!! OutOfMemoryError printed by thread %s (tid %u): %s (seen on stderr only: no probe of "
 				     "the runtime's saw it thrown)", thread, e->tid, msg);
+}
+
+void jheap_printed_flush(struct ooms_jheap *j)
+{
+	struct run_record r = {.type = REC_OOM, .u.oom = {.t = j->printed.t, .bytes = RUN_NONE, .source = "stderr",
+							  .tid = j->printed.tid, .thread = j->printed.thread,
+							  .message = j->printed.msg}};
+
+	if (!j->printed.pending)
+		return;
+	j->printed.pending = 0;
+	j->io.emit(j->io.ctx, run_record_body, &r);
+	if (j->io.say)
+		j->io.say(j->io.ctx, "!! OutOfMemoryError printed by thread %s (tid %u): %s (seen on stderr only: no probe of "
+				     "the runtime's saw it thrown)", j->printed.thread, j->printed.tid, j->printed.msg);
+}
+
+void jheap_printed_seen(struct ooms_jheap *j, const char *msg)
+{
+	if (j->printed.pending && jheap_same_oom(j->printed.msg, msg))
+		j->printed.pending = 0;
 }
 
 static int handle_rt(void *ctx, void *data, size_t size)

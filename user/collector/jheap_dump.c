@@ -149,7 +149,10 @@ static void arm_lines(struct ooms_jheap *j)
 			j->ooms++;
 			j->oom_t = r.u.oom.t;
 			snprintf(j->oom_msg, sizeof(j->oom_msg), "%.*s", (int)sizeof(j->oom_msg) - 1, what);
+		} else if (j->printed.pending && jheap_same_oom(j->printed.msg, what)) {
+			j->ooms_printed_only--; /* printed, and thrown where the shim saw it */
 		}
+		jheap_printed_seen(j, what);
 		j->io.emit(j->io.ctx, run_record_body, &r);
 		if (j->io.say)
 			j->io.say(j->io.ctx, "!! OutOfMemoryError (%s) in Java thread \"%s\" at %.*s%s", what, thread,
@@ -235,6 +238,7 @@ void ooms_jheap_finish(struct ooms_jheap *j, int wait_s)
 		ooms_oomdump_free(j->arm);
 		j->arm = NULL;
 	}
+	jheap_printed_flush(j); /* no line from the shim came about it */
 	if (!j->running)
 		return;
 	if (j->io.say)

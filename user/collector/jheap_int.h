@@ -88,6 +88,16 @@ struct ooms_jheap {
 	int ooms;              /* OutOfMemoryErrors the runtime raised (probe) */
 	double oom_t;          /* the last one's time, message and thread */
 	char oom_msg[OOMS_RT_MSG_LEN + 1], oom_thread[200];
+	/* An error seen printed on stderr while the shim is armed: its record
+	 * waits for the shim's line about it (the hook writes that line before
+	 * the error can be printed, but it comes on another channel), and is
+	 * dropped when that comes; else written at the end (jheap_printed_flush). */
+	struct {
+		int pending;
+		double t;
+		uint32_t tid;
+		char msg[OOMS_RT_MSG_LEN + 1], thread[OOMS_RT_NAME_LEN + 1];
+	} printed;
 	char oom_dump[4300];   /* the dump taken at the throw, "" if none */
 	uint8_t perf[65536];
 };
@@ -108,5 +118,10 @@ static inline const char *jheap_ext(const struct ooms_jheap *j)
 {
 	return j->o.codec == HPROF_GZIP ? ".gz" : j->o.codec == HPROF_XZ ? ".xz" : "";
 }
+
+void jheap_printed_flush(struct ooms_jheap *j);
+/* A runtime's or the shim's record of the error msg: a printed one waiting
+ * for it is not written. */
+void jheap_printed_seen(struct ooms_jheap *j, const char *msg);
 
 #endif
