@@ -34,7 +34,9 @@ static const char *script(struct ooms_detector *d, enum ooms_rule rule, enum fig
 		struct ooms_crossing x[RULE_MAX];
 		struct ooms_sample s = tmpl;
 		size_t k;
+		static double clock_s;
 
+		s.t = clock_s += 1; /* a poll a second */
 		if (f == FDS)
 			s.fds = v[i];
 		else if (f == THREADS)
@@ -63,6 +65,7 @@ static void test_defaults(void)
 
 	memset(&c, 0xa5, sizeof(c));
 	ooms_detect_defaults(&c);
+	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
 	TAP_EQ_INT(c.thread_count_limit, 750, "default thread count limit 750 (KOOM 2.x)");
 	TAP_EQ_INT(c.thread_count_gap, 50, "default thread count gap 50");
 	TAP_EQ_INT(c.thread_count_polls, 3, "default thread count polls 3");
@@ -92,6 +95,7 @@ static void test_fd_count(void)
 	struct ooms_sample q = quiet();
 
 	ooms_detect_defaults(&c);
+	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
 	c.fd_ratio = 0; /* isolate the count rule */
 
 	ooms_detect_init(&d, &c);
@@ -159,6 +163,7 @@ static void test_unknown(void)
 	struct ooms_sample q = quiet();
 
 	ooms_detect_defaults(&c);
+	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
 	c.fd_ratio = 0;
 
 	ooms_detect_init(&d, &c);
@@ -173,6 +178,7 @@ static void test_unknown(void)
 		   "a dip across an unknown poll is measured from the last known figure");
 
 	ooms_detect_defaults(&c);
+	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
 	ooms_detect_init(&d, &c);
 	q.fd_limit = 1024;
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 973, -1, 980, 800, -1, 990), "F....F",
@@ -213,6 +219,7 @@ static void test_thread_count(void)
 	struct ooms_sample q = quiet();
 
 	ooms_detect_defaults(&c);
+	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
 	c.thread_ratio = 0;
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_THREAD_COUNT, THREADS, q, 750, 760, 770, 780, 600, 751, 752, 753),
@@ -246,6 +253,7 @@ static void test_fd_ratio(void)
 	struct ooms_sample q = quiet();
 
 	ooms_detect_defaults(&c);
+	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
 	q.fd_limit = 1024; /* ceil(0.95 * 1024) = ceil(972.8) = 973 */
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 972), ".", "972 of 1024 is under 95%%");
@@ -294,6 +302,33 @@ static void test_fd_ratio(void)
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 999, 1000), "..", "negative fd_ratio disables the rule");
 }
 
+/* The default re-arm: the figure must stay under 90 % of the threshold for
+ * 30 s; a table that fills and empties every few seconds is one crossing. */
+static void test_rearm_time(void)
+{
+	struct ooms_detect_config c;
+	struct ooms_detector d;
+	struct ooms_sample q = quiet();
+
+	ooms_detect_defaults(&c);
+	TAP_OK(c.rearm_s == 30, "default re-arm after 30 s under");
+	q.fd_limit = 1024;
+	ooms_detect_init(&d, &c);
+	/* full, empty, full... a poll a second: one crossing, recurrences */
+	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 1024, 3, 1024, 3, 1024, 3, 1024), "F......",
+		   "fd_ratio: a table filled and emptied each second is one crossing");
+	TAP_EQ_INT((int)ooms_detect_recurred(&d, RULE_FD_RATIO), 3, "... held again 3 times");
+	/* 30 polls (30 s) under, then full again: a new crossing */
+	ooms_detect_init(&d, &c);
+	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 1024, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+			  3, 3, 3, 3, 3, 3, 3, 3, 3, 1024),
+		   "F" "..............................." "F", "fd_ratio: under for 31 s, then full: a new crossing");
+	ooms_detect_init(&d, &c);
+	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 1024, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 900, 3, 3, 3, 3, 3, 3,
+			  3, 3, 3, 3, 3, 3, 3, 3, 1024),
+		   "F" "..............................", "a poll over the lower mark (900 of 973) restarts the 30 s");
+}
+
 static void test_thread_ratio(void)
 {
 	struct ooms_detect_config c;
@@ -301,6 +336,7 @@ static void test_thread_ratio(void)
 	struct ooms_sample q = quiet();
 
 	ooms_detect_defaults(&c);
+	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
 	q.thread_limit = 1000; /* 0.90 * 1000 is 900.0000000000001 in doubles: still 900 */
 	q.thread_limit_src = "threads-max";
 	ooms_detect_init(&d, &c);
@@ -347,6 +383,7 @@ static void test_vmsize(void)
 	struct ooms_sample q = quiet();
 
 	ooms_detect_defaults(&c);
+	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_VMSIZE, VMSIZE, q, 3700000, 9000000), "..",
 		   "vmsize: off for a 64-bit target by default");
@@ -382,6 +419,7 @@ static void test_many(void)
 	size_t k;
 
 	ooms_detect_defaults(&c);
+	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
 	s.threads = 800;
 	s.thread_limit = 800;
 	s.thread_limit_src = "--thread-limit";
@@ -453,6 +491,7 @@ int main(void)
 	test_thread_count();
 	test_fd_ratio();
 	test_thread_ratio();
+	test_rearm_time();
 	test_vmsize();
 	test_many();
 	return tap_done();

@@ -20,6 +20,7 @@ void ooms_detect_defaults(struct ooms_detect_config *cfg)
 	cfg->thread_ratio = 0.90;
 	cfg->vmsize_limit_kb = 3650000;
 	cfg->vmsize_limit_64bit = 0;
+	cfg->rearm_s = 30;
 }
 
 void ooms_detect_init(struct ooms_detector *d, const struct ooms_detect_config *cfg)
@@ -30,6 +31,7 @@ void ooms_detect_init(struct ooms_detector *d, const struct ooms_detect_config *
 		d->st[r].count = 0;
 		d->st[r].last = -1;
 		d->st[r].armed = 1;
+		d->st[r].below_since = -1;
 	}
 }
 
@@ -210,8 +212,12 @@ static size_t feed(struct ooms_detector *d, const struct ooms_sample *s, struct 
 		if (v == SKIP)
 			continue;
 		if (!st->armed) {
-			if (v == NOT && x.value < st->rearm_below)
-				st->armed = 1; /* fell back well under: may fire again */
+			if (x.value >= st->rearm_below)
+				st->below_since = -1;
+			else if (st->below_since < 0)
+				st->below_since = s->t;
+			if (v == NOT && x.value < st->rearm_below && s->t - st->below_since >= d->cfg.rearm_s)
+				st->armed = 1; /* fell back well under, and stayed: may fire again */
 			else if (v == HOLDS && x.value >= st->refire_at)
 				step = 1;
 			else if (v == HOLDS && !st->held)
@@ -231,6 +237,7 @@ static size_t feed(struct ooms_detector *d, const struct ooms_sample *s, struct 
 				 (long long)st->fired_value);
 		}
 		st->armed = 0;
+		st->below_since = -1;
 		st->fired_value = x.value;
 		st->rearm_below = x.limit - x.limit / 10;
 		st->refire_at = x.value + step_of(d, (enum ooms_rule)r, s);

@@ -29,6 +29,8 @@ struct ooms_detect_config {
 	double thread_ratio;          /* default 0.90; <= 0 disables */
 	int64_t vmsize_limit_kb;      /* default 3,650,000 for 32-bit targets; 0 = off */
 	int vmsize_limit_64bit;       /* apply vmsize_limit_kb to 64-bit targets too */
+	double rearm_s;               /* default 30: a rule re-arms once its figure has stayed under
+				       * 90 % of its threshold this long (0: at once) */
 };
 
 /* A rule that crossed. The reason is a complete sentence with the numbers. */
@@ -48,6 +50,7 @@ struct ooms_rule_state {
 	 * the figure reaches refire_at (a further step) first */
 	int64_t rearm_below, refire_at, fired_value;
 	int held;          /* it held at the last look */
+	double below_since; /* when the figure went under rearm_below (-1: it is not) */
 	uint64_t recurred; /* it held again while disarmed (a count oscillating at a limit) */
 };
 
@@ -61,10 +64,11 @@ void ooms_detect_init(struct ooms_detector *d, const struct ooms_detect_config *
 
 /* Feed one sample. Writes up to max crossings into out; returns how many.
  * A rule fires once when it starts to hold, then again only after its
- * figure fell under 90 % of the threshold it crossed, or when the figure
- * rose a further step while it held (10 % of the hard limit for the ratio
- * rules and VmSize, the rule's own limit for the count rules): a count
- * oscillating at a limit is one crossing, with its recurrences counted. */
+ * figure stayed under 90 % of the threshold it crossed for rearm_s (30 s),
+ * or when the figure rose a further step while it held (10 % of the hard
+ * limit for the ratio rules and VmSize, the rule's own limit for the count
+ * rules): a count oscillating at a limit, or one that fills and empties
+ * its table every second, is one crossing, its recurrences counted. */
 size_t ooms_detect_feed(struct ooms_detector *d, const struct ooms_sample *s,
 			struct ooms_crossing *out, size_t max);
 
