@@ -131,6 +131,8 @@ size_t ooms_failures_take_pending(struct ooms_failures *f, size_t *idx, size_t m
 {
 	size_t n = f->npend < max ? f->npend : max;
 
+	if (!n)
+		return 0;
 	memcpy(idx, f->pend, n * sizeof(*idx));
 	for (size_t i = 0; i < n; i++)
 		f->g[idx[i]].pending = 0;

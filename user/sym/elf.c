@@ -249,7 +249,10 @@ int symelf_elf_read(int fd, struct elfinfo *e, int all_names)
 				break;
 			if (ph.p_type == PT_LOAD && ph.p_filesz)
 				e->loads[e->nloads++] = (struct load){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
-			else if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && ph.p_memsz)
+			/* code with fewer bytes in the file than in memory: a debug file's
+			 * (objcopy keeps only the headers' part of a segment that starts
+			 * the file, as arm64's code segment does) */
+			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && ph.p_memsz > ph.p_filesz)
 				e->nobits_text[e->nnobits_text++] = (struct load){ ph.p_offset, ph.p_vaddr, ph.p_memsz };
 			else if (ph.p_type == PT_NOTE && !e->build_id)
 				find_build_id(e, elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
