@@ -15,6 +15,7 @@
 
 #include "collect.h"
 #include "collector/attrib.h"
+#include "collector/failures.h"
 #include "collector/stacks.h"
 #include "collector/syscall_table.h"
 #include "proc/procfs.h"
@@ -561,6 +562,49 @@ static void test_direct_blocks(void)
 	ooms_sym_free(sym);
 }
 
+/* Failure storms on the terminal (failures.c): each group pending once per
+ * batch, said at its first failure then at most every 5 s with the count
+ * since; a kernel key's count shared out among its groups by what each sent. */
+static void test_failure_storms(void)
+{
+	struct ooms_symbolizer *sym = ooms_sym_new(getpid());
+	struct ooms_attrib *a = ooms_attrib_new(getpid(), ARCH_X86_64, sym);
+	struct ooms_failures *f = ooms_failures_new(a, ARCH_X86_64);
+	struct ooms_event e;
+	struct ooms_fail_key k1 = {7, 257, 24, 0};
+	size_t idx[8], n;
+	uint64_t since = 0;
+	const uint64_t s = 1000000000ull;
+	int first = 0;
+
+	memset(&e, 0, sizeof(e));
+	e.version = OOMS_EVENT_VERSION;
+	e.type = EV_CALL_FAIL;
+	e.ret = -24; /* EMFILE */
+	e.nr = 257;  /* openat */
+	for (int i = 0; i < 5; i++) { /* key 7 three times, key 8 twice */
+		e.arg1 = (uint64_t)(i < 3 ? 7 : 8) << 32;
+		e.ts_ns = (uint64_t)i + 1;
+		ooms_failures_event(f, &e, sizeof(e), &first);
+	}
+	n = ooms_failures_take_pending(f, idx, 8);
+	TAP_EQ_INT((int)n, 2, "two groups pending, each once");
+	TAP_EQ_INT((int)ooms_failures_take_pending(f, idx + 2, 6), 0, "then none");
+	TAP_OK(ooms_failures_say(f, idx[0], 10 * s, 5 * s, 3, &since) && since == 3, "first failure said (3 so far)");
+	TAP_OK(!ooms_failures_say(f, idx[0], 12 * s, 5 * s, 900, &since), "not again within 5 s");
+	TAP_OK(ooms_failures_say(f, idx[0], 15 * s, 5 * s, 1000, &since) && since == 997, "after 5 s: 997 more");
+	TAP_OK(!ooms_failures_say(f, idx[0], 30 * s, 5 * s, 1000, &since), "nothing new: not said");
+	/* the kernel counted 1003 of key 7 (three sent): all its group's, exact */
+	ooms_failures_set_count(f, &k1, 1003);
+	TAP_EQ_INT((int)ooms_failures_total(f), 1003 + 2, "the key's exact count, the other group's two");
+	TAP_OK(!ooms_failures_shared(f, idx[0]) && !ooms_failures_group(f, idx[0])->estimated,
+	       "one group to a key: exact, not estimated");
+	TAP_EQ_INT((int)ooms_failures_estimate(f, idx[0], 2000), 2000, "its estimate is the key's count");
+	ooms_failures_free(f);
+	ooms_attrib_free(a);
+	ooms_sym_free(sym);
+}
+
 int main(void)
 {
 	test_syscall_tables();
@@ -574,5 +618,6 @@ int main(void)
 	test_maps_replay();
 	test_fold_numbers();
 	test_direct_blocks();
+	test_failure_storms();
 	return tap_done();
 }
