@@ -29,13 +29,13 @@ load helpers
     and ([.groups[].count] | add) == $m
     and ([.groups[] | select(.called_by | test("^storm_site_")) | select(.count > 0 and .count_estimated)] | length) == 6' \
     "$TMP/run/failures.json"
-  # the fd count oscillated at the limit (32 <-> 29) all along: one fd_ratio crossing, its
-  # recurrences counted, one snapshot
+  # the fd count oscillated at the limit (full 2 s, three free 2 s: each stretch outlasts the
+  # 1 s sampling): one fd_ratio crossing, its recurrences counted, one snapshot
   local tl="$TMP/run/timeline.jsonl"
   grep '"type":"crossing"' "$tl" | jq -c '{t, rule, value, wrote}' >&3
   grep '"type":"end"' "$tl" | jq -c '.recurrences' >&3
   [ "$(grep '"type":"crossing"' "$tl" | jq -s 'map(select(.rule == "fd_ratio")) | length')" -eq 1 ]
-  grep '"type":"end"' "$tl" | jq -e '.recurrences.fd_ratio >= 3'
+  grep '"type":"end"' "$tl" | jq -e '.recurrences.fd_ratio >= 1'
   [ "$(ls "$TMP/run" | grep -c '^fds-[0-9]*\.json$')" -le 3 ]
   # the scratch files (unlinked once open), one pattern in the crossing's snapshot, with examples
   local snap; snap=$(grep '"type":"crossing"' "$tl" | jq -r 'select(.rule == "fd_ratio") | .wrote')

@@ -5,9 +5,10 @@
  * numbered temp files DIR/storm-PID-N, each unlinked once open, as a
  * program's scratch files are), prints "storm pid=N",
  * then for SECONDS seconds calls each of six functions in turn, each
- * opening /dev/null and failing with EMFILE, as fast as it can; every 64
- * rounds it closes three fds for 2 ms and opens them again (a count
- * oscillating at its limit, as a worker's that frees a few and retries).
+ * opening /dev/null and failing with EMFILE, as fast as it can; every 4 s
+ * it closes three fds for 2 s (and waits meanwhile) and opens them
+ * again (a count oscillating at its limit, as a worker's that frees a few
+ * and retries; each low stretch outlasts a 1 s sampling interval).
  * Prints
  * "storm done failures=N" (every failing call made) and exits 0. */
 #define _GNU_SOURCE
@@ -77,7 +78,19 @@ int main(int argc, char **argv)
 		}
 	}
 	end = now_s() + seconds;
+	double low_at = now_s() + 2, high_at = 0; /* 2 s full, 2 s with three fds free, ... */
 	for (unsigned long round = 1; now_s() < end; round++) {
+		if (high_at) { /* three free: it waits, as a worker that freed some does */
+			usleep(10000);
+			if (now_s() >= high_at) {
+				for (int k = 0; k < 3; k++)
+					if (open("/dev/null", O_RDONLY | O_CLOEXEC) < 0)
+						failures++; /* not expected: counted with the rest */
+				high_at = 0;
+				low_at = now_s() + 2;
+			}
+			continue;
+		}
 		for (int i = 0; i < 6; i++) {
 			int fd = sites[(i + round) % 6](); /* each site first in turn */
 
@@ -86,14 +99,11 @@ int main(int argc, char **argv)
 			else if (errno == EMFILE)
 				failures++;
 		}
-		if (round % 64 == 0) {
+		if (round % 64 == 0 && now_s() >= low_at) {
 			close(29);
 			close(30);
 			close(31);
-			usleep(2000);
-			for (int k = 0; k < 3; k++)
-				if (open("/dev/null", O_RDONLY | O_CLOEXEC) < 0)
-					failures++; /* not expected: counted with the rest */
+			high_at = now_s() + 2;
 		}
 	}
 	printf("storm done failures=%lu\n", failures);
