@@ -27,7 +27,7 @@ DT="$TARGETS/death_target"
   # and the launcher's terminal said how the worker's run went
   grep -qE "^ *[0-9.]+ child [0-9]+ \([^)]*\): .*SIGABRT.*1 crossing\(s\), 1 failing call\(s\) -> $dir$" <<<"$output"
   # the launcher's report links the worker's
-  grep -q "<a href=\"children/${dir##*/}/report.html\">" "$TMP/run/report.html"
+  grep -q "<a href=\"children/${dir##*/}/report.html\">${dir##*/}</a>: killed by SIGABRT that it sent itself (abort()); 1 crossing, 1 failing call</li>" "$TMP/run/report.html"
   # the launcher's own run: no failure of its own
   jq -e '.count == 0' "$TMP/run/failures.json"
 }

@@ -525,11 +525,35 @@ static void children(FILE *f, const struct rundata *rd)
 		fprintf(f, "<h2>Child processes</h2>\n<p class=\"sub\">Each watched as a target of its own, from its "
 			   "first followed syscall on.</p>\n<ul>\n");
 		for (size_t i = 0; i < n; i++) {
+			struct rundata kid;
+			char err[256], kdir[4400];
+
 			fprintf(f, "<li><a href=\"children/");
 			esc_html(f, names[i]);
 			fprintf(f, "/report.html\">");
 			esc_html(f, names[i]);
-			fprintf(f, "</a></li>\n");
+			fprintf(f, "</a>");
+			/* its story in a line: how it ended, its crossings, its failing calls */
+			snprintf(kdir, sizeof(kdir), "%s/children/%s", rd->dir, names[i]);
+			memset(&kid, 0, sizeof(kid));
+			if (rundata_load(&kid, kdir, err, sizeof(err)) == 0) {
+				struct json_object *v;
+				size_t crossings = 0;
+
+				for (size_t k = 0; k < kid.nevents; k++)
+					crossings += kid.events[k].kind == REC_CROSSING;
+				fprintf(f, ": ");
+				if (kid.death && json_object_object_get_ex(kid.death, "how", &v))
+					esc_html(f, json_object_get_string(v));
+				else
+					esc_html(f, kid.ended ? kid.end_reason : "no end recorded");
+				fprintf(f, "; %zu crossing%s", crossings, crossings == 1 ? "" : "s");
+				if (kid.failures && json_object_object_get_ex(kid.failures, "count", &v))
+					fprintf(f, ", %" PRId64 " failing call%s", json_object_get_int64(v),
+						json_object_get_int64(v) == 1 ? "" : "s");
+				rundata_free(&kid);
+			}
+			fprintf(f, "</li>\n");
 		}
 		fprintf(f, "</ul>\n");
 	}
