@@ -84,6 +84,7 @@ crossing_then_dump() {
   # built by java.nio.Bits, not the VM: the shim's hook on OutOfMemoryError's constructors saw
   # it, with its kind and where it was made; the app printing it is not a second error
   grep '"type":"oom"' "$TMP/direct/timeline.jsonl" | jq -c '{t, source, kind, message, tid}'
+  grep -iE 'arm|shim' "$TMP/direct.out" | head -n 5
   grep '"type":"oom"' "$TMP/direct/timeline.jsonl" | jq -se 'length == 1 and .[0].source == "shim" and .[0].kind == "direct"
     and (.[0].message | test("^Cannot reserve [0-9]+ bytes of direct buffer memory"))
     and (.[0].java_stack[0] | startswith("java.nio.Bits.reserveMemory"))

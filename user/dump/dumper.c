@@ -556,13 +556,16 @@ int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result 
 		snprintf(res->error, sizeof(res->error), "cannot start the dump's reader: %s", strerror(-e));
 		return e;
 	}
-	/* the shim's socket opens once the JVM is up: ask until it answers */
+	/* the shim's socket opens once the JVM is up, and a JVM starting on a
+	 * loaded machine may take longer than the wait to answer: ask until it
+	 * does (or says no, or is gone) */
 	for (;;) {
 		struct pollfd p = {cancel_fd, POLLIN, 0};
 
+		line[0] = 0;
 		e = shim_client_armfd(rq->pid, pump.wr, rq->op == HPROF_OP_STRIP_KOOM ? "koom" : "app", (int)rq->text_bytes,
 				      &conn, line, sizeof(line), 5000);
-		if (!e || (e != -ENOENT && e != -ECONNREFUSED) || !proc_alive(rq->pid))
+		if (!e || (e != -ENOENT && e != -ECONNREFUSED && e != -ETIMEDOUT && e != -EAGAIN) || !proc_alive(rq->pid))
 			break;
 		if (poll(&p, 1, 200) != 0) {
 			dump_pump_finish(&pump);
