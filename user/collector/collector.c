@@ -342,6 +342,8 @@ static int start(struct coll *c)
 		coll_err("out of memory");
 		return -1;
 	}
+	if (c->launched && c->o->java.shim) /* it was given -agentpath (prepare) */
+		ooms_jheap_shim_preloaded(c->jheap);
 	if (ooms_jheap_attach(c->jheap, c->rb))
 		return -1;
 	coll_direct_try(c);

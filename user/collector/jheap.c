@@ -416,7 +416,7 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 
 		j->io.emit(j->io.ctx, run_record_body, &r);
 	}
-	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT &&
+	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT && !j->shim_preloaded &&
 	    shim_client_load_hotspot(j->pid, shim_client_library(), err, sizeof(err))) {
 		fprintf(stderr, "oomscope: --shim: %s\n", err);
 		return -1;
@@ -435,6 +435,11 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 enum ooms_rt_kind ooms_jheap_runtime(const struct ooms_jheap *j)
 {
 	return j->found ? j->rt.kind : OOMS_RT_NATIVE;
+}
+
+void ooms_jheap_shim_preloaded(struct ooms_jheap *j)
+{
+	j->shim_preloaded = 1;
 }
 
 const char *ooms_jheap_lib(const struct ooms_jheap *j)

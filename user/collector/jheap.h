@@ -60,6 +60,10 @@ void ooms_jheap_free(struct ooms_jheap *j);
 /* Finds the runtime and attaches its probes to rb (once found; call until
  * it is): 0, or -1 on a failure worth stopping for (message said). */
 int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb);
+/* The target loads the shim itself (run --shim: -agentpath in
+ * JAVA_TOOL_OPTIONS): it is waited for, never attach-loaded, however long
+ * the JVM takes to open its socket. */
+void ooms_jheap_shim_preloaded(struct ooms_jheap *j);
 /* The runtime found ("native" until then). */
 enum ooms_rt_kind ooms_jheap_runtime(const struct ooms_jheap *j);
 /* Its library as the target maps it (libjvm.so, libart.so), "" until found. */

@@ -65,6 +65,7 @@ struct ooms_jheap {
 	/* direct buffer memory, as the shim last sent it (ooms_jheap_note_direct) */
 	int64_t direct_used, direct_max;
 	int64_t direct_limit_seen; /* the last sample's direct memory limit (-1: none yet) */
+	int shim_preloaded;        /* the target loads the shim itself (-agentpath) */
 	struct ooms_gc_rule gc_rule;
 	/* dumps */
 	int efd;
