@@ -132,7 +132,8 @@ watch_in_cgroup() {
   # the mappings: read when the OOM killer chose it, or (gone first) the last reading
   # with the large mmaps and munmaps seen since: either way the leak's
   jq -e '.largest[0].bytes > 50000000 and (.mappings_from == "proc" or .mappings_from == "proc+events")' "$d/vmsize.json" ||
-    { jq -c '{mappings_from, mappings_replayed, largest: [.largest[0:3][] | {start, bytes}]}' "$d/vmsize.json" >&3; false; }
+    { jq -c '{mappings_from, mappings_replayed, maps_replay_partial, largest: ((.largest // [])[0:3] | map({start, bytes}))}' \
+        "$d/vmsize.json" >&3; ls "$d" >&3; grep -E '"type":"(end|death)"' "$d/timeline.jsonl" >&3; false; }
   grep -q "how it ended: PID $pid killed by the kernel's OOM killer (memory cgroup .* at its limit of 64.0 MB)" "$TMP/w.out"
 }
 
@@ -158,6 +159,7 @@ watch_in_cgroup() {
   # the mappings: read when the OOM killer chose it, or (gone first) the last reading
   # with the large mmaps and munmaps seen since: either way the leak's
   jq -e '.largest[0].bytes > 50000000 and .mappings_from == "proc+events" and .mappings_replayed >= 50' "$d/vmsize.json" ||
-    { jq -c '{mappings_from, mappings_replayed, largest: [.largest[0:3][] | {start, bytes}]}' "$d/vmsize.json" >&3; false; }
+    { jq -c '{mappings_from, mappings_replayed, maps_replay_partial, largest: ((.largest // [])[0:3] | map({start, bytes}))}' \
+        "$d/vmsize.json" >&3; ls "$d" >&3; grep -E '"type":"(end|death)"' "$d/timeline.jsonl" >&3; false; }
   grep -q "how it ended: PID $pid killed by the kernel's OOM killer (memory cgroup .* at its limit of 64.0 MB)" "$TMP/w.out"
 }
