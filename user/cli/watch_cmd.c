@@ -100,7 +100,7 @@ static const struct cli_opt options[] = {
 	 "uprobe mode: return probes too, for the address, and a\nprobe on free: the report says which blocks are live"},
 	{"stack-depth", 0, required_argument, OPT_STACKDEPTH, "N", "frames kept per big allocation (default 20, up to 40)"},
 	{"ringbuf-size", 0, required_argument, OPT_RINGBUF, "BYTES",
-	 "ring buffer for creation events (default 8M; rounded up to\na power of two pages); drops are counted either way"},
+	 "ring buffer for creation events (default 16M; rounded up to\na power of two pages); drops are counted either way"},
 	{"syscall-hook", 0, required_argument, OPT_SYSHOOK, "H",
 	 "where syscall results come from, cheapest for other\nprocesses first: fexit (on the followed syscalls' handlers),\n"
 	 "syscalls (their syscalls:sys_exit_* tracepoints), kprobe\n(kretprobes on their handlers: Android's GKI kernels),\n"

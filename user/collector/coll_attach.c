@@ -68,7 +68,8 @@ void coll_explain_bpf_error(const char *what, int e)
 uint32_t coll_ringbuf_bytes(const struct ooms_watch_opts *o)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	uint32_t size = o->ringbuf_bytes ? (uint32_t)page : 8u << 20;
+	/* 16 MiB: about 20,000 events (each carries an open's path) */
+	uint32_t size = o->ringbuf_bytes ? (uint32_t)page : 16u << 20;
 
 	/* a power of two and a multiple of the page size (16 KiB pages exist) */
 	while (size < (o->ringbuf_bytes ? o->ringbuf_bytes : (uint64_t)page * 64))
