@@ -124,7 +124,7 @@ alloc_line() {
 direct_sites() {
   local tl="$TMP/$1/timeline.jsonl" f="$TMP/$1/direct-1.json"
   grep '"type":"crossing"' "$tl" | jq -e '.sites == "direct-1.json"'
-  jq -c '{live_bytes, blocks, untracked, sites_total, top: (.sites[0] | {bytes, blocks, created_by})}' "$f"
+  jq -c '{live_bytes, blocks, untracked, sites_total, sites: [.sites[:4][] | {bytes, blocks, created_by, java_stack}]}' "$f"
   local value; value=$(grep '"type":"crossing"' "$tl" | jq '.value')
   jq -e --argjson v "$value" '.live_bytes + 1048576 > $v and .untracked == 0 and .limit == 100663296
     and ([.sites[].bytes] | add) == .live_bytes and ([.sites[].blocks] | add) == .blocks

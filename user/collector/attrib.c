@@ -222,6 +222,15 @@ size_t ooms_attrib_java_pending(const struct ooms_attrib *a)
 	return n;
 }
 
+size_t ooms_attrib_java_pending_until(const struct ooms_attrib *a, uint64_t until_ns)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->njp; i++)
+		n += a->jp[i].type != 0 && a->jp[i].ts_ns <= until_ns;
+	return n;
+}
+
 void ooms_attrib_java_runtime(struct ooms_attrib *a, int yes)
 {
 	a->java_runtime = yes;

@@ -50,6 +50,8 @@ uint64_t ooms_attrib_events(const struct ooms_attrib *a);
 void ooms_attrib_java_report(struct ooms_attrib *a, uint32_t tid, uint64_t sp, uint64_t pc, const char *frames);
 /* Events whose Java stack was asked and has not come yet. */
 size_t ooms_attrib_java_pending(const struct ooms_attrib *a);
+/* Of those, the ones whose event came at or before until_ns (monotonic). */
+size_t ooms_attrib_java_pending_until(const struct ooms_attrib *a, uint64_t until_ns);
 /* Asks never answered and reports whose event never came, so far. */
 uint64_t ooms_attrib_java_unmatched(const struct ooms_attrib *a);
 /* Java class prefixes that are the platform's: a group is named by the first

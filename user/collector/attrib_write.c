@@ -624,8 +624,8 @@ int ooms_attrib_write_fds(struct ooms_attrib *a, const struct ooms_snapshot *s, 
 	for (size_t i = 0; i < s->nfds; i++) {
 		struct origin *o = attrib_fd_origin(a, s->fds[i].fd);
 
-		it[i].group = ooms_fd_kind(s->fds[i].target, kinds[i], 64);
-		it[i].path = s->fds[i].target;
+		it[i].group = ooms_fd_kind(ooms_snap_fd_target(s, i), kinds[i], 64);
+		it[i].path = ooms_snap_fd_target(s, i);
 		if (o) {
 			it[i].sockdesc = o->is_socket ? o->path : NULL;
 			it[i].stack = o->stack;
@@ -830,8 +830,8 @@ int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, ch
 			struct origin *o = NULL;
 
 			if (pass) {
-				it[i].group = ooms_fd_kind(s->fds[i].target, kinds[i], 64);
-				it[i].path = s->fds[i].target;
+				it[i].group = ooms_fd_kind(ooms_snap_fd_target(s, i), kinds[i], 64);
+				it[i].path = ooms_snap_fd_target(s, i);
 				o = attrib_fd_origin(a, s->fds[i].fd);
 			} else {
 				struct thread_slot *t = attrib_thread_find(a, s->threads[i].tid, 0);

@@ -202,6 +202,8 @@ void coll_consume(struct coll *c);
 void coll_java_try(struct coll *c);
 void coll_java_read(struct coll *c);
 void coll_java_settle(struct coll *c, int ms);
+/* The same for the events up to until_ns alone (a crossing's snapshot), without a word. */
+void coll_java_settle_until(struct coll *c, uint64_t until_ns, int ms);
 void coll_java_close(struct coll *c);
 /* Before groups are written: the runtime told to the attribution, and
  * HotSpot's perf map loaded if there is one (ask: --perf-map asks the JVM

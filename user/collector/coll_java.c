@@ -107,17 +107,22 @@ void coll_java_read(struct coll *c)
 	}
 }
 
-void coll_java_settle(struct coll *c, int ms)
+void coll_java_settle_until(struct coll *c, uint64_t until_ns, int ms)
 {
 	uint64_t end = coll_now_ns() + (uint64_t)ms * 1000000ull;
 
-	while (c->js_conn >= 0 && ooms_attrib_java_pending(c->attrib) && coll_now_ns() < end) {
+	while (c->js_conn >= 0 && ooms_attrib_java_pending_until(c->attrib, until_ns) && coll_now_ns() < end) {
 		struct pollfd p = {c->js_conn, POLLIN, 0};
 
-		coll_consume_ring(c);
+		coll_consume_ring(c); /* nothing lost while waiting */
 		poll(&p, 1, 20);
 		coll_java_read(c);
 	}
+}
+
+void coll_java_settle(struct coll *c, int ms)
+{
+	coll_java_settle_until(c, UINT64_MAX, ms);
 	volatile struct ooms_totals *t = coll_totals(c);
 
 	if (!c->o->json && !c->o->quiet && (t->java_asked || t->java_sampled_out))

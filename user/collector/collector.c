@@ -167,8 +167,11 @@ static int jheap_pool_snapshot(void *ctx, const char *rule, int64_t limit, char 
 	struct coll *c = ctx;
 
 	(void)rule;
-	coll_read_ring(c); /* the blocks made up to now attributed, with the Java stacks come */
+	coll_read_ring(c); /* the blocks made up to now attributed, with their Java stacks: */
 	coll_java_read(c);
+	/* asked of the shim, which answers from the JVM's thread: a loaded
+	 * machine delays it (CI's with the arm64 VM beside it split the site) */
+	coll_java_settle_until(c, coll_now_ns(), 2000);
 	return coll_direct_snapshot(c, coll_crossings(c) + 1, limit, name, len);
 }
 

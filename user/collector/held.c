@@ -93,20 +93,17 @@ static int held_fds(const struct ooms_held_sets *h, struct ooms_snapshot *s)
 		n += (size_t)__builtin_popcountll(h->fd_bits[w]);
 	if (!n)
 		return 0;
-	s->fds = calloc(n, sizeof(*s->fds));
-	if (!s->fds)
-		return -ENOMEM;
 	for (size_t w = 0; w < h->fd_words && k < n; w++) {
 		uint64_t bits = h->fd_bits[w];
 
 		while (bits && k < n) {
 			int fd = (int)(w * 64) + __builtin_ctzll(bits);
-			struct snap_fd *f = &s->fds[k++];
+			char target[256];
 
 			bits &= bits - 1;
-			f->fd = fd;
-			if (proc_fd_target(h->pid, fd, f->target, sizeof(f->target)) != 0 &&
-			    !ooms_attrib_fd_guess(h->attrib, fd, f->target, sizeof(f->target))) {
+			k++;
+			if (proc_fd_target(h->pid, fd, target, sizeof(target)) != 0 &&
+			    !ooms_attrib_fd_guess(h->attrib, fd, target, sizeof(target))) {
 				/* there since before attach: what the last sample (or
 				 * the attach) saw under that number */
 				long i;
@@ -114,12 +111,16 @@ static int held_fds(const struct ooms_held_sets *h, struct ooms_snapshot *s)
 				if (!indexed++)
 					ix = index_last(h->last, 1, &nix);
 				i = find_last(ix, nix, fd);
-				snprintf(f->target, sizeof(f->target), "%s", i >= 0 ? h->last->fds[i].target : "?:[unknown]");
+				snprintf(target, sizeof(target), "%s",
+					 i >= 0 ? ooms_snap_fd_target(h->last, (size_t)i) : "?:[unknown]");
+			}
+			if (ooms_snapshot_add_fd(s, fd, target)) {
+				free(ix);
+				return -ENOMEM;
 			}
 		}
 	}
 	free(ix);
-	s->nfds = k;
 	return 0;
 }
 

@@ -26,8 +26,9 @@ static void *grow_push(struct grow *g)
 
 struct list_ctx {
 	pid_t pid;
-	struct grow g;
+	struct grow g; /* threads */
 	int is_fd;
+	struct ooms_snapshot *s; /* fds */
 };
 
 static void (*tick_fn)(void *ctx);
@@ -43,18 +44,17 @@ static void add_entry(void *vctx, int64_t n)
 {
 	struct list_ctx *c = vctx;
 
-	if (tick_fn && *c->g.n % 1024 == 1023)
-		tick_fn(tick_ctx);
-
 	if (c->is_fd) {
-		struct snap_fd *f = grow_push(&c->g);
+		char target[256];
 
-		if (!f)
-			return;
-		f->fd = (int)n;
-		if (proc_fd_target(c->pid, (int)n, f->target, sizeof(f->target)) != 0)
-			(*c->g.n)--; /* closed while we looked */
+		if (tick_fn && c->s->nfds % 1024 == 1023)
+			tick_fn(tick_ctx);
+		/* not there: closed while we looked */
+		if (proc_fd_target(c->pid, (int)n, target, sizeof(target)) == 0)
+			ooms_snapshot_add_fd(c->s, (int)n, target);
 	} else {
+		if (tick_fn && *c->g.n % 1024 == 1023)
+			tick_fn(tick_ctx);
 		struct snap_thread *t = grow_push(&c->g);
 
 		if (!t)
@@ -88,8 +88,8 @@ static int read_maps(pid_t pid, struct ooms_snapshot *s)
 
 int ooms_snapshot_take(pid_t pid, struct ooms_snapshot *s)
 {
-	struct list_ctx tc = {pid, {(void **)&s->threads, &s->nthreads, 0, sizeof(struct snap_thread)}, 0};
-	struct list_ctx fc = {pid, {(void **)&s->fds, &s->nfds, 0, sizeof(struct snap_fd)}, 1};
+	struct list_ctx tc = {pid, {(void **)&s->threads, &s->nthreads, 0, sizeof(struct snap_thread)}, 0, s};
+	struct list_ctx fc = {pid, {NULL, NULL, 0, 0}, 1, s};
 	struct proc_status st;
 	int64_t r;
 
@@ -109,10 +109,25 @@ int ooms_snapshot_take(pid_t pid, struct ooms_snapshot *s)
 	return 0;
 }
 
+int ooms_snapshot_add_fd(struct ooms_snapshot *s, int fd, const char *target)
+{
+	size_t len = strlen(target) + 1;
+
+	if (s->fd_text_len + len > UINT32_MAX ||
+	    vec_reserve((void **)&s->fd_text, &s->fd_text_cap, s->fd_text_len + len, 1) ||
+	    vec_reserve((void **)&s->fds, &s->fds_cap, s->nfds + 1, sizeof(*s->fds)))
+		return -ENOMEM;
+	memcpy(s->fd_text + s->fd_text_len, target, len);
+	s->fds[s->nfds++] = (struct snap_fd){fd, (uint32_t)s->fd_text_len};
+	s->fd_text_len += len;
+	return 0;
+}
+
 void ooms_snapshot_free(struct ooms_snapshot *s)
 {
 	free(s->threads);
 	free(s->fds);
+	free(s->fd_text);
 	free(s->maps);
 	memset(s, 0, sizeof(*s));
 }

@@ -11,13 +11,17 @@
 
 /* What /proc showed at one moment. */
 struct snap_thread { int tid; char comm[16]; };
-struct snap_fd { int fd; char target[256]; };
+/* an fd and where its link's target starts in the snapshot's fd_text (the
+ * targets at 256 bytes each were most of the collector's memory at 500,000
+ * fds): ooms_snap_fd_target() */
+struct snap_fd { int fd; uint32_t target; };
 struct snap_map { uint64_t start, end; char perms[5]; char path[256]; };
 struct ooms_snapshot {
 	double t;          /* seconds since attach */
 	int alive;
 	struct snap_thread *threads; size_t nthreads;
-	struct snap_fd *fds; size_t nfds;
+	struct snap_fd *fds; size_t nfds, fds_cap;
+	char *fd_text; size_t fd_text_len, fd_text_cap; /* the targets, each ended by a NUL */
 	struct snap_map *maps; size_t nmaps;
 	int64_t vmsize_kb, vmpeak_kb, thread_limit, fd_limit;
 	uint64_t maps_ns;  /* CLOCK_MONOTONIC just before the maps were read */
@@ -36,6 +40,14 @@ struct map_change {
  * replaces what was there and joins an anonymous read-write neighbour.
  * Counts what was applied in s->maps_replayed. 0 or -ENOMEM. */
 int ooms_snapshot_replay_maps(struct ooms_snapshot *s, const struct map_change *ch, size_t n);
+
+/* The i-th fd's link target. */
+static inline const char *ooms_snap_fd_target(const struct ooms_snapshot *s, size_t i)
+{
+	return s->fd_text + s->fds[i].target;
+}
+/* Adds fd with its target to s. 0 or -ENOMEM. */
+int ooms_snapshot_add_fd(struct ooms_snapshot *s, int fd, const char *target);
 
 /* Reads /proc into s (threads, fds, maps, status). 0 or -errno (target gone). */
 int ooms_snapshot_take(pid_t pid, struct ooms_snapshot *s);
