@@ -6,31 +6,6 @@ load helpers
 
 DT="$TARGETS/death_target"
 
-# cgroup_dir CONTROLLER: a fresh cgroup of ours for that controller (v1 where
-# it is mounted so, else the v2 hierarchy); removed in teardown_cgroups.
-cgroup_dir() {
-  local ctl=$1 mnt rel dir
-  mnt=$(awk -v c="$ctl" '$3 == "cgroup" && ("," $4 ",") ~ ("," c ",") {print $2; exit}' /proc/self/mounts)
-  if [ -n "$mnt" ]; then
-    rel=$(awk -F: -v c="$ctl" '("," $2 ",") ~ ("," c ",") {print $3; exit}' /proc/self/cgroup)
-  else
-    mnt=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)
-    rel=$(awk -F: '$1 == "0" {print $3; exit}' /proc/self/cgroup)
-  fi
-  dir="$mnt${rel%/}/oomscope-test-$$-$ctl"
-  mkdir -p "$dir"
-  echo "$dir" >> "$TMP/cgroups"
-  echo "$dir"
-}
-
-teardown_cgroups() {
-  local d
-  [ -f "$TMP/cgroups" ] || return 0
-  while read -r d; do
-    for _ in $(seq 1 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
-  done < "$TMP/cgroups"
-}
-
 teardown() {
   local p
   for p in "${STARTED_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done

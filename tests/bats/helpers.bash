@@ -26,7 +26,33 @@ teardown() {
   done
   # oomscope unmounts tracefs when it mounted it: the state must be as before
   [ "$(tracefs_state)" = "$TRACEFS_BEFORE" ] || echo "# tracefs state changed: $TRACEFS_BEFORE -> $(tracefs_state)" >&3
+  teardown_cgroups
   rm -rf "$TMP"
+}
+
+# cgroup_dir CONTROLLER: a fresh cgroup of ours for that controller (v1 where
+# it is mounted so, else the v2 hierarchy); removed in teardown_cgroups.
+cgroup_dir() {
+  local ctl=$1 mnt rel dir
+  mnt=$(awk -v c="$ctl" '$3 == "cgroup" && ("," $4 ",") ~ ("," c ",") {print $2; exit}' /proc/self/mounts)
+  if [ -n "$mnt" ]; then
+    rel=$(awk -F: -v c="$ctl" '("," $2 ",") ~ ("," c ",") {print $3; exit}' /proc/self/cgroup)
+  else
+    mnt=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)
+    rel=$(awk -F: '$1 == "0" {print $3; exit}' /proc/self/cgroup)
+  fi
+  dir="$mnt${rel%/}/oomscope-test-$$-$ctl"
+  mkdir -p "$dir"
+  echo "$dir" >> "$TMP/cgroups"
+  echo "$dir"
+}
+
+teardown_cgroups() {
+  local d
+  [ -f "$TMP/cgroups" ] || return 0
+  while read -r d; do
+    for _ in $(seq 1 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
+  done < "$TMP/cgroups"
 }
 
 tracefs_state() {

@@ -87,12 +87,7 @@ leak_named() {
 }
 
 @test "a JVM under a low thread limit: the failing clone, the OutOfMemoryError with its message, and (shim) the Java code" {
-  local mnt rel cg
-  mnt=$(awk '$3 == "cgroup" && ("," $4 ",") ~ /,pids,/ {print $2; exit}' /proc/self/mounts)
-  if [ -n "$mnt" ]; then rel=$(awk -F: '("," $2 ",") ~ /,pids,/ {print $3; exit}' /proc/self/cgroup)
-  else mnt=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts); rel=$(awk -F: '$1 == "0" {print $3; exit}' /proc/self/cgroup); fi
-  cg="$mnt${rel%/}/oomscope-test-$$-jpids"
-  mkdir -p "$cg"
+  local cg; cg=$(cgroup_dir pids)
   echo 70 > "$cg/pids.max"
   start_bg jvm sh -c "echo \$\$ > '$cg/cgroup.procs' && exec java -Xss256k '$JAVA_DIR/ThreadBomb.java' --go '$TMP/go'"
   wait_for "$TMP/jvm.out" '^ready pid=' 120
@@ -104,7 +99,6 @@ leak_named() {
   wait_for "$TMP/w.out" 'Java stacks: the shim takes them' 60
   touch "$TMP/go"
   wait_exit "$(cat "$TMP/w.pid")" 60
-  for _ in $(seq 1 50); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
   grep -q 'OutOfMemoryError: unable to create native thread' "$TMP/jvm.out"
   # the failing clone named by the Java code that started the thread, its Java frames with it
   jq -e '.groups[] | select(.kind == "threads") | .errno == "EAGAIN" and (.called_by | startswith("ThreadBomb.spawn(ThreadBomb.java:"))

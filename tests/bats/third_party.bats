@@ -33,3 +33,64 @@ setup_file() {
   jq -e '.count > 1000 and ([.groups[] | select(.errno == "EMFILE" and (.called_by | test("^stress-ng\\+0x[0-9a-f]+$")))] | length) > 0' \
     "$dir/failures.json"
 }
+
+# run_in_cgroup NAME CGROUP CMD...: `oomscope run` of CMD moved into CGROUP
+# (by a shell that then execs it; oomscope stays out), into $TMP/NAME; its
+# terminal in $output, its status in $status.
+run_in_cgroup() {
+  local name=$1 cg=$2; shift 2
+  run timeout 120 "$OOMSCOPE" run -o "$TMP/$name" -- sh -c "echo \$\$ > '$cg/cgroup.procs' && exec \"\$@\"" sh "$@"
+  grep -E '^ *[0-9.]+ child' <<<"$output" >&3 || true
+}
+
+@test "stress-ng --pthread (Debian's) in a pids cgroup of 100: the worker at the limit, its failing clone3 by module+offset, one line a call site each 5 s, never counted past the limit" {
+  local cg dir; cg=$(cgroup_dir pids)
+  echo 100 > "$cg/pids.max"
+  run_in_cgroup run "$cg" stress-ng --pthread 1 --pthread-max 2000 --timeout 8s
+  [ "$status" -eq 0 ]
+  dir=$(grep -oE "child [0-9]+ \(stress-ng[^)]*\) watched -> .*" <<<"$output" | head -n 1 | sed 's/.* -> //')
+  [ -n "$dir" ] && [ -d "$dir" ]
+  grep -qE "child [0-9]+ \(stress-ng[^)]*\): exited with code 0; [1-9][0-9]* crossing\(s\), [1-9][0-9]* failing call\(s\) -> $dir$" <<<"$output"
+  # the thread limit is the cgroup's, crossed at 90 %
+  grep '"type":"crossing"' "$dir/timeline.jsonl" | jq -c '{t, rule, value, reason}' >&3
+  grep '"type":"crossing"' "$dir/timeline.jsonl" | head -n 1 |
+    jq -e '.rule == "thread_ratio" and (.reason | test("of the thread limit 100 \\(pids.max\\)$"))'
+  # threads made and ended by the hundred a second: never counted past what the cgroup allows
+  # (a set repaired from a listing a moment old kept the ones that had ended), nor called drift
+  grep -E '"type":"(sample|crossing)"' "$dir/timeline.jsonl" |
+    jq -se 'map(select((.threads // 0) > 100 or (.threads_bpf // 0) > 100 or (.type == "crossing" and .value > 100))) | length == 0'
+  ! grep -q '"type":"drift"' "$dir/timeline.jsonl"
+  # its failing clone3s: EAGAIN, named by module+offset (stress-ng is stripped)
+  jq -c '{count, groups: [.groups[0:2][] | {syscall, errno, count, called_by}]}' "$dir/failures.json" >&3
+  jq -e '.count > 10 and ([.groups[] | select(.kind == "threads" and .errno == "EAGAIN"
+         and (.called_by | test("^stress-ng\\+0x[0-9a-f]+$")))] | length) > 0' "$dir/failures.json"
+  # the threads at the crossing: one group, made by that call
+  jq -e '[.groups[] | select(.name == "stress-ng-pthre") | .stacks[] | select((.created_by // "") | test("^stress-ng\\+0x"))] | length > 0' \
+    "$dir/threads-1.json"
+  # its terminal (the worker's collector's): each call site said at its first failure, then once
+  # each 5 s at most, however many of the kernel's keys it spans (frames past the caller of a
+  # program built without frame pointers are noise: a key each)
+  grep '^!! failure' "$dir.terminal.txt" >&3
+  local sites; sites=$(grep '^!! failure' "$dir.terminal.txt" | sed -E 's/ \(tid [0-9]+\)//; s/ -> .*//; s/ \([0-9]+ more in [0-9]+ s\)$//' | sort -u | wc -l)
+  [ "$(grep -c '^!! failure' "$dir.terminal.txt")" -le $((sites * 3)) ]
+  grep -q '^ TIME(s) ' "$dir.terminal.txt"
+}
+
+@test "stress-ng --vm (Debian's) in a 64 MB memory cgroup: the grandchild the cgroup's OOM killer took, said on the launcher's line, its 200 MB mapping by module+offset" {
+  local cg dir gdir; cg=$(cgroup_dir memory)
+  if [ -f "$cg/memory.limit_in_bytes" ]; then echo $((64 << 20)) > "$cg/memory.limit_in_bytes"
+  else echo $((64 << 20)) > "$cg/memory.max"; echo 0 > "$cg/memory.swap.max" 2>/dev/null || true; fi
+  # --oomable: the killed stressor is not started again
+  run_in_cgroup run "$cg" stress-ng --vm 1 --vm-bytes 200M --vm-keep --oomable --timeout 10s
+  [ "$status" -eq 0 ]
+  dir=$(grep -oE "child [0-9]+ \(stress-ng[^)]*\) watched -> .*" <<<"$output" | head -n 1 | sed 's/.* -> //')
+  [ -n "$dir" ] && [ -d "$dir" ]
+  # stress-ng forks the stressor (stress-ng-vm) from its worker: the grandchild's end on the worker's line
+  grep -qE "child [0-9]+ \(stress-ng\): exited with code 0; .*; under it: [0-9]+ \(stress-ng-vm\) killed by the kernel's OOM killer \(memory cgroup [^ ]+ at its limit of 64\.0 MB\)" <<<"$output"
+  gdir=$(ls -d "$dir"/children/*-stress-ng-vm | head -n 1)
+  jq -e '.cause == "oom-cgroup" and .memory_cgroup.limit_bytes == 67108864 and .oom_killer.allocating_comm == "stress-ng-vm"' "$gdir/death.json"
+  # what it had mapped: the 200 MB it asked for, with the call that made it
+  jq -c '[.largest[0:3][] | {bytes, path, by: (.origins[0].created_by // null)}]' "$gdir/vmsize.json" >&3
+  jq -e '[.largest[] | select(.bytes == 209715200 and .path == null and (.origins[0].created_by | test("^stress-ng\\+0x")))] | length == 1' \
+    "$gdir/vmsize.json"
+}

@@ -573,7 +573,7 @@ static void test_failure_storms(void)
 	struct ooms_event e;
 	struct ooms_fail_key k1 = {7, 257, 24, 0};
 	size_t idx[8], n;
-	uint64_t since = 0;
+	uint64_t since = 0, prev = 0;
 	const uint64_t s = 1000000000ull;
 	int first = 0;
 
@@ -590,10 +590,18 @@ static void test_failure_storms(void)
 	n = ooms_failures_take_pending(f, idx, 8);
 	TAP_EQ_INT((int)n, 2, "two groups pending, each once");
 	TAP_EQ_INT((int)ooms_failures_take_pending(f, idx + 2, 6), 0, "then none");
-	TAP_OK(ooms_failures_say(f, idx[0], 10 * s, 5 * s, 3, &since) && since == 3, "first failure said (3 so far)");
-	TAP_OK(!ooms_failures_say(f, idx[0], 12 * s, 5 * s, 900, &since), "not again within 5 s");
-	TAP_OK(ooms_failures_say(f, idx[0], 15 * s, 5 * s, 1000, &since) && since == 997, "after 5 s: 997 more");
-	TAP_OK(!ooms_failures_say(f, idx[0], 30 * s, 5 * s, 1000, &since), "nothing new: not said");
+	TAP_OK(ooms_failures_say(f, idx[0], 10 * s, 5 * s, 3, &since, &prev) && since == 3 && !prev,
+	       "first failure said (3 so far)");
+	TAP_OK(!ooms_failures_say(f, idx[0], 12 * s, 5 * s, 900, &since, &prev), "not again within 5 s");
+	TAP_OK(ooms_failures_say(f, idx[0], 15 * s, 5 * s, 1000, &since, &prev) && since == 997 && prev == 10 * s,
+	       "after 5 s: 997 more since 10 s");
+	TAP_OK(!ooms_failures_say(f, idx[0], 30 * s, 5 * s, 1000, &since, &prev), "nothing new: not said");
+	/* key 8: the same call, errno and caller (none here), another stack:
+	 * the same call site on the terminal, its failures counted in it */
+	TAP_OK(!ooms_failures_say(f, idx[1], 17 * s, 5 * s, 2, &since, &prev), "another key, the same site: not within 5 s");
+	TAP_OK(ooms_failures_say(f, idx[1], 31 * s, 5 * s, 2, &since, &prev) && since == 2 && prev == 15 * s,
+	       "then said as the site's: 2 more since 15 s");
+	TAP_EQ_INT((int)ooms_failures_sites(f), 1, "one call site");
 	/* the kernel counted 1003 of key 7 (three sent): all its group's, exact */
 	ooms_failures_set_count(f, &k1, 1003);
 	TAP_EQ_INT((int)ooms_failures_total(f), 1003 + 2, "the key's exact count, the other group's two");

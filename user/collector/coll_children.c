@@ -10,7 +10,9 @@
 #define _GNU_SOURCE
 #include "collector/coll.h"
 
+#include <dirent.h>
 #include <json-c/json.h>
+#include <sys/stat.h>
 #include <spawn.h>
 #include "run/files.h"
 #include "run/timeline.h"
@@ -65,7 +67,7 @@ static pid_t spawn_collector(struct coll *c, pid_t child, const char *dir)
 	if (posix_spawn_file_actions_init(&fa))
 		return -1;
 	if (!posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) &&
-	    !posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) &&
+	    !posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644) &&
 	    !posix_spawn_file_actions_adddup2(&fa, 1, 2) &&
 	    posix_spawn(&pid, "/proc/self/exe", &fa, NULL, (char *const *)argv, environ) != 0)
 		pid = -1;
@@ -133,34 +135,90 @@ void coll_children_event(struct coll *c, const struct ooms_event *e)
 		held(c, e);
 }
 
-/* The last `end` record of a child's timeline: one line about how it went. */
-static void kid_story(const struct coll_kid *k, char *buf, size_t len)
+/* The last `end` record of the timeline in dir: one line about how its
+ * process's run went. Returns 1 when it is worth saying about a grandchild
+ * (it did not exit with code 0, or crossed a rule, or had failing calls). */
+static int dir_story(const char *dir, char *buf, size_t len)
 {
 	char path[4500], line[65536];
 	struct json_object *o = NULL;
 	struct run_record r;
+	int notable = 1;
 	FILE *f;
 
 	snprintf(buf, len, "no end recorded (see its terminal.txt)");
-	snprintf(path, sizeof(path), "%s/" RUN_TIMELINE, k->dir);
+	snprintf(path, sizeof(path), "%s/" RUN_TIMELINE, dir);
 	if (!(f = fopen(path, "r")))
-		return;
+		return notable;
 	while (fgets(line, sizeof(line), f))
 		if (strstr(line, "\"type\":\"end\"")) {
 			json_object_put(o);
 			o = json_tokener_parse(line);
 		}
 	fclose(f);
-	if (o && run_record_read(o, &r) == REC_END)
-		snprintf(buf, len, "%s; %" PRId64 " crossing(s), %" PRIu64 " failing call(s)",
-			 r.u.end.how ? r.u.end.how : r.u.end.reason ? r.u.end.reason : "?", r.u.end.crossings,
+	if (o && run_record_read(o, &r) == REC_END) {
+		const char *how = r.u.end.how ? r.u.end.how : r.u.end.reason ? r.u.end.reason : "?";
+
+		snprintf(buf, len, "%s; %" PRId64 " crossing(s), %" PRIu64 " failing call(s)", how, r.u.end.crossings,
 			 r.u.end.call_fails);
+		notable = strcmp(how, "exited with code 0") || r.u.end.crossings || r.u.end.call_fails;
+	}
 	json_object_put(o);
+	return notable;
+}
+
+#define DESCENDANTS_SAID 3
+
+/* The processes under dir's (its children/PID-NAME, theirs, ...) whose run
+ * is worth saying, appended to buf as "; under it: PID (NAME) STORY"; at
+ * most DESCENDANTS_SAID, then how many more. *said counts them. */
+static void descendants(const char *dir, char *buf, size_t len, int *said, int depth)
+{
+	char kids[4300], sub[4600], story[1024];
+	struct dirent **names = NULL;
+	int n;
+
+	snprintf(kids, sizeof(kids), "%s/children", dir);
+	if (depth > 8 || (n = scandir(kids, &names, NULL, alphasort)) < 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		const char *d = names[i]->d_name;
+		struct stat st;
+		size_t off = strlen(buf);
+
+		snprintf(sub, sizeof(sub), "%s/%s", kids, d);
+		if (d[0] < '0' || d[0] > '9' || stat(sub, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		if (dir_story(sub, story, sizeof(story))) {
+			if (*said < DESCENDANTS_SAID && off < len)
+				snprintf(buf + off, len - off, "; under it: %.*s (%s) %s", (int)strcspn(d, "-"), d,
+					 d + strcspn(d, "-") + (d[strcspn(d, "-")] != 0), story);
+			++*said;
+		}
+		descendants(sub, buf, len, said, depth + 1);
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void kid_story(const struct coll_kid *k, char *buf, size_t len)
+{
+	int said = 0;
+
+	dir_story(k->dir, buf, len);
+	descendants(k->dir, buf, len, &said, 0);
+	if (said > DESCENDANTS_SAID) {
+		size_t off = strlen(buf);
+
+		if (off < len)
+			snprintf(buf + off, len - off, "; and %d more under it", said - DESCENDANTS_SAID);
+	}
 }
 
 static void reaped(struct coll *c, struct coll_kid *k)
 {
-	char story[1024], safe[1100];
+	char story[4096], safe[4200];
 
 	k->ended = 1;
 	if (c->o->json)

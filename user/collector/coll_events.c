@@ -100,14 +100,11 @@ static void report_failure(struct coll *c, size_t i, uint64_t now_ns)
 	struct failure_line l = {c, g, NULL};
 	char name[64], line[512], safe[1024];
 	uint64_t since, count, prev_ns;
-	int again;
 
 	if (!gp)
 		return;
-	again = gp->said;
-	prev_ns = gp->said_ns;
 	count = fail_count_now(c, i);
-	if (!ooms_failures_say(c->fails, i, now_ns, FAIL_SAY_EVERY_NS, count, &since))
+	if (!ooms_failures_say(c->fails, i, now_ns, FAIL_SAY_EVERY_NS, count, &since, &prev_ns))
 		return;
 	copy = *gp; /* a snapshot reads events, which may move the groups */
 	copy.count = count;
@@ -128,7 +125,7 @@ static void report_failure(struct coll *c, size_t i, uint64_t now_ns)
 		return;
 	ooms_failures_line(c->fails, g, line, sizeof(line));
 	text_term_safe(safe, sizeof(safe), line);
-	if (again)
+	if (prev_ns)
 		printf("!! failure: %s (%s%" PRIu64 " more in %.0f s)\n", safe, ooms_failures_shared(c->fails, i) ? "~" : "",
 		       since, (double)(now_ns - prev_ns) / 1e9);
 	else

@@ -79,11 +79,11 @@ static int setup(struct coll *c)
 		coll_err("process %d exited while attaching", (int)c->pid);
 		return -1;
 	}
-	__atomic_fetch_add(&coll_totals(c)->fds_live, coll_sync_fd_bits(c, &s, 1), __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&coll_totals(c)->fds_live, coll_sync_fd_bits(c, &s, 1, NULL), __ATOMIC_SEQ_CST);
 	keys = coll_snapshot_keys(&s, 0);
 	if (keys)
 		__atomic_fetch_add(&coll_totals(c)->threads_live,
-				   coll_seed_set(bpf_map__fd(c->skel->maps.live_threads), keys, s.nthreads),
+				   coll_seed_set(c->pid, bpf_map__fd(c->skel->maps.live_threads), keys, s.nthreads),
 				   __ATOMIC_SEQ_CST);
 	free(keys);
 	ooms_attrib_mark_preexisting(c->attrib, &s);

@@ -8,8 +8,19 @@
 #include "util/json.h"
 #include "util/vec.h"
 
+/* A call site on the terminal (ooms_failures_say). */
+struct fail_site {
+	uint32_t nr;
+	int32_t err;
+	char by[300];
+	uint64_t said_ns, unsaid;
+	uint8_t said;
+};
+
 struct ooms_failures {
 	struct ooms_attrib *a;
+	struct fail_site *sites;
+	size_t nsites, sites_cap;
 	enum ooms_arch arch;
 	struct ooms_fail_group *g;
 	size_t n, cap;
@@ -36,6 +47,7 @@ void ooms_failures_free(struct ooms_failures *f)
 	if (f) {
 		free(f->g);
 		free(f->pend);
+		free(f->sites);
 	}
 	free(f);
 }
@@ -169,19 +181,61 @@ struct ooms_fail_group *ooms_failures_group(struct ooms_failures *f, size_t i)
 	return i < f->n ? &f->g[i] : NULL;
 }
 
+static const char *group_by(struct ooms_failures *f, const struct ooms_fail_group *g, char *buf, size_t len)
+{
+	uint32_t js;
+	int jstate = ooms_attrib_java_of_call(f->a, g->tid, g->first_ns, &js);
+	const char *by = ooms_attrib_java_culprit(f->a, jstate, js, buf, len);
+
+	return by ? by : ooms_attrib_culprit(f->a, g->stack, buf, len);
+}
+
+static struct fail_site *site_of(struct ooms_failures *f, const struct ooms_fail_group *g)
+{
+	char buf[300];
+	const char *by = group_by(f, g, buf, sizeof(buf));
+	struct fail_site *s;
+
+	if (!by)
+		by = "";
+	for (size_t k = 0; k < f->nsites; k++)
+		if (f->sites[k].nr == g->key.nr && f->sites[k].err == g->key.err && !strcmp(f->sites[k].by, by))
+			return &f->sites[k];
+	if (!(s = VEC_PUSH(f->sites, f->nsites, f->sites_cap)))
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	s->nr = g->key.nr;
+	s->err = g->key.err;
+	snprintf(s->by, sizeof(s->by), "%s", by);
+	return s;
+}
+
 int ooms_failures_say(struct ooms_failures *f, size_t i, uint64_t now_ns, uint64_t every_ns, uint64_t count,
-		      uint64_t *since)
+		      uint64_t *since, uint64_t *prev_ns)
 {
 	struct ooms_fail_group *g = ooms_failures_group(f, i);
+	struct fail_site *s = g ? site_of(f, g) : NULL;
 
-	*since = 0;
-	if (!g || (g->said && now_ns - g->said_ns < every_ns) || (g->said && count <= g->said_count))
+	*since = *prev_ns = 0;
+	if (!s)
 		return 0;
-	*since = g->said ? count - g->said_count : count;
-	g->said = 1;
-	g->said_ns = now_ns;
-	g->said_count = count;
+	if (count > g->accounted) {
+		s->unsaid += count - g->accounted;
+		g->accounted = count;
+	}
+	if ((s->said && now_ns - s->said_ns < every_ns) || !s->unsaid)
+		return 0;
+	*since = s->unsaid;
+	*prev_ns = s->said ? s->said_ns : 0;
+	s->unsaid = 0;
+	s->said = 1;
+	s->said_ns = now_ns;
 	return 1;
+}
+
+size_t ooms_failures_sites(const struct ooms_failures *f)
+{
+	return f ? f->nsites : 0;
 }
 
 /* The failures the kernel only counted (count less those sent), shared out
@@ -246,12 +300,8 @@ static const char *errno_name(int e)
 void ooms_failures_line(struct ooms_failures *f, const struct ooms_fail_group *g, char *buf, size_t len)
 {
 	char who[300], what[64] = "";
-	uint32_t js;
-	int jstate = ooms_attrib_java_of_call(f->a, g->tid, g->first_ns, &js);
-	const char *by = ooms_attrib_java_culprit(f->a, jstate, js, who, sizeof(who));
+	const char *by = group_by(f, g, who, sizeof(who));
 
-	if (!by)
-		by = ooms_attrib_culprit(f->a, g->stack, who, sizeof(who));
 	if (g->kind == FAIL_FDS)
 		snprintf(what, sizeof(what), " (%lld fds open)", (long long)g->live);
 	else if (g->kind == FAIL_THREADS)

@@ -26,10 +26,11 @@ struct ooms_fail_group {
 	uint32_t tid;          /* thread of the first failure */
 	uint32_t stack;        /* interned stack of the first failure */
 	char comm[OOMS_COMM_LEN];
-	/* the terminal's view (the collector's): when it was last said, the
-	 * count then; pending: failed since the pending list was last taken */
-	uint64_t said_ns, said_count;
-	uint8_t said, pending;
+	/* the terminal's view (the collector's): its failures counted into
+	 * its call site's (ooms_failures_say); pending: failed since the
+	 * pending list was last taken */
+	uint64_t accounted;
+	uint8_t pending;
 	uint8_t estimated;     /* count shared out from its kernel key's (several groups, one key) */
 };
 
@@ -49,11 +50,18 @@ size_t ooms_failures_take_pending(struct ooms_failures *f, size_t *idx, size_t m
 /* Group i (an index from take_pending); NULL past the end. The pointer
  * holds until the next event. */
 struct ooms_fail_group *ooms_failures_group(struct ooms_failures *f, size_t i);
-/* Whether to say group i on the terminal at now_ns: its first failure,
- * then once every every_ns while it goes on failing, *since the failures
- * since it was last said (count: its failures as known now). Marks it said. */
+/* Whether to say group i's call site on the terminal at now_ns (count:
+ * group i's failures as known now). A call site is the call, its errno and
+ * who called as the line names it: groups differ by their stacks' deeper
+ * frames (a program built without frame pointers unwinds into noise past
+ * its caller: 28 kernel keys for one call in stress-ng), the terminal
+ * says the site. Said at its first failure, then once every every_ns while
+ * any of its groups goes on failing: *since its failures since it was last
+ * said, *prev_ns when that was (0: never). Marks it said. */
 int ooms_failures_say(struct ooms_failures *f, size_t i, uint64_t now_ns, uint64_t every_ns, uint64_t count,
-		      uint64_t *since);
+		      uint64_t *since, uint64_t *prev_ns);
+/* The call sites said so far. */
+size_t ooms_failures_sites(const struct ooms_failures *f);
 /* Group i's count from its key's count in the kernel (every failure, sent
  * or not): its share by what it sent (exact when the key has one group). */
 uint64_t ooms_failures_estimate(const struct ooms_failures *f, size_t i, uint64_t key_count);

@@ -281,6 +281,32 @@ int proc_dying(pid_t pid)
 	return 0;
 }
 
+int proc_entry_exists(pid_t pid, const char *dir, int64_t n)
+{
+	char path[96];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s/%" PRId64, (int)pid, dir, n);
+	return lstat(path, &st) == 0;
+}
+
+int proc_task_live(pid_t pid, int tid)
+{
+	char path[96], buf[1024], state;
+	const char *p;
+	unsigned long flags;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, tid);
+	if ((n = proc_read_file(path, buf, sizeof(buf) - 1)) <= 0)
+		return 0;
+	buf[n] = 0;
+	/* after the name (which may hold ") "): state ppid pgrp session tty_nr tpgid flags */
+	if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+		return 0;
+	return !(flags & 0x4) && state != 'Z' && state != 'X'; /* PF_EXITING */
+}
+
 int proc_exists(pid_t pid)
 {
 	char path[64];

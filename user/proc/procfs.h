@@ -37,6 +37,11 @@ int elf_path_is_32bit(const char *path);
 /* Command line, arguments joined by spaces. 0 or -errno. */
 int proc_cmdline(pid_t pid, char *buf, size_t len);
 int proc_exists(pid_t pid);
+/* Whether /proc/PID/DIR/N is there now ("task" and a tid, "fd" and an fd). */
+int proc_entry_exists(pid_t pid, const char *dir, int64_t n);
+/* Whether thread tid of pid is there and not on its way out (PF_EXITING:
+ * its exit has been or is about to be seen; /proc lists it a while longer). */
+int proc_task_live(pid_t pid, int tid);
 /* The process's start time (/proc/PID/stat field 22, clock ticks after
  * boot): with the PID, it names one process; a PID reused by another
  * process has another start time. -errno when it cannot be read. */
