@@ -2,6 +2,7 @@
  * with their creation stacks in crash-log form), and the end's summary. */
 #define _GNU_SOURCE
 #include "collector/attrib_int.h"
+#include "util/vec.h"
 #include "sym/perfmap.h"
 #include "sym/art_frames.h"
 #include "util/text.h"
@@ -743,8 +744,9 @@ int ooms_attrib_write_vmsize(struct ooms_attrib *a, const struct ooms_snapshot *
 
 	if (!m)
 		return -ENOMEM;
-	memcpy(m, s->maps, s->nmaps * sizeof(*m));
-	qsort(m, s->nmaps, sizeof(*m), map_size_cmp);
+	if (s->nmaps) /* none: the target gone before they were read */
+		memcpy(m, s->maps, s->nmaps * sizeof(*m));
+	vec_sort(m, s->nmaps, sizeof(*m), map_size_cmp);
 	top = s->nmaps < 32 ? s->nmaps : 32;
 	err = open_out(&af, &j, path);
 	if (err) {

@@ -235,6 +235,12 @@ static int read_full(struct coll *c, struct ooms_snapshot *s)
 		ooms_snapshot_free(&fresh); /* gone, or what was read is a newcomer's with its PID */
 		return 1;
 	}
+	if (!fresh.nmaps && fresh.vmsize_kb < 0) {
+		/* its memory already let go: it is exiting, and the reading before
+		 * (with its mappings) is the one its end is written from */
+		ooms_snapshot_free(&fresh);
+		return 1;
+	}
 	ooms_snapshot_free(s);
 	*s = fresh;
 	c->snap_cost_ns = coll_now_ns() - t0;

@@ -222,7 +222,7 @@ int ooms_snapshot_replay_maps(struct ooms_snapshot *s, const struct map_change *
 		s->nmaps++;
 	}
 	/* in address order, anonymous read-write neighbours joined, as the kernel joins them */
-	qsort(s->maps, s->nmaps, sizeof(*s->maps), map_cmp);
+	vec_sort(s->maps, s->nmaps, sizeof(*s->maps), map_cmp);
 	for (size_t i = 1; i < s->nmaps;) {
 		struct snap_map *a = &s->maps[i - 1], *b = &s->maps[i];
 
