@@ -15,6 +15,11 @@ setup() {
 }
 
 teardown() {
+  common_teardown
+}
+
+# What every test's teardown does (a file with more to end calls it after).
+common_teardown() {
   local p
   for p in "${STARTED_PIDS[@]}"; do
     kill -TERM "$p" 2>/dev/null || true

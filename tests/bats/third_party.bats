@@ -94,3 +94,78 @@ run_in_cgroup() {
   jq -e '[.largest[] | select(.bytes == 209715200 and .path == null and (.origins[0].created_by | test("^stress-ng\\+0x")))] | length == 1' \
     "$gdir/vmsize.json"
 }
+
+# nginx's master and workers, by the PIDs they said (its pid file, the
+# workers' run directories), if still there and still nginx.
+teardown() {
+  local p
+  for p in $(cat "$TMP/nginx.pid" 2>/dev/null) $(ls "$TMP/run/children" 2>/dev/null | sed -nE 's/^([0-9]+)-nginx$/\1/p'); do
+    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = nginx ] && kill -KILL "$p" 2>/dev/null || true
+  done
+  common_teardown
+}
+
+@test "nginx (Debian's nginx-light) with two worker processes under a limit of 64 fds, 300 clients: each worker watched, at its limit, its failing accept4 and its sockets by the function that made them" {
+  command -v nginx > /dev/null || { echo "nginx is not installed: scripts/install-deps.sh installs nginx-light" >&2; return 1; }
+  local port; port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  mkdir -p "$TMP/ng"
+  cat > "$TMP/ng/nginx.conf" << EOF
+worker_processes 2;
+worker_rlimit_nofile 64;
+daemon off;
+master_process on;
+pid $TMP/nginx.pid;
+error_log $TMP/ng/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $TMP/ng/body;
+  server { listen 127.0.0.1:$port; location / { return 200 "ok\n"; } }
+}
+EOF
+  # --foreground: the SIGINT below goes to oomscope alone, which ends nginx
+  start_bg run timeout --foreground 120 "$OOMSCOPE" run -o "$TMP/run" -- nginx -c "$TMP/ng/nginx.conf" -e "$TMP/ng/error.log"
+  local i d dirs=()
+  for i in $(seq 1 300); do
+    mapfile -t dirs < <(sed -nE 's/^ *[0-9.]+ child [0-9]+ \(nginx\) watched -> //p' "$TMP/run.out")
+    [ "${#dirs[@]}" -eq 2 ] && break
+    sleep 0.1
+  done
+  [ "${#dirs[@]}" -eq 2 ] || { cat "$TMP/run.out" >&3; false; }
+  # 300 clients connect and stay: more than two workers of 64 fds can take
+  printf '%s\n' 'import socket, sys, time' 'held = []' 'for _ in range(300):' '    s = socket.socket()' \
+    '    s.settimeout(5)' '    try:' '        s.connect(("127.0.0.1", int(sys.argv[1])))' '        held.append(s)' \
+    '    except OSError:' '        pass' 'print("connected", len(held), flush=True)' 'time.sleep(90)' > "$TMP/clients.py"
+  start_bg clients python3 "$TMP/clients.py" "$port"
+  # each worker fills its table, is refused by accept4 and says so (both take connections: a
+  # worker at its limit stops listening, the other is woken)
+  local pid
+  for d in "${dirs[@]}"; do
+    pid=${d##*/}
+    pid=${pid%%-*}
+    wait_for "$d/timeline.jsonl" '"type":"failure"' 60
+    wait_for "$d/timeline.jsonl" '"type":"crossing"' 60
+    # and its row in the launcher's table, at its limit (a row each second, from its last sample)
+    wait_for "$TMP/run.out" "^ +\\+$pid +[0-9.]+ +[0-9.]+ +[0-9]+/[0-9]+ +(6[1-9]|[7-9][0-9])/64 " 30
+  done
+  kill -KILL "$(cat "$TMP/clients.pid")"
+  kill -INT "$(cat "$TMP/run.pid")"
+  wait_exit "$(cat "$TMP/run.pid")" 60
+  grep -E 'child' "$TMP/run.out" >&3
+  for d in "${dirs[@]}"; do
+    pid=${d##*/}
+    pid=${pid%%-*}
+    # how it ended said
+    grep -qE "child $pid \(nginx\): .*; [1-9][0-9]* crossing\(s\), [1-9][0-9]* failing call\(s\) -> $d$" "$TMP/run.out"
+    # at its limit: the fd_ratio crossing, of RLIMIT_NOFILE as nginx set it
+    grep '"type":"crossing"' "$d/timeline.jsonl" | head -n 1 | jq -e '.rule == "fd_ratio" and (.reason | test("RLIMIT_NOFILE 64$"))'
+    # its failing accept4, by nginx's own function (its dynamic symbols name it)
+    jq -c '[.groups[0:2][] | {syscall, errno, count, called_by}]' "$d/failures.json" >&3
+    jq -e '.groups[0] | .syscall == "accept4" and .errno == "EMFILE" and .called_by == "ngx_event_accept (nginx)"' "$d/failures.json"
+    grep -q '^!! failure: accept4 failed with EMFILE .* <- ngx_event_accept (nginx)' "$d.terminal.txt"
+    # the crossing's snapshot: the clients' sockets, made by accept4 in ngx_event_accept
+    jq -e '[.groups[] | select(.kind == "socket") | .stacks[] | select(.syscall == "accept4" and .created_by == "ngx_event_accept (nginx)") | .count]
+           | add >= 40' "$d/fds-1.json"
+  done
+  grep -q 'accept4() failed (24: Too many open files)' "$TMP/ng/error.log"
+}
