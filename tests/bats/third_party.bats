@@ -88,6 +88,10 @@ run_in_cgroup() {
   # stress-ng forks the stressor (stress-ng-vm) from its worker: the grandchild's end on the worker's line
   grep -qE "child [0-9]+ \(stress-ng\): exited with code 0; .*; under it: [0-9]+ \(stress-ng-vm\) killed by the kernel's OOM killer \(memory cgroup [^ ]+ at its limit of 64\.0 MB\)" <<<"$output"
   gdir=$(ls -d "$dir"/children/*-stress-ng-vm | head -n 1)
+  # the launcher's report: the tree, the grandchild under the worker with its story
+  local w=${dir##*/} g=${gdir##*/}
+  grep -qE "<li><a href=\"children/$w/report.html\">$w</a>: exited with code 0; [^<]*<ul>" "$TMP/run/report.html"
+  grep -q "<li><a href=\"children/$w/children/$g/report.html\">$g</a>: killed by the kernel's OOM killer (memory cgroup" "$TMP/run/report.html"
   jq -e '.cause == "oom-cgroup" and .memory_cgroup.limit_bytes == 67108864 and .oom_killer.allocating_comm == "stress-ng-vm"' "$gdir/death.json"
   # what it had mapped: the 200 MB it asked for, with the call that made it
   jq -c '[.largest[0:3][] | {bytes, path, by: (.origins[0].created_by // null)}]' "$gdir/vmsize.json" >&3

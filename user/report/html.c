@@ -1,5 +1,6 @@
 /* report.html: one self-contained page (no script, no network, no fonts). */
 #include <dirent.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -503,62 +504,87 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Process trees: each child watched by a collector of its own, with its
- * report (run/children/PID-NAME/). */
-static void children(FILE *f, const struct rundata *rd)
+/* One process's story in a line: how it ended, its crossings, its failing calls. */
+static void kid_story(FILE *f, const char *kdir)
 {
-	char path[4200];
-	DIR *d;
-	struct dirent *e;
-	char *names[256];
-	size_t n = 0;
+	struct rundata kid;
+	char err[256];
+	struct json_object *v;
+	size_t crossings = 0;
 
-	snprintf(path, sizeof(path), "%s/children", rd->dir);
-	if (!(d = opendir(path)))
+	memset(&kid, 0, sizeof(kid));
+	if (rundata_load(&kid, kdir, err, sizeof(err)) != 0)
 		return;
-	while ((e = readdir(d)) && n < 256)
+	for (size_t k = 0; k < kid.nevents; k++)
+		crossings += kid.events[k].kind == REC_CROSSING;
+	fprintf(f, ": ");
+	if (kid.death && json_object_object_get_ex(kid.death, "how", &v))
+		esc_html(f, json_object_get_string(v));
+	else
+		esc_html(f, kid.ended ? kid.end_reason : "no end recorded");
+	fprintf(f, "; %zu crossing%s", crossings, crossings == 1 ? "" : "s");
+	if (kid.failures && json_object_object_get_ex(kid.failures, "count", &v))
+		fprintf(f, ", %" PRId64 " failing call%s", json_object_get_int64(v), json_object_get_int64(v) == 1 ? "" : "s");
+	rundata_free(&kid);
+}
+
+#define TREE_DEPTH 8
+#define TREE_WIDTH 256
+
+/* The processes under dir (dir/children/PID-NAME, each with its report and
+ * its own children/), as a nested list; rel: dir relative to the page. */
+static size_t kid_tree(FILE *f, const char *dir, const char *rel, int depth)
+{
+	char path[4200], *names[TREE_WIDTH];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/children", dir);
+	if (depth > TREE_DEPTH || !(d = opendir(path)))
+		return 0;
+	while ((e = readdir(d)) && n < TREE_WIDTH)
 		if (e->d_name[0] != '.' && e->d_type == DT_DIR && (names[n] = strdup(e->d_name)))
 			n++;
 	closedir(d);
 	qsort(names, n, sizeof(*names), name_cmp);
-	if (n) {
-		fprintf(f, "<h2>Child processes</h2>\n<p class=\"sub\">Each watched as a target of its own, from its "
-			   "first followed syscall on.</p>\n<ul>\n");
-		for (size_t i = 0; i < n; i++) {
-			struct rundata kid;
-			char err[256], kdir[4400];
+	if (n)
+		fprintf(f, "<ul>\n");
+	for (size_t i = 0; i < n; i++) {
+		char kdir[4400], krel[4400];
 
-			fprintf(f, "<li><a href=\"children/");
-			esc_html(f, names[i]);
-			fprintf(f, "/report.html\">");
-			esc_html(f, names[i]);
-			fprintf(f, "</a>");
-			/* its story in a line: how it ended, its crossings, its failing calls */
-			snprintf(kdir, sizeof(kdir), "%s/children/%s", rd->dir, names[i]);
-			memset(&kid, 0, sizeof(kid));
-			if (rundata_load(&kid, kdir, err, sizeof(err)) == 0) {
-				struct json_object *v;
-				size_t crossings = 0;
-
-				for (size_t k = 0; k < kid.nevents; k++)
-					crossings += kid.events[k].kind == REC_CROSSING;
-				fprintf(f, ": ");
-				if (kid.death && json_object_object_get_ex(kid.death, "how", &v))
-					esc_html(f, json_object_get_string(v));
-				else
-					esc_html(f, kid.ended ? kid.end_reason : "no end recorded");
-				fprintf(f, "; %zu crossing%s", crossings, crossings == 1 ? "" : "s");
-				if (kid.failures && json_object_object_get_ex(kid.failures, "count", &v))
-					fprintf(f, ", %" PRId64 " failing call%s", json_object_get_int64(v),
-						json_object_get_int64(v) == 1 ? "" : "s");
-				rundata_free(&kid);
-			}
-			fprintf(f, "</li>\n");
-		}
-		fprintf(f, "</ul>\n");
+		snprintf(kdir, sizeof(kdir), "%s/children/%s", dir, names[i]);
+		snprintf(krel, sizeof(krel), "%schildren/%s/", rel, names[i]);
+		fprintf(f, "<li><a href=\"");
+		esc_html(f, krel);
+		fprintf(f, "report.html\">");
+		esc_html(f, names[i]);
+		fprintf(f, "</a>");
+		kid_story(f, kdir);
+		kid_tree(f, kdir, krel, depth + 1); /* its own children, under it */
+		fprintf(f, "</li>\n");
 	}
+	if (n)
+		fprintf(f, "</ul>\n");
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
+	return n;
+}
+
+/* Process trees: each process the target started (and theirs) watched by
+ * a collector of its own, with its report (run/children/PID-NAME/). */
+static void children(FILE *f, const struct rundata *rd)
+{
+	char path[4200];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/children", rd->dir);
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return;
+	fprintf(f, "<h2>Child processes</h2>\n<p class=\"sub\">Each watched as a target of its own, from its "
+		   "first followed syscall on; the processes each started, under it.</p>\n");
+	if (!kid_tree(f, rd->dir, "", 0))
+		fprintf(f, "<p class=\"none\">None watched.</p>\n");
 }
 
 static void files(FILE *f, const struct rundata *rd)
