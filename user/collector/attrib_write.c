@@ -490,61 +490,48 @@ int ooms_attrib_write_threads(struct ooms_attrib *a, const struct ooms_snapshot 
 	return err;
 }
 
-/* Regular files: the paths and how many fds each has open, most first. */
-static void write_paths(struct json *j, struct item *it, struct span g)
+/* The strings p[0..n) (sorted here) as [{field: string, count}], one per
+ * distinct string, at most max. */
+static void write_counts(struct json *j, const char *key, const char *field, const char **p, size_t n, size_t max)
 {
-	size_t n = g.end - g.begin, shown = 0;
-	const char **p = calloc(n, sizeof(*p));
+	size_t shown = 0;
 
-	if (!p)
-		return;
-	for (size_t i = 0; i < n; i++)
-		p[i] = it[g.begin + i].path;
-	qsort(p, n, sizeof(*p), path_cmp);
-	json_key(j, "paths");
+	vec_sort(p, n, sizeof(*p), path_cmp);
+	json_key(j, key);
 	json_arr(j);
-	for (size_t i = 0; i < n && shown < 50;) {
+	for (size_t i = 0; i < n && shown < max; shown++) {
 		size_t k = i + 1;
 
 		while (k < n && !strcmp(p[k], p[i]))
 			k++;
 		json_obj(j);
-		json_kstr(j, "path", p[i]);
+		json_kstr(j, field, p[i]);
 		json_kuint(j, "count", k - i);
 		json_obj_end(j);
-		shown++;
 		i = k;
 	}
 	json_arr_end(j);
-	free(p);
 }
 
-/* Sockets: their family and type (from the socket call), with counts. */
-static void write_families(struct json *j, struct item *it, struct span g)
+/* Regular files: the paths and how many fds each has open (the first 50
+ * in path order); sockets: their family and type (from the socket call). */
+static void write_paths(struct json *j, struct item *it, struct span g, int sockets)
 {
 	size_t n = g.end - g.begin, m = 0;
-	const char **p = calloc(n, sizeof(*p));
+	const char **p = calloc(n + 1, sizeof(*p));
 
 	if (!p)
 		return;
-	for (size_t i = 0; i < n; i++)
-		if (it[g.begin + i].sockdesc)
-			p[m++] = it[g.begin + i].sockdesc;
-	qsort(p, m, sizeof(*p), path_cmp);
-	json_key(j, "families");
-	json_arr(j);
-	for (size_t i = 0; i < m;) {
-		size_t k = i + 1;
+	for (size_t i = 0; i < n; i++) {
+		const char *v = sockets ? it[g.begin + i].sockdesc : it[g.begin + i].path;
 
-		while (k < m && !strcmp(p[k], p[i]))
-			k++;
-		json_obj(j);
-		json_kstr(j, "family", p[i]);
-		json_kuint(j, "count", k - i);
-		json_obj_end(j);
-		i = k;
+		if (v)
+			p[m++] = v;
 	}
-	json_arr_end(j);
+	if (sockets)
+		write_counts(j, "families", "family", p, m, SIZE_MAX);
+	else
+		write_counts(j, "paths", "path", p, m, 50);
 	free(p);
 }
 
@@ -561,22 +548,28 @@ static int pattern_cmp(const void *pa, const void *pb)
 	return c ? c : strcmp(x->path, y->path);
 }
 
-/* Regular files' paths folded into patterns (runs of digits, long hex and
- * UUIDs made '*': a program's numbered temp files are one pattern), with
- * their counts and up to three examples, most first. */
-static void write_patterns(struct json *j, struct item *it, struct span g)
+/* Group g's paths folded into patterns (runs of digits, long hex and UUIDs
+ * made '*': a program's numbered temp files are one pattern): *pats sorted
+ * by pattern, *spans one per pattern, most paths first. Their count, 0
+ * (and nothing to free) when memory ran out. */
+static size_t fold_patterns(const struct item *it, struct span g, struct pattern **pats, struct span **spans)
 {
 	size_t n = g.end - g.begin, ns = 0;
-	struct pattern *p = calloc(n, sizeof(*p));
-	struct span *sp = calloc(n, sizeof(*sp));
+	struct pattern *p = calloc(n + 1, sizeof(*p));
+	struct span *sp = calloc(n + 1, sizeof(*sp));
 
-	if (!p || !sp)
-		goto out;
+	*pats = NULL;
+	*spans = NULL;
+	if (!p || !sp) {
+		free(p);
+		free(sp);
+		return 0;
+	}
 	for (size_t i = 0; i < n; i++) {
-		p[i].path = it[g.begin + i].path;
+		p[i].path = it[g.begin + i].path ? it[g.begin + i].path : "";
 		text_fold_numbers(p[i].text, sizeof(p[i].text), p[i].path);
 	}
-	qsort(p, n, sizeof(*p), pattern_cmp);
+	vec_sort(p, n, sizeof(*p), pattern_cmp);
 	for (size_t i = 0; i < n;) {
 		size_t k = i + 1;
 
@@ -585,7 +578,20 @@ static void write_patterns(struct json *j, struct item *it, struct span g)
 		sp[ns++] = (struct span){i, k};
 		i = k;
 	}
-	qsort(sp, ns, sizeof(*sp), span_cmp_desc);
+	vec_sort(sp, ns, sizeof(*sp), span_cmp_desc);
+	*pats = p;
+	*spans = sp;
+	return ns;
+}
+
+/* Regular files' path patterns, with their counts and up to three
+ * examples, most first (the first 20). */
+static void write_patterns(struct json *j, struct item *it, struct span g)
+{
+	struct pattern *p;
+	struct span *sp;
+	size_t ns = fold_patterns(it, g, &p, &sp);
+
 	json_key(j, "patterns");
 	json_arr(j);
 	for (size_t s = 0; s < ns && s < 20; s++) {
@@ -605,7 +611,6 @@ static void write_patterns(struct json *j, struct item *it, struct span g)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-out:
 	free(p);
 	free(sp);
 }
@@ -654,10 +659,10 @@ int ooms_attrib_write_fds(struct ooms_attrib *a, const struct ooms_snapshot *s, 
 		json_kstr(&j, "kind", it[gr[g].begin].group);
 		json_kuint(&j, "count", gr[g].end - gr[g].begin);
 		if (!strcmp(it[gr[g].begin].group, "file")) {
-			write_paths(&j, it, gr[g]);
+			write_paths(&j, it, gr[g], 0);
 			write_patterns(&j, it, gr[g]);
 		} else if (!strcmp(it[gr[g].begin].group, "socket")) {
-			write_families(&j, it, gr[g]);
+			write_paths(&j, it, gr[g], 1);
 		}
 		write_stack_groups(&j, a, it, gr[g], 0);
 		json_obj_end(&j);
@@ -787,29 +792,17 @@ int ooms_attrib_write_vmsize(struct ooms_attrib *a, const struct ooms_snapshot *
 /* The commonest path pattern of group g's items, in top; its count (0: none). */
 static size_t top_pattern(const struct item *it, struct span g, char *top, size_t len)
 {
-	size_t n = g.end - g.begin, best = 0;
-	struct pattern *p = calloc(n, sizeof(*p));
+	struct pattern *p;
+	struct span *sp;
+	size_t best = 0;
 
 	top[0] = 0;
-	if (!p)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		p[i].path = it[g.begin + i].path ? it[g.begin + i].path : "";
-		text_fold_numbers(p[i].text, sizeof(p[i].text), p[i].path);
-	}
-	qsort(p, n, sizeof(*p), pattern_cmp);
-	for (size_t i = 0; i < n;) {
-		size_t k = i + 1;
-
-		while (k < n && !strcmp(p[k].text, p[i].text))
-			k++;
-		if (k - i > best) {
-			best = k - i;
-			snprintf(top, len, "%s", p[i].text);
-		}
-		i = k;
+	if (fold_patterns(it, g, &p, &sp)) {
+		best = sp[0].end - sp[0].begin;
+		snprintf(top, len, "%s", p[sp[0].begin].text);
 	}
 	free(p);
+	free(sp);
 	return best;
 }
 

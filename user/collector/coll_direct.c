@@ -7,43 +7,36 @@
  * direct.json is the view at the end. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
+#include "collector/unsafe_probes.h"
 #include "run/files.h"
 #include "util/text.h"
 
 void coll_direct_try(struct coll *c)
 {
-	static const char *const syms[] = {"Unsafe_AllocateMemory0", "Unsafe_ReallocateMemory0", "Unsafe_FreeMemory0"};
 	struct collect_bpf *k = c->skel;
+	/* one return program for both: each finds its call's entry by thread */
+	struct bpf_program *const progs[UNSAFE_PROBES] = {k->progs.direct_alloc, k->progs.direct_alloc_ret,
+							  k->progs.direct_realloc, k->progs.direct_alloc_ret,
+							  k->progs.direct_free};
+	const char *missing;
 	char lib[1100];
-	uint64_t off[3];
-	struct bpf_link *l[5];
+	int e;
 
 	if (c->direct_tried || !c->jheap || ooms_jheap_runtime(c->jheap) != OOMS_RT_HOTSPOT)
 		return;
 	c->direct_tried = 1;
 	snprintf(lib, sizeof(lib), "/proc/%d/root%s", (int)c->pid, ooms_jheap_lib(c->jheap));
-	for (int i = 0; i < 3; i++)
-		if (ooms_sym_elf_find(lib, syms[i], &off[i]) != 0) {
-			if (coll_verbose)
-				fprintf(stderr, "oomscope: no %s in %s: direct memory not followed by call site\n", syms[i],
-					lib);
-			return;
-		}
-	l[0] = bpf_program__attach_uprobe(k->progs.direct_alloc, false, c->pid, lib, off[0]);
-	l[1] = bpf_program__attach_uprobe(k->progs.direct_realloc, false, c->pid, lib, off[1]);
-	/* one return program for both: each finds its call's entry by thread */
-	l[2] = bpf_program__attach_uprobe(k->progs.direct_alloc_ret, true, c->pid, lib, off[0]);
-	l[3] = bpf_program__attach_uprobe(k->progs.direct_alloc_ret, true, c->pid, lib, off[1]);
-	l[4] = bpf_program__attach_uprobe(k->progs.direct_free, false, c->pid, lib, off[2]);
-	for (int i = 0; i < 5; i++)
-		if (!l[i]) {
-			coll_err("direct memory by call site: attaching to %s: %s", lib, strerror(errno));
-			for (int m = 0; m < 5; m++)
-				bpf_link__destroy(l[m]);
-			return;
-		}
-	memcpy(c->direct_links, l, sizeof(l));
-	c->ndirect_links = 5;
+	e = ooms_unsafe_attach(c->pid, lib, progs, c->direct_links, &missing);
+	if (e == -ENOENT && missing) {
+		if (coll_verbose)
+			fprintf(stderr, "oomscope: no %s in %s: direct memory not followed by call site\n", missing, lib);
+		return;
+	}
+	if (e) {
+		coll_err("direct memory by call site: attaching to %s: %s", lib, strerror(-e));
+		return;
+	}
+	c->ndirect_links = UNSAFE_PROBES;
 }
 
 void coll_direct_detach(struct coll *c)

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "collector/jheap_int.h"
+#include "collector/unsafe_probes.h"
 #include "run/timeline.h"
 #include "runtime/art_oom.h"
 #include "runtime/oom_text.h"
@@ -298,28 +299,16 @@ static void uprobe_sym(struct ooms_jheap *j, struct bpf_program *entry, struct b
 static void unsafe_probes(struct ooms_jheap *j, const char *lib)
 {
 	struct runtime_bpf *k = j->skel;
-	static const char *const syms[] = {"Unsafe_AllocateMemory0", "Unsafe_ReallocateMemory0", "Unsafe_FreeMemory0"};
-	uint64_t off[3];
-	struct bpf_link *l[5];
+	struct bpf_program *const progs[UNSAFE_PROBES] = {k->progs.hs_unsafe_alloc, k->progs.hs_unsafe_alloc_ret,
+							  k->progs.hs_unsafe_realloc, k->progs.hs_unsafe_realloc_ret,
+							  k->progs.hs_unsafe_free};
+	const char *missing;
+	int e = ooms_unsafe_attach(j->pid, lib, progs, j->unsafe_links, &missing);
 
-	for (int i = 0; i < 3; i++)
-		if (ooms_sym_elf_find(lib, syms[i], &off[i]) != 0)
-			return;
-	l[0] = bpf_program__attach_uprobe(k->progs.hs_unsafe_alloc, false, j->pid, lib, off[0]);
-	l[1] = bpf_program__attach_uprobe(k->progs.hs_unsafe_alloc_ret, true, j->pid, lib, off[0]);
-	l[2] = bpf_program__attach_uprobe(k->progs.hs_unsafe_realloc, false, j->pid, lib, off[1]);
-	l[3] = bpf_program__attach_uprobe(k->progs.hs_unsafe_realloc_ret, true, j->pid, lib, off[1]);
-	l[4] = bpf_program__attach_uprobe(k->progs.hs_unsafe_free, false, j->pid, lib, off[2]);
-	for (int i = 0; i < 5; i++)
-		if (!l[i]) {
-			for (int m = 0; m < 5; m++)
-				bpf_link__destroy(l[m]);
-			if (j->o.verbose)
-				fprintf(stderr, "oomscope: no Unsafe.allocateMemory probes: %s\n", strerror(errno));
-			return;
-		}
-	memcpy(j->unsafe_links, l, sizeof(l));
-	j->nunsafe = 5;
+	if (!e)
+		j->nunsafe = UNSAFE_PROBES;
+	else if (j->o.verbose && !missing)
+		fprintf(stderr, "oomscope: no Unsafe.allocateMemory probes: %s\n", strerror(-e));
 }
 
 static void attach_hotspot(struct ooms_jheap *j, const char *lib)
