@@ -78,6 +78,34 @@ load helpers
   run "$OOMSCOPE" run
   [ "$status" -eq 2 ]
   [[ "$output" == *"run needs a command"* ]]
+  # labels: KEY=VALUE, a key once, a value without control characters
+  local bad
+  for bad in nokey =x 'a b=1' "k=$(printf 'x\ty')" "$(printf 'k%.0s' $(seq 1 65))=v"; do
+    run "$OOMSCOPE" run --label "$bad" -o "$TMP/l" -- true
+    [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ "$output" == *"--label"* ]] || { echo "# --label '$bad': $output" >&3; false; }
+  done
+  run "$OOMSCOPE" run --label a=1 --label a=2 -o "$TMP/l" -- true
+  [ "$status" -eq 2 ] && [[ "$output" == *"its KEY given twice"* ]]
+  [ ! -e "$TMP/l" ]
+}
+
+@test "a run's identity and --label: a random id, the host, the labels in the start record; a child's run the same labels, its own id" {
+  run timeout 60 "$OOMSCOPE" run -q --label build=4312 --label "device=Pixel 7 (emulator)" --label test.name=cold-start \
+    -o "$TMP/a" -- sh -c "'$TARGETS/fd_target' -n 10 -t 1 > /dev/null; true"
+  [ "$status" -eq 0 ]
+  run timeout 60 "$OOMSCOPE" run -q --no-children -o "$TMP/b" -- true
+  [ "$status" -eq 0 ]
+  local a b kid
+  a=$(head -n 1 "$TMP/a/timeline.jsonl") b=$(head -n 1 "$TMP/b/timeline.jsonl")
+  jq -c '{run_id, host, labels}' <<<"$a" >&3
+  jq -e --arg h "$(hostname)" '.type == "start" and (.run_id | test("^[0-9a-f]{32}$")) and .host == $h
+     and .labels == {"build": "4312", "device": "Pixel 7 (emulator)", "test.name": "cold-start"}' <<<"$a"
+  jq -e '(.run_id | test("^[0-9a-f]{32}$")) and .labels == {}' <<<"$b"
+  [ "$(jq -r .run_id <<<"$a")" != "$(jq -r .run_id <<<"$b")" ]
+  # the process it started: watched with the same labels, under an id of its own
+  kid=$(ls -d "$TMP"/a/children/*/ | head -n 1)
+  head -n 1 "$kid/timeline.jsonl" | jq -e --arg parent "$(jq -r .run_id <<<"$a")" \
+    '.labels.build == "4312" and .labels["test.name"] == "cold-start" and (.run_id | test("^[0-9a-f]{32}$")) and .run_id != $parent'
 }
 
 @test "not root: refused with a reason" {

@@ -9,9 +9,9 @@ setup_file() {
   command -v stress-ng > /dev/null || { echo "stress-ng is not installed: scripts/install-deps.sh installs it" >&2; return 1; }
 }
 
-@test "stress-ng --open (Debian's): its forked worker watched, its fds with their paths and one pattern, its failing opens by module+offset, one crossing recurring" {
+@test "stress-ng --open (Debian's) for 20 s: its forked worker watched, its fds with their paths and one pattern, its failing opens by module+offset, one crossing recurring, three snapshots a rule at most" {
   mkdir -p "$TMP/x"
-  run bash -c "ulimit -n 2048; cd '$TMP/x' && timeout 120 '$OOMSCOPE' run -o '$TMP/run' -- stress-ng --open 1 --timeout 6s --temp-path '$TMP/x'"
+  run bash -c "ulimit -n 2048; cd '$TMP/x' && timeout 120 '$OOMSCOPE' run -o '$TMP/run' -- stress-ng --open 1 --timeout 20s --temp-path '$TMP/x'"
   grep -E '^ *[0-9.]+ child|how it ended' <<<"$output" >&3 || true
   [ "$status" -eq 0 ]
   # the worker (stress-ng forks one per stressor) watched, and how its run went said
@@ -23,6 +23,12 @@ setup_file() {
   grep '"type":"crossing"' "$dir/timeline.jsonl" | jq -c '{t, rule, value}' >&3
   [ "$(grep '"type":"crossing"' "$dir/timeline.jsonl" | jq -s 'map(select(.rule == "fd_ratio")) | length')" -eq 1 ]
   grep '"type":"end"' "$dir/timeline.jsonl" | jq -c '.recurrences' >&3
+  grep '"type":"end"' "$dir/timeline.jsonl" | jq -e '.recurrences.fd_ratio >= 1'
+  # 20 s at its limit, the table emptied and refilled again and again: of each rule's snapshots
+  # the first, the largest and the last kept
+  local rules; rules=$(grep '"type":"crossing"' "$dir/timeline.jsonl" | jq -r .rule | sort -u | wc -l)
+  ls "$dir" | grep -E '^fds-[0-9]+\.json$' >&3
+  [ "$(ls "$dir" | grep -cE '^fds-[0-9]+\.json$')" -le $((3 * rules)) ]
   # the crossing's snapshot: at least 95 % of the fds with their path, the scratch files one pattern
   local snap; snap=$(grep '"type":"crossing"' "$dir/timeline.jsonl" | jq -r 'select(.rule == "fd_ratio") | .wrote')
   jq -c '{fds, kinds: [.groups[] | {kind, count}], top: ([.groups[] | select(.kind == "file") | .patterns[0]][0])}' "$dir/$snap" >&3

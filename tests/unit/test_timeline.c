@@ -6,6 +6,8 @@
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include "run/run_id.h"
 #include "run/timeline.h"
 #include "util/json.h"
 #include "tap.h"
@@ -44,7 +46,8 @@ static struct json_object *round_trip(const struct run_record *r, struct run_rec
 static void test_start(void)
 {
 	struct run_record r = {.type = REC_START, .u.start = {
-		.t = 0, .pid = 4242, .command = "demo --leak", .mode = "watch", .kernel = "6.1.0", .arch = "x86_64",
+		.t = 0, .run_id = "0123456789abcdef0123456789abcdef", .host = "lab-7", .nlabels = 2,
+		.label_key = {"build", "device"}, .label_value = {"4312", "Pixel 7"}, .pid = 4242, .command = "demo --leak", .mode = "watch", .kernel = "6.1.0", .arch = "x86_64",
 		.target_32bit = 1, .interval_s = 0.5, .duration_s = 30, .libc = "/lib/libc.so.6", .page_size = 4096,
 		.ringbuf_bytes = 1 << 22, .wall_time = "2026-11-23T15:00:00Z",
 		.settings = {.thread_count = 450, .thread_gap = 50, .thread_polls = 3, .fd_count = 800, .fd_gap = 50,
@@ -56,6 +59,10 @@ static void test_start(void)
 	struct json_object *o = round_trip(&r, &b, "start");
 
 	TAP_EQ_INT(b.u.start.pid, 4242, "start: pid");
+	TAP_EQ_STR(b.u.start.run_id, "0123456789abcdef0123456789abcdef", "start: run_id");
+	TAP_EQ_STR(b.u.start.host, "lab-7", "start: host");
+	TAP_OK(b.u.start.nlabels == 2 && !strcmp(b.u.start.label_key[1], "device") &&
+	       !strcmp(b.u.start.label_value[1], "Pixel 7"), "start: the labels, in order");
 	TAP_EQ_STR(b.u.start.command, "demo --leak", "start: command");
 	TAP_EQ_INT(b.u.start.target_32bit, 1, "start: target_32bit");
 	TAP_EQ_INT(b.u.start.settings.fd_count, 800, "start: settings.fd_count");
@@ -63,6 +70,25 @@ static void test_start(void)
 	TAP_EQ_STR(b.u.start.settings.big_alloc_mode, "uprobe", "start: settings.big_alloc_mode");
 	TAP_EQ_INT(b.u.start.settings.shim, 1, "start: settings.shim");
 	json_object_put(o);
+}
+
+/* A run's id: fresh ones differ and are 32 hex digits; one derived from a
+ * start record's text is the same for the same text. */
+static void test_run_id(void)
+{
+	char a[RUN_ID_LEN + 1], b[RUN_ID_LEN + 1], c[RUN_ID_LEN + 1];
+	const char *text = "{\"type\":\"start\",\"t\":0,\"pid\":1}";
+
+	run_id_new(a);
+	run_id_new(b);
+	TAP_OK(run_id_valid(a) && run_id_valid(b) && strcmp(a, b), "two fresh ids, valid and different: %s %s", a, b);
+	run_id_derived(text, strlen(text), b);
+	run_id_derived(text, strlen(text), c);
+	TAP_OK(run_id_valid(b) && !strcmp(b, c), "derived from the same text: the same id");
+	run_id_derived(text, strlen(text) - 1, c);
+	TAP_OK(strcmp(b, c), "from other text: another");
+	TAP_OK(!run_id_valid("0123") && !run_id_valid("0123456789ABCDEF0123456789abcdef") && !run_id_valid(NULL),
+	       "short, upper-case, none: not ids");
 }
 
 static void test_sample(void)
@@ -189,6 +215,7 @@ static void test_damaged(void)
 int main(void)
 {
 	test_start();
+	test_run_id();
 	test_sample();
 	test_events();
 	test_damaged();

@@ -60,8 +60,10 @@ enum {
 	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOSTRINGS, OPT_NOANALYZE, OPT_LEAKCLASS,
 	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT, OPT_NOJSTACKS, OPT_JPLATFORM, OPT_PERFMAP, OPT_NOPOOLRULES,
-	OPT_CHILDREN, OPT_NOCHILDREN, OPT_MAXCHILDREN, OPT_HELD,
+	OPT_CHILDREN, OPT_NOCHILDREN, OPT_MAXCHILDREN, OPT_HELD, OPT_LABEL,
 };
+
+#define LABEL_KEY_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
 
 static const char *app_pkg;  /* --app */
 static int app_timeout_s;
@@ -87,6 +89,9 @@ static const struct cli_opt options[] = {
 	{"no-children", 0, no_argument, OPT_NOCHILDREN, NULL, "run: watch only the command, not the processes it starts"},
 	{"max-children", 0, required_argument, OPT_MAXCHILDREN, "N", "processes watched at once beside the target (8)"},
 	{"held", 0, no_argument, OPT_HELD, NULL, "the target is stopped (SIGSTOP) until attached: SIGCONT then\n(how a process tree's children are watched)"},
+	{"label", 0, required_argument, OPT_LABEL, "KEY=VALUE",
+	 "what the run is of, kept in its start record beside its id\n(repeatable: app version, build, device, test;\n"
+	 "KEY of letters, digits, '_', '.', '-'; at most 32)"},
 	{"stop-on-crossing", 0, no_argument, OPT_STOP, NULL, "stop at the first threshold crossing"},
 	{"btf", 0, required_argument, OPT_BTF, "FILE", "kernel BTF when /sys/kernel/btf/vmlinux is missing"},
 	{"big-map", 0, required_argument, OPT_BIGMAP, "BYTES", "record the stack of mmaps of at least BYTES (default 1M)"},
@@ -246,6 +251,28 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 		case OPT_CHILDREN: o->follow_children = 1; break;
 		case OPT_NOCHILDREN: o->follow_children = 0; break;
 		case OPT_HELD: o->resume_target = 1; break;
+		case OPT_LABEL: {
+			const char *eq = strchr(optarg, '=');
+			size_t klen = eq ? (size_t)(eq - optarg) : 0;
+			char *key;
+
+			if (!eq || !klen || klen > 64 || strspn(optarg, LABEL_KEY_CHARS) != klen || strlen(eq + 1) > 256)
+				return bad("invalid --label '%s' (KEY=VALUE: KEY of 1 to 64 letters, digits, '_', '.', '-'; "
+					   "VALUE of at most 256 bytes)", optarg);
+			for (const char *v = eq + 1; *v; v++)
+				if ((unsigned char)*v < 0x20 || *v == 0x7f)
+					return bad("invalid --label '%s' (a control character in its value)", optarg);
+			for (size_t i = 0; i < o->nlabels; i++)
+				if (strlen(o->label_key[i]) == klen && !strncmp(o->label_key[i], optarg, klen))
+					return bad("--label '%s': its KEY given twice", optarg);
+			if (o->nlabels == OOMS_MAX_LABELS)
+				return bad("--label '%s': more than 32 labels", optarg);
+			if (!(key = strndup(optarg, klen)))
+				return bad("%s", "out of memory");
+			o->label_key[o->nlabels] = key;
+			o->label_value[o->nlabels++] = eq + 1;
+			break;
+		}
 		case OPT_MAXCHILDREN: {
 			double v;
 

@@ -4,6 +4,7 @@
 #include "run/records.h"
 #include "run/timeline.h"
 #include "run/files.h"
+#include "run/run_id.h"
 
 
 /* The start record: the target, this kernel, and the settings the rules
@@ -12,7 +13,7 @@ void coll_emit_start(struct coll *c)
 {
 	const struct ooms_detect_config *d = &c->o->detect;
 	const struct ooms_heap_rule_config *h = &c->o->java.rule;
-	char cmd[1024] = "", kernel[128] = "", when[40];
+	char cmd[1024] = "", kernel[128] = "", when[40], host[256] = "", id[RUN_ID_LEN + 1];
 	time_t now = time(NULL);
 	struct tm tm;
 	FILE *f = fopen("/proc/sys/kernel/osrelease", "re");
@@ -30,7 +31,11 @@ void coll_emit_start(struct coll *c)
 		proc_cmdline(c->pid, cmd, sizeof(cmd));
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		snprintf(host, sizeof(host), "?");
+	run_id_new(id);
 	struct run_record r = {.type = REC_START, .u.start = {
+		.run_id = id, .host = host, .nlabels = c->o->nlabels,
 		.pid = c->pid, .command = cmd, .mode = c->launched ? "run" : "watch", .kernel = kernel,
 		.arch = c->arch == ARCH_X86_64 ? "x86_64" : "arm64", .target_32bit = c->is_32bit,
 		.interval_s = c->o->interval_s, .duration_s = c->o->duration_s,
@@ -49,6 +54,10 @@ void coll_emit_start(struct coll *c)
 			.shim = c->o->java.shim,
 		}}};
 
+	for (size_t i = 0; i < c->o->nlabels && i < RUN_MAX_LABELS; i++) {
+		r.u.start.label_key[i] = c->o->label_key[i];
+		r.u.start.label_value[i] = c->o->label_value[i];
+	}
 	coll_emit(c, run_record_body, &r);
 }
 

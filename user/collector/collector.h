@@ -18,6 +18,8 @@
  * auto: the first that loads. */
 enum { OOMS_HOOK_AUTO, OOMS_HOOK_FEXIT, OOMS_HOOK_SYSCALLS, OOMS_HOOK_KPROBE, OOMS_HOOK_RAW };
 
+#define OOMS_MAX_LABELS 32
+
 struct ooms_watch_opts {
 	pid_t pid;               /* watch: the target */
 	const char *app;         /* watch --app: the package named */
@@ -55,6 +57,10 @@ struct ooms_watch_opts {
 	int follow_children;
 	int max_children;
 	const char *const *child_args;
+	/* --label KEY=VALUE: what the run is of (app version, build, device,
+	 * test), kept in the start record beside the run's id */
+	const char *label_key[OOMS_MAX_LABELS], *label_value[OOMS_MAX_LABELS];
+	size_t nlabels;
 };
 
 /* Returns the process exit code: 0 ok, 1 runtime failure (message printed). */

@@ -129,6 +129,13 @@ static void read_settings(struct json_object *o, struct run_settings *s)
 static void write_start(struct json *j, const struct run_start *r)
 {
 	head(j, REC_START, r->t);
+	json_kstr(j, "run_id", r->run_id);
+	json_kstr(j, "host", r->host);
+	json_key(j, "labels");
+	json_obj(j);
+	for (size_t i = 0; i < r->nlabels && i < RUN_MAX_LABELS; i++)
+		json_kstr(j, r->label_key[i], r->label_value[i]);
+	json_obj_end(j);
 	json_kint(j, "pid", r->pid);
 	json_kstr(j, "command", r->command);
 	json_kstr(j, "mode", r->mode);
@@ -164,8 +171,20 @@ static void write_start(struct json *j, const struct run_start *r)
 
 static void read_start(struct json_object *o, struct run_start *r)
 {
-	struct json_object *s = get(o, "settings");
+	struct json_object *s = get(o, "settings"), *labels = get(o, "labels");
 
+	r->run_id = rstr(o, "run_id");
+	r->host = rstr(o, "host");
+	r->nlabels = 0;
+	if (labels && json_object_is_type(labels, json_type_object)) {
+		json_object_object_foreach(labels, key, val)
+		{
+			if (r->nlabels < RUN_MAX_LABELS && json_object_is_type(val, json_type_string)) {
+				r->label_key[r->nlabels] = key;
+				r->label_value[r->nlabels++] = json_object_get_string(val);
+			}
+		}
+	}
 	r->pid = rint64(o, "pid");
 	r->command = rstr(o, "command");
 	r->mode = rstr(o, "mode");

@@ -10,6 +10,7 @@
 #ifndef OOMSCOPE_RUN_TIMELINE_H
 #define OOMSCOPE_RUN_TIMELINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "run/records.h"
 
@@ -35,8 +36,14 @@ struct run_settings {          /* the rules' settings, drawn by the report */
 	int shim;
 };
 
+#define RUN_MAX_LABELS 32u
+
 struct run_start {
 	double t;
+	const char *run_id;          /* 32 hex digits, random: the run's identity across machines */
+	const char *host;            /* the machine's name */
+	size_t nlabels;              /* --label KEY=VALUE, in the order given */
+	const char *label_key[RUN_MAX_LABELS], *label_value[RUN_MAX_LABELS];
 	int64_t pid;
 	const char *command, *mode, *kernel, *arch, *libc, *wall_time;
 	int target_32bit;
