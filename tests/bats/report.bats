@@ -114,6 +114,59 @@ fixture() { cp -r "$FIX/$1" "$TMP/$2"; }
   [ "${#lines[@]}" -eq 1 ]
 }
 
+# sql DB QUERY: the rows, '|' between columns (Python's sqlite3, an independent reader)
+sql() {
+  python3 -c 'import sqlite3, sys
+for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print("|".join("" if v is None else str(v) for v in r))' "$@"
+}
+
+@test "the store (34): everything a run found, under its id and labels; a run added twice or copied stored once; a version-1 database migrated" {
+  run timeout 60 "$OOMSCOPE" run -q --label build=4312 --label device=vm -o "$TMP/d" -- "$TARGETS/death_target" fds
+  [ "$status" -eq 0 ]
+  local id; id=$(head -n 1 "$TMP/d/timeline.jsonl" | jq -r .run_id)
+  fixture run-leakyservice a
+  run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" "$TMP/d" "$TMP/a"
+  [ "$status" -eq 0 ]
+  [ "$(sql "$TMP/lab.sqlite" 'SELECT version FROM store_version')" = 2 ]
+  # the run: its id, host, how it ended; its labels
+  sql "$TMP/lab.sqlite" "SELECT * FROM runs WHERE run_id = '$id'" >&3
+  [ "$(sql "$TMP/lab.sqlite" "SELECT host, mode, cause FROM runs WHERE run_id = '$id'")" = "$(hostname)|run|self-signal" ]
+  [ "$(sql "$TMP/lab.sqlite" "SELECT key || '=' || value FROM labels WHERE run_id = '$id' ORDER BY key" | paste -sd,)" = "build=4312,device=vm" ]
+  # its crossing, the snapshot's groups (the fds by the function that made them), its failing call
+  [ "$(sql "$TMP/lab.sqlite" "SELECT rule FROM crossings WHERE run_id = '$id'")" = fd_ratio ]
+  [ "$(sql "$TMP/lab.sqlite" "SELECT SUM(count) FROM resource_groups WHERE run_id = '$id' AND snapshot = 'fds-1.json' AND created_by = 'leak_fds (death_target)'")" -gt 1000 ]
+  [ "$(sql "$TMP/lab.sqlite" "SELECT syscall || ' ' || errno || ' ' || called_by FROM failures WHERE run_id = '$id'")" = "openat EMFILE leak_fds (death_target)" ]
+  # the recorded Java run (from before ids): its leak, its large allocations
+  [ "$(sql "$TMP/lab.sqlite" "SELECT COUNT(*) FROM leaks l JOIN runs r ON r.run_id = l.run_id WHERE r.dir LIKE '%/a'")" -ge 1 ]
+  [ "$(sql "$TMP/lab.sqlite" "SELECT COUNT(*) FROM allocs a JOIN runs r ON r.run_id = a.run_id WHERE r.dir LIKE '%/a'")" -ge 1 ]
+  # signatures are function names, not addresses: the same call site in another run, the same signature
+  run timeout 60 "$OOMSCOPE" run -q -o "$TMP/d2" -- "$TARGETS/death_target" fds
+  cp -r "$TMP/a" "$TMP/a-copy"
+  run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" "$TMP/d2" "$TMP/d" "$TMP/a-copy"
+  [ "$status" -eq 0 ]
+  [ "$(sql "$TMP/lab.sqlite" 'SELECT COUNT(*) FROM runs')" -eq 3 ]
+  [ "$(sql "$TMP/lab.sqlite" "SELECT COUNT(DISTINCT run_id) FROM failures WHERE called_by = 'leak_fds (death_target)'")" -eq 2 ]
+  [ "$(sql "$TMP/lab.sqlite" "SELECT COUNT(DISTINCT signature) FROM failures WHERE called_by = 'leak_fds (death_target)'")" -eq 1 ]
+  # a database of version 1 (runs and leaks by directory): migrated, its rows kept
+  python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("""CREATE TABLE runs (dir TEXT PRIMARY KEY, command TEXT, pid INTEGER, started TEXT, added TEXT);
+CREATE TABLE leaks (dir TEXT, dump INTEGER, signature TEXT, class TEXT, instances INTEGER, retained INTEGER, reason TEXT,
+  gc_root TEXT, path TEXT, started TEXT, PRIMARY KEY (dir, dump, signature));
+INSERT INTO runs VALUES ("/old/run", "java Old", 7, "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z");
+INSERT INTO leaks VALUES ("/old/run", 1, "cafe0000cafe0000", "Old$Leak", 10, 4096, "r", "g", "p", "2026-01-01T00:00:00Z");""")
+db.commit()' "$TMP/v1.sqlite"
+  run "$OOMSCOPE" aggregate --db "$TMP/v1.sqlite" --json "$TMP/d"
+  [ "$status" -eq 0 ]
+  jq -e '.runs == 2 and (.leaks[] | select(.signature == "cafe0000cafe0000") | .className == "Old$Leak" and .runs == 1)' <<<"$output"
+  [ "$(sql "$TMP/v1.sqlite" 'SELECT version FROM store_version')" = 2 ]
+  [ "$(sql "$TMP/v1.sqlite" "SELECT command FROM runs WHERE dir = '/old/run'")" = "java Old" ]
+  # a store newer than this oomscope: refused in one line
+  python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE store_version SET version = 99"); db.commit()' "$TMP/v1.sqlite"
+  run "$OOMSCOPE" aggregate --db "$TMP/v1.sqlite" "$TMP/d"
+  [ "$status" -eq 1 ] && [ "${#lines[@]}" -eq 1 ] && [[ "$output" == *"version 99, newer than this oomscope's (2)"* ]]
+}
+
 @test "a six-hour run: each series at most four points a pixel column, a one-sample spike kept, GCs and losses merged, nothing dropped" {
   # 21,600 samples at 1 s; RSS has one sample ten times the rest at 10,000 s;
   # a GC every 2 s; one event lost at each of 100 samples from 5,000 s

@@ -1,0 +1,25 @@
+/* The lab's store: every run's findings in one database, keyed by the run's
+ * id (its start record's run_id), so runs from many machines stay apart and
+ * a run added twice is stored once. SQLite (a file, or memory); the schema
+ * is created and migrated here (store_version), never by hand. What each
+ * run contributes: store_rows.c. */
+#ifndef OOMSCOPE_REPORT_STORE_H
+#define OOMSCOPE_REPORT_STORE_H
+
+#include <stddef.h>
+
+#define STORE_VERSION 2
+
+struct store;
+struct sqlite3;
+
+/* db: a file (created if missing) or NULL for memory only. NULL with err set. */
+struct store *store_open(const char *db, char *err, size_t err_len);
+void store_close(struct store *s);
+/* Adds run directory dir, replacing what the store had of that run: one
+ * transaction. 0, or -1 with err set (nothing of it stored). */
+int store_add_run(struct store *s, const char *dir, char *err, size_t err_len);
+/* The database, for the queries (aggregate.c). */
+struct sqlite3 *store_db(struct store *s);
+
+#endif

@@ -1,0 +1,229 @@
+/* What one run found, as the store's rows (store.h): its identity and
+ * labels, crossings, the fd and thread groups of each snapshot, failing
+ * calls, its death, the Java leaks and suspects, the large allocations.
+ * Each finding carries a signature that stays the same across builds where
+ * the code did not change: the kind of finding and the function names of
+ * its stack's top frames (a frame without a symbol counts by its module's
+ * name, never by an address or an offset). */
+#define _GNU_SOURCE
+#include "report/store_int.h"
+
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "run/files.h"
+#include "run/run_id.h"
+
+#define SIG_FRAMES 5
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; s && *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* The module's file name of a frame ("libc.so.6" of "/usr/lib/x86_64-linux-gnu/libc.so.6"). */
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path;
+}
+
+void store_signature(const char *what, struct json_object *frames, char out[STORE_SIG_LEN + 1])
+{
+	uint64_t h = fnv(0xcbf29ce484222325ull, what);
+	size_t n = frames && json_object_is_type(frames, json_type_array) ? json_object_array_length(frames) : 0;
+
+	for (size_t i = 0, used = 0; i < n && used < SIG_FRAMES; i++) {
+		struct json_object *f = json_object_array_get_idx(frames, i);
+		const char *name = json_object_is_type(f, json_type_string) ? json_object_get_string(f) : rd_str(f, "symbol");
+
+		if (!name)
+			name = base_name(rd_str(f, "module"));
+		if (!name)
+			continue;
+		h = fnv(fnv(h, "|"), name);
+		used++;
+	}
+	snprintf(out, STORE_SIG_LEN + 1, "%016llx", (unsigned long long)h);
+}
+
+/* The groups of one snapshot file (threads: by name; fds: by kind), one
+ * row per creation stack. */
+static int snapshot_rows(struct store *s, const char *run_id, const char *snap, const char *resource,
+			 struct json_object *doc)
+{
+	struct json_object *gs = rd_arr(doc, "groups");
+	int is_threads = !strcmp(resource, "threads");
+
+	for (size_t i = 0; gs && i < json_object_array_length(gs); i++) {
+		struct json_object *g = json_object_array_get_idx(gs, i), *st = rd_arr(g, "stacks");
+		const char *kind = rd_str(g, is_threads ? "name" : "kind");
+
+		for (size_t k = 0; st && k < json_object_array_length(st); k++) {
+			struct json_object *x = json_object_array_get_idx(st, k);
+			char what[300], sig[STORE_SIG_LEN + 1];
+			const char *by = rd_str(x, "created_by");
+
+			snprintf(what, sizeof(what), "%s %s %s", resource, kind ? kind : "?",
+				 rd_str(x, "syscall") ? rd_str(x, "syscall") : "");
+			store_signature(what, rd_get(x, "java_frames") ? rd_get(x, "java_frames") : rd_get(x, "frames"), sig);
+			if (store_insert(s, "resource_groups", run_id, 6, STORE_TEXT(snap), STORE_TEXT(resource), STORE_TEXT(kind),
+					 STORE_INT((int64_t)rd_num(x, "count", 0)), STORE_TEXT(sig),
+					 STORE_TEXT(by ? by : rd_str(x, "unknown"))))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int crossing_rows(struct store *s, const struct rundata *rd, const char *run_id)
+{
+	int seq = 0;
+
+	for (size_t i = 0; i < rd->nevents; i++) {
+		const struct rd_event *e = &rd->events[i];
+		char path[4400];
+		struct json_object *doc;
+
+		if (e->kind != REC_CROSSING)
+			continue;
+		if (store_insert(s, "crossings", run_id, 6, STORE_INT(++seq), STORE_REAL(e->t), STORE_TEXT(e->rule),
+				 STORE_REAL(e->value), STORE_REAL(e->limit), STORE_TEXT(e->text)))
+			return -1;
+		/* its snapshot's groups (the fd and thread rules write one) */
+		if (!e->file[0] || (strncmp(e->file, "fds-", 4) && strncmp(e->file, "threads-", 8)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", rd->dir, e->file);
+		if (!(doc = json_object_from_file(path)))
+			continue; /* not kept (the first, the largest and the last are) */
+		if (snapshot_rows(s, run_id, e->file, e->file[0] == 'f' ? "fds" : "threads", doc)) {
+			json_object_put(doc);
+			return -1;
+		}
+		json_object_put(doc);
+	}
+	return 0;
+}
+
+static int failure_rows(struct store *s, const struct rundata *rd, const char *run_id)
+{
+	struct json_object *gs = rd_arr(rd->failures, "groups");
+
+	for (size_t i = 0; gs && i < json_object_array_length(gs); i++) {
+		struct json_object *g = json_object_array_get_idx(gs, i);
+		char what[200], sig[STORE_SIG_LEN + 1];
+
+		snprintf(what, sizeof(what), "failure %s %s", rd_str(g, "syscall") ? rd_str(g, "syscall") : "?",
+			 rd_str(g, "errno") ? rd_str(g, "errno") : "?");
+		store_signature(what, rd_get(g, "java_frames") ? rd_get(g, "java_frames") : rd_get(g, "frames"), sig);
+		if (store_insert(s, "failures", run_id, 6, STORE_TEXT(rd_str(g, "kind")), STORE_TEXT(rd_str(g, "syscall")),
+				 STORE_TEXT(rd_str(g, "errno")), STORE_INT((int64_t)rd_num(g, "count", 0)), STORE_TEXT(sig),
+				 STORE_TEXT(rd_str(g, "called_by"))))
+			return -1;
+	}
+	return 0;
+}
+
+/* "GC root KIND -> step -> step" of a gcPaths entry */
+static void path_line(struct json_object *g, char *buf, size_t len)
+{
+	struct json_object *p = rd_arr(g, "path");
+	size_t n = (size_t)snprintf(buf, len, "%s", rd_str(g, "gcRoot") ? rd_str(g, "gcRoot") : "?");
+
+	for (size_t i = 0; p && i < json_object_array_length(p) && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " -> %s", rd_str(json_object_array_get_idx(p, i), "reference"));
+}
+
+/* The leak groups (by rule) and the suspects (no rule) of each dump's analysis. */
+static int leak_rows(struct store *s, const struct rundata *rd, const char *run_id, const char *started)
+{
+	for (size_t k = 0; k < 2 * rd->nanalyses; k++) {
+		size_t a = k / 2;
+		int suspects = k % 2;
+		struct json_object *gp = rd_arr(rd->analyses[a], suspects ? "suspects" : "gcPaths");
+
+		for (size_t i = 0; gp && i < json_object_array_length(gp); i++) {
+			struct json_object *g = json_object_array_get_idx(gp, i);
+			char why[2100], line[8192];
+
+			snprintf(why, sizeof(why), "leak suspect (no rule): %s",
+				 rd_str(g, "description") ? rd_str(g, "description") : "?");
+			path_line(g, line, sizeof(line));
+			if (store_insert(s, "leaks", run_id, 10, STORE_INT(rd->analysis_seq[a]),
+					 STORE_TEXT(rd_str(g, "signature") ? rd_str(g, "signature") : "?"),
+					 STORE_TEXT(rd_str(g, "className")),
+					 STORE_INT((int64_t)rd_num(g, suspects ? "count" : "instanceCount", 0)),
+					 STORE_INT((int64_t)rd_num(g, suspects ? "retainedSize" : "retainedSizeTotal", 0)),
+					 STORE_TEXT(suspects ? why : rd_str(g, "leakReason")), STORE_TEXT(rd_str(g, "gcRoot")),
+					 STORE_TEXT(line), STORE_INT(suspects), STORE_TEXT(started)))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int alloc_rows(struct store *s, const struct rundata *rd, const char *run_id)
+{
+	struct json_object *gs = rd_arr(rd->allocs, "groups");
+
+	for (size_t i = 0; gs && i < json_object_array_length(gs); i++) {
+		struct json_object *g = json_object_array_get_idx(gs, i);
+		char sig[STORE_SIG_LEN + 1];
+
+		store_signature("alloc", rd_get(g, "frames"), sig);
+		if (store_insert(s, "allocs", run_id, 5, STORE_INT((int64_t)rd_num(g, "count", 0)),
+				 STORE_INT((int64_t)rd_num(g, "total_bytes", 0)), STORE_INT((int64_t)rd_num(g, "largest_bytes", 0)),
+				 STORE_TEXT(sig), STORE_TEXT(rd_str(g, "allocated_by"))))
+			return -1;
+	}
+	return 0;
+}
+
+void store_run_id(const struct rundata *rd, const char *real_dir, char out[RUN_ID_LEN + 1])
+{
+	const char *id = rd_str(rd->start, "run_id");
+	const char *text;
+
+	if (run_id_valid(id)) {
+		snprintf(out, RUN_ID_LEN + 1, "%s", id);
+		return;
+	}
+	/* a run from before ids: one from its start record's text (a copy of
+	 * the directory is the same run) */
+	(void)real_dir;
+	text = rd->start ? json_object_to_json_string_ext(rd->start, JSON_C_TO_STRING_PLAIN) : "";
+	run_id_derived(text, strlen(text), out);
+}
+
+int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id, const char *real_dir,
+		   const char *started, const char *added)
+{
+	struct json_object *labels = rd_get(rd->start, "labels");
+	const char *how = rd->death ? rd_str(rd->death, "how") : NULL;
+
+	if (store_delete_run(s, run_id))
+		return -1;
+	if (store_insert(s, "runs", run_id, 10, STORE_TEXT(rd_str(rd->start, "host")), STORE_TEXT(real_dir),
+			 STORE_TEXT(rd->command), STORE_TEXT(rd->mode), STORE_INT(rd->pid), STORE_TEXT(started),
+			 STORE_REAL(rd->ended ? rd->end_t : -1), STORE_TEXT(how ? how : rd->ended ? rd->end_reason : NULL),
+			 STORE_TEXT(rd->death ? rd_str(rd->death, "cause") : NULL), STORE_TEXT(added)))
+		return -1;
+	if (labels && json_object_is_type(labels, json_type_object)) {
+		json_object_object_foreach(labels, key, val)
+		{
+			if (store_insert(s, "labels", run_id, 2, STORE_TEXT(key), STORE_TEXT(json_object_get_string(val))))
+				return -1;
+		}
+	}
+	if (crossing_rows(s, rd, run_id) || snapshot_rows(s, run_id, RUN_FDS, "fds", rd->fds) ||
+	    snapshot_rows(s, run_id, RUN_THREADS, "threads", rd->threads) || failure_rows(s, rd, run_id) ||
+	    leak_rows(s, rd, run_id, started) || alloc_rows(s, rd, run_id))
+		return -1;
+	return 0;
+}
