@@ -167,6 +167,48 @@ db.commit()' "$TMP/v1.sqlite"
   [ "$status" -eq 1 ] && [ "${#lines[@]}" -eq 1 ] && [[ "$output" == *"version 99, newer than this oomscope's (2)"* ]]
 }
 
+@test "the lab's questions (34): signatures by runs, filtered by a label; what a build brought against the one before; a signature across builds; deaths by cause per build" {
+  local b
+  for b in "4311 fds" "4312 fds" "4312 threads"; do
+    set -- $b
+    run timeout 60 "$OOMSCOPE" run -q --label build=$1 --label device=vm -o "$TMP/r-$1-$2" -- "$TARGETS/death_target" $2
+    [ "$status" -eq 0 ]
+  done
+  run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" --json --signatures "$TMP"/r-*
+  [ "$status" -eq 0 ]
+  local j="$output" fds
+  jq -c '.rows[] | {kind, runs, what}' <<<"$j" >&3
+  # the fd group leak_fds made and its failing openat: in both fd runs, one signature each (made
+  # of function names: the same in two runs); nothing that existed before the watch
+  fds=$(jq -r '.rows[] | select(.kind == "fds" and .what == "/dev/null <- leak_fds (death_target)") | .signature' <<<"$j")
+  jq -e --arg s "$fds" '.schema == "oomscope-query/1" and ([.rows[] | select(.signature == $s)][0] | .runs == 2 and .largest > 1000)
+     and ([.rows[] | select(.kind == "failure" and .what == "openat EMFILE <- leak_fds (death_target)")][0].runs == 2)
+     and ([.rows[] | select(.what | test("existed at attach"))] | length == 0)' <<<"$j"
+  run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" --json --signatures --where build=4311
+  jq -e '[.rows[].runs] | max == 1' <<<"$output"
+  # what 4312 brought: the thread burst (its groups and its failing clone), not the fd leak both have
+  run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" --json --new-in build=4312 --since build=4311
+  [ "$status" -eq 0 ]
+  jq -c '[.rows[] | .what]' <<<"$output" >&3
+  jq -e --arg s "$fds" '([.rows[] | select(.signature == $s)] | length == 0)
+     and ([.rows[] | select(.kind == "failure" and (.what | startswith("clone")) and (.what | endswith("<- spawn_workers (death_target)")))] | length == 1)
+     and ([.rows[] | select(.kind == "threads")] | length >= 1)' <<<"$output"
+  # the fd leak across builds: in 1 of 1 run of 4311, 1 of 2 of 4312, in the order they ran
+  run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" --json --history "$fds" --across build
+  jq -e '[.rows[] | [.value, .runs, .runsWithValue]] == [["4311", 1, 1], ["4312", 1, 2]]' <<<"$output"
+  run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" --history "$fds" --across build
+  [[ "${lines[0]}" == "signature $fds across build (in the order its values first ran):" ]]
+  # deaths by cause per build: abort() twice, an exit with code 3 once
+  run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" --json --deaths --across build
+  jq -e '[.rows[] | [.value, .cause, .runs]] | sort == [["4311", "self-signal", 1], ["4312", "exit", 1], ["4312", "self-signal", 1]]' <<<"$output"
+  # a question asked wrongly: one line, exit 2
+  local args
+  for args in "--history $fds" "--new-in build=4312" "--new-in build=4312 --since device=vm" "--signatures --deaths" "--since build=1" "--where build"; do
+    run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" $args
+    [ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] || { echo "# $args: $output" >&3; false; }
+  done
+}
+
 @test "a six-hour run: each series at most four points a pixel column, a one-sample spike kept, GCs and losses merged, nothing dropped" {
   # 21,600 samples at 1 s; RSS has one sample ten times the rest at 10,000 s;
   # a GC every 2 s; one event lost at each of 100 samples from 5,000 s

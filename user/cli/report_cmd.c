@@ -10,6 +10,7 @@
 #include "util/clock.h"
 #include "cli/opts.h"
 #include "report/aggregate.h"
+#include "report/store_query.h"
 #include "report/report.h"
 
 static const char report_usage[] =
@@ -35,27 +36,57 @@ static const struct cli_opt report_options[] = {
 };
 
 static const char aggregate_usage[] =
-	"usage: oomscope aggregate [--db FILE] [--json] [DIR...]\n"
+	"usage: oomscope aggregate [--db FILE] [--json] [QUERY] [DIR...]\n"
 	"\n"
-	"Adds the heap dump analyses of each run directory to a table keyed by leak\n"
-	"signature (the same bug in many runs is one row): how many runs saw it, when\n"
-	"first and last, its largest retained size, an example path. With --db the\n"
-	"table lives in an SQLite file, so a lab can add runs over weeks (a run added\n"
-	"again replaces its rows); without DIRs it prints what the database holds.\n"
+	"Adds each run directory to the lab's store (an SQLite file with --db, kept\n"
+	"over weeks and machines: everything each run found, keyed by its run id, so\n"
+	"a run added again is stored once), then answers a question of it. Without a\n"
+	"QUERY: the Java leaks by signature (the same bug in many runs is one row):\n"
+	"how many runs saw it, when first and last, its largest retained size, an\n"
+	"example path. Without DIRs it asks what the database holds.\n"
 	"\n"
 	"options:\n";
 
 static const char aggregate_example[] =
 	"\n"
-	"example:\n"
-	"  oomscope aggregate --db lab.sqlite runs/*/\n";
+	"examples:\n"
+	"  oomscope aggregate --db lab.sqlite runs/*/\n"
+	"  oomscope aggregate --db lab.sqlite --signatures --where device=pixel7\n"
+	"  oomscope aggregate --db lab.sqlite --new-in build=4312 --since build=4311\n"
+	"  oomscope aggregate --db lab.sqlite --history 42d7bacc254e7927 --across build\n"
+	"  oomscope aggregate --db lab.sqlite --deaths --across device\n";
+
+enum { AG_SIGNATURES = 256, AG_WHERE, AG_NEWIN, AG_SINCE, AG_HISTORY, AG_ACROSS, AG_DEATHS };
 
 static const struct cli_opt aggregate_options[] = {
 	{"db", 0, required_argument, 'd', "FILE", "the SQLite database (created if missing); default: memory only"},
-	{"json", 0, no_argument, 'j', NULL, "the table as JSON (schema oomscope-aggregate/1)"},
+	{"json", 0, no_argument, 'j', NULL, "JSON (schema oomscope-aggregate/1; a QUERY's: oomscope-query/1)"},
+	{"signatures", 0, no_argument, AG_SIGNATURES, NULL,
+	 "QUERY: every finding (leaks, fd and thread groups, failing calls,\nlarge allocations) by signature, most runs first"},
+	{"where", 0, required_argument, AG_WHERE, "KEY=VALUE", "--signatures, --deaths: only runs with this label"},
+	{"new-in", 0, required_argument, AG_NEWIN, "KEY=VALUE",
+	 "QUERY: the signatures in runs with this label and in none\nwith --since's value"},
+	{"since", 0, required_argument, AG_SINCE, "KEY=VALUE", "--new-in: the label value set against (the same KEY)"},
+	{"history", 0, required_argument, AG_HISTORY, "SIGNATURE",
+	 "QUERY: one signature across the values of --across's label"},
+	{"across", 0, required_argument, AG_ACROSS, "KEY", "--history, --deaths: a row per value of this label"},
+	{"deaths", 0, no_argument, AG_DEATHS, NULL, "QUERY: how the runs ended, by cause"},
 	{"help", 'h', no_argument, 'h', NULL, "this text"},
 	CLI_END,
 };
+
+/* KEY=VALUE into *key (a copy) and *value; 0 or -1. */
+static int label_arg(const char *arg, const char **key, const char **value)
+{
+	const char *eq = strchr(arg, '=');
+	char *k;
+
+	if (!eq || eq == arg || !(k = strndup(arg, (size_t)(eq - arg))))
+		return -1;
+	*key = k;
+	*value = eq + 1;
+	return 0;
+}
 
 struct progress {
 	int on;
@@ -111,32 +142,63 @@ int cmd_report(int argc, char **argv)
 int cmd_aggregate(int argc, char **argv)
 {
 	struct option longopts[sizeof(aggregate_options) / sizeof(aggregate_options[0])];
-	const char *db = NULL;
+	struct store_query q = {0};
+	const char *db = NULL, *since_key = NULL;
 	char err[512], shortopts[8];
 	size_t added;
-	int c, json = 0;
+	int c, json = 0, queries = 0;
 
 	optind = 1;
 	if (cli_opts_getopt(aggregate_options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts,
 			    sizeof(shortopts)))
 		return 1;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == 'd') {
-			db = optarg;
-		} else if (c == 'j') {
-			json = 1;
-		} else if (c == 'h') {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'j': json = 1; break;
+		case AG_SIGNATURES: q.kind = SQ_SIGNATURES; queries++; break;
+		case AG_DEATHS: q.kind = SQ_DEATHS; queries++; break;
+		case AG_HISTORY: q.kind = SQ_HISTORY; q.signature = optarg; queries++; break;
+		case AG_ACROSS: q.across = optarg; break;
+		case AG_WHERE:
+		case AG_NEWIN:
+			if (label_arg(optarg, &q.key, &q.value))
+				return cli_usage_error("aggregate", "invalid label '%s' (KEY=VALUE)", optarg);
+			if (c == AG_NEWIN) {
+				q.kind = SQ_NEW_IN;
+				queries++;
+			}
+			break;
+		case AG_SINCE:
+			if (label_arg(optarg, &since_key, &q.since_value))
+				return cli_usage_error("aggregate", "invalid label '%s' (KEY=VALUE)", optarg);
+			break;
+		case 'h':
 			fputs(aggregate_usage, stdout);
 			cli_opts_help(aggregate_options, stdout);
 			fputs(aggregate_example, stdout);
 			return 0;
-		} else {
-			return cli_opts_error("aggregate", c, argv);
+		default: return cli_opts_error("aggregate", c, argv);
 		}
 	}
+	if (queries > 1)
+		return cli_usage_error("aggregate", "%s", "one QUERY at a time (--signatures, --new-in, --history, --deaths)");
+	if (q.kind == SQ_NEW_IN && (!since_key || strcmp(since_key, q.key)))
+		return cli_usage_error("aggregate", "%s", "--new-in KEY=VALUE needs --since KEY=OTHER (the same KEY)");
+	if (since_key && q.kind != SQ_NEW_IN)
+		return cli_usage_error("aggregate", "%s", "--since goes with --new-in");
+	if (q.kind == SQ_HISTORY && !q.across)
+		return cli_usage_error("aggregate", "%s", "--history SIGNATURE needs --across KEY");
+	if (q.across && q.kind != SQ_HISTORY && q.kind != SQ_DEATHS)
+		return cli_usage_error("aggregate", "%s", "--across goes with --history or --deaths");
+	if (q.key && !queries)
+		return cli_usage_error("aggregate", "%s", "--where goes with --signatures or --deaths");
+	if (q.key && q.kind == SQ_DEATHS && q.across)
+		return cli_usage_error("aggregate", "%s", "--deaths takes --where or --across, not both");
 	if (optind == argc && !db)
 		return cli_usage_error("aggregate", "%s", "give run directories, or --db FILE to list a database");
-	if (ooms_aggregate(db, argv + optind, (size_t)(argc - optind), json, stdout, &added, err, sizeof(err))) {
+	if (ooms_aggregate(db, argv + optind, (size_t)(argc - optind), queries ? &q : NULL, json, stdout, &added, err,
+			   sizeof(err))) {
 		fprintf(stderr, "oomscope aggregate: %s\n", err);
 		return 1;
 	}

@@ -13,6 +13,7 @@
 
 #include "report/rundata.h"
 #include "report/store.h"
+#include "report/store_query.h"
 
 static const char QUERY[] =
 	"SELECT signature, class, COUNT(DISTINCT run_id), MIN(started), MAX(started), MAX(retained), SUM(instances),"
@@ -27,8 +28,8 @@ static const char *col(sqlite3_stmt *st, int i)
 	return s ? (const char *)s : "";
 }
 
-int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, int as_json, FILE *out, size_t *added,
-		   char *err, size_t err_len)
+int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, const struct store_query *q, int as_json,
+		   FILE *out, size_t *added, char *err, size_t err_len)
 {
 	struct store *store = store_open(dbpath, err, err_len);
 	sqlite3 *db = store ? (sqlite3 *)store_db(store) : NULL;
@@ -42,6 +43,10 @@ int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, int as_j
 		if (store_add_run(store, dirs[i], err, err_len))
 			goto out;
 		(*added)++;
+	}
+	if (q) {
+		rc = store_query_run(store, q, as_json, out, err, err_len) < 0 ? -1 : 0;
+		goto out;
 	}
 	if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM runs", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
 		runs = sqlite3_column_int(st, 0);

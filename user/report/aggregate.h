@@ -12,7 +12,9 @@
 /* db: a file (created if missing), or NULL for memory only. Adds every run
  * directory of dirs, then writes the table to out (text, or JSON with json).
  * 0, or -1 with err set. added: runs added. */
-int ooms_aggregate(const char *db, char *const *dirs, size_t ndirs, int json, FILE *out, size_t *added, char *err,
-		   size_t err_len);
+struct store_query;
+/* q: one of the lab's questions instead of the leak table (store_query.h). */
+int ooms_aggregate(const char *db, char *const *dirs, size_t ndirs, const struct store_query *q, int json, FILE *out,
+		   size_t *added, char *err, size_t err_len);
 
 #endif

@@ -28,7 +28,7 @@ static const char SCHEMA_V2[] =
 	"CREATE TABLE crossings (run_id TEXT NOT NULL, seq INTEGER NOT NULL, t REAL, rule TEXT, value REAL,"
 	"  threshold REAL, reason TEXT, PRIMARY KEY (run_id, seq));"
 	"CREATE TABLE resource_groups (run_id TEXT NOT NULL, snapshot TEXT, resource TEXT, kind TEXT, count INTEGER,"
-	"  signature TEXT, created_by TEXT);"
+	"  signature TEXT, created_by TEXT, known INTEGER);"
 	"CREATE TABLE failures (run_id TEXT NOT NULL, kind TEXT, syscall TEXT, errno TEXT, count INTEGER,"
 	"  signature TEXT, called_by TEXT);"
 	"CREATE TABLE leaks (run_id TEXT NOT NULL, dump INTEGER, signature TEXT, class TEXT, instances INTEGER,"
@@ -43,6 +43,19 @@ static const char SCHEMA_V2[] =
 	"CREATE INDEX leaks_signature ON leaks (signature);"
 	"CREATE INDEX allocs_run ON allocs (run_id);"
 	"CREATE INDEX labels_key ON labels (key, value);"
+	/* every finding of a run by its signature, with what it is and a measure
+	 * (a leak's retained bytes, a group's largest count, a failure's count,
+	 * an allocation's bytes): what the lab's questions ask about */
+	"CREATE VIEW findings AS"
+	"  SELECT run_id, 'leak' AS kind, signature, MIN(class) AS what, MAX(retained) AS measure FROM leaks"
+	"    GROUP BY run_id, signature"
+	"  UNION ALL SELECT run_id, resource, signature, MIN(kind || ' <- ' || created_by), MAX(count)"
+	"    FROM resource_groups WHERE known GROUP BY run_id, resource, signature"
+	"  UNION ALL SELECT run_id, 'failure', signature,"
+	"    MIN(syscall || ' ' || errno || ' <- ' || COALESCE(called_by, '?')), SUM(count) FROM failures"
+	"    GROUP BY run_id, signature"
+	"  UNION ALL SELECT run_id, 'alloc', signature, MIN(COALESCE(allocated_by, '?')), SUM(total_bytes) FROM allocs"
+	"    GROUP BY run_id, signature;"
 	"INSERT INTO store_version VALUES (2);";
 
 static const char *const TABLES[] = {"runs", "labels", "crossings", "resource_groups", "failures", "leaks", "allocs"};

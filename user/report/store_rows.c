@@ -73,9 +73,10 @@ static int snapshot_rows(struct store *s, const char *run_id, const char *snap, 
 			snprintf(what, sizeof(what), "%s %s %s", resource, kind ? kind : "?",
 				 rd_str(x, "syscall") ? rd_str(x, "syscall") : "");
 			store_signature(what, rd_get(x, "java_frames") ? rd_get(x, "java_frames") : rd_get(x, "frames"), sig);
-			if (store_insert(s, "resource_groups", run_id, 6, STORE_TEXT(snap), STORE_TEXT(resource), STORE_TEXT(kind),
+			/* known: made while watched, with its creation stack (not "existed at attach") */
+			if (store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(snap), STORE_TEXT(resource), STORE_TEXT(kind),
 					 STORE_INT((int64_t)rd_num(x, "count", 0)), STORE_TEXT(sig),
-					 STORE_TEXT(by ? by : rd_str(x, "unknown"))))
+					 STORE_TEXT(by ? by : rd_str(x, "unknown")), STORE_INT(by != NULL)))
 				return -1;
 		}
 	}
