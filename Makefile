@@ -46,7 +46,10 @@ OOMS_BIN := oomscope
 endif
 # -MMD -MP: each object depends on the headers it includes (build/**/*.d)
 CPPFLAGS := -Iuser -Ibpf -I$(BUILD) -MMD -MP
-LDLIBS := -lpthread -lbpf -ldw -lelf -lz -llzma -ljson-c -liberty -lsqlite3 -lm
+LDLIBS := -lpthread -lbpf -ldw -lelf -lz -llzma -ljson-c -liberty -lsqlite3 -lm -ldl
+# the PostgreSQL store: libpq's header (Debian's libpq-dev); libpq.so.5 is
+# loaded at run time, only for a PostgreSQL store
+%/user/report/store_pg.o: CPPFLAGS += -I/usr/include/postgresql
 # usdt.bpf.h includes <linux/errno.h>, which wants the multiarch asm/ headers
 # (named from ARCH, not asked of $(CC): on a fresh machine the cross compiler is
 # installed by install-deps only after this Makefile is read)

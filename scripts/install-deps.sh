@@ -19,6 +19,9 @@ PKGS=(
   # build
   make gcc g++ clang llvm pkg-config libbpf-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libjson-c-dev libiberty-dev bpftool
   libsqlite3-dev
+  # the lab's store in PostgreSQL: libpq's header (libpq.so.5 is loaded at run time); the tests
+  # start a throwaway server of their own
+  libpq-dev postgresql
   # tests
   bats jq binutils xz-utils procps python3
   # tests: a musl-linked program loads the shim (it links no libc)

@@ -1,40 +1,74 @@
+/* oomscope aggregate: run directories into the lab's store (store.c), then
+ * the Java leak table, or one of the lab's questions (store_query.c). */
 #define _GNU_SOURCE
-#include "report/escape.h"
-#include "run/files.h"
 #include "report/aggregate.h"
 
-#include <json-c/json.h>
-#include <limits.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-
-#include "report/rundata.h"
-#include "report/store.h"
+#include "report/escape.h"
+#include "report/store_int.h"
 #include "report/store_query.h"
 
+/* the leak groups and suspects by signature, most runs first (ties in a
+ * fixed order: both back ends answer alike) */
 static const char QUERY[] =
-	"SELECT signature, class, COUNT(DISTINCT run_id), MIN(started), MAX(started), MAX(retained), SUM(instances),"
-	"  (SELECT path FROM leaks l2 WHERE l2.signature = l.signature ORDER BY retained DESC LIMIT 1),"
-	"  (SELECT reason FROM leaks l3 WHERE l3.signature = l.signature LIMIT 1)"
-	" FROM leaks l GROUP BY signature ORDER BY COUNT(DISTINCT run_id) DESC, MAX(retained) DESC";
+	"SELECT signature, MIN(class), COUNT(DISTINCT run_id), MIN(started), MAX(started), MAX(retained), SUM(instances),"
+	"  (SELECT path FROM leaks l2 WHERE l2.signature = l.signature ORDER BY retained DESC, path LIMIT 1),"
+	"  (SELECT reason FROM leaks l3 WHERE l3.signature = l.signature ORDER BY reason LIMIT 1)"
+	" FROM leaks l GROUP BY signature ORDER BY COUNT(DISTINCT run_id) DESC, MAX(retained) DESC, signature";
 
-static const char *col(sqlite3_stmt *st, int i)
+struct table {
+	int json, rows;
+	FILE *out;
+};
+
+static const char *col(const char *const *cols, int n, int i)
 {
-	const unsigned char *s = sqlite3_column_text(st, i);
+	return i < n && cols[i] ? cols[i] : "";
+}
 
-	return s ? (const char *)s : "";
+static long long inum(const char *const *cols, int n, int i)
+{
+	return i < n && cols[i] ? strtoll(cols[i], NULL, 10) : 0;
+}
+
+static int count_row(void *ctx, int n, const char *const *cols)
+{
+	*(long long *)ctx = inum(cols, n, 0);
+	return 0;
+}
+
+static int leak_row(void *ctx, int n, const char *const *c)
+{
+	static const char *const keys[] = {"signature", "className", NULL, "firstSeen", "lastSeen", NULL, NULL,
+					   "examplePath", "leakReason"};
+	struct table *t = ctx;
+
+	t->rows++;
+	if (t->json) {
+		fprintf(t->out, "%s{\"runs\":%lld,\"retainedMax\":%lld,\"instances\":%lld", t->rows > 1 ? "," : "",
+			inum(c, n, 2), inum(c, n, 5), inum(c, n, 6));
+		for (int k = 0; k < 9; k++)
+			if (keys[k]) {
+				fprintf(t->out, ",\"%s\":", keys[k]);
+				esc_json(t->out, col(c, n, k));
+			}
+		fputc('}', t->out);
+	} else {
+		fprintf(t->out, "%-16s %5lld %-20s %-20s %12lld  %s\n", col(c, n, 0), inum(c, n, 2), col(c, n, 3),
+			col(c, n, 4), inum(c, n, 5), col(c, n, 1));
+		fprintf(t->out, "%16s       %s\n", "", col(c, n, 7));
+	}
+	return 0;
 }
 
 int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, const struct store_query *q, int as_json,
 		   FILE *out, size_t *added, char *err, size_t err_len)
 {
 	struct store *store = store_open(dbpath, err, err_len);
-	sqlite3 *db = store ? (sqlite3 *)store_db(store) : NULL;
-	sqlite3_stmt *st = NULL;
-	int rows = 0, runs = 0, rc = -1;
+	struct table t = {as_json, 0, out};
+	long long runs = 0;
+	int rc = -1;
 
 	*added = 0;
 	if (!store)
@@ -48,49 +82,27 @@ int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, const st
 		rc = store_query_run(store, q, as_json, out, err, err_len) < 0 ? -1 : 0;
 		goto out;
 	}
-	if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM runs", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		runs = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db, QUERY, -1, &st, NULL) != SQLITE_OK) {
-		snprintf(err, err_len, "query: %s", sqlite3_errmsg(db));
+	if (store_query(store, "SELECT COUNT(*) FROM runs", 0, NULL, count_row, &runs)) {
+		snprintf(err, err_len, "query: %s", store_error(store));
 		goto out;
 	}
 	if (as_json) {
-		fprintf(out, "{\"schema\":\"oomscope-aggregate/1\",\"runs\":%d,\"leaks\":[", runs);
+		fprintf(out, "{\"schema\":\"oomscope-aggregate/1\",\"runs\":%lld,\"leaks\":[", runs);
 	} else {
-		fprintf(out, "%d run(s); leaks by signature, most runs first:\n", runs);
+		fprintf(out, "%lld run(s); leaks by signature, most runs first:\n", runs);
 		fprintf(out, "%-16s %5s %-20s %-20s %12s  %s\n", "signature", "runs", "first seen", "last seen",
 			"retained max", "class");
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		rows++;
-		if (as_json) {
-			static const char *const keys[] = {"signature", "className", NULL, "firstSeen", "lastSeen", NULL, NULL,
-							   "examplePath", "leakReason"};
-
-			fprintf(out, "%s{\"runs\":%d,\"retainedMax\":%lld,\"instances\":%lld", rows > 1 ? "," : "",
-				sqlite3_column_int(st, 2), (long long)sqlite3_column_int64(st, 5),
-				(long long)sqlite3_column_int64(st, 6));
-			for (int k = 0; k < 9; k++)
-				if (keys[k]) {
-					fprintf(out, ",\"%s\":", keys[k]);
-					esc_json(out, col(st, k));
-				}
-			fputc('}', out);
-		} else {
-			fprintf(out, "%-16s %5d %-20s %-20s %12lld  %s\n", col(st, 0), sqlite3_column_int(st, 2), col(st, 3),
-				col(st, 4), (long long)sqlite3_column_int64(st, 5), col(st, 1));
-			fprintf(out, "%16s       %s\n", "", col(st, 7));
-		}
+	if (store_query(store, QUERY, 0, NULL, leak_row, &t)) {
+		snprintf(err, err_len, "query: %s", store_error(store));
+		goto out;
 	}
-	if (as_json) {
+	if (as_json)
 		fputs("]}\n", out);
-	} else if (!rows) {
+	else if (!t.rows)
 		fprintf(out, "(no leaks in these runs' analyses)\n");
-	}
 	rc = 0;
 out:
-	sqlite3_finalize(st);
 	store_close(store);
 	return rc;
 }

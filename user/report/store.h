@@ -11,15 +11,16 @@
 #define STORE_VERSION 2
 
 struct store;
-struct sqlite3;
 
-/* db: a file (created if missing) or NULL for memory only. NULL with err set. */
+/* db: an SQLite file (created if missing), NULL for memory only, or a
+ * PostgreSQL connection string (postgresql://... or KEY=VALUE ...; through
+ * libpq.so.5, loaded then). NULL with err set. */
 struct store *store_open(const char *db, char *err, size_t err_len);
 void store_close(struct store *s);
 /* Adds run directory dir, replacing what the store had of that run: one
  * transaction. 0, or -1 with err set (nothing of it stored). */
 int store_add_run(struct store *s, const char *dir, char *err, size_t err_len);
-/* The database, for the queries (aggregate.c). */
-struct sqlite3 *store_db(struct store *s);
+/* "SQLite" or "PostgreSQL" */
+const char *store_backend(const struct store *s);
 
 #endif

@@ -1,7 +1,10 @@
-/* Between store.c (the database) and store_rows.c (what a run contributes). */
+/* Between the store's generic part (store.c: schema, a run added), its
+ * back ends (store_sqlite.c, store_pg.c: one connection, SQL with $1..$n
+ * parameters, rows as text) and what a run contributes (store_rows.c). */
 #ifndef OOMSCOPE_REPORT_STORE_INT_H
 #define OOMSCOPE_REPORT_STORE_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "report/rundata.h"
 #include "report/store.h"
@@ -20,10 +23,43 @@ struct store_val {
 #define STORE_INT(x) ((struct store_val){STORE_T_INT, NULL, (x), 0})
 #define STORE_REAL(x) ((struct store_val){STORE_T_REAL, NULL, 0, (x)})
 
-/* A row of table: run_id, then n values (struct store_val) in the table's
- * column order. 0 or -1 (the database's error kept for store_add_run). */
+/* One row of a query: its columns as text (NULL for SQL NULL). Returns 0
+ * to go on. */
+typedef int (*store_row_fn)(void *ctx, int ncols, const char *const *cols);
+
+struct store_ops {
+	const char *name;                                  /* "SQLite", "PostgreSQL" */
+	/* statements without parameters (several, ';' between) */
+	int (*exec)(struct store *s, const char *sql);
+	/* one statement with $1..$n, its rows to fn (may be NULL) */
+	int (*query)(struct store *s, const char *sql, int n, const struct store_val *params, store_row_fn fn, void *ctx);
+	/* a transaction for a run's rows (its runs row, written first, holds
+	 * off another adding the same run), and one that no other writer of
+	 * the store interleaves with (the schema) */
+	int (*begin)(struct store *s);
+	int (*begin_exclusive)(struct store *s);
+	int (*table_exists)(struct store *s, const char *table);
+	const char *(*error)(struct store *s);
+	void (*close)(struct store *s);
+};
+
+struct store {
+	const struct store_ops *ops;
+	void *conn;
+	char err[512]; /* a back end's own message, when it has no connection to ask */
+};
+
+int store_sqlite_open(struct store *s, const char *path);
+/* conninfo: a libpq connection string or URI; libpq.so.5 loaded here. */
+int store_pg_open(struct store *s, const char *conninfo);
+
+/* A statement with $1..$n, its rows to fn (may be NULL). 0 or -1 (store_error says why). */
+int store_query(struct store *s, const char *sql, int n, const struct store_val *params, store_row_fn fn, void *ctx);
+const char *store_error(struct store *s);
+
+/* A row of table: run_id, then n values in the table's column order. 0 or -1. */
 int store_insert(struct store *s, const char *table, const char *run_id, int n, ...);
-/* Every row of run_id, in every table. */
+/* Every row of run_id in the tables below runs. */
 int store_delete_run(struct store *s, const char *run_id);
 
 /* A finding's signature from what it is and its stack's frames (objects

@@ -3,15 +3,15 @@
 #define _GNU_SOURCE
 #include "report/store_query.h"
 
-#include <sqlite3.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "report/escape.h"
+#include "report/store_int.h"
 
-#define QUERY_ROWS 200
 
 /* Runs with label key=value */
-#define LABELLED "(SELECT run_id FROM labels WHERE key = ?1 AND value = ?2)"
+#define LABELLED "(SELECT run_id FROM labels WHERE key = $1 AND value = $2)"
 
 static const char SIGNATURES[] =
 	"SELECT f.kind, f.signature, MIN(f.what), COUNT(DISTINCT f.run_id), MAX(f.measure), MIN(r.started), MAX(r.started)"
@@ -23,32 +23,35 @@ static const char NEW_IN[] =
 	"SELECT f.kind, f.signature, MIN(f.what), COUNT(DISTINCT f.run_id), MAX(f.measure), MIN(r.started), MAX(r.started)"
 	" FROM findings f JOIN runs r ON r.run_id = f.run_id WHERE f.run_id IN " LABELLED
 	" AND f.signature NOT IN (SELECT signature FROM findings WHERE run_id IN"
-	"   (SELECT run_id FROM labels WHERE key = ?1 AND value = ?3))"
+	"   (SELECT run_id FROM labels WHERE key = $1 AND value = $3))"
 	" GROUP BY f.kind, f.signature ORDER BY COUNT(DISTINCT f.run_id) DESC, MAX(f.measure) DESC, f.signature"
 	" LIMIT 200";
 
 /* a signature across a label's values, in the order the values first ran */
 static const char HISTORY[] =
 	"SELECT l.value, COUNT(DISTINCT f.run_id),"
-	"  (SELECT COUNT(*) FROM labels l2 WHERE l2.key = ?1 AND l2.value = l.value), MAX(f.measure), MIN(f.kind),"
+	"  (SELECT COUNT(*) FROM labels l2 WHERE l2.key = $1 AND l2.value = l.value), MAX(f.measure), MIN(f.kind),"
 	"  MIN(f.what), MIN(r.started)"
-	" FROM findings f JOIN labels l ON l.run_id = f.run_id AND l.key = ?1 JOIN runs r ON r.run_id = f.run_id"
-	" WHERE f.signature = ?2 GROUP BY l.value ORDER BY MIN(r.started), l.value";
+	" FROM findings f JOIN labels l ON l.run_id = f.run_id AND l.key = $1 JOIN runs r ON r.run_id = f.run_id"
+	" WHERE f.signature = $2 GROUP BY l.value ORDER BY MIN(r.started), l.value";
 
 static const char DEATHS_ACROSS[] =
 	"SELECT l.value, COALESCE(r.cause, 'none'), COUNT(*), MIN(r.how_ended), MIN(r.started)"
-	" FROM runs r JOIN labels l ON l.run_id = r.run_id AND l.key = ?1"
-	" GROUP BY l.value, COALESCE(r.cause, 'none') ORDER BY MIN(r.started), l.value, COUNT(*) DESC";
+	" FROM runs r JOIN labels l ON l.run_id = r.run_id AND l.key = $1"
+	" GROUP BY l.value, COALESCE(r.cause, 'none') ORDER BY MIN(r.started), l.value, COUNT(*) DESC, COALESCE(r.cause, 'none')";
 
 static const char DEATHS[] =
 	"SELECT '', COALESCE(r.cause, 'none'), COUNT(*), MIN(r.how_ended), MIN(r.started) FROM runs r %s"
 	" GROUP BY COALESCE(r.cause, 'none') ORDER BY COUNT(*) DESC, COALESCE(r.cause, 'none')";
 
-static const char *col(sqlite3_stmt *st, int i)
+static const char *col(const char *const *cols, int ncols, int i)
 {
-	const unsigned char *s = sqlite3_column_text(st, i);
+	return i < ncols && cols[i] ? cols[i] : "";
+}
 
-	return s ? (const char *)s : "";
+static double num(const char *const *cols, int ncols, int i)
+{
+	return i < ncols && cols[i] ? strtod(cols[i], NULL) : 0;
 }
 
 static void jstr(FILE *out, const char *key, const char *v, int *first)
@@ -64,42 +67,67 @@ static void jnum(FILE *out, const char *key, double v, int *first)
 	*first = 0;
 }
 
-/* Rows of the signatures and new-in queries. */
-static int finding_rows(sqlite3_stmt *st, int json, FILE *out)
+struct printer {
+	const struct store_query *q;
+	int json, rows;
+	FILE *out;
+};
+
+static int print_row(void *ctx, int n, const char *const *c)
 {
-	int rows = 0;
+	struct printer *p = ctx;
+	const struct store_query *q = p->q;
+	FILE *out = p->out;
+	int first = 1;
 
-	if (!json)
-		fprintf(out, "%-9s %-16s %5s %14s %-20s %-20s  %s\n", "kind", "signature", "runs", "largest", "first seen",
-			"last seen", "what");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (json) {
-			int first = 1;
-
-			fputs(rows ? ",{" : "{", out);
-			jstr(out, "kind", col(st, 0), &first);
-			jstr(out, "signature", col(st, 1), &first);
-			jstr(out, "what", col(st, 2), &first);
-			jnum(out, "runs", sqlite3_column_double(st, 3), &first);
-			jnum(out, "largest", sqlite3_column_double(st, 4), &first);
-			jstr(out, "firstSeen", col(st, 5), &first);
-			jstr(out, "lastSeen", col(st, 6), &first);
-			fputc('}', out);
+	if (p->json)
+		fputs(p->rows ? ",{" : "{", out);
+	if (q->kind == SQ_SIGNATURES || q->kind == SQ_NEW_IN) {
+		if (p->json) {
+			jstr(out, "kind", col(c, n, 0), &first);
+			jstr(out, "signature", col(c, n, 1), &first);
+			jstr(out, "what", col(c, n, 2), &first);
+			jnum(out, "runs", num(c, n, 3), &first);
+			jnum(out, "largest", num(c, n, 4), &first);
+			jstr(out, "firstSeen", col(c, n, 5), &first);
+			jstr(out, "lastSeen", col(c, n, 6), &first);
 		} else {
-			fprintf(out, "%-9s %-16s %5d %14.0f %-20s %-20s  %s\n", col(st, 0), col(st, 1), sqlite3_column_int(st, 3),
-				sqlite3_column_double(st, 4), col(st, 5), col(st, 6), col(st, 2));
+			fprintf(out, "%-9s %-16s %5.0f %14.0f %-20s %-20s  %s\n", col(c, n, 0), col(c, n, 1), num(c, n, 3),
+				num(c, n, 4), col(c, n, 5), col(c, n, 6), col(c, n, 2));
 		}
-		rows++;
+	} else if (q->kind == SQ_HISTORY) {
+		if (p->json) {
+			jstr(out, "value", col(c, n, 0), &first);
+			jnum(out, "runs", num(c, n, 1), &first);
+			jnum(out, "runsWithValue", num(c, n, 2), &first);
+			jnum(out, "largest", num(c, n, 3), &first);
+			jstr(out, "kind", col(c, n, 4), &first);
+			jstr(out, "what", col(c, n, 5), &first);
+		} else {
+			fprintf(out, "%-20s %5.0f %5.0f %14.0f  %s\n", col(c, n, 0), num(c, n, 1), num(c, n, 2), num(c, n, 3),
+				col(c, n, 5));
+		}
+	} else if (p->json) {
+		if (q->across)
+			jstr(out, "value", col(c, n, 0), &first);
+		jstr(out, "cause", col(c, n, 1), &first);
+		jnum(out, "runs", num(c, n, 2), &first);
+		jstr(out, "example", col(c, n, 3), &first);
+	} else {
+		fprintf(out, "%-20s %-16s %5.0f  %s\n", col(c, n, 0), col(c, n, 1), num(c, n, 2), col(c, n, 3));
 	}
-	return rows;
+	if (p->json)
+		fputc('}', out);
+	p->rows++;
+	return 0;
 }
 
 int store_query_run(struct store *s, const struct store_query *q, int json, FILE *out, char *err, size_t err_len)
 {
-	sqlite3 *db = (sqlite3 *)store_db(s);
-	sqlite3_stmt *st = NULL;
+	struct printer p = {q, json, 0, out};
+	struct store_val v[3];
 	char sql[2048];
-	int rows = 0;
+	int n = 0;
 
 	switch (q->kind) {
 	case SQ_SIGNATURES:
@@ -118,19 +146,15 @@ int store_query_run(struct store *s, const struct store_query *q, int json, FILE
 			snprintf(sql, sizeof(sql), DEATHS, q->key ? "WHERE r.run_id IN " LABELLED : "");
 		break;
 	}
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		snprintf(err, err_len, "query: %s", sqlite3_errmsg(db));
-		return -1;
-	}
 	if (q->kind == SQ_HISTORY || (q->kind == SQ_DEATHS && q->across)) {
-		sqlite3_bind_text(st, 1, q->across, -1, SQLITE_STATIC);
+		v[n++] = STORE_TEXT(q->across);
 		if (q->kind == SQ_HISTORY)
-			sqlite3_bind_text(st, 2, q->signature, -1, SQLITE_STATIC);
+			v[n++] = STORE_TEXT(q->signature);
 	} else if (q->key) {
-		sqlite3_bind_text(st, 1, q->key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, q->value, -1, SQLITE_STATIC);
+		v[n++] = STORE_TEXT(q->key);
+		v[n++] = STORE_TEXT(q->value);
 		if (q->kind == SQ_NEW_IN)
-			sqlite3_bind_text(st, 3, q->since_value, -1, SQLITE_STATIC);
+			v[n++] = STORE_TEXT(q->since_value);
 	}
 	if (json)
 		fprintf(out, "{\"schema\":\"oomscope-query/1\",\"query\":\"%s\",\"rows\":[",
@@ -139,52 +163,29 @@ int store_query_run(struct store *s, const struct store_query *q, int json, FILE
 			: q->kind == SQ_HISTORY	 ? "history"
 						 : "deaths");
 	else if (q->kind == SQ_SIGNATURES)
-		fprintf(out, "findings by signature, most runs first%s%s%s%s:\n", q->key ? " (runs with " : "",
-			q->key ? q->key : "", q->key ? "=" : "", q->key ? q->value : "");
+		fprintf(out, "findings by signature, most runs first%s%s%s%s%s:\n%-9s %-16s %5s %14s %-20s %-20s  %s\n",
+			q->key ? " (runs with " : "", q->key ? q->key : "", q->key ? "=" : "", q->key ? q->value : "",
+			q->key ? ")" : "", "kind", "signature", "runs", "largest", "first seen", "last seen", "what");
 	else if (q->kind == SQ_NEW_IN)
-		fprintf(out, "findings in runs with %s=%s and in none with %s=%s:\n", q->key, q->value, q->key, q->since_value);
+		fprintf(out, "findings in runs with %s=%s and in none with %s=%s:\n%-9s %-16s %5s %14s %-20s %-20s  %s\n",
+			q->key, q->value, q->key, q->since_value, "kind", "signature", "runs", "largest", "first seen",
+			"last seen", "what");
 	else if (q->kind == SQ_HISTORY)
 		fprintf(out, "signature %s across %s (in the order its values first ran):\n%-20s %5s %5s %14s  %s\n",
 			q->signature, q->across, q->across, "runs", "of", "largest", "what");
 	else
 		fprintf(out, "how runs ended%s%s:\n%-20s %-16s %5s  %s\n", q->across ? ", by " : "", q->across ? q->across : "",
 			q->across ? q->across : "", "cause", "runs", "example");
-	if (q->kind == SQ_SIGNATURES || q->kind == SQ_NEW_IN) {
-		rows = finding_rows(st, json, out);
-	} else {
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			int first = 1;
-
-			if (json) {
-				fputs(rows ? ",{" : "{", out);
-				if (q->kind == SQ_HISTORY) {
-					jstr(out, "value", col(st, 0), &first);
-					jnum(out, "runs", sqlite3_column_double(st, 1), &first);
-					jnum(out, "runsWithValue", sqlite3_column_double(st, 2), &first);
-					jnum(out, "largest", sqlite3_column_double(st, 3), &first);
-					jstr(out, "kind", col(st, 4), &first);
-					jstr(out, "what", col(st, 5), &first);
-				} else {
-					if (q->across)
-						jstr(out, "value", col(st, 0), &first);
-					jstr(out, "cause", col(st, 1), &first);
-					jnum(out, "runs", sqlite3_column_double(st, 2), &first);
-					jstr(out, "example", col(st, 3), &first);
-				}
-				fputc('}', out);
-			} else if (q->kind == SQ_HISTORY) {
-				fprintf(out, "%-20s %5d %5d %14.0f  %s\n", col(st, 0), sqlite3_column_int(st, 1),
-					sqlite3_column_int(st, 2), sqlite3_column_double(st, 3), col(st, 5));
-			} else {
-				fprintf(out, "%-20s %-16s %5d  %s\n", col(st, 0), col(st, 1), sqlite3_column_int(st, 2), col(st, 3));
-			}
-			rows++;
-		}
+	fflush(out);
+	if (store_query(s, sql, n, v, print_row, &p)) {
+		if (json)
+			fputs("]}\n", out);
+		snprintf(err, err_len, "query: %s", store_error(s));
+		return -1;
 	}
 	if (json)
 		fputs("]}\n", out);
-	else if (!rows)
+	else if (!p.rows)
 		fprintf(out, "(none)\n");
-	sqlite3_finalize(st);
-	return rows;
+	return p.rows;
 }

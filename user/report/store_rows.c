@@ -208,12 +208,22 @@ int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id
 	struct json_object *labels = rd_get(rd->start, "labels");
 	const char *how = rd->death ? rd_str(rd->death, "how") : NULL;
 
-	if (store_delete_run(s, run_id))
-		return -1;
-	if (store_insert(s, "runs", run_id, 10, STORE_TEXT(rd_str(rd->start, "host")), STORE_TEXT(real_dir),
-			 STORE_TEXT(rd->command), STORE_TEXT(rd->mode), STORE_INT(rd->pid), STORE_TEXT(started),
-			 STORE_REAL(rd->ended ? rd->end_t : -1), STORE_TEXT(how ? how : rd->ended ? rd->end_reason : NULL),
-			 STORE_TEXT(rd->death ? rd_str(rd->death, "cause") : NULL), STORE_TEXT(added)))
+	struct store_val run[11] = {STORE_TEXT(run_id), STORE_TEXT(rd_str(rd->start, "host")), STORE_TEXT(real_dir),
+				    STORE_TEXT(rd->command), STORE_TEXT(rd->mode), STORE_INT(rd->pid), STORE_TEXT(started),
+				    STORE_REAL(rd->ended ? rd->end_t : -1),
+				    STORE_TEXT(how ? how : rd->ended ? rd->end_reason : NULL),
+				    STORE_TEXT(rd->death ? rd_str(rd->death, "cause") : NULL), STORE_TEXT(added)};
+
+	/* the runs row first: written or updated, it holds off another process
+	 * adding the same run until this transaction ends; then the run's rows
+	 * replaced */
+	if (store_query(s,
+			"INSERT INTO runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (run_id) DO UPDATE"
+			" SET host = excluded.host, dir = excluded.dir, command = excluded.command, mode = excluded.mode,"
+			" pid = excluded.pid, started = excluded.started, length_s = excluded.length_s,"
+			" how_ended = excluded.how_ended, cause = excluded.cause, added = excluded.added",
+			11, run, NULL, NULL) ||
+	    store_delete_run(s, run_id))
 		return -1;
 	if (labels && json_object_is_type(labels, json_type_object)) {
 		json_object_object_foreach(labels, key, val)
