@@ -111,3 +111,6 @@ scripts/bench-heapdump.sh
 
 # the analyzer's table
 scripts/bench-analyze.sh
+
+# the lab's store: SQLite and PostgreSQL
+scripts/bench-store.sh

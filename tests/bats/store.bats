@@ -5,38 +5,21 @@
 # SQLite's, and several processes adding runs at once.
 load helpers
 
-PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-
-# as_pg CMD...: CMD as the unprivileged user the server runs as
-as_pg() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+PG=$ROOT/scripts/pg-throwaway.sh
 
 setup_file() {
-  [ -x "$PGBIN/initdb" ] || { echo "PostgreSQL is not installed: scripts/install-deps.sh installs it" >&2; return 1; }
   PGDIR=$(mktemp -d /tmp/oomscope-pg.XXXXXX)
   export PGDIR
-  chown nobody:nogroup "$PGDIR"
-  (cd "$PGDIR" && as_pg "$PGBIN/initdb" -D "$PGDIR/data" -A trust -U lab --locale=C -E UTF8 --no-sync) > "$PGDIR/initdb.log" 2>&1 ||
-    { cat "$PGDIR/initdb.log" >&2; return 1; }
-  # a socket in PGDIR only (the port names it); fsync off: a test's data
-  (cd "$PGDIR" && as_pg "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 60 \
-    -o "-k $PGDIR -c listen_addresses= -p 5432 -c fsync=off -c max_connections=40" start) > /dev/null ||
-    { cat "$PGDIR/server.log" >&2; return 1; }
+  "$PG" start "$PGDIR" > /dev/null
 }
 
 teardown_file() {
-  local pid
-  pid=$(head -n 1 "$PGDIR/data/postmaster.pid" 2>/dev/null || true)
-  (cd "$PGDIR" && as_pg "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate -w -t 30 stop) > /dev/null 2>&1 || true
-  # the postmaster by its PID, should pg_ctl not have ended it
-  [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = postgres ] && kill -KILL "$pid" 2>/dev/null || true
+  "$PG" stop "$PGDIR"
   rm -rf "$PGDIR"
 }
 
 # pgdb NAME: a fresh database; its connection string on stdout
-pgdb() {
-  "$PGBIN/createdb" -h "$PGDIR" -p 5432 -U lab "$1"
-  echo "host=$PGDIR port=5432 user=lab dbname=$1"
-}
+pgdb() { "$PG" createdb "$PGDIR" "$1"; }
 
 # relabel SRC DST ID BUILD DEVICE DAY: a copy of run directory SRC as another
 # run: its start record's run_id, labels and start time replaced

@@ -59,6 +59,8 @@ const char *store_error(struct store *s);
 
 /* A row of table: run_id, then n values in the table's column order. 0 or -1. */
 int store_insert(struct store *s, const char *table, const char *run_id, int n, ...);
+/* The findings table's rows of run_id, from its other rows. */
+int store_run_findings(struct store *s, const char *run_id);
 /* Every row of run_id in the tables below runs. */
 int store_delete_run(struct store *s, const char *run_id);
 

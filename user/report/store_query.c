@@ -10,20 +10,20 @@
 #include "report/store_int.h"
 
 
-/* Runs with label key=value */
-#define LABELLED "(SELECT run_id FROM labels WHERE key = $1 AND value = $2)"
+/* Runs with label $1=$2 (joined as lf) */
+#define LABELLED_JOIN " JOIN labels lf ON lf.run_id = f.run_id AND lf.key = $1 AND lf.value = $2"
 
 static const char SIGNATURES[] =
 	"SELECT f.kind, f.signature, MIN(f.what), COUNT(DISTINCT f.run_id), MAX(f.measure), MIN(r.started), MAX(r.started)"
-	" FROM findings f JOIN runs r ON r.run_id = f.run_id %s"
+	" FROM findings f JOIN runs r ON r.run_id = f.run_id%s"
 	" GROUP BY f.kind, f.signature ORDER BY COUNT(DISTINCT f.run_id) DESC, MAX(f.measure) DESC, f.signature"
 	" LIMIT 200";
 
 static const char NEW_IN[] =
 	"SELECT f.kind, f.signature, MIN(f.what), COUNT(DISTINCT f.run_id), MAX(f.measure), MIN(r.started), MAX(r.started)"
-	" FROM findings f JOIN runs r ON r.run_id = f.run_id WHERE f.run_id IN " LABELLED
-	" AND f.signature NOT IN (SELECT signature FROM findings WHERE run_id IN"
-	"   (SELECT run_id FROM labels WHERE key = $1 AND value = $3))"
+	" FROM findings f JOIN runs r ON r.run_id = f.run_id" LABELLED_JOIN
+	" WHERE NOT EXISTS (SELECT 1 FROM findings f2 JOIN labels l2 ON l2.run_id = f2.run_id AND l2.key = $1"
+	"   AND l2.value = $3 WHERE f2.signature = f.signature)"
 	" GROUP BY f.kind, f.signature ORDER BY COUNT(DISTINCT f.run_id) DESC, MAX(f.measure) DESC, f.signature"
 	" LIMIT 200";
 
@@ -41,7 +41,7 @@ static const char DEATHS_ACROSS[] =
 	" GROUP BY l.value, COALESCE(r.cause, 'none') ORDER BY MIN(r.started), l.value, COUNT(*) DESC, COALESCE(r.cause, 'none')";
 
 static const char DEATHS[] =
-	"SELECT '', COALESCE(r.cause, 'none'), COUNT(*), MIN(r.how_ended), MIN(r.started) FROM runs r %s"
+	"SELECT '', COALESCE(r.cause, 'none'), COUNT(*), MIN(r.how_ended), MIN(r.started) FROM runs r%s"
 	" GROUP BY COALESCE(r.cause, 'none') ORDER BY COUNT(*) DESC, COALESCE(r.cause, 'none')";
 
 static const char *col(const char *const *cols, int ncols, int i)
@@ -131,7 +131,7 @@ int store_query_run(struct store *s, const struct store_query *q, int json, FILE
 
 	switch (q->kind) {
 	case SQ_SIGNATURES:
-		snprintf(sql, sizeof(sql), SIGNATURES, q->key ? "WHERE f.run_id IN " LABELLED : "");
+		snprintf(sql, sizeof(sql), SIGNATURES, q->key ? LABELLED_JOIN : "");
 		break;
 	case SQ_NEW_IN:
 		snprintf(sql, sizeof(sql), "%s", NEW_IN);
@@ -143,7 +143,8 @@ int store_query_run(struct store *s, const struct store_query *q, int json, FILE
 		if (q->across)
 			snprintf(sql, sizeof(sql), "%s", DEATHS_ACROSS);
 		else
-			snprintf(sql, sizeof(sql), DEATHS, q->key ? "WHERE r.run_id IN " LABELLED : "");
+			snprintf(sql, sizeof(sql), DEATHS,
+				 q->key ? " JOIN labels lf ON lf.run_id = r.run_id AND lf.key = $1 AND lf.value = $2" : "");
 		break;
 	}
 	if (q->kind == SQ_HISTORY || (q->kind == SQ_DEATHS && q->across)) {

@@ -234,7 +234,7 @@ int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id
 	}
 	if (crossing_rows(s, rd, run_id) || snapshot_rows(s, run_id, RUN_FDS, "fds", rd->fds) ||
 	    snapshot_rows(s, run_id, RUN_THREADS, "threads", rd->threads) || failure_rows(s, rd, run_id) ||
-	    leak_rows(s, rd, run_id, started) || alloc_rows(s, rd, run_id))
+	    leak_rows(s, rd, run_id, started) || alloc_rows(s, rd, run_id) || store_run_findings(s, run_id))
 		return -1;
 	return 0;
 }
