@@ -201,6 +201,16 @@ db.commit()' "$TMP/v1.sqlite"
   # deaths by cause per build: abort() twice, an exit with code 3 once
   run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" --json --deaths --across build
   jq -e '[.rows[] | [.value, .cause, .runs]] | sort == [["4311", "self-signal", 1], ["4312", "exit", 1], ["4312", "self-signal", 1]]' <<<"$output"
+  # the report beside the store: each finding of the run with how many other runs saw it, since when
+  run "$OOMSCOPE" report -q --db "$TMP/lab.sqlite" "$TMP/r-4312-fds"
+  [ "$status" -eq 0 ]
+  local since; since=$(head -n 1 "$TMP/r-4311-fds/timeline.jsonl" | jq -r .wall_time)
+  grep -q "<h2>In the lab's store</h2>" "$TMP/r-4312-fds/report.html"
+  grep -qF "<tr><td>fds</td><td>/dev/null &lt;- leak_fds (death_target)</td><td class=\"n\">" "$TMP/r-4312-fds/report.html"
+  grep -qE "leak_fds \(death_target\)</td><td class=\"n\">[0-9]+</td><td class=\"n\">1</td><td>$since</td>" "$TMP/r-4312-fds/report.html"
+  run "$OOMSCOPE" report -q --db "$TMP/lab.sqlite" "$TMP/r-4312-threads"
+  grep -qE "clone[0-9]* EAGAIN &lt;- spawn_workers \(death_target\)</td><td class=\"n\">[0-9]+</td><td class=\"n\">0</td><td>new: no other run</td>" \
+    "$TMP/r-4312-threads/report.html"
   # a question asked wrongly: one line, exit 2
   local args
   for args in "--history $fds" "--new-in build=4312" "--new-in build=4312 --since device=vm" "--signatures --deaths" "--since build=1" "--where build"; do

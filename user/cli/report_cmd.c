@@ -14,7 +14,7 @@
 #include "report/report.h"
 
 static const char report_usage[] =
-	"usage: oomscope report [-q] DIR\n"
+	"usage: oomscope report [-q] [--db FILE|CONNINFO] DIR\n"
 	"\n"
 	"Writes, from a run directory (what oomscope run/watch write; they also do this\n"
 	"at the end of every run):\n"
@@ -26,11 +26,15 @@ static const char report_usage[] =
 	"  DIR/trace.json    Chrome trace event format: Perfetto (ui.perfetto.dev) and\n"
 	"                    chrome://tracing open it\n"
 	"  DIR/allocs.pb.gz  the large allocations as a pprof profile (with --big-alloc)\n"
+	"With --db, the run is added to the lab's store first (as oomscope aggregate\n"
+	"does) and the page says of each finding how many other runs there saw it.\n"
 	"\n"
 	"options:\n";
 
 static const struct cli_opt report_options[] = {
 	{"quiet", 'q', no_argument, 'q', NULL, "no progress on the terminal"},
+	{"db", 0, required_argument, 'd', "FILE|CONNINFO",
+	 "the lab's store (SQLite file or PostgreSQL connection string):\nthe run added, its findings seen across runs"},
 	{"help", 'h', no_argument, 'h', NULL, "this text"},
 	CLI_END,
 };
@@ -108,6 +112,7 @@ int cmd_report(int argc, char **argv)
 	struct option longopts[sizeof(report_options) / sizeof(report_options[0])];
 	struct progress p = {isatty(2), mono_s()};
 	char err[512], shortopts[8];
+	const char *db = NULL;
 	int c;
 
 	optind = 1;
@@ -117,6 +122,8 @@ int cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == 'q') {
 			p.on = 0;
+		} else if (c == 'd') {
+			db = optarg;
 		} else if (c == 'h') {
 			fputs(report_usage, stdout);
 			cli_opts_help(report_options, stdout);
@@ -127,7 +134,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("report", "%s", "give one run directory");
-	if (ooms_report_write(argv[optind], show, &p, err, sizeof(err))) {
+	if (ooms_report_write_db(argv[optind], db, show, &p, err, sizeof(err))) {
 		if (p.on)
 			fprintf(stderr, "\r%50s\r", "");
 		fprintf(stderr, "oomscope report: %s\n", err);

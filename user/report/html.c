@@ -10,6 +10,7 @@
 
 #include "report/escape.h"
 #include "report/html_int.h"
+#include "report/store_query.h"
 #include "run/files.h"
 #include "report/report.h"
 #include "report/svg.h"
@@ -626,7 +627,38 @@ static void files(FILE *f, const struct rundata *rd)
 		   "dump-N.hprof.gz in VisualVM, MAT or Android Studio after <code>oomscope hprof restore</code>.</p>\n");
 }
 
-void ooms_report_html(const struct rundata *rd, FILE *f)
+/* The lab's store on this run's findings: how many other runs saw each. */
+static void lab_section(FILE *f, const struct report_lab *lab)
+{
+	if (!lab)
+		return;
+	fprintf(f, "<h2>In the lab's store</h2>\n<p class=\"sub\">This run's findings by signature (function names, "
+		   "not addresses: the same call site in another build of unchanged code), and how many other runs of the "
+		   "store (%s) saw each, since when; most seen first.</p>\n",
+		lab->backend);
+	if (!lab->n) {
+		fprintf(f, "<p class=\"none\">No findings with a creation stack in this run.</p>\n");
+		return;
+	}
+	fprintf(f, "<table><tr><th>kind</th><th>what</th><th>largest</th><th>other runs</th><th>since</th>"
+		   "<th>signature</th></tr>\n");
+	for (size_t i = 0; i < lab->n; i++) {
+		const struct store_seen *r = &lab->rows[i];
+
+		fprintf(f, "<tr><td>");
+		esc_html(f, r->kind);
+		fprintf(f, "</td><td>");
+		esc_html(f, r->what);
+		fprintf(f, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td>", r->measure, r->others);
+		esc_html(f, r->others > 0 ? r->since : "new: no other run");
+		fprintf(f, "</td><td><code>");
+		esc_html(f, r->signature);
+		fprintf(f, "</code></td></tr>\n");
+	}
+	fprintf(f, "</table>\n");
+}
+
+void ooms_report_html(const struct rundata *rd, const struct report_lab *lab, FILE *f)
 {
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>oomscope: ");
@@ -635,6 +667,7 @@ void ooms_report_html(const struct rundata *rd, FILE *f)
 	header(f, rd);
 	how_it_ended(f, rd);
 	findings(f, rd);
+	lab_section(f, lab);
 	charts(f, rd);
 	html_heap_section(f, rd);
 	failures(f, rd);

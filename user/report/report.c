@@ -4,7 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stdlib.h>
 #include "report/report.h"
+#include "report/store.h"
+#include "report/store_query.h"
+#include "run/run_id.h"
 #include "run/files.h"
 #include "util/atomic_file.h"
 
@@ -17,18 +21,54 @@ static void say(void (*progress)(void *, const char *), void *ctx, const char *w
 int ooms_report_write(const char *dir, void (*progress)(void *ctx, const char *what), void *pctx, char *err,
 		      size_t err_len)
 {
+	return ooms_report_write_db(dir, NULL, progress, pctx, err, err_len);
+}
+
+/* The run into the store, and what the store says of its findings. */
+static int lab_context(const char *dir, const char *db, struct report_lab *lab, struct store_seen **rows, char *err,
+		       size_t err_len)
+{
+	struct store *s = store_open(db, err, err_len);
+	char id[RUN_ID_LEN + 1];
+	int rc = -1;
+
+	*rows = NULL;
+	if (!s)
+		return -1;
+	if (store_add_run_id(s, dir, id, err, err_len) == 0 &&
+	    store_seen_elsewhere(s, id, rows, &lab->n, err, err_len) == 0) {
+		lab->backend = store_backend(s);
+		lab->rows = *rows;
+		rc = 0;
+	}
+	store_close(s);
+	return rc;
+}
+
+int ooms_report_write_db(const char *dir, const char *db, void (*progress)(void *ctx, const char *what), void *pctx,
+			 char *err, size_t err_len)
+{
+	struct report_lab lab = {0};
+	struct store_seen *seen = NULL;
 	struct rundata rd;
 	struct atomic_file af;
 	char path[4200];
 	int e;
 
+	if (db) {
+		say(progress, pctx, "the lab's store");
+		if (lab_context(dir, db, &lab, &seen, err, err_len))
+			return -EIO;
+	}
 	say(progress, pctx, "reading the run directory");
-	if ((e = rundata_load(&rd, dir, err, err_len)))
+	if ((e = rundata_load(&rd, dir, err, err_len))) {
+		free(seen);
 		return e;
+	}
 	say(progress, pctx, RUN_REPORT);
 	snprintf(path, sizeof(path), "%s/" RUN_REPORT, dir);
 	if ((e = atomic_open(&af, path)) == 0) {
-		ooms_report_html(&rd, af.f);
+		ooms_report_html(&rd, db ? &lab : NULL, af.f);
 		e = atomic_commit(&af);
 	}
 	if (!e) {
@@ -53,5 +93,6 @@ int ooms_report_write(const char *dir, void (*progress)(void *ctx, const char *w
 	if (e)
 		snprintf(err, err_len, "writing %s: %s", path, strerror(-e));
 	rundata_free(&rd);
+	free(seen);
 	return e;
 }

@@ -13,8 +13,20 @@
  * with err set. What the run directory lacks is said in the page. */
 int ooms_report_write(const char *dir, void (*progress)(void *ctx, const char *what), void *pctx, char *err,
 		      size_t err_len);
+/* The same, the run first added to the lab's store db (store.h: a file or a
+ * PostgreSQL connection string), and the page saying beside its findings
+ * how many other runs there saw each and since when. */
+int ooms_report_write_db(const char *dir, const char *db, void (*progress)(void *ctx, const char *what), void *pctx,
+			 char *err, size_t err_len);
 
-void ooms_report_html(const struct rundata *rd, FILE *f);
+/* What the lab's store says of the run's findings (NULL: no store asked). */
+struct store_seen;
+struct report_lab {
+	const char *backend;
+	const struct store_seen *rows;
+	size_t n;
+};
+void ooms_report_html(const struct rundata *rd, const struct report_lab *lab, FILE *f);
 void ooms_report_trace(const struct rundata *rd, FILE *f);
 /* The pprof profile, gzipped, to fd (nothing when the run has no allocs.json:
  * returns -ENOENT). 0 or -errno. */

@@ -265,6 +265,11 @@ int store_delete_run(struct store *s, const char *run_id)
 
 int store_add_run(struct store *s, const char *dir, char *err, size_t err_len)
 {
+	return store_add_run_id(s, dir, NULL, err, err_len);
+}
+
+int store_add_run_id(struct store *s, const char *dir, char *id_out, char *err, size_t err_len)
+{
 	struct rundata rd;
 	char real[PATH_MAX], started[40], added[40], id[RUN_ID_LEN + 1];
 	time_t now = time(NULL);
@@ -289,6 +294,8 @@ int store_add_run(struct store *s, const char *dir, char *err, size_t err_len)
 	gmtime_r(&now, &tm);
 	strftime(added, sizeof(added), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	store_run_id(&rd, real, id);
+	if (id_out)
+		memcpy(id_out, id, sizeof(id));
 	if (s->ops->begin(s)) {
 		set_err(s, err, err_len, dir);
 		goto out;

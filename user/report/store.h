@@ -20,6 +20,8 @@ void store_close(struct store *s);
 /* Adds run directory dir, replacing what the store had of that run: one
  * transaction. 0, or -1 with err set (nothing of it stored). */
 int store_add_run(struct store *s, const char *dir, char *err, size_t err_len);
+/* The same, the run's id into id (33 bytes) when not NULL. */
+int store_add_run_id(struct store *s, const char *dir, char *id, char *err, size_t err_len);
 /* "SQLite" or "PostgreSQL" */
 const char *store_backend(const struct store *s);
 

@@ -190,3 +190,54 @@ int store_query_run(struct store *s, const struct store_query *q, int json, FILE
 		fprintf(out, "(none)\n");
 	return p.rows;
 }
+
+static const char SEEN[] =
+	"SELECT f.kind, MIN(f.what), f.signature, MAX(f.measure),"
+	"  (SELECT COUNT(DISTINCT o.run_id) FROM findings o WHERE o.signature = f.signature AND o.run_id <> $1),"
+	"  (SELECT MIN(r.started) FROM findings o JOIN runs r ON r.run_id = o.run_id"
+	"    WHERE o.signature = f.signature AND o.run_id <> $1)"
+	" FROM findings f WHERE f.run_id = $1 GROUP BY f.kind, f.signature ORDER BY 5 DESC, 4 DESC, 3";
+
+struct seen_list {
+	struct store_seen *rows;
+	size_t n;
+};
+
+static int seen_row(void *ctx, int n, const char *const *c)
+{
+	struct seen_list *l = ctx;
+	struct store_seen *r;
+
+	if (l->n == STORE_SEEN_MAX)
+		return 0;
+	r = &l->rows[l->n++];
+	snprintf(r->kind, sizeof(r->kind), "%s", col(c, n, 0));
+	snprintf(r->what, sizeof(r->what), "%s", col(c, n, 1));
+	snprintf(r->signature, sizeof(r->signature), "%s", col(c, n, 2));
+	r->measure = num(c, n, 3);
+	r->others = num(c, n, 4);
+	snprintf(r->since, sizeof(r->since), "%s", col(c, n, 5));
+	return 0;
+}
+
+int store_seen_elsewhere(struct store *s, const char *run_id, struct store_seen **rows, size_t *n, char *err,
+			 size_t err_len)
+{
+	struct seen_list l = {calloc(STORE_SEEN_MAX, sizeof(struct store_seen)), 0};
+	struct store_val v = STORE_TEXT(run_id);
+
+	*rows = NULL;
+	*n = 0;
+	if (!l.rows) {
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
+	if (store_query(s, SEEN, 1, &v, seen_row, &l)) {
+		snprintf(err, err_len, "the store: %s", store_error(s));
+		free(l.rows);
+		return -1;
+	}
+	*rows = l.rows;
+	*n = l.n;
+	return 0;
+}

@@ -28,4 +28,17 @@ struct store_query {
  * count, or -1 with err set. */
 int store_query_run(struct store *s, const struct store_query *q, int json, FILE *out, char *err, size_t err_len);
 
+/* One finding of a run, and the other runs of the store that saw its
+ * signature: how many, since when (the first one's start). */
+struct store_seen {
+	char kind[16], what[256], signature[20], since[40];
+	double measure, others;
+};
+#define STORE_SEEN_MAX 100
+
+/* The findings of run_id (most seen elsewhere first, at most
+ * STORE_SEEN_MAX) into *rows (malloc'd), *n of them. 0 or -1 with err set. */
+int store_seen_elsewhere(struct store *s, const char *run_id, struct store_seen **rows, size_t *n, char *err,
+			 size_t err_len);
+
 #endif
