@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze/u64map.h"
+#include "util/u64map.h"
 
 struct ooms_analysis;
 

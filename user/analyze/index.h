@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "hprof/parser.h"
-#include "analyze/u64map.h"
+#include "util/u64map.h"
 #include "util/spill.h"
 
 #define OOMS_NONE UINT32_MAX

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analyze/u64map.h"
+#include "util/u64map.h"
 
 #define SEG_CHUNK (1u << 20)
 

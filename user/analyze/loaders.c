@@ -1,6 +1,6 @@
 /* Class loaders grouped by class: see loaders.h. */
 #include "analyze/loaders.h"
-#include "analyze/u64map.h"
+#include "util/u64map.h"
 #include "util/vec.h"
 
 #include <errno.h>

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analyze/index.h"
-#include "analyze/u64map.h"
+#include "util/u64map.h"
 
 /* The fields the index must record, as probes (ooms_probe). */
 #define OOMS_NATIVE_PROBES 5

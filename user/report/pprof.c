@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "analyze/u64map.h"
+#include "util/u64map.h"
 #include "util/vec.h"
 #include "report/report.h"
 

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "analyze/u64map.h"
+#include "util/u64map.h"
 #include "report/escape.h"
 #include "report/report.h"
 

@@ -1,4 +1,4 @@
-#include "analyze/u64map.h"
+#include "util/u64map.h"
 
 #include <errno.h>
 #include <stdlib.h>

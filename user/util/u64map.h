@@ -1,7 +1,7 @@
 /* A map from non-zero 64-bit keys (object and string ids) to 32-bit values,
  * open addressing with linear probing. */
-#ifndef OOMSCOPE_ANALYZE_U64MAP_H
-#define OOMSCOPE_ANALYZE_U64MAP_H
+#ifndef OOMSCOPE_UTIL_U64MAP_H
+#define OOMSCOPE_UTIL_U64MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
