@@ -29,8 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ooms_analyze(&a, path, &o, err, sizeof(err))) {
 		if (!(out = fopen("/dev/null", "w")))
 			abort();
-		ooms_report_json(&a, 10, out);
-		ooms_report_text(&a, 10, out);
+		ooms_analysis_json(&a, 10, out);
+		ooms_analysis_text(&a, 10, out);
 		fclose(out);
 		ooms_analysis_free(&a);
 	} else if (!err[0]) {

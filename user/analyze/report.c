@@ -182,7 +182,7 @@ static uint32_t *top_by(size_t count, size_t n, const void *base, size_t stride,
 
 /* Over 100 lines on purpose: the JSON document's fields in schema order;
  * split up, the schema (KOOM's names first) would be scattered. */
-void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f)
+void ooms_analysis_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 {
 	const struct ooms_index *ix = &a->ix;
 	struct json j;
@@ -406,7 +406,7 @@ void report_human_bytes(uint64_t b, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 " B", b);
 }
 
-int ooms_report_leak_line(const struct ooms_analysis *a, size_t i, char *buf, size_t len)
+int ooms_analysis_leak_line(const struct ooms_analysis *a, size_t i, char *buf, size_t len)
 {
 	const struct ooms_index *ix = &a->ix;
 	const struct ooms_path_group *g;
@@ -430,7 +430,7 @@ int ooms_report_leak_line(const struct ooms_analysis *a, size_t i, char *buf, si
 	return 0;
 }
 
-void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f)
+void ooms_analysis_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 {
 	const struct ooms_index *ix = &a->ix;
 	char b1[32], b2[32], ref[1024];
@@ -589,7 +589,7 @@ static int by_id(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-int ooms_report_retained_tsv(const struct ooms_analysis *a, FILE *f)
+int ooms_analysis_retained_tsv(const struct ooms_analysis *a, FILE *f)
 {
 	const struct ooms_index *ix = &a->ix;
 	uint32_t *order = malloc((size_t)ix->nodes * sizeof(*order)), n = 0;

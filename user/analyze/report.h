@@ -9,17 +9,17 @@
 
 #define OOMS_ANALYSIS_SCHEMA "oomscope-analysis/1"
 
-void ooms_report_json(const struct ooms_analysis *a, unsigned top, FILE *f);
-void ooms_report_text(const struct ooms_analysis *a, unsigned top, FILE *f);
+void ooms_analysis_json(const struct ooms_analysis *a, unsigned top, FILE *f);
+void ooms_analysis_text(const struct ooms_analysis *a, unsigned top, FILE *f);
 /* Leak group i in one line: "Class xN [signature] from GC root KIND Class ->
  * Class.field -> ...". 0, or -1 when there is no such group. */
-int ooms_report_leak_line(const struct ooms_analysis *a, size_t i, char *buf, size_t len);
+int ooms_analysis_leak_line(const struct ooms_analysis *a, size_t i, char *buf, size_t len);
 /* Suspect i in one sentence: "1 `java.util.ArrayList` referenced by static
  * `A.LISTENERS` accumulates 200 `A$Session`, 50.0 MB, 98 % of the heap".
  * 0, or -1 when there is no such suspect. */
-int ooms_report_suspect_line(const struct ooms_analysis *a, size_t i, char *buf, size_t len);
+int ooms_analysis_suspect_line(const struct ooms_analysis *a, size_t i, char *buf, size_t len);
 /* "id<TAB>shallow<TAB>retained" per object (class objects included, marked
  * "\tclass"), sorted by id: for comparing with other tools. */
-int ooms_report_retained_tsv(const struct ooms_analysis *a, FILE *f);
+int ooms_analysis_retained_tsv(const struct ooms_analysis *a, FILE *f);
 
 #endif

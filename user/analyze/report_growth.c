@@ -39,7 +39,7 @@ void report_growth_json(struct json *j, const struct ooms_analysis *a)
 	for (size_t i = 0; i < g->nsuspects; i++) {
 		const struct ooms_growth_suspect *s = &g->suspects[i];
 
-		ooms_report_suspect_line(a, s->suspect, line, sizeof(line));
+		ooms_analysis_suspect_line(a, s->suspect, line, sizeof(line));
 		snprintf(sig, sizeof(sig), "%016" PRIx64, a->suspects[s->suspect].signature);
 		json_obj(j);
 		json_kstr(j, "signature", sig);
@@ -75,7 +75,7 @@ void report_growth_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		const struct ooms_growth_suspect *s = &g->suspects[i];
 
 		signed_bytes(a->suspects[s->suspect].retained, s->retained0, d, sizeof(d));
-		ooms_report_suspect_line(a, s->suspect, line, sizeof(line));
+		ooms_analysis_suspect_line(a, s->suspect, line, sizeof(line));
 		fprintf(f, "  suspect %s %s: %s\n", s->is_new ? "(new)" : d, s->is_new ? "" : "retained", line);
 	}
 	fprintf(f, "  %12s %12s %12s  %s\n", "retained", "instances", "now", "class");

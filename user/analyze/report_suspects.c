@@ -56,7 +56,7 @@ static const char *accumulated_class(const struct ooms_analysis *a, uint32_t c)
 	return c < a->ix.nclasses ? ooms_class_name(&a->ix, c) : "(class objects)";
 }
 
-int ooms_report_suspect_line(const struct ooms_analysis *a, size_t i, char *buf, size_t len)
+int ooms_analysis_suspect_line(const struct ooms_analysis *a, size_t i, char *buf, size_t len)
 {
 	const struct ooms_suspect *s;
 	char by[600], b1[32];
@@ -105,7 +105,7 @@ void report_suspects_json(struct json *j, const struct ooms_analysis *a)
 	for (size_t i = 0; i < a->nsuspects; i++) {
 		const struct ooms_suspect *s = &a->suspects[i];
 
-		ooms_report_suspect_line(a, i, line, sizeof(line));
+		ooms_analysis_suspect_line(a, i, line, sizeof(line));
 		snprintf(sig, sizeof(sig), "%016" PRIx64, s->signature);
 		json_obj(j);
 		json_kstr(j, "kind", s->kind == SUSPECT_INSTANCES ? "instances" : "object");
@@ -157,7 +157,7 @@ void report_suspects_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		const struct ooms_suspect *s = &a->suspects[i];
 		const struct ooms_root *root = s->root != OOMS_NONE ? &ix->roots[s->root] : NULL;
 
-		ooms_report_suspect_line(a, i, line, sizeof(line));
+		ooms_analysis_suspect_line(a, i, line, sizeof(line));
 		fprintf(f, "\n#%zu  %s  [%016" PRIx64 "]\n", i + 1, line, s->signature);
 		report_human_bytes(s->retained, b1, sizeof(b1));
 		fprintf(f, "    suspect %s%s@0x%" PRIx64 " retains %s (%.0f %%)\n", ooms_kind(ix, s->node) == NODE_CLASS ? "class " : "",

@@ -146,9 +146,9 @@ static int write_reports(struct ooms_analysis *a, const char *out, const char *t
 		f = af.f;
 	}
 	if (json)
-		ooms_report_json(a, top, f);
+		ooms_analysis_json(a, top, f);
 	else
-		ooms_report_text(a, top, f);
+		ooms_analysis_text(a, top, f);
 	if (out && (e = atomic_commit(&af))) {
 		fprintf(stderr, "oomscope analyze: %s: %s\n", out, strerror(-e));
 		return -1;
@@ -163,7 +163,7 @@ static int write_reports(struct ooms_analysis *a, const char *out, const char *t
 		fprintf(stderr, "oomscope analyze: %s: %s\n", tsv, strerror(-e));
 		return -1;
 	}
-	if (ooms_report_retained_tsv(a, af.f)) {
+	if (ooms_analysis_retained_tsv(a, af.f)) {
 		atomic_abort(&af);
 		fprintf(stderr, "oomscope analyze: %s: write failed\n", tsv);
 		return -1;

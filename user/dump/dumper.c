@@ -469,13 +469,13 @@ static void analyze(const struct ooms_dump_request *rq, struct ooms_dump_result 
 	res->leak_groups = a.ngroups;
 	res->leak_objects = a.nleaks;
 	if (a.ngroups)
-		ooms_report_leak_line(&a, 0, res->top_leak, sizeof(res->top_leak));
+		ooms_analysis_leak_line(&a, 0, res->top_leak, sizeof(res->top_leak));
 	if ((e = atomic_open(&af, rq->analysis_json)) == 0) {
-		ooms_report_json(&a, rq->top ? rq->top : 10, af.f);
+		ooms_analysis_json(&a, rq->top ? rq->top : 10, af.f);
 		e = atomic_commit(&af);
 	}
 	if (!e && rq->analysis_txt && (e = atomic_open(&af, rq->analysis_txt)) == 0) {
-		ooms_report_text(&a, rq->top ? rq->top : 10, af.f);
+		ooms_analysis_text(&a, rq->top ? rq->top : 10, af.f);
 		e = atomic_commit(&af);
 	}
 	if (e)
