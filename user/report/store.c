@@ -43,26 +43,31 @@ static const char SCHEMA_V2[] =
 	 * (a leak's retained bytes, a group's largest count, a failure's count,
 	 * an allocation's bytes): what the lab's questions ask about, made from
 	 * the tables above as each run is added (FINDINGS_OF_RUN) */
-	"CREATE TABLE findings (run_id TEXT NOT NULL, kind TEXT, signature TEXT, what TEXT, measure BIGINT);"
+	"CREATE TABLE findings (run_id TEXT NOT NULL, kind TEXT, signature TEXT, what TEXT, measure BIGINT,"
+	"  started TEXT);"
 	"CREATE INDEX findings_run ON findings (run_id);"
 	"CREATE INDEX findings_signature ON findings (signature, run_id);"
+	"CREATE INDEX findings_kind_signature ON findings (kind, signature);"
 	"INSERT INTO store_version VALUES (2);";
 
 static const char *const CHILD_TABLES[] = {"labels", "crossings", "resource_groups", "failures", "leaks", "allocs",
 					   "findings"};
 
-/* A run's findings ($1: its id), from its rows */
+/* A run's findings ($1: its id), from its rows: one per kind and
+ * signature (so a count of rows is a count of runs), with the run's start
+ * beside it (the questions then read this table alone) */
+#define RUN_STARTED "(SELECT started FROM runs WHERE run_id = $1)"
 static const char FINDINGS_OF_RUN[] =
 	"INSERT INTO findings"
-	"  SELECT run_id, 'leak', signature, MIN(class), MAX(retained) FROM leaks WHERE run_id = $1"
+	"  SELECT run_id, 'leak', signature, MIN(class), MAX(retained), " RUN_STARTED " FROM leaks WHERE run_id = $1"
 	"    GROUP BY run_id, signature"
-	"  UNION ALL SELECT run_id, resource, signature, MIN(kind || ' <- ' || created_by), MAX(count)"
+	"  UNION ALL SELECT run_id, resource, signature, MIN(kind || ' <- ' || created_by), MAX(count), " RUN_STARTED
 	"    FROM resource_groups WHERE run_id = $1 AND known = 1 GROUP BY run_id, resource, signature"
 	"  UNION ALL SELECT run_id, 'failure', signature,"
-	"    MIN(syscall || ' ' || errno || ' <- ' || COALESCE(called_by, '?')), SUM(count) FROM failures"
-	"    WHERE run_id = $1 GROUP BY run_id, signature"
-	"  UNION ALL SELECT run_id, 'alloc', signature, MIN(COALESCE(allocated_by, '?')), SUM(total_bytes) FROM allocs"
-	"    WHERE run_id = $1 GROUP BY run_id, signature";
+	"    MIN(syscall || ' ' || errno || ' <- ' || COALESCE(called_by, '?')), SUM(count), " RUN_STARTED
+	"    FROM failures WHERE run_id = $1 GROUP BY run_id, signature"
+	"  UNION ALL SELECT run_id, 'alloc', signature, MIN(COALESCE(allocated_by, '?')), SUM(total_bytes), " RUN_STARTED
+	"    FROM allocs WHERE run_id = $1 GROUP BY run_id, signature";
 
 int store_run_findings(struct store *s, const char *run_id)
 {
@@ -136,8 +141,8 @@ static int migrate_v1(struct store *s)
 			    "  SELECT i.run_id, l.dump, l.signature, l.class, l.instances, l.retained, l.reason, l.gc_root,"
 			    "  l.path, l.reason LIKE 'leak suspect (no rule)%', l.started FROM leaks_v1 l"
 			    "  JOIN v1_ids i ON i.dir = l.dir ON CONFLICT DO NOTHING;"
-			    "INSERT INTO findings SELECT run_id, 'leak', signature, MIN(class), MAX(retained) FROM leaks"
-			    "  GROUP BY run_id, signature;"
+			    "INSERT INTO findings SELECT run_id, 'leak', signature, MIN(class), MAX(retained), MIN(started)"
+			    "  FROM leaks GROUP BY run_id, signature;"
 			    "DROP TABLE runs_v1; DROP TABLE leaks_v1; DROP TABLE v1_ids;"))
 		goto out;
 	rc = 0;

@@ -13,27 +13,28 @@
 /* Runs with label $1=$2 (joined as lf) */
 #define LABELLED_JOIN " JOIN labels lf ON lf.run_id = f.run_id AND lf.key = $1 AND lf.value = $2"
 
+/* findings has a row per run, kind and signature: COUNT(*) counts runs */
 static const char SIGNATURES[] =
-	"SELECT f.kind, f.signature, MIN(f.what), COUNT(DISTINCT f.run_id), MAX(f.measure), MIN(r.started), MAX(r.started)"
-	" FROM findings f JOIN runs r ON r.run_id = f.run_id%s"
-	" GROUP BY f.kind, f.signature ORDER BY COUNT(DISTINCT f.run_id) DESC, MAX(f.measure) DESC, f.signature"
+	"SELECT f.kind, f.signature, MIN(f.what), COUNT(*), MAX(f.measure), MIN(f.started), MAX(f.started)"
+	" FROM findings f%s"
+	" GROUP BY f.kind, f.signature ORDER BY COUNT(*) DESC, MAX(f.measure) DESC, f.signature"
 	" LIMIT 200";
 
 static const char NEW_IN[] =
-	"SELECT f.kind, f.signature, MIN(f.what), COUNT(DISTINCT f.run_id), MAX(f.measure), MIN(r.started), MAX(r.started)"
-	" FROM findings f JOIN runs r ON r.run_id = f.run_id" LABELLED_JOIN
+	"SELECT f.kind, f.signature, MIN(f.what), COUNT(*), MAX(f.measure), MIN(f.started), MAX(f.started)"
+	" FROM findings f" LABELLED_JOIN
 	" WHERE NOT EXISTS (SELECT 1 FROM findings f2 JOIN labels l2 ON l2.run_id = f2.run_id AND l2.key = $1"
 	"   AND l2.value = $3 WHERE f2.signature = f.signature)"
-	" GROUP BY f.kind, f.signature ORDER BY COUNT(DISTINCT f.run_id) DESC, MAX(f.measure) DESC, f.signature"
+	" GROUP BY f.kind, f.signature ORDER BY COUNT(*) DESC, MAX(f.measure) DESC, f.signature"
 	" LIMIT 200";
 
 /* a signature across a label's values, in the order the values first ran */
 static const char HISTORY[] =
-	"SELECT l.value, COUNT(DISTINCT f.run_id),"
+	"SELECT l.value, COUNT(*),"
 	"  (SELECT COUNT(*) FROM labels l2 WHERE l2.key = $1 AND l2.value = l.value), MAX(f.measure), MIN(f.kind),"
-	"  MIN(f.what), MIN(r.started)"
-	" FROM findings f JOIN labels l ON l.run_id = f.run_id AND l.key = $1 JOIN runs r ON r.run_id = f.run_id"
-	" WHERE f.signature = $2 GROUP BY l.value ORDER BY MIN(r.started), l.value";
+	"  MIN(f.what), MIN(f.started)"
+	" FROM findings f JOIN labels l ON l.run_id = f.run_id AND l.key = $1"
+	" WHERE f.signature = $2 GROUP BY l.value ORDER BY MIN(f.started), l.value";
 
 static const char DEATHS_ACROSS[] =
 	"SELECT l.value, COALESCE(r.cause, 'none'), COUNT(*), MIN(r.how_ended), MIN(r.started)"
@@ -194,8 +195,7 @@ int store_query_run(struct store *s, const struct store_query *q, int json, FILE
 static const char SEEN[] =
 	"SELECT f.kind, MIN(f.what), f.signature, MAX(f.measure),"
 	"  (SELECT COUNT(DISTINCT o.run_id) FROM findings o WHERE o.signature = f.signature AND o.run_id <> $1),"
-	"  (SELECT MIN(r.started) FROM findings o JOIN runs r ON r.run_id = o.run_id"
-	"    WHERE o.signature = f.signature AND o.run_id <> $1)"
+	"  (SELECT MIN(o.started) FROM findings o WHERE o.signature = f.signature AND o.run_id <> $1)"
 	" FROM findings f WHERE f.run_id = $1 GROUP BY f.kind, f.signature ORDER BY 5 DESC, 4 DESC, 3";
 
 struct seen_list {
