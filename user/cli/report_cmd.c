@@ -79,15 +79,14 @@ static const struct cli_opt aggregate_options[] = {
 	CLI_END,
 };
 
-/* KEY=VALUE into *key (a copy) and *value; 0 or -1. */
-static int label_arg(const char *arg, const char **key, const char **value)
+/* KEY=VALUE into key (a copy, at most 64 bytes) and *value; 0 or -1. */
+static int label_arg(const char *arg, char key[65], const char **value)
 {
 	const char *eq = strchr(arg, '=');
-	char *k;
 
-	if (!eq || eq == arg || !(k = strndup(arg, (size_t)(eq - arg))))
+	if (!eq || eq == arg || eq - arg > 64)
 		return -1;
-	*key = k;
+	snprintf(key, 65, "%.*s", (int)(eq - arg), arg);
 	*value = eq + 1;
 	return 0;
 }
@@ -150,7 +149,8 @@ int cmd_aggregate(int argc, char **argv)
 {
 	struct option longopts[sizeof(aggregate_options) / sizeof(aggregate_options[0])];
 	struct store_query q = {0};
-	const char *db = NULL, *since_key = NULL;
+	const char *db = NULL;
+	char key[65] = "", since_key[65] = "";
 	char err[512], shortopts[8];
 	size_t added;
 	int c, json = 0, queries = 0;
@@ -169,15 +169,16 @@ int cmd_aggregate(int argc, char **argv)
 		case AG_ACROSS: q.across = optarg; break;
 		case AG_WHERE:
 		case AG_NEWIN:
-			if (label_arg(optarg, &q.key, &q.value))
+			if (label_arg(optarg, key, &q.value))
 				return cli_usage_error("aggregate", "invalid label '%s' (KEY=VALUE)", optarg);
+			q.key = key;
 			if (c == AG_NEWIN) {
 				q.kind = SQ_NEW_IN;
 				queries++;
 			}
 			break;
 		case AG_SINCE:
-			if (label_arg(optarg, &since_key, &q.since_value))
+			if (label_arg(optarg, since_key, &q.since_value))
 				return cli_usage_error("aggregate", "invalid label '%s' (KEY=VALUE)", optarg);
 			break;
 		case 'h':
@@ -190,9 +191,9 @@ int cmd_aggregate(int argc, char **argv)
 	}
 	if (queries > 1)
 		return cli_usage_error("aggregate", "%s", "one QUERY at a time (--signatures, --new-in, --history, --deaths)");
-	if (q.kind == SQ_NEW_IN && (!since_key || strcmp(since_key, q.key)))
+	if (q.kind == SQ_NEW_IN && (!since_key[0] || strcmp(since_key, q.key)))
 		return cli_usage_error("aggregate", "%s", "--new-in KEY=VALUE needs --since KEY=OTHER (the same KEY)");
-	if (since_key && q.kind != SQ_NEW_IN)
+	if (since_key[0] && q.kind != SQ_NEW_IN)
 		return cli_usage_error("aggregate", "%s", "--since goes with --new-in");
 	if (q.kind == SQ_HISTORY && !q.across)
 		return cli_usage_error("aggregate", "%s", "--history SIGNATURE needs --across KEY");

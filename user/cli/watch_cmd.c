@@ -254,7 +254,6 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 		case OPT_LABEL: {
 			const char *eq = strchr(optarg, '=');
 			size_t klen = eq ? (size_t)(eq - optarg) : 0;
-			char *key;
 
 			if (!eq || !klen || klen > 64 || strspn(optarg, LABEL_KEY_CHARS) != klen || strlen(eq + 1) > 256)
 				return bad("invalid --label '%s' (KEY=VALUE: KEY of 1 to 64 letters, digits, '_', '.', '-'; "
@@ -267,9 +266,7 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 					return bad("--label '%s': its KEY given twice", optarg);
 			if (o->nlabels == OOMS_MAX_LABELS)
 				return bad("--label '%s': more than 32 labels", optarg);
-			if (!(key = strndup(optarg, klen)))
-				return bad("%s", "out of memory");
-			o->label_key[o->nlabels] = key;
+			snprintf(o->label_key[o->nlabels], sizeof(o->label_key[0]), "%.*s", (int)klen, optarg);
 			o->label_value[o->nlabels++] = eq + 1;
 			break;
 		}

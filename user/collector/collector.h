@@ -59,7 +59,8 @@ struct ooms_watch_opts {
 	const char *const *child_args;
 	/* --label KEY=VALUE: what the run is of (app version, build, device,
 	 * test), kept in the start record beside the run's id */
-	const char *label_key[OOMS_MAX_LABELS], *label_value[OOMS_MAX_LABELS];
+	char label_key[OOMS_MAX_LABELS][65];
+	const char *label_value[OOMS_MAX_LABELS];
 	size_t nlabels;
 };
 
