@@ -99,3 +99,16 @@ int cli_parse_bytes(const char *s, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+int cli_parse_label(const char *arg, char key[65], const char **value)
+{
+	static const char key_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
+	const char *eq = strchr(arg, '=');
+	size_t klen = eq ? (size_t)(eq - arg) : 0;
+
+	if (!klen || klen > 64 || strspn(arg, key_chars) != klen)
+		return -1;
+	snprintf(key, 65, "%.*s", (int)klen, arg);
+	*value = eq + 1;
+	return 0;
+}

@@ -30,6 +30,10 @@ int cli_opts_getopt(const struct cli_opt *t, struct option *longopts, size_t nlo
 int cli_opts_error(const char *cmd, int c, char **argv);
 /* BYTES with an optional K, M or G suffix (powers of 1024): 0, or -1. */
 int cli_parse_bytes(const char *s, uint64_t *out);
+/* A label, KEY=VALUE (--label, aggregate's --where and the like): KEY of 1
+ * to 64 letters, digits, '_', '.', '-' copied into key, *value pointing
+ * into arg. 0, or -1 for anything else. */
+int cli_parse_label(const char *arg, char key[65], const char **value);
 /* The options' help lines, aligned, with their headings. */
 void cli_opts_help(const struct cli_opt *t, FILE *f);
 

@@ -79,18 +79,6 @@ static const struct cli_opt aggregate_options[] = {
 	CLI_END,
 };
 
-/* KEY=VALUE into key (a copy, at most 64 bytes) and *value; 0 or -1. */
-static int label_arg(const char *arg, char key[65], const char **value)
-{
-	const char *eq = strchr(arg, '=');
-
-	if (!eq || eq == arg || eq - arg > 64)
-		return -1;
-	snprintf(key, 65, "%.*s", (int)(eq - arg), arg);
-	*value = eq + 1;
-	return 0;
-}
-
 struct progress {
 	int on;
 	double t0;
@@ -169,7 +157,7 @@ int cmd_aggregate(int argc, char **argv)
 		case AG_ACROSS: q.across = optarg; break;
 		case AG_WHERE:
 		case AG_NEWIN:
-			if (label_arg(optarg, key, &q.value))
+			if (cli_parse_label(optarg, key, &q.value))
 				return cli_usage_error("aggregate", "invalid label '%s' (KEY=VALUE)", optarg);
 			q.key = key;
 			if (c == AG_NEWIN) {
@@ -178,7 +166,7 @@ int cmd_aggregate(int argc, char **argv)
 			}
 			break;
 		case AG_SINCE:
-			if (label_arg(optarg, since_key, &q.since_value))
+			if (cli_parse_label(optarg, since_key, &q.since_value))
 				return cli_usage_error("aggregate", "invalid label '%s' (KEY=VALUE)", optarg);
 			break;
 		case 'h':

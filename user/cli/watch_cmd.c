@@ -63,8 +63,6 @@ enum {
 	OPT_CHILDREN, OPT_NOCHILDREN, OPT_MAXCHILDREN, OPT_HELD, OPT_LABEL,
 };
 
-#define LABEL_KEY_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
-
 static const char *app_pkg;  /* --app */
 static int app_timeout_s;
 
@@ -252,22 +250,22 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 		case OPT_NOCHILDREN: o->follow_children = 0; break;
 		case OPT_HELD: o->resume_target = 1; break;
 		case OPT_LABEL: {
-			const char *eq = strchr(optarg, '=');
-			size_t klen = eq ? (size_t)(eq - optarg) : 0;
+			char key[65];
+			const char *value;
 
-			if (!eq || !klen || klen > 64 || strspn(optarg, LABEL_KEY_CHARS) != klen || strlen(eq + 1) > 256)
+			if (cli_parse_label(optarg, key, &value) || strlen(value) > 256)
 				return bad("invalid --label '%s' (KEY=VALUE: KEY of 1 to 64 letters, digits, '_', '.', '-'; "
 					   "VALUE of at most 256 bytes)", optarg);
-			for (const char *v = eq + 1; *v; v++)
+			for (const char *v = value; *v; v++)
 				if ((unsigned char)*v < 0x20 || *v == 0x7f)
 					return bad("invalid --label '%s' (a control character in its value)", optarg);
 			for (size_t i = 0; i < o->nlabels; i++)
-				if (strlen(o->label_key[i]) == klen && !strncmp(o->label_key[i], optarg, klen))
+				if (!strcmp(o->label_key[i], key))
 					return bad("--label '%s': its KEY given twice", optarg);
 			if (o->nlabels == OOMS_MAX_LABELS)
 				return bad("--label '%s': more than 32 labels", optarg);
-			snprintf(o->label_key[o->nlabels], sizeof(o->label_key[0]), "%.*s", (int)klen, optarg);
-			o->label_value[o->nlabels++] = eq + 1;
+			memcpy(o->label_key[o->nlabels], key, sizeof(key));
+			o->label_value[o->nlabels++] = value;
 			break;
 		}
 		case OPT_MAXCHILDREN: {

@@ -298,7 +298,7 @@ int store_add_run_id(struct store *s, const char *dir, char *id_out, char *err, 
 	}
 	gmtime_r(&now, &tm);
 	strftime(added, sizeof(added), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	store_run_id(&rd, real, id);
+	store_run_id(&rd, id);
 	if (id_out)
 		memcpy(id_out, id, sizeof(id));
 	if (s->ops->begin(s)) {

@@ -69,7 +69,7 @@ int store_delete_run(struct store *s, const char *run_id);
 struct json_object;
 void store_signature(const char *what, struct json_object *frames, char out[STORE_SIG_LEN + 1]);
 /* The run's id: its start record's, or one derived for a run from before ids. */
-void store_run_id(const struct rundata *rd, const char *real_dir, char out[RUN_ID_LEN + 1]);
+void store_run_id(const struct rundata *rd, char out[RUN_ID_LEN + 1]);
 /* Every row of the run. */
 int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id, const char *real_dir,
 		   const char *started, const char *added);

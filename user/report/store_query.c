@@ -74,51 +74,50 @@ struct printer {
 	FILE *out;
 };
 
+/* A query's JSON members: their keys, the columns they come from, numbers or text */
+struct jfield {
+	const char *key;
+	int col, numeric;
+};
+static const struct jfield FINDING_FIELDS[] = {{"kind", 0, 0},	     {"signature", 1, 0}, {"what", 2, 0},
+					       {"runs", 3, 1},	     {"largest", 4, 1},	  {"firstSeen", 5, 0},
+					       {"lastSeen", 6, 0},   {NULL, 0, 0}};
+static const struct jfield HISTORY_FIELDS[] = {{"value", 0, 0},	  {"runs", 1, 1}, {"runsWithValue", 2, 1},
+					       {"largest", 3, 1}, {"kind", 4, 0}, {"what", 5, 0},
+					       {NULL, 0, 0}};
+/* [0] ("value") only with --across */
+static const struct jfield DEATH_FIELDS[] = {{"value", 0, 0}, {"cause", 1, 0}, {"runs", 2, 1}, {"example", 3, 0},
+					     {NULL, 0, 0}};
+
 static int print_row(void *ctx, int n, const char *const *c)
 {
 	struct printer *p = ctx;
 	const struct store_query *q = p->q;
 	FILE *out = p->out;
-	int first = 1;
 
-	if (p->json)
+	if (p->json) {
+		const struct jfield *f = q->kind == SQ_SIGNATURES || q->kind == SQ_NEW_IN ? FINDING_FIELDS
+					 : q->kind == SQ_HISTORY			   ? HISTORY_FIELDS
+					 : q->across					   ? DEATH_FIELDS
+											   : DEATH_FIELDS + 1;
+		int first = 1;
+
 		fputs(p->rows ? ",{" : "{", out);
-	if (q->kind == SQ_SIGNATURES || q->kind == SQ_NEW_IN) {
-		if (p->json) {
-			jstr(out, "kind", col(c, n, 0), &first);
-			jstr(out, "signature", col(c, n, 1), &first);
-			jstr(out, "what", col(c, n, 2), &first);
-			jnum(out, "runs", num(c, n, 3), &first);
-			jnum(out, "largest", num(c, n, 4), &first);
-			jstr(out, "firstSeen", col(c, n, 5), &first);
-			jstr(out, "lastSeen", col(c, n, 6), &first);
-		} else {
-			fprintf(out, "%-9s %-16s %5.0f %14.0f %-20s %-20s  %s\n", col(c, n, 0), col(c, n, 1), num(c, n, 3),
-				num(c, n, 4), col(c, n, 5), col(c, n, 6), col(c, n, 2));
-		}
+		for (; f->key; f++)
+			if (f->numeric)
+				jnum(out, f->key, num(c, n, f->col), &first);
+			else
+				jstr(out, f->key, col(c, n, f->col), &first);
+		fputc('}', out);
+	} else if (q->kind == SQ_SIGNATURES || q->kind == SQ_NEW_IN) {
+		fprintf(out, "%-9s %-16s %5.0f %14.0f %-20s %-20s  %s\n", col(c, n, 0), col(c, n, 1), num(c, n, 3),
+			num(c, n, 4), col(c, n, 5), col(c, n, 6), col(c, n, 2));
 	} else if (q->kind == SQ_HISTORY) {
-		if (p->json) {
-			jstr(out, "value", col(c, n, 0), &first);
-			jnum(out, "runs", num(c, n, 1), &first);
-			jnum(out, "runsWithValue", num(c, n, 2), &first);
-			jnum(out, "largest", num(c, n, 3), &first);
-			jstr(out, "kind", col(c, n, 4), &first);
-			jstr(out, "what", col(c, n, 5), &first);
-		} else {
-			fprintf(out, "%-20s %5.0f %5.0f %14.0f  %s\n", col(c, n, 0), num(c, n, 1), num(c, n, 2), num(c, n, 3),
-				col(c, n, 5));
-		}
-	} else if (p->json) {
-		if (q->across)
-			jstr(out, "value", col(c, n, 0), &first);
-		jstr(out, "cause", col(c, n, 1), &first);
-		jnum(out, "runs", num(c, n, 2), &first);
-		jstr(out, "example", col(c, n, 3), &first);
+		fprintf(out, "%-20s %5.0f %5.0f %14.0f  %s\n", col(c, n, 0), num(c, n, 1), num(c, n, 2), num(c, n, 3),
+			col(c, n, 5));
 	} else {
 		fprintf(out, "%-20s %-16s %5.0f  %s\n", col(c, n, 0), col(c, n, 1), num(c, n, 2), col(c, n, 3));
 	}
-	if (p->json)
-		fputc('}', out);
 	p->rows++;
 	return 0;
 }

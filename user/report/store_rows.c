@@ -14,17 +14,9 @@
 #include <string.h>
 #include "run/files.h"
 #include "run/run_id.h"
+#include "util/hash.h"
 
 #define SIG_FRAMES 5
-
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; s && *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 /* The module's file name of a frame ("libc.so.6" of "/usr/lib/x86_64-linux-gnu/libc.so.6"). */
 static const char *base_name(const char *path)
@@ -36,7 +28,7 @@ static const char *base_name(const char *path)
 
 void store_signature(const char *what, struct json_object *frames, char out[STORE_SIG_LEN + 1])
 {
-	uint64_t h = fnv(0xcbf29ce484222325ull, what);
+	uint64_t h = fnv1a_str(FNV1A_BASIS, what);
 	size_t n = frames && json_object_is_type(frames, json_type_array) ? json_object_array_length(frames) : 0;
 
 	for (size_t i = 0, used = 0; i < n && used < SIG_FRAMES; i++) {
@@ -47,7 +39,7 @@ void store_signature(const char *what, struct json_object *frames, char out[STOR
 			name = base_name(rd_str(f, "module"));
 		if (!name)
 			continue;
-		h = fnv(fnv(h, "|"), name);
+		h = fnv1a_str(fnv1a_str(h, "|"), name);
 		used++;
 	}
 	snprintf(out, STORE_SIG_LEN + 1, "%016llx", (unsigned long long)h);
@@ -186,7 +178,7 @@ static int alloc_rows(struct store *s, const struct rundata *rd, const char *run
 	return 0;
 }
 
-void store_run_id(const struct rundata *rd, const char *real_dir, char out[RUN_ID_LEN + 1])
+void store_run_id(const struct rundata *rd, char out[RUN_ID_LEN + 1])
 {
 	const char *id = rd_str(rd->start, "run_id");
 	const char *text;
@@ -197,7 +189,6 @@ void store_run_id(const struct rundata *rd, const char *real_dir, char out[RUN_I
 	}
 	/* a run from before ids: one from its start record's text (a copy of
 	 * the directory is the same run) */
-	(void)real_dir;
 	text = rd->start ? json_object_to_json_string_ext(rd->start, JSON_C_TO_STRING_PLAIN) : "";
 	run_id_derived(text, strlen(text), out);
 }

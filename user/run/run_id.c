@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "run/run_id.h"
+#include "util/hash.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -11,16 +12,6 @@
 static void hex(const uint64_t w[2], char out[RUN_ID_LEN + 1])
 {
 	snprintf(out, RUN_ID_LEN + 1, "%016llx%016llx", (unsigned long long)w[0], (unsigned long long)w[1]);
-}
-
-/* FNV-1a, 64 bits, from a given basis */
-static uint64_t fnv(const unsigned char *p, size_t n, uint64_t h)
-{
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
 }
 
 void run_id_new(char out[RUN_ID_LEN + 1])
@@ -37,16 +28,16 @@ void run_id_new(char out[RUN_ID_LEN + 1])
 		seed[1] = (uint64_t)ts.tv_nsec;
 		seed[2] = (uint64_t)getpid();
 		seed[3] = (uint64_t)(uintptr_t)&ts;
-		w[0] = fnv((const unsigned char *)seed, sizeof(seed), 0xcbf29ce484222325ull);
-		w[1] = fnv((const unsigned char *)seed, sizeof(seed), 0x84222325cbf29ce4ull);
+		w[0] = fnv1a(FNV1A_BASIS, seed, sizeof(seed));
+		w[1] = fnv1a(0x84222325cbf29ce4ull, seed, sizeof(seed));
 	}
 	hex(w, out);
 }
 
 void run_id_derived(const char *text, size_t len, char out[RUN_ID_LEN + 1])
 {
-	uint64_t w[2] = {fnv((const unsigned char *)text, len, 0xcbf29ce484222325ull),
-			 fnv((const unsigned char *)text, len, 0x84222325cbf29ce4ull)};
+	/* two bases: 128 bits */
+	uint64_t w[2] = {fnv1a(FNV1A_BASIS, text, len), fnv1a(0x84222325cbf29ce4ull, text, len)};
 
 	hex(w, out);
 }
