@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test-arm64`: the arm64 build (build-arm64/, `make ARCH=arm64`) tested
 # in an arm64 VM (Debian's arm64 kernels under qemu, scripts/vm.sh with
-# VM_ARCH=arm64), twice:
+# VM_ARCH=arm64), three times:
 # - Debian's 6.1 kernel (4 KiB pages): the unit tests, the BATS files that
 #   need no JVM, the JVM ones that show what differs on arm64 (JVM_BATS) and
 #   the arm64-only ones (tests/bats-arm64/);
@@ -11,8 +11,10 @@
 #   scripts/gki-kernel.sh: no syscall events, so the hook a phone gets):
 #   the phone-like root (tests/bats-arm64/phone.bats, make android's static
 #   build) and the fd and thread files (GKI_BATS).
-# Each run is scripts/run-tests.sh inside the VM. Prints the VMs' consoles
-# and ends with the sum of their tallies, "arm64: N passed, N failed"; exits
+# Each run is scripts/run-tests.sh inside the VM, two VMs at a time (one at
+# a time until OOMS_ARM64_WIDEN_WHEN's file exists, when set). Prints each
+# VM's console when it ends and ends with the sum of their tallies,
+# "arm64: N passed, N failed"; exits
 # non-zero when a test failed or a VM did not finish.
 #   scripts/test-arm64.sh [BATS_NAME|BATS_FILE...]   (those only, on the 6.1
 #                                                    kernel, or the 16 KiB or
@@ -70,13 +72,23 @@ bats_paths() {
   done
 }
 
-# vm_suite LABEL KERNEL(""|16k) FILES...: one VM run; its tally into pass/fail
-pass=0 fail=0 status_all=0
-vm_suite() {
-  local label=$1 kernel=$2 log start status tally p f args
+# lane LABEL KERNEL(""|16k|gki) FILES...: one VM run, queued. Lanes run
+# two at a time: one VM leaves about half of a 2-CPU host idle (the tests
+# inside wait on their targets), so a second one costs the first little.
+# With OOMS_ARM64_WIDEN_WHEN=FILE (scripts/run-tests.sh, while the x86_64
+# suite runs beside) one at a time until FILE exists.
+lanes=()
+lane() {
+  local n=${#lanes[@]} d
+  d=$job/lane$n
+  mkdir -p "$d"
+  # the repository, linked (vm.sh copies the folder into the VM's disk at its start)
+  cp -al "$job/repo" "$d/repo"
+  cp -al "$job/shared" "$d/shared"
+  local label=$1 kernel=$2 args
   shift 2
   args=$(printf '%q ' "$@") # quoted for job.sh (FILE@REGEX has a |)
-  cat > "$job/job.sh" << EOF
+  cat > "$d/job.sh" << EOF
 cd /job/repo || exit 1
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 # as on the host: a soft fd limit above the tests' bursts (drops.bats makes 2,300)
@@ -90,12 +102,30 @@ export OOMS_EMULATED=10
 export OOMS_PHONE_KERNEL=$kernel
 OOMS_STREAM=1 OOMS_BUILD=build OOMSCOPE=/job/repo/oomscope scripts/run-tests.sh $args
 EOF
-  log=$job/console
+  printf '%s\n' "$label" > "$job/lane$n.label"
+  printf '%s\n' "$kernel" > "$job/lane$n.kernel"
+  lanes+=("$d")
+}
+
+# run_lane DIR: the VM, its console into DIR.console, "STATUS SECONDS" into DIR.done
+run_lane() {
+  local d=$1 start status
   start=$(date +%s)
-  VM_ARCH=arm64 VM_KERNEL=$kernel VM_JOB_MB=$((size * 2 + 256)) VM_TIMEOUT=${VM_TIMEOUT:-2400} scripts/vm.sh run "$job" | tee "$log"
-  status=${PIPESTATUS[0]}
-  tally=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
-  echo "# arm64 VM ($label): $(($(date +%s) - start)) s wall, $tally"
+  VM_ARCH=arm64 VM_KERNEL=$(cat "$d.kernel") VM_JOB_MB=$((size * 2 + 256)) VM_TIMEOUT=${VM_TIMEOUT:-2400} \
+    scripts/vm.sh run "$d" > "$d.console" 2>&1
+  status=$?
+  echo "$status $(($(date +%s) - start))" > "$d.done.tmp" && mv "$d.done.tmp" "$d.done"
+}
+
+# lane_report DIR: its console, its line "# arm64 VM (LABEL): N s wall, TALLY"; its tally into pass/fail
+pass=0 fail=0 status_all=0
+lane_report() {
+  local d=$1 label status secs tally p f
+  label=$(cat "$d.label")
+  read -r status secs < "$d.done"
+  cat "$d.console"
+  tally=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$d.console" | tail -n1)
+  echo "# arm64 VM ($label): $secs s wall, $tally"
   if [ -z "$tally" ]; then
     echo "not ok - the arm64 VM ($label) did not finish its suite (status $status)"
     fail=$((fail + 1))
@@ -107,23 +137,62 @@ EOF
   [ "$status" -eq 0 ] || status_all=1
 }
 
+# run_lanes: every queued lane, at most two at once, each reported when it ends
+running=()
+lane_pids=()
+trap 'for p in "${lane_pids[@]}"; do kill_tree "$p"; done; rm -rf "$job"' EXIT
+kill_tree() {
+  local c
+  for c in $(ps -o pid= --ppid "$1" 2> /dev/null); do kill_tree "$c"; done
+  kill "$1" 2> /dev/null || true
+}
+run_lanes() {
+  local next=0 width d i t0
+  t0=$(date +%s)
+  while [ "$next" -lt ${#lanes[@]} ] || [ ${#running[@]} -gt 0 ]; do
+    width=2
+    [ -n "${OOMS_ARM64_WIDEN_WHEN:-}" ] && [ ! -e "$OOMS_ARM64_WIDEN_WHEN" ] && width=1
+    if [ "$next" -lt ${#lanes[@]} ] && [ ${#running[@]} -lt "$width" ]; then
+      d=${lanes[$next]}
+      next=$((next + 1))
+      echo "# arm64 VM ($(cat "$d.label")): started at +$(($(date +%s) - t0)) s"
+      run_lane "$d" &
+      lane_pids+=($!)
+      running+=("$d")
+      continue
+    fi
+    for i in "${!running[@]}"; do
+      d=${running[$i]}
+      if [ -e "$d.done" ]; then
+        lane_report "$d"
+        unset 'running[i]'
+        running=("${running[@]}")
+        break
+      fi
+    done
+    sleep 2
+  done
+  wait
+}
+
 mapfile -t files < <(bats_paths "${ARM64_BATS[@]}")
 [ "$explicit" = 1 ] || files+=(tests/bats-arm64/arm32.bats tests/bats-arm64/tagged.bats "${JVM_BATS[@]}")
 # ARM64_KERNEL=16k with named files: those on the 16 KiB kernel instead
 if [ "$explicit" = 1 ] && [ "${ARM64_KERNEL:-}" = 16k ]; then
-  vm_suite "6.12, 16 KiB pages" 16k "${files[@]}"
+  lane "6.12, 16 KiB pages" 16k "${files[@]}"
 elif [ "$explicit" = 1 ] && [ "${ARM64_KERNEL:-}" = gki ]; then
-  vm_suite "6.1, GKI's config" gki "${files[@]}"
+  lane "6.1, GKI's config" gki "${files[@]}"
 else
-  vm_suite "6.1, 4 KiB pages" "" "${files[@]}"
+  lane "6.1, 4 KiB pages" "" "${files[@]}"
 fi
 if [ "${ARM64_16K:-1}" != 0 ] && [ "$explicit" = 0 ]; then
   mapfile -t files16k < <(bats_paths "${PAGE16K_BATS[@]}")
-  vm_suite "6.12, 16 KiB pages" 16k "${files16k[@]}"
+  lane "6.12, 16 KiB pages" 16k "${files16k[@]}"
 fi
 if [ "${ARM64_GKI:-1}" != 0 ] && [ "$explicit" = 0 ]; then
   mapfile -t filesgki < <(bats_paths "${GKI_BATS[@]}")
-  vm_suite "6.1, GKI's config" gki "${filesgki[@]}"
+  lane "6.1, GKI's config" gki "${filesgki[@]}"
 fi
+run_lanes
 echo "arm64: $pass passed, $fail failed"
 [ "$status_all" -eq 0 ] && [ "$fail" -eq 0 ]
