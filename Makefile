@@ -71,7 +71,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OBJ)/tests/%)
 FUZZ_SECONDS ?= 60
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
-FUZZ_LIB_SRCS := $(wildcard user/hprof/*.c user/analyze/*.c user/util/*.c)
+FUZZ_LIB_SRCS := $(wildcard user/hprof/*.c user/graph/*.c user/analyze/*.c user/util/*.c)
 FUZZ_LIBS := -lpthread -lz -llzma -lm -ljson-c -ldw -lelf
 # what each harness links besides its own file: FUZZ_SRCS_NAME (the hprof,
 # analyze and util libraries when not set); the replays link libooms.a and
@@ -219,6 +219,10 @@ $(BUILD)/targets/%: tests/targets/%.cc | $(DEPS_OK)
 $(OBJ)/tools/%: tests/tools/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+# shimctl speaks through oomscope's own client
+$(OBJ)/tools/shimctl: tests/tools/shimctl.c $(OBJ)/libooms.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJ)/libooms.a $(LDLIBS)
 
 unit: $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
 

@@ -1,4 +1,4 @@
-/* Dominators and retained sizes (user/analyze/dominators.c) on hand-made
+/* Dominators and retained sizes (user/graph/dominators.c) on hand-made
  * graphs and on random ones checked against a brute-force definition: d
  * dominates v when v cannot be reached from the super-root without d, in
  * VisualVM's graph (referents count as edges but do not make a node
@@ -6,9 +6,9 @@
  * super-root). Also the shortest-path search (paths.c). */
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/dominators.h"
-#include "analyze/vvmodel.h"
-#include "analyze/shallow.h"
+#include "graph/dominators.h"
+#include "graph/vvmodel.h"
+#include "graph/shallow.h"
 #include "tap.h"
 
 #define MAXN 64

@@ -1,7 +1,7 @@
 #include "analyze/analysis.h"
 #include "util/clock.h"
-#include "analyze/shallow.h"
-#include "analyze/strings.h"
+#include "graph/shallow.h"
+#include "graph/strings.h"
 #include "util/memtrace.h"
 
 #include <ctype.h>

@@ -6,13 +6,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze/dominators.h"
+#include "graph/dominators.h"
 #include "analyze/growth.h"
-#include "analyze/index.h"
-#include "analyze/labels.h"
+#include "graph/index.h"
+#include "graph/labels.h"
 #include "analyze/leaks.h"
 #include "analyze/loaders.h"
-#include "analyze/native.h"
+#include "graph/native.h"
 #include "analyze/paths.h"
 #include "analyze/suspects.h"
 #include "analyze/threads.h"

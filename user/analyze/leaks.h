@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze/index.h"
+#include "graph/index.h"
 
 enum ooms_runtime { RUNTIME_AUTO, RUNTIME_ANDROID, RUNTIME_JVM };
 

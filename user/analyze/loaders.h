@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze/dominators.h"
-#include "analyze/index.h"
+#include "graph/dominators.h"
+#include "graph/index.h"
 
 struct ooms_loader_group {
 	uint32_t cls;          /* the loaders' class (OOMS_NONE: the boot loader) */

@@ -6,7 +6,8 @@
 #define OOMSCOPE_ANALYZE_PATHS_H
 
 #include <stdint.h>
-#include "analyze/index.h"
+#include "graph/index.h"
+#include "graph/roots.h"
 #include "util/spill.h"
 
 struct ooms_paths {
@@ -46,12 +47,6 @@ static inline int ooms_paths_reached(const struct ooms_paths *p, uint32_t n)
 /* The root record a path starting at node r stands on (the first in the
  * search's order), as an index in ix->roots, or OOMS_NONE. */
 uint32_t ooms_paths_root(const struct ooms_index *ix, uint32_t r);
-/* Every GC root kind a dump may hold (HPROF_ROOT_*), in the order
- * VisualVM's HprofGCRoots lists them. */
-#define OOMS_ROOT_KINDS 15
-extern const uint8_t ooms_root_kinds[OOMS_ROOT_KINDS];
-/* Shark's name of a root kind: "ThreadObject", "JavaFrame", "StickyClass"... */
-const char *ooms_root_kind_name(uint8_t kind);
 /* The order in which the search takes the roots, by kind (what paths
  * prefer), as names; the last, "other", stands for every other kind. */
 extern const char *const ooms_root_order[9];

@@ -1,8 +1,9 @@
-/* Helpers the analysis writers share (report.c, report_suspects.c). */
+/* Helpers the analysis writers share (report_common.c, below report.c and its parts). */
 #ifndef OOMSCOPE_ANALYZE_REPORT_INT_H
 #define OOMSCOPE_ANALYZE_REPORT_INT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "analyze/analysis.h"
 

@@ -13,8 +13,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze/dominators.h"
-#include "analyze/index.h"
+#include "graph/dominators.h"
+#include "graph/index.h"
 
 #define OOMS_SUSPECT_SHARE 0.10  /* MAT's default threshold */
 #define OOMS_SUSPECT_DROP 0.70   /* descend while the largest child keeps this much (MAT's big drop ratio) */

@@ -1,5 +1,5 @@
 #include "analyze/threads.h"
-#include "analyze/strings.h"
+#include "graph/strings.h"
 #include "util/vec.h"
 
 #include <errno.h>

@@ -9,9 +9,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze/dominators.h"
-#include "analyze/index.h"
-#include "analyze/labels.h"
+#include "graph/dominators.h"
+#include "graph/index.h"
+#include "graph/labels.h"
 
 #define OOMS_THREAD_NAME 128
 

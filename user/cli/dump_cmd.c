@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/opts.h"
+#include "dump/fresh.h"
 #include "dump/dumper.h"
 #include "util/atomic_file.h"
 #include "util/tmpdir.h"
@@ -84,6 +85,7 @@ static const struct cli_opt options[] = {
 /* What the command line asked for. */
 struct dump_args {
 	struct ooms_dump_request rq;
+	struct ooms_fresh_request arq; /* the analysis (arq.json NULL: none) */
 	const char *classes[64], *ifs[64];
 	size_t nclasses, nifs;
 	char out[4096];
@@ -208,18 +210,19 @@ static void fill_request(struct dump_args *a, const struct ooms_rt_target *rt, c
 		return;
 	snprintf(json, len, "%s.analysis.json", a->out);
 	snprintf(txt, len, "%s.analysis.txt", a->out);
-	rq->analysis_json = json;
-	rq->analysis_txt = txt;
-	rq->aopts.runtime = RUNTIME_AUTO;
-	rq->aopts.bitmap_w = 768;
-	rq->aopts.bitmap_h = 1366;
-	rq->aopts.leak_classes = a->classes;
-	rq->aopts.nleak_classes = a->nclasses;
-	rq->aopts.leak_ifs = a->ifs;
-	rq->aopts.nleak_ifs = a->nifs;
+	a->arq.json = json;
+	a->arq.txt = txt;
+	a->arq.aopts.runtime = RUNTIME_AUTO;
+	a->arq.aopts.bitmap_w = 768;
+	a->arq.aopts.bitmap_h = 1366;
+	a->arq.aopts.leak_classes = a->classes;
+	a->arq.aopts.nleak_classes = a->nclasses;
+	a->arq.aopts.leak_ifs = a->ifs;
+	a->arq.aopts.nleak_ifs = a->nifs;
 }
 
-static void print_result(const struct dump_args *a, const struct ooms_dump_result *res, const char *json)
+static void print_result(const struct dump_args *a, const struct ooms_dump_result *res,
+			 const struct ooms_fresh_result *ares, const char *json)
 {
 	printf("dump      %s (%s): %.1f MB of hprof -> %.1f MB", a->out, res->method, res->bytes_in / 1048576.0,
 	       res->bytes_out / 1048576.0);
@@ -234,11 +237,11 @@ static void print_result(const struct dump_args *a, const struct ooms_dump_resul
 	printf("\n");
 	if (!a->analyze)
 		return;
-	if (res->analyzed)
-		printf("analysis  %s: %zu leak group(s), %" PRIu64 " object(s)%s%s\n", json, res->leak_groups,
-		       res->leak_objects, res->top_leak[0] ? "; first: " : "", res->top_leak);
+	if (ares->analyzed)
+		printf("analysis  %s: %zu leak group(s), %" PRIu64 " object(s)%s%s\n", json, ares->leak_groups,
+		       ares->leak_objects, ares->top_leak[0] ? "; first: " : "", ares->top_leak);
 	else
-		printf("analysis  failed: %s\n", res->analysis_error);
+		printf("analysis  failed: %s\n", ares->error);
 }
 
 /* The dump's path may not be a symbolic link (but for one to a stream:
@@ -256,6 +259,7 @@ int cmd_dump(int argc, char **argv)
 	static struct dump_args a; /* the leak rules' strings are argv's */
 	struct option longopts[sizeof(options) / sizeof(options[0])];
 	struct ooms_dump_result res;
+	struct ooms_fresh_result ares = {0};
 	struct ooms_rt_target rt;
 	char shortopts[16], json[4200], txt[4200];
 	int c, r, shown;
@@ -284,15 +288,17 @@ int cmd_dump(int argc, char **argv)
 	if (refused_link(a.out))
 		return 1;
 	shown = !a.quiet && isatty(2);
-	a.rq.status = show_status;
-	a.rq.sctx = &shown;
+	a.rq.status = a.arq.status = show_status;
+	a.rq.sctx = a.arq.sctx = &shown;
 	r = ooms_dump_take(&a.rq, &res);
+	if (!r && a.analyze) /* the analysis failing does not fail the dump */
+		ooms_fresh_analyze(a.out, NULL, &a.arq, &ares);
 	if (shown)
 		fprintf(stderr, "\r%50s\r", "");
 	if (r) {
 		fprintf(stderr, "oomscope dump: %s\n", res.error);
 		return 1;
 	}
-	print_result(&a, &res, json);
+	print_result(&a, &res, &ares, json);
 	return 0;
 }

@@ -113,5 +113,8 @@ struct direct_block *attrib_direct_find(struct ooms_attrib *a, uint64_t addr);
 struct direct_block *attrib_direct_add(struct ooms_attrib *a, uint64_t addr, uint64_t bytes);
 void attrib_direct_forget(struct ooms_attrib *a, uint64_t addr);
 struct thread_slot *attrib_thread_find(struct ooms_attrib *a, uint32_t tid, int create);
+/* One frame as a JSON object (attrib_frames.c); is_ret: addr is a return
+ * address (its call is the instruction before). */
+void attrib_write_frame(struct json *j, struct ooms_attrib *a, uint64_t addr, int is_ret);
 
 #endif

@@ -155,6 +155,7 @@ struct coll {
 	struct ooms_crossing pending_xs[RULE_MAX];
 	struct ooms_sample pending_smp;
 	size_t npending;
+	int ring_busy;             /* the ring buffer is being read (coll_ring.c) */
 };
 
 /* The snapshots a run writes: threads, fds, vmsize. */
@@ -235,10 +236,16 @@ void coll_children_finish(struct coll *c, int target_ended);
  * last sample, from its timeline), the CHILD_ROWS with most fds, and a
  * count of the rest. */
 void coll_children_rows(struct coll *c);
-/* the ring buffer alone (no crossings acted on): a long /proc read's tick */
+/* The ring buffer (coll_ring.c), alone (no crossings acted on): a long
+ * /proc read's tick; coll_read_ring is -1 when it is being read already. */
 void coll_consume_ring(void *ctx);
 int coll_read_ring(struct coll *c);
 int coll_handle_event(void *ctx, void *data, size_t size);
+/* Crossings (coll_crossings.c): decided on an event and kept pending, the
+ * pending ones acted on, a snapshot written as DIR/name or as BASE.json /
+ * BASE-SEQ.json, and crossings handled (their files, records and lines). */
+void coll_crossings_on_event(struct coll *c, const struct ooms_event *e);
+void coll_crossings_pending(struct coll *c);
 int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, const char *name);
 int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, int seq, char *name,
 		      size_t name_len);
@@ -248,7 +255,10 @@ void coll_seed_limits(struct coll *c);
 int coll_take_sample(struct coll *c);
 void coll_print_header(void);
 void coll_print_row(const struct ooms_sample *s);
+/* The terminal (coll_console.c), the only writer of the collector's
+ * lines: coll_say's lead with the time; coll_print's are written as given. */
 void coll_say(void *ctx, const char *fmt, ...);
+void coll_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void coll_progress(void *ctx, const char *what);
 void coll_print_death(struct coll *c, const struct ooms_death_rec *d);
 void coll_emit_start(struct coll *c);

@@ -99,8 +99,8 @@ static void held(struct coll *c, const struct ooms_event *e)
 		c->kids_skipped++;
 		kill(child, SIGCONT);
 		if (!c->o->json)
-			printf("%8.1f child %d (%s) not watched: %d watched already (--max-children)\n", coll_since(c),
-			       (int)child, name, c->o->max_children);
+			coll_print("%8.1f child %d (%s) not watched: %d watched already (--max-children)\n", coll_since(c),
+			           (int)child, name, c->o->max_children);
 		return;
 	}
 	snprintf(dir, sizeof(dir), "%s/%d-%s", kids, (int)child, name);
@@ -120,8 +120,7 @@ static void held(struct coll *c, const struct ooms_event *e)
 		return;
 	}
 	if (!c->o->json) {
-		printf("%8.1f child %d (%s) watched -> %s\n", coll_since(c), (int)child, name, dir);
-		fflush(stdout);
+		coll_print("%8.1f child %d (%s) watched -> %s\n", coll_since(c), (int)child, name, dir);
 	}
 }
 
@@ -224,9 +223,8 @@ static void reaped(struct coll *c, struct coll_kid *k)
 	if (c->o->json)
 		return;
 	kid_story(k, story, sizeof(story));
-	printf("%8.1f child %d (%s): %s -> %s\n", coll_since(c), (int)k->target, k->name,
-	       text_term_safe(safe, sizeof(safe), story), k->dir);
-	fflush(stdout);
+	coll_print("%8.1f child %d (%s): %s -> %s\n", coll_since(c), (int)k->target, k->name,
+	           text_term_safe(safe, sizeof(safe), story), k->dir);
 }
 
 void coll_children_reap(struct coll *c)
@@ -361,16 +359,15 @@ void coll_children_rows(struct coll *c)
 		text_term_safe(safe, sizeof(safe), comm[0] ? comm : rows[i].k->name);
 		snprintf(who, sizeof(who), "+%d", (int)rows[i].k->target);
 		if (!rows[i].have) {
-			printf("%8s %s: attaching\n", who, safe);
+			coll_print("%8s %s: attaching\n", who, safe);
 			continue;
 		}
 		snprintf(th, sizeof(th), "%" PRId64 "/%" PRId64, s->threads, s->thread_limit);
 		snprintf(fd, sizeof(fd), "%" PRId64 "/%" PRId64, s->fds, s->fd_limit);
-		printf("%8s %9.1f %10.1f %15s %15s %7" PRIu64 " %15s\n", who, s->rss_kb / 1024.0, s->vmsize_kb / 1024.0, th,
-		       fd, s->ringbuf_drops + s->set_full_drops, safe);
+		coll_print("%8s %9.1f %10.1f %15s %15s %7" PRIu64 " %15s\n", who, s->rss_kb / 1024.0, s->vmsize_kb / 1024.0, th,
+		           fd, s->ringbuf_drops + s->set_full_drops, safe);
 	}
 	if (n > CHILD_ROWS)
-		printf("%8s %zu more child process(es) watched\n", "+", n - CHILD_ROWS);
-	fflush(stdout);
+		coll_print("%8s %zu more child process(es) watched\n", "+", n - CHILD_ROWS);
 	free(rows);
 }

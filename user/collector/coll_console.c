@@ -39,6 +39,16 @@ void coll_say(void *ctx, const char *fmt, ...)
 	fflush(stdout);
 }
 
+void coll_print(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
 /* Progress of the phases that take a while, on a terminal only. From the
  * dump thread too: one fprintf is one write. */
 void coll_progress(void *ctx, const char *what)

@@ -68,9 +68,8 @@ int coll_direct_snapshot(struct coll *c, int seq, int64_t limit, char *name, siz
 		for (char *p = lines, *nl; p && *p; p = nl ? nl + 1 : NULL) {
 			if ((nl = strchr(p, '\n')))
 				*nl = 0;
-			printf("           %s\n", text_term_safe(safe, sizeof(safe), p));
+			coll_print("           %s\n", text_term_safe(safe, sizeof(safe), p));
 		}
-		fflush(stdout);
 	}
 	return 0;
 }

@@ -18,33 +18,6 @@ static void alloc_body(struct json *j, void *arg)
 	ooms_allocs_json(j, l->c->allocs, l->r, coll_since(l->c), l->c->start_ns);
 }
 
-/* Count rules that need no history, checked on each fd, thread or failure
- * event with the figure the kernel side had just after it: a burst that
- * exhausts a limit in 50 ms crosses, and its snapshot is taken, before the
- * process dies and the kernel closes everything. */
-static void check_on_event(struct coll *c, const struct ooms_event *e)
-{
-	struct ooms_crossing xs[RULE_MAX];
-	struct ooms_sample smp;
-	const struct ooms_fail_group *g = e->type == EV_CALL_FAIL ? ooms_failures_last(c->fails) : NULL;
-	int threads = e->type == EV_THREAD_NEW || (g && g->kind == FAIL_THREADS);
-	size_t nx;
-
-	if (!c->have_smp || (g && g->kind == FAIL_MEMORY))
-		return;
-	smp = c->last_smp;
-	smp.t = e->ts_ns > c->start_ns ? (e->ts_ns - c->start_ns) / 1e9 : coll_since(c);
-	if (threads)
-		smp.threads = e->live;
-	else
-		smp.fds = e->live;
-	nx = ooms_detect_feed_instant(&c->det, &smp, xs, RULE_MAX);
-	for (size_t i = 0; i < nx && c->npending < RULE_MAX; i++)
-		c->pending_xs[c->npending++] = xs[i];
-	if (nx)
-		c->pending_smp = smp;
-}
-
 struct failure_line {
 	struct coll *c;
 	const struct ooms_fail_group *g;
@@ -126,54 +99,19 @@ static void report_failure(struct coll *c, size_t i, uint64_t now_ns)
 	ooms_failures_line(c->fails, g, line, sizeof(line));
 	text_term_safe(safe, sizeof(safe), line);
 	if (prev_ns)
-		printf("!! failure: %s (%s%" PRIu64 " more in %.0f s)\n", safe, ooms_failures_shared(c->fails, i) ? "~" : "",
-		       since, (double)(now_ns - prev_ns) / 1e9);
+		coll_print("!! failure: %s (%s%" PRIu64 " more in %.0f s)\n", safe,
+			   ooms_failures_shared(c->fails, i) ? "~" : "", since, (double)(now_ns - prev_ns) / 1e9);
 	else
-		printf("!! failure: %s%s%s\n", safe, l.wrote ? " -> " : "", l.wrote ? l.wrote : "");
-	fflush(stdout);
+		coll_print("!! failure: %s%s%s\n", safe, l.wrote ? " -> " : "", l.wrote ? l.wrote : "");
 }
 
 /* Reads what the ring buffer holds, then acts on the crossings and
  * failures its events brought. */
-static int in_consume;
-
-/* Reads what the ring buffer holds, unless it is being read already (a
- * snapshot taken while handling an event ticks back here): 0, or -1 when
- * it was not read. */
-int coll_read_ring(struct coll *c)
-{
-	if (in_consume || !c->rb)
-		return -1;
-	in_consume = 1;
-	ring_buffer__consume(c->rb);
-	in_consume = 0;
-	return 0;
-}
-
-void coll_consume_ring(void *ctx)
-{
-	coll_read_ring(ctx);
-}
-
 void coll_consume(struct coll *c)
 {
-	struct ooms_snapshot s;
-
 	coll_consume_ring(c);
 	coll_java_read(c);
-	/* the snapshot reads the ring again: crossings it brings wait their turn */
-	for (int round = 0; c->npending && round < 4; round++) {
-		struct ooms_crossing xs[RULE_MAX];
-		struct ooms_sample smp = c->pending_smp;
-		size_t n = c->npending;
-
-		memcpy(xs, c->pending_xs, n * sizeof(xs[0]));
-		c->npending = 0;
-		if (coll_held_snapshot(c, &s) == 0) {
-			coll_handle_crossings(c, &s, &smp, xs, n, "event");
-			ooms_snapshot_free(&s);
-		}
-	}
+	coll_crossings_pending(c);
 	{
 		size_t idx[256], n = ooms_failures_take_pending(c->fails, idx, 256);
 		uint64_t now = coll_now_ns();
@@ -259,7 +197,7 @@ int coll_handle_event(void *ctx, void *data, size_t size)
 		else if (e->type == EV_CHILD || e->type == EV_CHILD_HELD)
 			coll_children_event(c, e);
 		if (e->type == EV_FD_OPEN || e->type == EV_THREAD_NEW || e->type == EV_CALL_FAIL)
-			check_on_event(c, e);
+			coll_crossings_on_event(c, e);
 	}
 	if ((e->type == EV_BIG_ALLOC || e->type == EV_ALLOC_FREE) && (r = ooms_allocs_event(c->allocs, e, size))) {
 		struct alloc_line l = {c, r};
@@ -269,8 +207,7 @@ int coll_handle_event(void *ctx, void *data, size_t size)
 		coll_emit(c, alloc_body, &l);
 		if (!c->o->json) {
 			ooms_allocs_line(c->allocs, r, line, sizeof(line));
-			printf("%8.1f %s\n", coll_since(c), text_term_safe(safe, sizeof(safe), line));
-			fflush(stdout);
+			coll_say(c, "%s", text_term_safe(safe, sizeof(safe), line));
 		}
 	}
 	return 0;

@@ -16,6 +16,7 @@
 
 #include "runtime/hs_attach.h"
 #include "runtime/shim_client.h"
+#include "shim/proto.h"
 #include "sym/perfmap.h"
 #include <sys/stat.h>
 
@@ -29,7 +30,7 @@ void coll_java_try(struct coll *c)
 		return;
 	c->js_next_try_ns = coll_now_ns() + 1000000000ull;
 	/* with --no-java-stacks, the connection still brings the pools' figures */
-	if (shim_client_subscribe(c->pid, c->o->no_java_stacks ? "javastacks nostacks" : "javastacks", &conn, line,
+	if (shim_client_subscribe(c->pid, c->o->no_java_stacks ? SHIM_REQ_JAVASTACKS " nostacks" : SHIM_REQ_JAVASTACKS, &conn, line,
 				  sizeof(line), 2000))
 		return; /* not loaded yet, or not able: asked again in a second */
 	sig = (int)shim_line_num(line, "signal", -1);
@@ -56,12 +57,12 @@ static void java_line(struct coll *c, char *line)
 	unsigned long long sp, pc;
 	const char *frames = NULL;
 
-	if (!strncmp(line, "pools ", 6)) { /* the shim's figures, once a second */
+	if (shim_line_is(line, SHIM_POOLS)) { /* the shim's figures, once a second */
 		ooms_jheap_note_direct(c->jheap, (int64_t)shim_line_num(line, "direct_used", -1),
 				       (int64_t)shim_line_num(line, "direct_max", -1));
 		return;
 	}
-	if (strncmp(line, "js tid=", 7))
+	if (!shim_line_is(line, SHIM_JS) || strncmp(shim_line_rest(line, SHIM_JS), "tid=", 4))
 		return;
 	tid = strtoul(line + 7, &p, 10);
 	if (strncmp(p, " sp=", 4))

@@ -1,5 +1,5 @@
 /* A sample every interval: /proc and the kernel side's totals, the limits,
- * the detectors, and the crossings with their snapshots. */
+ * the detectors; the crossings they find go to coll_crossings.c. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
 #include "run/records.h"
@@ -35,121 +35,6 @@ static void emit_sample(struct coll *c, const struct ooms_sample *s)
 			(int64_t)(ooms_heap_rule_threshold(&c->o->java.rule, s->heap_max) * (double)s->heap_max);
 	r.u.sample.has_gc = c->jheap && ooms_jheap_runtime(c->jheap) != OOMS_RT_NATIVE;
 	coll_emit(c, run_record_body, &r);
-}
-
-static enum snap_kind rule_snap(enum ooms_rule r)
-{
-	switch (r) {
-	case RULE_THREAD_COUNT:
-	case RULE_THREAD_RATIO:
-		return SNAP_THREADS;
-	case RULE_FD_COUNT:
-	case RULE_FD_RATIO:
-		return SNAP_FDS;
-	default:
-		return SNAP_VMSIZE;
-	}
-}
-
-/* Writes snapshot kind as DIR/name. */
-int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, const char *name)
-{
-	char path[4200];
-	int e;
-
-	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
-	coll_java_perfmap(c, 0);
-	if (kind == SNAP_THREADS)
-		e = ooms_attrib_write_threads(c->attrib, s, path);
-	else if (kind == SNAP_FDS)
-		e = ooms_attrib_write_fds(c->attrib, s, path);
-	else
-		e = ooms_attrib_write_vmsize(c->attrib, s, path);
-	if (e)
-		coll_err("cannot write %s: %s", path, strerror(-e));
-	return e;
-}
-
-/* Writes snapshot kind as BASE.json (seq 0: the current view) or
- * BASE-SEQ.json (crossing seq); name gets the file's name. */
-int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, int seq, char *name,
-		      size_t name_len)
-{
-	if (seq)
-		snprintf(name, name_len, "%s-%d.json", coll_snap_base[kind], seq);
-	else
-		snprintf(name, name_len, "%s.json", coll_snap_base[kind]);
-	return coll_write_snap(c, s, kind, name);
-}
-
-/* Removes crossing seq's snapshots of kind (and its allocs-SEQ.json). */
-static void drop_snapshots(struct coll *c, enum snap_kind kind, int seq)
-{
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/%s-%d.json", c->dir, coll_snap_base[kind], seq);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/allocs-%d.json", c->dir, seq);
-	unlink(path);
-}
-
-/* A rule's crossing seq wrote its snapshot with figure value: the rule
- * keeps its first, largest and last; the one these replace goes. */
-static void keep_snapshot(struct coll *c, enum ooms_rule rule, enum snap_kind kind, int seq, int64_t value)
-{
-	__typeof__(c->kept[0]) *k = &c->kept[rule];
-	int prev_last = k->last, prev_largest = k->largest;
-
-	if (!k->first) {
-		k->first = k->largest = k->last = seq;
-		k->largest_value = value;
-		return;
-	}
-	if (value > k->largest_value) {
-		k->largest = seq;
-		k->largest_value = value;
-	}
-	k->last = seq;
-	if (prev_last != k->first && prev_last != k->largest)
-		drop_snapshots(c, kind, prev_last);
-	if (prev_largest != k->largest && prev_largest != k->first && prev_largest != prev_last)
-		drop_snapshots(c, kind, prev_largest);
-}
-
-/* Crossings found on a sample or on an event: the groups as they stand
- * (BASE-N.json) and the current view (BASE.json, rewritten at the end). */
-void coll_handle_crossings(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp,
-			     const struct ooms_crossing *xs, size_t nx, const char *seen_at)
-{
-	for (size_t i = 0; i < nx; i++) {
-		enum snap_kind kind = rule_snap(xs[i].rule);
-		char snap[64], path[4200], numbered[64], current[64];
-		struct run_record rec = {.type = REC_CROSSING, .u.crossing = {
-			.t = smp->t, .rule = ooms_rule_name(xs[i].rule), .value = xs[i].value, .limit = xs[i].limit,
-			.reason = xs[i].reason, .seen_at = seen_at, .wrote = numbered}};
-		struct run_crossing *cr = &rec.u.crossing;
-
-		/* the groups as they stand at the crossing (fds-N.json), and the
-		 * current view (fds.json, rewritten at the end) */
-		if (coll_write_file(c, s, kind, coll_crossings(c) + 1, numbered, sizeof(numbered)) != 0)
-			cr->wrote = NULL;
-		coll_write_file(c, s, kind, 0, current, sizeof(current));
-		/* a native target's "dump": its large allocations as they stand now */
-		if (c->allocs && (!c->jheap || ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE)) {
-			snprintf(snap, sizeof(snap), "allocs-%d.json", coll_crossings(c) + 1);
-			snprintf(path, sizeof(path), "%s/%s", c->dir, snap);
-			if (ooms_allocs_write(c->allocs, path, c->start_ns) == 0)
-				cr->allocs = snap;
-		}
-		coll_emit(c, run_record_body, &rec);
-		if (!c->o->json)
-			printf("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir,
-			       cr->wrote ? cr->wrote : current);
-		c->crossings++;
-		if (cr->wrote)
-			keep_snapshot(c, xs[i].rule, kind, c->crossings + (c->jheap ? ooms_jheap_crossings(c->jheap) : 0),
-				      xs[i].value);
-	}
 }
 
 /* The limits the count rules compare against: the tightest thread limit

@@ -1,14 +1,10 @@
 #define _GNU_SOURCE
 #include "collector/jheap_int.h"
+#include "shim/proto.h"
 #include "collector/unsafe_probes.h"
 #include "run/timeline.h"
 #include "runtime/art_oom.h"
 #include "runtime/oom_text.h"
-
-double jheap_now(struct ooms_jheap *j)
-{
-	return j->io.now(j->io.ctx);
-}
 
 /* ---- events ---- */
 
@@ -50,42 +46,8 @@ static void emit_gc(struct ooms_jheap *j, double t, double pause_ms, int full)
 }
 
 
-/* The value of key=WORD in a shim line, %XX-unescaped, into out. */
-const char *jheap_line_value(const char *line, const char *key, char *out, size_t len)
-{
-	char pat[32];
-	const char *p;
-	size_t o = 0;
-
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(line, pat);
-	out[0] = 0;
-	if (!p)
-		return out;
-	for (p += strlen(pat); *p && *p != ' ' && o + 1 < len; p++) {
-		unsigned v;
-
-		if (*p == '%' && sscanf(p + 1, "%2x", &v) == 1) {
-			out[o++] = (char)v;
-			p += 2;
-		} else {
-			out[o++] = *p;
-		}
-	}
-	out[o] = 0;
-	return out;
-}
-
 static void check_trend(struct ooms_jheap *j, double t);
 static void pool_said(struct ooms_jheap *j, double t, const struct ooms_pool_decision *d);
-
-int jheap_same_oom(const char *a, const char *b)
-{
-	size_t na = strlen(a), nb = strlen(b), n = na < nb ? na : nb;
-
-	/* one cut short (the stderr watch reads 127 bytes, the record keeps 160) */
-	return na == nb ? !strcmp(a, b) : n >= 40 && !strncmp(a, b, n);
-}
 
 /* A write to stderr naming an OutOfMemoryError: its message, after
  * "OutOfMemoryError: " to the line's end. One the runtime's probes or the
@@ -122,27 +84,6 @@ static void oom_printed(struct ooms_jheap *j, double t, const struct ooms_rt_eve
 	if (j->io.say)
 		j->io.say(j->io.ctx, "!! OutOfMemoryError printed by thread %s (tid %u): %s (seen on stderr only: no probe of "
 				     "the runtime's saw it thrown)", thread, e->tid, msg);
-}
-
-void jheap_printed_flush(struct ooms_jheap *j)
-{
-	struct run_record r = {.type = REC_OOM, .u.oom = {.t = j->printed.t, .bytes = RUN_NONE, .source = "stderr",
-							  .tid = j->printed.tid, .thread = j->printed.thread,
-							  .message = j->printed.msg}};
-
-	if (!j->printed.pending)
-		return;
-	j->printed.pending = 0;
-	j->io.emit(j->io.ctx, run_record_body, &r);
-	if (j->io.say)
-		j->io.say(j->io.ctx, "!! OutOfMemoryError printed by thread %s (tid %u): %s (seen on stderr only: no probe of "
-				     "the runtime's saw it thrown)", j->printed.thread, j->printed.tid, j->printed.msg);
-}
-
-void jheap_printed_seen(struct ooms_jheap *j, const char *msg)
-{
-	if (j->printed.pending && jheap_same_oom(j->printed.msg, msg))
-		j->printed.pending = 0;
 }
 
 static int handle_rt(void *ctx, void *data, size_t size)
@@ -415,7 +356,7 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT && j->o.rule.max_dumps > 0 && j->o.method != DUMP_JVM)
 		jheap_arm_start(j);
 	if (j->o.shim && j->rt.kind == OOMS_RT_ART && j->io.say &&
-	    shim_client_ask(j->pid, "ping", err, sizeof(err), 1000) != 0)
+	    shim_client_ask(j->pid, SHIM_REQ_PING, err, sizeof(err), 1000) != 0)
 		j->io.say(j->io.ctx, "--shim: load the shim into the app with `cmd activity attach-agent` (docs/commands.md); "
 				     "until it answers, dumps use `am dumpheap`");
 	return 0;

@@ -5,13 +5,15 @@
 #include "collector/jheap_int.h"
 #include "hprof/transform.h"
 #include "run/timeline.h"
+#include "dump/fresh.h"
 
 static void *dump_main(void *arg)
 {
 	struct ooms_jheap *j = arg;
 	uint64_t one = 1;
 
-	ooms_dump_take(&j->rq, &j->res);
+	if (ooms_dump_take(&j->rq, &j->res) == 0 && j->arq.json)
+		ooms_fresh_analyze(j->out, NULL, &j->arq, &j->ares);
 	__atomic_store_n(&j->finished, 1, __ATOMIC_SEQ_CST);
 	if (write(j->efd, &one, sizeof(one)) < 0) {
 	}
@@ -25,27 +27,29 @@ const char *jheap_base(const char *p)
 	return b ? b + 1 : p;
 }
 
-static void emit_dump(struct ooms_jheap *j, int seq, const struct ooms_dump_request *rq,
-		      const struct ooms_dump_result *res, const char *out, const char *json, const char *when)
+static void emit_dump(struct ooms_jheap *j, int seq, const struct ooms_fresh_request *arq,
+		      const struct ooms_dump_result *res, const struct ooms_fresh_result *ares, const char *out,
+		      const char *json, const char *when)
 {
 	struct run_record r = {.type = REC_DUMP, .u.dump = {
 		.t = jheap_now(j), .seq = seq, .ok = res->ok, .method = res->method, .when = when,
 		.file = res->ok ? jheap_base(out) : NULL, .pause_ms = res->pause_ms, .dump_ms = res->dump_ms,
 		.attempts = res->attempts, .bytes_in = res->bytes_in, .bytes_out = res->bytes_out,
 		.objects = res->objects, .target_exited = res->target_exited, .error = res->ok ? NULL : res->error,
-		.has_analysis = res->ok && rq->analysis_json, .analysis = res->analyzed ? jheap_base(json) : NULL,
-		.analyze_ms = res->analyze_ms, .leak_groups = res->leak_groups, .leak_objects = res->leak_objects,
-		.top_leak = res->top_leak[0] ? res->top_leak : NULL,
-		.analysis_error = res->analysis_error[0] ? res->analysis_error : NULL}};
+		.has_analysis = res->ok && arq->json, .analysis = ares->analyzed ? jheap_base(json) : NULL,
+		.analyze_ms = ares->analyze_ms, .leak_groups = ares->leak_groups, .leak_objects = ares->leak_objects,
+		.top_leak = ares->top_leak[0] ? ares->top_leak : NULL,
+		.analysis_error = ares->error[0] ? ares->error : NULL}};
 
 	j->io.emit(j->io.ctx, run_record_body, &r);
 }
 
-/* The request for a dump into out (and its analysis files). */
-static void fill_request(struct ooms_jheap *j, struct ooms_dump_request *rq, const char *out, const char *json,
-			 const char *txt)
+/* The request for a dump into out, and for its analysis files. */
+static void fill_request(struct ooms_jheap *j, struct ooms_dump_request *rq, struct ooms_fresh_request *arq,
+			 const char *out, const char *json, const char *txt)
 {
 	memset(rq, 0, sizeof(*rq));
+	memset(arq, 0, sizeof(*arq));
 	rq->pid = j->pid;
 	rq->runtime = j->rt.kind;
 	rq->method = j->o.method;
@@ -54,32 +58,34 @@ static void fill_request(struct ooms_jheap *j, struct ooms_dump_request *rq, con
 	rq->codec = j->o.codec;
 	rq->level = j->o.level;
 	rq->text_bytes = j->o.no_strings ? 0 : HPROF_TEXT_BYTES;
-	if (j->o.analyze) {
-		rq->analysis_json = json;
-		rq->analysis_txt = txt;
-		rq->aopts.runtime = j->rt.kind == OOMS_RT_ART ? RUNTIME_ANDROID : RUNTIME_JVM;
-		rq->aopts.bitmap_w = 768;
-		rq->aopts.bitmap_h = 1366;
-		rq->aopts.leak_classes = j->o.leak_classes;
-		rq->aopts.nleak_classes = j->o.nleak_classes;
-		rq->aopts.leak_ifs = j->o.leak_ifs;
-		rq->aopts.ran_out = (enum ooms_ran_out)j->ran_out;
-		rq->aopts.nleak_ifs = j->o.nleak_ifs;
-	}
 	rq->status = j->io.progress;
 	rq->sctx = j->io.ctx;
+	if (j->o.analyze) {
+		arq->json = json;
+		arq->txt = txt;
+		arq->aopts.runtime = j->rt.kind == OOMS_RT_ART ? RUNTIME_ANDROID : RUNTIME_JVM;
+		arq->aopts.bitmap_w = 768;
+		arq->aopts.bitmap_h = 1366;
+		arq->aopts.leak_classes = j->o.leak_classes;
+		arq->aopts.nleak_classes = j->o.nleak_classes;
+		arq->aopts.leak_ifs = j->o.leak_ifs;
+		arq->aopts.ran_out = (enum ooms_ran_out)j->ran_out;
+		arq->aopts.nleak_ifs = j->o.nleak_ifs;
+		arq->status = rq->status;
+		arq->sctx = rq->sctx;
+	}
 }
 
 /* Dump number seq finished (the rules' and the one at the
  * OutOfMemoryError may overlap: each keeps the number it was given): its
  * record, and its lines for the terminal. */
-static void report_dump(struct ooms_jheap *j, int seq, const struct ooms_dump_request *rq,
-			const struct ooms_dump_result *r, const char *out, const char *json, const char *txt,
-			const char *when)
+static void report_dump(struct ooms_jheap *j, int seq, const struct ooms_fresh_request *arq,
+			const struct ooms_dump_result *r, const struct ooms_fresh_result *ar, const char *out,
+			const char *json, const char *txt, const char *when)
 {
 	if (r->ok)
 		j->dumps++;
-	emit_dump(j, seq, rq, r, out, json, when);
+	emit_dump(j, seq, arq, r, ar, out, json, when);
 	if (!j->io.say)
 		return;
 	if (!r->ok) {
@@ -90,11 +96,11 @@ static void report_dump(struct ooms_jheap *j, int seq, const struct ooms_dump_re
 		  when ? when : "", r->method, out, r->bytes_out / 1048576.0, r->pause_ms,
 		  r->attempts > 1 ? " over forks retried after a stalled walk" : "",
 		  r->target_exited ? " (the target has exited since)" : "");
-	if (r->analyzed)
-		j->io.say(j->io.ctx, "analysis: %zu leak group(s), %" PRIu64 " object(s)%s%s (details: %s)", r->leak_groups,
-			  r->leak_objects, r->top_leak[0] ? "; first: " : "", r->top_leak, txt);
-	else if (rq->analysis_json)
-		j->io.say(j->io.ctx, "!! analysis failed: %s", r->analysis_error);
+	if (ar->analyzed)
+		j->io.say(j->io.ctx, "analysis: %zu leak group(s), %" PRIu64 " object(s)%s%s (details: %s)", ar->leak_groups,
+			  ar->leak_objects, ar->top_leak[0] ? "; first: " : "", ar->top_leak, txt);
+	else if (arq->json)
+		j->io.say(j->io.ctx, "!! analysis failed: %s", ar->error);
 }
 
 void jheap_start_dump(struct ooms_jheap *j, const char *reason)
@@ -106,7 +112,8 @@ void jheap_start_dump(struct ooms_jheap *j, const char *reason)
 	snprintf(j->out, sizeof(j->out), "%s/dump-%d.hprof%s", j->dir, j->seq, ext);
 	snprintf(j->json_path, sizeof(j->json_path), "%s/dump-%d.analysis.json", j->dir, j->seq);
 	snprintf(j->txt_path, sizeof(j->txt_path), "%s/dump-%d.analysis.txt", j->dir, j->seq);
-	fill_request(j, &j->rq, j->out, j->json_path, j->txt_path);
+	fill_request(j, &j->rq, &j->arq, j->out, j->json_path, j->txt_path);
+	memset(&j->ares, 0, sizeof(j->ares));
 	j->started_t = jheap_now(j);
 	r = (struct run_record){.type = REC_DUMP_START, .u.dump_start = {j->started_t, j->seq, reason}};
 	j->io.emit(j->io.ctx, run_record_body, &r);
@@ -115,7 +122,7 @@ void jheap_start_dump(struct ooms_jheap *j, const char *reason)
 	j->finished = 0;
 	if (pthread_create(&j->th, NULL, dump_main, j) != 0) {
 		snprintf(j->res.error, sizeof(j->res.error), "cannot start the dump thread");
-		report_dump(j, j->run_seq, &j->rq, &j->res, j->out, j->json_path, j->txt_path, NULL);
+		report_dump(j, j->run_seq, &j->arq, &j->res, &j->ares, j->out, j->json_path, j->txt_path, NULL);
 		return;
 	}
 	j->running = 1;
@@ -184,7 +191,8 @@ static void arm_finished(struct ooms_jheap *j)
 		if (rename(j->arm_txt, to) == 0)
 			snprintf(j->arm_txt, sizeof(j->arm_txt), "%s", to);
 	}
-	report_dump(j, j->seq, &j->arm_rq, r, j->arm_out, j->arm_json, j->arm_txt, "at the OutOfMemoryError");
+	report_dump(j, j->seq, &j->arm_arq, r, &j->arm_ares, j->arm_out, j->arm_json, j->arm_txt,
+		    "at the OutOfMemoryError");
 	if (r->ok)
 		snprintf(j->oom_dump, sizeof(j->oom_dump), "%s", jheap_base(j->arm_out));
 }
@@ -199,14 +207,14 @@ void ooms_jheap_done(struct ooms_jheap *j)
 		if (ooms_oomdump_newly_armed(j->arm) && j->io.say)
 			j->io.say(j->io.ctx, "the shim is armed: the Java heap is dumped at its first OutOfMemoryError");
 		arm_lines(j);
-		if (ooms_oomdump_state(j->arm, &j->arm_res) == 2)
+		if (ooms_oomdump_state(j->arm, &j->arm_res, &j->arm_ares) == 2)
 			arm_finished(j);
 	}
 	if (!j->running || !__atomic_load_n(&j->finished, __ATOMIC_SEQ_CST))
 		return;
 	pthread_join(j->th, NULL);
 	j->running = 0;
-	report_dump(j, j->run_seq, &j->rq, &j->res, j->out, j->json_path, j->txt_path, NULL);
+	report_dump(j, j->run_seq, &j->arq, &j->res, &j->ares, j->out, j->json_path, j->txt_path, NULL);
 }
 
 void jheap_arm_start(struct ooms_jheap *j)
@@ -216,9 +224,10 @@ void jheap_arm_start(struct ooms_jheap *j)
 	snprintf(j->arm_out, sizeof(j->arm_out), "%s/dump-oom.hprof%s", j->dir, ext);
 	snprintf(j->arm_json, sizeof(j->arm_json), "%s/dump-oom.analysis.json", j->dir);
 	snprintf(j->arm_txt, sizeof(j->arm_txt), "%s/dump-oom.analysis.txt", j->dir);
-	fill_request(j, &j->arm_rq, j->arm_out, j->arm_json, j->arm_txt);
-	j->arm_rq.status = NULL; /* it writes while the run goes on: no progress line */
-	j->arm = ooms_oomdump_start(&j->arm_rq, j->efd);
+	fill_request(j, &j->arm_rq, &j->arm_arq, j->arm_out, j->arm_json, j->arm_txt);
+	/* it writes while the run goes on: no progress line */
+	j->arm_rq.status = j->arm_arq.status = NULL;
+	j->arm = ooms_oomdump_start(&j->arm_rq, j->arm_arq.json ? &j->arm_arq : NULL, j->efd);
 	if (!j->arm && j->io.say)
 		j->io.say(j->io.ctx, "!! cannot arm the dump at the OutOfMemoryError (no thread)");
 }
@@ -226,14 +235,14 @@ void jheap_arm_start(struct ooms_jheap *j)
 void ooms_jheap_finish(struct ooms_jheap *j, int wait_s)
 {
 	struct pollfd p = {.fd = j->efd, .events = POLLIN};
-	struct ooms_dump_result r;
 
 	if (j->arm) {
-		if (ooms_oomdump_state(j->arm, &r) == 1 && j->io.say)
+		/* (only asks: a result taken here would never be reported) */
+		if (ooms_oomdump_writing(j->arm) && j->io.say)
 			j->io.say(j->io.ctx, "waiting for the dump at the OutOfMemoryError to finish (at most %d s)", wait_s);
 		ooms_oomdump_stop(j->arm, wait_s);
 		arm_lines(j);
-		if (ooms_oomdump_state(j->arm, &j->arm_res) == 2)
+		if (ooms_oomdump_state(j->arm, &j->arm_res, &j->arm_ares) == 2)
 			arm_finished(j);
 		ooms_oomdump_free(j->arm);
 		j->arm = NULL;

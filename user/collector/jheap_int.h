@@ -78,6 +78,8 @@ struct ooms_jheap {
 	pthread_t th;
 	struct ooms_dump_request rq;
 	struct ooms_dump_result res;
+	struct ooms_fresh_request arq;   /* its analysis (arq.json NULL: none) */
+	struct ooms_fresh_result ares;
 	char out[4200], json_path[4300], txt_path[4300];
 	double started_t;
 	int finished;          /* the dump thread is done (set before it signals efd) */
@@ -85,6 +87,8 @@ struct ooms_jheap {
 	struct ooms_oomdump *arm;
 	struct ooms_dump_request arm_rq;
 	struct ooms_dump_result arm_res;
+	struct ooms_fresh_request arm_arq;
+	struct ooms_fresh_result arm_ares;
 	char arm_out[4300], arm_json[4300], arm_txt[4300];
 	int ooms;              /* OutOfMemoryErrors the runtime raised (probe) */
 	double oom_t;          /* the last one's time, message and thread */

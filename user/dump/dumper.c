@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyze/report.h"
 #include "proc/procfs.h"
 #include "hprof/io.h"
 #include "hprof/stream.h"
@@ -23,6 +22,7 @@
 #include "runtime/hs_attach.h"
 #include "runtime/hsperf.h"
 #include "runtime/shim_client.h"
+#include "shim/proto.h"
 #include "util/atomic_file.h"
 #include "util/names.h"
 #include "util/tmpdir.h"
@@ -139,16 +139,16 @@ static int shim_finish(const struct ooms_dump_request *rq, struct ooms_dump_resu
 	child = (pid_t)shim_line_num(line, "child", 0);
 	status(rq, "writing");
 	/* the child's answer in place of "started": the target died at its fork */
-	e = strncmp(line, "started ", 8) ? 0 : shim_client_line(conn, line, line_len, timeout_ms);
+	e = !shim_line_is(line, SHIM_STARTED) ? 0 : shim_client_line(conn, line, line_len, timeout_ms);
 	close(conn);
 	if (e == -ETIMEDOUT && child > 0)
 		kill(child, SIGKILL); /* before the pump is waited for: the pipe then ends */
-	if (dump_pump_finish(pump) && !e && !strncmp(line, "done ", 5)) {
+	if (dump_pump_finish(pump) && !e && shim_line_is(line, SHIM_DONE)) {
 		atomic_abort(&af);
 		snprintf(res->error, sizeof(res->error), "writing %.150s: %.150s", rq->out_path, pump->msg);
 		return pump->err;
 	}
-	if (!e && !strncmp(line, "done ", 5)) {
+	if (!e && shim_line_is(line, SHIM_DONE)) {
 		if ((e = atomic_commit(&af))) {
 			snprintf(res->error, sizeof(res->error), "writing %.200s: %s", rq->out_path, strerror(-e));
 			return e;
@@ -167,7 +167,7 @@ static int shim_finish(const struct ooms_dump_request *rq, struct ooms_dump_resu
 			 timeout_ms / 1000, (int)child);
 	else if (!e)
 		snprintf(res->error, sizeof(res->error), "the dump failed: %.250s",
-			 strncmp(line, "error ", 6) ? line : line + 6);
+			 !shim_line_is(line, SHIM_ERROR) ? line : shim_line_rest(line, SHIM_ERROR));
 	else
 		snprintf(res->error, sizeof(res->error),
 			 "the dump child %d ended without finishing (killed?); nothing was kept", (int)child);
@@ -450,42 +450,7 @@ out:
 	return e;
 }
 
-/* ---- analysis ---- */
-
-static void analyze(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
-{
-	struct ooms_analysis a;
-	struct atomic_file af;
-	char err[256];
-	double t0 = mono_ms();
-	int e;
-
-	status(rq, "analyzing");
-	if ((e = ooms_analyze(&a, rq->out_path, &rq->aopts, err, sizeof(err)))) {
-		snprintf(res->analysis_error, sizeof(res->analysis_error), "%s", err);
-		return;
-	}
-	res->analyze_ms = mono_ms() - t0;
-	res->leak_groups = a.ngroups;
-	res->leak_objects = a.nleaks;
-	if (a.ngroups)
-		ooms_analysis_leak_line(&a, 0, res->top_leak, sizeof(res->top_leak));
-	if ((e = atomic_open(&af, rq->analysis_json)) == 0) {
-		ooms_analysis_json(&a, rq->top ? rq->top : 10, af.f);
-		e = atomic_commit(&af);
-	}
-	if (!e && rq->analysis_txt && (e = atomic_open(&af, rq->analysis_txt)) == 0) {
-		ooms_analysis_text(&a, rq->top ? rq->top : 10, af.f);
-		e = atomic_commit(&af);
-	}
-	if (e)
-		snprintf(res->analysis_error, sizeof(res->analysis_error), "writing the analysis: %s", strerror(-e));
-	else
-		res->analyzed = 1;
-	ooms_analysis_free(&a);
-}
-
-/* A dump's end (e: how it went), and its analysis when it was written. */
+/* A dump's end (e: how it went). */
 static int dump_done(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int e, double t0)
 {
 	res->dump_ms = mono_ms() - t0;
@@ -493,8 +458,6 @@ static int dump_done(const struct ooms_dump_request *rq, struct ooms_dump_result
 	if (e)
 		return e;
 	res->ok = 1;
-	if (rq->analysis_json)
-		analyze(rq, res);
 	return 0;
 }
 
@@ -507,7 +470,7 @@ int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *
 
 	memset(res, 0, sizeof(*res));
 	if (m == DUMP_AUTO) {
-		if (shim_client_ask(rq->pid, "ping", line, sizeof(line), 2000) == 0 && !strncmp(line, "ok ", 3) &&
+		if (shim_client_ask(rq->pid, SHIM_REQ_PING, line, sizeof(line), 2000) == 0 && shim_line_is(line, SHIM_OK) &&
 		    !(rq->runtime == OOMS_RT_HOTSPOT && hotspot_zgc(rq->pid)))
 			m = DUMP_SHIM;
 		else if (rq->runtime == OOMS_RT_HOTSPOT)
@@ -537,7 +500,7 @@ int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *
 int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int cancel_fd,
 		    void (*on_line)(void *ctx, const char *line), void *ctx)
 {
-	enum ooms_ran_out ran_out = rq->aopts.ran_out;
+	char oom_kind[sizeof(res->oom_kind)] = "";
 	struct atomic_file af;
 	struct dump_pump pump;
 	char line[1024];
@@ -583,7 +546,7 @@ int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result 
 	}
 	/* armed: the lines come when the heap runs out, or never */
 	if (on_line)
-		on_line(ctx, "armed");
+		on_line(ctx, SHIM_ARMED);
 	for (;;) {
 		struct pollfd p[2] = {{conn, POLLIN, 0}, {cancel_fd, POLLIN, 0}};
 
@@ -597,27 +560,27 @@ int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result 
 			continue;
 		if ((e = shim_client_line(conn, line, sizeof(line), 5000)))
 			break;
-		if (!strncmp(line, "oom ", 4)) {
+		if (shim_line_is(line, SHIM_OOM)) {
 			/* what ran out, for the analysis of the dump that follows */
-			ran_out = strstr(line, " kind=direct ")	     ? OOMS_RAN_OUT_DIRECT
-				  : strstr(line, " kind=metaspace ") ? OOMS_RAN_OUT_METASPACE
-								     : OOMS_RAN_OUT_HEAP;
+			snprintf(oom_kind, sizeof(oom_kind), "%s",
+				 strstr(line, " kind=direct ")	      ? "direct"
+				 : strstr(line, " kind=metaspace ") ? "metaspace"
+								    : "heap");
 			if (on_line)
 				on_line(ctx, line);
 			continue;
 		}
-		if (!strncmp(line, "started ", 8)) {
-			struct ooms_dump_request told = *rq;
-
-			told.aopts.ran_out = ran_out;
+		if (shim_line_is(line, SHIM_STARTED)) {
 			if (on_line)
 				on_line(ctx, line);
 			t0 = mono_ms();
-			return dump_done(&told, res, shim_finish(&told, res, &af, &pump, conn, line, sizeof(line)), t0);
+			e = dump_done(rq, res, shim_finish(rq, res, &af, &pump, conn, line, sizeof(line)), t0);
+			snprintf(res->oom_kind, sizeof(res->oom_kind), "%s", oom_kind);
+			return e;
 		}
 		e = -EIO; /* "disarmed", "error ..." */
 		snprintf(res->error, sizeof(res->error), "the shim gave up the dump at the OutOfMemoryError: %.200s",
-			 strncmp(line, "error ", 6) ? line : line + 6);
+			 !shim_line_is(line, SHIM_ERROR) ? line : shim_line_rest(line, SHIM_ERROR));
 		break;
 	}
 	close(conn); /* the shim drops its end of the pipe when it sees this */

@@ -1,4 +1,5 @@
-/* Heap dumps of a target, by the best means it offers, then the analysis:
+/* Heap dumps of a target, by the best means it offers (their analysis is
+ * fresh.h's, called by whoever asked for the dump):
  *   shim: the shim's fork-dump (the app pauses for the fork only); the file
  *         is created here (0600, O_EXCL|O_NOFOLLOW) and passed to the shim,
  *         and renamed into place only when the shim says "done";
@@ -14,7 +15,6 @@
 
 #include <stdint.h>
 #include <sys/types.h>
-#include "analyze/analysis.h"
 #include "runtime/runtime.h"
 
 enum ooms_dump_method { DUMP_AUTO = 0, DUMP_SHIM, DUMP_JVM, DUMP_AM };
@@ -28,10 +28,6 @@ struct ooms_dump_request {
 	int codec, level;              /* enum hprof_codec, level */
 	uint32_t text_bytes;           /* char and byte arrays up to this size kept whole (HPROF_TEXT_BYTES; 0: none) */
 	int timeout_s;                 /* the dump at most (0: 1800) */
-	/* analysis, when analysis_json is set */
-	const char *analysis_json, *analysis_txt;
-	struct ooms_analyze_opts aopts;
-	unsigned top;
 	void (*status)(void *ctx, const char *what); /* progress words, may be NULL */
 	void *sctx;
 };
@@ -46,22 +42,16 @@ struct ooms_dump_result {
 	uint64_t objects;
 	int target_exited;             /* the target was gone at the end */
 	char error[320];
-	/* analysis */
-	int analyzed;
-	double analyze_ms;
-	size_t leak_groups;
-	uint64_t leak_objects;
-	char top_leak[400];            /* the first group: class, count, root and path, one line */
-	char analysis_error[256];
+	char oom_kind[16];             /* the armed dump: what ran out, as the shim said ("heap", "direct", "metaspace") */
 };
 
 /* 0 when the dump was written (res->ok); -errno otherwise, res->error says
- * why in one line. The analysis failing does not fail the dump. */
+ * why in one line. */
 int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *res);
 /* The last-chance dump: arms the shim (armoom) to fork-dump the heap into
  * rq->out_path from the thread whose allocation fails, before the
  * OutOfMemoryError is thrown; then waits, passing each "oom ..." line of the
- * shim (and the "started ..." one) to on_line, until the dump is written (0, analyzed as above), the
+ * shim (and the "started ..." one) to on_line, until the dump is written (0), the
  * connection closes, or cancel_fd becomes readable (-ECANCELED). Keeps
  * asking until the shim's socket is there. Blocking: run it on a thread. */
 int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int cancel_fd,

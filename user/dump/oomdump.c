@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "dump/oomdump.h"
+#include "shim/proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,9 @@
 
 struct ooms_oomdump {
 	const struct ooms_dump_request *rq;
+	const struct ooms_fresh_request *arq;
 	struct ooms_dump_result res;
+	struct ooms_fresh_result ares;
 	int notify_efd;
 	int cancel[2];
 	pthread_t th;
@@ -39,9 +42,9 @@ static void on_line(void *ctx, const char *line)
 	struct ooms_oomdump *d = ctx;
 
 	pthread_mutex_lock(&d->mu);
-	if (!strcmp(line, "armed"))
+	if (!strcmp(line, SHIM_ARMED))
 		d->armed = d->armed ? d->armed : 1;
-	else if (!strncmp(line, "started ", 8))
+	else if (shim_line_is(line, SHIM_STARTED))
 		d->writing = 1;
 	else if (d->nlines < MAX_PENDING)
 		snprintf(d->lines[d->nlines++], OOMDUMP_LINE, "%s", line);
@@ -53,23 +56,29 @@ static void *arm_main(void *arg)
 {
 	struct ooms_oomdump *d = arg;
 	struct ooms_dump_result res;
+	struct ooms_fresh_result ares = {0};
 
 	ooms_dump_armed(d->rq, &res, d->cancel[0], on_line, d);
+	if (res.ok && d->arq)
+		ooms_fresh_analyze(d->rq->out_path, res.oom_kind, d->arq, &ares);
 	pthread_mutex_lock(&d->mu);
 	d->res = res;
+	d->ares = ares;
 	d->done = 1;
 	pthread_mutex_unlock(&d->mu);
 	notify(d);
 	return NULL;
 }
 
-struct ooms_oomdump *ooms_oomdump_start(const struct ooms_dump_request *rq, int notify_efd)
+struct ooms_oomdump *ooms_oomdump_start(const struct ooms_dump_request *rq, const struct ooms_fresh_request *arq,
+					int notify_efd)
 {
 	struct ooms_oomdump *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return NULL;
 	d->rq = rq;
+	d->arq = arq;
 	d->notify_efd = notify_efd;
 	pthread_mutex_init(&d->mu, NULL);
 	if (pipe2(d->cancel, O_CLOEXEC) != 0) {
@@ -114,7 +123,7 @@ size_t ooms_oomdump_lines(struct ooms_oomdump *d, char (*out)[OOMDUMP_LINE], siz
 	return n;
 }
 
-int ooms_oomdump_state(struct ooms_oomdump *d, struct ooms_dump_result *res)
+int ooms_oomdump_state(struct ooms_oomdump *d, struct ooms_dump_result *res, struct ooms_fresh_result *ares)
 {
 	int st = 0;
 
@@ -123,6 +132,7 @@ int ooms_oomdump_state(struct ooms_oomdump *d, struct ooms_dump_result *res)
 	pthread_mutex_lock(&d->mu);
 	if (d->done && !d->reported) {
 		*res = d->res;
+		*ares = d->ares;
 		d->reported = 1;
 		st = 2;
 	} else if (d->writing && !d->done) {

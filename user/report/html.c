@@ -120,50 +120,50 @@ static void how_it_ended(FILE *f, const struct rundata *rd)
 	struct json_object *d = rd->death, *o;
 	char buf[512];
 
-	if (!d || !rd_str(d, "how"))
+	if (!d || !jr_str(d, "how"))
 		return;
-	fprintf(f, "<h2>How it ended</h2>\n<p class=\"bad\">%.3f s: PID %.0f ", rd_num(d, "t", 0), rd_num(d, "pid", 0));
-	esc_html(f, rd_str(d, "how"));
+	fprintf(f, "<h2>How it ended</h2>\n<p class=\"bad\">%.3f s: PID %.0f ", jr_num(d, "t", 0), jr_num(d, "pid", 0));
+	esc_html(f, jr_str(d, "how"));
 	fprintf(f, "</p>\n<table class=\"kv\">\n");
-	kv(f, "cause", rd_str(d, "cause"));
-	if ((o = rd_get(d, "sender"))) {
+	kv(f, "cause", jr_str(d, "cause"));
+	if ((o = jr_get(d, "sender"))) {
 		snprintf(buf, sizeof(buf), "%s from PID %.0f (%s), si_code %.0f",
-			 rd_str(d, "signal_name") ? rd_str(d, "signal_name") : "?", rd_num(o, "pid", 0),
-			 rd_str(o, "comm") ? rd_str(o, "comm") : "?", rd_num(o, "si_code", 0));
+			 jr_str(d, "signal_name") ? jr_str(d, "signal_name") : "?", jr_num(o, "pid", 0),
+			 jr_str(o, "comm") ? jr_str(o, "comm") : "?", jr_num(o, "si_code", 0));
 		kv(f, "signal", buf);
 	}
-	if ((o = rd_get(d, "oom_killer"))) {
+	if ((o = jr_get(d, "oom_killer"))) {
 		snprintf(buf, sizeof(buf), "at %.3f s: anon RSS %.1f MB, file RSS %.1f MB, total VM %.1f MB, oom_score_adj %.0f",
-			 rd_num(o, "t", 0), rd_num(o, "anon_rss_kb", 0) / 1024, rd_num(o, "file_rss_kb", 0) / 1024,
-			 rd_num(o, "total_vm_kb", 0) / 1024, rd_num(o, "oom_score_adj", 0));
+			 jr_num(o, "t", 0), jr_num(o, "anon_rss_kb", 0) / 1024, jr_num(o, "file_rss_kb", 0) / 1024,
+			 jr_num(o, "total_vm_kb", 0) / 1024, jr_num(o, "oom_score_adj", 0));
 		kv(f, "OOM killer", buf);
 	}
-	if ((o = rd_get(d, "memory_cgroup")) && rd_num(o, "limit_bytes", -1) > 0) {
+	if ((o = jr_get(d, "memory_cgroup")) && jr_num(o, "limit_bytes", -1) > 0) {
 		snprintf(buf, sizeof(buf), "%s (%s): limit %.1f MB, hit %.0f times, %.0f OOM kill(s)",
-			 rd_str(o, "path") ? rd_str(o, "path") : "?", rd_str(o, "version") ? rd_str(o, "version") : "?",
-			 rd_num(o, "limit_bytes", 0) / 1048576, rd_num(o, "limit_hits", 0), rd_num(o, "oom_kills", 0));
+			 jr_str(o, "path") ? jr_str(o, "path") : "?", jr_str(o, "version") ? jr_str(o, "version") : "?",
+			 jr_num(o, "limit_bytes", 0) / 1048576, jr_num(o, "limit_hits", 0), jr_num(o, "oom_kills", 0));
 		kv(f, "memory cgroup", buf);
 	}
-	if ((o = rd_get(d, "last_state"))) {
+	if ((o = jr_get(d, "last_state"))) {
 		snprintf(buf, sizeof(buf), "RSS %.1f MB, VmSize %.1f MB (read at %.3f s); %.0f threads of %.0f; %.0f fds of %.0f",
-			 rd_num(o, "rss_kb", -1) / 1024, rd_num(o, "vmsize_kb", -1) / 1024, rd_num(o, "t_sample", 0),
-			 rd_num(o, "threads", -1), rd_num(o, "thread_limit", -1), rd_num(o, "fds", -1), rd_num(o, "fd_limit", -1));
+			 jr_num(o, "rss_kb", -1) / 1024, jr_num(o, "vmsize_kb", -1) / 1024, jr_num(o, "t_sample", 0),
+			 jr_num(o, "threads", -1), jr_num(o, "thread_limit", -1), jr_num(o, "fds", -1), jr_num(o, "fd_limit", -1));
 		kv(f, "last state", buf);
 	}
-	if ((o = rd_get(d, "java_oom"))) {
-		const char *dump = rd_str(o, "dump");
+	if ((o = jr_get(d, "java_oom"))) {
+		const char *dump = jr_str(o, "dump");
 
-		snprintf(buf, sizeof(buf), "%s (thread %s, %.3f s; %.0f in all); %s%s", rd_str(o, "message") ? rd_str(o, "message") : "?",
-			 rd_str(o, "thread") ? rd_str(o, "thread") : "?", rd_num(o, "t_last", 0), rd_num(o, "count", 0),
+		snprintf(buf, sizeof(buf), "%s (thread %s, %.3f s; %.0f in all); %s%s", jr_str(o, "message") ? jr_str(o, "message") : "?",
+			 jr_str(o, "thread") ? jr_str(o, "thread") : "?", jr_num(o, "t_last", 0), jr_num(o, "count", 0),
 			 dump ? "the heap was dumped at the throw: " : "no heap dump at the throw (run with --shim for one)",
 			 dump ? dump : "");
 		kv(f, "OutOfMemoryError", buf);
 	}
-	if ((o = rd_get(d, "last_failure"))) {
+	if ((o = jr_get(d, "last_failure"))) {
 		snprintf(buf, sizeof(buf), "%s failed with %s at %.3f s (%.1f ms before the end), called by %s",
-			 rd_str(o, "syscall") ? rd_str(o, "syscall") : "?", rd_str(o, "errno") ? rd_str(o, "errno") : "?",
-			 rd_num(o, "t_last", 0), (rd_num(d, "t", 0) - rd_num(o, "t_last", 0)) * 1000,
-			 rd_str(o, "called_by") ? rd_str(o, "called_by") : "an unknown caller");
+			 jr_str(o, "syscall") ? jr_str(o, "syscall") : "?", jr_str(o, "errno") ? jr_str(o, "errno") : "?",
+			 jr_num(o, "t_last", 0), (jr_num(d, "t", 0) - jr_num(o, "t_last", 0)) * 1000,
+			 jr_str(o, "called_by") ? jr_str(o, "called_by") : "an unknown caller");
 		kv(f, "last failure", buf);
 	}
 	fprintf(f, "</table>\n");
@@ -172,30 +172,30 @@ static void how_it_ended(FILE *f, const struct rundata *rd)
 /* Calls that failed for want of a resource (failures.json). */
 static void failures(FILE *f, const struct rundata *rd)
 {
-	struct json_object *gs = rd_arr(rd->failures, "groups");
+	struct json_object *gs = jr_arr(rd->failures, "groups");
 	size_t n = gs ? json_object_array_length(gs) : 0;
 
 	if (!n)
 		return;
 	fprintf(f, "<h2>Failed calls</h2>\n<p class=\"sub\">%.0f call(s) failed for want of fds, threads or memory; "
 		   "the kernel sends the first few of each kind from each place with a stack and counts the rest.</p>\n",
-		rd_num(rd->failures, "count", 0));
+		jr_num(rd->failures, "count", 0));
 	fprintf(f, "<table><tr><th>call</th><th>error</th><th>count</th><th>first, last (s)</th><th>called by</th>"
 		   "<th>stack</th></tr>\n");
 	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
 		struct json_object *g = json_object_array_get_idx(gs, i);
 
 		fprintf(f, "<tr><td>");
-		esc_html(f, rd_str(g, "syscall"));
+		esc_html(f, jr_str(g, "syscall"));
 		fprintf(f, "</td><td>");
-		esc_html(f, rd_str(g, "errno"));
-		fprintf(f, "</td><td class=\"n\">%.0f</td><td>%.3f, %.3f</td><td>", rd_num(g, "count", 0),
-			rd_num(g, "t_first", 0), rd_num(g, "t_last", 0));
-		esc_html(f, rd_str(g, "called_by") ? rd_str(g, "called_by") : "-");
+		esc_html(f, jr_str(g, "errno"));
+		fprintf(f, "</td><td class=\"n\">%.0f</td><td>%.3f, %.3f</td><td>", jr_num(g, "count", 0),
+			jr_num(g, "t_first", 0), jr_num(g, "t_last", 0));
+		esc_html(f, jr_str(g, "called_by") ? jr_str(g, "called_by") : "-");
 		fprintf(f, "<br><small>in ");
-		esc_html(f, rd_str(g, "thread"));
+		esc_html(f, jr_str(g, "thread"));
 		fprintf(f, "</small></td><td>");
-		frames(f, rd_arr(g, "frames"));
+		frames(f, jr_arr(g, "frames"));
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
@@ -203,7 +203,7 @@ static void failures(FILE *f, const struct rundata *rd)
 
 static struct json_object *first_path_group(struct json_object *analysis)
 {
-	struct json_object *g = rd_arr(analysis, "gcPaths");
+	struct json_object *g = jr_arr(analysis, "gcPaths");
 
 	return g && json_object_array_length(g) ? json_object_array_get_idx(g, 0) : NULL;
 }
@@ -243,31 +243,31 @@ static void findings(FILE *f, const struct rundata *rd)
 		}
 	}
 	for (size_t i = 0; i < rd->nanalyses; i++) {
-		struct json_object *g = first_path_group(rd->analyses[i]), *sus = rd_arr(rd->analyses[i], "suspects");
+		struct json_object *g = first_path_group(rd->analyses[i]), *sus = jr_arr(rd->analyses[i], "suspects");
 
 		if (sus && json_object_array_length(sus)) {
 			fprintf(f, "<li>leak suspect in dump %d: ", rd->analysis_seq[i]);
-			esc_html(f, rd_str(json_object_array_get_idx(sus, 0), "description"));
+			esc_html(f, jr_str(json_object_array_get_idx(sus, 0), "description"));
 			fprintf(f, "</li>\n");
 		}
 		if (!g)
 			continue;
 		fprintf(f, "<li>leak in dump %d: <b>", rd->analysis_seq[i]);
-		esc_html(f, rd_str(g, "className"));
-		fprintf(f, "</b> x%.0f, %s retained (", rd_num(g, "instanceCount", 0),
-			html_bytes(rd_num(g, "retainedSizeTotal", NAN), b1, sizeof(b1)));
-		esc_html(f, rd_str(g, "leakReason"));
+		esc_html(f, jr_str(g, "className"));
+		fprintf(f, "</b> x%.0f, %s retained (", jr_num(g, "instanceCount", 0),
+			html_bytes(jr_num(g, "retainedSizeTotal", NAN), b1, sizeof(b1)));
+		esc_html(f, jr_str(g, "leakReason"));
 		fprintf(f, ")</li>\n");
 	}
 	if (rd->allocs) {
-		struct json_object *gs = rd_arr(rd->allocs, "groups");
+		struct json_object *gs = jr_arr(rd->allocs, "groups");
 
 		if (gs && json_object_array_length(gs)) {
 			struct json_object *g = json_object_array_get_idx(gs, 0);
 
-			fprintf(f, "<li>largest allocations by stack: %.0f x, %s in all, by <b>", rd_num(g, "count", 0),
-				html_bytes(rd_num(g, "total_bytes", NAN), b1, sizeof(b1)));
-			esc_html(f, rd_str(g, "allocated_by") ? rd_str(g, "allocated_by") : "?");
+			fprintf(f, "<li>largest allocations by stack: %.0f x, %s in all, by <b>", jr_num(g, "count", 0),
+				html_bytes(jr_num(g, "total_bytes", NAN), b1, sizeof(b1)));
+			esc_html(f, jr_str(g, "allocated_by") ? jr_str(g, "allocated_by") : "?");
 			fprintf(f, "</b></li>\n");
 		}
 	}
@@ -369,7 +369,7 @@ static void frames(FILE *f, struct json_object *fr)
 	fprintf(f, "<details><summary>%zu frame%s</summary><pre>", n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "#%02zu ", i);
-		esc_html(f, rd_str(json_object_array_get_idx(fr, i), "text"));
+		esc_html(f, jr_str(json_object_array_get_idx(fr, i), "text"));
 		fputc('\n', f);
 	}
 	fprintf(f, "</pre></details>");
@@ -378,29 +378,29 @@ static void frames(FILE *f, struct json_object *fr)
 /* One snapshot's groups as a table. */
 static void group_table(FILE *f, struct json_object *doc, const char *key_field, const char *what, const char *file)
 {
-	struct json_object *gs = rd_arr(doc, "groups");
+	struct json_object *gs = jr_arr(doc, "groups");
 	size_t n = gs ? json_object_array_length(gs) : 0;
 
 	fprintf(f, "<table><tr><th>%s</th><th>count</th><th>created by</th><th>stack</th></tr>\n",
 		what[0] == 't' ? "name" : "kind");
 	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
-		struct json_object *g = json_object_array_get_idx(gs, i), *sts = rd_arr(g, "stacks");
+		struct json_object *g = json_object_array_get_idx(gs, i), *sts = jr_arr(g, "stacks");
 		struct json_object *s0 = sts && json_object_array_length(sts) ? json_object_array_get_idx(sts, 0) : NULL;
-		const char *by = rd_str(s0, "created_by");
+		const char *by = jr_str(s0, "created_by");
 
 		fprintf(f, "<tr><td>");
-		esc_html(f, rd_str(g, key_field));
-		fprintf(f, "</td><td class=\"n\">%.0f</td><td>", rd_num(g, "count", 0));
-		esc_html(f, by ? by : rd_str(s0, "unknown") ? rd_str(s0, "unknown") : "-");
-		if (rd_get(s0, "start_routine")) {
+		esc_html(f, jr_str(g, key_field));
+		fprintf(f, "</td><td class=\"n\">%.0f</td><td>", jr_num(g, "count", 0));
+		esc_html(f, by ? by : jr_str(s0, "unknown") ? jr_str(s0, "unknown") : "-");
+		if (jr_get(s0, "start_routine")) {
 			fprintf(f, "<br><small>start routine ");
-			esc_html(f, rd_str(rd_get(s0, "start_routine"), "symbol"));
+			esc_html(f, jr_str(jr_get(s0, "start_routine"), "symbol"));
 			fprintf(f, "</small>");
 		}
 		if (sts && json_object_array_length(sts) > 1)
 			fprintf(f, "<br><small>and %zu more stack(s)</small>", json_object_array_length(sts) - 1);
 		fprintf(f, "</td><td>");
-		frames(f, rd_arr(s0, "frames"));
+		frames(f, jr_arr(s0, "frames"));
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
@@ -445,7 +445,7 @@ static void groups(FILE *f, const struct rundata *rd, struct json_object *doc, c
 				fprintf(f, "<p class=\"recurred\">The rule held again %.0f time%s after this crossing, without the "
 					   "count falling back under 90%% of its threshold: one finding, recurring.</p>\n",
 					rd->recurred[i].times, rd->recurred[i].times == 1 ? "" : "s");
-		fprintf(f, "<p class=\"sub\">%.0f %s when the rule fired (", rd_num(at, count_key, 0), what);
+		fprintf(f, "<p class=\"sub\">%.0f %s when the rule fired (", jr_num(at, count_key, 0), what);
 		esc_html(f, x->file);
 		fprintf(f, "); groups largest first, each with its creation stacks.</p>\n");
 		group_table(f, at, key_field, what, x->file);
@@ -459,14 +459,14 @@ static void groups(FILE *f, const struct rundata *rd, struct json_object *doc, c
 	if (x && at)
 		fprintf(f, "<h3>At the end</h3>\n");
 	fprintf(f, "<p class=\"sub\">%.0f %s at %s; groups largest first, each with its creation stacks.</p>\n",
-		rd_num(doc, count_key, 0), what,
-		json_object_get_boolean(rd_get(doc, "target_alive")) ? "the end of the run" : "the last sample before the target exited");
+		jr_num(doc, count_key, 0), what,
+		json_object_get_boolean(jr_get(doc, "target_alive")) ? "the end of the run" : "the last sample before the target exited");
 	group_table(f, doc, key_field, what, file);
 }
 
 static void allocations(FILE *f, const struct rundata *rd)
 {
-	struct json_object *gs = rd_arr(rd->allocs, "groups");
+	struct json_object *gs = jr_arr(rd->allocs, "groups");
 	size_t n = gs ? json_object_array_length(gs) : 0;
 	char b1[32], b2[32], b3[32];
 
@@ -476,24 +476,24 @@ static void allocations(FILE *f, const struct rundata *rd)
 		return;
 	}
 	fprintf(f, "<p class=\"sub\">%.0f allocations of %s or more (%s mode), grouped by stack, largest total first; the same in allocs.pb.gz for pprof.</p>\n",
-		rd_num(rd->allocs, "count", 0), html_bytes(rd_num(rd->allocs, "threshold_bytes", 0), b1, sizeof(b1)),
-		rd_str(rd->allocs, "mode") ? rd_str(rd->allocs, "mode") : "?");
+		jr_num(rd->allocs, "count", 0), html_bytes(jr_num(rd->allocs, "threshold_bytes", 0), b1, sizeof(b1)),
+		jr_str(rd->allocs, "mode") ? jr_str(rd->allocs, "mode") : "?");
 	fprintf(f, "<table><tr><th>allocated by</th><th>count</th><th>total</th><th>largest</th><th>live</th><th>functions</th><th>stack</th></tr>\n");
 	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
-		struct json_object *g = json_object_array_get_idx(gs, i), *fns = rd_arr(g, "functions");
+		struct json_object *g = json_object_array_get_idx(gs, i), *fns = jr_arr(g, "functions");
 
 		fprintf(f, "<tr><td>");
-		esc_html(f, rd_str(g, "allocated_by") ? rd_str(g, "allocated_by") : "?");
+		esc_html(f, jr_str(g, "allocated_by") ? jr_str(g, "allocated_by") : "?");
 		fprintf(f, "</td><td class=\"n\">%.0f</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
-			rd_num(g, "count", 0), html_bytes(rd_num(g, "total_bytes", 0), b1, sizeof(b1)),
-			html_bytes(rd_num(g, "largest_bytes", 0), b2, sizeof(b2)), html_bytes(rd_num(g, "live_bytes", NAN), b3, sizeof(b3)));
+			jr_num(g, "count", 0), html_bytes(jr_num(g, "total_bytes", 0), b1, sizeof(b1)),
+			html_bytes(jr_num(g, "largest_bytes", 0), b2, sizeof(b2)), html_bytes(jr_num(g, "live_bytes", NAN), b3, sizeof(b3)));
 		for (size_t k = 0; fns && k < json_object_array_length(fns); k++) {
 			esc_html(f, json_object_get_string(json_object_array_get_idx(fns, k)));
 			if (k + 1 < json_object_array_length(fns))
 				fputs(", ", f);
 		}
 		fprintf(f, "</td><td>");
-		frames(f, rd_arr(g, "frames"));
+		frames(f, jr_arr(g, "frames"));
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");

@@ -123,8 +123,8 @@ struct profile {
 /* Location, function and mapping of one frame. 0 or -ENOMEM. */
 static int add_frame(struct profile *p, struct json_object *o)
 {
-	uint64_t addr = hexnum(rd_str(o, "addr"));
-	const char *mod = rd_str(o, "module"), *sym = rd_str(o, "symbol"), *dem = rd_str(o, "demangled");
+	uint64_t addr = hexnum(jr_str(o, "addr"));
+	const char *mod = jr_str(o, "module"), *sym = jr_str(o, "symbol"), *dem = jr_str(o, "demangled");
 	char fallback[512];
 	int64_t name, sys, file, bid;
 	uint32_t id;
@@ -146,7 +146,7 @@ static int add_frame(struct profile *p, struct json_object *o)
 			return -ENOMEM;
 	}
 	snprintf(fallback, sizeof(fallback), "%s+0x%llx", mod ? (strrchr(mod, '/') ? strrchr(mod, '/') + 1 : mod) : "?",
-		 (unsigned long long)rd_num(o, "offset", 0));
+		 (unsigned long long)jr_num(o, "offset", 0));
 	name = intern(&p->st, dem ? dem : sym ? sym : fallback);
 	sys = intern(&p->st, sym ? sym : fallback);
 	file = intern(&p->st, mod);
@@ -155,11 +155,11 @@ static int add_frame(struct profile *p, struct json_object *o)
 	if (j == p->nf)
 		p->fns[p->nf++] = (struct fn){name, sys, file};
 	p->locs[p->nl].function = j + 1;
-	bid = intern(&p->st, rd_str(o, "build_id"));
+	bid = intern(&p->st, jr_str(o, "build_id"));
 	for (j = 0; j < p->nm && p->maps[j].filename != file; j++)
 		;
 	if (j == p->nm)
-		p->maps[p->nm++] = (struct map){file, bid, hexnum(rd_str(o, "base"))};
+		p->maps[p->nm++] = (struct map){file, bid, hexnum(jr_str(o, "base"))};
 	p->locs[p->nl].mapping = mod ? j + 1 : 0;
 	p->locs[p->nl++].addr = addr;
 	return 0;
@@ -172,11 +172,11 @@ static void encode_samples(struct profile *p, struct json_object *gs, struct buf
 	size_t ng = gs ? json_object_array_length(gs) : 0;
 
 	for (size_t g = 0; g < ng; g++) {
-		struct json_object *grp = json_object_array_get_idx(gs, g), *fr = rd_arr(grp, "frames");
+		struct json_object *grp = json_object_array_get_idx(gs, g), *fr = jr_arr(grp, "frames");
 
 		/* location ids, leaf first (frames are innermost first) */
 		for (size_t k = 0; fr && k < json_object_array_length(fr); k++) {
-			uint64_t addr = hexnum(rd_str(json_object_array_get_idx(fr, k), "addr"));
+			uint64_t addr = hexnum(jr_str(json_object_array_get_idx(fr, k), "addr"));
 			uint32_t id;
 
 			if (u64map_get(&p->loc_of, addr + 1, &id))
@@ -185,13 +185,13 @@ static void encode_samples(struct profile *p, struct json_object *gs, struct buf
 		if (packed->len)
 			field_bytes(msg, 1, packed->p, packed->len);
 		packed->len = 0;
-		varint(packed, (uint64_t)rd_num(grp, "count", 0));
-		varint(packed, (uint64_t)rd_num(grp, "total_bytes", 0));
+		varint(packed, (uint64_t)jr_num(grp, "count", 0));
+		varint(packed, (uint64_t)jr_num(grp, "total_bytes", 0));
 		field_bytes(msg, 2, packed->p, packed->len);
 		packed->len = 0;
 		/* label: who made them */
 		field_int(sub, 1, (uint64_t)intern(&p->st, "allocated_by"));
-		field_int(sub, 2, (uint64_t)intern(&p->st, rd_str(grp, "allocated_by") ? rd_str(grp, "allocated_by") : "?"));
+		field_int(sub, 2, (uint64_t)intern(&p->st, jr_str(grp, "allocated_by") ? jr_str(grp, "allocated_by") : "?"));
 		field_msg(msg, 3, sub);
 		field_msg(out, 2, msg);
 	}
@@ -257,7 +257,7 @@ static int gzip_write(int fd, const struct buf *out)
 
 int ooms_report_pprof(const struct rundata *rd, int fd)
 {
-	struct json_object *gs = rd_arr(rd->allocs, "groups");
+	struct json_object *gs = jr_arr(rd->allocs, "groups");
 	size_t ng = gs ? json_object_array_length(gs) : 0;
 	struct profile p = {0};
 	struct buf out = {0}, msg = {0}, sub = {0}, packed = {0};
@@ -270,7 +270,7 @@ int ooms_report_pprof(const struct rundata *rd, int fd)
 	intern(&p.st, "");
 	/* 1. locations, functions, mappings from every frame */
 	for (size_t g = 0; g < ng && !e; g++) {
-		struct json_object *fr = rd_arr(json_object_array_get_idx(gs, g), "frames");
+		struct json_object *fr = jr_arr(json_object_array_get_idx(gs, g), "frames");
 
 		for (size_t k = 0; fr && k < json_object_array_length(fr) && !e; k++)
 			e = add_frame(&p, json_object_array_get_idx(fr, k));

@@ -14,38 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct json_object *rd_get(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
-
-struct json_object *rd_arr(struct json_object *o, const char *key)
-{
-	struct json_object *v = rd_get(o, key);
-
-	return v && json_object_is_type(v, json_type_array) ? v : NULL;
-}
-
-const char *rd_str(struct json_object *o, const char *key)
-{
-	struct json_object *v = rd_get(o, key);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-double rd_num(struct json_object *o, const char *key, double dflt)
-{
-	struct json_object *v = rd_get(o, key);
-
-	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-		return dflt;
-	return json_object_get_double(v);
-}
-
 static void copy(char *dst, size_t len, const char *src)
 {
 	snprintf(dst, len, "%s", src ? src : "");
@@ -90,7 +58,7 @@ static void read_start(struct rundata *rd, struct json_object *o, const struct r
 	rd->duration_s = isnan(r->duration_s) ? 0 : r->duration_s;
 	if (!rd->start) { /* kept: the settings' strings point into it */
 		rd->start = json_object_get(o);
-		rd->settings = rd_get(o, "settings");
+		rd->settings = jr_get(o, "settings");
 		rd->set = r->settings;
 		rd->target_32bit = r->target_32bit;
 	}
@@ -292,16 +260,16 @@ static int alloc_by_time(const void *a, const void *b)
 
 static void load_alloc_list(struct rundata *rd)
 {
-	struct json_object *as = rd_arr(rd->allocs, "allocations");
+	struct json_object *as = jr_arr(rd->allocs, "allocations");
 	size_t n = as ? json_object_array_length(as) : 0;
 
 	if (!n || !(rd->alloc_list = calloc(n, sizeof(*rd->alloc_list))))
 		return;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *a = json_object_array_get_idx(as, i);
-		struct rd_alloc r = {rd_num(a, "t", NAN), rd_num(a, "bytes", NAN), rd_num(a, "tid", 0),
-				     rd_str(a, "function"), rd_str(a, "thread"), rd_str(a, "allocated_by"),
-				     rd_str(a, "state")};
+		struct rd_alloc r = {jr_num(a, "t", NAN), jr_num(a, "bytes", NAN), jr_num(a, "tid", 0),
+				     jr_str(a, "function"), jr_str(a, "thread"), jr_str(a, "allocated_by"),
+				     jr_str(a, "state")};
 
 		if (!isnan(r.t) && !isnan(r.bytes) && r.t >= 0)
 			rd->alloc_list[rd->nalloc_list++] = r;

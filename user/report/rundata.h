@@ -5,6 +5,8 @@
 #ifndef OOMSCOPE_REPORT_RUNDATA_H
 #define OOMSCOPE_REPORT_RUNDATA_H
 
+#include "util/jsonread.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "run/records.h"
@@ -85,11 +87,6 @@ struct rundata {
 int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len);
 void rundata_free(struct rundata *rd);
 
-/* Helpers for readers of the json objects. */
-const char *rd_str(struct json_object *o, const char *key);   /* NULL when absent */
-double rd_num(struct json_object *o, const char *key, double dflt);
-struct json_object *rd_get(struct json_object *o, const char *key);
-/* key's value when it is an array (a damaged file's wrong shape: NULL). */
-struct json_object *rd_arr(struct json_object *o, const char *key);
+/* The json objects' readers: util/jsonread.h. */
 
 #endif

@@ -42,39 +42,13 @@ static const char SCHEMA_V2[] =
 	/* every finding of a run by its signature, with what it is and a measure
 	 * (a leak's retained bytes, a group's largest count, a failure's count,
 	 * an allocation's bytes): what the lab's questions ask about, made from
-	 * the tables above as each run is added (FINDINGS_OF_RUN) */
+	 * the tables above as each run is added (store_rows.c) */
 	"CREATE TABLE findings (run_id TEXT NOT NULL, kind TEXT, signature TEXT, what TEXT, measure BIGINT,"
 	"  started TEXT);"
 	"CREATE INDEX findings_run ON findings (run_id);"
 	"CREATE INDEX findings_signature ON findings (signature, run_id);"
 	"CREATE INDEX findings_kind_signature ON findings (kind, signature);"
 	"INSERT INTO store_version VALUES (2);";
-
-static const char *const CHILD_TABLES[] = {"labels", "crossings", "resource_groups", "failures", "leaks", "allocs",
-					   "findings"};
-
-/* A run's findings ($1: its id), from its rows: one per kind and
- * signature (so a count of rows is a count of runs), with the run's start
- * beside it (the questions then read this table alone) */
-#define RUN_STARTED "(SELECT started FROM runs WHERE run_id = $1)"
-static const char FINDINGS_OF_RUN[] =
-	"INSERT INTO findings"
-	"  SELECT run_id, 'leak', signature, MIN(class), MAX(retained), " RUN_STARTED " FROM leaks WHERE run_id = $1"
-	"    GROUP BY run_id, signature"
-	"  UNION ALL SELECT run_id, resource, signature, MIN(kind || ' <- ' || created_by), MAX(count), " RUN_STARTED
-	"    FROM resource_groups WHERE run_id = $1 AND known = 1 GROUP BY run_id, resource, signature"
-	"  UNION ALL SELECT run_id, 'failure', signature,"
-	"    MIN(syscall || ' ' || errno || ' <- ' || COALESCE(called_by, '?')), SUM(count), " RUN_STARTED
-	"    FROM failures WHERE run_id = $1 GROUP BY run_id, signature"
-	"  UNION ALL SELECT run_id, 'alloc', signature, MIN(COALESCE(allocated_by, '?')), SUM(total_bytes), " RUN_STARTED
-	"    FROM allocs WHERE run_id = $1 GROUP BY run_id, signature";
-
-int store_run_findings(struct store *s, const char *run_id)
-{
-	struct store_val v = STORE_TEXT(run_id);
-
-	return s->ops->query(s, FINDINGS_OF_RUN, 1, &v, NULL, NULL);
-}
 
 static int set_err(struct store *s, char *err, size_t len, const char *what)
 {
@@ -215,57 +189,6 @@ void store_close(struct store *s)
 			s->ops->close(s);
 		free(s);
 	}
-}
-
-const char *store_backend(const struct store *s)
-{
-	return s->ops->name;
-}
-
-int store_query(struct store *s, const char *sql, int n, const struct store_val *params, store_row_fn fn, void *ctx)
-{
-	return s->ops->query(s, sql, n, params, fn, ctx);
-}
-
-const char *store_error(struct store *s)
-{
-	return s->ops->error(s);
-}
-
-int store_insert(struct store *s, const char *table, const char *run_id, int n, ...)
-{
-	struct store_val v[16];
-	char sql[512];
-	size_t off;
-	va_list ap;
-
-	if (n + 1 > (int)(sizeof(v) / sizeof(v[0])))
-		return -1;
-	v[0] = STORE_TEXT(run_id);
-	va_start(ap, n);
-	for (int i = 0; i < n; i++)
-		v[i + 1] = va_arg(ap, struct store_val);
-	va_end(ap);
-	off = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO %s VALUES ($1", table);
-	for (int i = 1; i <= n && off < sizeof(sql); i++)
-		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", $%d", i + 1);
-	if (off < sizeof(sql))
-		snprintf(sql + off, sizeof(sql) - off, ") ON CONFLICT DO NOTHING");
-	return s->ops->query(s, sql, n + 1, v, NULL, NULL);
-}
-
-int store_delete_run(struct store *s, const char *run_id)
-{
-	struct store_val v = STORE_TEXT(run_id);
-
-	for (size_t i = 0; i < sizeof(CHILD_TABLES) / sizeof(CHILD_TABLES[0]); i++) {
-		char sql[128];
-
-		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = $1", CHILD_TABLES[i]);
-		if (s->ops->query(s, sql, 1, &v, NULL, NULL))
-			return -1;
-	}
-	return 0;
 }
 
 int store_add_run(struct store *s, const char *dir, char *err, size_t err_len)

@@ -1,6 +1,7 @@
 /* Between the store's generic part (store.c: schema, a run added), its
- * back ends (store_sqlite.c, store_pg.c: one connection, SQL with $1..$n
- * parameters, rows as text) and what a run contributes (store_rows.c). */
+ * statements (store_db.c), its back ends (store_sqlite.c, store_pg.c: one
+ * connection, SQL with $1..$n parameters, rows as text) and what a run
+ * contributes (store_rows.c). */
 #ifndef OOMSCOPE_REPORT_STORE_INT_H
 #define OOMSCOPE_REPORT_STORE_INT_H
 
@@ -59,10 +60,6 @@ const char *store_error(struct store *s);
 
 /* A row of table: run_id, then n values in the table's column order. 0 or -1. */
 int store_insert(struct store *s, const char *table, const char *run_id, int n, ...);
-/* The findings table's rows of run_id, from its other rows. */
-int store_run_findings(struct store *s, const char *run_id);
-/* Every row of run_id in the tables below runs. */
-int store_delete_run(struct store *s, const char *run_id);
 
 /* A finding's signature from what it is and its stack's frames (objects
  * with "symbol" and "module", or Java frames as strings): 16 hex digits. */

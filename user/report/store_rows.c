@@ -33,10 +33,10 @@ void store_signature(const char *what, struct json_object *frames, char out[STOR
 
 	for (size_t i = 0, used = 0; i < n && used < SIG_FRAMES; i++) {
 		struct json_object *f = json_object_array_get_idx(frames, i);
-		const char *name = json_object_is_type(f, json_type_string) ? json_object_get_string(f) : rd_str(f, "symbol");
+		const char *name = json_object_is_type(f, json_type_string) ? json_object_get_string(f) : jr_str(f, "symbol");
 
 		if (!name)
-			name = base_name(rd_str(f, "module"));
+			name = base_name(jr_str(f, "module"));
 		if (!name)
 			continue;
 		h = fnv1a_str(fnv1a_str(h, "|"), name);
@@ -50,25 +50,25 @@ void store_signature(const char *what, struct json_object *frames, char out[STOR
 static int snapshot_rows(struct store *s, const char *run_id, const char *snap, const char *resource,
 			 struct json_object *doc)
 {
-	struct json_object *gs = rd_arr(doc, "groups");
+	struct json_object *gs = jr_arr(doc, "groups");
 	int is_threads = !strcmp(resource, "threads");
 
 	for (size_t i = 0; gs && i < json_object_array_length(gs); i++) {
-		struct json_object *g = json_object_array_get_idx(gs, i), *st = rd_arr(g, "stacks");
-		const char *kind = rd_str(g, is_threads ? "name" : "kind");
+		struct json_object *g = json_object_array_get_idx(gs, i), *st = jr_arr(g, "stacks");
+		const char *kind = jr_str(g, is_threads ? "name" : "kind");
 
 		for (size_t k = 0; st && k < json_object_array_length(st); k++) {
 			struct json_object *x = json_object_array_get_idx(st, k);
 			char what[300], sig[STORE_SIG_LEN + 1];
-			const char *by = rd_str(x, "created_by");
+			const char *by = jr_str(x, "created_by");
 
 			snprintf(what, sizeof(what), "%s %s %s", resource, kind ? kind : "?",
-				 rd_str(x, "syscall") ? rd_str(x, "syscall") : "");
-			store_signature(what, rd_get(x, "java_frames") ? rd_get(x, "java_frames") : rd_get(x, "frames"), sig);
+				 jr_str(x, "syscall") ? jr_str(x, "syscall") : "");
+			store_signature(what, jr_get(x, "java_frames") ? jr_get(x, "java_frames") : jr_get(x, "frames"), sig);
 			/* known: made while watched, with its creation stack (not "existed at attach") */
 			if (store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(snap), STORE_TEXT(resource), STORE_TEXT(kind),
-					 STORE_INT((int64_t)rd_num(x, "count", 0)), STORE_TEXT(sig),
-					 STORE_TEXT(by ? by : rd_str(x, "unknown")), STORE_INT(by != NULL)))
+					 STORE_INT((int64_t)jr_num(x, "count", 0)), STORE_TEXT(sig),
+					 STORE_TEXT(by ? by : jr_str(x, "unknown")), STORE_INT(by != NULL)))
 				return -1;
 		}
 	}
@@ -106,18 +106,18 @@ static int crossing_rows(struct store *s, const struct rundata *rd, const char *
 
 static int failure_rows(struct store *s, const struct rundata *rd, const char *run_id)
 {
-	struct json_object *gs = rd_arr(rd->failures, "groups");
+	struct json_object *gs = jr_arr(rd->failures, "groups");
 
 	for (size_t i = 0; gs && i < json_object_array_length(gs); i++) {
 		struct json_object *g = json_object_array_get_idx(gs, i);
 		char what[200], sig[STORE_SIG_LEN + 1];
 
-		snprintf(what, sizeof(what), "failure %s %s", rd_str(g, "syscall") ? rd_str(g, "syscall") : "?",
-			 rd_str(g, "errno") ? rd_str(g, "errno") : "?");
-		store_signature(what, rd_get(g, "java_frames") ? rd_get(g, "java_frames") : rd_get(g, "frames"), sig);
-		if (store_insert(s, "failures", run_id, 6, STORE_TEXT(rd_str(g, "kind")), STORE_TEXT(rd_str(g, "syscall")),
-				 STORE_TEXT(rd_str(g, "errno")), STORE_INT((int64_t)rd_num(g, "count", 0)), STORE_TEXT(sig),
-				 STORE_TEXT(rd_str(g, "called_by"))))
+		snprintf(what, sizeof(what), "failure %s %s", jr_str(g, "syscall") ? jr_str(g, "syscall") : "?",
+			 jr_str(g, "errno") ? jr_str(g, "errno") : "?");
+		store_signature(what, jr_get(g, "java_frames") ? jr_get(g, "java_frames") : jr_get(g, "frames"), sig);
+		if (store_insert(s, "failures", run_id, 6, STORE_TEXT(jr_str(g, "kind")), STORE_TEXT(jr_str(g, "syscall")),
+				 STORE_TEXT(jr_str(g, "errno")), STORE_INT((int64_t)jr_num(g, "count", 0)), STORE_TEXT(sig),
+				 STORE_TEXT(jr_str(g, "called_by"))))
 			return -1;
 	}
 	return 0;
@@ -126,11 +126,11 @@ static int failure_rows(struct store *s, const struct rundata *rd, const char *r
 /* "GC root KIND -> step -> step" of a gcPaths entry */
 static void path_line(struct json_object *g, char *buf, size_t len)
 {
-	struct json_object *p = rd_arr(g, "path");
-	size_t n = (size_t)snprintf(buf, len, "%s", rd_str(g, "gcRoot") ? rd_str(g, "gcRoot") : "?");
+	struct json_object *p = jr_arr(g, "path");
+	size_t n = (size_t)snprintf(buf, len, "%s", jr_str(g, "gcRoot") ? jr_str(g, "gcRoot") : "?");
 
 	for (size_t i = 0; p && i < json_object_array_length(p) && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, " -> %s", rd_str(json_object_array_get_idx(p, i), "reference"));
+		n += (size_t)snprintf(buf + n, len - n, " -> %s", jr_str(json_object_array_get_idx(p, i), "reference"));
 }
 
 /* The leak groups (by rule) and the suspects (no rule) of each dump's analysis. */
@@ -139,21 +139,21 @@ static int leak_rows(struct store *s, const struct rundata *rd, const char *run_
 	for (size_t k = 0; k < 2 * rd->nanalyses; k++) {
 		size_t a = k / 2;
 		int suspects = k % 2;
-		struct json_object *gp = rd_arr(rd->analyses[a], suspects ? "suspects" : "gcPaths");
+		struct json_object *gp = jr_arr(rd->analyses[a], suspects ? "suspects" : "gcPaths");
 
 		for (size_t i = 0; gp && i < json_object_array_length(gp); i++) {
 			struct json_object *g = json_object_array_get_idx(gp, i);
 			char why[2100], line[8192];
 
 			snprintf(why, sizeof(why), "leak suspect (no rule): %s",
-				 rd_str(g, "description") ? rd_str(g, "description") : "?");
+				 jr_str(g, "description") ? jr_str(g, "description") : "?");
 			path_line(g, line, sizeof(line));
 			if (store_insert(s, "leaks", run_id, 10, STORE_INT(rd->analysis_seq[a]),
-					 STORE_TEXT(rd_str(g, "signature") ? rd_str(g, "signature") : "?"),
-					 STORE_TEXT(rd_str(g, "className")),
-					 STORE_INT((int64_t)rd_num(g, suspects ? "count" : "instanceCount", 0)),
-					 STORE_INT((int64_t)rd_num(g, suspects ? "retainedSize" : "retainedSizeTotal", 0)),
-					 STORE_TEXT(suspects ? why : rd_str(g, "leakReason")), STORE_TEXT(rd_str(g, "gcRoot")),
+					 STORE_TEXT(jr_str(g, "signature") ? jr_str(g, "signature") : "?"),
+					 STORE_TEXT(jr_str(g, "className")),
+					 STORE_INT((int64_t)jr_num(g, suspects ? "count" : "instanceCount", 0)),
+					 STORE_INT((int64_t)jr_num(g, suspects ? "retainedSize" : "retainedSizeTotal", 0)),
+					 STORE_TEXT(suspects ? why : jr_str(g, "leakReason")), STORE_TEXT(jr_str(g, "gcRoot")),
 					 STORE_TEXT(line), STORE_INT(suspects), STORE_TEXT(started)))
 				return -1;
 		}
@@ -163,16 +163,16 @@ static int leak_rows(struct store *s, const struct rundata *rd, const char *run_
 
 static int alloc_rows(struct store *s, const struct rundata *rd, const char *run_id)
 {
-	struct json_object *gs = rd_arr(rd->allocs, "groups");
+	struct json_object *gs = jr_arr(rd->allocs, "groups");
 
 	for (size_t i = 0; gs && i < json_object_array_length(gs); i++) {
 		struct json_object *g = json_object_array_get_idx(gs, i);
 		char sig[STORE_SIG_LEN + 1];
 
-		store_signature("alloc", rd_get(g, "frames"), sig);
-		if (store_insert(s, "allocs", run_id, 5, STORE_INT((int64_t)rd_num(g, "count", 0)),
-				 STORE_INT((int64_t)rd_num(g, "total_bytes", 0)), STORE_INT((int64_t)rd_num(g, "largest_bytes", 0)),
-				 STORE_TEXT(sig), STORE_TEXT(rd_str(g, "allocated_by"))))
+		store_signature("alloc", jr_get(g, "frames"), sig);
+		if (store_insert(s, "allocs", run_id, 5, STORE_INT((int64_t)jr_num(g, "count", 0)),
+				 STORE_INT((int64_t)jr_num(g, "total_bytes", 0)), STORE_INT((int64_t)jr_num(g, "largest_bytes", 0)),
+				 STORE_TEXT(sig), STORE_TEXT(jr_str(g, "allocated_by"))))
 			return -1;
 	}
 	return 0;
@@ -180,7 +180,7 @@ static int alloc_rows(struct store *s, const struct rundata *rd, const char *run
 
 void store_run_id(const struct rundata *rd, char out[RUN_ID_LEN + 1])
 {
-	const char *id = rd_str(rd->start, "run_id");
+	const char *id = jr_str(rd->start, "run_id");
 	const char *text;
 
 	if (run_id_valid(id)) {
@@ -193,17 +193,58 @@ void store_run_id(const struct rundata *rd, char out[RUN_ID_LEN + 1])
 	run_id_derived(text, strlen(text), out);
 }
 
+/* The tables below runs (schema in store.c), each led by run_id. */
+static const char *const CHILD_TABLES[] = {"labels", "crossings", "resource_groups", "failures", "leaks", "allocs",
+					   "findings"};
+
+static int delete_run(struct store *s, const char *run_id)
+{
+	struct store_val v = STORE_TEXT(run_id);
+
+	for (size_t i = 0; i < sizeof(CHILD_TABLES) / sizeof(CHILD_TABLES[0]); i++) {
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = $1", CHILD_TABLES[i]);
+		if (s->ops->query(s, sql, 1, &v, NULL, NULL))
+			return -1;
+	}
+	return 0;
+}
+
+/* A run's findings ($1: its id), from its rows: one per kind and
+ * signature (so a count of rows is a count of runs), with the run's start
+ * beside it (the questions then read this table alone) */
+#define RUN_STARTED "(SELECT started FROM runs WHERE run_id = $1)"
+static const char FINDINGS_OF_RUN[] =
+	"INSERT INTO findings"
+	"  SELECT run_id, 'leak', signature, MIN(class), MAX(retained), " RUN_STARTED " FROM leaks WHERE run_id = $1"
+	"    GROUP BY run_id, signature"
+	"  UNION ALL SELECT run_id, resource, signature, MIN(kind || ' <- ' || created_by), MAX(count), " RUN_STARTED
+	"    FROM resource_groups WHERE run_id = $1 AND known = 1 GROUP BY run_id, resource, signature"
+	"  UNION ALL SELECT run_id, 'failure', signature,"
+	"    MIN(syscall || ' ' || errno || ' <- ' || COALESCE(called_by, '?')), SUM(count), " RUN_STARTED
+	"    FROM failures WHERE run_id = $1 GROUP BY run_id, signature"
+	"  UNION ALL SELECT run_id, 'alloc', signature, MIN(COALESCE(allocated_by, '?')), SUM(total_bytes), " RUN_STARTED
+	"    FROM allocs WHERE run_id = $1 GROUP BY run_id, signature";
+
+static int run_findings(struct store *s, const char *run_id)
+{
+	struct store_val v = STORE_TEXT(run_id);
+
+	return s->ops->query(s, FINDINGS_OF_RUN, 1, &v, NULL, NULL);
+}
+
 int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id, const char *real_dir,
 		   const char *started, const char *added)
 {
-	struct json_object *labels = rd_get(rd->start, "labels");
-	const char *how = rd->death ? rd_str(rd->death, "how") : NULL;
+	struct json_object *labels = jr_get(rd->start, "labels");
+	const char *how = rd->death ? jr_str(rd->death, "how") : NULL;
 
-	struct store_val run[11] = {STORE_TEXT(run_id), STORE_TEXT(rd_str(rd->start, "host")), STORE_TEXT(real_dir),
+	struct store_val run[11] = {STORE_TEXT(run_id), STORE_TEXT(jr_str(rd->start, "host")), STORE_TEXT(real_dir),
 				    STORE_TEXT(rd->command), STORE_TEXT(rd->mode), STORE_INT(rd->pid), STORE_TEXT(started),
 				    STORE_REAL(rd->ended ? rd->end_t : -1),
 				    STORE_TEXT(how ? how : rd->ended ? rd->end_reason : NULL),
-				    STORE_TEXT(rd->death ? rd_str(rd->death, "cause") : NULL), STORE_TEXT(added)};
+				    STORE_TEXT(rd->death ? jr_str(rd->death, "cause") : NULL), STORE_TEXT(added)};
 
 	/* the runs row first: written or updated, it holds off another process
 	 * adding the same run until this transaction ends; then the run's rows
@@ -214,7 +255,7 @@ int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id
 			" pid = excluded.pid, started = excluded.started, length_s = excluded.length_s,"
 			" how_ended = excluded.how_ended, cause = excluded.cause, added = excluded.added",
 			11, run, NULL, NULL) ||
-	    store_delete_run(s, run_id))
+	    delete_run(s, run_id))
 		return -1;
 	if (labels && json_object_is_type(labels, json_type_object)) {
 		json_object_object_foreach(labels, key, val)
@@ -225,7 +266,7 @@ int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id
 	}
 	if (crossing_rows(s, rd, run_id) || snapshot_rows(s, run_id, RUN_FDS, "fds", rd->fds) ||
 	    snapshot_rows(s, run_id, RUN_THREADS, "threads", rd->threads) || failure_rows(s, rd, run_id) ||
-	    leak_rows(s, rd, run_id, started) || alloc_rows(s, rd, run_id) || store_run_findings(s, run_id))
+	    leak_rows(s, rd, run_id, started) || alloc_rows(s, rd, run_id) || run_findings(s, run_id))
 		return -1;
 	return 0;
 }

@@ -5,50 +5,59 @@
  *     rule}, "threads" {live}, "fds" {open}, "lost events" {count};
  *   slices ("X"): GC pauses (thread "GC"), heap dumps (thread "dumps");
  *   instants ("i"): threshold crossings, OOM throws; large allocations on
- *     the track of the app's thread that made them, named as the app named it. */
+ *     the track of the app's thread that made them, named as the app named it.
+ * Written with util/json. */
 #include <math.h>
 #include <string.h>
 
+#include "util/json.h"
 #include "util/u64map.h"
-#include "report/escape.h"
 #include "report/report.h"
 
 #define TID_MAIN 1
 #define TID_GC 2
 #define TID_DUMPS 3
 
-static int first = 1;
-
-static void sep(FILE *f)
+/* An event's common members: {"name":..,"cat":..,"ph":..,"ts":..,"pid":..,"tid":.. (cat NULL: none) */
+static void event(struct json *j, const char *name, const char *cat, const char *ph, double t, int pid, int tid)
 {
-	fputs(first ? "\n" : ",\n", f);
-	first = 0;
+	json_obj(j);
+	json_kstr(j, "name", name);
+	if (cat)
+		json_kstr(j, "cat", cat);
+	json_kstr(j, "ph", ph);
+	if (!isnan(t))
+		json_kfixed(j, "ts", t * 1e6, 0);
+	json_kint(j, "pid", pid);
+	json_kint(j, "tid", tid);
 }
 
-static void meta(FILE *f, int pid, int tid, const char *what, const char *name)
+static void meta(struct json *j, int pid, int tid, const char *what, const char *name)
 {
-	sep(f);
-	fprintf(f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", what, pid, tid);
-	esc_json(f, name);
-	fputs("}}", f);
+	event(j, what, NULL, "M", NAN, pid, tid);
+	json_key(j, "args");
+	json_obj(j);
+	json_kstr(j, "name", name);
+	json_obj_end(j);
+	json_obj_end(j);
 }
 
-static void counter(FILE *f, int pid, const char *name, double t, const char *k1, double v1, const char *k2,
+static void counter(struct json *j, int pid, const char *name, double t, const char *k1, double v1, const char *k2,
 		    double v2, const char *k3, double v3)
 {
 	if (isnan(v1) && isnan(v2) && isnan(v3))
 		return;
-	sep(f);
-	fprintf(f, "{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.0f,\"pid\":%d,\"tid\":%d,\"args\":{", name, t * 1e6, pid, TID_MAIN);
-	int n = 0;
-
+	event(j, name, NULL, "C", t, pid, TID_MAIN);
+	json_key(j, "args");
+	json_obj(j);
 	if (!isnan(v1))
-		fprintf(f, "%s\"%s\":%.3f", n++ ? "," : "", k1, v1);
+		json_kfixed(j, k1, v1, 3);
 	if (k2 && !isnan(v2))
-		fprintf(f, "%s\"%s\":%.3f", n++ ? "," : "", k2, v2);
+		json_kfixed(j, k2, v2, 3);
 	if (k3 && !isnan(v3))
-		fprintf(f, "%s\"%s\":%.3f", n++ ? "," : "", k3, v3);
-	fputs("}}", f);
+		json_kfixed(j, k3, v3, 3);
+	json_obj_end(j);
+	json_obj_end(j);
 }
 
 /* A tid of the app's that would fall on one of the tracks above moves away. */
@@ -58,7 +67,7 @@ static int app_tid(double tid)
 }
 
 /* The large allocations: instants on their threads' tracks. */
-static void allocations(FILE *f, int pid, const struct rundata *rd)
+static void allocations(struct json *j, int pid, const struct rundata *rd)
 {
 	struct u64map named; /* tid -> 1 once its track is named */
 
@@ -74,17 +83,18 @@ static void allocations(FILE *f, int pid, const struct rundata *rd)
 		/* the thread's name, once: the first allocation of that tid names it */
 		if (!u64map_get(&named, (uint64_t)a->tid, &one) && a->thread &&
 		    u64map_put(&named, (uint64_t)a->tid, 1) == 0)
-			meta(f, pid, app_tid(a->tid), "thread_name", a->thread);
+			meta(j, pid, app_tid(a->tid), "thread_name", a->thread);
 		snprintf(name, sizeof(name), "large allocation %.1f MB", a->bytes / 1048576);
-		sep(f);
-		fprintf(f, "{\"name\":\"%s\",\"cat\":\"alloc\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%.0f,\"pid\":%d,\"tid\":%d,\"args\":{\"bytes\":%.0f,\"function\":",
-			name, a->t * 1e6, pid, app_tid(a->tid), a->bytes);
-		esc_json(f, a->function ? a->function : "");
-		fputs(",\"allocated_by\":", f);
-		esc_json(f, a->by ? a->by : "");
-		fputs(",\"state\":", f);
-		esc_json(f, a->state ? a->state : "");
-		fputs("}}", f);
+		event(j, name, "alloc", "i", a->t, pid, app_tid(a->tid));
+		json_kstr(j, "s", "t");
+		json_key(j, "args");
+		json_obj(j);
+		json_kfixed(j, "bytes", a->bytes, 0);
+		json_kstr(j, "function", a->function ? a->function : "");
+		json_kstr(j, "allocated_by", a->by ? a->by : "");
+		json_kstr(j, "state", a->state ? a->state : "");
+		json_obj_end(j);
+		json_obj_end(j);
 	}
 	u64map_free(&named);
 }
@@ -92,56 +102,73 @@ static void allocations(FILE *f, int pid, const struct rundata *rd)
 void ooms_report_trace(const struct rundata *rd, FILE *f)
 {
 	int pid = rd->pid ? rd->pid : 1;
+	struct json j;
 
-	first = 1;
-	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"oomscope\",\"command\":", f);
-	esc_json(f, rd->command);
-	fputs(",\"started\":", f);
-	esc_json(f, rd->wall_time);
-	fputs("},\"traceEvents\":[", f);
-	meta(f, pid, TID_MAIN, "process_name", rd->command[0] ? rd->command : "target");
-	meta(f, pid, TID_MAIN, "thread_name", "oomscope samples and crossings");
-	meta(f, pid, TID_GC, "thread_name", "GC");
-	meta(f, pid, TID_DUMPS, "thread_name", "heap dumps");
+	json_init(&j, f, 0);
+	json_obj(&j);
+	json_kstr(&j, "displayTimeUnit", "ms");
+	json_key(&j, "otherData");
+	json_obj(&j);
+	json_kstr(&j, "tool", "oomscope");
+	json_kstr(&j, "command", rd->command);
+	json_kstr(&j, "started", rd->wall_time);
+	json_obj_end(&j);
+	json_key(&j, "traceEvents");
+	json_arr(&j);
+	meta(&j, pid, TID_MAIN, "process_name", rd->command[0] ? rd->command : "target");
+	meta(&j, pid, TID_MAIN, "thread_name", "oomscope samples and crossings");
+	meta(&j, pid, TID_GC, "thread_name", "GC");
+	meta(&j, pid, TID_DUMPS, "thread_name", "heap dumps");
 	for (size_t i = 0; i < rd->nsamples; i++) {
 		const struct rd_sample *s = &rd->samples[i];
 
-		counter(f, pid, "memory (MB)", s->t, "rss", s->rss_mb, "vmsize", s->vmsize_mb, NULL, NAN);
-		counter(f, pid, "Java heap (MB)", s->t, "used", s->heap_used_mb, "max", s->heap_max_mb, "rule",
+		counter(&j, pid, "memory (MB)", s->t, "rss", s->rss_mb, "vmsize", s->vmsize_mb, NULL, NAN);
+		counter(&j, pid, "Java heap (MB)", s->t, "used", s->heap_used_mb, "max", s->heap_max_mb, "rule",
 			s->heap_limit_mb);
-		counter(f, pid, "threads", s->t, "live", s->threads, NULL, NAN, NULL, NAN);
-		counter(f, pid, "fds", s->t, "open", s->fds, NULL, NAN, NULL, NAN);
-		counter(f, pid, "lost events", s->t, "count", s->drops, NULL, NAN, NULL, NAN);
+		counter(&j, pid, "threads", s->t, "live", s->threads, NULL, NAN, NULL, NAN);
+		counter(&j, pid, "fds", s->t, "open", s->fds, NULL, NAN, NULL, NAN);
+		counter(&j, pid, "lost events", s->t, "count", s->drops, NULL, NAN, NULL, NAN);
 	}
 	for (size_t i = 0; i < rd->nevents; i++) {
 		const struct rd_event *e = &rd->events[i];
+		double start = e->t - e->dur_ms / 1000;
 
 		if (e->kind == REC_GC) {
-			sep(f);
-			fprintf(f, "{\"name\":\"%s GC\",\"cat\":\"gc\",\"ph\":\"X\",\"ts\":%.0f,\"dur\":%.0f,\"pid\":%d,\"tid\":%d,\"args\":{\"pause_ms\":%.3f}}",
-				e->ok ? "full" : "young", (e->t - e->dur_ms / 1000) * 1e6, e->dur_ms * 1000, pid, TID_GC,
-				e->dur_ms);
+			event(&j, e->ok ? "full GC" : "young GC", "gc", "X", start, pid, TID_GC);
+			json_kfixed(&j, "dur", e->dur_ms * 1000, 0);
+			json_key(&j, "args");
+			json_obj(&j);
+			json_kfixed(&j, "pause_ms", e->dur_ms, 3);
+			json_obj_end(&j);
+			json_obj_end(&j);
 		} else if (e->kind == REC_DUMP) {
-			sep(f);
-			fprintf(f, "{\"name\":\"heap dump %d\",\"cat\":\"dump\",\"ph\":\"X\",\"ts\":%.0f,\"dur\":%.0f,\"pid\":%d,\"tid\":%d,\"args\":{\"ok\":%s,\"method\":",
-				e->seq, (e->t - e->dur_ms / 1000) * 1e6, e->dur_ms * 1000, pid, TID_DUMPS,
-				e->ok ? "true" : "false");
-			esc_json(f, e->rule);
-			fprintf(f, ",\"app_pause_ms\":%.3f,\"file_or_error\":", isnan(e->value) ? 0 : e->value);
-			esc_json(f, e->text);
-			fputs("}}", f);
+			char name[48];
+
+			snprintf(name, sizeof(name), "heap dump %d", e->seq);
+			event(&j, name, "dump", "X", start, pid, TID_DUMPS);
+			json_kfixed(&j, "dur", e->dur_ms * 1000, 0);
+			json_key(&j, "args");
+			json_obj(&j);
+			json_kbool(&j, "ok", e->ok);
+			json_kstr(&j, "method", e->rule);
+			json_kfixed(&j, "app_pause_ms", isnan(e->value) ? 0 : e->value, 3);
+			json_kstr(&j, "file_or_error", e->text);
+			json_obj_end(&j);
+			json_obj_end(&j);
 		} else if (e->kind == REC_CROSSING || e->kind == REC_OOM) {
 			int cross = e->kind == REC_CROSSING;
 
-			sep(f);
-			fputs("{\"name\":", f);
-			esc_json(f, cross ? e->rule : "OutOfMemoryError");
-			fprintf(f, ",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"p\",\"ts\":%.0f,\"pid\":%d,\"tid\":%d,\"args\":{\"reason\":",
-				cross ? "crossing" : "oom", e->t * 1e6, pid, TID_MAIN);
-			esc_json(f, e->text);
-			fputs("}}", f);
+			event(&j, cross ? e->rule : "OutOfMemoryError", cross ? "crossing" : "oom", "i", e->t, pid, TID_MAIN);
+			json_kstr(&j, "s", "p");
+			json_key(&j, "args");
+			json_obj(&j);
+			json_kstr(&j, "reason", e->text);
+			json_obj_end(&j);
+			json_obj_end(&j);
 		}
 	}
-	allocations(f, pid, rd);
-	fputs("\n]}\n", f);
+	allocations(&j, pid, rd);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end_line(&j);
 }

@@ -2,73 +2,11 @@
  * named, a few lines away, in the other. */
 #include "run/timeline.h"
 #include "util/json.h"
+#include "util/jsonread.h"
 
 #include <json-c/json.h>
 #include <math.h>
 #include <string.h>
-
-/* ---- reading helpers: a missing or wrongly typed key reads as absent ---- */
-
-static struct json_object *get(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-
-	return json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static int is_num(struct json_object *v)
-{
-	return v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double));
-}
-
-static double rdbl(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-
-	return is_num(v) ? json_object_get_double(v) : NAN;
-}
-
-static int64_t rint64(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-
-	if (!is_num(v))
-		return RUN_NONE;
-	if (json_object_is_type(v, json_type_double)) {
-		double d = json_object_get_double(v);
-
-		return isfinite(d) && d > -9.2e18 && d < 9.2e18 ? (int64_t)d : RUN_NONE;
-	}
-	return json_object_get_int64(v);
-}
-
-static uint64_t ruint64(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-
-	if (!is_num(v))
-		return 0;
-	if (json_object_is_type(v, json_type_double)) {
-		double d = json_object_get_double(v);
-
-		return isfinite(d) && d > 0 && d < 1.8e19 ? (uint64_t)d : 0;
-	}
-	return json_object_get_uint64(v);
-}
-
-static const char *rstr(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-static int rbool(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
-}
 
 static void head(struct json *j, enum run_rec type, double t)
 {
@@ -106,24 +44,24 @@ static void write_settings(struct json *j, const struct run_settings *s)
 
 static void read_settings(struct json_object *o, struct run_settings *s)
 {
-	s->thread_count = rint64(o, "thread_count");
-	s->thread_gap = rint64(o, "thread_gap");
-	s->thread_polls = rint64(o, "thread_polls");
-	s->fd_count = rint64(o, "fd_count");
-	s->fd_gap = rint64(o, "fd_gap");
-	s->fd_polls = rint64(o, "fd_polls");
-	s->fd_ratio = rdbl(o, "fd_ratio");
-	s->thread_ratio = rdbl(o, "thread_ratio");
-	s->vmsize_limit_kb = rint64(o, "vmsize_limit_kb");
-	s->vmsize_64bit = rbool(o, "vmsize_64bit");
-	s->big_alloc_bytes = ruint64(o, "big_alloc_bytes");
-	s->big_alloc_mode = rstr(o, "big_alloc_mode");
-	s->heap_rule = rstr(o, "heap_rule");
-	s->heap_ratio = rdbl(o, "heap_ratio");
-	s->heap_polls = rint64(o, "heap_polls");
-	s->heap_interval_s = rdbl(o, "heap_interval_s");
-	s->max_dumps = rint64(o, "max_dumps");
-	s->shim = rbool(o, "shim");
+	s->thread_count = jr_int64(o, "thread_count", RUN_NONE);
+	s->thread_gap = jr_int64(o, "thread_gap", RUN_NONE);
+	s->thread_polls = jr_int64(o, "thread_polls", RUN_NONE);
+	s->fd_count = jr_int64(o, "fd_count", RUN_NONE);
+	s->fd_gap = jr_int64(o, "fd_gap", RUN_NONE);
+	s->fd_polls = jr_int64(o, "fd_polls", RUN_NONE);
+	s->fd_ratio = jr_num(o, "fd_ratio", NAN);
+	s->thread_ratio = jr_num(o, "thread_ratio", NAN);
+	s->vmsize_limit_kb = jr_int64(o, "vmsize_limit_kb", RUN_NONE);
+	s->vmsize_64bit = jr_bool(o, "vmsize_64bit");
+	s->big_alloc_bytes = jr_uint64(o, "big_alloc_bytes", 0);
+	s->big_alloc_mode = jr_str(o, "big_alloc_mode");
+	s->heap_rule = jr_str(o, "heap_rule");
+	s->heap_ratio = jr_num(o, "heap_ratio", NAN);
+	s->heap_polls = jr_int64(o, "heap_polls", RUN_NONE);
+	s->heap_interval_s = jr_num(o, "heap_interval_s", NAN);
+	s->max_dumps = jr_int64(o, "max_dumps", RUN_NONE);
+	s->shim = jr_bool(o, "shim");
 }
 
 static void write_start(struct json *j, const struct run_start *r)
@@ -171,10 +109,10 @@ static void write_start(struct json *j, const struct run_start *r)
 
 static void read_start(struct json_object *o, struct run_start *r)
 {
-	struct json_object *s = get(o, "settings"), *labels = get(o, "labels");
+	struct json_object *s = jr_get(o, "settings"), *labels = jr_get(o, "labels");
 
-	r->run_id = rstr(o, "run_id");
-	r->host = rstr(o, "host");
+	r->run_id = jr_str(o, "run_id");
+	r->host = jr_str(o, "host");
 	r->nlabels = 0;
 	if (labels && json_object_is_type(labels, json_type_object)) {
 		json_object_object_foreach(labels, key, val)
@@ -185,19 +123,19 @@ static void read_start(struct json_object *o, struct run_start *r)
 			}
 		}
 	}
-	r->pid = rint64(o, "pid");
-	r->command = rstr(o, "command");
-	r->mode = rstr(o, "mode");
-	r->kernel = rstr(o, "kernel");
-	r->arch = rstr(o, "arch");
-	r->target_32bit = rbool(o, "target_32bit");
-	r->interval_s = rdbl(o, "interval_s");
-	r->duration_s = rdbl(o, "duration_s");
-	r->libc = rstr(o, "libc");
-	r->page_size = rint64(o, "page_size");
-	r->ringbuf_bytes = ruint64(o, "ringbuf_bytes");
-	r->syscall_hook = rstr(o, "syscall_hook");
-	r->wall_time = rstr(o, "wall_time");
+	r->pid = jr_int64(o, "pid", RUN_NONE);
+	r->command = jr_str(o, "command");
+	r->mode = jr_str(o, "mode");
+	r->kernel = jr_str(o, "kernel");
+	r->arch = jr_str(o, "arch");
+	r->target_32bit = jr_bool(o, "target_32bit");
+	r->interval_s = jr_num(o, "interval_s", NAN);
+	r->duration_s = jr_num(o, "duration_s", NAN);
+	r->libc = jr_str(o, "libc");
+	r->page_size = jr_int64(o, "page_size", RUN_NONE);
+	r->ringbuf_bytes = jr_uint64(o, "ringbuf_bytes", 0);
+	r->syscall_hook = jr_str(o, "syscall_hook");
+	r->wall_time = jr_str(o, "wall_time");
 	if (s && json_object_is_type(s, json_type_object))
 		read_settings(s, &r->settings);
 	else
@@ -273,55 +211,55 @@ static void write_sample(struct json *j, const struct run_sample *s)
 
 static void read_sample(struct json_object *o, struct run_sample *s)
 {
-	struct json_object *n = get(o, "syscalls");
+	struct json_object *n = jr_get(o, "syscalls");
 
-	s->rss_kb = rint64(o, "rss_kb");
-	s->vmsize_kb = rint64(o, "vmsize_kb");
-	s->vmpeak_kb = rint64(o, "vmpeak_kb");
-	s->vmsize_bpf_kb = rint64(o, "vmsize_bpf_kb");
-	s->threads = rint64(o, "threads");
-	s->threads_bpf = rint64(o, "threads_bpf");
-	s->thread_limit = rint64(o, "thread_limit");
-	s->thread_limit_src = rstr(o, "thread_limit_src");
-	s->fds = rint64(o, "fds");
-	s->fds_bpf = rint64(o, "fds_bpf");
-	s->fd_limit = rint64(o, "fd_limit");
-	s->ringbuf_drops = ruint64(o, "ringbuf_drops");
-	s->set_full_drops = ruint64(o, "set_full_drops");
-	s->events = ruint64(o, "events");
-	s->heap_src = rstr(o, "heap_src");
-	s->heap_used = rint64(o, "heap_used");
-	s->heap_committed = rint64(o, "heap_committed");
-	s->heap_max = rint64(o, "heap_max");
-	s->heap_limit = rint64(o, "heap_limit");
-	s->has_gc = is_num(get(o, "gcs"));
-	s->gcs = ruint64(o, "gcs");
-	s->gc_pause_ms = rdbl(o, "gc_pause_ms");
+	s->rss_kb = jr_int64(o, "rss_kb", RUN_NONE);
+	s->vmsize_kb = jr_int64(o, "vmsize_kb", RUN_NONE);
+	s->vmpeak_kb = jr_int64(o, "vmpeak_kb", RUN_NONE);
+	s->vmsize_bpf_kb = jr_int64(o, "vmsize_bpf_kb", RUN_NONE);
+	s->threads = jr_int64(o, "threads", RUN_NONE);
+	s->threads_bpf = jr_int64(o, "threads_bpf", RUN_NONE);
+	s->thread_limit = jr_int64(o, "thread_limit", RUN_NONE);
+	s->thread_limit_src = jr_str(o, "thread_limit_src");
+	s->fds = jr_int64(o, "fds", RUN_NONE);
+	s->fds_bpf = jr_int64(o, "fds_bpf", RUN_NONE);
+	s->fd_limit = jr_int64(o, "fd_limit", RUN_NONE);
+	s->ringbuf_drops = jr_uint64(o, "ringbuf_drops", 0);
+	s->set_full_drops = jr_uint64(o, "set_full_drops", 0);
+	s->events = jr_uint64(o, "events", 0);
+	s->heap_src = jr_str(o, "heap_src");
+	s->heap_used = jr_int64(o, "heap_used", RUN_NONE);
+	s->heap_committed = jr_int64(o, "heap_committed", RUN_NONE);
+	s->heap_max = jr_int64(o, "heap_max", RUN_NONE);
+	s->heap_limit = jr_int64(o, "heap_limit", RUN_NONE);
+	s->has_gc = jr_is_num(jr_get(o, "gcs"));
+	s->gcs = jr_uint64(o, "gcs", 0);
+	s->gc_pause_ms = jr_num(o, "gc_pause_ms", NAN);
 	{
-		struct json_object *jp = get(o, "java_pools");
+		struct json_object *jp = jr_get(o, "java_pools");
 		struct run_pool_fig *f[] = {&s->metaspace, &s->class_space, &s->direct};
 		static const char *const names[] = {"metaspace", "class_space", "direct"};
 
 		for (int i = 0; i < 3; i++) {
-			struct json_object *p = jp && json_object_is_type(jp, json_type_object) ? get(jp, names[i]) : NULL;
+			struct json_object *p = jp && json_object_is_type(jp, json_type_object) ? jr_get(jp, names[i]) : NULL;
 
 			f[i]->used = f[i]->committed = f[i]->max = RUN_NONE;
 			if (p && json_object_is_type(p, json_type_object)) {
-				f[i]->used = rint64(p, "used");
-				f[i]->committed = rint64(p, "committed");
-				f[i]->max = rint64(p, "max");
+				f[i]->used = jr_int64(p, "used", RUN_NONE);
+				f[i]->committed = jr_int64(p, "committed", RUN_NONE);
+				f[i]->max = jr_int64(p, "max", RUN_NONE);
 			}
 		}
 	}
 	if (n && json_object_is_type(n, json_type_object)) {
-		s->syscalls.fd_opens = ruint64(n, "fd_opens");
-		s->syscalls.fd_closes = ruint64(n, "fd_closes");
-		s->syscalls.thread_news = ruint64(n, "thread_news");
-		s->syscalls.thread_exits = ruint64(n, "thread_exits");
-		s->syscalls.mmaps = ruint64(n, "mmaps");
-		s->syscalls.munmaps = ruint64(n, "munmaps");
-		s->syscalls.mremaps = ruint64(n, "mremaps");
-		s->syscalls.brks = ruint64(n, "brks");
+		s->syscalls.fd_opens = jr_uint64(n, "fd_opens", 0);
+		s->syscalls.fd_closes = jr_uint64(n, "fd_closes", 0);
+		s->syscalls.thread_news = jr_uint64(n, "thread_news", 0);
+		s->syscalls.thread_exits = jr_uint64(n, "thread_exits", 0);
+		s->syscalls.mmaps = jr_uint64(n, "mmaps", 0);
+		s->syscalls.munmaps = jr_uint64(n, "munmaps", 0);
+		s->syscalls.mremaps = jr_uint64(n, "mremaps", 0);
+		s->syscalls.brks = jr_uint64(n, "brks", 0);
 	}
 }
 
@@ -346,14 +284,14 @@ static void write_crossing(struct json *j, const struct run_crossing *r)
 
 static void read_crossing(struct json_object *o, struct run_crossing *r)
 {
-	r->rule = rstr(o, "rule");
-	r->value = rint64(o, "value");
-	r->limit = rint64(o, "limit");
-	r->reason = rstr(o, "reason");
-	r->seen_at = rstr(o, "seen_at");
-	r->wrote = rstr(o, "wrote");
-	r->allocs = rstr(o, "allocs");
-	r->sites = rstr(o, "sites");
+	r->rule = jr_str(o, "rule");
+	r->value = jr_int64(o, "value", RUN_NONE);
+	r->limit = jr_int64(o, "limit", RUN_NONE);
+	r->reason = jr_str(o, "reason");
+	r->seen_at = jr_str(o, "seen_at");
+	r->wrote = jr_str(o, "wrote");
+	r->allocs = jr_str(o, "allocs");
+	r->sites = jr_str(o, "sites");
 }
 
 static void write_drift(struct json *j, const struct run_drift *r)
@@ -368,9 +306,9 @@ static void write_drift(struct json *j, const struct run_drift *r)
 
 static void read_drift(struct json_object *o, struct run_drift *r)
 {
-	r->what = rstr(o, "what");
-	r->proc = rint64(o, "proc");
-	r->bpf = rint64(o, "bpf");
+	r->what = jr_str(o, "what");
+	r->proc = jr_int64(o, "proc", RUN_NONE);
+	r->bpf = jr_int64(o, "bpf", RUN_NONE);
 }
 
 /* ---- the Java runtime: runtime, gc, oom ---- */
@@ -390,13 +328,13 @@ static void write_runtime(struct json *j, const struct run_runtime *r)
 
 static void read_runtime(struct json_object *o, struct run_runtime *r)
 {
-	r->runtime = rstr(o, "runtime");
-	r->lib = rstr(o, "lib");
-	r->probes = rint64(o, "probes");
-	r->heap_rule = rstr(o, "heap_rule");
-	r->heap_horizon_s = rdbl(o, "heap_horizon_s");
-	r->heap_interval_s = rdbl(o, "heap_interval_s");
-	r->max_dumps = rint64(o, "max_dumps");
+	r->runtime = jr_str(o, "runtime");
+	r->lib = jr_str(o, "lib");
+	r->probes = jr_int64(o, "probes", RUN_NONE);
+	r->heap_rule = jr_str(o, "heap_rule");
+	r->heap_horizon_s = jr_num(o, "heap_horizon_s", NAN);
+	r->heap_interval_s = jr_num(o, "heap_interval_s", NAN);
+	r->max_dumps = jr_int64(o, "max_dumps", RUN_NONE);
 }
 
 static void write_gc(struct json *j, const struct run_gc *r)
@@ -423,9 +361,9 @@ static void write_gc(struct json *j, const struct run_gc *r)
 
 static void read_gc(struct json_object *o, struct run_gc *r)
 {
-	r->full = rbool(o, "full");
-	r->pause_ms = rdbl(o, "pause_ms");
-	r->used_after = rint64(o, "used_after");
+	r->full = jr_bool(o, "full");
+	r->pause_ms = jr_num(o, "pause_ms", NAN);
+	r->used_after = jr_int64(o, "used_after", RUN_NONE);
 }
 
 static void write_oom(struct json *j, const struct run_oom *r)
@@ -463,13 +401,13 @@ static void write_oom(struct json *j, const struct run_oom *r)
 
 static void read_oom(struct json_object *o, struct run_oom *r)
 {
-	r->source = rstr(o, "source");
-	r->bytes = rint64(o, "bytes");
-	r->message = rstr(o, "message");
-	r->tid = ruint64(o, "tid");
-	r->thread = rstr(o, "thread");
-	r->kind = rstr(o, "kind");
-	r->hint = rstr(o, "hint");
+	r->source = jr_str(o, "source");
+	r->bytes = jr_int64(o, "bytes", RUN_NONE);
+	r->message = jr_str(o, "message");
+	r->tid = jr_uint64(o, "tid", 0);
+	r->thread = jr_str(o, "thread");
+	r->kind = jr_str(o, "kind");
+	r->hint = jr_str(o, "hint");
 }
 
 /* ---- heap dumps ---- */
@@ -484,8 +422,8 @@ static void write_dump_start(struct json *j, const struct run_dump_start *r)
 
 static void read_dump_start(struct json_object *o, struct run_dump_start *r)
 {
-	r->seq = rint64(o, "seq");
-	r->reason = rstr(o, "reason");
+	r->seq = jr_int64(o, "seq", RUN_NONE);
+	r->reason = jr_str(o, "reason");
 }
 
 static void write_dump(struct json *j, const struct run_dump *r)
@@ -518,26 +456,26 @@ static void write_dump(struct json *j, const struct run_dump *r)
 
 static void read_dump(struct json_object *o, struct run_dump *r)
 {
-	r->seq = rint64(o, "seq");
-	r->ok = rbool(o, "ok");
-	r->method = rstr(o, "method");
-	r->when = rstr(o, "when");
-	r->file = rstr(o, "file");
-	r->pause_ms = rdbl(o, "pause_ms");
-	r->dump_ms = rdbl(o, "dump_ms");
-	r->attempts = rint64(o, "attempts");
-	r->bytes_in = ruint64(o, "bytes_in");
-	r->bytes_out = ruint64(o, "bytes_out");
-	r->objects = ruint64(o, "objects");
-	r->target_exited = rbool(o, "target_exited");
-	r->error = rstr(o, "error");
-	r->has_analysis = get(o, "analyze_ms") != NULL;
-	r->analysis = rstr(o, "analysis");
-	r->analyze_ms = rdbl(o, "analyze_ms");
-	r->leak_groups = ruint64(o, "leak_groups");
-	r->leak_objects = ruint64(o, "leak_objects");
-	r->top_leak = rstr(o, "top_leak");
-	r->analysis_error = rstr(o, "analysis_error");
+	r->seq = jr_int64(o, "seq", RUN_NONE);
+	r->ok = jr_bool(o, "ok");
+	r->method = jr_str(o, "method");
+	r->when = jr_str(o, "when");
+	r->file = jr_str(o, "file");
+	r->pause_ms = jr_num(o, "pause_ms", NAN);
+	r->dump_ms = jr_num(o, "dump_ms", NAN);
+	r->attempts = jr_int64(o, "attempts", RUN_NONE);
+	r->bytes_in = jr_uint64(o, "bytes_in", 0);
+	r->bytes_out = jr_uint64(o, "bytes_out", 0);
+	r->objects = jr_uint64(o, "objects", 0);
+	r->target_exited = jr_bool(o, "target_exited");
+	r->error = jr_str(o, "error");
+	r->has_analysis = jr_get(o, "analyze_ms") != NULL;
+	r->analysis = jr_str(o, "analysis");
+	r->analyze_ms = jr_num(o, "analyze_ms", NAN);
+	r->leak_groups = jr_uint64(o, "leak_groups", 0);
+	r->leak_objects = jr_uint64(o, "leak_objects", 0);
+	r->top_leak = jr_str(o, "top_leak");
+	r->analysis_error = jr_str(o, "analysis_error");
 }
 
 /* ---- end ---- */
@@ -599,15 +537,15 @@ static void write_end(struct json *j, const struct run_end *r)
 
 static void read_end(struct json_object *o, struct run_end *r)
 {
-	r->reason = rstr(o, "reason");
-	r->target_exit_code = rint64(o, "target_exit_code");
-	r->target_signal = rint64(o, "target_signal");
-	r->ringbuf_drops = ruint64(o, "ringbuf_drops");
-	r->set_full_drops = ruint64(o, "set_full_drops");
-	r->events_sent = ruint64(o, "events_sent");
-	r->events_received = ruint64(o, "events_received");
-	r->timeline_lost = ruint64(o, "timeline_lost");
-	r->skipped_runs = ruint64(o, "skipped_runs");
+	r->reason = jr_str(o, "reason");
+	r->target_exit_code = jr_int64(o, "target_exit_code", RUN_NONE);
+	r->target_signal = jr_int64(o, "target_signal", RUN_NONE);
+	r->ringbuf_drops = jr_uint64(o, "ringbuf_drops", 0);
+	r->set_full_drops = jr_uint64(o, "set_full_drops", 0);
+	r->events_sent = jr_uint64(o, "events_sent", 0);
+	r->events_received = jr_uint64(o, "events_received", 0);
+	r->timeline_lost = jr_uint64(o, "timeline_lost", 0);
+	r->skipped_runs = jr_uint64(o, "skipped_runs", 0);
 	{
 		struct json_object *rec;
 
@@ -620,26 +558,26 @@ static void read_end(struct json_object *o, struct run_end *r)
 			}
 		}
 	}
-	r->crossings = rint64(o, "crossings");
-	r->call_fails = ruint64(o, "call_fails");
-	r->call_fails_sent = ruint64(o, "call_fails_sent");
-	r->probe_misses = get(o, "probe_misses") ? rint64(o, "probe_misses") : -1;
-	r->death = rstr(o, "death");
-	r->how = rstr(o, "how");
-	r->runtime = rstr(o, "runtime");
-	r->runtime_events = ruint64(o, "runtime_events");
-	r->runtime_ringbuf_drops = ruint64(o, "runtime_ringbuf_drops");
-	r->unsafe_untracked = get(o, "unsafe_untracked") ? rint64(o, "unsafe_untracked") : -1;
-	r->dumps = rint64(o, "dumps");
-	struct json_object *js = get(o, "java_stacks");
+	r->crossings = jr_int64(o, "crossings", RUN_NONE);
+	r->call_fails = jr_uint64(o, "call_fails", 0);
+	r->call_fails_sent = jr_uint64(o, "call_fails_sent", 0);
+	r->probe_misses = jr_get(o, "probe_misses") ? jr_int64(o, "probe_misses", RUN_NONE) : -1;
+	r->death = jr_str(o, "death");
+	r->how = jr_str(o, "how");
+	r->runtime = jr_str(o, "runtime");
+	r->runtime_events = jr_uint64(o, "runtime_events", 0);
+	r->runtime_ringbuf_drops = jr_uint64(o, "runtime_ringbuf_drops", 0);
+	r->unsafe_untracked = jr_get(o, "unsafe_untracked") ? jr_int64(o, "unsafe_untracked", RUN_NONE) : -1;
+	r->dumps = jr_int64(o, "dumps", RUN_NONE);
+	struct json_object *js = jr_get(o, "java_stacks");
 	if (js && json_object_is_type(js, json_type_object)) {
-		r->java_asked = ruint64(js, "asked");
-		r->java_sampled_out = ruint64(js, "sampled_out");
-		r->java_reported = ruint64(js, "reported");
-		r->java_unmatched = ruint64(js, "unmatched");
+		r->java_asked = jr_uint64(js, "asked", 0);
+		r->java_sampled_out = jr_uint64(js, "sampled_out", 0);
+		r->java_reported = jr_uint64(js, "reported", 0);
+		r->java_unmatched = jr_uint64(js, "unmatched", 0);
 	}
-	r->collector_cpu_s = rdbl(o, "collector_cpu_s");
-	r->collector_peak_rss_kb = ruint64(o, "collector_peak_rss_kb");
+	r->collector_cpu_s = jr_num(o, "collector_cpu_s", NAN);
+	r->collector_peak_rss_kb = jr_uint64(o, "collector_peak_rss_kb", 0);
 }
 
 /* ---- dispatch ---- */
@@ -671,7 +609,7 @@ enum run_rec run_record_read(struct json_object *o, struct run_record *r)
 	memset(r, 0, sizeof(*r));
 	if (!o || !json_object_is_type(o, json_type_object))
 		return r->type = REC_UNKNOWN;
-	r->type = run_rec_parse(rstr(o, "type"));
+	r->type = run_rec_parse(jr_str(o, "type"));
 	/* t is the first member of every record in the union */
 	switch (r->type) {
 	case REC_START: read_start(o, &r->u.start); break;
@@ -686,6 +624,6 @@ enum run_rec run_record_read(struct json_object *o, struct run_record *r)
 	case REC_END: read_end(o, &r->u.end); break;
 	default: return r->type;
 	}
-	r->u.start.t = is_num(get(o, "t")) ? rdbl(o, "t") : 0;
+	r->u.start.t = jr_is_num(jr_get(o, "t")) ? jr_num(o, "t", NAN) : 0;
 	return r->type;
 }

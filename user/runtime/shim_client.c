@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "runtime/hs_attach.h"
-#include "shim/shim.h"
+#include "shim/proto.h"
 
 struct ns_socket {
 	int ns, fd;
@@ -127,22 +127,32 @@ int shim_client_line(int conn, char *line, size_t len, int timeout_ms)
 	return got ? 0 : -EPIPE;
 }
 
-int shim_client_subscribe(pid_t pid, const char *request, int *conn, char *line, size_t len, int timeout_ms)
+/* A connection to pid's shim with request (one line, its newline added)
+ * sent on it; -errno. */
+static int connect_and_send(pid_t pid, const char *request)
 {
 	int fd = connect_shim(pid), e;
 	char req[512];
 
-	*conn = -1;
-	line[0] = 0;
 	if (fd < 0)
 		return fd;
 	snprintf(req, sizeof(req), "%s\n", request);
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
-		e = -errno;
+	if ((e = shim_client_send(fd, req, -1))) {
 		close(fd);
 		return e;
 	}
-	if ((e = shim_client_line(fd, line, len, timeout_ms)) || strncmp(line, "ok", 2)) {
+	return fd;
+}
+
+int shim_client_subscribe(pid_t pid, const char *request, int *conn, char *line, size_t len, int timeout_ms)
+{
+	int fd, e;
+
+	*conn = -1;
+	line[0] = 0;
+	if ((fd = connect_and_send(pid, request)) < 0)
+		return fd;
+	if ((e = shim_client_line(fd, line, len, timeout_ms)) || !shim_line_is(line, SHIM_OK)) {
 		close(fd);
 		return e ? e : -EIO;
 	}
@@ -152,17 +162,10 @@ int shim_client_subscribe(pid_t pid, const char *request, int *conn, char *line,
 
 int shim_client_ask(pid_t pid, const char *request, char *line, size_t len, int timeout_ms)
 {
-	int fd = connect_shim(pid), e;
-	char req[512];
+	int fd, e;
 
-	if (fd < 0)
+	if ((fd = connect_and_send(pid, request)) < 0)
 		return fd;
-	snprintf(req, sizeof(req), "%s\n", request);
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
-		e = -errno;
-		close(fd);
-		return e;
-	}
 	e = shim_client_line(fd, line, len, timeout_ms);
 	close(fd);
 	return e;
@@ -181,11 +184,11 @@ double shim_line_num(const char *line, const char *key, double dflt)
 int shim_client_heap(pid_t pid, int64_t *used, int64_t *committed, int64_t *max, int timeout_ms)
 {
 	char line[256];
-	int e = shim_client_ask(pid, "heap", line, sizeof(line), timeout_ms);
+	int e = shim_client_ask(pid, SHIM_REQ_HEAP, line, sizeof(line), timeout_ms);
 
 	if (e)
 		return e;
-	if (strncmp(line, "ok ", 3))
+	if (!shim_line_is(line, SHIM_OK))
 		return -EPROTO;
 	*used = (int64_t)shim_line_num(line, "used", -1);
 	*committed = (int64_t)shim_line_num(line, "committed", -1);
@@ -193,35 +196,59 @@ int shim_client_heap(pid_t pid, int64_t *used, int64_t *committed, int64_t *max,
 	return 0;
 }
 
+int shim_client_send(int conn, const char *req, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {(void *)req, strlen(req)};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct cmsghdr *h;
+
+	if (fd >= 0) {
+		m.msg_control = cbuf;
+		m.msg_controllen = sizeof(cbuf);
+		h = CMSG_FIRSTHDR(&m);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(h), &fd, sizeof(int));
+	}
+	return sendmsg(conn, &m, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+int shim_client_connect_named(const char *name)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	socklen_t len = sizeof(sa);
+	int fd, e;
+
+	if (name[0] == '@') { /* abstract: a NUL, then the name, no NUL after */
+		snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "%s", name + 1);
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(sa.sun_path + 1));
+	} else {
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", name);
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, len) != 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
 /* Sends request (one line) with out_fd over the socket; reads the first
  * answer into line. 0 with *conn open when it starts with want. */
 static int send_with_fd(pid_t pid, const char *req, int out_fd, const char *want, int *conn, char *line, size_t len,
 			int timeout_ms)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov;
-	struct msghdr m;
-	struct cmsghdr *h;
 	int fd = connect_shim(pid), e;
 
 	*conn = -1;
 	line[0] = 0;
 	if (fd < 0)
 		return fd;
-	iov.iov_base = (void *)req;
-	iov.iov_len = strlen(req);
-	memset(&m, 0, sizeof(m));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = cbuf;
-	m.msg_controllen = sizeof(cbuf);
-	h = CMSG_FIRSTHDR(&m);
-	h->cmsg_level = SOL_SOCKET;
-	h->cmsg_type = SCM_RIGHTS;
-	h->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(h), &out_fd, sizeof(int));
-	if (sendmsg(fd, &m, MSG_NOSIGNAL) < 0) {
-		e = -errno;
+	if ((e = shim_client_send(fd, req, out_fd))) {
 		close(fd);
 		return e;
 	}
@@ -229,13 +256,13 @@ static int send_with_fd(pid_t pid, const char *req, int out_fd, const char *want
 	/* a dump's child answers after its parent's "started", unless the
 	 * parent died between its fork and that line: the child's answer
 	 * then comes first, and is the dump's end */
-	if (!e && !strcmp(want, "started ") && (!strncmp(line, "done ", 5) || !strncmp(line, "error ", 6))) {
+	if (!e && !strcmp(want, SHIM_STARTED) && (shim_line_is(line, SHIM_DONE) || shim_line_is(line, SHIM_ERROR))) {
 		*conn = fd;
 		return 0;
 	}
-	if (e || strncmp(line, want, strlen(want))) {
+	if (e || !shim_line_is(line, want)) {
 		close(fd);
-		return e ? e : !strncmp(line, "busy", 4) ? -EBUSY : -EIO;
+		return e ? e : shim_line_is(line, SHIM_BUSY) ? -EBUSY : -EIO;
 	}
 	*conn = fd;
 	return 0;
@@ -246,8 +273,8 @@ int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, int text_bytes, 
 {
 	char req[128];
 
-	snprintf(req, sizeof(req), "dumpfd %s strings=%d\n", mode, text_bytes);
-	return send_with_fd(pid, req, out_fd, "started ", conn, line, len, timeout_ms);
+	snprintf(req, sizeof(req), SHIM_REQ_DUMPFD " %s strings=%d\n", mode, text_bytes);
+	return send_with_fd(pid, req, out_fd, SHIM_STARTED, conn, line, len, timeout_ms);
 }
 
 int shim_client_armfd(pid_t pid, int out_fd, const char *mode, int text_bytes, int *conn, char *line, size_t len,
@@ -255,8 +282,8 @@ int shim_client_armfd(pid_t pid, int out_fd, const char *mode, int text_bytes, i
 {
 	char req[128];
 
-	snprintf(req, sizeof(req), "armoom %s strings=%d\n", mode, text_bytes);
-	return send_with_fd(pid, req, out_fd, "armed", conn, line, len, timeout_ms);
+	snprintf(req, sizeof(req), SHIM_REQ_ARMOOM " %s strings=%d\n", mode, text_bytes);
+	return send_with_fd(pid, req, out_fd, SHIM_ARMED, conn, line, len, timeout_ms);
 }
 
 const char *shim_client_library(void)
@@ -420,7 +447,7 @@ int shim_client_load_hotspot(pid_t pid, const char *shim, char *err, size_t err_
 		snprintf(err, err_len, "liboomscope_shim.so not found beside oomscope (build it with make, or set OOMSCOPE_SHIM)");
 		return -ENOENT;
 	}
-	if (shim_client_ask(pid, "ping", line, sizeof(line), 1000) == 0 && !strncmp(line, "ok ", 3))
+	if (shim_client_ask(pid, SHIM_REQ_PING, line, sizeof(line), 1000) == 0 && shim_line_is(line, SHIM_OK))
 		return 0; /* loaded already */
 	if ((e = shim_for_target(pid, shim, path, sizeof(path), &copied, &st))) {
 		if (copied)
@@ -445,7 +472,7 @@ int shim_client_load_hotspot(pid_t pid, const char *shim, char *err, size_t err_
 	if (e)
 		return e;
 	for (deadline = mono_ms() + 5000; mono_ms() < deadline; usleep(20000))
-		if (shim_client_ask(pid, "ping", line, sizeof(line), 1000) == 0 && !strncmp(line, "ok ", 3))
+		if (shim_client_ask(pid, SHIM_REQ_PING, line, sizeof(line), 1000) == 0 && shim_line_is(line, SHIM_OK))
 			return 0;
 	snprintf(err, err_len, "the shim loaded into JVM %d but its socket did not answer", (int)pid);
 	return -ETIMEDOUT;

@@ -32,6 +32,13 @@ int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, int text_bytes, 
  * come on it when the Java heap runs out. -errno otherwise. */
 int shim_client_armfd(pid_t pid, int out_fd, const char *mode, int text_bytes, int *conn, char *line, size_t len,
 		      int timeout_ms);
+/* The test tool's and another program's way in (protocol: shim/proto.h):
+ * a connection to the socket called name ("@NAME": abstract, else a path),
+ * in this process's network namespace, its peer not checked; one request
+ * line sent on conn with fd as SCM_RIGHTS (fd < 0: none). -errno on
+ * failure. */
+int shim_client_connect_named(const char *name);
+int shim_client_send(int conn, const char *req, int fd);
 /* The next line from conn, within timeout_ms (-1: no limit). 0, -ETIMEDOUT,
  * or -EPIPE when the other side closed without one. */
 int shim_client_line(int conn, char *line, size_t len, int timeout_ms);

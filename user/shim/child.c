@@ -54,9 +54,9 @@ void shim_child_finish(const struct shim_dump_req *req, int err, const char *why
 	while (read(req->sync_fd, &b, 1) < 0 && errno == EINTR)
 		;
 	if (err)
-		shim_reply(req->reply_fd, "error %s: %s", why ? why : "dump", strerror(-err));
+		shim_reply(req->reply_fd, SHIM_ERROR " %s: %s", why ? why : "dump", strerror(-err));
 	else
-		shim_reply(req->reply_fd, "done bytes_in=%llu bytes_out=%llu objects=%llu child_ms=%.0f%s%s",
+		shim_reply(req->reply_fd, SHIM_DONE " bytes_in=%llu bytes_out=%llu objects=%llu child_ms=%.0f%s%s",
 			   (unsigned long long)bytes_in, (unsigned long long)bytes_out, (unsigned long long)objects,
 			   shim_now_ms() - start_ms, shim_child_note[0] ? " " : "", shim_child_note);
 	if (req->done_fd >= 0 && write(req->done_fd, "d", 1) < 0) { /* best effort: the parent then refuses */

@@ -178,12 +178,12 @@ static void start_dump(int c, struct shim_dump_req *req, int busy_wait_ms)
 		busy_done_fd = -1;
 	}
 	if (busy_child) {
-		shim_reply(c, "busy a dump is running (child %d, %s): try again when it is done", (int)busy_child,
+		shim_reply(c, SHIM_BUSY " a dump is running (child %d, %s): try again when it is done", (int)busy_child,
 			   busy_path);
 		goto out;
 	}
 	if (pipe2(sync, O_CLOEXEC) != 0) {
-		shim_reply(c, "error pipe: %s", strerror(errno));
+		shim_reply(c, SHIM_ERROR " pipe: %s", strerror(errno));
 		goto out;
 	}
 	req->sync_fd = sync[0];
@@ -196,14 +196,14 @@ static void start_dump(int c, struct shim_dump_req *req, int busy_wait_ms)
 	else
 		snprintf(res.error, sizeof(res.error), "no Java runtime in this process");
 	if (!res.child) {
-		shim_reply(c, "error %s", res.error[0] ? res.error : "the dump did not start");
+		shim_reply(c, SHIM_ERROR " %s", res.error[0] ? res.error : "the dump did not start");
 	} else {
 		busy_child = res.child;
 		snprintf(busy_path, sizeof(busy_path), "%s", req->label);
 		busy_done_fd = done[0];
 		done[0] = -1;
 		test_fault_wait("before_started:");
-		shim_reply(c, "started child=%d pause_ms=%.1f", (int)res.child, res.pause_ms);
+		shim_reply(c, SHIM_STARTED " child=%d pause_ms=%.1f", (int)res.child, res.pause_ms);
 		test_fault_mark("after_started:");
 	}
 	if (write(sync[1], "g", 1) < 0) { /* the child may answer now */
@@ -244,7 +244,7 @@ static int open_output(int c, const struct shim_request *r, int *passed_fd, stru
 		 * a FIFO with no reader is refused rather than waited for */
 		req->fd = open(r->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 		if (req->fd < 0) {
-			shim_reply(c, "error cannot open %s: %s", r->path, strerror(errno));
+			shim_reply(c, SHIM_ERROR " cannot open %s: %s", r->path, strerror(errno));
 			return -1;
 		}
 		fcntl(req->fd, F_SETFL, fcntl(req->fd, F_GETFL) & ~O_NONBLOCK);
@@ -253,7 +253,7 @@ static int open_output(int c, const struct shim_request *r, int *passed_fd, stru
 		snprintf(req->tmp, sizeof(req->tmp), "%s.tmp.%d", r->path, (int)getpid());
 		req->fd = open(req->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (req->fd < 0) {
-			shim_reply(c, "error cannot create %s: %s", req->tmp, strerror(errno));
+			shim_reply(c, SHIM_ERROR " cannot create %s: %s", req->tmp, strerror(errno));
 			return -1;
 		}
 	}
@@ -296,7 +296,7 @@ static int do_arm(int c, const struct shim_request *r, int passed_fd)
 	armed.op = req.op;
 	armed.text_bytes = req.text_bytes;
 	shim_unlock(&dump_lock);
-	shim_reply(c, "armed");
+	shim_reply(c, SHIM_ARMED);
 	return 1;
 }
 
@@ -317,7 +317,7 @@ void shim_oom_event(const char *kind, int heap, const char *what, const char *th
 		shim_unlock(&dump_lock);
 		return;
 	}
-	shim_reply(conn, "oom kind=%s thread=%s what=%s stack=%s", kind, thread, what, stack);
+	shim_reply(conn, SHIM_OOM " kind=%s thread=%s what=%s stack=%s", kind, thread, what, stack);
 	if (!heap) { /* threads, metaspace...: told, but the dump waits for the heap */
 		shim_unlock(&dump_lock);
 		return;
@@ -345,7 +345,7 @@ static int serve(int c)
 	int fd;
 
 	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || (cred.uid != 0 && cred.uid != geteuid())) {
-		shim_reply(c, "error permission denied: only root or uid %d may use this socket", (int)geteuid());
+		shim_reply(c, SHIM_ERROR " permission denied: only root or uid %d may use this socket", (int)geteuid());
 		return 0;
 	}
 	if (read_request(c, line, sizeof(line), &fd) < 0)
@@ -353,7 +353,7 @@ static int serve(int c)
 	if (shim_request_parse(line, fd >= 0, &r, reply, sizeof(reply))) {
 		shim_reply(c, "%s", reply);
 	} else if (r.cmd == SHIM_CMD_PING) {
-		shim_reply(c, "ok oomscope-shim %d runtime=%s pid=%d", SHIM_PROTOCOL,
+		shim_reply(c, SHIM_OK " oomscope-shim %d runtime=%s pid=%d", SHIM_PROTOCOL,
 			   shim_ops ? shim_ops->name : "none",
 			   (int)getpid());
 	} else if (r.cmd == SHIM_CMD_HEAP) {
@@ -361,20 +361,20 @@ static int serve(int c)
 		int e = shim_ops ? shim_ops->heap(&used, &committed, &max) : -ENOSYS;
 
 		if (e)
-			shim_reply(c, "error heap figures unavailable: %s", strerror(-e));
+			shim_reply(c, SHIM_ERROR " heap figures unavailable: %s", strerror(-e));
 		else
-			shim_reply(c, "ok used=%lld committed=%lld max=%lld", (long long)used, (long long)committed,
+			shim_reply(c, SHIM_OK " used=%lld committed=%lld max=%lld", (long long)used, (long long)committed,
 				   (long long)max);
 	} else if (r.cmd == SHIM_CMD_JAVASTACKS) {
 		char why[160];
 		int sig = shim_ops && shim_ops->javastacks ? shim_ops->javastacks(c, r.no_stacks, why, sizeof(why)) : -1;
 
 		if (sig < 0) {
-			shim_reply(c, "error no Java stacks here: %s",
+			shim_reply(c, SHIM_ERROR " no Java stacks here: %s",
 				   shim_ops && shim_ops->javastacks ? why : "not on this runtime yet");
 			return 0;
 		}
-		shim_reply(c, "ok signal=%d", sig);
+		shim_reply(c, SHIM_OK " signal=%d", sig);
 		return 1; /* kept: the reports go on it */
 	} else if (r.cmd == SHIM_CMD_DUMP || r.cmd == SHIM_CMD_DUMPFD) {
 		do_dump(c, &r, fd);

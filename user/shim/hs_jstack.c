@@ -176,7 +176,7 @@ static void report(JNIEnv *jni, const struct js_slot *s)
 					  "not-walkable-not-java", "unknown-java", "not-walkable-java", "unknown-state",
 					  "thread-exit", "deopt", "safepoint"};
 
-	o = (size_t)snprintf(line, sizeof(line), "js tid=%d sp=%llx pc=%llx ", (int)s->tid, (unsigned long long)s->sp,
+	o = (size_t)snprintf(line, sizeof(line), SHIM_JS " tid=%d sp=%llx pc=%llx ", (int)s->tid, (unsigned long long)s->sp,
 			     (unsigned long long)s->pc);
 	if (s->n <= 0) {
 		snprintf(line + o, sizeof(line) - o, "none=%s\n",
@@ -246,7 +246,7 @@ static void send_pools(jvmtiEnv *jvmti, JNIEnv *jni)
 	if (JS.bits && (*jvmti)->GetClassStatus(jvmti, JS.bits, &st) == JVMTI_ERROR_NONE &&
 	    (st & JVMTI_CLASS_STATUS_INITIALIZED) && shim_jni_direct(jni, JS.bits, &used, &max) != 0)
 		return;
-	snprintf(line, sizeof(line), "pools direct_used=%lld direct_max=%lld\n", (long long)used, (long long)max);
+	snprintf(line, sizeof(line), SHIM_POOLS " direct_used=%lld direct_max=%lld\n", (long long)used, (long long)max);
 	if (JS.conn >= 0 && send(JS.conn, line, strlen(line), MSG_NOSIGNAL) < 0) {
 		close(JS.conn);
 		JS.conn = -1;

@@ -35,7 +35,7 @@ static int parse_extra(char *const *w, int n, struct shim_request *r, char *repl
 			long v = strtol(w[i] + 8, &end, 10);
 
 			if (*end || end == w[i] + 8 || v < 0 || v > (1 << 20)) {
-				snprintf(reply, reply_len, "error strings=N wants bytes from 0 to 1048576");
+				snprintf(reply, reply_len, SHIM_ERROR " strings=N wants bytes from 0 to 1048576");
 				return -1;
 			}
 			r->text_bytes = (int)v;
@@ -43,9 +43,9 @@ static int parse_extra(char *const *w, int n, struct shim_request *r, char *repl
 		}
 		if (!strcmp(w[i], "gzip") || !strcmp(w[i], "xz"))
 			snprintf(reply, reply_len,
-				 "error the shim writes plain hprof (protocol %d): the reader compresses it", SHIM_PROTOCOL);
+				 SHIM_ERROR " the shim writes plain hprof (protocol %d): the reader compresses it", SHIM_PROTOCOL);
 		else
-			snprintf(reply, reply_len, "error unknown word '%.40s' (modes: app, koom; then strings=N)", w[i]);
+			snprintf(reply, reply_len, SHIM_ERROR " unknown word '%.40s' (modes: app, koom; then strings=N)", w[i]);
 		return -1;
 	}
 	return 0;
@@ -58,12 +58,12 @@ static int parse_dump(char **w, int nw, int has_fd, struct shim_request *r, char
 
 	if ((!fdmode && nw < 2) || (fdmode && !has_fd)) {
 		snprintf(reply, reply_len,
-			 "error usage: dump PATH [app|koom [strings=N]], or dumpfd/armoom [...] with an fd");
+			 SHIM_ERROR " usage: dump PATH [app|koom [strings=N]], or dumpfd/armoom [...] with an fd");
 		return -1;
 	}
 	r->text_bytes = HPROF_TEXT_BYTES;
 	if (parse_mode(nw > a ? w[a] : NULL, &r->op)) {
-		snprintf(reply, reply_len, "error unknown mode '%.40s' (app, koom)", w[a]);
+		snprintf(reply, reply_len, SHIM_ERROR " unknown mode '%.40s' (app, koom)", w[a]);
 		return -1;
 	}
 	if (nw > a + 1 && parse_extra(w + a + 1, nw - a - 1, r, reply, reply_len))
@@ -81,25 +81,25 @@ int shim_request_parse(char *line, int has_fd, struct shim_request *r, char *rep
 	for (char *tok = strtok_r(line, " \t\r", &save); tok && nw < MAX_WORDS; tok = strtok_r(NULL, " \t\r", &save))
 		w[nw++] = tok;
 	if (!nw) {
-		snprintf(reply, reply_len, "error empty request");
+		snprintf(reply, reply_len, SHIM_ERROR " empty request");
 		return -1;
 	}
-	if (!strcmp(w[0], "ping")) {
+	if (!strcmp(w[0], SHIM_REQ_PING)) {
 		r->cmd = SHIM_CMD_PING;
-	} else if (!strcmp(w[0], "heap")) {
+	} else if (!strcmp(w[0], SHIM_REQ_HEAP)) {
 		r->cmd = SHIM_CMD_HEAP;
-	} else if (!strcmp(w[0], "javastacks")) {
+	} else if (!strcmp(w[0], SHIM_REQ_JAVASTACKS)) {
 		r->cmd = SHIM_CMD_JAVASTACKS;
 		if (nw > 1 && strcmp(w[1], "nostacks")) {
-			snprintf(reply, reply_len, "error unknown word '%.40s' (javastacks [nostacks])", w[1]);
+			snprintf(reply, reply_len, SHIM_ERROR " unknown word '%.40s' (javastacks [nostacks])", w[1]);
 			return -1;
 		}
 		r->no_stacks = nw > 1;
-	} else if (!strcmp(w[0], "dump") || !strcmp(w[0], "dumpfd") || !strcmp(w[0], "armoom")) {
-		r->cmd = !strcmp(w[0], "dump") ? SHIM_CMD_DUMP : !strcmp(w[0], "dumpfd") ? SHIM_CMD_DUMPFD : SHIM_CMD_ARMOOM;
+	} else if (!strcmp(w[0], SHIM_REQ_DUMP) || !strcmp(w[0], SHIM_REQ_DUMPFD) || !strcmp(w[0], SHIM_REQ_ARMOOM)) {
+		r->cmd = !strcmp(w[0], SHIM_REQ_DUMP) ? SHIM_CMD_DUMP : !strcmp(w[0], SHIM_REQ_DUMPFD) ? SHIM_CMD_DUMPFD : SHIM_CMD_ARMOOM;
 		return parse_dump(w, nw, has_fd, r, reply, reply_len);
 	} else {
-		snprintf(reply, reply_len, "error unknown command '%s' (ping, heap, dump, dumpfd, armoom, javastacks)", w[0]);
+		snprintf(reply, reply_len, SHIM_ERROR " unknown command '%s' (ping, heap, dump, dumpfd, armoom, javastacks)", w[0]);
 		return -1;
 	}
 	return 0;

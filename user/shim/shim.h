@@ -46,9 +46,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "shim/proto.h"
 
-#define SHIM_PROTOCOL 2
-#define SHIM_SOCKET_FMT "oomscope-shim.%d" /* abstract (a NUL first), pid as the target sees it */
 
 /* The agent's options (the text after '=' in -agentpath or attach-agent):
  * symbols oomscope found for the shim where the shim cannot read them

@@ -127,6 +127,15 @@ void json_dbl(struct json *j, double v)
 		fputs("null", j->f);
 }
 
+void json_fixed(struct json *j, double v, int decimals)
+{
+	before_value(j);
+	if (isfinite(v))
+		fprintf(j->f, "%.*f", decimals, v);
+	else
+		fputs("null", j->f);
+}
+
 void json_boolean(struct json *j, int v)
 {
 	before_value(j);
@@ -154,5 +163,6 @@ void json_kstr(struct json *j, const char *k, const char *s) { json_key(j, k); j
 void json_kint(struct json *j, const char *k, int64_t v) { json_key(j, k); json_int(j, v); }
 void json_kuint(struct json *j, const char *k, uint64_t v) { json_key(j, k); json_uint(j, v); }
 void json_kdbl(struct json *j, const char *k, double v) { json_key(j, k); json_dbl(j, v); }
+void json_kfixed(struct json *j, const char *k, double v, int decimals) { json_key(j, k); json_fixed(j, v, decimals); }
 void json_kbool(struct json *j, const char *k, int v) { json_key(j, k); json_boolean(j, v); }
 void json_khex(struct json *j, const char *k, uint64_t v) { json_key(j, k); json_hex(j, v); }

@@ -26,6 +26,9 @@ void json_str(struct json *j, const char *s);      /* NULL writes null */
 void json_int(struct json *j, int64_t v);
 void json_uint(struct json *j, uint64_t v);
 void json_dbl(struct json *j, double v);
+/* v with a fixed number of decimals ("%.*f": timestamps in microseconds
+ * stay whole numbers, not 6e+08); not finite: null */
+void json_fixed(struct json *j, double v, int decimals);
 void json_boolean(struct json *j, int v);
 void json_null(struct json *j);
 void json_hex(struct json *j, uint64_t v);         /* "0x..." string */
@@ -37,6 +40,7 @@ void json_kstr(struct json *j, const char *k, const char *s);
 void json_kint(struct json *j, const char *k, int64_t v);
 void json_kuint(struct json *j, const char *k, uint64_t v);
 void json_kdbl(struct json *j, const char *k, double v);
+void json_kfixed(struct json *j, const char *k, double v, int decimals);
 void json_kbool(struct json *j, const char *k, int v);
 void json_khex(struct json *j, const char *k, uint64_t v);
 

@@ -1,4 +1,4 @@
-#include "analyze/strings.h"
+#include "graph/strings.h"
 #include "util/vec.h"
 
 #include <errno.h>

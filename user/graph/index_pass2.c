@@ -1,5 +1,5 @@
 /* The index's pass 2: references, read with every class layout known. */
-#include "analyze/index_build.h"
+#include "graph/index_build.h"
 #include <pthread.h>
 #include "util/release.h"
 

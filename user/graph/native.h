@@ -9,12 +9,12 @@
  * memory is freed by a Cleaner (jdk.internal.ref.Cleaner, JDK 8's
  * sun.misc.Cleaner) whose thunk, DirectByteBuffer$Deallocator, holds its
  * size: counted to the buffer and its dominators, kept apart in the totals. */
-#ifndef OOMSCOPE_ANALYZE_NATIVE_H
-#define OOMSCOPE_ANALYZE_NATIVE_H
+#ifndef OOMSCOPE_GRAPH_NATIVE_H
+#define OOMSCOPE_GRAPH_NATIVE_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze/index.h"
+#include "graph/index.h"
 #include "util/u64map.h"
 
 /* The fields the index must record, as probes (ooms_probe). */

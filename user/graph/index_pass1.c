@@ -1,5 +1,5 @@
 /* The index's pass 1: names, classes, roots and the object table. */
-#include "analyze/index_build.h"
+#include "graph/index_build.h"
 
 int ixb_p1_header(void *ctx, const struct hprof_header *h)
 {

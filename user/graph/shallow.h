@@ -14,11 +14,11 @@
  *    (HotSpot: VisualVM gives them none), and java.lang.Class's instance
  *    size where it has them (Android: VisualVM lists them as instances of
  *    java.lang.Class). */
-#ifndef OOMSCOPE_ANALYZE_SHALLOW_H
-#define OOMSCOPE_ANALYZE_SHALLOW_H
+#ifndef OOMSCOPE_GRAPH_SHALLOW_H
+#define OOMSCOPE_GRAPH_SHALLOW_H
 
 #include <stdint.h>
-#include "analyze/index.h"
+#include "graph/index.h"
 
 /* Decides the model for the indexed classes (after names and superclasses). */
 int ooms_shallow_setup(struct ooms_index *ix);

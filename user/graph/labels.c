@@ -1,4 +1,4 @@
-#include "analyze/labels.h"
+#include "graph/labels.h"
 #include "util/vec.h"
 
 #include <errno.h>

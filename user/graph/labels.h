@@ -2,12 +2,12 @@
  * the records of the path's objects again and says, for each edge, which
  * field or array slot holds it. (The index keeps only the edges, not their
  * names, so it stays small.) */
-#ifndef OOMSCOPE_ANALYZE_LABELS_H
-#define OOMSCOPE_ANALYZE_LABELS_H
+#ifndef OOMSCOPE_GRAPH_LABELS_H
+#define OOMSCOPE_GRAPH_LABELS_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze/index.h"
+#include "graph/index.h"
 
 enum ooms_ref_type {
 	REF_NONE, REF_INSTANCE_FIELD, REF_STATIC_FIELD, REF_ARRAY_ENTRY,

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 /* Between the index's passes: class names, pseudo classes for arrays, field
  * layouts flattened, probes resolved, ids sorted and partitioned, look-up built. */
-#include "analyze/index_build.h"
+#include "graph/index_build.h"
 
 /* "java/lang/String" -> "java.lang.String", "[Ljava/lang/Object;" -> "java.lang.Object[]",
  * "[[I" -> "int[][]"; names already dotted (Android) stay as they are. */

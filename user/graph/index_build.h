@@ -2,10 +2,10 @@
  * index_pass1.c (names, classes, roots, the object table), index_between.c
  * (sorting, partitioning, layouts and probes resolved), index_pass2.c (the
  * references). Private to them; index.h is the interface. */
-#ifndef OOMSCOPE_ANALYZE_INDEX_BUILD_H
-#define OOMSCOPE_ANALYZE_INDEX_BUILD_H
+#ifndef OOMSCOPE_GRAPH_INDEX_BUILD_H
+#define OOMSCOPE_GRAPH_INDEX_BUILD_H
 
-#include "analyze/index.h"
+#include "graph/index.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>

@@ -6,12 +6,12 @@
  * Semi-NCA (Georgiadis): the Lengauer-Tarjan semi-dominators with a
  * nearest-common-ancestor walk for the immediate dominators. Iterative
  * throughout (heaps have chains of millions). */
-#ifndef OOMSCOPE_ANALYZE_DOMINATORS_H
-#define OOMSCOPE_ANALYZE_DOMINATORS_H
+#ifndef OOMSCOPE_GRAPH_DOMINATORS_H
+#define OOMSCOPE_GRAPH_DOMINATORS_H
 
 #include <stdint.h>
-#include "analyze/index.h"
-#include "analyze/vvmodel.h"
+#include "graph/index.h"
+#include "graph/vvmodel.h"
 
 struct ooms_dominators {
 	uint32_t *idom;      /* [nodes] immediate dominator's node; OOMS_NONE when unreachable; idom[0] = 0;

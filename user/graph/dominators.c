@@ -1,10 +1,10 @@
-#include "analyze/dominators.h"
+#include "graph/dominators.h"
 #include "util/clock.h"
 #include "util/memtrace.h"
 #include "util/release.h"
 #include "util/vec.h"
-#include "analyze/shallow.h"
-#include "analyze/vvmodel.h"
+#include "graph/shallow.h"
+#include "graph/vvmodel.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "analyze/shallow.h"
+#include "graph/shallow.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  * Node 0 is the virtual super-root; objects are 1..main_end in file order,
  * then the class objects (their static fields and loader are their
  * references) main_end+1..nodes-1 in id order. */
-#ifndef OOMSCOPE_ANALYZE_INDEX_H
-#define OOMSCOPE_ANALYZE_INDEX_H
+#ifndef OOMSCOPE_GRAPH_INDEX_H
+#define OOMSCOPE_GRAPH_INDEX_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "analyze/native.h"
+#include "graph/native.h"
 #include "util/vec.h"
 
 #include <errno.h>

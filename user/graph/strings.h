@@ -3,13 +3,13 @@
  * from what that pass read (JDK 9+ byte[] with its coder, char[] of JDK 8
  * and Android). For names and keys in reports, so the text is cut at
  * OOMS_CONTENT_MAX bytes and non-ASCII shows as '?'. */
-#ifndef OOMSCOPE_ANALYZE_STRINGS_H
-#define OOMSCOPE_ANALYZE_STRINGS_H
+#ifndef OOMSCOPE_GRAPH_STRINGS_H
+#define OOMSCOPE_GRAPH_STRINGS_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze/index.h"
-#include "analyze/labels.h"
+#include "graph/index.h"
+#include "graph/labels.h"
 
 /* The records to read for the value of s, a String node or a char[] (JDK 8
  * Thread.name): *inst (the String, OOMS_NONE for a char[]) and *chars. 0, or

@@ -16,12 +16,12 @@
  * search meets) and the tree marking, for the dominators to sum with
  * (dominators.h). Objects deeper than VisualVM's DEEP_LEVEL (10,000 levels)
  * get its ordinary rule, not its deep-path pass. */
-#ifndef OOMSCOPE_ANALYZE_VVMODEL_H
-#define OOMSCOPE_ANALYZE_VVMODEL_H
+#ifndef OOMSCOPE_GRAPH_VVMODEL_H
+#define OOMSCOPE_GRAPH_VVMODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze/index.h"
+#include "graph/index.h"
 
 struct ooms_class_edge {
 	uint32_t from, to;
