@@ -121,18 +121,14 @@ run_bats() {
   sed -nE "s/^(not )?ok [0-9]+ (.*) in ([0-9]+)ms$/\3 ${label}\2/p" "$log/bats.tap" >> "$log/times"
 }
 
-# OOMS_VM_IMAGES=1 (`make test`): the VMs' images first, found in the
+# OOMS_VM_IMAGES=1 (`make test`): the x86_64 VM's image first, found in the
 # machine's cache or built there, timed as a phase of their own
 if [ -n "${OOMS_VM_IMAGES:-}" ]; then
   phase_start
+  # (the arm64 ones: scripts/test-arm64.sh, beside its first VM and the x86_64 tests)
   echo "# VM images: scripts/vm.sh image"
   scripts/vm.sh image > /dev/null || failed "the x86_64 VM's image could not be made (scripts/vm.sh image)"
-  if [ -n "${OOMS_ARM64:-}" ]; then
-    VM_ARCH=arm64 scripts/vm.sh image > /dev/null || failed "the arm64 VM's image could not be made (VM_ARCH=arm64 scripts/vm.sh image)"
-    VM_ARCH=arm64 VM_KERNEL=16k scripts/vm.sh image > /dev/null ||
-      failed "the arm64 16 KiB-page kernel could not be made (VM_ARCH=arm64 VM_KERNEL=16k scripts/vm.sh image)"
-  fi
-  phase_end "VM images (${OOMS_VM_CACHE:-/var/cache/oomscope/vm})"
+  phase_end "VM image, x86_64 (${OOMS_VM_CACHE:-/var/cache/oomscope/vm})"
 fi
 
 # the arm64 suite, in the background unless OOMS_ARM64_SERIAL=1

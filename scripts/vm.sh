@@ -23,8 +23,9 @@
 # package's version as apt sees it, the init's and the builder's versions),
 # so a clone finds the images another clone built, and a change of any of
 # them builds anew (the other keys of that arch are then removed). Each
-# folder's SHA256SUMS is checked before its first use by a run
-# (OOMS_VM_VERIFY=0 skips it); building and checking hold a lock.
+# folder's checksums are checked before its first use by a run
+# (OOMS_VM_VERIFY=0 skips it); building and checking hold that image's lock
+# (another image may build meanwhile).
 #
 # VM_TIMEOUT (seconds, default 600) bounds a run; VM_JOB_MB (default 256) is
 # the size of the job's disk; VM_KERNEL=16k (arm64) boots Debian's 6.12
@@ -230,8 +231,8 @@ kernel_16k() {
   local tmp
   tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
   trap 'rm -rf "$tmp"' RETURN
-  echo "vm: taking apart $KERNEL_PKG for the 16 KiB-page kernel" >&2
-  arm64_kernel "$tmp" "$KERNEL_PKG" "$1"
+  echo "vm: taking apart $K16_PKG for the 16 KiB-page kernel" >&2
+  arm64_kernel "$tmp" "$K16_PKG" "$1"
 }
 
 # cached NAME KEY BUILDER: sets CACHED to NAME's folder for KEY in the cache,
@@ -241,7 +242,9 @@ cached() {
   hash=$(printf '%s\n' "$key" | sha256sum | cut -c1-16)
   d=$cache/$name-$hash
   mkdir -p "$cache" || die "cannot make the image cache $cache (OOMS_VM_CACHE names another folder)"
-  exec {lock}> "$cache/.lock"
+  # one lock an image: different images build at the same time (the arm64
+  # root, its kernels and the x86_64 root, beside the tests on a new machine)
+  exec {lock}> "$cache/.lock-$name"
   flock "$lock"
   # CRC (cksum) and not SHA-256: 0.4 s for a 2.5 GB image against 13 s
   if [ -f "$d/CKSUMS" ] && [ "${OOMS_VM_VERIFY:-1}" != 0 ] &&
@@ -283,18 +286,23 @@ image() {
   dpkg --print-foreign-architectures | grep -qx arm64 || die "apt does not know arm64 packages: scripts/install-deps.sh --arm64"
   KERNEL_PKG=$(apt-cache depends linux-image-arm64:arm64 2> /dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n1)
   [ -n "$KERNEL_PKG" ] || die "no linux-image-arm64:arm64 in apt's lists (apt-get update?)"
-  cached arm64-root "builder=$BUILDER_VERSION init=$INIT_VERSION pkgs=$PKGS kernel=$KERNEL_PKG $(candidate "$KERNEL_PKG:arm64") busybox $(candidate busybox-static:arm64)" image_arm64
-  ROOTDIR=$CACHED KDIR=$CACHED
+  local root_key="builder=$BUILDER_VERSION init=$INIT_VERSION pkgs=$PKGS kernel=$KERNEL_PKG $(candidate "$KERNEL_PKG:arm64") busybox $(candidate busybox-static:arm64)"
+  # the other kernels first: they need no root image, so on a new machine
+  # one builds while another caller builds the root
+  KDIR=
   if [ "${VM_KERNEL:-}" = 16k ]; then
-    KERNEL_PKG=$(apt-cache pkgnames linux-image-6.12 2> /dev/null | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-arm64-16k-unsigned$' | sort -V | tail -n1)
-    [ -n "$KERNEL_PKG" ] || die "no linux-image-6.12.*-arm64-16k-unsigned in apt's lists (apt-get update?)"
-    cached arm64-16k "builder=$BUILDER_VERSION kernel=$KERNEL_PKG $(candidate "$KERNEL_PKG:arm64") busybox $(candidate busybox-static:arm64)" kernel_16k
+    K16_PKG=$(apt-cache pkgnames linux-image-6.12 2> /dev/null | grep -E '^linux-image-6\.12\.[0-9]+\+deb12-arm64-16k-unsigned$' | sort -V | tail -n1)
+    [ -n "$K16_PKG" ] || die "no linux-image-6.12.*-arm64-16k-unsigned in apt's lists (apt-get update?)"
+    cached arm64-16k "builder=$BUILDER_VERSION kernel=$K16_PKG $(candidate "$K16_PKG:arm64") busybox $(candidate busybox-static:arm64)" kernel_16k
     KDIR=$CACHED
   elif [ "${VM_KERNEL:-}" = gki ]; then
     # the key: the fragment, the build script, the source and the compiler
     cached arm64-gki "builder=$BUILDER_VERSION gki=$(cat scripts/gki.config scripts/gki-kernel.sh | sha256sum | cut -c1-16) source $(candidate linux-source-6.1) gcc $(candidate gcc-aarch64-linux-gnu) busybox $(candidate busybox-static:arm64)" kernel_gki
     KDIR=$CACHED
   fi
+  cached arm64-root "$root_key" image_arm64
+  ROOTDIR=$CACHED
+  [ -n "$KDIR" ] || KDIR=$CACHED
 }
 
 # boot ROOT_IMG SNAPSHOT(on|"") INIT [JOB_IMG]: the VM's console on stdout,
