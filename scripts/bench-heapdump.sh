@@ -75,6 +75,12 @@ dump_once() { # KEY HOW
 
 # scenarios: the app idle; allocating 100 MB/s; allocating as fast as it can
 scenarios=("idle:0" "100 MB/s:100" "churn:-1")
+# BENCH_DUMP_CASES="churn" (names, space separated): only those
+if [ -n "${BENCH_DUMP_CASES:-}" ]; then
+  keep=()
+  for sc in "${scenarios[@]}"; do [[ " $BENCH_DUMP_CASES " == *" ${sc%%:*} "* ]] && keep+=("$sc"); done
+  scenarios=("${keep[@]}")
+fi
 for sc in "${scenarios[@]}"; do
   name=${sc%%:*} rate=${sc##*:}
   echo "rate $rate" >&7

@@ -235,6 +235,11 @@ static void print_result(const struct dump_args *a, const struct ooms_dump_resul
 	if (res->attempts > 1) /* a fork that caught a lock held: its walk stalled, the next fork did not */
 		printf("; %d forks, the walk of the first %s stalled", res->attempts, res->attempts == 2 ? "one" : "two");
 	printf("\n");
+	if (res->child_ms > 0 && res->objects) /* the forked copy's speed, and how it walked */
+		printf("copy      %.0f objects/s for %.1f s%s\n", res->objects / (res->child_ms / 1000), res->child_ms / 1000,
+		       !strcmp(res->walk, "hotspot") ? ", HotSpot's own dumper"
+		       : !strcmp(res->walk, "jvmti") ? ", JVMTI walk"
+						      : "");
 	if (!a->analyze)
 		return;
 	if (ares->analyzed)

@@ -159,6 +159,8 @@ static int shim_finish(const struct ooms_dump_request *rq, struct ooms_dump_resu
 			res->bytes_in = pump->bytes_in;
 		res->bytes_out = pump->bytes_out;
 		res->objects = (uint64_t)shim_line_num(line, "objects", 0);
+		res->child_ms = shim_line_num(line, "child_ms", 0);
+		shim_line_word(line, "walk", res->walk, sizeof(res->walk));
 		return 0;
 	}
 	atomic_abort(&af); /* no partial file */

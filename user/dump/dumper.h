@@ -40,6 +40,8 @@ struct ooms_dump_result {
 	double dump_ms;                /* request to complete file */
 	uint64_t bytes_in, bytes_out;  /* hprof bytes produced, file bytes */
 	uint64_t objects;
+	double child_ms;               /* shim: the forked copy's time, fork to file written */
+	char walk[16];                 /* shim on HotSpot: "hotspot" (its dumper in the copy) or "jvmti" */
 	int target_exited;             /* the target was gone at the end */
 	char error[320];
 	char oom_kind[16];             /* the armed dump: what ran out, as the shim said ("heap", "direct", "metaspace") */

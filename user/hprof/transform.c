@@ -94,6 +94,7 @@ static int write_whole(struct hprof_transform *t, const struct hprof_sub *s)
 
 static int strip_sub(struct hprof_transform *t, const struct hprof_sub *s)
 {
+	t->objects += is_object(s->tag);
 	if (s->tag == HPROF_HEAP_DUMP_INFO) {
 		t->drop_heap = t->op == HPROF_OP_STRIP_KOOM &&
 			       (s->heap_id == HPROF_HEAP_ZYGOTE || s->heap_id == HPROF_HEAP_IMAGE);

@@ -34,6 +34,7 @@ struct hprof_transform {
 	uint64_t zero_left;     /* restore: zero bytes owed to the current array */
 	const struct hprof_idset *keep_arrays; /* matrix: primitive arrays kept whole */
 	uint32_t text_bytes;    /* char and byte arrays up to this size kept whole (0: none) */
+	uint64_t objects;       /* instance and array records read */
 	uint64_t dropped_objects, stripped_arrays, kept_arrays, kept_text;
 };
 

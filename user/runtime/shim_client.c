@@ -181,6 +181,28 @@ double shim_line_num(const char *line, const char *key, double dflt)
 	return dflt;
 }
 
+void shim_line_word(const char *line, const char *key, char *out, size_t n)
+{
+	size_t k = strlen(key);
+
+	if (n)
+		out[0] = 0;
+	for (const char *p = line; (p = strstr(p, key)); p += k)
+		if ((p == line || p[-1] == ' ') && p[k] == '=') {
+			size_t w = strcspn(p + k + 1, " \n");
+
+			snprintf(out, n, "%.*s", (int)w, p + k + 1);
+			return;
+		}
+}
+
+const char *shim_client_walk_words(void)
+{
+	const char *w = getenv("OOMSCOPE_SHIM_WALK");
+
+	return w && !strcmp(w, "jvmti") ? " walk=jvmti" : "";
+}
+
 int shim_client_heap(pid_t pid, int64_t *used, int64_t *committed, int64_t *max, int timeout_ms)
 {
 	char line[256];
@@ -273,7 +295,7 @@ int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, int text_bytes, 
 {
 	char req[128];
 
-	snprintf(req, sizeof(req), SHIM_REQ_DUMPFD " %s strings=%d\n", mode, text_bytes);
+	snprintf(req, sizeof(req), SHIM_REQ_DUMPFD " %s strings=%d%s\n", mode, text_bytes, shim_client_walk_words());
 	return send_with_fd(pid, req, out_fd, SHIM_STARTED, conn, line, len, timeout_ms);
 }
 
@@ -282,7 +304,7 @@ int shim_client_armfd(pid_t pid, int out_fd, const char *mode, int text_bytes, i
 {
 	char req[128];
 
-	snprintf(req, sizeof(req), SHIM_REQ_ARMOOM " %s strings=%d\n", mode, text_bytes);
+	snprintf(req, sizeof(req), SHIM_REQ_ARMOOM " %s strings=%d%s\n", mode, text_bytes, shim_client_walk_words());
 	return send_with_fd(pid, req, out_fd, SHIM_ARMED, conn, line, len, timeout_ms);
 }
 

@@ -44,6 +44,13 @@ int shim_client_send(int conn, const char *req, int fd);
 int shim_client_line(int conn, char *line, size_t len, int timeout_ms);
 /* Value of key=NUMBER in a shim line, or dflt. */
 double shim_line_num(const char *line, const char *key, double dflt);
+/* Value of key=WORD in a shim line into out (n bytes), or "" . */
+void shim_line_word(const char *line, const char *key, char *out, size_t n);
+/* The words a dump request ends with for how the child walks the heap:
+ * " walk=jvmti" when OOMSCOPE_SHIM_WALK=jvmti is in oomscope's environment
+ * (the JVMTI walk even where HotSpot's own dumper can run in the child:
+ * slower; for comparing the two, or a JVM where the faster one misbehaves). */
+const char *shim_client_walk_words(void);
 
 /* Loads the shim into running HotSpot JVM pid through the attach protocol
  * (its `load` command), copying it into the target's /tmp when the target's

@@ -1,12 +1,15 @@
 /* What every fork-dump child does, whatever the runtime. */
 #define _GNU_SOURCE
 #include "shim/shim.h"
+#include "shim/libc/shim_libc.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 char shim_child_note[256];
@@ -62,4 +65,33 @@ void shim_child_finish(const struct shim_dump_req *req, int err, const char *why
 	if (req->done_fd >= 0 && write(req->done_fd, "d", 1) < 0) { /* best effort: the parent then refuses */
 	}
 	_exit(err ? 1 : 0);
+}
+
+void shim_task_syscall(pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	if (shim_read_file(path, buf, len) < 0)
+		buf[0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+enum shim_task_state shim_task_state(pid_t tid)
+{
+	char buf[256], *p = buf, *end;
+	unsigned long a[7] = {0};
+	int n = 0;
+
+	shim_task_syscall(tid, buf, sizeof(buf));
+	for (; n < 7; n++, p = end) { /* the number in decimal, the rest in hex */
+		a[n] = strtoul(p, &end, n ? 16 : 10);
+		if (end == p || buf[0] == '-')
+			break;
+	}
+	if (n < 5) /* "running", or "-1 ..." (not in a syscall) */
+		return SHIM_TASK_RUNNING;
+	if (a[0] == SYS_futex && a[4] != 0) /* futex(uaddr, op, val, timeout): a timeout given */
+		return SHIM_TASK_WAIT_TIMED;
+	return SHIM_TASK_BLOCKED;
 }

@@ -43,6 +43,7 @@
 #include "shim/elfsym.h"
 #include "shim/hs_layout.h"
 #include "shim/hs_jstack.h"
+#include "shim/hs_jvmdump.h"
 #include "shim/hs_threads.h"
 #include "shim/libc/shim_libc.h"
 
@@ -144,6 +145,7 @@ static struct {
 	struct hs_layout lay;
 	struct hs_threads th;     /* the Java threads' stack traces, read before the fork */
 	int forked;               /* parent: the fork happened; abort the walk */
+	int hotspot_writer;       /* the child runs HotSpot's dumper (hs_jvmdump.h), not the walk below */
 	int in_child;
 	double pause_start_ms;
 	pid_t child;
@@ -553,9 +555,13 @@ static int fork_here(void)
 		return !W.in_child;
 	W.forked = 1;
 	forks_made++;
+	if (W.hotspot_writer)
+		hs_jvmdump_unshare_free();
 	if (J.tc_enter)
 		J.tc_enter(&tc_self);
 	p = shim_fork();
+	if (p != 0 && W.hotspot_writer)
+		hs_jvmdump_share_again();
 	if (p == 0)
 		shim_malloc_after_fork();
 	if (J.tc_leave)
@@ -569,6 +575,12 @@ static int fork_here(void)
 		return 1;
 	}
 	W.in_child = 1;
+	if (W.hotspot_writer) {
+		struct hs_jvmdump_faults f = {forks_made <= fault_stall_forks, stall_ms,
+					      fault_hold[0] ? fault_hold : NULL};
+
+		hs_jvmdump_child(W.req, &f);
+	}
 	child_start();
 	return 0;
 }
@@ -833,7 +845,7 @@ static void child_end(void)
 			W.objects++;
 		}
 	}
-	snprintf(shim_child_note, sizeof(shim_child_note), "classes=%u unknown_class=%llu unlisted_mirrors=%llu",
+	snprintf(shim_child_note, sizeof(shim_child_note), "walk=jvmti classes=%u unknown_class=%llu unlisted_mirrors=%llu",
 		 W.lay.nclasses, (unsigned long long)W.unknown_class, (unsigned long long)W.unlisted_mirrors);
 	if (!W.err && (e = hprof_emit_heap_end(&W.emit)))
 		child_fail(e, "writing the dump");
@@ -842,43 +854,6 @@ static void child_end(void)
 	if (!W.err && (e = hprof_strip_stream_finish(&W.strip)))
 		child_fail(e, W.strip.msg[0] ? W.strip.msg : "finishing the dump");
 	shim_child_finish(req, W.err, W.why, W.emit.bytes, W.strip.sink.bytes_out, W.objects, W.start_ms);
-}
-
-enum vm_state { VM_RUNNING, VM_WAIT_TIMED, VM_BLOCKED };
-
-/* /proc/self/task/TID/syscall of the VM thread: "NR arg0 ... sp pc",
- * "running", or "-1 sp pc" (not in a syscall); "" when unreadable. */
-static void vm_syscall_line(char *buf, size_t len)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)W.vm_tid);
-	if (shim_read_file(path, buf, len) < 0)
-		buf[0] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-}
-
-/* What the VM thread is doing, from /proc/self/task/TID/syscall: running,
- * waiting with a timeout (HotSpot's VM thread between operations waits so,
- * GuaranteedSafepointInterval), or blocked without one (a lock whose owner
- * did not survive the fork, or a plain sleep). */
-static enum vm_state vm_thread_state(void)
-{
-	char buf[256], *p = buf, *end;
-	unsigned long a[7] = {0};
-	int n = 0;
-
-	vm_syscall_line(buf, sizeof(buf));
-	for (; n < 7; n++, p = end) { /* the number in decimal, the rest in hex */
-		a[n] = strtoul(p, &end, n ? 16 : 10);
-		if (end == p || buf[0] == '-')
-			break;
-	}
-	if (n < 5) /* "running", or "-1 ..." (not in a syscall) */
-		return VM_RUNNING;
-	if (a[0] == SYS_futex && a[4] != 0) /* futex(uaddr, op, val, timeout): a timeout given */
-		return VM_WAIT_TIMED;
-	return VM_BLOCKED;
 }
 
 /* Reached objects not written yet, the current one (written at the end) aside. */
@@ -901,7 +876,7 @@ static void watchdog(void *arg)
 	for (;;) {
 		struct timespec ts = {0, 20 * 1000 * 1000};
 		uint64_t now = W.callbacks;
-		enum vm_state st;
+		enum shim_task_state st;
 		double idle;
 
 		nanosleep(&ts, NULL);
@@ -915,13 +890,13 @@ static void watchdog(void *arg)
 		idle = shim_now_ms() - idle_since;
 		if (idle < 60)
 			continue;
-		st = vm_thread_state();
+		st = shim_task_state(W.vm_tid);
 		if (W.err) { /* the callbacks returned ABORT: the walk is ending */
-			if (st != VM_RUNNING || idle > 60000)
+			if (st != SHIM_TASK_RUNNING || idle > 60000)
 				break;
 			continue;
 		}
-		if (st == VM_RUNNING) {
+		if (st == SHIM_TASK_RUNNING) {
 			if (idle < 1800 * 1000.0) /* restoring object headers: about a second per GB */
 				continue;
 			child_fail(-ETIMEDOUT, "the heap walk did not end");
@@ -929,10 +904,10 @@ static void watchdog(void *arg)
 		}
 		if (still_pending() <= 0)
 			break; /* done, whether the thread waits or hung after the walk */
-		if (st == VM_BLOCKED && idle > stall_ms) {
+		if (st == SHIM_TASK_BLOCKED && idle > stall_ms) {
 			char sc[96], why[sizeof(W.why)];
 
-			vm_syscall_line(sc, sizeof(sc));
+			shim_task_syscall(W.vm_tid, sc, sizeof(sc));
 			{
 				/* "NR arg0 ...": a futex wait on ThreadCritical's mutex is named */
 				char *sp = strchr(sc, ' ');
@@ -987,23 +962,37 @@ static int hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res
 	memset(&W, 0, sizeof(W));
 	W.req_copy = *req;
 	W.req = &W.req_copy;
-	if (hs_layout_gather(jvmti, jni, &W.lay, res->error, sizeof(res->error))) {
+	{
+		static int told;
+		char why[200];
+
+		/* walk=jvmti in the request: the JVMTI walk even where HotSpot's
+		 * dumper can run (the tests compare the two) */
+		W.hotspot_writer = !req->jvmti_walk && hs_jvmdump_ready(why, sizeof(why)) == 0;
+		if (!W.hotspot_writer && !req->jvmti_walk && !told++)
+			shim_log("fork-dumps walk with JVMTI (slower): HotSpot's dumper cannot run in the child: %s", why);
+	}
+	/* HotSpot's dumper reads the classes and the threads' stacks itself,
+	 * in the child; the JVMTI walk wants them from before the fork */
+	if (!W.hotspot_writer && hs_layout_gather(jvmti, jni, &W.lay, res->error, sizeof(res->error))) {
 		hs_layout_release(jvmti, jni, &W.lay);
 		return -1;
 	}
 	/* the threads stay suspended from their stack traces to the fork, so the
 	 * locals the walk reports sit in the frames the traces name */
-	if (hs_threads_gather(jvmti, jni, &W.th, &W.lay.next_tag, (jlong)W.lay.nclasses, res->error,
-			      sizeof(res->error))) {
+	if (!W.hotspot_writer && hs_threads_gather(jvmti, jni, &W.th, &W.lay.next_tag, (jlong)W.lay.nclasses,
+						   res->error, sizeof(res->error))) {
 		hs_threads_release(jvmti, jni, &W.th);
 		hs_layout_release(jvmti, jni, &W.lay);
 		return -1;
 	}
 	memset(&cb, 0, sizeof(cb));
-	cb.heap_reference_callback = on_reference;
-	cb.primitive_field_callback = on_primitive_field;
-	cb.array_primitive_value_callback = on_array_values;
-	t0 = W.th.suspended_at_ms;
+	cb.heap_reference_callback = on_reference; /* its first call forks */
+	if (!W.hotspot_writer) {
+		cb.primitive_field_callback = on_primitive_field;
+		cb.array_primitive_value_callback = on_array_values;
+	}
+	t0 = W.hotspot_writer ? shim_now_ms() : W.th.suspended_at_ms;
 	e = (*jvmti)->FollowReferences(jvmti, 0, NULL, NULL, &cb, NULL);
 	hs_threads_resume(jvmti, &W.th);
 	res->pause_ms = shim_now_ms() - t0;

@@ -14,6 +14,7 @@ struct shim_request {
 	int op;              /* enum hprof_op: HPROF_OP_STRIP_APP / _KOOM */
 	int text_bytes;      /* char and byte arrays up to this size kept whole */
 	int no_stacks;       /* javastacks nostacks: the pools' figures only, no signal */
+	int jvmti_walk;      /* walk=jvmti: HotSpot's fork-dump child walks with JVMTI */
 };
 
 /* Reads line (one request, its newline gone; cut into words in place).

@@ -62,6 +62,7 @@ struct shim_dump_req {
 	char tmp[4200];      /* dump <path>: the temp name written first */
 	int op;              /* enum hprof_op: HPROF_OP_STRIP_APP / _KOOM */
 	uint32_t text_bytes; /* char and byte arrays up to this size kept whole (String contents) */
+	int jvmti_walk;      /* HotSpot: the child walks with JVMTI, not HotSpot's dumper */
 	int reply_fd;        /* the client's connection: the child answers "done" on it */
 	int sync_fd;         /* the child reads one byte (or EOF) here before it answers, so
 			      * "started" (from the parent) always comes first */
@@ -133,5 +134,14 @@ extern char shim_child_note[256];
 /* Makes the forked child a plain process: default signal dispositions for
  * what the runtime catches, an alarm of secs as a last resort. */
 void shim_child_setup(unsigned secs);
+
+/* What a thread of this process is doing, from /proc/self/task/TID/syscall:
+ * running (or not in a syscall), waiting with a timeout (HotSpot's VM thread
+ * between operations waits so), or blocked without one (a lock whose owner
+ * did not survive the fork, or a plain sleep). */
+enum shim_task_state { SHIM_TASK_RUNNING, SHIM_TASK_WAIT_TIMED, SHIM_TASK_BLOCKED };
+enum shim_task_state shim_task_state(pid_t tid);
+/* That file's line ("NR arg0 ... sp pc", "running" or "-1 sp pc"); "" when unreadable. */
+void shim_task_syscall(pid_t tid, char *buf, size_t len);
 
 #endif

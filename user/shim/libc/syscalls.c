@@ -116,6 +116,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 }
 
 int munmap(void *addr, size_t len) { return (int)ret(sys2(SYS_munmap, addr, len)); }
+int madvise(void *addr, size_t len, int advice) { return (int)ret(sys3(SYS_madvise, addr, len, advice)); }
 
 void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 {

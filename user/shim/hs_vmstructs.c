@@ -1,0 +1,72 @@
+/* gHotSpotVMStructs read in the JVM's own memory (hs_vmstructs.h). */
+#include "shim/hs_vmstructs.h"
+
+#include <string.h>
+
+#include "shim/elfsym.h"
+
+static struct {
+	int resolved;
+	const uint8_t *table;
+	long stride, type_at, field_at, static_at, offset_at, address_at;
+} T;
+
+static long value_of(struct elfsym_lib *lib, const char *name)
+{
+	uintptr_t a = elfsym_find(lib, name, NULL);
+
+	return a ? *(const long *)a : -1;
+}
+
+static void resolve(void)
+{
+	struct elfsym_lib lib;
+	uintptr_t table;
+
+	if (T.resolved)
+		return;
+	T.resolved = 1;
+	if (elfsym_open_loaded(&lib, "libjvm.so"))
+		return;
+	table = elfsym_find(&lib, "gHotSpotVMStructs", NULL);
+	T.stride = value_of(&lib, "gHotSpotVMStructEntryArrayStride");
+	T.type_at = value_of(&lib, "gHotSpotVMStructEntryTypeNameOffset");
+	T.field_at = value_of(&lib, "gHotSpotVMStructEntryFieldNameOffset");
+	T.static_at = value_of(&lib, "gHotSpotVMStructEntryIsStaticOffset");
+	T.offset_at = value_of(&lib, "gHotSpotVMStructEntryOffsetOffset");
+	T.address_at = value_of(&lib, "gHotSpotVMStructEntryAddressOffset");
+	elfsym_close(&lib);
+	if (table && T.stride > 0 && T.type_at >= 0 && T.field_at >= 0 && T.static_at >= 0 && T.offset_at >= 0 &&
+	    T.address_at >= 0)
+		T.table = *(const uint8_t *const *)table;
+}
+
+/* The entry of type::field, or NULL. The table ends with a NULL type name. */
+static const uint8_t *entry(const char *type, const char *field)
+{
+	resolve();
+	for (const uint8_t *e = T.table; e; e += T.stride) {
+		const char *t = *(const char *const *)(e + T.type_at);
+		const char *f = *(const char *const *)(e + T.field_at);
+
+		if (!t)
+			break;
+		if (f && !strcmp(t, type) && !strcmp(f, field))
+			return e;
+	}
+	return NULL;
+}
+
+long hs_vmstruct_offset(const char *type, const char *field)
+{
+	const uint8_t *e = entry(type, field);
+
+	return e && !*(const int32_t *)(e + T.static_at) ? (long)*(const uint64_t *)(e + T.offset_at) : -1;
+}
+
+uintptr_t hs_vmstruct_static(const char *type, const char *field)
+{
+	const uint8_t *e = entry(type, field);
+
+	return e && *(const int32_t *)(e + T.static_at) ? *(const uintptr_t *)(e + T.address_at) : 0;
+}

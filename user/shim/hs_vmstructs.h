@@ -1,0 +1,15 @@
+/* HotSpot's own description of its structures (gHotSpotVMStructs, the
+ * table the Serviceability Agent reads; exported by every libjvm.so, its
+ * entry layout given by the gHotSpotVMStructEntry*Offset variables): a
+ * field's offset, or a static field's address, by type and field name. */
+#ifndef OOMSCOPE_SHIM_HS_VMSTRUCTS_H
+#define OOMSCOPE_SHIM_HS_VMSTRUCTS_H
+
+#include <stdint.h>
+
+/* The offset of type::field, or -1 when the table lacks it. */
+long hs_vmstruct_offset(const char *type, const char *field);
+/* The address of static type::field, or 0. */
+uintptr_t hs_vmstruct_static(const char *type, const char *field);
+
+#endif
