@@ -153,13 +153,17 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   ! ls /dev/null.* /tmp/oomscope-dump-*.stripped 2>/dev/null
 }
 
-@test "fork-dump while other threads allocate hard: a valid dump, the app never stops" {
-  start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 150 --threads 3
+@test "fork-dump while other threads allocate hard: forked at a GC pause's end, a valid dump, the app never stops" {
+  # gc_wait_ms: the dump waits for a GC's end as long as it takes (2 s by
+  # default, then it forks at once): with three threads allocating, one comes
+  OOMSCOPE_SHIM_FAULT=gc_wait_ms:120000 start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" \
+    "$JAVA_DIR/BusyHeap.java" --live-mb 150 --threads 3
   local pid; pid=$(cat "$TMP/jvm.pid")
   run timeout 300 "$OOMSCOPE" dump -p "$pid" --method shim --plain --no-analyze -o "$TMP/busy.hprof"
   echo "# $output" >&3
   [ "$status" -eq 0 ]
   [[ "$output" == *"(shim-fork)"* ]]
+  [[ "$output" == *"HotSpot's own dumper, forked at a GC pause's end"* ]]
   # valid to the last record; every object the walk reached is there
   run "$OOMSCOPE" hprof check --json "$TMP/busy.hprof"
   [ "$status" -eq 0 ]

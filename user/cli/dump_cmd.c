@@ -236,10 +236,12 @@ static void print_result(const struct dump_args *a, const struct ooms_dump_resul
 		printf("; %d forks, the walk of the first %s stalled", res->attempts, res->attempts == 2 ? "one" : "two");
 	printf("\n");
 	if (res->child_ms > 0 && res->objects) /* the forked copy's speed, and how it walked */
-		printf("copy      %.0f objects/s for %.1f s%s\n", res->objects / (res->child_ms / 1000), res->child_ms / 1000,
+		printf("copy      %.0f objects/s for %.1f s%s%s\n", res->objects / (res->child_ms / 1000),
+		       res->child_ms / 1000,
 		       !strcmp(res->walk, "hotspot") ? ", HotSpot's own dumper"
 		       : !strcmp(res->walk, "jvmti") ? ", JVMTI walk"
-						      : "");
+						      : "",
+		       !strcmp(res->forked_at, "gc_end") ? ", forked at a GC pause's end" : "");
 	if (!a->analyze)
 		return;
 	if (ares->analyzed)

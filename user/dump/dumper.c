@@ -87,11 +87,30 @@ static int dump_shim(const struct ooms_dump_request *rq, struct ooms_dump_result
 static int shim_finish(const struct ooms_dump_request *rq, struct ooms_dump_result *res, struct atomic_file *afp,
 		       struct dump_pump *pump, int conn, char *line, size_t line_len);
 
+/* Where the pump's spool may hold what it has not compressed yet: the
+ * output's folder (the file goes there anyway); none for a device or FIFO. */
+static const char *spool_dir(const struct atomic_file *af, char *dir, size_t len)
+{
+	char *slash;
+
+	if (af->direct)
+		return NULL;
+	snprintf(dir, len, "%s", af->tmp);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	return dir;
+}
+
 static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_result *res)
 {
 	struct atomic_file af;
 	struct dump_pump pump;
-	char line[512];
+	char line[512], dir[4096];
 	int conn = -1, e;
 
 	res->method = "shim-fork";
@@ -99,7 +118,8 @@ static int dump_shim_once(const struct ooms_dump_request *rq, struct ooms_dump_r
 		snprintf(res->error, sizeof(res->error), "cannot create %.200s: %s", rq->out_path, strerror(-e));
 		return e;
 	}
-	if ((e = dump_pump_start(&pump, fileno(af.f), rq->op, rq->codec, rq->level, rq->text_bytes, -1))) {
+	if ((e = dump_pump_start(&pump, fileno(af.f), rq->op, rq->codec, rq->level, rq->text_bytes, -1,
+				 spool_dir(&af, dir, sizeof(dir))))) {
 		atomic_abort(&af);
 		snprintf(res->error, sizeof(res->error), "cannot start the dump's reader: %s", strerror(-e));
 		return e;
@@ -159,8 +179,11 @@ static int shim_finish(const struct ooms_dump_request *rq, struct ooms_dump_resu
 			res->bytes_in = pump->bytes_in;
 		res->bytes_out = pump->bytes_out;
 		res->objects = (uint64_t)shim_line_num(line, "objects", 0);
+		if (!res->objects) /* the copy wrote its dump whole: the pump counted */
+			res->objects = pump->objects;
 		res->child_ms = shim_line_num(line, "child_ms", 0);
 		shim_line_word(line, "walk", res->walk, sizeof(res->walk));
+		shim_line_word(line, "forked_at", res->forked_at, sizeof(res->forked_at));
 		return 0;
 	}
 	atomic_abort(&af); /* no partial file */
@@ -502,6 +525,7 @@ int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *
 int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int cancel_fd,
 		    void (*on_line)(void *ctx, const char *line), void *ctx)
 {
+	char dir[4096];
 	char oom_kind[sizeof(res->oom_kind)] = "";
 	struct atomic_file af;
 	struct dump_pump pump;
@@ -516,7 +540,8 @@ int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result 
 		snprintf(res->error, sizeof(res->error), "cannot create %.200s: %s", rq->out_path, strerror(-e));
 		return e;
 	}
-	if ((e = dump_pump_start(&pump, fileno(af.f), rq->op, rq->codec, rq->level, rq->text_bytes, cancel_fd))) {
+	if ((e = dump_pump_start(&pump, fileno(af.f), rq->op, rq->codec, rq->level, rq->text_bytes, cancel_fd,
+				 spool_dir(&af, dir, sizeof(dir))))) {
 		atomic_abort(&af);
 		snprintf(res->error, sizeof(res->error), "cannot start the dump's reader: %s", strerror(-e));
 		return e;

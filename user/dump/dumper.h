@@ -42,6 +42,7 @@ struct ooms_dump_result {
 	uint64_t objects;
 	double child_ms;               /* shim: the forked copy's time, fork to file written */
 	char walk[16];                 /* shim on HotSpot: "hotspot" (its dumper in the copy) or "jvmti" */
+	char forked_at[16];            /* HotSpot's dumper: "gc_end" (a GC pause's end) or "heap_walk" */
 	int target_exited;             /* the target was gone at the end */
 	char error[320];
 	char oom_kind[16];             /* the armed dump: what ran out, as the shim said ("heap", "direct", "metaspace") */

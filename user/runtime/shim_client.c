@@ -295,7 +295,8 @@ int shim_client_dumpfd(pid_t pid, int out_fd, const char *mode, int text_bytes, 
 {
 	char req[128];
 
-	snprintf(req, sizeof(req), SHIM_REQ_DUMPFD " %s strings=%d%s\n", mode, text_bytes, shim_client_walk_words());
+	/* whole: oomscope's reader strips what comes whole (dump/pump.c) */
+	snprintf(req, sizeof(req), SHIM_REQ_DUMPFD " %s strings=%d whole%s\n", mode, text_bytes, shim_client_walk_words());
 	return send_with_fd(pid, req, out_fd, SHIM_STARTED, conn, line, len, timeout_ms);
 }
 
@@ -304,7 +305,7 @@ int shim_client_armfd(pid_t pid, int out_fd, const char *mode, int text_bytes, i
 {
 	char req[128];
 
-	snprintf(req, sizeof(req), SHIM_REQ_ARMOOM " %s strings=%d%s\n", mode, text_bytes, shim_client_walk_words());
+	snprintf(req, sizeof(req), SHIM_REQ_ARMOOM " %s strings=%d whole%s\n", mode, text_bytes, shim_client_walk_words());
 	return send_with_fd(pid, req, out_fd, SHIM_ARMED, conn, line, len, timeout_ms);
 }
 

@@ -110,8 +110,8 @@ static void reap(void)
 static struct {
 	int conn, fd, op;
 	uint32_t text_bytes;
-	int jvmti_walk;
-} armed = {-1, -1, 0, 0, 0};
+	int jvmti_walk, whole;
+} armed = {-1, -1, 0, 0, 0, 0};
 /* one dump at a time, whether the control thread or a throwing thread asks */
 static struct shim_lock dump_lock;
 
@@ -233,6 +233,7 @@ static int open_output(int c, const struct shim_request *r, int *passed_fd, stru
 	req->op = r->op;
 	req->text_bytes = (uint32_t)r->text_bytes;
 	req->jvmti_walk = r->jvmti_walk;
+	req->whole = r->whole;
 	if (r->cmd != SHIM_CMD_DUMP) {
 		req->fd = *passed_fd;
 		*passed_fd = -1;
@@ -298,6 +299,7 @@ static int do_arm(int c, const struct shim_request *r, int passed_fd)
 	armed.op = req.op;
 	armed.text_bytes = req.text_bytes;
 	armed.jvmti_walk = req.jvmti_walk;
+	armed.whole = req.whole;
 	shim_unlock(&dump_lock);
 	shim_reply(c, SHIM_ARMED);
 	return 1;
@@ -330,6 +332,8 @@ void shim_oom_event(const char *kind, int heap, const char *what, const char *th
 	req.op = armed.op;
 	req.text_bytes = armed.text_bytes;
 	req.jvmti_walk = armed.jvmti_walk;
+	req.whole = armed.whole;
+	req.at_oom = 1;
 	armed.conn = armed.fd = -1;
 	snprintf(req.label, sizeof(req.label), "the OutOfMemoryError dump");
 	shim_unlock(&dump_lock);

@@ -57,6 +57,13 @@
 
 static JavaVM *jvm;
 static jvmtiEnv *jvmti;
+static int gc_events;     /* can_generate_garbage_collection_events was granted */
+
+/* The fork at the end of a GC pause: armed by the control thread, taken
+ * by the callback at GarbageCollectionFinish, or disarmed when no GC came. */
+enum { AT_GC_OFF, AT_GC_ARMED, AT_GC_FORKING, AT_GC_DONE };
+#define AT_GC_WAIT_MS 2000 /* an app that allocates has a GC sooner than that */
+static int at_gc_wait_ms = AT_GC_WAIT_MS;
 
 /* Forks made by this process's dumps; a child sees its own number. */
 static int forks_made;
@@ -66,6 +73,9 @@ static int forks_made;
  *               mid-walk, as a lock held by a thread that did not survive
  *               the fork does;
  *   stall_ms:M  a walk blocked that long is a stall (default 10 s);
+ *   gc_wait_ms:M  a dump waits that long for a GC's end to fork at
+ *               (default 2 s): a test that wants the GC's end whatever
+ *               the machine's speed;
  *   hold:PATH   each child pauses mid-walk until PATH exists (at most
  *               120 s), still making progress as far as its watchdog can
  *               tell: a test kills or queries a dump it knows is running. */
@@ -82,6 +92,8 @@ static void fault_parse(const char *f)
 			fault_stall_forks = atoi(f + 6);
 		else if (!strncmp(f, "stall_ms:", 9))
 			stall_ms = atoi(f + 9);
+		else if (!strncmp(f, "gc_wait_ms:", 11))
+			at_gc_wait_ms = atoi(f + 11);
 		else if (!strncmp(f, "hold:", 5) && n - 5 < sizeof(fault_hold))
 			snprintf(fault_hold, sizeof(fault_hold), "%.*s", (int)(n - 5), f + 5);
 		f += n + (f[n] == ',');
@@ -146,6 +158,9 @@ static struct {
 	struct hs_threads th;     /* the Java threads' stack traces, read before the fork */
 	int forked;               /* parent: the fork happened; abort the walk */
 	int hotspot_writer;       /* the child runs HotSpot's dumper (hs_jvmdump.h), not the walk below */
+	volatile int at_gc;       /* the fork at the end of a GC pause: AT_GC_* */
+	double gc_fork_ms;        /* that fork's part of the pause */
+	unsigned gc_count;        /* collections when it was armed */
 	int in_child;
 	double pause_start_ms;
 	pid_t child;
@@ -579,7 +594,7 @@ static int fork_here(void)
 		struct hs_jvmdump_faults f = {forks_made <= fault_stall_forks, stall_ms,
 					      fault_hold[0] ? fault_hold : NULL};
 
-		hs_jvmdump_child(W.req, &f);
+		hs_jvmdump_child(W.req, &f, W.at_gc == AT_GC_FORKING);
 	}
 	child_start();
 	return 0;
@@ -928,6 +943,67 @@ static void watchdog(void *arg)
 	child_end();
 }
 
+/* ---- the fork at the end of a GC pause ---- */
+
+/* GarbageCollectionFinish: in the VM thread, at the end of a GC pause,
+ * still at its safepoint. A young GC has just emptied eden and retired
+ * every TLAB: forking here, with the free space kept from the copy
+ * (hs_jvmdump_unshare_free), leaves the copy nothing the app writes soon
+ * (new objects, the next GC's evacuation): its copy-on-write is the old
+ * objects it changes. No JNI or JVMTI call here. */
+static void JNICALL on_gc_finish(jvmtiEnv *env)
+{
+	double t0;
+
+	(void)env;
+	/* a young (or full) GC's end: not a remark or cleanup pause, which
+	 * leave eden as it was */
+	if (W.at_gc != AT_GC_ARMED || hs_jvmdump_collections() == W.gc_count)
+		return;
+	if (!__sync_bool_compare_and_swap(&W.at_gc, AT_GC_ARMED, AT_GC_FORKING))
+		return;
+	t0 = shim_now_ms();
+	fork_here(); /* the child does not return */
+	W.gc_fork_ms = shim_now_ms() - t0;
+	__atomic_store_n(&W.at_gc, AT_GC_DONE, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &W.at_gc, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Arms the fork at the next GC's end and waits up to at_gc_wait_ms: 1 when
+ * it forked (or failed to, W.error), 0 when no GC came (disarmed). */
+static int fork_at_next_gc(void)
+{
+	double until = shim_now_ms() + at_gc_wait_ms;
+
+	W.gc_count = hs_jvmdump_collections();
+	W.at_gc = AT_GC_ARMED;
+	if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL) !=
+	    JVMTI_ERROR_NONE) {
+		W.at_gc = AT_GC_OFF;
+		return 0;
+	}
+	for (;;) {
+		int st = __atomic_load_n(&W.at_gc, __ATOMIC_ACQUIRE);
+		double left = until - shim_now_ms();
+		struct timespec ts;
+
+		if (st == AT_GC_DONE)
+			break;
+		if (st == AT_GC_ARMED && left <= 0) {
+			if (__sync_bool_compare_and_swap(&W.at_gc, AT_GC_ARMED, AT_GC_OFF))
+				break; /* no GC came: the caller forks by the heap walk */
+			continue;
+		}
+		if (left < 1 || st == AT_GC_FORKING)
+			left = 1;
+		ts.tv_sec = (time_t)(left / 1000);
+		ts.tv_nsec = (long)((left - ts.tv_sec * 1000.0) * 1e6);
+		syscall(SYS_futex, &W.at_gc, FUTEX_WAIT_PRIVATE, st, &ts, NULL, 0);
+	}
+	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
+	return W.at_gc == AT_GC_DONE;
+}
+
 /* ---- the parent's side ---- */
 
 static JNIEnv *attach_thread(void)
@@ -986,6 +1062,19 @@ static int hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res
 		hs_layout_release(jvmti, jni, &W.lay);
 		return -1;
 	}
+	/* HotSpot's dumper in the copy on G1, asked for (not at the throw,
+	 * where the heap is full and no GC is to come): at the end of the
+	 * next GC pause, if one comes soon (an app that allocates); an idle
+	 * app is forked at once, by the heap walk below */
+	if (W.hotspot_writer && gc_events && hs_jvmdump_is_g1() && !req->at_oom && fork_at_next_gc()) {
+		res->pause_ms = W.gc_fork_ms;
+		res->child = W.child;
+		if (W.child)
+			hs_jvmdump_own_survivors();
+		if (!W.child)
+			snprintf(res->error, sizeof(res->error), "%s", W.error[0] ? W.error : "fork failed");
+		return res->child ? 0 : -1;
+	}
 	memset(&cb, 0, sizeof(cb));
 	cb.heap_reference_callback = on_reference; /* its first call forks */
 	if (!W.hotspot_writer) {
@@ -996,6 +1085,8 @@ static int hs_dump(const struct shim_dump_req *req, struct shim_dump_result *res
 	e = (*jvmti)->FollowReferences(jvmti, 0, NULL, NULL, &cb, NULL);
 	hs_threads_resume(jvmti, &W.th);
 	res->pause_ms = shim_now_ms() - t0;
+	if (W.child && W.hotspot_writer)
+		hs_jvmdump_own_survivors();
 	if (!W.child) {
 		if (!W.error[0])
 			snprintf(W.error, sizeof(W.error), "FollowReferences: JVMTI error %d, no callback", (int)e);
@@ -1052,6 +1143,10 @@ static int hs_init(void *vm, int live)
 	caps.can_get_line_numbers = 1;
 	caps.can_get_source_file_name = 1;
 	(*jvmti)->AddCapabilities(jvmti, &caps);
+	/* a fork-dump at the end of a GC pause */
+	memset(&caps, 0, sizeof(caps));
+	caps.can_generate_garbage_collection_events = 1;
+	gc_events = (*jvmti)->AddCapabilities(jvmti, &caps) == JVMTI_ERROR_NONE;
 	/* the threads suspended while their traces are read for a dump */
 	memset(&caps, 0, sizeof(caps));
 	caps.can_suspend = 1;
@@ -1062,6 +1157,7 @@ static int hs_init(void *vm, int live)
 	(*jvmti)->AddCapabilities(jvmti, &caps);
 	memset(&ev, 0, sizeof(ev));
 	ev.ResourceExhausted = shim_hs_on_exhausted;
+	ev.GarbageCollectionFinish = on_gc_finish; /* enabled only while a fork waits for a GC */
 	ev.ClassPrepare = hs_jstack_class_prepare; /* enabled once Java stacks are asked for */
 	ev.ClassLoad = hs_jstack_class_load;
 	ev.ClassFileLoadHook = shim_hs_oomhook_cflh; /* enabled only while the hook is put in */

@@ -41,6 +41,9 @@ static struct {
 	 * HeapRegionManager::_regions, G1HeapRegionTable::_base and _length,
 	 * HeapRegion::_top and _end (-1: unknown) */
 	long hrm, regions, table_base, table_length, region_top, region_end;
+	long total_collections; /* CollectedHeap::_total_collections: young and full GCs */
+	long region_bottom, region_type; /* HeapRegion::_bottom, _type (its _tag first) */
+	int surv_tag;           /* HeapRegionType::SurvTag (-1: unknown) */
 } H;
 
 #ifndef MADV_WIPEONFORK
@@ -48,12 +51,19 @@ static struct {
 #define MADV_KEEPONFORK 19
 #endif
 
-/* The heap's free space at the fork, kept from the copy (see unshare_free). */
-static struct {
+/* Address ranges: the heap's free space at the fork, kept from the copy
+ * (see hs_jvmdump_unshare_free); its survivor regions, made the app's own
+ * after it (hs_jvmdump_own_survivors). */
+struct ranges {
 	uintptr_t (*r)[2];
 	size_t n, cap;
 	uint64_t bytes;
-} U;
+};
+static struct ranges U, S;
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 static void resolve(void)
 {
@@ -85,6 +95,11 @@ static void resolve(void)
 	H.table_length = hs_vmstruct_offset("G1HeapRegionTable", "_length");
 	H.region_top = hs_vmstruct_offset("HeapRegion", "_top");
 	H.region_end = hs_vmstruct_offset("HeapRegion", "_end");
+	H.total_collections = hs_vmstruct_offset("CollectedHeap", "_total_collections");
+	H.region_bottom = hs_vmstruct_offset("HeapRegion", "_bottom");
+	H.region_type = hs_vmstruct_offset("HeapRegion", "_type");
+	if (hs_vmstruct_offset("HeapRegionType", "_tag") != 0 || hs_vmconstant_int("HeapRegionType::SurvTag", &H.surv_tag))
+		H.surv_tag = -1;
 	if (!H.dump || !H.heap_slot || !H.no_workers)
 		snprintf(H.why, sizeof(H.why), "libjvm.so's .symtab lacks %s",
 			 !H.dump ? "HeapDumper::dump" : !H.heap_slot ? "Universe::_collectedHeap"
@@ -160,25 +175,26 @@ static int without_workers(void)
 	return 0;
 }
 
-/* Adds [lo, hi) to U, joined to the last range when they touch. */
-static void unshare_add(uintptr_t lo, uintptr_t hi)
+/* Adds [lo, hi) to rs, joined to the last range when they touch. */
+static void ranges_add(struct ranges *rs, uintptr_t lo, uintptr_t hi)
 {
-	if (U.n && U.r[U.n - 1][1] == lo) {
-		U.r[U.n - 1][1] = hi;
+	rs->bytes += hi - lo;
+	if (rs->n && rs->r[rs->n - 1][1] == lo) {
+		rs->r[rs->n - 1][1] = hi;
 		return;
 	}
-	if (U.n == U.cap) {
-		size_t cap = U.cap ? U.cap * 2 : 256;
-		void *q = realloc(U.r, cap * sizeof(*U.r));
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 256;
+		void *q = realloc(rs->r, cap * sizeof(*rs->r));
 
 		if (!q)
 			return;
-		U.r = q;
-		U.cap = cap;
+		rs->r = q;
+		rs->cap = cap;
 	}
-	U.r[U.n][0] = lo;
-	U.r[U.n][1] = hi;
-	U.n++;
+	rs->r[rs->n][0] = lo;
+	rs->r[rs->n][1] = hi;
+	rs->n++;
 }
 
 /* madvise(advice) on each range; one that fails (a file-backed archive
@@ -199,8 +215,8 @@ size_t hs_jvmdump_unshare_free(void)
 	 * first free bytes up to it stay shared */
 	const uintptr_t page = 64 * 1024;
 
-	U.n = 0;
-	U.bytes = 0;
+	U.n = S.n = 0;
+	U.bytes = S.bytes = 0;
 	if (!H.ready || !H.g1 || H.hrm < 0 || H.regions < 0 || H.table_base < 0 || H.table_length < 0 ||
 	    H.region_top < 0 || H.region_end < 0)
 		return 0;
@@ -214,19 +230,52 @@ size_t hs_jvmdump_unshare_free(void)
 			continue;
 		top = (*(const uintptr_t *)(region[i] + H.region_top) + page - 1) & ~(page - 1);
 		end = *(const uintptr_t *)(region[i] + H.region_end);
-		if (top < end) {
-			unshare_add(top, end);
-			U.bytes += end - top;
+		if (top < end)
+			ranges_add(&U, top, end);
+		if (H.surv_tag >= 0 && H.region_bottom >= 0 && H.region_type >= 0 &&
+		    *(const volatile uint32_t *)(region[i] + H.region_type) == (uint32_t)H.surv_tag) {
+			uintptr_t bottom = *(const uintptr_t *)(region[i] + H.region_bottom) & ~(page - 1);
+
+			if (bottom < top)
+				ranges_add(&S, bottom, top);
 		}
 	}
 	unshare_advise(MADV_WIPEONFORK);
 	return (size_t)U.bytes;
 }
 
+int hs_jvmdump_is_g1(void)
+{
+	return H.ready && H.g1 && H.total_collections >= 0;
+}
+
+unsigned hs_jvmdump_collections(void)
+{
+	return H.ready && H.total_collections >= 0
+		       ? *(const volatile unsigned *)((const uint8_t *)*H.heap_slot + H.total_collections)
+		       : 0;
+}
+
 void hs_jvmdump_share_again(void)
 {
 	unshare_advise(MADV_KEEPONFORK);
 	U.n = 0;
+}
+
+size_t hs_jvmdump_own_survivors(void)
+{
+	uint64_t done = 0;
+
+	for (size_t i = 0; i < S.n; i++) {
+		uintptr_t lo = S.r[i][0], hi = S.r[i][1];
+
+		/* before Linux 5.14 (EINVAL) nothing: a write of our own to the
+		 * heap could race with G1 uncommitting a region and fault */
+		if (madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
+			done += hi - lo;
+	}
+	S.n = 0;
+	return (size_t)done;
 }
 
 /* ---- the child ---- */
@@ -243,6 +292,8 @@ static struct {
 	int dump_rc;
 	char dump_error[200];
 	char hold[256];
+	int at_gc_end;
+	volatile int holding;  /* a test's hold: no byte comes, and none is due */
 } C;
 
 static void park(void) __attribute__((noreturn));
@@ -260,6 +311,82 @@ static void hold_until_released(void)
 		struct timespec ts = {0, 10 * 1000 * 1000};
 
 		nanosleep(&ts, NULL);
+	}
+}
+
+/* The child's end, once, from whichever of its threads gets there first. */
+static void finish(int err, const char *why, uint64_t bytes_in, uint64_t bytes_out, uint64_t objects)
+	__attribute__((noreturn));
+static void finish(int err, const char *why, uint64_t bytes_in, uint64_t bytes_out, uint64_t objects)
+{
+	static int once;
+
+	if (__sync_lock_test_and_set(&once, 1))
+		park();
+	snprintf(shim_child_note, sizeof(shim_child_note), "walk=hotspot forked_at=%s unshared_mb=%llu",
+		 C.at_gc_end ? "gc_end" : "heap_walk", (unsigned long long)(U.bytes >> 20));
+	shim_child_finish(C.req, err, why, bytes_in, bytes_out, objects, C.start_ms);
+}
+
+/* What the VM thread has written so far (its task's wchar: the child's
+ * count starts at the fork). */
+static uint64_t vm_bytes_written(void)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/io", (int)C.vm_tid);
+	if (shim_read_file(path, buf, sizeof(buf)) <= 0 || !(p = strstr(buf, "wchar: ")))
+		return 0;
+	return strtoull(p + 7, NULL, 10);
+}
+
+static int vm_in_futex(void)
+{
+	char sc[96];
+
+	shim_task_syscall(C.vm_tid, sc, sizeof(sc));
+	return atol(sc) == SYS_futex;
+}
+
+/* A stall: the VM thread blocked (not in a write, which would be bytes to
+ * come) for stall_ms with nothing written meanwhile. */
+static void stalled(char *why, size_t len, uint64_t bytes)
+{
+	char sc[96];
+
+	shim_task_syscall(C.vm_tid, sc, sizeof(sc));
+	sc[strcspn(sc, " ")] = 0;
+	snprintf(why, len,
+		 "the heap walk stalled after %llu bytes (a lock held at fork time; the VM thread waits in syscall %.20s%s)",
+		 (unsigned long long)bytes, sc, atol(sc) == SYS_futex ? ", futex" : "");
+}
+
+/* The whole dump straight to the output (the reader strips): this thread
+ * only watches the VM thread's writes for a stall. */
+static void watchdog(void *arg)
+{
+	uint64_t last = 0;
+	double since = shim_now_ms();
+
+	(void)arg;
+	for (;;) {
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		uint64_t now;
+		char why[200];
+
+		nanosleep(&ts, NULL);
+		now = vm_bytes_written();
+		if (now != last || C.holding || C.dumped) {
+			last = now;
+			since = shim_now_ms();
+			continue;
+		}
+		/* blocked in a futex, not in the output's write (a slow reader) */
+		if (shim_now_ms() - since > C.f.stall_ms && shim_task_state(C.vm_tid) == SHIM_TASK_BLOCKED &&
+		    vm_in_futex()) {
+			stalled(why, sizeof(why), now);
+			finish(-EDEADLK, why, now, 0, 0);
+		}
 	}
 }
 
@@ -284,13 +411,7 @@ static void reader(void *arg)
 			double idle = shim_now_ms() - idle_since;
 
 			if (!C.dumped && idle > C.f.stall_ms && shim_task_state(C.vm_tid) == SHIM_TASK_BLOCKED) {
-				char sc[96];
-
-				shim_task_syscall(C.vm_tid, sc, sizeof(sc));
-				sc[strcspn(sc, " ")] = 0;
-				snprintf(why, sizeof(why),
-					 "the heap walk stalled after %llu bytes (a lock held at fork time; the VM thread waits in syscall %.20s%s)",
-					 (unsigned long long)bytes, sc, atol(sc) == SYS_futex ? ", futex" : "");
+				stalled(why, sizeof(why), bytes);
 				err = -EDEADLK;
 				break;
 			}
@@ -322,16 +443,51 @@ static void reader(void *arg)
 	}
 	if (!err && (err = hprof_strip_stream_finish(&C.strip)))
 		snprintf(why, sizeof(why), "%.150s", C.strip.msg[0] ? C.strip.msg : "finishing the dump");
-	snprintf(shim_child_note, sizeof(shim_child_note), "walk=hotspot unshared_mb=%llu",
-		 (unsigned long long)(U.bytes >> 20));
-	shim_child_finish(C.req, err, why, bytes, C.strip.sink.bytes_out, C.strip.t.objects, C.start_ms);
+	finish(err, why, bytes, C.strip.sink.bytes_out, C.strip.t.objects);
 }
 
-void hs_jvmdump_child(const struct shim_dump_req *req, const struct hs_jvmdump_faults *f)
+/* HotSpot's dumper into path; its error, if any, in C. */
+static void run_dumper(const char *path)
 {
 	/* HotSpot's HeapDumper: its error string first, then two flags and a
 	 * timer, all zero for a dump without a GC that no one prints */
 	_Alignas(16) unsigned char dumper[128];
+
+	memset(dumper, 0, sizeof(dumper));
+	C.dump_rc = H.dump(dumper, path, NULL, -1, true, 1);
+	if (*(char **)dumper)
+		snprintf(C.dump_error, sizeof(C.dump_error), "%s", *(char **)dumper);
+	C.dumped = 1;
+}
+
+/* The reader strips (the request said whole): HotSpot writes straight to
+ * the output, from this thread alone; a watchdog looks on. */
+static void whole_to_output(void) __attribute__((noreturn));
+static void whole_to_output(void)
+{
+	char path[64], why[200] = "";
+	int e;
+
+	if ((e = shim_thread_start(watchdog, NULL)) != 0)
+		finish(e, "starting the watchdog", 0, 0, 0);
+	if (C.f.stall) /* a test's stall: as a lock a vanished thread held */
+		park();
+	if (C.hold[0]) { /* a test's hold: the copy alive, its dump not yet written */
+		C.holding = 1;
+		hold_until_released();
+		C.holding = 0;
+	}
+	/* HotSpot opens the output itself, by /proc: its own descriptor of it */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", C.req->fd);
+	run_dumper(path);
+	e = C.dump_rc ? -EIO : 0;
+	if (e)
+		snprintf(why, sizeof(why), "HotSpot's heap dumper: %.150s", C.dump_error[0] ? C.dump_error : "failed");
+	finish(e, why, vm_bytes_written(), 0, 0);
+}
+
+void hs_jvmdump_child(const struct shim_dump_req *req, const struct hs_jvmdump_faults *f, int at_gc_end)
+{
 	char path[64];
 	int pipefd[2], e;
 
@@ -339,31 +495,29 @@ void hs_jvmdump_child(const struct shim_dump_req *req, const struct hs_jvmdump_f
 	C.req_copy = *req; /* glibc reuses the vanished threads' stacks */
 	C.req = &C.req_copy;
 	C.f = *f;
+	C.at_gc_end = at_gc_end;
 	if (C.f.hold)
 		snprintf(C.hold, sizeof(C.hold), "%s", C.f.hold);
 	C.vm_tid = (pid_t)syscall(SYS_gettid);
 	shim_child_setup(CHILD_ALARM_S);
+	if (without_workers() != 0)
+		finish(-ENOTSUP, "the heap's safepoint_workers() not found in the child", 0, 0, 0);
+	if (C.req->whole)
+		whole_to_output();
 	if (pipe2(pipefd, O_CLOEXEC) != 0)
-		shim_child_finish(C.req, -errno, "a pipe for HotSpot's dump", 0, 0, 0, C.start_ms);
+		finish(-errno, "a pipe for HotSpot's dump", 0, 0, 0);
 	fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20); /* fewer switches between writer and reader */
 	C.rd = pipefd[0];
 	if ((e = hprof_strip_stream_open(&C.strip, C.req->fd, C.req->op, HPROF_PLAIN, 0)))
-		shim_child_finish(C.req, e, "opening the output", 0, 0, 0, C.start_ms);
+		finish(e, "opening the output", 0, 0, 0);
 	C.strip.t.text_bytes = C.req->text_bytes;
-	if (without_workers() != 0)
-		shim_child_finish(C.req, -ENOTSUP, "the heap's safepoint_workers() not found in the child", 0, 0, 0,
-				  C.start_ms);
 	if ((e = shim_thread_start(reader, NULL)) != 0)
-		shim_child_finish(C.req, e, "starting the reader", 0, 0, 0, C.start_ms);
+		finish(e, "starting the reader", 0, 0, 0);
 	if (C.f.stall) /* a test's stall: as a lock a vanished thread held */
 		park();
 	/* HotSpot opens the path itself: the pipe's write end, by /proc */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", pipefd[1]);
-	memset(dumper, 0, sizeof(dumper));
-	C.dump_rc = H.dump(dumper, path, NULL, -1, true, 1);
-	if (*(char **)dumper)
-		snprintf(C.dump_error, sizeof(C.dump_error), "%s", *(char **)dumper);
-	C.dumped = 1;
+	run_dumper(path);
 	close(pipefd[1]); /* HotSpot closed its own: the reader sees the end */
 	park();           /* the reader ends the child */
 }

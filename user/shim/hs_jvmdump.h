@@ -34,12 +34,27 @@ int hs_jvmdump_ready(char *why, size_t why_len);
  * reads no byte above a region's top. Bytes kept from the copy (0: not
  * G1, or the table lacks a field). */
 size_t hs_jvmdump_unshare_free(void);
+/* The heap is G1's and its collections are counted (hs_jvmdump_ready said
+ * yes first). */
+int hs_jvmdump_is_g1(void);
+/* Young and full collections so far (G1's remark and cleanup pauses are
+ * not counted). */
+unsigned hs_jvmdump_collections(void);
 /* The parent, after the fork: the same ranges back to plain (a later fork
  * of the app's own keeps them). */
 void hs_jvmdump_share_again(void);
-/* In the child's VM thread, right after the fork: writes the dump, answers
- * the request and ends the child. */
-void hs_jvmdump_child(const struct shim_dump_req *req, const struct hs_jvmdump_faults *f)
+/* The parent, after the fork, off the safepoint (the app running): the
+ * survivor regions G1 had at the fork made the app's own again, page by
+ * page (MADV_POPULATE_WRITE: copy-on-write taken now, no byte changed),
+ * so that the next young GC, which evacuates them and writes a forwarding
+ * pointer into every object it copies, pays no fault. The memory is what
+ * that GC would have copied anyway. Linux 5.14 and later; before, nothing.
+ * Bytes made own. */
+size_t hs_jvmdump_own_survivors(void);
+/* In the child's VM thread, right after the fork (at_gc_end: made at the
+ * end of a GC pause): writes the dump, answers the request and ends the
+ * child. */
+void hs_jvmdump_child(const struct shim_dump_req *req, const struct hs_jvmdump_faults *f, int at_gc_end)
 	__attribute__((noreturn));
 
 #endif

@@ -9,6 +9,8 @@ static struct {
 	int resolved;
 	const uint8_t *table;
 	long stride, type_at, field_at, static_at, offset_at, address_at;
+	const uint8_t *ints;
+	long int_stride, int_name_at, int_value_at;
 } T;
 
 static long value_of(struct elfsym_lib *lib, const char *name)
@@ -35,6 +37,15 @@ static void resolve(void)
 	T.static_at = value_of(&lib, "gHotSpotVMStructEntryIsStaticOffset");
 	T.offset_at = value_of(&lib, "gHotSpotVMStructEntryOffsetOffset");
 	T.address_at = value_of(&lib, "gHotSpotVMStructEntryAddressOffset");
+	{
+		uintptr_t ints = elfsym_find(&lib, "gHotSpotVMIntConstants", NULL);
+
+		T.int_stride = value_of(&lib, "gHotSpotVMIntConstantEntryArrayStride");
+		T.int_name_at = value_of(&lib, "gHotSpotVMIntConstantEntryNameOffset");
+		T.int_value_at = value_of(&lib, "gHotSpotVMIntConstantEntryValueOffset");
+		if (ints && T.int_stride > 0 && T.int_name_at >= 0 && T.int_value_at >= 0)
+			T.ints = *(const uint8_t *const *)ints;
+	}
 	elfsym_close(&lib);
 	if (table && T.stride > 0 && T.type_at >= 0 && T.field_at >= 0 && T.static_at >= 0 && T.offset_at >= 0 &&
 	    T.address_at >= 0)
@@ -69,4 +80,20 @@ uintptr_t hs_vmstruct_static(const char *type, const char *field)
 	const uint8_t *e = entry(type, field);
 
 	return e && *(const int32_t *)(e + T.static_at) ? *(const uintptr_t *)(e + T.address_at) : 0;
+}
+
+int hs_vmconstant_int(const char *name, int *value)
+{
+	resolve();
+	for (const uint8_t *e = T.ints; e; e += T.int_stride) {
+		const char *n = *(const char *const *)(e + T.int_name_at);
+
+		if (!n)
+			break;
+		if (!strcmp(n, name)) {
+			*value = *(const int32_t *)(e + T.int_value_at);
+			return 0;
+		}
+	}
+	return -1;
 }

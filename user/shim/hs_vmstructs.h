@@ -11,5 +11,8 @@
 long hs_vmstruct_offset(const char *type, const char *field);
 /* The address of static type::field, or 0. */
 uintptr_t hs_vmstruct_static(const char *type, const char *field);
+/* The value of an integer constant (gHotSpotVMIntConstants: "HeapRegionType::SurvTag"):
+ * 0, or -1 when the table lacks it. */
+int hs_vmconstant_int(const char *name, int *value);
 
 #endif

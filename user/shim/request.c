@@ -31,6 +31,10 @@ static int parse_extra(char *const *w, int n, struct shim_request *r, char *repl
 
 		if (!strcmp(w[i], "none"))
 			continue;
+		if (!strcmp(w[i], "whole")) {
+			r->whole = 1;
+			continue;
+		}
 		if (!strcmp(w[i], "walk=jvmti") || !strcmp(w[i], "walk=hotspot")) {
 			r->jvmti_walk = !strcmp(w[i], "walk=jvmti");
 			continue;
@@ -50,7 +54,7 @@ static int parse_extra(char *const *w, int n, struct shim_request *r, char *repl
 				 SHIM_ERROR " the shim writes plain hprof (protocol %d): the reader compresses it", SHIM_PROTOCOL);
 		else
 			snprintf(reply, reply_len,
-				 SHIM_ERROR " unknown word '%.40s' (modes: app, koom; then strings=N, walk=hotspot|jvmti)", w[i]);
+				 SHIM_ERROR " unknown word '%.40s' (modes: app, koom; then strings=N, walk=hotspot|jvmti, whole)", w[i]);
 		return -1;
 	}
 	return 0;

@@ -15,6 +15,7 @@ struct shim_request {
 	int text_bytes;      /* char and byte arrays up to this size kept whole */
 	int no_stacks;       /* javastacks nostacks: the pools' figures only, no signal */
 	int jvmti_walk;      /* walk=jvmti: HotSpot's fork-dump child walks with JVMTI */
+	int whole;           /* whole: the reader strips; the runtime's dump may come whole */
 };
 
 /* Reads line (one request, its newline gone; cut into words in place).

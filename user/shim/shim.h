@@ -63,6 +63,8 @@ struct shim_dump_req {
 	int op;              /* enum hprof_op: HPROF_OP_STRIP_APP / _KOOM */
 	uint32_t text_bytes; /* char and byte arrays up to this size kept whole (String contents) */
 	int jvmti_walk;      /* HotSpot: the child walks with JVMTI, not HotSpot's dumper */
+	int at_oom;          /* the armed dump, at the throw: taken at once */
+	int whole;           /* the reader strips: HotSpot's dumper writes straight to fd */
 	int reply_fd;        /* the client's connection: the child answers "done" on it */
 	int sync_fd;         /* the child reads one byte (or EOF) here before it answers, so
 			      * "started" (from the parent) always comes first */
