@@ -73,6 +73,7 @@ static void resolve(void)
 		"_ZN14ShenandoahHeap17safepoint_workersEv",
 	};
 	struct elfsym_lib lib;
+	int segmented;
 
 	if (H.resolved)
 		return;
@@ -88,7 +89,15 @@ static void resolve(void)
 	for (int i = 0; i < 3; i++)
 		H.workers[i] = elfsym_find(&lib, with_workers[i], NULL);
 	H.no_workers = elfsym_find(&lib, "_ZN13CollectedHeap17safepoint_workersEv", NULL);
+	/* JDK 22 and later: the dump goes to segment files beside the path
+	 * (path.p0, ...) that the caller merges after the VM operation */
+	segmented = elfsym_find(&lib, "_ZN10DumpMerger15get_writer_pathEPKci", NULL) != 0;
 	elfsym_close(&lib);
+	if (segmented) {
+		snprintf(H.why, sizeof(H.why),
+			 "this JVM (22 or later) writes its heap dump in segment files merged after the safepoint, which the copy does not do yet");
+		return;
+	}
 	H.hrm = hs_vmstruct_offset("G1CollectedHeap", "_hrm");
 	H.regions = hs_vmstruct_offset("HeapRegionManager", "_regions");
 	H.table_base = hs_vmstruct_offset("G1HeapRegionTable", "_base");
