@@ -57,6 +57,8 @@ child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
   run "$OOMSCOPE" dump -p "$pid" --load-shim -q -o "$TMP/s.hprof.gz" --leak-if "$rule"
   [ "$status" -eq 0 ]
   [[ "$output" == *"(shim-fork)"* ]]
+  # HotSpot's own dumper ran in the copy (on arm64 too: the vtable and the symbols)
+  [[ "$output" == *"HotSpot's own dumper"* ]] || { echo "# $output" >&3; false; }
   # the app's pause: the fork, milliseconds
   local pause; pause=$(sed -n 's/^pause *\([0-9]*\) ms.*/\1/p' <<<"$output")
   [ "$pause" -lt 1000 ]
