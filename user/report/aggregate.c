@@ -5,9 +5,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "report/escape.h"
 #include "report/store_int.h"
 #include "report/store_query.h"
+#include "util/json.h"
 
 /* the leak groups and suspects by signature, most runs first (ties in a
  * fixed order: both back ends answer alike) */
@@ -20,6 +20,7 @@ static const char QUERY[] =
 struct table {
 	int json, rows;
 	FILE *out;
+	struct json j; /* --json: the table's writer */
 };
 
 static const char *col(const char *const *cols, int n, int i)
@@ -46,14 +47,14 @@ static int leak_row(void *ctx, int n, const char *const *c)
 
 	t->rows++;
 	if (t->json) {
-		fprintf(t->out, "%s{\"runs\":%lld,\"retainedMax\":%lld,\"instances\":%lld", t->rows > 1 ? "," : "",
-			inum(c, n, 2), inum(c, n, 5), inum(c, n, 6));
+		json_obj(&t->j);
+		json_kint(&t->j, "runs", inum(c, n, 2));
+		json_kint(&t->j, "retainedMax", inum(c, n, 5));
+		json_kint(&t->j, "instances", inum(c, n, 6));
 		for (int k = 0; k < 9; k++)
-			if (keys[k]) {
-				fprintf(t->out, ",\"%s\":", keys[k]);
-				esc_json(t->out, col(c, n, k));
-			}
-		fputc('}', t->out);
+			if (keys[k])
+				json_kstr(&t->j, keys[k], col(c, n, k));
+		json_obj_end(&t->j);
 	} else {
 		fprintf(t->out, "%-16s %5lld %-20s %-20s %12lld  %s\n", col(c, n, 0), inum(c, n, 2), col(c, n, 3),
 			col(c, n, 4), inum(c, n, 5), col(c, n, 1));
@@ -66,7 +67,7 @@ int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, const st
 		   FILE *out, size_t *added, char *err, size_t err_len)
 {
 	struct store *store = store_open(dbpath, err, err_len);
-	struct table t = {as_json, 0, out};
+	struct table t = {.json = as_json, .out = out};
 	long long runs = 0;
 	int rc = -1;
 
@@ -87,7 +88,12 @@ int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, const st
 		goto out;
 	}
 	if (as_json) {
-		fprintf(out, "{\"schema\":\"oomscope-aggregate/1\",\"runs\":%lld,\"leaks\":[", runs);
+		json_init(&t.j, out, 0);
+		json_obj(&t.j);
+		json_kstr(&t.j, "schema", "oomscope-aggregate/1");
+		json_kint(&t.j, "runs", runs);
+		json_key(&t.j, "leaks");
+		json_arr(&t.j);
 	} else {
 		fprintf(out, "%lld run(s); leaks by signature, most runs first:\n", runs);
 		fprintf(out, "%-16s %5s %-20s %-20s %12s  %s\n", "signature", "runs", "first seen", "last seen",
@@ -97,9 +103,11 @@ int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, const st
 		snprintf(err, err_len, "query: %s", store_error(store));
 		goto out;
 	}
-	if (as_json)
-		fputs("]}\n", out);
-	else if (!t.rows)
+	if (as_json) {
+		json_arr_end(&t.j);
+		json_obj_end(&t.j);
+		json_end_line(&t.j);
+	} else if (!t.rows)
 		fprintf(out, "(no leaks in these runs' analyses)\n");
 	rc = 0;
 out:

@@ -20,27 +20,3 @@ void esc_html(FILE *f, const char *s)
 		}
 	}
 }
-
-void esc_json(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else if (ch < 0x80)
-			fputc(ch, f);
-		else {
-			size_t n = text_utf8_len((const unsigned char *)s);
-
-			if (n)
-				fwrite(s, 1, n, f), s += n - 1;
-			else
-				fputs("\\ufffd", f); /* not UTF-8: the page stays valid */
-		}
-	}
-	fputc('"', f);
-}

@@ -1,4 +1,4 @@
-/* Strings written into the report's HTML/SVG and JSON exports. */
+/* Strings written into the report's HTML and SVG (JSON goes through util/json.h). */
 #ifndef OOMSCOPE_REPORT_ESCAPE_H
 #define OOMSCOPE_REPORT_ESCAPE_H
 
@@ -6,7 +6,5 @@
 
 /* s with < > & " as entities (NULL writes nothing). */
 void esc_html(FILE *f, const char *s);
-/* s as a quoted JSON string (NULL as ""). */
-void esc_json(FILE *f, const char *s);
 
 #endif

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include "report/escape.h"
 #include "report/store_int.h"
+#include "util/json.h"
 
 
 /* Runs with label $1=$2 (joined as lf) */
@@ -55,23 +55,11 @@ static double num(const char *const *cols, int ncols, int i)
 	return i < ncols && cols[i] ? strtod(cols[i], NULL) : 0;
 }
 
-static void jstr(FILE *out, const char *key, const char *v, int *first)
-{
-	fprintf(out, "%s\"%s\":", *first ? "" : ",", key);
-	esc_json(out, v);
-	*first = 0;
-}
-
-static void jnum(FILE *out, const char *key, double v, int *first)
-{
-	fprintf(out, "%s\"%s\":%.0f", *first ? "" : ",", key, v);
-	*first = 0;
-}
-
 struct printer {
 	const struct store_query *q;
 	int json, rows;
 	FILE *out;
+	struct json j; /* --json: the rows' writer */
 };
 
 /* A query's JSON members: their keys, the columns they come from, numbers or text */
@@ -100,15 +88,13 @@ static int print_row(void *ctx, int n, const char *const *c)
 					 : q->kind == SQ_HISTORY			   ? HISTORY_FIELDS
 					 : q->across					   ? DEATH_FIELDS
 											   : DEATH_FIELDS + 1;
-		int first = 1;
-
-		fputs(p->rows ? ",{" : "{", out);
+		json_obj(&p->j);
 		for (; f->key; f++)
-			if (f->numeric)
-				jnum(out, f->key, num(c, n, f->col), &first);
+			if (f->numeric) /* whole numbers, as %.0f: counts and bytes */
+				json_kfixed(&p->j, f->key, num(c, n, f->col), 0);
 			else
-				jstr(out, f->key, col(c, n, f->col), &first);
-		fputc('}', out);
+				json_kstr(&p->j, f->key, col(c, n, f->col));
+		json_obj_end(&p->j);
 	} else if (q->kind == SQ_SIGNATURES || q->kind == SQ_NEW_IN) {
 		fprintf(out, "%-9s %-16s %5.0f %14.0f %-20s %-20s  %s\n", col(c, n, 0), col(c, n, 1), num(c, n, 3),
 			num(c, n, 4), col(c, n, 5), col(c, n, 6), col(c, n, 2));
@@ -122,9 +108,17 @@ static int print_row(void *ctx, int n, const char *const *c)
 	return 0;
 }
 
+/* The end of {"schema":..., "rows":[...]} and its line. */
+static void close_rows(struct json *j)
+{
+	json_arr_end(j);
+	json_obj_end(j);
+	json_end_line(j);
+}
+
 int store_query_run(struct store *s, const struct store_query *q, int json, FILE *out, char *err, size_t err_len)
 {
-	struct printer p = {q, json, 0, out};
+	struct printer p = {.q = q, .json = json, .out = out};
 	struct store_val v[3];
 	char sql[2048];
 	int n = 0;
@@ -157,13 +151,18 @@ int store_query_run(struct store *s, const struct store_query *q, int json, FILE
 		if (q->kind == SQ_NEW_IN)
 			v[n++] = STORE_TEXT(q->since_value);
 	}
-	if (json)
-		fprintf(out, "{\"schema\":\"oomscope-query/1\",\"query\":\"%s\",\"rows\":[",
-			q->kind == SQ_SIGNATURES ? "signatures"
-			: q->kind == SQ_NEW_IN	 ? "new-in"
-			: q->kind == SQ_HISTORY	 ? "history"
-						 : "deaths");
-	else if (q->kind == SQ_SIGNATURES)
+	if (json) {
+		json_init(&p.j, out, 0);
+		json_obj(&p.j);
+		json_kstr(&p.j, "schema", "oomscope-query/1");
+		json_kstr(&p.j, "query",
+			  q->kind == SQ_SIGNATURES ? "signatures"
+			  : q->kind == SQ_NEW_IN   ? "new-in"
+			  : q->kind == SQ_HISTORY  ? "history"
+						   : "deaths");
+		json_key(&p.j, "rows");
+		json_arr(&p.j);
+	} else if (q->kind == SQ_SIGNATURES)
 		fprintf(out, "findings by signature, most runs first%s%s%s%s%s:\n%-9s %-16s %5s %14s %-20s %-20s  %s\n",
 			q->key ? " (runs with " : "", q->key ? q->key : "", q->key ? "=" : "", q->key ? q->value : "",
 			q->key ? ")" : "", "kind", "signature", "runs", "largest", "first seen", "last seen", "what");
@@ -180,12 +179,12 @@ int store_query_run(struct store *s, const struct store_query *q, int json, FILE
 	fflush(out);
 	if (store_query(s, sql, n, v, print_row, &p)) {
 		if (json)
-			fputs("]}\n", out);
+			close_rows(&p.j);
 		snprintf(err, err_len, "query: %s", store_error(s));
 		return -1;
 	}
 	if (json)
-		fputs("]}\n", out);
+		close_rows(&p.j);
 	else if (!p.rows)
 		fprintf(out, "(none)\n");
 	return p.rows;
