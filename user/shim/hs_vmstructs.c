@@ -8,7 +8,7 @@
 static struct {
 	int resolved;
 	const uint8_t *table;
-	long stride, type_at, field_at, static_at, offset_at, address_at;
+	long stride, type_at, field_at, static_at, offset_at;
 	const uint8_t *ints;
 	long int_stride, int_name_at, int_value_at;
 } T;
@@ -36,7 +36,6 @@ static void resolve(void)
 	T.field_at = value_of(&lib, "gHotSpotVMStructEntryFieldNameOffset");
 	T.static_at = value_of(&lib, "gHotSpotVMStructEntryIsStaticOffset");
 	T.offset_at = value_of(&lib, "gHotSpotVMStructEntryOffsetOffset");
-	T.address_at = value_of(&lib, "gHotSpotVMStructEntryAddressOffset");
 	{
 		uintptr_t ints = elfsym_find(&lib, "gHotSpotVMIntConstants", NULL);
 
@@ -47,8 +46,7 @@ static void resolve(void)
 			T.ints = *(const uint8_t *const *)ints;
 	}
 	elfsym_close(&lib);
-	if (table && T.stride > 0 && T.type_at >= 0 && T.field_at >= 0 && T.static_at >= 0 && T.offset_at >= 0 &&
-	    T.address_at >= 0)
+	if (table && T.stride > 0 && T.type_at >= 0 && T.field_at >= 0 && T.static_at >= 0 && T.offset_at >= 0)
 		T.table = *(const uint8_t *const *)table;
 }
 
@@ -73,13 +71,6 @@ long hs_vmstruct_offset(const char *type, const char *field)
 	const uint8_t *e = entry(type, field);
 
 	return e && !*(const int32_t *)(e + T.static_at) ? (long)*(const uint64_t *)(e + T.offset_at) : -1;
-}
-
-uintptr_t hs_vmstruct_static(const char *type, const char *field)
-{
-	const uint8_t *e = entry(type, field);
-
-	return e && *(const int32_t *)(e + T.static_at) ? *(const uintptr_t *)(e + T.address_at) : 0;
 }
 
 int hs_vmconstant_int(const char *name, int *value)
