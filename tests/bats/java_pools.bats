@@ -20,6 +20,11 @@ pool_run() {
     -- java "${jopts[@]}" "$JAVA_DIR/PoolLeaker.java" "$mode" --mb-per-s 20 --hold-at-mb "$hold" \
     --release "$TMP/$name.release" --go "$TMP/$name.go"
   wait_for "$TMP/$name/timeline.jsonl" '"type":"runtime"' 120
+  # with the shim, the leak begins once it takes Java stacks (oomscope connects to it
+  # within a second of its loading), so every block of the leak has its Java code
+  if [[ " ${opts[*]} " == *" --shim "* ]]; then
+    wait_for "$TMP/$name.out" 'Java stacks: the shim takes them' 120
+  fi
   touch "$TMP/$name.go"
   wait_for "$TMP/$name.out" '^holding mb=' 120
   wait_for "$TMP/$name/timeline.jsonl" '"type":"dump"' 120
