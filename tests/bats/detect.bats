@@ -21,7 +21,7 @@ load helpers
 }
 
 @test "the fd ratio rule fires against RLIMIT_NOFILE" {
-  run timeout 60 bash -c "ulimit -n 256; exec '$OOMSCOPE' run --json -i 0.5 --stop-on-crossing -o '$TMP/run' -- '$TARGETS/fd_target' -n 2000 -r 60"
+  run timeout 60 bash -c "ulimit -n 256; exec '$OOMSCOPE' run --json -i 0.5 --stop-on-crossing --rule fd_trend=0 -o '$TMP/run' -- '$TARGETS/fd_target' -n 2000 -r 60"
   [ "$status" -eq 0 ]
   local x; x=$(grep '"type":"crossing"' "$TMP/run/timeline.jsonl" | head -n1)
   [ "$(jq -r .rule <<<"$x")" = fd_ratio ]

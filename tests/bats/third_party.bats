@@ -59,7 +59,7 @@ run_in_cgroup() {
   grep -qE "child [0-9]+ \(stress-ng[^)]*\): exited with code 0; [1-9][0-9]* crossing\(s\), [1-9][0-9]* failing call\(s\) -> $dir$" <<<"$output"
   # the thread limit is the cgroup's, crossed at 90 %
   grep '"type":"crossing"' "$dir/timeline.jsonl" | jq -c '{t, rule, value, reason}' >&3
-  grep '"type":"crossing"' "$dir/timeline.jsonl" | head -n 1 |
+  grep '"type":"crossing"' "$dir/timeline.jsonl" | jq -c 'select(.rule == "thread_ratio")' | head -n 1 |
     jq -e '.rule == "thread_ratio" and (.reason | test("of the thread limit 100 \\(pids.max\\)$"))'
   # threads made and ended by the hundred a second: never counted past what the cgroup allows
   # (a set repaired from a listing a moment old kept the ones that had ended), nor called drift

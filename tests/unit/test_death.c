@@ -110,20 +110,20 @@ static void test_instant_rules(void)
 	ooms_detect_defaults(&cfg);
 	ooms_detect_init(&d, &cfg);
 	memset(&s, 0, sizeof(s));
-	s.rss_kb = s.vmsize_kb = -1;
-	s.threads = 1;
-	s.thread_limit = 100;
-	s.fds = 972;
-	s.fd_limit = 1024;
+	s.rss_kb = s.res[RES_VMSIZE].value = -1;
+	s.res[RES_THREADS].value = 1;
+	s.res[RES_THREADS].limit = 100;
+	s.res[RES_FDS].value = 972;
+	s.res[RES_FDS].limit = 1024;
 	TAP_EQ_INT(ooms_detect_feed_instant(&d, &s, xs, RULE_MAX), 0, "972 of 1024 fds: below 95%%");
-	s.fds = 973;
+	s.res[RES_FDS].value = 973;
 	TAP_EQ_INT(ooms_detect_feed_instant(&d, &s, xs, RULE_MAX), 1, "973 of 1024 on an event: fd_ratio crosses");
 	TAP_EQ_INT(xs[0].rule, RULE_FD_RATIO, "the fd ratio rule");
-	s.fds = 1024;
+	s.res[RES_FDS].value = 1024;
 	TAP_EQ_INT(ooms_detect_feed_instant(&d, &s, xs, RULE_MAX), 0, "once, not at every event after");
 	TAP_EQ_INT(ooms_detect_feed(&d, &s, xs, RULE_MAX), 0, "nor at the next sample (the armed state is shared)");
-	s.fds = 2000;
-	s.fd_limit = 100000;
+	s.res[RES_FDS].value = 2000;
+	s.res[RES_FDS].limit = 100000;
 	for (int i = 0; i < 5; i++)
 		TAP_EQ_INT(ooms_detect_feed_instant(&d, &s, xs, RULE_MAX), 0,
 			   "the count rule (polls in a row) is not run on events (%d)", i);

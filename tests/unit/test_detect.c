@@ -9,11 +9,11 @@ static struct ooms_sample quiet(void)
 	struct ooms_sample s;
 
 	memset(&s, 0, sizeof(s));
-	s.fds = 10;
-	s.threads = 10;
-	s.fd_limit = 1 << 20;
-	s.thread_limit = 1 << 20;
-	s.vmsize_kb = 1000;
+	s.res[RES_FDS].value = 10;
+	s.res[RES_THREADS].value = 10;
+	s.res[RES_FDS].limit = 1 << 20;
+	s.res[RES_THREADS].limit = 1 << 20;
+	s.res[RES_VMSIZE].value = 1000;
 	return s;
 }
 
@@ -38,11 +38,11 @@ static const char *script(struct ooms_detector *d, enum ooms_rule rule, enum fig
 
 		s.t = clock_s += 1; /* a poll a second */
 		if (f == FDS)
-			s.fds = v[i];
+			s.res[RES_FDS].value = v[i];
 		else if (f == THREADS)
-			s.threads = v[i];
+			s.res[RES_THREADS].value = v[i];
 		else
-			s.vmsize_kb = v[i];
+			s.res[RES_VMSIZE].value = v[i];
 		k = ooms_detect_feed(d, &s, x, RULE_MAX);
 		pat[i] = '.';
 		for (size_t j = 0; j < k; j++)
@@ -66,15 +66,15 @@ static void test_defaults(void)
 	memset(&c, 0xa5, sizeof(c));
 	ooms_detect_defaults(&c);
 	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
-	TAP_EQ_INT(c.thread_count_limit, 750, "default thread count limit 750 (KOOM 2.x)");
-	TAP_EQ_INT(c.thread_count_gap, 50, "default thread count gap 50");
-	TAP_EQ_INT(c.thread_count_polls, 3, "default thread count polls 3");
-	TAP_EQ_INT(c.fd_count_limit, 1000, "default fd count limit 1000 (KOOM 2.x)");
-	TAP_EQ_INT(c.fd_count_gap, 50, "default fd count gap 50");
-	TAP_EQ_INT(c.fd_count_polls, 3, "default fd count polls 3");
-	TAP_OK(c.fd_ratio == 0.95, "default fd ratio 0.95 (Probe)");
-	TAP_OK(c.thread_ratio == 0.90, "default thread ratio 0.90");
-	TAP_EQ_INT(c.vmsize_limit_kb, 3650000, "default VmSize limit 3,650,000 kB (KOOM 2.x)");
+	TAP_EQ_INT(c.res[RES_THREADS].count_limit, 750, "default thread count limit 750 (KOOM 2.x)");
+	TAP_EQ_INT(c.res[RES_THREADS].count_gap, 50, "default thread count gap 50");
+	TAP_EQ_INT(c.res[RES_THREADS].count_polls, 3, "default thread count polls 3");
+	TAP_EQ_INT(c.res[RES_FDS].count_limit, 1000, "default fd count limit 1000 (KOOM 2.x)");
+	TAP_EQ_INT(c.res[RES_FDS].count_gap, 50, "default fd count gap 50");
+	TAP_EQ_INT(c.res[RES_FDS].count_polls, 3, "default fd count polls 3");
+	TAP_OK(c.res[RES_FDS].ratio == 0.95, "default fd ratio 0.95 (Probe)");
+	TAP_OK(c.res[RES_THREADS].ratio == 0.90, "default thread ratio 0.90");
+	TAP_EQ_INT(c.res[RES_VMSIZE].count_limit, 3650000, "default VmSize limit 3,650,000 kB (KOOM 2.x)");
 	TAP_EQ_INT(c.vmsize_limit_64bit, 0, "VmSize rule off for 64-bit targets by default");
 }
 
@@ -96,7 +96,7 @@ static void test_fd_count(void)
 
 	ooms_detect_defaults(&c);
 	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
-	c.fd_ratio = 0; /* isolate the count rule */
+	c.res[RES_FDS].ratio = 0; /* isolate the count rule */
 
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_COUNT, FDS, q, 1001, 1002, 1004, 1005), "..F.",
@@ -146,11 +146,11 @@ static void test_fd_count(void)
 	TAP_OK(strstr(last_x.reason, "(up from 1200 at the last crossing)") != NULL, "the step said: %s",
 	       last_x.reason);
 
-	c.fd_count_polls = 1;
+	c.res[RES_FDS].count_polls = 1;
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_COUNT, FDS, q, 999, 1001, 1002), ".F.",
 		   "fd_count_polls 1 fires on the first counted poll");
-	c.fd_count_polls = 0;
+	c.res[RES_FDS].count_polls = 0;
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_COUNT, FDS, q, 999, 999, 1001), "..F",
 		   "fd_count_polls 0 behaves as 1 (a non-counting poll never holds)");
@@ -164,7 +164,7 @@ static void test_unknown(void)
 
 	ooms_detect_defaults(&c);
 	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
-	c.fd_ratio = 0;
+	c.res[RES_FDS].ratio = 0;
 
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_COUNT, FDS, q, 1001, -1, 1002, -1, 1003), "....F",
@@ -180,11 +180,11 @@ static void test_unknown(void)
 	ooms_detect_defaults(&c);
 	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
 	ooms_detect_init(&d, &c);
-	q.fd_limit = 1024;
+	q.res[RES_FDS].limit = 1024;
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 973, -1, 980, 800, -1, 990), "F....F",
 		   "fd_ratio: unknown fds neither fire nor re-arm");
 	q = quiet();
-	q.fd_limit = -1;
+	q.res[RES_FDS].limit = -1;
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 973, 5000), "..",
 		   "fd_ratio: unknown RLIMIT_NOFILE skips the rule");
@@ -203,8 +203,8 @@ static void test_unknown(void)
 		struct ooms_sample s = q;
 		size_t k;
 
-		s.fds = -1;
-		s.threads = 800 + i;
+		s.res[RES_FDS].value = -1;
+		s.res[RES_THREADS].value = 800 + i;
 		k = ooms_detect_feed(&d, &s, x, RULE_MAX);
 		if (i == 2)
 			TAP_OK(k == 1 && x[0].rule == RULE_THREAD_COUNT,
@@ -220,7 +220,7 @@ static void test_thread_count(void)
 
 	ooms_detect_defaults(&c);
 	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
-	c.thread_ratio = 0;
+	c.res[RES_THREADS].ratio = 0;
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_THREAD_COUNT, THREADS, q, 750, 760, 770, 780, 600, 751, 752, 753),
 		   "...F...F", "thread_count: over 750 for 3 polls, re-fires after a reset");
@@ -230,15 +230,15 @@ static void test_thread_count(void)
 		   "thread_count reason sentence");
 
 	/* thread and fd runs are independent */
-	c.fd_ratio = 0;
+	c.res[RES_FDS].ratio = 0;
 	ooms_detect_init(&d, &c);
 	for (int i = 0; i < 3; i++) {
 		struct ooms_crossing x[RULE_MAX];
 		struct ooms_sample s = q;
 		size_t k;
 
-		s.threads = 800;
-		s.fds = i == 1 ? 500 : 1100;
+		s.res[RES_THREADS].value = 800;
+		s.res[RES_FDS].value = i == 1 ? 500 : 1100;
 		k = ooms_detect_feed(&d, &s, x, RULE_MAX);
 		if (i == 2)
 			TAP_OK(k == 1 && x[0].rule == RULE_THREAD_COUNT,
@@ -254,7 +254,7 @@ static void test_fd_ratio(void)
 
 	ooms_detect_defaults(&c);
 	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
-	q.fd_limit = 1024; /* ceil(0.95 * 1024) = ceil(972.8) = 973 */
+	q.res[RES_FDS].limit = 1024; /* ceil(0.95 * 1024) = ceil(972.8) = 973 */
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 972), ".", "972 of 1024 is under 95%%");
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 973), "F", "973 of 1024 reaches 95%% (boundary)");
@@ -276,28 +276,28 @@ static void test_fd_ratio(void)
 			struct ooms_sample s = q;
 			struct ooms_crossing x[RULE_MAX];
 
-			s.fds = i % 2 ? 900 : 1024;
+			s.res[RES_FDS].value = i % 2 ? 900 : 1024;
 			got[i] = ooms_detect_feed(&d, &s, x, RULE_MAX) ? 'F' : '.';
 		}
 		TAP_EQ_STR(got, "F.......................................", "fd_ratio at the limit for 40 polls: one crossing");
 		TAP_EQ_INT((int)ooms_detect_recurred(&d, RULE_FD_RATIO), 19, "... and 19 recurrences");
 	}
 
-	q.fd_limit = 1000; /* 0.95 * 1000 = 950 exactly, must not round up to 951 */
+	q.res[RES_FDS].limit = 1000; /* 0.95 * 1000 = 950 exactly, must not round up to 951 */
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 949, 950), ".F", "950 of 1000 reaches 95%% exactly");
 
-	c.fd_ratio = 0.07; /* 0.07 * 100 is 7.000000000000001 in doubles: still 7 */
-	q.fd_limit = 100;
+	c.res[RES_FDS].ratio = 0.07; /* 0.07 * 100 is 7.000000000000001 in doubles: still 7 */
+	q.res[RES_FDS].limit = 100;
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 6, 7), ".F", "7 of 100 reaches 7%% (no rounding up to 8)");
 	TAP_EQ_INT(last_x.limit, 7, "fd_ratio 0.07 of 100: limit 7");
 
-	q.fd_limit = 1000;
-	c.fd_ratio = 0;
+	q.res[RES_FDS].limit = 1000;
+	c.res[RES_FDS].ratio = 0;
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 999, 1000), "..", "fd_ratio 0 disables the rule");
-	c.fd_ratio = -1;
+	c.res[RES_FDS].ratio = -1;
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 999, 1000), "..", "negative fd_ratio disables the rule");
 }
@@ -312,7 +312,7 @@ static void test_rearm_time(void)
 
 	ooms_detect_defaults(&c);
 	TAP_OK(c.rearm_s == 30, "default re-arm after 30 s under");
-	q.fd_limit = 1024;
+	q.res[RES_FDS].limit = 1024;
 	ooms_detect_init(&d, &c);
 	/* full, empty, full... a poll a second: one crossing, recurrences */
 	TAP_EQ_STR(SCRIPT(&d, RULE_FD_RATIO, FDS, q, 1024, 3, 1024, 3, 1024, 3, 1024), "F......",
@@ -337,41 +337,41 @@ static void test_thread_ratio(void)
 
 	ooms_detect_defaults(&c);
 	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
-	q.thread_limit = 1000; /* 0.90 * 1000 is 900.0000000000001 in doubles: still 900 */
-	q.thread_limit_src = "threads-max";
+	q.res[RES_THREADS].limit = 1000; /* 0.90 * 1000 is 900.0000000000001 in doubles: still 900 */
+	q.res[RES_THREADS].limit_src = "threads-max";
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_THREAD_RATIO, THREADS, q, 899, 900), ".F", "900 of 1000 reaches 90%%, 899 not");
 	TAP_EQ_INT(last_x.limit, 900, "thread_ratio crossing: limit 900");
 	TAP_EQ_STR(SCRIPT(&d, RULE_THREAD_RATIO, THREADS, q, 950, 999, 1000, 1001), "..F.",
 		   "thread_ratio fires again at a further 10%% of the limit (900 + 100)");
-	TAP_EQ_STR(last_x.reason, "thread count 1000 >= 90% of the thread limit 1000 (threads-max) (up from 900 at the last crossing)",
+	TAP_EQ_STR(last_x.reason, "1000 threads >= 90% of the thread limit 1000 (threads-max) (up from 900 at the last crossing)",
 		   "... and says so");
 	ooms_detect_init(&d, &c);
 	SCRIPT(&d, RULE_THREAD_RATIO, THREADS, q, 912);
 	TAP_EQ_INT(last_x.rule, RULE_THREAD_RATIO, "thread_ratio crossing: rule id");
 	TAP_EQ_INT(last_x.value, 912, "thread_ratio crossing: value is threads");
-	TAP_EQ_STR(last_x.reason, "thread count 912 >= 90% of the thread limit 1000 (threads-max)",
+	TAP_EQ_STR(last_x.reason, "912 threads >= 90% of the thread limit 1000 (threads-max)",
 		   "thread_ratio reason names the limit's source");
 
-	q.thread_limit = 512;
-	q.thread_limit_src = "RLIMIT_NPROC";
+	q.res[RES_THREADS].limit = 512;
+	q.res[RES_THREADS].limit_src = "RLIMIT_NPROC";
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_THREAD_RATIO, THREADS, q, 460, 461), ".F", "ceil(0.9 * 512) = 461");
 	TAP_OK(strstr(last_x.reason, "461") && strstr(last_x.reason, "512") &&
 		       strstr(last_x.reason, "(RLIMIT_NPROC)"),
 	       "reason has 461, 512 and RLIMIT_NPROC: %s", last_x.reason);
 
-	q.thread_limit_src = NULL;
+	q.res[RES_THREADS].limit_src = NULL;
 	ooms_detect_init(&d, &c);
 	SCRIPT(&d, RULE_THREAD_RATIO, THREADS, q, 500);
-	TAP_EQ_STR(last_x.reason, "thread count 500 >= 90% of the thread limit 512",
+	TAP_EQ_STR(last_x.reason, "500 threads >= 90% of the thread limit 512",
 		   "no source: no parenthesis");
 
-	q.thread_limit = 0;
+	q.res[RES_THREADS].limit = 0;
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_THREAD_RATIO, THREADS, q, 500), ".", "thread limit 0 (unknown) skips");
-	q.thread_limit = 512;
-	c.thread_ratio = 0;
+	q.res[RES_THREADS].limit = 512;
+	c.res[RES_THREADS].ratio = 0;
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_THREAD_RATIO, THREADS, q, 512), ".", "thread_ratio 0 disables the rule");
 }
@@ -405,7 +405,7 @@ static void test_vmsize(void)
 		   "vmsize_limit_64bit applies the rule to a 64-bit target");
 
 	q.is_32bit = 1;
-	c.vmsize_limit_kb = 0;
+	c.res[RES_VMSIZE].count_limit = 0;
 	ooms_detect_init(&d, &c);
 	TAP_EQ_STR(SCRIPT(&d, RULE_VMSIZE, VMSIZE, q, 9000000), ".", "vmsize limit 0 turns the rule off");
 }
@@ -420,45 +420,45 @@ static void test_many(void)
 
 	ooms_detect_defaults(&c);
 	c.rearm_s = 0; /* re-armed at once: the dips below are one poll long */
-	s.threads = 800;
-	s.thread_limit = 800;
-	s.thread_limit_src = "--thread-limit";
-	s.fds = 1020;
-	s.fd_limit = 1024;
-	s.vmsize_kb = 4000000;
+	s.res[RES_THREADS].value = 800;
+	s.res[RES_THREADS].limit = 800;
+	s.res[RES_THREADS].limit_src = "--thread-limit";
+	s.res[RES_FDS].value = 1020;
+	s.res[RES_FDS].limit = 1024;
+	s.res[RES_VMSIZE].value = 4000000;
 	s.is_32bit = 1;
 
 	/* the count rules need 3 polls; the others fire on the first */
 	ooms_detect_init(&d, &c);
 	k = ooms_detect_feed(&d, &s, x, RULE_MAX);
 	TAP_EQ_INT(k, 3, "poll 1: fd_ratio, thread_ratio, vmsize");
-	TAP_OK(k == 3 && x[0].rule == RULE_FD_RATIO && x[1].rule == RULE_THREAD_RATIO &&
+	TAP_OK(k == 3 && x[0].rule == RULE_THREAD_RATIO && x[1].rule == RULE_FD_RATIO &&
 		       x[2].rule == RULE_VMSIZE,
-	       "poll 1: in rule order");
+	       "poll 1: in rule order (the resources' table, then count, ratio, trend)");
 	TAP_EQ_INT(ooms_detect_feed(&d, &s, x, RULE_MAX), 0, "poll 2: nothing new");
 	k = ooms_detect_feed(&d, &s, x, RULE_MAX);
 	TAP_OK(k == 2 && x[0].rule == RULE_THREAD_COUNT && x[1].rule == RULE_FD_COUNT,
 	       "poll 3: thread_count and fd_count together");
 
 	/* all five at once */
-	c.thread_count_polls = 1;
-	c.fd_count_polls = 1;
+	c.res[RES_THREADS].count_polls = 1;
+	c.res[RES_FDS].count_polls = 1;
 	ooms_detect_init(&d, &c);
 	k = ooms_detect_feed(&d, &s, x, RULE_MAX);
 	TAP_EQ_INT(k, 5, "five rules cross in one sample, all reported");
 	if (k == 5) {
 		TAP_OK(x[0].rule == RULE_THREAD_COUNT && x[0].value == 800 && x[0].limit == 750,
 		       "thread_count 800 / 750");
-		TAP_OK(x[1].rule == RULE_FD_COUNT && x[1].value == 1020 && x[1].limit == 1000,
-		       "fd_count 1020 / 1000");
-		TAP_OK(x[2].rule == RULE_FD_RATIO && x[2].value == 1020 && x[2].limit == 973,
-		       "fd_ratio 1020 / 973");
-		TAP_OK(x[3].rule == RULE_THREAD_RATIO && x[3].value == 800 && x[3].limit == 720,
+		TAP_OK(x[1].rule == RULE_THREAD_RATIO && x[1].value == 800 && x[1].limit == 720,
 		       "thread_ratio 800 / 720");
+		TAP_OK(x[2].rule == RULE_FD_COUNT && x[2].value == 1020 && x[2].limit == 1000,
+		       "fd_count 1020 / 1000");
+		TAP_OK(x[3].rule == RULE_FD_RATIO && x[3].value == 1020 && x[3].limit == 973,
+		       "fd_ratio 1020 / 973");
 		TAP_OK(x[4].rule == RULE_VMSIZE && x[4].value == 4000000 && x[4].limit == 3650000,
 		       "vmsize 4000000 / 3650000");
-		TAP_OK(strstr(x[3].reason, "(--thread-limit)") != NULL, "thread_ratio reason: %s",
-		       x[3].reason);
+		TAP_OK(strstr(x[1].reason, "(--thread-limit)") != NULL, "thread_ratio reason: %s",
+		       x[1].reason);
 	}
 
 	/* out smaller than the crossings: max respected, the rest not lost */
@@ -466,13 +466,13 @@ static void test_many(void)
 	memset(x, 0x5a, sizeof(x));
 	k = ooms_detect_feed(&d, &s, x, 2);
 	TAP_EQ_INT(k, 2, "max 2: two crossings written");
-	TAP_OK(x[0].rule == RULE_THREAD_COUNT && x[1].rule == RULE_FD_COUNT, "max 2: the first two rules");
+	TAP_OK(x[0].rule == RULE_THREAD_COUNT && x[1].rule == RULE_THREAD_RATIO, "max 2: the first two rules");
 	TAP_EQ_INT(((unsigned char *)&x[2])[0], 0x5a, "max 2: nothing written past out[1]");
 	k = ooms_detect_feed(&d, &s, x, RULE_MAX);
 	TAP_EQ_INT(k, 3, "next sample: the three that did not fit are reported");
-	TAP_OK(k == 3 && x[0].rule == RULE_FD_RATIO && x[1].rule == RULE_THREAD_RATIO &&
+	TAP_OK(k == 3 && x[0].rule == RULE_FD_COUNT && x[1].rule == RULE_FD_RATIO &&
 		       x[2].rule == RULE_VMSIZE,
-	       "next sample: fd_ratio, thread_ratio, vmsize; the reported two not again");
+	       "next sample: fd_count, fd_ratio, vmsize; the reported two not again");
 	TAP_EQ_INT(ooms_detect_feed(&d, &s, x, RULE_MAX), 0, "third sample: nothing");
 
 	ooms_detect_init(&d, &c);
@@ -480,6 +480,92 @@ static void test_many(void)
 	TAP_EQ_INT(ooms_detect_feed(&d, &s, x, 0), 0, "max 0: nothing written");
 	TAP_EQ_INT(((unsigned char *)&x[0])[0], 0x5a, "max 0: out untouched");
 	TAP_EQ_INT(ooms_detect_feed(&d, &s, x, RULE_MAX), 5, "max 0: all five reported at the next sample");
+}
+
+/* The trend: a steady fd leak fires once, with its time to exhaustion,
+ * from half of the limit; a step then flat does not; the ratio's line is
+ * the ratio's. */
+static void test_trend(void)
+{
+	struct ooms_detect_config c;
+	struct ooms_detector d;
+	struct ooms_sample s = quiet();
+	const char *pat;
+
+	ooms_detect_defaults(&c);
+	TAP_OK(c.res[RES_FDS].trend_s == 60 && c.res[RES_THREADS].trend_s == 60 && c.res[RES_VMSIZE].trend_s == 60,
+	       "every resource has a trend, 60 s by default");
+	s.res[RES_FDS].limit = 1024;
+	/* 10 fds a second from 400: half the limit at 512, 1024 reached 51 s later */
+	ooms_detect_init(&d, &c);
+	pat = SCRIPT(&d, OOMS_RULE(RES_FDS, RK_TREND), FDS, s, 400, 410, 420, 430, 440, 450, 460, 470, 480, 490, 500, 510,
+		     520, 530, 540, 550);
+	TAP_EQ_STR(pat, "............F...", "fd_trend: fires at half of RLIMIT_NOFILE, once");
+	TAP_EQ_STR(last_x.reason, "520 open fds, rising 10.0 a second: RLIMIT_NOFILE 1024 exhausted in 50 s (under 60 s)",
+		   "fd_trend's reason: the slope and the time to exhaustion");
+	TAP_OK(last_x.value == 520 && last_x.limit == 1024, "fd_trend: the figure and the limit it heads for");
+	/* slower: 1 fd a second exhausts in 500 s, not a trend */
+	ooms_detect_init(&d, &c);
+	pat = SCRIPT(&d, OOMS_RULE(RES_FDS, RK_TREND), FDS, s, 520, 521, 522, 523, 524, 525, 526, 527);
+	TAP_EQ_STR(pat, "........", "1 fd a second at 520 of 1024: 500 s away, quiet");
+	/* a step then flat: the window's newer half does not rise */
+	ooms_detect_init(&d, &c);
+	pat = SCRIPT(&d, OOMS_RULE(RES_FDS, RK_TREND), FDS, s, 10, 10, 900, 900, 900, 900, 900, 900);
+	TAP_EQ_STR(pat, "........", "a step to 900 then flat: not a trend");
+	/* at the ratio's line the ratio rule speaks, not the trend */
+	ooms_detect_init(&d, &c);
+	pat = SCRIPT(&d, OOMS_RULE(RES_FDS, RK_TREND), FDS, s, 900, 950, 980, 1000, 1010);
+	TAP_EQ_STR(pat, ".....", "over 95%% of the limit: the trend is quiet");
+	/* a falling figure */
+	ooms_detect_init(&d, &c);
+	pat = SCRIPT(&d, OOMS_RULE(RES_FDS, RK_TREND), FDS, s, 900, 850, 800, 750, 700, 650);
+	TAP_EQ_STR(pat, "......", "falling: quiet");
+	/* off */
+	c.res[RES_FDS].trend_s = 0;
+	ooms_detect_init(&d, &c);
+	pat = SCRIPT(&d, OOMS_RULE(RES_FDS, RK_TREND), FDS, s, 400, 450, 500, 550, 600, 650, 700);
+	TAP_EQ_STR(pat, ".......", "trend_s 0: off");
+
+	/* threads, against their limit and its source */
+	ooms_detect_defaults(&c);
+	s.res[RES_THREADS].limit = 1000;
+	s.res[RES_THREADS].limit_src = "pids.max";
+	ooms_detect_init(&d, &c);
+	pat = SCRIPT(&d, OOMS_RULE(RES_THREADS, RK_TREND), THREADS, s, 440, 460, 480, 500, 520, 540);
+	TAP_EQ_STR(pat, "...F..", "thread_trend: 20 threads a second, at half of the limit: 25 s from it");
+	TAP_EQ_STR(last_x.reason, "500 threads, rising 20.0 a second: the thread limit 1000 (pids.max) exhausted in 25 s (under 60 s)",
+		   "thread_trend's reason");
+	/* VmSize against RLIMIT_AS, on a 64-bit target too */
+	s.res[RES_VMSIZE].limit = 4000000;
+	ooms_detect_init(&d, &c);
+	pat = SCRIPT(&d, OOMS_RULE(RES_VMSIZE, RK_TREND), VMSIZE, s, 1900000, 2000000, 2100000, 2200000, 2300000);
+	TAP_EQ_STR(pat, "...F.", "vmsize_trend: 100 MB a second against RLIMIT_AS");
+	TAP_OK(strstr(last_x.reason, "RLIMIT_AS 4000000 exhausted in 18 s") != NULL, "vmsize_trend's reason: %s", last_x.reason);
+}
+
+/* --rule NAME=N: every rule of every resource by its name. */
+static void test_set(void)
+{
+	struct ooms_detect_config c;
+
+	ooms_detect_defaults(&c);
+	TAP_OK(!ooms_detect_set(&c, "thread_count=300") && c.res[RES_THREADS].count_limit == 300, "thread_count=300");
+	TAP_OK(!ooms_detect_set(&c, "thread_count_polls=2") && c.res[RES_THREADS].count_polls == 2, "thread_count_polls=2");
+	TAP_OK(!ooms_detect_set(&c, "fd_count_gap=20") && c.res[RES_FDS].count_gap == 20, "fd_count_gap=20");
+	TAP_OK(!ooms_detect_set(&c, "thread_trend=30") && c.res[RES_THREADS].trend_s == 30, "thread_trend=30");
+	TAP_OK(!ooms_detect_set(&c, "vmsize_ratio=0.8") && c.res[RES_VMSIZE].ratio == 0.8, "vmsize_ratio=0.8");
+	TAP_OK(!ooms_detect_set(&c, "vmsize=3000000") && c.res[RES_VMSIZE].count_limit == 3000000, "vmsize=3000000");
+	TAP_OK(!ooms_detect_set(&c, "fd_trend=0") && c.res[RES_FDS].trend_s == 0, "fd_trend=0: off");
+	TAP_OK(ooms_detect_set(&c, "fd_ratio=1.5") && ooms_detect_set(&c, "fd_trend=-1") && ooms_detect_set(&c, "fd_trend=") &&
+	       ooms_detect_set(&c, "fd_trend") && ooms_detect_set(&c, "sockets_ratio=0.5") &&
+	       ooms_detect_set(&c, "fd_ratio_gap=3") && ooms_detect_set(&c, "=3") && ooms_detect_set(&c, "fd_trend=1x"),
+	       "a ratio over 1, a negative, an empty, no number, an unknown rule, a gap on a ratio: refused");
+	TAP_OK(ooms_rule_find("vmsize_trend") == OOMS_RULE(RES_VMSIZE, RK_TREND) && ooms_rule_find("nope") == -1,
+	       "rules found by name");
+	for (int r = 0; r < RES_MAX; r++)
+		TAP_OK(ooms_resource_find(ooms_resources[r].name) == r && ooms_resources[r].title &&
+			       ooms_resources[r].limit_key && ooms_resources[r].what,
+		       "row %s: named, found, its words", ooms_resources[r].name);
 }
 
 int main(void)
@@ -494,5 +580,7 @@ int main(void)
 	test_rearm_time();
 	test_vmsize();
 	test_many();
+	test_trend();
+	test_set();
 	return tap_done();
 }

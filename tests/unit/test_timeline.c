@@ -10,6 +10,7 @@
 #include "run/run_id.h"
 #include "run/timeline.h"
 #include "util/json.h"
+#include "util/jsonread.h"
 #include "tap.h"
 
 /* r as one line of JSON (caller frees). */
@@ -50,8 +51,9 @@ static void test_start(void)
 		.label_key = {"build", "device"}, .label_value = {"4312", "Pixel 7"}, .pid = 4242, .command = "demo --leak", .mode = "watch", .kernel = "6.1.0", .arch = "x86_64",
 		.target_32bit = 1, .interval_s = 0.5, .duration_s = 30, .libc = "/lib/libc.so.6", .page_size = 4096,
 		.ringbuf_bytes = 1 << 22, .wall_time = "2026-11-23T15:00:00Z",
-		.settings = {.thread_count = 450, .thread_gap = 50, .thread_polls = 3, .fd_count = 800, .fd_gap = 50,
-			     .fd_polls = 3, .fd_ratio = 0.9, .thread_ratio = 0.8, .vmsize_limit_kb = 3800000,
+		.settings = {.res = {[RES_THREADS] = {.count_limit = 450, .count_gap = 50, .count_polls = 3, .ratio = 0.8},
+				     [RES_FDS] = {.count_limit = 800, .count_gap = 50, .count_polls = 3, .ratio = 0.9, .trend_s = 60},
+				     [RES_VMSIZE] = {.count_limit = 3800000, .trend_s = 30}},
 			     .vmsize_64bit = 0, .big_alloc_bytes = 40 << 20, .big_alloc_mode = "uprobe",
 			     .heap_rule = "koom", .heap_ratio = 0.8, .heap_polls = 3, .heap_interval_s = 5,
 			     .max_dumps = 2, .shim = 1}}};
@@ -65,8 +67,11 @@ static void test_start(void)
 	       !strcmp(b.u.start.label_value[1], "Pixel 7"), "start: the labels, in order");
 	TAP_EQ_STR(b.u.start.command, "demo --leak", "start: command");
 	TAP_EQ_INT(b.u.start.target_32bit, 1, "start: target_32bit");
-	TAP_EQ_INT(b.u.start.settings.fd_count, 800, "start: settings.fd_count");
-	TAP_OK(b.u.start.settings.fd_ratio == 0.9, "start: settings.fd_ratio");
+	TAP_EQ_INT(b.u.start.settings.res[RES_FDS].count_limit, 800, "start: settings: fds' count rule");
+	TAP_OK(b.u.start.settings.res[RES_FDS].ratio == 0.9, "start: settings: fds' ratio");
+	TAP_OK(b.u.start.settings.res[RES_VMSIZE].trend_s == 30, "start: settings: VmSize's trend, by the resource's name");
+	TAP_OK(jr_int64(jr_get(o, "settings"), "fd_count", 0) == 800 && jr_num(jr_get(o, "settings"), "thread_ratio", 0) == 0.8,
+	       "start: the first resources' rules also under the keys runs had before the table");
 	TAP_EQ_STR(b.u.start.settings.big_alloc_mode, "uprobe", "start: settings.big_alloc_mode");
 	TAP_EQ_INT(b.u.start.settings.shim, 1, "start: settings.shim");
 	json_object_put(o);
@@ -94,9 +99,10 @@ static void test_run_id(void)
 static void test_sample(void)
 {
 	struct run_record r = {.type = REC_SAMPLE, .u.sample = {
-		.t = 1.5, .rss_kb = 1000, .vmsize_kb = 2000, .vmpeak_kb = 2100, .vmsize_bpf_kb = 1999, .threads = 7,
-		.threads_bpf = 7, .thread_limit = 1000, .thread_limit_src = "RLIMIT_NPROC", .fds = 12, .fds_bpf = 11,
-		.fd_limit = 1024, .ringbuf_drops = 3, .set_full_drops = 4, .events = 99, .heap_src = "hsperfdata",
+		.t = 1.5, .rss_kb = 1000, .vmpeak_kb = 2100, .vmsize_bpf_kb = 1999,
+		.threads_bpf = 7, .fds_bpf = 11,
+		.res = {[RES_THREADS] = {7, 1000, "RLIMIT_NPROC"}, [RES_FDS] = {12, 1024, NULL}, [RES_VMSIZE] = {2000, 4000000, NULL}},
+		.ringbuf_drops = 3, .set_full_drops = 4, .events = 99, .heap_src = "hsperfdata",
 		.heap_used = 5 << 20, .heap_committed = 8 << 20, .heap_max = 64 << 20, .heap_limit = 51 << 20,
 		.has_gc = 1, .gcs = 6, .gc_pause_ms = 12.5,
 		.syscalls = {1, 2, 3, 4, 5, 6, 7, 8}}};
@@ -105,6 +111,11 @@ static void test_sample(void)
 
 	TAP_OK(b.u.sample.t == 1.5, "sample: t");
 	TAP_EQ_INT(b.u.sample.fds_bpf, 11, "sample: fds_bpf");
+	TAP_OK(b.u.sample.res[RES_THREADS].value == 7 && b.u.sample.res[RES_THREADS].limit == 1000 &&
+	       !strcmp(b.u.sample.res[RES_THREADS].limit_src, "RLIMIT_NPROC"), "sample: threads, their limit and its source");
+	TAP_OK(b.u.sample.res[RES_VMSIZE].value == 2000 && b.u.sample.res[RES_VMSIZE].limit == 4000000, "sample: VmSize and RLIMIT_AS");
+	TAP_OK(jr_int64(o, "fds", 0) == 12 && jr_int64(o, "fd_limit", 0) == 1024 && jr_int64(o, "vmsize_kb", 0) == 2000 &&
+	       jr_int64(o, "rlimit_as_kb", 0) == 4000000, "sample: each figure under its resource's key");
 	TAP_EQ_INT(b.u.sample.heap_limit, 51 << 20, "sample: heap_limit");
 	TAP_EQ_INT(b.u.sample.syscalls.brks, 8, "sample: syscalls.brks");
 	json_object_put(o);
@@ -194,8 +205,8 @@ static void test_damaged(void)
 	TAP_EQ_INT(run_record_read(o, &r), REC_SAMPLE, "damaged sample: still a sample");
 	TAP_OK(r.u.sample.t == 0, "damaged sample: a t that is not a number reads as 0");
 	TAP_EQ_INT(r.u.sample.rss_kb, RUN_NONE, "damaged sample: a string figure reads as absent");
-	TAP_EQ_INT(r.u.sample.fds, RUN_NONE, "damaged sample: an out-of-range figure reads as absent");
-	TAP_EQ_INT(r.u.sample.threads, 2, "damaged sample: 2.0 reads as 2");
+	TAP_EQ_INT(r.u.sample.res[RES_FDS].value, RUN_NONE, "damaged sample: an out-of-range figure reads as absent");
+	TAP_EQ_INT(r.u.sample.res[RES_THREADS].value, 2, "damaged sample: 2.0 reads as 2");
 	TAP_OK(r.u.sample.heap_src == NULL, "damaged sample: a number where a string belongs reads as absent");
 	TAP_EQ_INT(r.u.sample.syscalls.fd_opens, 0, "damaged sample: syscalls of the wrong shape read as zero");
 	json_object_put(o);

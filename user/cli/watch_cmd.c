@@ -55,7 +55,7 @@ static int parse_num(const char *s, double *out)
 
 enum {
 	OPT_JSON = 256, OPT_BTF, OPT_STOP, OPT_BIGMAP, OPT_TCOUNT, OPT_TGAP, OPT_TPOLLS,
-	OPT_FCOUNT, OPT_FGAP, OPT_FPOLLS, OPT_FRATIO, OPT_TRATIO, OPT_TLIMIT, OPT_VMLIMIT, OPT_VM64,
+	OPT_FCOUNT, OPT_FGAP, OPT_FPOLLS, OPT_FRATIO, OPT_TRATIO, OPT_TLIMIT, OPT_VMLIMIT, OPT_VM64, OPT_RULE,
 	OPT_NOPTHREAD, OPT_RINGBUF, OPT_BIGALLOC, OPT_BIGALLOC_MODE, OPT_BIGALLOC_LIVE, OPT_STACKDEPTH,
 	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOSTRINGS, OPT_NOANALYZE, OPT_LEAKCLASS,
@@ -128,6 +128,10 @@ static const struct cli_opt options[] = {
 	{"thread-limit", 0, required_argument, OPT_TLIMIT, "N", "a per-process thread limit to add (vendor ROMs use ~500)"},
 	{"vmsize-limit", 0, required_argument, OPT_VMLIMIT, "KB", "VmSize limit (3650000, applied to 32-bit targets)"},
 	{"vmsize-64bit", 0, no_argument, OPT_VM64, NULL, "apply --vmsize-limit to 64-bit targets too"},
+	{"rule", 0, required_argument, OPT_RULE, "NAME=N",
+	 "a watched resource's rule by its name (docs/rules.md:\nfd_count, fd_ratio, fd_trend, ...): the count rule's\n"
+	 "limit, the ratio of the limit, or the trend's horizon in\ns (60: rising, at half of the limit, exhausted within\n"
+	 "N s); 0 turns it off. A count rule's NAME_gap, NAME_polls"},
 	CLI_HEADING("Java heap (a JVM or Android app, found from its libjvm.so / libart.so):"),
 	{"runtime", 0, required_argument, OPT_RUNTIME, "R", "auto (default), hotspot, art or native"},
 	{"shim", 0, no_argument, OPT_SHIM, NULL,
@@ -313,20 +317,28 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 		case OPT_FPOLLS: case OPT_TLIMIT: case OPT_VMLIMIT:
 			if (parse_num(optarg, &v) || v < 0 || v != (int64_t)v)
 				return bad("invalid count '%s'", optarg);
-			if (c == OPT_TCOUNT) o->detect.thread_count_limit = (int64_t)v;
-			if (c == OPT_TGAP) o->detect.thread_count_gap = (int64_t)v;
-			if (c == OPT_TPOLLS) o->detect.thread_count_polls = (int)v;
-			if (c == OPT_FCOUNT) o->detect.fd_count_limit = (int64_t)v;
-			if (c == OPT_FGAP) o->detect.fd_count_gap = (int64_t)v;
-			if (c == OPT_FPOLLS) o->detect.fd_count_polls = (int)v;
+			if (c == OPT_TCOUNT) o->detect.res[RES_THREADS].count_limit = (int64_t)v;
+			if (c == OPT_TGAP) o->detect.res[RES_THREADS].count_gap = (int64_t)v;
+			if (c == OPT_TPOLLS) o->detect.res[RES_THREADS].count_polls = (int)v;
+			if (c == OPT_FCOUNT) o->detect.res[RES_FDS].count_limit = (int64_t)v;
+			if (c == OPT_FGAP) o->detect.res[RES_FDS].count_gap = (int64_t)v;
+			if (c == OPT_FPOLLS) o->detect.res[RES_FDS].count_polls = (int)v;
 			if (c == OPT_TLIMIT) o->thread_limit = (int64_t)v;
-			if (c == OPT_VMLIMIT) o->detect.vmsize_limit_kb = (int64_t)v;
+			if (c == OPT_VMLIMIT) o->detect.res[RES_VMSIZE].count_limit = (int64_t)v;
 			break;
 		case OPT_FRATIO: case OPT_TRATIO:
 			if (parse_num(optarg, &v) || v < 0 || v > 1)
 				return bad("invalid ratio '%s' (0 to 1)", optarg);
-			if (c == OPT_FRATIO) o->detect.fd_ratio = v;
-			else o->detect.thread_ratio = v;
+			o->detect.res[c == OPT_FRATIO ? RES_FDS : RES_THREADS].ratio = v;
+			break;
+		case OPT_RULE:
+			if (ooms_detect_set(&o->detect, optarg)) {
+				char names[1024];
+
+				ooms_rule_names(names, sizeof(names));
+				return cli_usage_error(cmd_name, "invalid --rule '%s' (NAME=N, a ratio at most 1; NAME one of: %s; "
+						       "or a count rule's NAME_gap, NAME_polls)", optarg, names);
+			}
 			break;
 		case OPT_VM64: o->detect.vmsize_limit_64bit = 1; break;
 		case OPT_NOPTHREAD: o->no_pthread_probe = 1; break;

@@ -158,8 +158,6 @@ struct coll {
 	int ring_busy;             /* the ring buffer is being read (coll_ring.c) */
 };
 
-/* The snapshots a run writes: threads, fds, vmsize. */
-enum snap_kind { SNAP_THREADS, SNAP_FDS, SNAP_VMSIZE };
 
 /* ---- the target's end ---- */
 
@@ -169,7 +167,6 @@ struct death_line {
 	const struct ooms_cgroup *cg;
 };
 
-extern const char *const coll_snap_base[];
 extern int coll_verbose;
 int coll_crossings(struct coll *c);
 /* 1 while c->pid still names the target (alive or not yet reaped), 0 once
@@ -246,8 +243,14 @@ int coll_handle_event(void *ctx, void *data, size_t size);
  * BASE-SEQ.json, and crossings handled (their files, records and lines). */
 void coll_crossings_on_event(struct coll *c, const struct ooms_event *e);
 void coll_crossings_pending(struct coll *c);
-int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, const char *name);
-int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, int seq, char *name,
+/* Every resource's figure and limit for sample smp (coll_resources.c):
+ * from the lists s (read for this sample when full, else the last
+ * reading, with st's counts and fds, /proc/PID/fd's count), the limits
+ * lim; st NULL: the limits alone. */
+void coll_count_resources(struct coll *c, const struct ooms_snapshot *s, const struct proc_status *st,
+			  const struct proc_limits *lim, int full, int64_t fds, struct ooms_sample *smp);
+int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum ooms_snap kind, const char *name);
+int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum ooms_snap kind, int seq, char *name,
 		      size_t name_len);
 void coll_handle_crossings(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp,
 			     const struct ooms_crossing *xs, size_t nx, const char *seen_at);

@@ -313,7 +313,9 @@ static int last_sample(const struct coll_kid *k, struct run_sample *out)
 		if ((o = json_tokener_parse(line))) {
 			if (run_record_read(o, &r) == REC_SAMPLE) {
 				*out = r.u.sample;
-				out->thread_limit_src = out->heap_src = NULL; /* point into o */
+				out->heap_src = NULL; /* these point into o */
+				for (int k = 0; k < RES_MAX; k++)
+					out->res[k].limit_src = NULL;
 				ok = 1;
 			}
 			json_object_put(o);
@@ -326,7 +328,9 @@ static int by_fds(const void *x, const void *y)
 {
 	const struct kid_row *a = x, *b = y;
 
-	return a->s.fds < b->s.fds ? 1 : a->s.fds > b->s.fds ? -1 : 0;
+	int64_t fa = a->s.res[RES_FDS].value, fb = b->s.res[RES_FDS].value;
+
+	return fa < fb ? 1 : fa > fb ? -1 : 0;
 }
 
 void coll_children_rows(struct coll *c)
@@ -362,9 +366,10 @@ void coll_children_rows(struct coll *c)
 			coll_print("%8s %s: attaching\n", who, safe);
 			continue;
 		}
-		snprintf(th, sizeof(th), "%" PRId64 "/%" PRId64, s->threads, s->thread_limit);
-		snprintf(fd, sizeof(fd), "%" PRId64 "/%" PRId64, s->fds, s->fd_limit);
-		coll_print("%8s %9.1f %10.1f %15s %15s %7" PRIu64 " %15s\n", who, s->rss_kb / 1024.0, s->vmsize_kb / 1024.0, th,
+		snprintf(th, sizeof(th), "%" PRId64 "/%" PRId64, s->res[RES_THREADS].value, s->res[RES_THREADS].limit);
+		snprintf(fd, sizeof(fd), "%" PRId64 "/%" PRId64, s->res[RES_FDS].value, s->res[RES_FDS].limit);
+		coll_print("%8s %9.1f %10.1f %15s %15s %7" PRIu64 " %15s\n", who, s->rss_kb / 1024.0,
+			   s->res[RES_VMSIZE].value / 1024.0, th,
 		           fd, s->ringbuf_drops + s->set_full_drops, safe);
 	}
 	if (n > CHILD_ROWS)

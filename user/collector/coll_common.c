@@ -7,7 +7,6 @@
 #include <math.h>
 #include <sys/resource.h>
 
-const char *const coll_snap_base[] = {"threads", "fds", "vmsize"};
 
 /* Crossings of every rule: the detectors' and the heap rule's. */
 int coll_crossings(struct coll *c)

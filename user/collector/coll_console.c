@@ -13,14 +13,14 @@ void coll_print_row(const struct ooms_sample *s)
 {
 	char th[32], fd[32];
 
-	snprintf(th, sizeof(th), "%" PRId64 "/%" PRId64, s->threads, s->thread_limit);
-	snprintf(fd, sizeof(fd), "%" PRId64 "/%" PRId64, s->fds, s->fd_limit);
+	snprintf(th, sizeof(th), "%" PRId64 "/%" PRId64, s->res[RES_THREADS].value, s->res[RES_THREADS].limit);
+	snprintf(fd, sizeof(fd), "%" PRId64 "/%" PRId64, s->res[RES_FDS].value, s->res[RES_FDS].limit);
 	char heap[40] = "-";
 
 	if (s->heap_src)
 		snprintf(heap, sizeof(heap), "%.0f/%.0f", s->heap_used / 1048576.0, s->heap_max / 1048576.0);
 	printf("%8.1f %9.1f %10.1f %15s %15s %7" PRIu64 " %15s\n", s->t, s->rss_kb / 1024.0,
-	       s->vmsize_kb / 1024.0, th, fd, s->ringbuf_drops + s->set_full_drops, heap);
+	       s->res[RES_VMSIZE].value / 1024.0, th, fd, s->ringbuf_drops + s->set_full_drops, heap);
 	fflush(stdout);
 }
 

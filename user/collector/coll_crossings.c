@@ -24,10 +24,7 @@ void coll_crossings_on_event(struct coll *c, const struct ooms_event *e)
 		return;
 	smp = c->last_smp;
 	smp.t = e->ts_ns > c->start_ns ? (e->ts_ns - c->start_ns) / 1e9 : coll_since(c);
-	if (threads)
-		smp.threads = e->live;
-	else
-		smp.fds = e->live;
+	smp.res[threads ? RES_THREADS : RES_FDS].value = e->live;
 	nx = ooms_detect_feed_instant(&c->det, &smp, xs, RULE_MAX);
 	for (size_t i = 0; i < nx && c->npending < RULE_MAX; i++)
 		c->pending_xs[c->npending++] = xs[i];
@@ -56,22 +53,8 @@ void coll_crossings_pending(struct coll *c)
 	}
 }
 
-static enum snap_kind rule_snap(enum ooms_rule r)
-{
-	switch (r) {
-	case RULE_THREAD_COUNT:
-	case RULE_THREAD_RATIO:
-		return SNAP_THREADS;
-	case RULE_FD_COUNT:
-	case RULE_FD_RATIO:
-		return SNAP_FDS;
-	default:
-		return SNAP_VMSIZE;
-	}
-}
-
 /* Writes snapshot kind as DIR/name. */
-int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, const char *name)
+int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum ooms_snap kind, const char *name)
 {
 	char path[4200];
 	int e;
@@ -91,22 +74,22 @@ int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum snap_kin
 
 /* Writes snapshot kind as BASE.json (seq 0: the current view) or
  * BASE-SEQ.json (crossing seq); name gets the file's name. */
-int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum snap_kind kind, int seq, char *name,
+int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum ooms_snap kind, int seq, char *name,
 		      size_t name_len)
 {
 	if (seq)
-		snprintf(name, name_len, "%s-%d.json", coll_snap_base[kind], seq);
+		snprintf(name, name_len, "%s-%d.json", ooms_snap_base[kind], seq);
 	else
-		snprintf(name, name_len, "%s.json", coll_snap_base[kind]);
+		snprintf(name, name_len, "%s.json", ooms_snap_base[kind]);
 	return coll_write_snap(c, s, kind, name);
 }
 
 /* Removes crossing seq's snapshots of kind (and its allocs-SEQ.json). */
-static void drop_snapshots(struct coll *c, enum snap_kind kind, int seq)
+static void drop_snapshots(struct coll *c, enum ooms_snap kind, int seq)
 {
 	char path[4200];
 
-	snprintf(path, sizeof(path), "%s/%s-%d.json", c->dir, coll_snap_base[kind], seq);
+	snprintf(path, sizeof(path), "%s/%s-%d.json", c->dir, ooms_snap_base[kind], seq);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/allocs-%d.json", c->dir, seq);
 	unlink(path);
@@ -114,7 +97,7 @@ static void drop_snapshots(struct coll *c, enum snap_kind kind, int seq)
 
 /* A rule's crossing seq wrote its snapshot with figure value: the rule
  * keeps its first, largest and last; the one these replace goes. */
-static void keep_snapshot(struct coll *c, enum ooms_rule rule, enum snap_kind kind, int seq, int64_t value)
+static void keep_snapshot(struct coll *c, enum ooms_rule rule, enum ooms_snap kind, int seq, int64_t value)
 {
 	__typeof__(c->kept[0]) *k = &c->kept[rule];
 	int prev_last = k->last, prev_largest = k->largest;
@@ -141,7 +124,7 @@ void coll_handle_crossings(struct coll *c, const struct ooms_snapshot *s, const 
 			     const struct ooms_crossing *xs, size_t nx, const char *seen_at)
 {
 	for (size_t i = 0; i < nx; i++) {
-		enum snap_kind kind = rule_snap(xs[i].rule);
+		enum ooms_snap kind = ooms_resources[xs[i].rule / RK_MAX].snap; /* the resource's snapshot */
 		char snap[64], path[4200], numbered[64], current[64];
 		struct run_record rec = {.type = REC_CROSSING, .u.crossing = {
 			.t = smp->t, .rule = ooms_rule_name(xs[i].rule), .value = xs[i].value, .limit = xs[i].limit,

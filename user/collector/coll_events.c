@@ -82,11 +82,17 @@ static void report_failure(struct coll *c, size_t i, uint64_t now_ns)
 	copy = *gp; /* a snapshot reads events, which may move the groups */
 	copy.count = count;
 	if (!c->fail_snapped[g->kind]) {
-		enum snap_kind kind = g->kind == FAIL_FDS ? SNAP_FDS : g->kind == FAIL_THREADS ? SNAP_THREADS : SNAP_VMSIZE;
+		enum ooms_snap kind = SNAP_VMSIZE; /* the resource whose failure it is: its snapshot */
+
+		for (int r = 0; r < RES_MAX; r++)
+			if (ooms_resources[r].fail_kind == (int)g->kind) {
+				kind = ooms_resources[r].snap;
+				break;
+			}
 		struct ooms_snapshot s;
 
 		c->fail_snapped[g->kind] = 1;
-		snprintf(name, sizeof(name), "%s-at-failure.json", coll_snap_base[kind]);
+		snprintf(name, sizeof(name), "%s-at-failure.json", ooms_snap_base[kind]);
 		if (coll_held_snapshot(c, &s) == 0) {
 			if (coll_write_snap(c, &s, kind, name) == 0)
 				l.wrote = name;
@@ -164,7 +170,7 @@ static void last_look(struct coll *c)
 		if (proc_read_status(c->pid, &st) == 0 && st.rss_kb > 0) {
 			c->last_smp.t = s.t;
 			c->last_smp.rss_kb = st.rss_kb;
-			c->last_smp.vmsize_kb = st.vmsize_kb;
+			c->last_smp.res[RES_VMSIZE].value = st.vmsize_kb;
 		}
 	} else {
 		ooms_snapshot_free(&s);

@@ -42,10 +42,6 @@ void coll_emit_start(struct coll *c)
 		.libc = c->libc_path[0] ? c->libc_path : NULL, .page_size = sysconf(_SC_PAGESIZE),
 		.ringbuf_bytes = coll_ringbuf_bytes(c->o), .wall_time = when, .syscall_hook = c->syscall_hook,
 		.settings = {
-			.thread_count = d->thread_count_limit, .thread_gap = d->thread_count_gap,
-			.thread_polls = d->thread_count_polls, .fd_count = d->fd_count_limit,
-			.fd_gap = d->fd_count_gap, .fd_polls = d->fd_count_polls, .fd_ratio = d->fd_ratio,
-			.thread_ratio = d->thread_ratio, .vmsize_limit_kb = d->vmsize_limit_kb,
 			.vmsize_64bit = d->vmsize_limit_64bit, .big_alloc_bytes = c->o->big_alloc_bytes,
 			.big_alloc_mode = !c->o->big_alloc_bytes ? NULL
 					  : c->alloc_mode == ALLOC_UPROBE ? "uprobe" : "syscall",
@@ -54,6 +50,7 @@ void coll_emit_start(struct coll *c)
 			.shim = c->o->java.shim,
 		}}};
 
+	memcpy(r.u.start.settings.res, d->res, sizeof(d->res));
 	for (size_t i = 0; i < c->o->nlabels && i < RUN_MAX_LABELS; i++) {
 		r.u.start.label_key[i] = c->o->label_key[i];
 		r.u.start.label_value[i] = c->o->label_value[i];
@@ -111,12 +108,12 @@ static void last_state_json(struct json *j, const struct death_line *l, uint64_t
 		json_kstr(j, "source", "sample");
 		json_kdbl(j, "t_sample", s->t);
 		json_kint(j, "rss_kb", s->rss_kb);
-		json_kint(j, "vmsize_kb", s->vmsize_kb);
+		json_kint(j, "vmsize_kb", s->res[RES_VMSIZE].value);
 	}
 	json_kint(j, "threads", t->threads_live);
-	json_kint(j, "thread_limit", s->thread_limit);
+	json_kint(j, "thread_limit", s->res[RES_THREADS].limit);
 	json_kint(j, "fds", t->fds_live);
-	json_kint(j, "fd_limit", s->fd_limit);
+	json_kint(j, "fd_limit", s->res[RES_FDS].limit);
 	if (s->heap_src) {
 		json_kint(j, "heap_used", s->heap_used);
 		json_kint(j, "heap_max", s->heap_max);

@@ -16,10 +16,9 @@ static void emit_sample(struct coll *c, const struct ooms_sample *s)
 {
 	volatile struct ooms_totals *t = coll_totals(c);
 	struct run_record r = {.type = REC_SAMPLE, .u.sample = {
-		.t = s->t, .rss_kb = s->rss_kb, .vmsize_kb = s->vmsize_kb, .vmpeak_kb = s->vmpeak_kb,
-		.vmsize_bpf_kb = s->vmsize_bpf_kb, .threads = s->threads, .threads_bpf = s->threads_bpf,
-		.thread_limit = s->thread_limit, .thread_limit_src = s->thread_limit_src, .fds = s->fds,
-		.fds_bpf = s->fds_bpf, .fd_limit = s->fd_limit, .ringbuf_drops = s->ringbuf_drops,
+		.t = s->t, .rss_kb = s->rss_kb, .vmpeak_kb = s->vmpeak_kb,
+		.vmsize_bpf_kb = s->vmsize_bpf_kb, .threads_bpf = s->threads_bpf,
+		.fds_bpf = s->fds_bpf, .ringbuf_drops = s->ringbuf_drops,
 		.set_full_drops = s->set_full_drops, .events = s->events, .heap_src = s->heap_src,
 		.heap_used = s->heap_used, .heap_committed = s->heap_committed, .heap_max = s->heap_max,
 		.heap_limit = RUN_NONE, .gcs = s->gcs, .gc_pause_ms = s->gc_pause_ms,
@@ -30,44 +29,12 @@ static void emit_sample(struct coll *c, const struct ooms_sample *s)
 			     t->mremaps, t->brks},
 	}};
 
+	memcpy(r.u.sample.res, s->res, sizeof(s->res));
 	if (s->heap_src && s->heap_max > 0) /* where the heap rule's ratio lies, in bytes */
 		r.u.sample.heap_limit =
 			(int64_t)(ooms_heap_rule_threshold(&c->o->java.rule, s->heap_max) * (double)s->heap_max);
 	r.u.sample.has_gc = c->jheap && ooms_jheap_runtime(c->jheap) != OOMS_RT_NATIVE;
 	coll_emit(c, run_record_body, &r);
-}
-
-/* The limits the count rules compare against: the tightest thread limit
- * (threads-max, RLIMIT_NPROC, --thread-limit, the pids cgroup's pids.max,
- * which counts the cgroup's tasks, the target's among them) and
- * RLIMIT_NOFILE. */
-static void fill_limits(struct coll *c, const struct proc_limits *lim, struct ooms_sample *smp)
-{
-	smp->thread_limit = c->threads_max;
-	smp->thread_limit_src = "threads-max";
-	if (lim->nproc_soft > 0 && lim->nproc_soft < smp->thread_limit) {
-		smp->thread_limit = lim->nproc_soft;
-		smp->thread_limit_src = "RLIMIT_NPROC";
-	}
-	if (c->o->detect.thread_ratio > 0 && c->o->thread_limit > 0 && c->o->thread_limit < smp->thread_limit) {
-		smp->thread_limit = c->o->thread_limit;
-		smp->thread_limit_src = "--thread-limit";
-	}
-	struct ooms_cgroup cg;
-
-	/* kept as they were once the OOM killer has chosen the target: the
-	 * death's cause is read from what changed since */
-	if (!c->skel->bss->oom.ts_ns && ooms_cgroup_find(c->pid, &cg) == 0) {
-		c->cg_prev = c->cg;
-		c->cg_prev_ns = c->cg_ns;
-		c->cg = cg;
-		c->cg_ns = coll_now_ns();
-	}
-	if (c->cg.pids_max > 0 && c->cg.pids_max < smp->thread_limit) {
-		smp->thread_limit = c->cg.pids_max;
-		smp->thread_limit_src = "pids.max";
-	}
-	smp->fd_limit = lim->nofile_soft;
 }
 
 /* Before the first sample, the limits alone (every figure unknown), so
@@ -77,16 +44,18 @@ void coll_seed_limits(struct coll *c)
 {
 	struct proc_limits lim;
 	struct ooms_sample *smp = &c->last_smp;
+	struct ooms_snapshot none;
 
 	memset(smp, 0, sizeof(*smp));
-	smp->rss_kb = smp->vmsize_kb = smp->vmpeak_kb = smp->vmsize_bpf_kb = -1;
-	smp->threads = smp->threads_bpf = smp->fds = smp->fds_bpf = -1;
+	memset(&none, 0, sizeof(none));
+	smp->rss_kb = smp->vmpeak_kb = smp->vmsize_bpf_kb = -1;
+	smp->threads_bpf = smp->fds_bpf = -1;
 	smp->heap_used = smp->heap_committed = smp->heap_max = -1;
 	smp->metaspace = smp->class_space = smp->direct = (struct ooms_pool){-1, -1, -1};
 	smp->is_32bit = c->is_32bit;
 	if (proc_read_limits(c->pid, &lim) != 0)
 		return;
-	fill_limits(c, &lim, smp);
+	coll_count_resources(c, &none, NULL, &lim, 0, -1, smp); /* the limits, every figure unknown */
 	c->have_smp = 1;
 }
 
@@ -196,17 +165,14 @@ int coll_take_sample(struct coll *c)
 	smp.t = coll_since(c);
 	smp.ts_ns = coll_now_ns();
 	smp.rss_kb = st.rss_kb;
-	smp.vmsize_kb = st.vmsize_kb;
 	smp.vmpeak_kb = st.vmpeak_kb;
 	vm_delta = t->vm_delta_bytes;
 	smp.vmsize_bpf_kb = c->prev_vmsize_kb + (vm_delta - c->prev_vm_delta) / 1024;
 	c->prev_vmsize_kb = st.vmsize_kb;
 	c->prev_vm_delta = vm_delta;
-	smp.threads = full ? (int64_t)s.nthreads : st.threads;
 	smp.threads_bpf = t->threads_live;
-	smp.fds = full ? (int64_t)s.nfds : fds;
 	smp.fds_bpf = t->fds_live;
-	fill_limits(c, &lim, &smp);
+	coll_count_resources(c, &s, &st, &lim, full, fds, &smp);
 	smp.ringbuf_drops = t->ringbuf_drops + (c->jheap ? ooms_jheap_drops(c->jheap) : 0);
 	smp.set_full_drops = t->set_full_drops;
 	smp.events = ooms_attrib_events(c->attrib);
@@ -243,8 +209,8 @@ int coll_take_sample(struct coll *c)
 		full = 1;
 	}
 	s.t = smp.t;
-	s.thread_limit = smp.thread_limit;
-	s.fd_limit = smp.fd_limit;
+	s.thread_limit = smp.res[RES_THREADS].limit;
+	s.fd_limit = smp.res[RES_FDS].limit;
 	coll_handle_crossings(c, &s, &smp, xs, nx, "sample");
 	c->last_smp = smp;
 	c->have_smp = 1;

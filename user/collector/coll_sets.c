@@ -188,8 +188,8 @@ int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s)
 	}
 	if (!e) {
 		s->t = coll_since(c);
-		s->thread_limit = c->last_smp.thread_limit;
-		s->fd_limit = c->last_smp.fd_limit;
+		s->thread_limit = c->last_smp.res[RES_THREADS].limit;
+		s->fd_limit = c->last_smp.res[RES_FDS].limit;
 	}
 	return e;
 }
@@ -197,8 +197,8 @@ int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s)
 void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp)
 {
 	struct { const char *what; int64_t proc, bpf; int *run; int fds; } d[] = {
-		{"fds", smp->fds, smp->fds_bpf, &c->drift_fds, 1},
-		{"threads", smp->threads, smp->threads_bpf, &c->drift_threads, 0},
+		{"fds", smp->res[RES_FDS].value, smp->fds_bpf, &c->drift_fds, 1},
+		{"threads", smp->res[RES_THREADS].value, smp->threads_bpf, &c->drift_threads, 0},
 	};
 
 	/* A call in flight can differ for one sample; two in a row is drift. */

@@ -411,7 +411,7 @@ static void write_end_files(struct coll *c)
 		ooms_snapshot_replay_maps(&c->last, c->map_changes, c->nmap_changes);
 	}
 	coll_write_failures(c);
-	for (enum snap_kind k = SNAP_THREADS; k <= SNAP_VMSIZE; k++) {
+	for (enum ooms_snap k = 0; k < SNAP_MAX; k++) {
 		char name[64];
 
 		coll_write_file(c, &c->last, k, 0, name, sizeof(name));

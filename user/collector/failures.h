@@ -11,9 +11,7 @@
 #include <stdint.h>
 #include "collect.h"
 #include "collector/attrib.h"
-
-/* What ran out, by the call that failed. */
-enum ooms_fail_kind { FAIL_FDS, FAIL_THREADS, FAIL_MEMORY, FAIL_KIND_MAX };
+#include "detect/resource.h" /* enum ooms_fail_kind: what ran out, by the call that failed */
 
 struct ooms_fail_group {
 	struct ooms_fail_key key;

@@ -3,22 +3,16 @@
 #include "detect/detect.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 void ooms_detect_defaults(struct ooms_detect_config *cfg)
 {
-	/* KOOM 2.x counts and VmSize, Probe's fd ratio (docs/rules.md) */
+	/* KOOM 2.x counts and VmSize, Probe's fd ratio (docs/rules.md): resource.c's rows */
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->thread_count_limit = 750;
-	cfg->thread_count_gap = 50;
-	cfg->thread_count_polls = 3;
-	cfg->fd_count_limit = 1000;
-	cfg->fd_count_gap = 50;
-	cfg->fd_count_polls = 3;
-	cfg->fd_ratio = 0.95;
-	cfg->thread_ratio = 0.90;
-	cfg->vmsize_limit_kb = 3650000;
+	for (int r = 0; r < RES_MAX; r++)
+		cfg->res[r] = ooms_resources[r].defaults;
 	cfg->vmsize_limit_64bit = 0;
 	cfg->rearm_s = 30;
 }
@@ -87,104 +81,203 @@ static int64_t ratio_threshold(double ratio, int64_t limit)
 	return (double)i < t ? i + 1 : i;
 }
 
-static enum verdict rule_thread_count(struct ooms_detector *d, const struct ooms_sample *s,
-				      struct ooms_crossing *x)
+/* The limit's words in a reason: " (threads-max)" after the thread limit. */
+static void limit_words(const struct ooms_resource *res, const struct ooms_res_fig *f, char *buf, size_t len)
 {
-	return rising(&d->st[RULE_THREAD_COUNT], s->threads, d->cfg.thread_count_limit,
-		      d->cfg.thread_count_gap, d->cfg.thread_count_polls, "threads", x);
+	snprintf(buf, len, "%s %lld%s%s%s", res->limit_name, (long long)f->limit, f->limit_src ? " (" : "",
+		 f->limit_src ? f->limit_src : "", f->limit_src ? ")" : "");
 }
 
-static enum verdict rule_fd_count(struct ooms_detector *d, const struct ooms_sample *s,
-				  struct ooms_crossing *x)
+/* KOOM's count rules: a rising count (threads, fds), or VmSize over its
+ * limit once, on 32-bit targets unless asked for on 64-bit ones (a 64-bit
+ * address space does not run out near 4 GB). */
+static enum verdict rule_count(struct ooms_detector *d, int r, const struct ooms_sample *s, struct ooms_crossing *x,
+			       int64_t *hold_at)
 {
-	return rising(&d->st[RULE_FD_COUNT], s->fds, d->cfg.fd_count_limit, d->cfg.fd_count_gap,
-		      d->cfg.fd_count_polls, "open fds", x);
-}
+	const struct ooms_resource *res = &ooms_resources[r];
+	const struct ooms_res_rules *cfg = &d->cfg.res[r];
+	int64_t v = s->res[r].value;
 
-static enum verdict rule_fd_ratio(struct ooms_detector *d, const struct ooms_sample *s,
-				  struct ooms_crossing *x)
-{
-	/* !(r > 0) also turns a NaN ratio off */
-	if (!(d->cfg.fd_ratio > 0) || s->fds < 0 || s->fd_limit <= 0)
+	(void)hold_at;
+	if (cfg->count_limit <= 0)
 		return SKIP;
-	x->value = s->fds;
-	x->limit = ratio_threshold(d->cfg.fd_ratio, s->fd_limit);
-	if (x->value < x->limit)
-		return NOT;
-	snprintf(x->reason, sizeof(x->reason), "%lld open fds >= %g%% of RLIMIT_NOFILE %lld",
-		 (long long)s->fds, d->cfg.fd_ratio * 100, (long long)s->fd_limit);
-	return HOLDS;
-}
-
-static enum verdict rule_thread_ratio(struct ooms_detector *d, const struct ooms_sample *s,
-				      struct ooms_crossing *x)
-{
-	const char *src = s->thread_limit_src;
-
-	if (!(d->cfg.thread_ratio > 0) || s->threads < 0 || s->thread_limit <= 0)
+	if (!res->absolute)
+		return rising(&d->st[OOMS_RULE(r, RK_COUNT)], v, cfg->count_limit, cfg->count_gap, cfg->count_polls,
+			      res->what, x);
+	if (v < 0 || (!s->is_32bit && !d->cfg.vmsize_limit_64bit))
 		return SKIP;
-	x->value = s->threads;
-	x->limit = ratio_threshold(d->cfg.thread_ratio, s->thread_limit);
-	if (x->value < x->limit)
-		return NOT;
-	snprintf(x->reason, sizeof(x->reason), "thread count %lld >= %g%% of the thread limit %lld%s%s%s",
-		 (long long)s->threads, d->cfg.thread_ratio * 100, (long long)s->thread_limit,
-		 src ? " (" : "", src ? src : "", src ? ")" : "");
-	return HOLDS;
-}
-
-/* KOOM only watches VmSize on 32-bit devices: a 64-bit address space does not
- * run out near 4 GB, so the rule is off there unless asked for. */
-static enum verdict rule_vmsize(struct ooms_detector *d, const struct ooms_sample *s,
-				struct ooms_crossing *x)
-{
-	if (d->cfg.vmsize_limit_kb <= 0 || s->vmsize_kb < 0 ||
-	    (!s->is_32bit && !d->cfg.vmsize_limit_64bit))
-		return SKIP;
-	x->value = s->vmsize_kb;
-	x->limit = d->cfg.vmsize_limit_kb;
+	x->value = v;
+	x->limit = cfg->count_limit;
 	if (x->value <= x->limit)
 		return NOT;
-	snprintf(x->reason, sizeof(x->reason), "VmSize %lld kB > %lld kB (%s target)",
-		 (long long)s->vmsize_kb, (long long)x->limit, s->is_32bit ? "32-bit" : "64-bit");
+	snprintf(x->reason, sizeof(x->reason), "%lld %s > %lld (%s target)", (long long)v, res->what,
+		 (long long)x->limit, s->is_32bit ? "32-bit" : "64-bit");
 	return HOLDS;
 }
 
-typedef enum verdict (*rule_fn)(struct ooms_detector *, const struct ooms_sample *,
-				struct ooms_crossing *);
-
-/* The further step after which a rule that holds fires again. */
-static int64_t step_of(const struct ooms_detector *d, enum ooms_rule r, const struct ooms_sample *s)
+/* Probe's rule: the figure at a ratio of its limit. */
+static enum verdict rule_ratio(struct ooms_detector *d, int r, const struct ooms_sample *s, struct ooms_crossing *x,
+			       int64_t *hold_at)
 {
+	const struct ooms_res_fig *f = &s->res[r];
+	double ratio = d->cfg.res[r].ratio;
+	char lim[96];
+
+	(void)hold_at;
+	/* !(r > 0) also turns a NaN ratio off */
+	if (!(ratio > 0) || f->value < 0 || f->limit <= 0)
+		return SKIP;
+	x->value = f->value;
+	x->limit = ratio_threshold(ratio, f->limit);
+	if (x->value < x->limit)
+		return NOT;
+	limit_words(&ooms_resources[r], f, lim, sizeof(lim));
+	snprintf(x->reason, sizeof(x->reason), "%lld %s >= %g%% of %s", (long long)f->value, ooms_resources[r].what,
+		 ratio * 100, lim);
+	return HOLDS;
+}
+
+/* The trend: see ooms_detect_feed. Its figures are kept here (it runs on
+ * samples only, not on events). */
+static enum verdict rule_trend(struct ooms_detector *d, int r, const struct ooms_sample *s, struct ooms_crossing *x,
+			       int64_t *hold_at)
+{
+	const struct ooms_res_fig *f = &s->res[r];
+	const struct ooms_res_rules *cfg = &d->cfg.res[r];
+	struct ooms_res_history *h = &d->hist[r];
+	double slope, first, second, left;
+	int n, half;
+	char lim[96];
+
+	if (f->value < 0)
+		return SKIP;
+	if (h->n && s->t <= h->t[h->n - 1])
+		return SKIP; /* no time passed: no slope */
+	if (h->n == OOMS_TREND_SAMPLES) {
+		memmove(h->t, h->t + 1, (OOMS_TREND_SAMPLES - 1) * sizeof(h->t[0]));
+		memmove(h->v, h->v + 1, (OOMS_TREND_SAMPLES - 1) * sizeof(h->v[0]));
+		h->n--;
+	}
+	h->t[h->n] = s->t;
+	h->v[h->n++] = f->value;
+	if (!(cfg->trend_s > 0) || f->limit <= 0)
+		return SKIP;
+	x->value = f->value;
+	x->limit = f->limit;
+	*hold_at = f->limit / 2;
+	n = h->n;
+	if (n < 4 || 2 * f->value < f->limit || f->value >= f->limit)
+		return NOT;
+	if (cfg->ratio > 0 && f->value >= ratio_threshold(cfg->ratio, f->limit))
+		return NOT; /* the ratio rule's: the trend warns before it */
+	/* rising across the window, not a step then flat: both halves rise */
+	half = n / 2;
+	first = (double)(h->v[half] - h->v[0]) / (h->t[half] - h->t[0]);
+	second = (double)(h->v[n - 1] - h->v[half]) / (h->t[n - 1] - h->t[half]);
+	slope = (double)(h->v[n - 1] - h->v[0]) / (h->t[n - 1] - h->t[0]);
+	if (!(first > 0) || !(second > 0) || !(slope > 0))
+		return NOT;
+	left = (double)(f->limit - f->value) / slope;
+	if (left >= cfg->trend_s)
+		return NOT;
+	limit_words(&ooms_resources[r], f, lim, sizeof(lim));
+	snprintf(x->reason, sizeof(x->reason), "%lld %s, rising %.1f a second: %s exhausted in %.0f s (under %.0f s)",
+		 (long long)f->value, ooms_resources[r].what, slope, lim, left, cfg->trend_s);
+	return HOLDS;
+}
+
+typedef enum verdict (*rule_fn)(struct ooms_detector *, int, const struct ooms_sample *, struct ooms_crossing *,
+				int64_t *);
+
+static const rule_fn kinds[RK_MAX] = {[RK_COUNT] = rule_count, [RK_RATIO] = rule_ratio, [RK_TREND] = rule_trend};
+
+/* Whether a rule looks at one figure against a limit, with no history, so
+ * that it may also be checked on an event between samples. */
+static int rule_instant(int rule)
+{
+	int kind = rule % RK_MAX;
+
+	return kind == RK_RATIO || (kind == RK_COUNT && ooms_resources[rule / RK_MAX].absolute);
+}
+
+/* The further step after which a rule that holds fires again: the count
+ * rule's own limit, else a tenth of the limit. */
+static int64_t step_of(const struct ooms_detector *d, int rule, const struct ooms_sample *s)
+{
+	int r = rule / RK_MAX;
 	int64_t step;
 
-	switch (r) {
-	case RULE_THREAD_COUNT: step = d->cfg.thread_count_limit; break;
-	case RULE_FD_COUNT: step = d->cfg.fd_count_limit; break;
-	case RULE_FD_RATIO: step = s->fd_limit / 10; break;
-	case RULE_THREAD_RATIO: step = s->thread_limit / 10; break;
-	default: step = d->cfg.vmsize_limit_kb / 10; break;
-	}
+	if (rule % RK_MAX == RK_COUNT)
+		step = ooms_resources[r].absolute ? d->cfg.res[r].count_limit / 10 : d->cfg.res[r].count_limit;
+	else
+		step = s->res[r].limit / 10;
 	return step > 0 ? step : 1;
 }
 
-/* instant: the rule looks at one figure against a limit, with no history,
- * so it may also be checked on an event between samples. */
-static const struct {
-	const char *name;
-	rule_fn fn;
-	int instant;
-} rules[RULE_MAX] = {
-	[RULE_THREAD_COUNT] = { "thread_count", rule_thread_count, 0 },
-	[RULE_FD_COUNT] = { "fd_count", rule_fd_count, 0 },
-	[RULE_FD_RATIO] = { "fd_ratio", rule_fd_ratio, 1 },
-	[RULE_THREAD_RATIO] = { "thread_ratio", rule_thread_ratio, 1 },
-	[RULE_VMSIZE] = { "vmsize", rule_vmsize, 1 },
-};
-
 const char *ooms_rule_name(enum ooms_rule r)
 {
-	return (unsigned)r < RULE_MAX ? rules[r].name : "?";
+	return (unsigned)r < RULE_MAX ? ooms_resources[r / RK_MAX].rules[r % RK_MAX] : "?";
+}
+
+int ooms_rule_find(const char *name)
+{
+	enum ooms_rule_kind k;
+	int r = ooms_resource_rule(name, &k);
+
+	return r < 0 ? -1 : OOMS_RULE(r, (int)k);
+}
+
+void ooms_rule_names(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (int r = 0; r < RULE_MAX && used < len; r++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", r ? " " : "", ooms_rule_name((enum ooms_rule)r));
+}
+
+int ooms_detect_set(struct ooms_detect_config *cfg, const char *name_eq_value)
+{
+	const char *eq = strchr(name_eq_value, '=');
+	char name[64], *end;
+	size_t len, sl;
+	int field = 0, rule;
+	double v;
+
+	if (!eq || (len = (size_t)(eq - name_eq_value)) == 0 || len >= sizeof(name))
+		return -1;
+	memcpy(name, name_eq_value, len);
+	name[len] = '\0';
+	v = strtod(eq + 1, &end);
+	if (end == eq + 1 || *end || !(v >= 0) || v > 1e15)
+		return -1;
+	/* NAME_gap, NAME_polls: the count rule's other numbers */
+	if ((sl = strlen("_gap")) < len && !strcmp(name + len - sl, "_gap"))
+		field = 1, name[len - sl] = '\0';
+	else if ((sl = strlen("_polls")) < len && !strcmp(name + len - sl, "_polls"))
+		field = 2, name[len - sl] = '\0';
+	if ((rule = ooms_rule_find(name)) < 0 || (field && rule % RK_MAX != RK_COUNT))
+		return -1;
+	struct ooms_res_rules *rr = &cfg->res[rule / RK_MAX];
+
+	switch (field ? 2 + field : rule % RK_MAX) {
+	case RK_COUNT: rr->count_limit = (int64_t)v; break;
+	case RK_RATIO:
+		if (v > 1)
+			return -1;
+		rr->ratio = v;
+		break;
+	case RK_TREND: rr->trend_s = v; break;
+	case 3: rr->count_gap = (int64_t)v; break;
+	default:
+		if (v > 1000000)
+			return -1;
+		rr->count_polls = (int)v;
+		break;
+	}
+	return 0;
 }
 
 uint64_t ooms_detect_recurred(const struct ooms_detector *d, enum ooms_rule r)
@@ -201,14 +294,15 @@ static size_t feed(struct ooms_detector *d, const struct ooms_sample *s, struct 
 		struct ooms_crossing x;
 		enum verdict v;
 
-		if (instant_only && !rules[r].instant)
+		if (instant_only && !rule_instant(r))
 			continue;
 		memset(&x, 0, sizeof(x));
 		x.rule = (enum ooms_rule)r;
 		struct ooms_rule_state *st = &d->st[r];
 		int step = 0;
+		int64_t hold_at = -1;
 
-		v = rules[r].fn(d, s, &x); /* always run: the rising rules keep state */
+		v = kinds[r % RK_MAX](d, r / RK_MAX, s, &x, &hold_at); /* always run: the rising rules and the trends keep state */
 		if (v == SKIP)
 			continue;
 		if (!st->armed) {
@@ -239,8 +333,11 @@ static size_t feed(struct ooms_detector *d, const struct ooms_sample *s, struct 
 		st->armed = 0;
 		st->below_since = -1;
 		st->fired_value = x.value;
-		st->rearm_below = x.limit - x.limit / 10;
-		st->refire_at = x.value + step_of(d, (enum ooms_rule)r, s);
+		if (hold_at < 0)
+			hold_at = x.limit;
+		st->rearm_below = hold_at - hold_at / 10;
+		/* a trend is one warning: the ratio rule marks the steps after it */
+		st->refire_at = r % RK_MAX == RK_TREND ? INT64_MAX : x.value + step_of(d, r, s);
 		out[n++] = x;
 	}
 	return n;

@@ -5,21 +5,19 @@
 #define OOMSCOPE_SAMPLE_H
 
 #include <stdint.h>
+#include "detect/resource.h"
 
 struct ooms_sample {
 	double t;                 /* seconds since the collector attached */
 	uint64_t ts_ns;           /* CLOCK_MONOTONIC at the sample */
 	int64_t rss_kb;           /* /proc/PID/status VmRSS */
-	int64_t vmsize_kb;        /* /proc/PID/status VmSize */
 	int64_t vmpeak_kb;        /* /proc/PID/status VmPeak */
 	int64_t vmsize_bpf_kb;    /* VmSize at the last sample + BPF mmap/munmap/mremap/brk delta */
-	int64_t threads;          /* entries of /proc/PID/task */
 	int64_t threads_bpf;      /* BPF thread set (clone/exit) */
-	int64_t thread_limit;     /* tightest of threads-max, RLIMIT_NPROC, --thread-limit */
-	const char *thread_limit_src; /* which one it was (static string) */
-	int64_t fds;              /* entries of /proc/PID/fd */
 	int64_t fds_bpf;          /* BPF fd set (open-like syscalls / close) */
-	int64_t fd_limit;         /* RLIMIT_NOFILE soft limit from /proc/PID/limits */
+	/* the watched resources (resource.c's rows), each figure with its
+	 * limit; where each comes from: the collector's coll_resources.c */
+	struct ooms_res_fig res[RES_MAX];
 	uint64_t ringbuf_drops;   /* events the kernel could not deliver, cumulative */
 	uint64_t set_full_drops;  /* fds/threads the BPF sets could not hold, cumulative */
 	uint64_t events;          /* attribution events received, cumulative */

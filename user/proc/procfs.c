@@ -61,7 +61,7 @@ int proc_read_limits(pid_t pid, struct proc_limits *lim)
 
 	if (!f)
 		return -errno;
-	lim->nofile_soft = lim->nofile_hard = lim->nproc_soft = -1;
+	lim->nofile_soft = lim->nofile_hard = lim->nproc_soft = lim->as_soft = -1;
 	while (fgets(line, sizeof(line), f)) {
 		/* "Max open files            1024                 524288               files" */
 		if (sscanf(line, "Max open files %31s %31s", soft, hard) == 2) {
@@ -69,6 +69,8 @@ int proc_read_limits(pid_t pid, struct proc_limits *lim)
 			lim->nofile_hard = limit_value(hard);
 		} else if (sscanf(line, "Max processes %31s %31s", soft, hard) == 2) {
 			lim->nproc_soft = limit_value(soft);
+		} else if (sscanf(line, "Max address space %31s %31s", soft, hard) == 2) {
+			lim->as_soft = limit_value(soft);
 		}
 	}
 	fclose(f);

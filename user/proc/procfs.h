@@ -15,6 +15,7 @@ struct proc_status {
 struct proc_limits {
 	int64_t nofile_soft, nofile_hard; /* -1 = unlimited */
 	int64_t nproc_soft;
+	int64_t as_soft;                  /* Max address space, bytes; -1 = unlimited */
 };
 
 int proc_read_status(pid_t pid, struct proc_status *st);

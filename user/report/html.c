@@ -279,21 +279,59 @@ static void findings(FILE *f, const struct rundata *rd)
 	fprintf(f, "</ul>\n");
 }
 
-static double num_or_nan(int64_t v)
+/* Resource r's chart (detect/resource.h's row): its figure, the line of
+ * its ratio rule, its count rule's limit, its crossings marked. Drawn when
+ * some sample has a figure over 0 (a run from before its row has none). */
+static void resource_chart(FILE *f, const struct rundata *rd, int r, const double *ts, double *ys, double *ratio_line,
+			   const double *drops, double t_end)
 {
-	return v == RUN_NONE ? NAN : (double)v;
+	const struct ooms_resource *res = &ooms_resources[r];
+	const struct ooms_res_rules *rules = &rd->set.res[r];
+	size_t n = rd->nsamples;
+	int seen = 0, ns = 1;
+	char lim[128], ratio_name[96], id[32], prefix[32];
+	struct svg_chart ch;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rd_sample *s = &rd->samples[i];
+
+		ys[i] = s->res[r];
+		ratio_line[i] = rules->ratio > 0 && !isnan(s->res_limit[r]) ? floor(s->res_limit[r] * rules->ratio) : NAN;
+		seen |= ys[i] > 0;
+	}
+	if (!seen)
+		return;
+	/* "fd_ratio" -> "fd": the crossings of every rule of the resource */
+	snprintf(prefix, sizeof(prefix), "%.*s", (int)(strlen(res->rules[RK_RATIO]) - strlen("_ratio")), res->rules[RK_RATIO]);
+	snprintf(id, sizeof(id), "%s", res->name);
+	snprintf(lim, sizeof(lim), "%s rule %.0f", prefix, rules->count_limit > 0 ? (double)rules->count_limit : NAN);
+	snprintf(ratio_name, sizeof(ratio_name), "ratio of %s", res->limit_name);
+	memset(&ch, 0, sizeof(ch));
+	ch.id = id;
+	ch.title = res->title;
+	ch.unit = res->unit;
+	ch.ts = ts;
+	ch.n = n;
+	ch.series[0] = (struct svg_series){res->name, res->color, ys, 0};
+	if (rules->ratio > 0)
+		ch.series[ns++] = (struct svg_series){ratio_name, "#b3261e", ratio_line, 1};
+	ch.nseries = ns;
+	ch.limit = rules->count_limit > 0 ? (double)rules->count_limit : NAN;
+	ch.limit_label = lim;
+	ch.crossing_prefix = prefix;
+	ch.t_end = t_end;
+	svg_chart_write(f, &ch, rd->events, rd->nevents, drops);
 }
 
 static void charts(FILE *f, const struct rundata *rd)
 {
 	size_t n = rd->nsamples;
-	double *ts = calloc(n + 1, sizeof(double)), *ys[9], *drops = calloc(n + 1, sizeof(double));
-	double fd_ratio = rd->set.fd_ratio, th_ratio = rd->set.thread_ratio;
+	double *ts = calloc(n + 1, sizeof(double)), *ys[7], *drops = calloc(n + 1, sizeof(double));
 	double t_end = rd->ended ? rd->end_t : n ? rd->samples[n - 1].t : 1;
 	int heap = 0, ok = ts && drops;
 	char lim[128];
 
-	for (int k = 0; k < 9; k++)
+	for (int k = 0; k < 7; k++)
 		ok &= (ys[k] = calloc(n + 1, sizeof(double))) != NULL;
 	if (!ok)
 		goto out;
@@ -307,10 +345,6 @@ static void charts(FILE *f, const struct rundata *rd)
 		ys[2][i] = s->heap_used_mb;
 		ys[3][i] = s->heap_max_mb;
 		ys[4][i] = s->heap_limit_mb;
-		ys[5][i] = s->threads;
-		ys[6][i] = th_ratio > 0 ? floor(s->thread_limit * th_ratio) : NAN;
-		ys[7][i] = s->fds;
-		ys[8][i] = fd_ratio > 0 ? floor(s->fd_limit * fd_ratio) : NAN;
 		heap |= !isnan(s->heap_used_mb);
 	}
 	fprintf(f, "<h2>Over time</h2>\n");
@@ -320,7 +354,8 @@ static void charts(FILE *f, const struct rundata *rd)
 	}
 	{
 		int vm_on = rd->set.vmsize_64bit || rd->target_32bit;
-		double vm_lim = rd->set.vmsize_limit_kb == RUN_NONE ? NAN : rd->set.vmsize_limit_kb / 1024.0;
+		int64_t vm_kb = rd->set.res[RES_VMSIZE].count_limit;
+		double vm_lim = vm_kb > 0 ? vm_kb / 1024.0 : NAN;
 
 		snprintf(lim, sizeof(lim), "VmSize limit %.0f MB", vm_lim);
 		svg_chart_write(f, &(struct svg_chart){
@@ -338,20 +373,12 @@ static void charts(FILE *f, const struct rundata *rd)
 			rd->events, rd->nevents, drops);
 	else
 		fprintf(f, "<p class=\"none\">No Java heap in this run: the target mapped neither libjvm.so nor libart.so.</p>\n");
-	snprintf(lim, sizeof(lim), "thread rule %.0f", num_or_nan(rd->set.thread_count));
-	svg_chart_write(f, &(struct svg_chart){
-		.id = "threads", .title = "Threads", .unit = "live threads", .ts = ts, .n = n,
-		.series = {{"threads", "#7b3fb3", ys[5], 0}, {"ratio of the thread limit", "#b3261e", ys[6], 1}},
-		.nseries = 2, .limit = num_or_nan(rd->set.thread_count), .limit_label = lim, .crossing_prefix = "thread",
-		.t_end = t_end}, rd->events, rd->nevents, drops);
-	snprintf(lim, sizeof(lim), "fd rule %.0f", num_or_nan(rd->set.fd_count));
-	svg_chart_write(f, &(struct svg_chart){
-		.id = "fds", .title = "Open file descriptors", .unit = "fds", .ts = ts, .n = n,
-		.series = {{"fds", "#00838f", ys[7], 0}, {"ratio of RLIMIT_NOFILE", "#b3261e", ys[8], 1}},
-		.nseries = 2, .limit = num_or_nan(rd->set.fd_count), .limit_label = lim, .crossing_prefix = "fd",
-		.t_end = t_end}, rd->events, rd->nevents, drops);
+	/* a chart per watched resource that has one of its own (threads, fds, ...) */
+	for (int r = 0; r < RES_MAX; r++)
+		if (ooms_resources[r].chart)
+			resource_chart(f, rd, r, ts, ys[5], ys[6], drops, t_end);
 out:
-	for (int k = 0; k < 9; k++)
+	for (int k = 0; k < 7; k++)
 		free(ys[k]);
 	free(ts);
 	free(drops);

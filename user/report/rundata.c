@@ -69,11 +69,7 @@ static int read_sample(struct rundata *rd, const struct run_sample *r, size_t *s
 	struct rd_sample s = {
 		.t = r->t,
 		.rss_mb = mb(r->rss_kb, 1024),
-		.vmsize_mb = mb(r->vmsize_kb, 1024),
-		.threads = num(r->threads),
-		.thread_limit = num(r->thread_limit),
-		.fds = num(r->fds),
-		.fd_limit = num(r->fd_limit),
+		.vmsize_mb = mb(r->res[RES_VMSIZE].value, 1024),
 		.heap_used_mb = mb(r->heap_used, 1048576),
 		.heap_max_mb = mb(r->heap_max, 1048576),
 		.heap_limit_mb = mb(r->heap_limit, 1048576),
@@ -82,6 +78,10 @@ static int read_sample(struct rundata *rd, const struct run_sample *r, size_t *s
 		.gc_pause_ms = r->gc_pause_ms,
 	};
 
+	for (int k = 0; k < RES_MAX; k++) {
+		s.res[k] = num(r->res[k].value);
+		s.res_limit[k] = r->res[k].limit > 0 ? num(r->res[k].limit) : NAN;
+	}
 	return push_sample(rd, &s, scap);
 }
 

@@ -18,7 +18,7 @@ struct json_object;
 struct rd_sample {
 	double t;
 	double rss_mb, vmsize_mb;
-	double threads, thread_limit, fds, fd_limit;
+	double res[RES_MAX], res_limit[RES_MAX]; /* the watched resources (detect/resource.h), NAN unknown */
 	double heap_used_mb, heap_max_mb, heap_limit_mb;
 	double drops;        /* ring buffer + set-full drops, cumulative */
 	double gcs, gc_pause_ms;

@@ -125,8 +125,9 @@ void ooms_report_trace(const struct rundata *rd, FILE *f)
 		counter(&j, pid, "memory (MB)", s->t, "rss", s->rss_mb, "vmsize", s->vmsize_mb, NULL, NAN);
 		counter(&j, pid, "Java heap (MB)", s->t, "used", s->heap_used_mb, "max", s->heap_max_mb, "rule",
 			s->heap_limit_mb);
-		counter(&j, pid, "threads", s->t, "live", s->threads, NULL, NAN, NULL, NAN);
-		counter(&j, pid, "fds", s->t, "open", s->fds, NULL, NAN, NULL, NAN);
+		for (int r = 0; r < RES_MAX; r++) /* a track per watched resource with a chart of its own */
+			if (ooms_resources[r].chart)
+				counter(&j, pid, ooms_resources[r].name, s->t, "count", s->res[r], NULL, NAN, NULL, NAN);
 		counter(&j, pid, "lost events", s->t, "count", s->drops, NULL, NAN, NULL, NAN);
 	}
 	for (size_t i = 0; i < rd->nevents; i++) {

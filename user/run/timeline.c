@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static void head(struct json *j, enum run_rec type, double t)
@@ -19,18 +20,37 @@ static void head(struct json *j, enum run_rec type, double t)
 
 static void write_settings(struct json *j, const struct run_settings *s)
 {
+	const struct ooms_res_rules *th = &s->res[RES_THREADS], *fd = &s->res[RES_FDS];
+
 	json_key(j, "settings");
 	json_obj(j);
-	json_kint(j, "thread_count", s->thread_count);
-	json_kint(j, "thread_gap", s->thread_gap);
-	json_kint(j, "thread_polls", s->thread_polls);
-	json_kint(j, "fd_count", s->fd_count);
-	json_kint(j, "fd_gap", s->fd_gap);
-	json_kint(j, "fd_polls", s->fd_polls);
-	json_kdbl(j, "fd_ratio", s->fd_ratio);
-	json_kdbl(j, "thread_ratio", s->thread_ratio);
-	json_kint(j, "vmsize_limit_kb", s->vmsize_limit_kb);
+	/* the first three resources' keys as runs before the table wrote them */
+	json_kint(j, "thread_count", th->count_limit);
+	json_kint(j, "thread_gap", th->count_gap);
+	json_kint(j, "thread_polls", th->count_polls);
+	json_kint(j, "fd_count", fd->count_limit);
+	json_kint(j, "fd_gap", fd->count_gap);
+	json_kint(j, "fd_polls", fd->count_polls);
+	json_kdbl(j, "fd_ratio", fd->ratio);
+	json_kdbl(j, "thread_ratio", th->ratio);
+	json_kint(j, "vmsize_limit_kb", s->res[RES_VMSIZE].count_limit);
 	json_kbool(j, "vmsize_64bit", s->vmsize_64bit);
+	/* every resource's, by its name */
+	json_key(j, "rules");
+	json_obj(j);
+	for (int r = 0; r < RES_MAX; r++) {
+		const struct ooms_res_rules *rr = &s->res[r];
+
+		json_key(j, ooms_resources[r].name);
+		json_obj(j);
+		json_kint(j, "count", rr->count_limit);
+		json_kint(j, "gap", rr->count_gap);
+		json_kint(j, "polls", rr->count_polls);
+		json_kdbl(j, "ratio", rr->ratio);
+		json_kdbl(j, "trend_s", rr->trend_s);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
 	json_kuint(j, "big_alloc_bytes", s->big_alloc_bytes);
 	json_kstr(j, "big_alloc_mode", s->big_alloc_mode);
 	json_kstr(j, "heap_rule", s->heap_rule);
@@ -44,15 +64,35 @@ static void write_settings(struct json *j, const struct run_settings *s)
 
 static void read_settings(struct json_object *o, struct run_settings *s)
 {
-	s->thread_count = jr_int64(o, "thread_count", RUN_NONE);
-	s->thread_gap = jr_int64(o, "thread_gap", RUN_NONE);
-	s->thread_polls = jr_int64(o, "thread_polls", RUN_NONE);
-	s->fd_count = jr_int64(o, "fd_count", RUN_NONE);
-	s->fd_gap = jr_int64(o, "fd_gap", RUN_NONE);
-	s->fd_polls = jr_int64(o, "fd_polls", RUN_NONE);
-	s->fd_ratio = jr_num(o, "fd_ratio", NAN);
-	s->thread_ratio = jr_num(o, "thread_ratio", NAN);
-	s->vmsize_limit_kb = jr_int64(o, "vmsize_limit_kb", RUN_NONE);
+	struct json_object *rules = jr_get(o, "rules");
+
+	memset(s->res, 0, sizeof(s->res));
+	if (rules && json_object_is_type(rules, json_type_object)) {
+		for (int r = 0; r < RES_MAX; r++) {
+			struct json_object *x = jr_get(rules, ooms_resources[r].name);
+			struct ooms_res_rules *rr = &s->res[r];
+
+			if (!x || !json_object_is_type(x, json_type_object))
+				continue;
+			rr->count_limit = jr_int64(x, "count", 0);
+			rr->count_gap = jr_int64(x, "gap", 0);
+			rr->count_polls = (int)jr_int64(x, "polls", 0);
+			rr->ratio = jr_num(x, "ratio", 0);
+			rr->trend_s = jr_num(x, "trend_s", 0);
+		}
+	} else { /* a run from before the table: its three resources' keys */
+		struct ooms_res_rules *th = &s->res[RES_THREADS], *fd = &s->res[RES_FDS];
+
+		th->count_limit = jr_int64(o, "thread_count", 0);
+		th->count_gap = jr_int64(o, "thread_gap", 0);
+		th->count_polls = (int)jr_int64(o, "thread_polls", 0);
+		th->ratio = jr_num(o, "thread_ratio", 0);
+		fd->count_limit = jr_int64(o, "fd_count", 0);
+		fd->count_gap = jr_int64(o, "fd_gap", 0);
+		fd->count_polls = (int)jr_int64(o, "fd_polls", 0);
+		fd->ratio = jr_num(o, "fd_ratio", 0);
+		s->res[RES_VMSIZE].count_limit = jr_int64(o, "vmsize_limit_kb", 0);
+	}
 	s->vmsize_64bit = jr_bool(o, "vmsize_64bit");
 	s->big_alloc_bytes = jr_uint64(o, "big_alloc_bytes", 0);
 	s->big_alloc_mode = jr_str(o, "big_alloc_mode");
@@ -150,16 +190,22 @@ static void write_sample(struct json *j, const struct run_sample *s)
 
 	head(j, REC_SAMPLE, s->t);
 	json_kint(j, "rss_kb", s->rss_kb);
-	json_kint(j, "vmsize_kb", s->vmsize_kb);
 	json_kint(j, "vmpeak_kb", s->vmpeak_kb);
 	json_kint(j, "vmsize_bpf_kb", s->vmsize_bpf_kb);
-	json_kint(j, "threads", s->threads);
 	json_kint(j, "threads_bpf", s->threads_bpf);
-	json_kint(j, "thread_limit", s->thread_limit);
-	json_kstr(j, "thread_limit_src", s->thread_limit_src);
-	json_kint(j, "fds", s->fds);
 	json_kint(j, "fds_bpf", s->fds_bpf);
-	json_kint(j, "fd_limit", s->fd_limit);
+	/* the watched resources: each figure and its limit under the row's keys */
+	for (int r = 0; r < RES_MAX; r++) {
+		const struct ooms_resource *res = &ooms_resources[r];
+		const struct ooms_res_fig *f = &s->res[r];
+		char src[64];
+
+		json_kint(j, res->name, f->value);
+		json_kint(j, res->limit_key, f->limit);
+		snprintf(src, sizeof(src), "%s_src", res->limit_key);
+		if (f->limit_src)
+			json_kstr(j, src, f->limit_src);
+	}
 	json_kuint(j, "ringbuf_drops", s->ringbuf_drops);
 	json_kuint(j, "set_full_drops", s->set_full_drops);
 	json_kuint(j, "events", s->events);
@@ -214,16 +260,19 @@ static void read_sample(struct json_object *o, struct run_sample *s)
 	struct json_object *n = jr_get(o, "syscalls");
 
 	s->rss_kb = jr_int64(o, "rss_kb", RUN_NONE);
-	s->vmsize_kb = jr_int64(o, "vmsize_kb", RUN_NONE);
 	s->vmpeak_kb = jr_int64(o, "vmpeak_kb", RUN_NONE);
 	s->vmsize_bpf_kb = jr_int64(o, "vmsize_bpf_kb", RUN_NONE);
-	s->threads = jr_int64(o, "threads", RUN_NONE);
 	s->threads_bpf = jr_int64(o, "threads_bpf", RUN_NONE);
-	s->thread_limit = jr_int64(o, "thread_limit", RUN_NONE);
-	s->thread_limit_src = jr_str(o, "thread_limit_src");
-	s->fds = jr_int64(o, "fds", RUN_NONE);
 	s->fds_bpf = jr_int64(o, "fds_bpf", RUN_NONE);
-	s->fd_limit = jr_int64(o, "fd_limit", RUN_NONE);
+	for (int r = 0; r < RES_MAX; r++) {
+		const struct ooms_resource *res = &ooms_resources[r];
+		char src[64];
+
+		snprintf(src, sizeof(src), "%s_src", res->limit_key);
+		s->res[r].value = jr_int64(o, res->name, RUN_NONE);
+		s->res[r].limit = jr_int64(o, res->limit_key, RUN_NONE);
+		s->res[r].limit_src = jr_str(o, src);
+	}
 	s->ringbuf_drops = jr_uint64(o, "ringbuf_drops", 0);
 	s->set_full_drops = jr_uint64(o, "set_full_drops", 0);
 	s->events = jr_uint64(o, "events", 0);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "run/records.h"
+#include "detect/resource.h"
 
 struct json;
 struct json_object;
@@ -23,10 +24,10 @@ struct json_object;
 #define RUN_NONE INT64_MIN
 
 struct run_settings {          /* the rules' settings, drawn by the report */
-	int64_t thread_count, thread_gap, thread_polls;
-	int64_t fd_count, fd_gap, fd_polls;
-	double fd_ratio, thread_ratio;
-	int64_t vmsize_limit_kb;
+	/* each resource's rules ("rules", by the resource's name; older runs:
+	 * thread_count, fd_ratio, vmsize_limit_kb, ...); a rule a run did not
+	 * say reads back as 0 (off) */
+	struct ooms_res_rules res[RES_MAX];
 	int vmsize_64bit;
 	uint64_t big_alloc_bytes;
 	const char *big_alloc_mode;  /* NULL: large allocations not watched */
@@ -60,10 +61,12 @@ struct run_syscalls {          /* the kernel side's counts since the start */
 
 struct run_sample {
 	double t;
-	int64_t rss_kb, vmsize_kb, vmpeak_kb, vmsize_bpf_kb;
-	int64_t threads, threads_bpf, thread_limit;
-	const char *thread_limit_src;
-	int64_t fds, fds_bpf, fd_limit;
+	int64_t rss_kb, vmpeak_kb, vmsize_bpf_kb;
+	int64_t threads_bpf, fds_bpf;
+	/* the watched resources: the figure under the row's name ("fds"), its
+	 * limit under the row's limit key ("fd_limit") and the limit's source
+	 * under that key + "_src"; RUN_NONE when the record has none */
+	struct ooms_res_fig res[RES_MAX];
 	uint64_t ringbuf_drops, set_full_drops, events;
 	const char *heap_src;        /* NULL: no heap figures */
 	int64_t heap_used, heap_committed, heap_max;

@@ -1,0 +1,77 @@
+/* Each watched resource's counting code (detect/resource.h's rows): its
+ * figure and its limit for a sample, from /proc's lists (read whole, or
+ * the last reading with /proc/PID/status's counts), the limits and the
+ * cgroup. Adding a resource adds its function to the table below. */
+#define _GNU_SOURCE
+#include "collector/coll.h"
+
+struct res_input {
+	const struct ooms_snapshot *s;  /* the lists: this sample's, or the last full reading */
+	const struct proc_status *st;   /* NULL before the first sample */
+	const struct proc_limits *lim;
+	int full;                       /* s was read for this sample */
+	int64_t fds;                    /* /proc/PID/fd's count when s is not fresh, -1 unknown */
+};
+
+/* The tightest thread limit: threads-max, RLIMIT_NPROC, --thread-limit,
+ * the pids cgroup's pids.max (which counts the cgroup's tasks, the
+ * target's among them). */
+static void count_threads(struct coll *c, const struct res_input *in, struct ooms_res_fig *f)
+{
+	struct ooms_cgroup cg;
+
+	f->value = !in->st ? -1 : in->full ? (int64_t)in->s->nthreads : in->st->threads;
+	f->limit = c->threads_max;
+	f->limit_src = "threads-max";
+	if (in->lim->nproc_soft > 0 && in->lim->nproc_soft < f->limit) {
+		f->limit = in->lim->nproc_soft;
+		f->limit_src = "RLIMIT_NPROC";
+	}
+	if (c->o->detect.res[RES_THREADS].ratio > 0 && c->o->thread_limit > 0 && c->o->thread_limit < f->limit) {
+		f->limit = c->o->thread_limit;
+		f->limit_src = "--thread-limit";
+	}
+	/* kept as they were once the OOM killer has chosen the target: the
+	 * death's cause is read from what changed since */
+	if (!c->skel->bss->oom.ts_ns && ooms_cgroup_find(c->pid, &cg) == 0) {
+		c->cg_prev = c->cg;
+		c->cg_prev_ns = c->cg_ns;
+		c->cg = cg;
+		c->cg_ns = coll_now_ns();
+	}
+	if (c->cg.pids_max > 0 && c->cg.pids_max < f->limit) {
+		f->limit = c->cg.pids_max;
+		f->limit_src = "pids.max";
+	}
+}
+
+static void count_fds(struct coll *c, const struct res_input *in, struct ooms_res_fig *f)
+{
+	(void)c;
+	f->value = !in->st ? -1 : in->full ? (int64_t)in->s->nfds : in->fds;
+	f->limit = in->lim->nofile_soft;
+}
+
+static void count_vmsize(struct coll *c, const struct res_input *in, struct ooms_res_fig *f)
+{
+	(void)c;
+	f->value = in->st ? in->st->vmsize_kb : -1;
+	f->limit = in->lim->as_soft > 0 ? in->lim->as_soft / 1024 : -1;
+}
+
+static void (*const counters[RES_MAX])(struct coll *, const struct res_input *, struct ooms_res_fig *) = {
+	[RES_THREADS] = count_threads,
+	[RES_FDS] = count_fds,
+	[RES_VMSIZE] = count_vmsize,
+};
+
+void coll_count_resources(struct coll *c, const struct ooms_snapshot *s, const struct proc_status *st,
+			  const struct proc_limits *lim, int full, int64_t fds, struct ooms_sample *smp)
+{
+	struct res_input in = {s, st, lim, full, fds};
+
+	for (int r = 0; r < RES_MAX; r++) {
+		smp->res[r] = (struct ooms_res_fig){-1, -1, NULL};
+		counters[r](c, &in, &smp->res[r]);
+	}
+}

@@ -1,0 +1,55 @@
+/* The watched resources' table (resource.h). The count rules' numbers are
+ * KOOM 2.x's, the fd ratio Probe's (docs/rules.md); the trends are
+ * oomscope's: 60 s of warning before a limit. */
+#include "detect/resource.h"
+
+#include <string.h>
+
+const char *const ooms_snap_base[SNAP_MAX] = {"threads", "fds", "vmsize"};
+
+const struct ooms_resource ooms_resources[RES_MAX] = {
+	[RES_THREADS] = {
+		.name = "threads", .limit_key = "thread_limit", .rules = {"thread_count", "thread_ratio", "thread_trend"},
+		.what = "threads", .limit_name = "the thread limit",
+		.title = "Threads", .unit = "live threads", .color = "#7b3fb3", .chart = 1,
+		.snap = SNAP_THREADS, .fail_kind = FAIL_THREADS,
+		.defaults = {.count_limit = 750, .count_gap = 50, .count_polls = 3, .ratio = 0.90, .trend_s = 60},
+	},
+	[RES_FDS] = {
+		.name = "fds", .limit_key = "fd_limit", .rules = {"fd_count", "fd_ratio", "fd_trend"},
+		.what = "open fds", .limit_name = "RLIMIT_NOFILE",
+		.title = "Open file descriptors", .unit = "fds", .color = "#00838f", .chart = 1,
+		.snap = SNAP_FDS, .fail_kind = FAIL_FDS,
+		.defaults = {.count_limit = 1000, .count_gap = 50, .count_polls = 3, .ratio = 0.95, .trend_s = 60},
+	},
+	/* KOOM watches VmSize on 32-bit devices only: a 64-bit address space
+	 * does not run out near 4 GB (the count rule is off there unless asked
+	 * for); RLIMIT_AS, where one is set, is a limit on either */
+	[RES_VMSIZE] = {
+		.name = "vmsize_kb", .limit_key = "rlimit_as_kb", .rules = {"vmsize", "vmsize_ratio", "vmsize_trend"},
+		.what = "kB of VmSize", .limit_name = "RLIMIT_AS",
+		.title = "Address space (VmSize)", .unit = "kB", .color = "#6b7385",
+		.snap = SNAP_VMSIZE, .fail_kind = FAIL_MEMORY, .absolute = 1,
+		.defaults = {.count_limit = 3650000, .count_polls = 1, .ratio = 0.90, .trend_s = 60},
+	},
+};
+
+int ooms_resource_rule(const char *rule, enum ooms_rule_kind *kind)
+{
+	for (int r = 0; r < RES_MAX; r++)
+		for (int k = 0; k < RK_MAX; k++)
+			if (!strcmp(ooms_resources[r].rules[k], rule)) {
+				if (kind)
+					*kind = (enum ooms_rule_kind)k;
+				return r;
+			}
+	return -1;
+}
+
+int ooms_resource_find(const char *name)
+{
+	for (int r = 0; r < RES_MAX; r++)
+		if (!strcmp(ooms_resources[r].name, name))
+			return r;
+	return -1;
+}
