@@ -1,13 +1,16 @@
 /* fd_target: opens file descriptors of known kinds from named functions.
- *   fd_target [-n PAIRS] [-w] [-r PAIRS_PER_SEC] [-t SECS]
- * n eventfd+epoll pairs (open_looper_pairs), and n/10 each of regular files
- * (open_data_files), socketpairs (open_socket_pairs) and pipes (open_pipes). */
+ *   fd_target [-n PAIRS] [-m] [-w] [-r PAIRS_PER_SEC] [-t SECS]
+ * n eventfd+epoll pairs (open_looper_pairs; -m: two memfds each,
+ * open_shared_memory, as Android's CursorWindows leak), and n/10 each of
+ * regular files (open_data_files), socketpairs (open_socket_pairs) and
+ * pipes (open_pipes). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -23,6 +26,15 @@ __attribute__((noinline)) int open_looper_pairs(int n)
 
 	for (int i = 0; i < n; i++)
 		made += (eventfd(0, EFD_CLOEXEC) >= 0) + (epoll_create1(EPOLL_CLOEXEC) >= 0);
+	return made;
+}
+
+__attribute__((noinline)) int open_shared_memory(int n)
+{
+	int made = 0;
+
+	for (int i = 0; i < 2 * n; i++)
+		made += memfd_create("CursorWindow", MFD_CLOEXEC) >= 0;
 	return made;
 }
 
@@ -62,18 +74,19 @@ static void sleep_ms(long ms)
 
 int main(int argc, char **argv)
 {
-	int n = 100, wait = 0, rate = 0, secs = 60, c, done = 0;
+	int n = 100, wait = 0, rate = 0, secs = 60, c, done = 0, memfds = 0;
 	int ev = 0, files = 0, sp = 0, pp = 0;
 	time_t end;
 
-	while ((c = getopt(argc, argv, "n:wr:t:")) != -1) {
+	while ((c = getopt(argc, argv, "n:mwr:t:")) != -1) {
 		switch (c) {
 		case 'n': n = atoi(optarg); break;
 		case 'w': wait = 1; break;
+		case 'm': memfds = 1; break;
 		case 'r': rate = atoi(optarg); break;
 		case 't': secs = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: fd_target [-n PAIRS] [-w] [-r PAIRS_PER_SEC] [-t SECS]\n");
+			fprintf(stderr, "usage: fd_target [-n PAIRS] [-m] [-w] [-r PAIRS_PER_SEC] [-t SECS]\n");
 			return 2;
 		}
 	}
@@ -101,7 +114,7 @@ int main(int argc, char **argv)
 
 		if (step > n - done)
 			step = n - done;
-		ev += open_looper_pairs(step);
+		ev += memfds ? open_shared_memory(step) : open_looper_pairs(step);
 		done += step;
 		if (rate)
 			sleep_ms(100);
@@ -111,7 +124,10 @@ int main(int argc, char **argv)
 	pp = open_pipes(n / 10 > 0 ? n / 10 : (n > 0));
 	if (!rate)
 		printf("ready pid=%d\n", (int)getpid());
-	printf("opened eventfd=%d epoll=%d file=%d socketpair=%d pipe=%d\n", ev / 2, ev - ev / 2, files, sp, pp);
+	if (memfds)
+		printf("opened memfd=%d file=%d socketpair=%d pipe=%d\n", ev, files, sp, pp);
+	else
+		printf("opened eventfd=%d epoll=%d file=%d socketpair=%d pipe=%d\n", ev / 2, ev - ev / 2, files, sp, pp);
 	fflush(stdout);
 	while (!stop && time(NULL) < end)
 		sleep_ms(20);

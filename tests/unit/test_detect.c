@@ -493,8 +493,8 @@ static void test_trend(void)
 	const char *pat;
 
 	ooms_detect_defaults(&c);
-	TAP_OK(c.res[RES_FDS].trend_s == 60 && c.res[RES_THREADS].trend_s == 60 && c.res[RES_VMSIZE].trend_s == 60,
-	       "every resource has a trend, 60 s by default");
+	TAP_OK(c.res[RES_FDS].trend_s == 60 && c.res[RES_THREADS].trend_s == 60 && c.res[RES_VMSIZE].trend_s == 60 &&
+	       c.res[RES_MEMFD].trend_s == 60, "every resource has a trend, 60 s by default");
 	s.res[RES_FDS].limit = 1024;
 	/* 10 fds a second from 400: half the limit at 512, 1024 reached 51 s later */
 	ooms_detect_init(&d, &c);
@@ -543,14 +543,40 @@ static void test_trend(void)
 	TAP_OK(strstr(last_x.reason, "RLIMIT_AS 4000000 exhausted in 18 s") != NULL, "vmsize_trend's reason: %s", last_x.reason);
 }
 
+/* memfd/ashmem fds: a ratio of RLIMIT_NOFILE (half), no count rule unless asked. */
+static void test_memfd(void)
+{
+	struct ooms_detect_config c;
+	struct ooms_detector d;
+	struct ooms_crossing x[RULE_MAX];
+	struct ooms_sample s = quiet();
+	size_t k;
+
+	ooms_detect_defaults(&c);
+	ooms_detect_init(&d, &c);
+	s.res[RES_MEMFD].limit = 1024;
+	s.res[RES_MEMFD].value = 511;
+	TAP_EQ_INT(ooms_detect_feed_instant(&d, &s, x, RULE_MAX), 0, "511 memfds of 1024: under half");
+	s.res[RES_MEMFD].value = 512;
+	k = ooms_detect_feed_instant(&d, &s, x, RULE_MAX);
+	TAP_OK(k == 1 && x[0].rule == OOMS_RULE(RES_MEMFD, RK_RATIO) && !strcmp(ooms_rule_name(x[0].rule), "memfd_ratio"),
+	       "512: memfd_ratio, checked on events as on samples");
+	TAP_EQ_STR(x[0].reason, "512 memfd/ashmem fds >= 50% of RLIMIT_NOFILE 1024", "memfd_ratio's reason");
+	s.res[RES_MEMFD].value = 5000;
+	s.res[RES_MEMFD].limit = 100000;
+	ooms_detect_init(&d, &c);
+	for (int i = 0; i < 4; i++)
+		TAP_EQ_INT(ooms_detect_feed(&d, &s, x, RULE_MAX), 0, "5000 memfds, no count rule by default (%d)", i);
+}
+
 /* --rule NAME=N: every rule of every resource by its name. */
 static void test_set(void)
 {
 	struct ooms_detect_config c;
 
 	ooms_detect_defaults(&c);
-	TAP_OK(!ooms_detect_set(&c, "thread_count=300") && c.res[RES_THREADS].count_limit == 300, "thread_count=300");
-	TAP_OK(!ooms_detect_set(&c, "thread_count_polls=2") && c.res[RES_THREADS].count_polls == 2, "thread_count_polls=2");
+	TAP_OK(!ooms_detect_set(&c, "memfd_count=300") && c.res[RES_MEMFD].count_limit == 300, "memfd_count=300");
+	TAP_OK(!ooms_detect_set(&c, "memfd_count_polls=2") && c.res[RES_MEMFD].count_polls == 2, "memfd_count_polls=2");
 	TAP_OK(!ooms_detect_set(&c, "fd_count_gap=20") && c.res[RES_FDS].count_gap == 20, "fd_count_gap=20");
 	TAP_OK(!ooms_detect_set(&c, "thread_trend=30") && c.res[RES_THREADS].trend_s == 30, "thread_trend=30");
 	TAP_OK(!ooms_detect_set(&c, "vmsize_ratio=0.8") && c.res[RES_VMSIZE].ratio == 0.8, "vmsize_ratio=0.8");
@@ -560,7 +586,7 @@ static void test_set(void)
 	       ooms_detect_set(&c, "fd_trend") && ooms_detect_set(&c, "sockets_ratio=0.5") &&
 	       ooms_detect_set(&c, "fd_ratio_gap=3") && ooms_detect_set(&c, "=3") && ooms_detect_set(&c, "fd_trend=1x"),
 	       "a ratio over 1, a negative, an empty, no number, an unknown rule, a gap on a ratio: refused");
-	TAP_OK(ooms_rule_find("vmsize_trend") == OOMS_RULE(RES_VMSIZE, RK_TREND) && ooms_rule_find("nope") == -1,
+	TAP_OK(ooms_rule_find("memfd_trend") == OOMS_RULE(RES_MEMFD, RK_TREND) && ooms_rule_find("nope") == -1,
 	       "rules found by name");
 	for (int r = 0; r < RES_MAX; r++)
 		TAP_OK(ooms_resource_find(ooms_resources[r].name) == r && ooms_resources[r].title &&
@@ -581,6 +607,7 @@ int main(void)
 	test_vmsize();
 	test_many();
 	test_trend();
+	test_memfd();
 	test_set();
 	return tap_done();
 }

@@ -53,7 +53,8 @@ static void test_start(void)
 		.ringbuf_bytes = 1 << 22, .wall_time = "2026-11-23T15:00:00Z",
 		.settings = {.res = {[RES_THREADS] = {.count_limit = 450, .count_gap = 50, .count_polls = 3, .ratio = 0.8},
 				     [RES_FDS] = {.count_limit = 800, .count_gap = 50, .count_polls = 3, .ratio = 0.9, .trend_s = 60},
-				     [RES_VMSIZE] = {.count_limit = 3800000, .trend_s = 30}},
+				     [RES_VMSIZE] = {.count_limit = 3800000, .trend_s = 30},
+				     [RES_MEMFD] = {.ratio = 0.5, .trend_s = 45}},
 			     .vmsize_64bit = 0, .big_alloc_bytes = 40 << 20, .big_alloc_mode = "uprobe",
 			     .heap_rule = "koom", .heap_ratio = 0.8, .heap_polls = 3, .heap_interval_s = 5,
 			     .max_dumps = 2, .shim = 1}}};
@@ -70,6 +71,8 @@ static void test_start(void)
 	TAP_EQ_INT(b.u.start.settings.res[RES_FDS].count_limit, 800, "start: settings: fds' count rule");
 	TAP_OK(b.u.start.settings.res[RES_FDS].ratio == 0.9, "start: settings: fds' ratio");
 	TAP_OK(b.u.start.settings.res[RES_VMSIZE].trend_s == 30, "start: settings: VmSize's trend, by the resource's name");
+	TAP_OK(b.u.start.settings.res[RES_MEMFD].ratio == 0.5 && b.u.start.settings.res[RES_MEMFD].trend_s == 45,
+	       "start: settings: memfd's ratio and trend");
 	TAP_OK(jr_int64(jr_get(o, "settings"), "fd_count", 0) == 800 && jr_num(jr_get(o, "settings"), "thread_ratio", 0) == 0.8,
 	       "start: the first resources' rules also under the keys runs had before the table");
 	TAP_EQ_STR(b.u.start.settings.big_alloc_mode, "uprobe", "start: settings.big_alloc_mode");
@@ -101,7 +104,8 @@ static void test_sample(void)
 	struct run_record r = {.type = REC_SAMPLE, .u.sample = {
 		.t = 1.5, .rss_kb = 1000, .vmpeak_kb = 2100, .vmsize_bpf_kb = 1999,
 		.threads_bpf = 7, .fds_bpf = 11,
-		.res = {[RES_THREADS] = {7, 1000, "RLIMIT_NPROC"}, [RES_FDS] = {12, 1024, NULL}, [RES_VMSIZE] = {2000, 4000000, NULL}},
+		.res = {[RES_THREADS] = {7, 1000, "RLIMIT_NPROC"}, [RES_FDS] = {12, 1024, NULL}, [RES_VMSIZE] = {2000, 4000000, NULL},
+			[RES_MEMFD] = {3, 1024, NULL}},
 		.ringbuf_drops = 3, .set_full_drops = 4, .events = 99, .heap_src = "hsperfdata",
 		.heap_used = 5 << 20, .heap_committed = 8 << 20, .heap_max = 64 << 20, .heap_limit = 51 << 20,
 		.has_gc = 1, .gcs = 6, .gc_pause_ms = 12.5,
@@ -114,8 +118,9 @@ static void test_sample(void)
 	TAP_OK(b.u.sample.res[RES_THREADS].value == 7 && b.u.sample.res[RES_THREADS].limit == 1000 &&
 	       !strcmp(b.u.sample.res[RES_THREADS].limit_src, "RLIMIT_NPROC"), "sample: threads, their limit and its source");
 	TAP_OK(b.u.sample.res[RES_VMSIZE].value == 2000 && b.u.sample.res[RES_VMSIZE].limit == 4000000, "sample: VmSize and RLIMIT_AS");
+	TAP_OK(b.u.sample.res[RES_MEMFD].value == 3 && b.u.sample.res[RES_MEMFD].limit == 1024, "sample: memfd and its limit");
 	TAP_OK(jr_int64(o, "fds", 0) == 12 && jr_int64(o, "fd_limit", 0) == 1024 && jr_int64(o, "vmsize_kb", 0) == 2000 &&
-	       jr_int64(o, "rlimit_as_kb", 0) == 4000000, "sample: each figure under its resource's key");
+	       jr_int64(o, "rlimit_as_kb", 0) == 4000000 && jr_int64(o, "memfd", 0) == 3, "sample: each figure under its resource's key");
 	TAP_EQ_INT(b.u.sample.heap_limit, 51 << 20, "sample: heap_limit");
 	TAP_EQ_INT(b.u.sample.syscalls.brks, 8, "sample: syscalls.brks");
 	json_object_put(o);

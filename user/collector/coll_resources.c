@@ -59,10 +59,29 @@ static void count_vmsize(struct coll *c, const struct res_input *in, struct ooms
 	f->limit = in->lim->as_soft > 0 ? in->lim->as_soft / 1024 : -1;
 }
 
+/* The fds on a memfd or an ashmem region, from the lists (the last full
+ * reading between two: a large target's are read at most every 20x what
+ * reading them cost). */
+static void count_memfd(struct coll *c, const struct res_input *in, struct ooms_res_fig *f)
+{
+	char buf[64];
+	int64_t n = 0;
+
+	(void)c;
+	for (size_t i = 0; i < in->s->nfds; i++) {
+		const char *kind = ooms_fd_kind(ooms_snap_fd_target(in->s, i), buf, sizeof(buf));
+
+		n += !strcmp(kind, "memfd") || !strcmp(kind, "/dev/ashmem");
+	}
+	f->value = in->st ? n : -1;
+	f->limit = in->lim->nofile_soft;
+}
+
 static void (*const counters[RES_MAX])(struct coll *, const struct res_input *, struct ooms_res_fig *) = {
 	[RES_THREADS] = count_threads,
 	[RES_FDS] = count_fds,
 	[RES_VMSIZE] = count_vmsize,
+	[RES_MEMFD] = count_memfd,
 };
 
 void coll_count_resources(struct coll *c, const struct ooms_snapshot *s, const struct proc_status *st,

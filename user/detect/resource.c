@@ -32,6 +32,18 @@ const struct ooms_resource ooms_resources[RES_MAX] = {
 		.snap = SNAP_VMSIZE, .fail_kind = FAIL_MEMORY, .absolute = 1,
 		.defaults = {.count_limit = 3650000, .count_polls = 1, .ratio = 0.90, .trend_s = 60},
 	},
+	/* Android's CursorWindows, GraphicBuffers and shared memory regions
+	 * (ashmem, memfd behind it on newer releases): each an fd, each under
+	 * RLIMIT_NOFILE, and a leak of them is the fd leak's commonest kind
+	 * there. No reference tool has a count for them: the ratio (half the
+	 * fds allowed) and the trend. */
+	[RES_MEMFD] = {
+		.name = "memfd", .limit_key = "memfd_limit", .rules = {"memfd_count", "memfd_ratio", "memfd_trend"},
+		.what = "memfd/ashmem fds", .limit_name = "RLIMIT_NOFILE",
+		.title = "Shared memory fds (memfd, ashmem)", .unit = "fds", .color = "#c2185b", .chart = 1,
+		.snap = SNAP_FDS, .fail_kind = -1,
+		.defaults = {.ratio = 0.50, .trend_s = 60},
+	},
 };
 
 int ooms_resource_rule(const char *rule, enum ooms_rule_kind *kind)

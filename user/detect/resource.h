@@ -18,6 +18,7 @@ enum ooms_res {
 	RES_THREADS = 0, /* live threads, against the tightest thread limit */
 	RES_FDS,         /* open fds, against RLIMIT_NOFILE */
 	RES_VMSIZE,      /* VmSize in kB, against RLIMIT_AS (and, 32-bit, KOOM's VmSize limit) */
+	RES_MEMFD,       /* fds on a memfd or ashmem region, against RLIMIT_NOFILE */
 	RES_MAX,
 };
 
