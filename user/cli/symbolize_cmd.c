@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "run/frames.h"
 #include "sym/demangle.h"
 #include "cli/commands.h"
 #include "cli/opts.h"
@@ -117,46 +118,35 @@ static const char *file_for(const char *build_id, const char *module)
 
 static size_t frames_seen, frames_done;
 
-static void symbolize_frames(struct json_object *frames)
+static void symbolize_frames(struct json_object *frames, void *ctx)
 {
 	size_t n = json_object_array_length(frames);
 
+	(void)ctx;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *f = json_object_array_get_idx(frames, i), *v;
-		const char *module = NULL, *build_id = NULL, *path;
+		struct json_object *f = json_object_array_get_idx(frames, i);
+		const char *module, *build_id, *path, *t;
 		struct ooms_offline_frame of;
 		uint64_t offset;
-		char text[1600];
+		char text[1600], name[256];
 
-		if (!json_object_is_type(f, json_type_object) || !json_object_object_get_ex(f, "offset", &v))
+		if (run_frame_module_offset(f, &module, &offset, &build_id, &t))
 			continue;
 		frames_seen++;
-		offset = (uint64_t)json_object_get_int64(v);
-		if (json_object_object_get_ex(f, "module", &v))
-			module = json_object_get_string(v);
-		if (json_object_object_get_ex(f, "build_id", &v))
-			build_id = json_object_get_string(v);
 		if (!(path = file_for(build_id, module)) || ooms_sym_offline(path, offset, i > 0, &of) != 0)
 			continue;
 		frames_done++;
+		struct run_frame_found found = {.symbol = of.symbol, .sym_offset = of.sym_offset,
+						.file = of.line ? of.file : NULL, .line = of.line, .from = path};
+
 		if (of.symbol[0]) {
-			char name[256];
 			const char *d = ooms_demangle(of.symbol, name, sizeof(name));
 
-			json_object_object_add(f, "symbol", json_object_new_string(of.symbol));
-			if (d != of.symbol)
-				json_object_object_add(f, "demangled", json_object_new_string(d));
-			json_object_object_add(f, "sym_offset", json_object_new_int64((int64_t)of.sym_offset));
+			found.demangled = d != of.symbol ? d : NULL;
 		}
-		if (of.line) {
-			json_object_object_add(f, "file", json_object_new_string(of.file));
-			json_object_object_add(f, "line", json_object_new_int(of.line));
-		}
-		json_object_object_add(f, "symbolized_from", json_object_new_string(path));
-		if (json_object_object_get_ex(f, "text", &v)) {
+		if (t) {
 			/* crash-log form, then the name and the line */
 			char head[600];
-			const char *t = json_object_get_string(v);
 			const char *plus = strstr(t, " + ");
 			size_t keep = plus ? (size_t)(strchrnul(plus + 3, ' ') - t) : strlen(t);
 
@@ -166,24 +156,9 @@ static void symbolize_frames(struct json_object *frames)
 					 (unsigned long long)of.sym_offset, of.file, of.line);
 			else
 				snprintf(text, sizeof(text), "%s %s+%llu", head, of.symbol, (unsigned long long)of.sym_offset);
-			json_object_object_add(f, "text", json_object_new_string(text));
+			found.text = text;
 		}
-	}
-}
-
-/* Every "frames" array anywhere in the document. */
-static void walk(struct json_object *o)
-{
-	if (json_object_is_type(o, json_type_array)) {
-		for (size_t i = 0; i < json_object_array_length(o); i++)
-			walk(json_object_array_get_idx(o, i));
-	} else if (json_object_is_type(o, json_type_object)) {
-		json_object_object_foreach(o, key, val) {
-			if (!strcmp(key, "frames") && json_object_is_type(val, json_type_array))
-				symbolize_frames(val);
-			else
-				walk(val);
-		}
+		run_frame_set_found(f, &found);
 	}
 }
 
@@ -237,7 +212,7 @@ int cmd_symbolize(int argc, char **argv)
 			goto done;
 		}
 	}
-	walk(doc);
+	run_frames_walk(doc, symbolize_frames, NULL);
 	if ((e = atomic_open(&af, out ? out : in))) {
 		fprintf(stderr, "oomscope symbolize: %s: %s\n", out ? out : in, strerror(-e));
 		goto done;

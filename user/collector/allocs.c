@@ -1,5 +1,6 @@
 #include "collector/allocs.h"
 #include "run/records.h"
+#include "run/allocs.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -125,20 +126,12 @@ void ooms_allocs_line(struct ooms_allocs *al, const struct ooms_alloc_rec *r, ch
 static void rec_fields(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, uint64_t start_ns)
 {
 	char who[300];
-	const char *c = ooms_attrib_culprit(al->a, r->stack, who, sizeof(who));
+	struct run_alloc a = {.t = r->ts_ns > start_ns ? (r->ts_ns - start_ns) / 1e9 : 0, .bytes = r->bytes,
+			      .function = fn_name(al, r->fn), .tid = r->tid, .thread = r->comm, .address = r->addr,
+			      .state = state_name(r->state), .stack_id = r->stack,
+			      .allocated_by = ooms_attrib_culprit(al->a, r->stack, who, sizeof(who))};
 
-	json_kdbl(j, "t", r->ts_ns > start_ns ? (r->ts_ns - start_ns) / 1e9 : 0);
-	json_kuint(j, "bytes", r->bytes);
-	json_kstr(j, "function", fn_name(al, r->fn));
-	json_kuint(j, "tid", r->tid);
-	json_kstr(j, "thread", r->comm);
-	if (r->addr)
-		json_khex(j, "address", r->addr);
-	else
-		json_kstr(j, "address", NULL);
-	json_kstr(j, "state", state_name(r->state));
-	json_kstr(j, "allocated_by", c);
-	json_kuint(j, "stack_id", r->stack);
+	run_alloc_fields(j, &a);
 }
 
 void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, double t,
@@ -214,6 +207,19 @@ static struct group *group_by_stack(const struct ooms_allocs *al, size_t *ng)
 	return g;
 }
 
+/* A group's frames, written from its interned stack. */
+struct group_frames {
+	struct ooms_attrib *a;
+	uint32_t stack;
+};
+
+static void group_frames_write(struct json *j, void *ctx)
+{
+	struct group_frames *gf = ctx;
+
+	ooms_attrib_write_frames(j, gf->a, gf->stack);
+}
+
 int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_ns)
 {
 	struct atomic_file af;
@@ -229,47 +235,29 @@ int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_n
 		return e;
 	}
 	json_init(&j, af.f, 0);
-	json_obj(&j);
-	json_kstr(&j, "type", "allocs");
-	json_kuint(&j, "threshold_bytes", al->threshold);
-	json_kstr(&j, "mode", al->mode == ALLOC_UPROBE ? "uprobe" : "syscall");
-	json_kbool(&j, "return_probes", al->live);
-	json_kuint(&j, "stack_depth", al->depth);
-	json_kuint(&j, "count", al->n);
-	json_kuint(&j, "frees_without_record", al->frees_unmatched);
-	json_key(&j, "groups");
-	json_arr(&j);
+	run_allocs_begin(&j, &(struct run_allocs_head){.threshold_bytes = al->threshold,
+			 .mode = al->mode == ALLOC_UPROBE ? "uprobe" : "syscall", .return_probes = al->live,
+			 .stack_depth = al->depth, .count = al->n, .frees_without_record = al->frees_unmatched});
 	for (size_t k = 0; k < ng; k++) {
 		char who[300];
-		const char *c = ooms_attrib_culprit(al->a, g[k].stack, who, sizeof(who));
+		struct group_frames gf = {al->a, g[k].stack};
+		struct run_alloc_group rg = {.stack_id = g[k].stack, .count = g[k].count, .total_bytes = g[k].bytes,
+					     .largest_bytes = g[k].largest, .live_bytes = g[k].live_bytes, .has_live = al->live,
+					     .allocated_by = ooms_attrib_culprit(al->a, g[k].stack, who, sizeof(who)),
+					     .write_frames = group_frames_write, .frames_ctx = &gf};
 
-		json_obj(&j);
-		json_kuint(&j, "stack_id", g[k].stack);
-		json_kuint(&j, "count", g[k].count);
-		json_kuint(&j, "total_bytes", g[k].bytes);
-		json_kuint(&j, "largest_bytes", g[k].largest);
-		if (al->live)
-			json_kuint(&j, "live_bytes", g[k].live_bytes);
-		json_key(&j, "functions");
-		json_arr(&j);
-		for (unsigned f = 1; f < AF_MAX; f++)
+		for (unsigned f = 1; f < AF_MAX && rg.nfunctions < RUN_ALLOC_FUNCTIONS; f++)
 			if (g[k].fns & (1u << f))
-				json_str(&j, fn_name(al, f));
-		json_arr_end(&j);
-		json_kstr(&j, "allocated_by", c);
-		ooms_attrib_write_frames(&j, al->a, g[k].stack);
-		json_obj_end(&j);
+				rg.functions[rg.nfunctions++] = fn_name(al, f);
+		run_alloc_group_write(&j, &rg);
 	}
-	json_arr_end(&j);
-	json_key(&j, "allocations");
-	json_arr(&j);
+	run_allocs_between(&j);
 	for (size_t i = 0; i < al->n; i++) {
 		json_obj(&j);
 		rec_fields(&j, al, &al->recs[i], start_ns);
 		json_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
+	run_allocs_end(&j);
 	json_end_line(&j);
 	free(g);
 	return atomic_commit(&af);

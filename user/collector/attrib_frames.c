@@ -4,6 +4,7 @@
  * and attrib_write.c, which all write stacks. */
 #define _GNU_SOURCE
 #include "collector/attrib_int.h"
+#include "run/frames.h"
 #include "util/vec.h"
 #include "sym/perfmap.h"
 #include "sym/art_frames.h"
@@ -21,28 +22,18 @@ void attrib_write_frame(struct json *j, struct ooms_attrib *a, uint64_t addr, in
 	f.addr = addr;
 	ooms_sym_resolve(a->sym, addr, is_ret, &f);
 	ooms_frame_format(&f, text, sizeof(text));
-	json_obj(j);
-	json_khex(j, "addr", addr);
-	json_kstr(j, "module", f.module);
-	if (f.module) {
-		json_khex(j, "base", f.base);
-		json_kuint(j, "offset", f.offset);
-	}
-	json_kstr(j, "symbol", f.symbol);
-	if (f.jit)
-		json_kbool(j, "jit", 1);
+	struct run_frame rf = {.addr = addr, .module = f.module, .base = f.module ? f.base : 0,
+			       .offset = f.module ? f.offset : 0, .symbol = f.symbol, .sym_offset = -1, .jit = f.jit,
+			       .build_id = f.build_id, .text = text};
+	char name[256];
+
 	if (f.symbol && !f.jit) {
-		char name[256];
 		const char *d = ooms_demangle(f.symbol, name, sizeof(name));
 
-		if (d != f.symbol)
-			json_kstr(j, "demangled", d);
-		json_kuint(j, "sym_offset", f.sym_offset);
+		rf.demangled = d != f.symbol ? d : NULL;
+		rf.sym_offset = (int64_t)f.sym_offset;
 	}
-	if (f.build_id)
-		json_kstr(j, "build_id", f.build_id);
-	json_kstr(j, "text", text);
-	json_obj_end(j);
+	run_frame_write(j, &rf);
 }
 
 void ooms_attrib_write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack)
@@ -82,8 +73,7 @@ static void write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack)
 	size_t n = 0;
 	const uint64_t *fr = ooms_stacks_get(a->stacks, stack, &n);
 
-	json_key(j, "frames");
-	json_arr(j);
+	run_frames_open(j);
 	for (size_t i = 0; fr && i < n; i++)
 		attrib_write_frame(j, a, fr[i], i > 0);
 	json_arr_end(j);
@@ -148,19 +138,7 @@ static const char *java_culprit(struct ooms_attrib *a, uint32_t jstack, char *bu
 
 static void write_java_frames(struct json *j, struct ooms_attrib *a, uint32_t jstack)
 {
-	const char *f = jstack < a->njstacks ? a->jstacks[jstack] : NULL;
-
-	json_key(j, "java_frames");
-	json_arr(j);
-	for (const char *p = f; p && *p;) {
-		size_t n = strcspn(p, ";");
-		char frame[1024];
-
-		snprintf(frame, sizeof(frame), "%.*s", (int)n, p);
-		json_str(j, frame);
-		p += n + (p[n] == ';');
-	}
-	json_arr_end(j);
+	run_java_frames_write(j, jstack < a->njstacks ? a->jstacks[jstack] : NULL);
 }
 
 const char *ooms_attrib_java_culprit(struct ooms_attrib *a, int jstate, uint32_t jstack, char *buf, size_t len)

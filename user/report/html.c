@@ -195,7 +195,7 @@ static void failures(FILE *f, const struct rundata *rd)
 		fprintf(f, "<br><small>in ");
 		esc_html(f, jr_str(g, "thread"));
 		fprintf(f, "</small></td><td>");
-		frames(f, jr_arr(g, "frames"));
+		frames(f, g);
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
@@ -259,17 +259,13 @@ static void findings(FILE *f, const struct rundata *rd)
 		esc_html(f, jr_str(g, "leakReason"));
 		fprintf(f, ")</li>\n");
 	}
-	if (rd->allocs) {
-		struct json_object *gs = jr_arr(rd->allocs, "groups");
+	if (rd->have_allocs && rd->allocs.ngroups) {
+		const struct run_alloc_group *g = &rd->allocs.groups[0];
 
-		if (gs && json_object_array_length(gs)) {
-			struct json_object *g = json_object_array_get_idx(gs, 0);
-
-			fprintf(f, "<li>largest allocations by stack: %.0f x, %s in all, by <b>", jr_num(g, "count", 0),
-				html_bytes(jr_num(g, "total_bytes", NAN), b1, sizeof(b1)));
-			esc_html(f, jr_str(g, "allocated_by") ? jr_str(g, "allocated_by") : "?");
-			fprintf(f, "</b></li>\n");
-		}
+		fprintf(f, "<li>largest allocations by stack: %" PRIu64 " x, %s in all, by <b>", g->count,
+			html_bytes((double)g->total_bytes, b1, sizeof(b1)));
+		esc_html(f, g->allocated_by ? g->allocated_by : "?");
+		fprintf(f, "</b></li>\n");
 	}
 	if (!n)
 		fprintf(f, "<li>No threshold was crossed in this run.</li>\n");
@@ -384,22 +380,31 @@ out:
 	free(drops);
 }
 
-/* A frames array as crash-log lines. */
-static void frames(FILE *f, struct json_object *fr)
+/* A stack's frames as crash-log lines. */
+static void frame_lines(FILE *f, const struct run_frames *fr)
 {
-	size_t n = fr ? json_object_array_length(fr) : 0;
-
-	if (!n) {
+	if (!fr->n) {
 		fprintf(f, "<span class=\"none\">no stack</span>");
 		return;
 	}
-	fprintf(f, "<details><summary>%zu frame%s</summary><pre>", n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++) {
+	fprintf(f, "<details><summary>%zu frame%s</summary><pre>", fr->n, fr->n == 1 ? "" : "s");
+	for (size_t i = 0; i < fr->n; i++) {
 		fprintf(f, "#%02zu ", i);
-		esc_html(f, jr_str(json_object_array_get_idx(fr, i), "text"));
+		esc_html(f, fr->v[i].text);
 		fputc('\n', f);
 	}
 	fprintf(f, "</pre></details>");
+}
+
+/* The frames of a record read as JSON (a snapshot's stack, a failure). */
+static void frames(FILE *f, struct json_object *owner)
+{
+	struct run_frames fr;
+
+	if (run_frames_read(owner, &fr) == 0) {
+		frame_lines(f, &fr);
+		run_frames_free(&fr);
+	}
 }
 
 /* One snapshot's groups as a table. */
@@ -427,7 +432,7 @@ static void group_table(FILE *f, struct json_object *doc, const char *key_field,
 		if (sts && json_object_array_length(sts) > 1)
 			fprintf(f, "<br><small>and %zu more stack(s)</small>", json_object_array_length(sts) - 1);
 		fprintf(f, "</td><td>");
-		frames(f, jr_arr(s0, "frames"));
+		frames(f, s0);
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
@@ -493,34 +498,34 @@ static void groups(FILE *f, const struct rundata *rd, struct json_object *doc, c
 
 static void allocations(FILE *f, const struct rundata *rd)
 {
-	struct json_object *gs = jr_arr(rd->allocs, "groups");
-	size_t n = gs ? json_object_array_length(gs) : 0;
+	const struct run_allocs *al = &rd->allocs;
 	char b1[32], b2[32], b3[32];
 
 	fprintf(f, "<h2>Large allocations</h2>\n");
-	if (!rd->allocs) {
+	if (!rd->have_allocs) {
 		fprintf(f, "<p class=\"none\">Not followed in this run (oomscope --big-alloc BYTES).</p>\n");
 		return;
 	}
 	fprintf(f, "<p class=\"sub\">%.0f allocations of %s or more (%s mode), grouped by stack, largest total first; the same in allocs.pb.gz for pprof.</p>\n",
-		jr_num(rd->allocs, "count", 0), html_bytes(jr_num(rd->allocs, "threshold_bytes", 0), b1, sizeof(b1)),
-		jr_str(rd->allocs, "mode") ? jr_str(rd->allocs, "mode") : "?");
+		(double)al->head.count, html_bytes((double)al->head.threshold_bytes, b1, sizeof(b1)),
+		al->head.mode ? al->head.mode : "?");
 	fprintf(f, "<table><tr><th>allocated by</th><th>count</th><th>total</th><th>largest</th><th>live</th><th>functions</th><th>stack</th></tr>\n");
-	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
-		struct json_object *g = json_object_array_get_idx(gs, i), *fns = jr_arr(g, "functions");
+	for (size_t i = 0; i < al->ngroups && i < TOP_GROUPS; i++) {
+		const struct run_alloc_group *g = &al->groups[i];
 
 		fprintf(f, "<tr><td>");
-		esc_html(f, jr_str(g, "allocated_by") ? jr_str(g, "allocated_by") : "?");
-		fprintf(f, "</td><td class=\"n\">%.0f</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
-			jr_num(g, "count", 0), html_bytes(jr_num(g, "total_bytes", 0), b1, sizeof(b1)),
-			html_bytes(jr_num(g, "largest_bytes", 0), b2, sizeof(b2)), html_bytes(jr_num(g, "live_bytes", NAN), b3, sizeof(b3)));
-		for (size_t k = 0; fns && k < json_object_array_length(fns); k++) {
-			esc_html(f, json_object_get_string(json_object_array_get_idx(fns, k)));
-			if (k + 1 < json_object_array_length(fns))
+		esc_html(f, g->allocated_by ? g->allocated_by : "?");
+		fprintf(f, "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
+			g->count, html_bytes((double)g->total_bytes, b1, sizeof(b1)),
+			html_bytes((double)g->largest_bytes, b2, sizeof(b2)),
+			html_bytes(g->has_live ? (double)g->live_bytes : NAN, b3, sizeof(b3)));
+		for (size_t k = 0; k < g->nfunctions; k++) {
+			esc_html(f, g->functions[k]);
+			if (k + 1 < g->nfunctions)
 				fputs(", ", f);
 		}
 		fprintf(f, "</td><td>");
-		frames(f, jr_arr(g, "frames"));
+		frame_lines(f, &g->frames);
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
@@ -623,7 +628,7 @@ static void files(FILE *f, const struct rundata *rd)
 	children(f, rd);
 	fprintf(f, "<h2>Files</h2>\n<ul>\n");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if ((!strcmp(names[i], RUN_PPROF) && !rd->allocs) || (!strcmp(names[i], RUN_DEATH) && !rd->death) ||
+		if ((!strcmp(names[i], RUN_PPROF) && !rd->have_allocs) || (!strcmp(names[i], RUN_DEATH) && !rd->death) ||
 		    (!strcmp(names[i], RUN_FAILURES) && !rd->failures))
 			continue;
 		fprintf(f, "<li><a href=\"%s\">%s</a></li>\n", names[i], names[i]);

@@ -104,10 +104,6 @@ struct map {
 	uint64_t base;
 };
 
-static uint64_t hexnum(const char *s)
-{
-	return s ? strtoull(s, NULL, 16) : 0;
-}
 
 /* What a profile is built from: its locations, functions, mappings and
  * strings, each frame address once. */
@@ -121,10 +117,10 @@ struct profile {
 };
 
 /* Location, function and mapping of one frame. 0 or -ENOMEM. */
-static int add_frame(struct profile *p, struct json_object *o)
+static int add_frame(struct profile *p, const struct run_frame *f)
 {
-	uint64_t addr = hexnum(jr_str(o, "addr"));
-	const char *mod = jr_str(o, "module"), *sym = jr_str(o, "symbol"), *dem = jr_str(o, "demangled");
+	uint64_t addr = f->addr;
+	const char *mod = f->module, *sym = f->symbol, *dem = f->demangled;
 	char fallback[512];
 	int64_t name, sys, file, bid;
 	uint32_t id;
@@ -146,7 +142,7 @@ static int add_frame(struct profile *p, struct json_object *o)
 			return -ENOMEM;
 	}
 	snprintf(fallback, sizeof(fallback), "%s+0x%llx", mod ? (strrchr(mod, '/') ? strrchr(mod, '/') + 1 : mod) : "?",
-		 (unsigned long long)jr_num(o, "offset", 0));
+		 (unsigned long long)f->offset);
 	name = intern(&p->st, dem ? dem : sym ? sym : fallback);
 	sys = intern(&p->st, sym ? sym : fallback);
 	file = intern(&p->st, mod);
@@ -155,43 +151,40 @@ static int add_frame(struct profile *p, struct json_object *o)
 	if (j == p->nf)
 		p->fns[p->nf++] = (struct fn){name, sys, file};
 	p->locs[p->nl].function = j + 1;
-	bid = intern(&p->st, jr_str(o, "build_id"));
+	bid = intern(&p->st, f->build_id);
 	for (j = 0; j < p->nm && p->maps[j].filename != file; j++)
 		;
 	if (j == p->nm)
-		p->maps[p->nm++] = (struct map){file, bid, hexnum(jr_str(o, "base"))};
+		p->maps[p->nm++] = (struct map){file, bid, f->base};
 	p->locs[p->nl].mapping = mod ? j + 1 : 0;
 	p->locs[p->nl++].addr = addr;
 	return 0;
 }
 
 /* The samples: one per group of allocations, leaf first, with who made them. */
-static void encode_samples(struct profile *p, struct json_object *gs, struct buf *out, struct buf *msg,
+static void encode_samples(struct profile *p, const struct run_allocs *al, struct buf *out, struct buf *msg,
 			   struct buf *sub, struct buf *packed)
 {
-	size_t ng = gs ? json_object_array_length(gs) : 0;
-
-	for (size_t g = 0; g < ng; g++) {
-		struct json_object *grp = json_object_array_get_idx(gs, g), *fr = jr_arr(grp, "frames");
+	for (size_t g = 0; g < al->ngroups; g++) {
+		const struct run_alloc_group *grp = &al->groups[g];
 
 		/* location ids, leaf first (frames are innermost first) */
-		for (size_t k = 0; fr && k < json_object_array_length(fr); k++) {
-			uint64_t addr = hexnum(jr_str(json_object_array_get_idx(fr, k), "addr"));
+		for (size_t k = 0; k < grp->frames.n; k++) {
 			uint32_t id;
 
-			if (u64map_get(&p->loc_of, addr + 1, &id))
+			if (u64map_get(&p->loc_of, grp->frames.v[k].addr + 1, &id))
 				varint(packed, id);
 		}
 		if (packed->len)
 			field_bytes(msg, 1, packed->p, packed->len);
 		packed->len = 0;
-		varint(packed, (uint64_t)jr_num(grp, "count", 0));
-		varint(packed, (uint64_t)jr_num(grp, "total_bytes", 0));
+		varint(packed, grp->count);
+		varint(packed, grp->total_bytes);
 		field_bytes(msg, 2, packed->p, packed->len);
 		packed->len = 0;
 		/* label: who made them */
 		field_int(sub, 1, (uint64_t)intern(&p->st, "allocated_by"));
-		field_int(sub, 2, (uint64_t)intern(&p->st, jr_str(grp, "allocated_by") ? jr_str(grp, "allocated_by") : "?"));
+		field_int(sub, 2, (uint64_t)intern(&p->st, grp->allocated_by ? grp->allocated_by : "?"));
 		field_msg(msg, 3, sub);
 		field_msg(out, 2, msg);
 	}
@@ -257,24 +250,20 @@ static int gzip_write(int fd, const struct buf *out)
 
 int ooms_report_pprof(const struct rundata *rd, int fd)
 {
-	struct json_object *gs = jr_arr(rd->allocs, "groups");
-	size_t ng = gs ? json_object_array_length(gs) : 0;
+	const struct run_allocs *al = &rd->allocs;
 	struct profile p = {0};
 	struct buf out = {0}, msg = {0}, sub = {0}, packed = {0};
 	int e = 0;
 
-	if (!rd->allocs)
+	if (!rd->have_allocs)
 		return -ENOENT;
 	if (u64map_init(&p.loc_of, 1024))
 		return -ENOMEM;
 	intern(&p.st, "");
 	/* 1. locations, functions, mappings from every frame */
-	for (size_t g = 0; g < ng && !e; g++) {
-		struct json_object *fr = jr_arr(json_object_array_get_idx(gs, g), "frames");
-
-		for (size_t k = 0; fr && k < json_object_array_length(fr) && !e; k++)
-			e = add_frame(&p, json_object_array_get_idx(fr, k));
-	}
+	for (size_t g = 0; g < al->ngroups && !e; g++)
+		for (size_t k = 0; k < al->groups[g].frames.n && !e; k++)
+			e = add_frame(&p, &al->groups[g].frames.v[k]);
 	if (e)
 		goto out;
 	/* 2. the profile: sample types, samples, tables, then its figures */
@@ -284,7 +273,7 @@ int ooms_report_pprof(const struct rundata *rd, int fd)
 	field_int(&sub, 1, (uint64_t)intern(&p.st, "space"));
 	field_int(&sub, 2, (uint64_t)intern(&p.st, "bytes"));
 	field_msg(&out, 1, &sub);
-	encode_samples(&p, gs, &out, &msg, &sub, &packed);
+	encode_samples(&p, al, &out, &msg, &sub, &packed);
 	encode_tables(&p, &out, &msg, &sub);
 	for (size_t i = 0; i < p.st.n; i++)
 		field_bytes(&out, 6, p.st.s[i], strlen(p.st.s[i]));

@@ -79,7 +79,7 @@ int ooms_report_write_db(const char *dir, const char *db, void (*progress)(void 
 			e = atomic_commit(&af);
 		}
 	}
-	if (!e && rd.allocs) {
+	if (!e && rd.have_allocs) {
 		say(progress, pctx, RUN_PPROF);
 		snprintf(path, sizeof(path), "%s/" RUN_PPROF, dir);
 		if ((e = atomic_open(&af, path)) == 0) {

@@ -260,18 +260,18 @@ static int alloc_by_time(const void *a, const void *b)
 
 static void load_alloc_list(struct rundata *rd)
 {
-	struct json_object *as = jr_arr(rd->allocs, "allocations");
-	size_t n = as ? json_object_array_length(as) : 0;
+	size_t n;
 
+	rd->have_allocs = rd->allocs_doc && run_allocs_read(rd->allocs_doc, &rd->allocs) == 0;
+	n = rd->have_allocs ? rd->allocs.nallocations : 0;
 	if (!n || !(rd->alloc_list = calloc(n, sizeof(*rd->alloc_list))))
 		return;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *a = json_object_array_get_idx(as, i);
-		struct rd_alloc r = {jr_num(a, "t", NAN), jr_num(a, "bytes", NAN), jr_num(a, "tid", 0),
-				     jr_str(a, "function"), jr_str(a, "thread"), jr_str(a, "allocated_by"),
-				     jr_str(a, "state")};
+		const struct run_alloc *a = &rd->allocs.allocations[i];
+		struct rd_alloc r = {a->t, (double)a->bytes, (double)a->tid, a->function, a->thread, a->allocated_by,
+				     a->state};
 
-		if (!isnan(r.t) && !isnan(r.bytes) && r.t >= 0)
+		if (!isnan(r.t) && r.t >= 0)
 			rd->alloc_list[rd->nalloc_list++] = r;
 	}
 	qsort(rd->alloc_list, rd->nalloc_list, sizeof(*rd->alloc_list), alloc_by_time);
@@ -315,7 +315,7 @@ int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len)
 	}
 	rd->threads = load_json(dir, RUN_THREADS);
 	rd->fds = load_json(dir, RUN_FDS);
-	rd->allocs = load_json(dir, RUN_ALLOCS);
+	rd->allocs_doc = load_json(dir, RUN_ALLOCS);
 	load_alloc_list(rd);
 	rd->vmsize = load_json(dir, RUN_VMSIZE);
 	rd->death = load_json(dir, RUN_DEATH);
@@ -329,7 +329,8 @@ void rundata_free(struct rundata *rd)
 	json_object_put(rd->start);
 	json_object_put(rd->threads);
 	json_object_put(rd->fds);
-	json_object_put(rd->allocs);
+	run_allocs_free(&rd->allocs);
+	json_object_put(rd->allocs_doc);
 	json_object_put(rd->vmsize);
 	json_object_put(rd->death);
 	json_object_put(rd->failures);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "run/records.h"
 #include "run/timeline.h"
+#include "run/allocs.h"
 
 struct json_object;
 
@@ -74,7 +75,9 @@ struct rundata {
 	size_t nevents;
 	size_t bad_lines;               /* timeline lines that did not parse */
 	/* the files beside the timeline (NULL when absent) */
-	struct json_object *threads, *fds, *allocs, *vmsize;
+	struct json_object *threads, *fds, *allocs_doc, *vmsize;
+	struct run_allocs allocs;       /* allocs.json read (have_allocs) */
+	int have_allocs;
 	struct json_object *death, *failures; /* death.json, failures.json */
 	struct rd_alloc *alloc_list;    /* allocs.json's allocations in time order, damaged ones left out */
 	size_t nalloc_list;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "run/files.h"
+#include "run/frames.h"
 #include "run/run_id.h"
 #include "util/hash.h"
 
@@ -26,23 +27,47 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-void store_signature(const char *what, struct json_object *frames, char out[STORE_SIG_LEN + 1])
+static void sign(const char *what, const char *const *names, size_t n, char out[STORE_SIG_LEN + 1])
 {
 	uint64_t h = fnv1a_str(FNV1A_BASIS, what);
-	size_t n = frames && json_object_is_type(frames, json_type_array) ? json_object_array_length(frames) : 0;
 
 	for (size_t i = 0, used = 0; i < n && used < SIG_FRAMES; i++) {
-		struct json_object *f = json_object_array_get_idx(frames, i);
-		const char *name = json_object_is_type(f, json_type_string) ? json_object_get_string(f) : jr_str(f, "symbol");
-
-		if (!name)
-			name = base_name(jr_str(f, "module"));
-		if (!name)
+		if (!names[i])
 			continue;
-		h = fnv1a_str(fnv1a_str(h, "|"), name);
+		h = fnv1a_str(fnv1a_str(h, "|"), names[i]);
 		used++;
 	}
 	snprintf(out, STORE_SIG_LEN + 1, "%016llx", (unsigned long long)h);
+}
+
+void store_signature(const char *what, struct json_object *frames, char out[STORE_SIG_LEN + 1])
+{
+	const char *names[SIG_FRAMES];
+	size_t n = frames && json_object_is_type(frames, json_type_array) ? json_object_array_length(frames) : 0, k = 0;
+
+	for (size_t i = 0; i < n && k < SIG_FRAMES; i++) {
+		int is_module;
+		const char *name = run_frames_sig_name(frames, i, &is_module);
+
+		if ((name = is_module ? base_name(name) : name))
+			names[k++] = name;
+	}
+	sign(what, names, k, out);
+}
+
+/* The same of a stack read: each frame's symbol, else its module's name. */
+static void frames_signature(const char *what, const struct run_frames *fr, char out[STORE_SIG_LEN + 1])
+{
+	const char *names[SIG_FRAMES];
+	size_t k = 0;
+
+	for (size_t i = 0; i < fr->n && k < SIG_FRAMES; i++) {
+		const char *name = fr->v[i].symbol ? fr->v[i].symbol : base_name(fr->v[i].module);
+
+		if (name)
+			names[k++] = name;
+	}
+	sign(what, names, k, out);
 }
 
 /* The groups of one snapshot file (threads: by name; fds: by kind), one
@@ -64,7 +89,7 @@ static int snapshot_rows(struct store *s, const char *run_id, const char *snap, 
 
 			snprintf(what, sizeof(what), "%s %s %s", resource, kind ? kind : "?",
 				 jr_str(x, "syscall") ? jr_str(x, "syscall") : "");
-			store_signature(what, jr_get(x, "java_frames") ? jr_get(x, "java_frames") : jr_get(x, "frames"), sig);
+			store_signature(what, run_frames_for_signature(x), sig);
 			/* known: made while watched, with its creation stack (not "existed at attach") */
 			if (store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(snap), STORE_TEXT(resource), STORE_TEXT(kind),
 					 STORE_INT((int64_t)jr_num(x, "count", 0)), STORE_TEXT(sig),
@@ -114,7 +139,7 @@ static int failure_rows(struct store *s, const struct rundata *rd, const char *r
 
 		snprintf(what, sizeof(what), "failure %s %s", jr_str(g, "syscall") ? jr_str(g, "syscall") : "?",
 			 jr_str(g, "errno") ? jr_str(g, "errno") : "?");
-		store_signature(what, jr_get(g, "java_frames") ? jr_get(g, "java_frames") : jr_get(g, "frames"), sig);
+		store_signature(what, run_frames_for_signature(g), sig);
 		if (store_insert(s, "failures", run_id, 6, STORE_TEXT(jr_str(g, "kind")), STORE_TEXT(jr_str(g, "syscall")),
 				 STORE_TEXT(jr_str(g, "errno")), STORE_INT((int64_t)jr_num(g, "count", 0)), STORE_TEXT(sig),
 				 STORE_TEXT(jr_str(g, "called_by"))))
@@ -163,16 +188,13 @@ static int leak_rows(struct store *s, const struct rundata *rd, const char *run_
 
 static int alloc_rows(struct store *s, const struct rundata *rd, const char *run_id)
 {
-	struct json_object *gs = jr_arr(rd->allocs, "groups");
-
-	for (size_t i = 0; gs && i < json_object_array_length(gs); i++) {
-		struct json_object *g = json_object_array_get_idx(gs, i);
+	for (size_t i = 0; rd->have_allocs && i < rd->allocs.ngroups; i++) {
+		const struct run_alloc_group *g = &rd->allocs.groups[i];
 		char sig[STORE_SIG_LEN + 1];
 
-		store_signature("alloc", jr_get(g, "frames"), sig);
-		if (store_insert(s, "allocs", run_id, 5, STORE_INT((int64_t)jr_num(g, "count", 0)),
-				 STORE_INT((int64_t)jr_num(g, "total_bytes", 0)), STORE_INT((int64_t)jr_num(g, "largest_bytes", 0)),
-				 STORE_TEXT(sig), STORE_TEXT(jr_str(g, "allocated_by"))))
+		frames_signature("alloc", &g->frames, sig);
+		if (store_insert(s, "allocs", run_id, 5, STORE_INT((int64_t)g->count), STORE_INT((int64_t)g->total_bytes),
+				 STORE_INT((int64_t)g->largest_bytes), STORE_TEXT(sig), STORE_TEXT(g->allocated_by)))
 			return -1;
 	}
 	return 0;
