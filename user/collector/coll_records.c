@@ -5,6 +5,7 @@
 #include "run/timeline.h"
 #include "run/files.h"
 #include "run/run_id.h"
+#include "run/death.h"
 
 
 /* The start record: the target, this kernel, and the settings the rules
@@ -58,85 +59,35 @@ void coll_emit_start(struct coll *c)
 	coll_emit(c, run_record_body, &r);
 }
 
-static void oom_json(struct json *j, const struct ooms_oom_victim *o, uint64_t start)
-{
-	json_key(j, "oom_killer");
-	json_obj(j);
-	json_kdbl(j, "t", o->ts_ns > start ? (o->ts_ns - start) / 1e9 : 0);
-	json_kuint(j, "total_vm_kb", o->total_vm_kb);
-	json_kuint(j, "anon_rss_kb", o->anon_rss_kb);
-	json_kuint(j, "file_rss_kb", o->file_rss_kb);
-	json_kuint(j, "shmem_rss_kb", o->shmem_rss_kb);
-	json_kuint(j, "pgtables_kb", o->pgtables_kb);
-	json_kint(j, "oom_score_adj", o->oom_score_adj);
-	json_kint(j, "allocating_pid", o->killer_tgid);
-	json_kstr(j, "allocating_comm", o->killer_comm);
-	json_obj_end(j);
-}
-
-static void cgroup_json(struct json *j, const struct ooms_cgroup *cg)
-{
-	json_key(j, "memory_cgroup");
-	json_obj(j);
-	json_kstr(j, "path", cg->mem_name);
-	json_kstr(j, "version", cg->mem_v2 ? "v2" : "v1");
-	json_kint(j, "limit_bytes", cg->mem_limit);
-	json_kint(j, "limit_hits", cg->mem_hits);
-	json_kint(j, "oom_kills", cg->oom_kills);
-	json_obj_end(j);
-}
-
-static void last_state_json(struct json *j, const struct death_line *l, uint64_t start)
+/* As it stood just before the end: the last sample, and the kernel side's
+ * sets, which the teardown does not empty; or the OOM killer's own figures,
+ * read when it chose the process (a sample taken after that saw it torn
+ * down: the OOM reaper frees its memory at once). */
+static void fill_last_state(struct run_death *r, const struct death_line *l, uint64_t start)
 {
 	const struct ooms_death_rec *d = l->d;
 	const struct ooms_sample *s = &l->c->last_smp;
 	volatile struct ooms_totals *t = coll_totals(l->c);
 
-	/* as it stood just before the end: the last sample, and the kernel
-	 * side's sets, which the teardown does not empty */
-	json_key(j, "last_state");
-	json_obj(j);
+	r->has_last_state = 1;
 	if (d->oom.ts_ns > start) {
-		/* the OOM killer's own figures, read when it chose the process: a
-		 * sample or a look taken after that saw it torn down (the OOM
-		 * reaper frees its memory at once), however soon */
-		json_kstr(j, "source", "oom_killer");
-		json_kdbl(j, "t_sample", (d->oom.ts_ns - start) / 1e9);
-		json_kint(j, "rss_kb", (int64_t)(d->oom.anon_rss_kb + d->oom.file_rss_kb + d->oom.shmem_rss_kb));
-		json_kint(j, "vmsize_kb", (int64_t)d->oom.total_vm_kb);
+		r->last_state.source = "oom_killer";
+		r->last_state.t_sample = (d->oom.ts_ns - start) / 1e9;
+		r->last_state.rss_kb = (int64_t)(d->oom.anon_rss_kb + d->oom.file_rss_kb + d->oom.shmem_rss_kb);
+		r->last_state.vmsize_kb = (int64_t)d->oom.total_vm_kb;
 	} else {
-		json_kstr(j, "source", "sample");
-		json_kdbl(j, "t_sample", s->t);
-		json_kint(j, "rss_kb", s->rss_kb);
-		json_kint(j, "vmsize_kb", s->res[RES_VMSIZE].value);
+		r->last_state.source = "sample";
+		r->last_state.t_sample = s->t;
+		r->last_state.rss_kb = s->rss_kb;
+		r->last_state.vmsize_kb = s->res[RES_VMSIZE].value;
 	}
-	json_kint(j, "threads", t->threads_live);
-	json_kint(j, "thread_limit", s->res[RES_THREADS].limit);
-	json_kint(j, "fds", t->fds_live);
-	json_kint(j, "fd_limit", s->res[RES_FDS].limit);
-	if (s->heap_src) {
-		json_kint(j, "heap_used", s->heap_used);
-		json_kint(j, "heap_max", s->heap_max);
-	}
-	json_obj_end(j);
-}
-
-static void java_oom_json(struct json *j, struct coll *c)
-{
-	double ot;
-	const char *msg, *thread, *dump;
-	int n = c->jheap ? ooms_jheap_last_oom(c->jheap, &ot, &msg, &thread, &dump) : 0;
-
-	if (n) {
-		json_key(j, "java_oom");
-		json_obj(j);
-		json_kint(j, "count", n);
-		json_kdbl(j, "t_last", ot);
-		json_kstr(j, "message", msg);
-		json_kstr(j, "thread", thread[0] ? thread : NULL);
-		json_kstr(j, "dump", dump);
-		json_obj_end(j);
-	}
+	r->last_state.threads = (int64_t)t->threads_live;
+	r->last_state.thread_limit = s->res[RES_THREADS].limit;
+	r->last_state.fds = (int64_t)t->fds_live;
+	r->last_state.fd_limit = s->res[RES_FDS].limit;
+	r->last_state.has_heap = s->heap_src != NULL;
+	r->last_state.heap_used = s->heap_used;
+	r->last_state.heap_max = s->heap_max;
 }
 
 void coll_death_body(struct json *j, void *arg)
@@ -144,45 +95,55 @@ void coll_death_body(struct json *j, void *arg)
 	struct death_line *l = arg;
 	const struct ooms_death_rec *d = l->d;
 	const struct ooms_fail_group *g = ooms_failures_last(l->c->fails);
+	const struct ooms_cgroup *cg = l->cg;
 	uint64_t start = l->c->start_ns;
+	struct ooms_fail_rec last;
+	double ot;
+	const char *msg, *thread, *dump;
+	int n = l->c->jheap ? ooms_jheap_last_oom(l->c->jheap, &ot, &msg, &thread, &dump) : 0;
+	struct run_death r = {
+		.t = d->ts_ns > start ? (d->ts_ns - start) / 1e9 : coll_since(l->c), .pid = l->c->pid,
+		.cause = ooms_death_cause_name(d->cause), .how = d->sentence, .wait_status = d->status,
+		.exit_code = d->code, .signal = d->signal, .signal_name = d->signal ? ooms_signal_name(d->signal) : NULL,
+		.core_dumped = d->core,
+		.sender = {d->sender_pid, d->sender_comm[0] ? d->sender_comm : NULL, d->si_code},
+		.threads_file = RUN_THREADS, .fds_file = RUN_FDS, .vmsize_file = RUN_VMSIZE};
 
-	json_obj(j);
-	json_kstr(j, "type", run_rec_name(REC_DEATH));
-	json_kdbl(j, "t", d->ts_ns > start ? (d->ts_ns - start) / 1e9 : coll_since(l->c));
-	json_kint(j, "pid", l->c->pid);
-	json_kstr(j, "cause", ooms_death_cause_name(d->cause));
-	json_kstr(j, "how", d->sentence);
-	if (d->status >= 0)
-		json_kint(j, "wait_status", d->status);
-	if (d->code >= 0)
-		json_kint(j, "exit_code", d->code);
-	if (d->signal) {
-		json_kint(j, "signal", d->signal);
-		json_kstr(j, "signal_name", ooms_signal_name(d->signal));
-		json_kbool(j, "core_dumped", d->core);
-		json_key(j, "sender");
-		json_obj(j);
-		json_kint(j, "pid", d->sender_pid);
-		json_kstr(j, "comm", d->sender_comm[0] ? d->sender_comm : NULL);
-		json_kint(j, "si_code", d->si_code);
-		json_obj_end(j);
+	if (d->oom.ts_ns) {
+		r.has_oom_killer = 1;
+		r.oom_killer.t = d->oom.ts_ns > start ? (d->oom.ts_ns - start) / 1e9 : 0;
+		r.oom_killer.total_vm_kb = d->oom.total_vm_kb;
+		r.oom_killer.anon_rss_kb = d->oom.anon_rss_kb;
+		r.oom_killer.file_rss_kb = d->oom.file_rss_kb;
+		r.oom_killer.shmem_rss_kb = d->oom.shmem_rss_kb;
+		r.oom_killer.pgtables_kb = d->oom.pgtables_kb;
+		r.oom_killer.oom_score_adj = d->oom.oom_score_adj;
+		r.oom_killer.allocating_pid = d->oom.killer_tgid;
+		r.oom_killer.allocating_comm = d->oom.killer_comm;
 	}
-	if (d->oom.ts_ns)
-		oom_json(j, &d->oom, start);
-	if (l->cg->mem_dir[0])
-		cgroup_json(j, l->cg);
-	last_state_json(j, l, start);
-	java_oom_json(j, l->c);
+	if (cg->mem_dir[0]) {
+		r.has_memory_cgroup = 1;
+		r.memory_cgroup.path = cg->mem_name;
+		r.memory_cgroup.version = cg->mem_v2 ? "v2" : "v1";
+		r.memory_cgroup.limit_bytes = cg->mem_limit;
+		r.memory_cgroup.limit_hits = cg->mem_hits;
+		r.memory_cgroup.oom_kills = cg->oom_kills;
+	}
+	fill_last_state(&r, l, start);
+	if (n) {
+		r.has_java_oom = 1;
+		r.java_oom.count = n;
+		r.java_oom.t_last = ot;
+		r.java_oom.message = msg;
+		r.java_oom.thread = thread[0] ? thread : NULL;
+		r.java_oom.dump = dump;
+	}
 	if (g) {
-		json_key(j, "last_failure");
-		json_obj(j);
-		ooms_failures_json(j, l->c->fails, g, start, 1);
-		json_obj_end(j);
+		ooms_failures_rec(l->c->fails, g, start, &last);
+		r.has_last_failure = 1;
+		r.last_failure = last.r;
 	}
-	json_kstr(j, "threads_file", RUN_THREADS);
-	json_kstr(j, "fds_file", RUN_FDS);
-	json_kstr(j, "vmsize_file", RUN_VMSIZE);
-	json_obj_end(j);
+	run_death_write(j, &r);
 }
 
 /* death.json: the death record alone. */

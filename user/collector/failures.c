@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "collector/failures.h"
+#include "run/failures.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -312,38 +313,51 @@ void ooms_failures_line(struct ooms_failures *f, const struct ooms_fail_group *g
 		 errno_name(g->key.err), what, g->comm, g->tid, by ? " <- " : "", by ? by : "");
 }
 
+static void write_stacks(struct json *j, void *ctx)
+{
+	struct ooms_fail_rec *rec = ctx;
+
+	ooms_attrib_write_frames(j, rec->a, rec->stack);
+	ooms_attrib_write_java(j, rec->a, rec->jstate, rec->js);
+}
+
+void ooms_failures_rec(struct ooms_failures *f, const struct ooms_fail_group *g, uint64_t start_ns,
+		       struct ooms_fail_rec *rec)
+{
+	struct run_fail_group *r = &rec->r;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->a = f->a;
+	rec->stack = g->stack;
+	*r = (struct run_fail_group){
+		.kind = ooms_fail_kind_name(g->kind), .syscall = ooms_syscall_name(f->arch, g->key.nr),
+		.kernel_stack_id = g->key.stack_id, .err = errno_name(g->key.err), .count = g->count,
+		/* one kernel key, several call sites: shared out by the sample sent */
+		.count_estimated = g->estimated,
+		.t_first = g->first_ns >= start_ns ? (g->first_ns - start_ns) / 1e9 : 0,
+		.t_last = g->last_ns >= start_ns ? (g->last_ns - start_ns) / 1e9 : 0,
+		.tid = g->tid, .thread = g->comm, .fds_open = -1, .threads = -1, .clone_flags = -1, .bytes = -1,
+		.write_stacks = write_stacks, .stacks_ctx = rec};
+	if (g->kind == FAIL_FDS)
+		r->fds_open = g->live;
+	else if (g->kind == FAIL_THREADS) {
+		r->threads = g->live;
+		r->clone_flags = (int64_t)g->bytes;
+	} else
+		r->bytes = (int64_t)g->bytes;
+	rec->jstate = ooms_attrib_java_of_call(f->a, g->tid, g->first_ns, &rec->js);
+	r->called_by = ooms_attrib_java_culprit(f->a, rec->jstate, rec->js, rec->who, sizeof(rec->who));
+	if (!r->called_by)
+		r->called_by = ooms_attrib_culprit(f->a, g->stack, rec->who, sizeof(rec->who));
+}
+
 void ooms_failures_json(struct json *j, struct ooms_failures *f, const struct ooms_fail_group *g,
 			uint64_t start_ns, int brief)
 {
-	char who[300];
+	struct ooms_fail_rec rec;
 
-	json_kstr(j, "kind", ooms_fail_kind_name(g->kind));
-	json_kstr(j, "syscall", ooms_syscall_name(f->arch, g->key.nr));
-	json_kint(j, "kernel_stack_id", g->key.stack_id);
-	json_kstr(j, "errno", errno_name(g->key.err));
-	json_kuint(j, "count", g->count);
-	if (g->estimated) /* one kernel key, several call sites: shared out by the sample sent */
-		json_kbool(j, "count_estimated", 1);
-	json_kdbl(j, "t_first", g->first_ns >= start_ns ? (g->first_ns - start_ns) / 1e9 : 0);
-	json_kdbl(j, "t_last", g->last_ns >= start_ns ? (g->last_ns - start_ns) / 1e9 : 0);
-	json_kuint(j, "tid", g->tid);
-	json_kstr(j, "thread", g->comm);
-	if (g->kind == FAIL_FDS)
-		json_kint(j, "fds_open", g->live);
-	else if (g->kind == FAIL_THREADS) {
-		json_kint(j, "threads", g->live);
-		json_khex(j, "clone_flags", g->bytes);
-	} else
-		json_kuint(j, "bytes", g->bytes);
-	uint32_t js;
-	int jstate = ooms_attrib_java_of_call(f->a, g->tid, g->first_ns, &js);
-	const char *by = ooms_attrib_java_culprit(f->a, jstate, js, who, sizeof(who));
-
-	json_kstr(j, "called_by", by ? by : ooms_attrib_culprit(f->a, g->stack, who, sizeof(who)));
-	if (!brief) {
-		ooms_attrib_write_frames(j, f->a, g->stack);
-		ooms_attrib_write_java(j, f->a, jstate, js);
-	}
+	ooms_failures_rec(f, g, start_ns, &rec);
+	run_fail_group_write(j, &rec.r, brief);
 }
 
 static int by_count(const void *a, const void *b)
@@ -371,18 +385,13 @@ int ooms_failures_write(struct ooms_failures *f, const char *path, uint64_t star
 		return e;
 	}
 	json_init(&j, af.f, 0);
-	json_obj(&j);
-	json_kstr(&j, "type", "failures");
-	json_kuint(&j, "count", ooms_failures_total(f));
-	json_key(&j, "groups");
-	json_arr(&j);
+	run_failures_begin(&j, ooms_failures_total(f));
 	for (size_t i = 0; f && i < f->n; i++) {
 		json_obj(&j);
 		ooms_failures_json(&j, f, &sorted[i], start_ns, 0);
 		json_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
+	run_failures_end(&j);
 	json_end_line(&j);
 	free(sorted);
 	return atomic_commit(&af);

@@ -12,6 +12,7 @@
 #include "collect.h"
 #include "collector/attrib.h"
 #include "detect/resource.h" /* enum ooms_fail_kind: what ran out, by the call that failed */
+#include "run/failures.h"
 
 struct ooms_fail_group {
 	struct ooms_fail_key key;
@@ -78,6 +79,17 @@ void ooms_failures_line(struct ooms_failures *f, const struct ooms_fail_group *g
 struct json;
 void ooms_failures_json(struct json *j, struct ooms_failures *f, const struct ooms_fail_group *g,
 			uint64_t start_ns, int brief);
+/* The group as the run directory's record (run/failures.h), filled in
+ * place: r's culprit and stacks point into rec. */
+struct ooms_fail_rec {
+	struct run_fail_group r;
+	struct ooms_attrib *a;
+	uint32_t stack, js;
+	int jstate;
+	char who[300];
+};
+void ooms_failures_rec(struct ooms_failures *f, const struct ooms_fail_group *g, uint64_t start_ns,
+		       struct ooms_fail_rec *rec);
 /* failures.json: every group, most failures first. 0 or -errno. */
 int ooms_failures_write(struct ooms_failures *f, const char *path, uint64_t start_ns);
 

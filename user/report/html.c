@@ -112,58 +112,62 @@ static void header(FILE *f, const struct rundata *rd)
 	}
 }
 
-static void frames(FILE *f, struct json_object *fr);
+static void frame_lines(FILE *f, const struct run_frames *fr);
 
 /* "How it ended", at the top: the death record (death.json). */
 static void how_it_ended(FILE *f, const struct rundata *rd)
 {
-	struct json_object *d = rd->death, *o;
+	const struct run_death *d = &rd->death;
 	char buf[512];
 
-	if (!d || !jr_str(d, "how"))
+	if (!rd->have_death)
 		return;
-	fprintf(f, "<h2>How it ended</h2>\n<p class=\"bad\">%.3f s: PID %.0f ", jr_num(d, "t", 0), jr_num(d, "pid", 0));
-	esc_html(f, jr_str(d, "how"));
+	fprintf(f, "<h2>How it ended</h2>\n<p class=\"bad\">%.3f s: PID %" PRId64 " ", d->t, d->pid);
+	esc_html(f, d->how);
 	fprintf(f, "</p>\n<table class=\"kv\">\n");
-	kv(f, "cause", jr_str(d, "cause"));
-	if ((o = jr_get(d, "sender"))) {
-		snprintf(buf, sizeof(buf), "%s from PID %.0f (%s), si_code %.0f",
-			 jr_str(d, "signal_name") ? jr_str(d, "signal_name") : "?", jr_num(o, "pid", 0),
-			 jr_str(o, "comm") ? jr_str(o, "comm") : "?", jr_num(o, "si_code", 0));
+	kv(f, "cause", d->cause);
+	if (d->signal) {
+		snprintf(buf, sizeof(buf), "%s from PID %" PRId64 " (%s), si_code %" PRId64,
+			 d->signal_name ? d->signal_name : "?", d->sender.pid, d->sender.comm ? d->sender.comm : "?",
+			 d->sender.si_code);
 		kv(f, "signal", buf);
 	}
-	if ((o = jr_get(d, "oom_killer"))) {
-		snprintf(buf, sizeof(buf), "at %.3f s: anon RSS %.1f MB, file RSS %.1f MB, total VM %.1f MB, oom_score_adj %.0f",
-			 jr_num(o, "t", 0), jr_num(o, "anon_rss_kb", 0) / 1024, jr_num(o, "file_rss_kb", 0) / 1024,
-			 jr_num(o, "total_vm_kb", 0) / 1024, jr_num(o, "oom_score_adj", 0));
+	if (d->has_oom_killer) {
+		snprintf(buf, sizeof(buf), "at %.3f s: anon RSS %.1f MB, file RSS %.1f MB, total VM %.1f MB, oom_score_adj %" PRId64,
+			 d->oom_killer.t, d->oom_killer.anon_rss_kb / 1024.0, d->oom_killer.file_rss_kb / 1024.0,
+			 d->oom_killer.total_vm_kb / 1024.0, d->oom_killer.oom_score_adj);
 		kv(f, "OOM killer", buf);
 	}
-	if ((o = jr_get(d, "memory_cgroup")) && jr_num(o, "limit_bytes", -1) > 0) {
-		snprintf(buf, sizeof(buf), "%s (%s): limit %.1f MB, hit %.0f times, %.0f OOM kill(s)",
-			 jr_str(o, "path") ? jr_str(o, "path") : "?", jr_str(o, "version") ? jr_str(o, "version") : "?",
-			 jr_num(o, "limit_bytes", 0) / 1048576, jr_num(o, "limit_hits", 0), jr_num(o, "oom_kills", 0));
+	if (d->has_memory_cgroup && d->memory_cgroup.limit_bytes > 0) {
+		snprintf(buf, sizeof(buf), "%s (%s): limit %.1f MB, hit %" PRId64 " times, %" PRId64 " OOM kill(s)",
+			 d->memory_cgroup.path ? d->memory_cgroup.path : "?",
+			 d->memory_cgroup.version ? d->memory_cgroup.version : "?", d->memory_cgroup.limit_bytes / 1048576.0,
+			 d->memory_cgroup.limit_hits, d->memory_cgroup.oom_kills);
 		kv(f, "memory cgroup", buf);
 	}
-	if ((o = jr_get(d, "last_state"))) {
-		snprintf(buf, sizeof(buf), "RSS %.1f MB, VmSize %.1f MB (read at %.3f s); %.0f threads of %.0f; %.0f fds of %.0f",
-			 jr_num(o, "rss_kb", -1) / 1024, jr_num(o, "vmsize_kb", -1) / 1024, jr_num(o, "t_sample", 0),
-			 jr_num(o, "threads", -1), jr_num(o, "thread_limit", -1), jr_num(o, "fds", -1), jr_num(o, "fd_limit", -1));
+	if (d->has_last_state) {
+		snprintf(buf, sizeof(buf), "RSS %.1f MB, VmSize %.1f MB (read at %.3f s); %" PRId64 " threads of %" PRId64
+			 "; %" PRId64 " fds of %" PRId64,
+			 d->last_state.rss_kb / 1024.0, d->last_state.vmsize_kb / 1024.0, d->last_state.t_sample,
+			 d->last_state.threads, d->last_state.thread_limit, d->last_state.fds, d->last_state.fd_limit);
 		kv(f, "last state", buf);
 	}
-	if ((o = jr_get(d, "java_oom"))) {
-		const char *dump = jr_str(o, "dump");
+	if (d->has_java_oom) {
+		const char *dump = d->java_oom.dump;
 
-		snprintf(buf, sizeof(buf), "%s (thread %s, %.3f s; %.0f in all); %s%s", jr_str(o, "message") ? jr_str(o, "message") : "?",
-			 jr_str(o, "thread") ? jr_str(o, "thread") : "?", jr_num(o, "t_last", 0), jr_num(o, "count", 0),
+		snprintf(buf, sizeof(buf), "%s (thread %s, %.3f s; %" PRId64 " in all); %s%s",
+			 d->java_oom.message ? d->java_oom.message : "?", d->java_oom.thread ? d->java_oom.thread : "?",
+			 d->java_oom.t_last, d->java_oom.count,
 			 dump ? "the heap was dumped at the throw: " : "no heap dump at the throw (run with --shim for one)",
 			 dump ? dump : "");
 		kv(f, "OutOfMemoryError", buf);
 	}
-	if ((o = jr_get(d, "last_failure"))) {
+	if (d->has_last_failure) {
+		const struct run_fail_group *g = &d->last_failure;
+
 		snprintf(buf, sizeof(buf), "%s failed with %s at %.3f s (%.1f ms before the end), called by %s",
-			 jr_str(o, "syscall") ? jr_str(o, "syscall") : "?", jr_str(o, "errno") ? jr_str(o, "errno") : "?",
-			 jr_num(o, "t_last", 0), (jr_num(d, "t", 0) - jr_num(o, "t_last", 0)) * 1000,
-			 jr_str(o, "called_by") ? jr_str(o, "called_by") : "an unknown caller");
+			 g->syscall ? g->syscall : "?", g->err ? g->err : "?", g->t_last, (d->t - g->t_last) * 1000,
+			 g->called_by ? g->called_by : "an unknown caller");
 		kv(f, "last failure", buf);
 	}
 	fprintf(f, "</table>\n");
@@ -172,30 +176,28 @@ static void how_it_ended(FILE *f, const struct rundata *rd)
 /* Calls that failed for want of a resource (failures.json). */
 static void failures(FILE *f, const struct rundata *rd)
 {
-	struct json_object *gs = jr_arr(rd->failures, "groups");
-	size_t n = gs ? json_object_array_length(gs) : 0;
+	const struct run_failures *fl = &rd->failures;
 
-	if (!n)
+	if (!rd->have_failures || !fl->n)
 		return;
-	fprintf(f, "<h2>Failed calls</h2>\n<p class=\"sub\">%.0f call(s) failed for want of fds, threads or memory; "
+	fprintf(f, "<h2>Failed calls</h2>\n<p class=\"sub\">%" PRIu64 " call(s) failed for want of fds, threads or memory; "
 		   "the kernel sends the first few of each kind from each place with a stack and counts the rest.</p>\n",
-		jr_num(rd->failures, "count", 0));
+		fl->count);
 	fprintf(f, "<table><tr><th>call</th><th>error</th><th>count</th><th>first, last (s)</th><th>called by</th>"
 		   "<th>stack</th></tr>\n");
-	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
-		struct json_object *g = json_object_array_get_idx(gs, i);
+	for (size_t i = 0; i < fl->n && i < TOP_GROUPS; i++) {
+		const struct run_fail_group *g = &fl->groups[i];
 
 		fprintf(f, "<tr><td>");
-		esc_html(f, jr_str(g, "syscall"));
+		esc_html(f, g->syscall);
 		fprintf(f, "</td><td>");
-		esc_html(f, jr_str(g, "errno"));
-		fprintf(f, "</td><td class=\"n\">%.0f</td><td>%.3f, %.3f</td><td>", jr_num(g, "count", 0),
-			jr_num(g, "t_first", 0), jr_num(g, "t_last", 0));
-		esc_html(f, jr_str(g, "called_by") ? jr_str(g, "called_by") : "-");
+		esc_html(f, g->err);
+		fprintf(f, "</td><td class=\"n\">%" PRIu64 "</td><td>%.3f, %.3f</td><td>", g->count, g->t_first, g->t_last);
+		esc_html(f, g->called_by ? g->called_by : "-");
 		fprintf(f, "<br><small>in ");
-		esc_html(f, jr_str(g, "thread"));
+		esc_html(f, g->thread);
 		fprintf(f, "</small></td><td>");
-		frames(f, g);
+		frame_lines(f, &g->frames);
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
@@ -542,7 +544,6 @@ static void kid_story(FILE *f, const char *kdir)
 {
 	struct rundata kid;
 	char err[256];
-	struct json_object *v;
 	size_t crossings = 0;
 
 	memset(&kid, 0, sizeof(kid));
@@ -551,13 +552,13 @@ static void kid_story(FILE *f, const char *kdir)
 	for (size_t k = 0; k < kid.nevents; k++)
 		crossings += kid.events[k].kind == REC_CROSSING;
 	fprintf(f, ": ");
-	if (kid.death && json_object_object_get_ex(kid.death, "how", &v))
-		esc_html(f, json_object_get_string(v));
+	if (kid.have_death)
+		esc_html(f, kid.death.how);
 	else
 		esc_html(f, kid.ended ? kid.end_reason : "no end recorded");
 	fprintf(f, "; %zu crossing%s", crossings, crossings == 1 ? "" : "s");
-	if (kid.failures && json_object_object_get_ex(kid.failures, "count", &v))
-		fprintf(f, ", %" PRId64 " failing call%s", json_object_get_int64(v), json_object_get_int64(v) == 1 ? "" : "s");
+	if (kid.have_failures)
+		fprintf(f, ", %" PRIu64 " failing call%s", kid.failures.count, kid.failures.count == 1 ? "" : "s");
 	rundata_free(&kid);
 }
 
@@ -628,8 +629,8 @@ static void files(FILE *f, const struct rundata *rd)
 	children(f, rd);
 	fprintf(f, "<h2>Files</h2>\n<ul>\n");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if ((!strcmp(names[i], RUN_PPROF) && !rd->have_allocs) || (!strcmp(names[i], RUN_DEATH) && !rd->death) ||
-		    (!strcmp(names[i], RUN_FAILURES) && !rd->failures))
+		if ((!strcmp(names[i], RUN_PPROF) && !rd->have_allocs) || (!strcmp(names[i], RUN_DEATH) && !rd->have_death) ||
+		    (!strcmp(names[i], RUN_FAILURES) && !rd->have_failures))
 			continue;
 		fprintf(f, "<li><a href=\"%s\">%s</a></li>\n", names[i], names[i]);
 	}

@@ -318,8 +318,10 @@ int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len)
 	rd->allocs_doc = load_json(dir, RUN_ALLOCS);
 	load_alloc_list(rd);
 	rd->vmsize = load_json(dir, RUN_VMSIZE);
-	rd->death = load_json(dir, RUN_DEATH);
-	rd->failures = load_json(dir, RUN_FAILURES);
+	rd->death_doc = load_json(dir, RUN_DEATH);
+	rd->have_death = rd->death_doc && run_death_read(rd->death_doc, &rd->death) == 0;
+	rd->failures_doc = load_json(dir, RUN_FAILURES);
+	rd->have_failures = rd->failures_doc && run_failures_read(rd->failures_doc, &rd->failures) == 0;
 	load_analyses(rd);
 	return 0;
 }
@@ -332,8 +334,10 @@ void rundata_free(struct rundata *rd)
 	run_allocs_free(&rd->allocs);
 	json_object_put(rd->allocs_doc);
 	json_object_put(rd->vmsize);
-	json_object_put(rd->death);
-	json_object_put(rd->failures);
+	run_death_free(&rd->death);
+	json_object_put(rd->death_doc);
+	run_failures_free(&rd->failures);
+	json_object_put(rd->failures_doc);
 	for (size_t i = 0; i < rd->nanalyses; i++)
 		json_object_put(rd->analyses[i]);
 	free(rd->analyses);

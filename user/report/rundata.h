@@ -12,6 +12,8 @@
 #include "run/records.h"
 #include "run/timeline.h"
 #include "run/allocs.h"
+#include "run/death.h"
+#include "run/failures.h"
 
 struct json_object;
 
@@ -78,7 +80,10 @@ struct rundata {
 	struct json_object *threads, *fds, *allocs_doc, *vmsize;
 	struct run_allocs allocs;       /* allocs.json read (have_allocs) */
 	int have_allocs;
-	struct json_object *death, *failures; /* death.json, failures.json */
+	struct json_object *death_doc, *failures_doc; /* death.json, failures.json as parsed */
+	struct run_death death;         /* death.json read (have_death) */
+	struct run_failures failures;   /* failures.json read (have_failures) */
+	int have_death, have_failures;
 	struct rd_alloc *alloc_list;    /* allocs.json's allocations in time order, damaged ones left out */
 	size_t nalloc_list;
 	struct json_object **analyses;  /* dump-N.analysis.json, by N */

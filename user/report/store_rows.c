@@ -131,18 +131,14 @@ static int crossing_rows(struct store *s, const struct rundata *rd, const char *
 
 static int failure_rows(struct store *s, const struct rundata *rd, const char *run_id)
 {
-	struct json_object *gs = jr_arr(rd->failures, "groups");
-
-	for (size_t i = 0; gs && i < json_object_array_length(gs); i++) {
-		struct json_object *g = json_object_array_get_idx(gs, i);
+	for (size_t i = 0; rd->have_failures && i < rd->failures.n; i++) {
+		const struct run_fail_group *g = &rd->failures.groups[i];
 		char what[200], sig[STORE_SIG_LEN + 1];
 
-		snprintf(what, sizeof(what), "failure %s %s", jr_str(g, "syscall") ? jr_str(g, "syscall") : "?",
-			 jr_str(g, "errno") ? jr_str(g, "errno") : "?");
-		store_signature(what, run_frames_for_signature(g), sig);
-		if (store_insert(s, "failures", run_id, 6, STORE_TEXT(jr_str(g, "kind")), STORE_TEXT(jr_str(g, "syscall")),
-				 STORE_TEXT(jr_str(g, "errno")), STORE_INT((int64_t)jr_num(g, "count", 0)), STORE_TEXT(sig),
-				 STORE_TEXT(jr_str(g, "called_by"))))
+		snprintf(what, sizeof(what), "failure %s %s", g->syscall ? g->syscall : "?", g->err ? g->err : "?");
+		store_signature(what, run_frames_for_signature(g->obj), sig);
+		if (store_insert(s, "failures", run_id, 6, STORE_TEXT(g->kind), STORE_TEXT(g->syscall), STORE_TEXT(g->err),
+				 STORE_INT((int64_t)g->count), STORE_TEXT(sig), STORE_TEXT(g->called_by)))
 			return -1;
 	}
 	return 0;
@@ -260,13 +256,13 @@ int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id
 		   const char *started, const char *added)
 {
 	struct json_object *labels = jr_get(rd->start, "labels");
-	const char *how = rd->death ? jr_str(rd->death, "how") : NULL;
+	const char *how = rd->have_death ? rd->death.how : NULL;
 
 	struct store_val run[11] = {STORE_TEXT(run_id), STORE_TEXT(jr_str(rd->start, "host")), STORE_TEXT(real_dir),
 				    STORE_TEXT(rd->command), STORE_TEXT(rd->mode), STORE_INT(rd->pid), STORE_TEXT(started),
 				    STORE_REAL(rd->ended ? rd->end_t : -1),
 				    STORE_TEXT(how ? how : rd->ended ? rd->end_reason : NULL),
-				    STORE_TEXT(rd->death ? jr_str(rd->death, "cause") : NULL), STORE_TEXT(added)};
+				    STORE_TEXT(rd->have_death ? rd->death.cause : NULL), STORE_TEXT(added)};
 
 	/* the runs row first: written or updated, it holds off another process
 	 * adding the same run until this transaction ends; then the run's rows

@@ -1,0 +1,243 @@
+/* The run directory's files beside the timeline (run/frames, allocs,
+ * failures, death) through their writer and back through their reader:
+ * every field survives, what was read re-writes byte for byte as it was
+ * first written, and a damaged document reads as absent, not as a crash. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "run/allocs.h"
+#include "run/death.h"
+#include "run/failures.h"
+#include "run/frames.h"
+#include "util/json.h"
+#include "tap.h"
+
+static const struct run_frame frames[] = {
+	{.addr = 0x7f0012345678, .module = "/usr/lib/libc.so.6", .base = 0x7f0012300000, .offset = 0x45678,
+	 .symbol = "malloc", .sym_offset = 0x18, .build_id = "abcdef01", .text = "#malloc+0x18 (libc.so.6+0x45678)"},
+	{.addr = 0x5555aaaa0000, .module = "/opt/app", .base = 0x555500000000, .offset = 0xaaaa0000,
+	 .symbol = "_ZN3Foo3barEv", .demangled = "Foo::bar()", .sym_offset = 4, .text = "Foo::bar()+0x4 (app+0xaaaa0000)"},
+	{.addr = 0x7f00dead0000, .symbol = "Lcom/App;->run", .jit = 1, .sym_offset = -1, .text = "Lcom/App;->run (jit)"},
+	{.addr = 0x1000, .sym_offset = -1, .text = "0x1000"},
+};
+#define NFRAMES (sizeof(frames) / sizeof(frames[0]))
+
+static void write_native(struct json *j, void *ctx)
+{
+	(void)ctx;
+	run_frames_open(j);
+	for (size_t i = 0; i < NFRAMES; i++)
+		run_frame_write(j, &frames[i]);
+	json_arr_end(j);
+}
+
+static void write_frames(struct json *j, void *ctx)
+{
+	write_native(j, ctx);
+	run_java_frames_write(j, "App.leak(App.java:12);App.main(App.java:3)");
+}
+
+static char *text_of(void (*fn)(struct json *j, const void *arg), const void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct json j;
+
+	json_init(&j, f, 0);
+	fn(&j, arg);
+	json_end_line(&j);
+	fclose(f);
+	return buf;
+}
+
+static int same_frame(const struct run_frame *a, const struct run_frame *b)
+{
+	return a->addr == b->addr && !strcmp(a->text, b->text) && a->jit == b->jit && a->sym_offset == b->sym_offset &&
+	       (a->module ? b->module && !strcmp(a->module, b->module) && a->base == b->base && a->offset == b->offset
+			  : !b->module) &&
+	       (a->symbol ? b->symbol && !strcmp(a->symbol, b->symbol) : !b->symbol) &&
+	       (a->demangled ? b->demangled && !strcmp(a->demangled, b->demangled) : !b->demangled) &&
+	       (a->build_id ? b->build_id && !strcmp(a->build_id, b->build_id) : !b->build_id);
+}
+
+/* ---- allocs ---- */
+
+static const struct run_alloc allocs_list[] = {
+	{.t = 1.25, .bytes = 40 << 20, .tid = 77, .stack_id = 3, .function = "malloc", .thread = "worker",
+	 .state = "live", .allocated_by = "leak (app)", .address = 0x7f0000000000},
+	{.t = 2.5, .bytes = 8 << 20, .tid = 78, .stack_id = 4, .function = "mmap", .thread = "io", .state = "freed"},
+};
+
+static void allocs_doc(struct json *j, const void *arg)
+{
+	const struct run_allocs *a = arg;
+
+	run_allocs_begin(j, &a->head);
+	for (size_t i = 0; i < a->ngroups; i++)
+		run_alloc_group_write(j, &a->groups[i]);
+	run_allocs_between(j);
+	for (size_t i = 0; i < a->nallocations; i++)
+		run_alloc_write(j, &a->allocations[i]);
+	run_allocs_end(j);
+}
+
+static void test_allocs(void)
+{
+	struct run_alloc_group g = {.stack_id = 3, .count = 5, .total_bytes = 200 << 20, .largest_bytes = 40 << 20,
+				    .live_bytes = 80 << 20, .has_live = 1, .functions = {"malloc", "mmap"}, .nfunctions = 2,
+				    .allocated_by = "leak (app)", .write_frames = write_native};
+	struct run_allocs in = {.head = {.threshold_bytes = 8 << 20, .mode = "uprobe", .return_probes = 1, .stack_depth = 24,
+					 .count = 2, .frees_without_record = 1},
+				.groups = &g, .ngroups = 1, .allocations = (struct run_alloc *)allocs_list, .nallocations = 2};
+	char *line = text_of(allocs_doc, &in), *again;
+	struct json_object *o = json_tokener_parse(line);
+	struct run_allocs back;
+
+	TAP_OK(o && run_allocs_read(o, &back) == 0, "allocs: written, read back");
+	TAP_OK(back.head.threshold_bytes == 8 << 20 && !strcmp(back.head.mode, "uprobe") && back.head.return_probes &&
+	       back.head.stack_depth == 24 && back.head.count == 2 && back.head.frees_without_record == 1, "allocs: the head");
+	TAP_OK(back.ngroups == 1 && back.groups[0].count == 5 && back.groups[0].live_bytes == 80 << 20 &&
+	       back.groups[0].has_live && back.groups[0].nfunctions == 2 && !strcmp(back.groups[0].functions[1], "mmap") &&
+	       !strcmp(back.groups[0].allocated_by, "leak (app)"), "allocs: the group");
+	TAP_EQ_INT(back.groups[0].frames.n, NFRAMES, "allocs: the group's frames");
+	for (size_t i = 0; i < NFRAMES && i < back.groups[0].frames.n; i++)
+		TAP_OK(same_frame(&frames[i], &back.groups[0].frames.v[i]), "frame %zu read as written", i);
+	TAP_OK(back.nallocations == 2 && back.allocations[0].address == 0x7f0000000000 && back.allocations[1].address == 0 &&
+	       !strcmp(back.allocations[1].state, "freed") && back.allocations[1].allocated_by == NULL &&
+	       back.allocations[0].t == 1.25, "allocs: each allocation, an absent address and culprit as absent");
+	/* what was read writes the same line (its frames from the struct this time) */
+	again = text_of(allocs_doc, &back);
+	TAP_EQ_STR(again, line, "allocs: re-written byte for byte");
+	free(again);
+	run_allocs_free(&back);
+	json_object_put(o);
+	free(line);
+	/* not an allocs document */
+	o = json_tokener_parse("[1,2]");
+	TAP_EQ_INT(run_allocs_read(o, &back), -EINVAL, "an array is not an allocs document");
+	json_object_put(o);
+	o = json_tokener_parse("{\"groups\":[{\"count\":\"many\",\"frames\":[5,{\"addr\":7}]}],\"allocations\":{}}");
+	TAP_OK(run_allocs_read(o, &back) == 0 && back.ngroups == 1 && back.groups[0].count == 0 &&
+	       back.groups[0].frames.n == 2 && back.groups[0].frames.v[1].addr == 0 && back.nallocations == 0,
+	       "damaged: wrong types read as absent");
+	run_allocs_free(&back);
+	json_object_put(o);
+}
+
+/* ---- failures and death ---- */
+
+static void group_obj(struct json *j, const void *arg)
+{
+	json_obj(j);
+	run_fail_group_write(j, arg, 0);
+	json_obj_end(j);
+}
+
+static void test_failures(void)
+{
+	struct run_fail_group g = {.kind = "threads", .syscall = "clone3", .err = "EAGAIN", .kernel_stack_id = 9,
+				   .count = 12, .count_estimated = 1, .t_first = 1.5, .t_last = 2.75, .tid = 42,
+				   .thread = "spawner", .fds_open = -1, .threads = 40, .clone_flags = 0x3d0f00, .bytes = -1,
+				   .called_by = "spawn (app)", .write_stacks = write_frames};
+	char *line = text_of(group_obj, &g), *again;
+	struct json_object *o = json_tokener_parse(line);
+	struct run_fail_group back;
+
+	TAP_OK(o && run_fail_group_read(o, &back) == 0, "failure group: written, read back");
+	TAP_OK(!strcmp(back.kind, "threads") && !strcmp(back.syscall, "clone3") && !strcmp(back.err, "EAGAIN") &&
+	       back.kernel_stack_id == 9 && back.count == 12 && back.count_estimated && back.t_first == 1.5 &&
+	       back.t_last == 2.75 && back.tid == 42 && !strcmp(back.thread, "spawner") && back.threads == 40 &&
+	       back.fds_open == -1 && back.clone_flags == 0x3d0f00 && back.bytes == -1 &&
+	       !strcmp(back.called_by, "spawn (app)"), "failure group: every field");
+	TAP_OK(back.frames.n == NFRAMES && run_java_frames_count(back.obj) == 2 &&
+	       !strcmp(run_java_frame(back.obj, 0), "App.leak(App.java:12)"), "failure group: its native and Java frames");
+	back.write_stacks = write_frames;
+	again = text_of(group_obj, &back);
+	TAP_EQ_STR(again, line, "failure group: re-written byte for byte");
+	free(again);
+	run_fail_group_free(&back);
+	json_object_put(o);
+	free(line);
+}
+
+static void death_doc(struct json *j, const void *arg)
+{
+	run_death_write(j, arg);
+}
+
+static void test_death(void)
+{
+	struct run_death d = {
+		.t = 9.5, .pid = 4242, .cause = "oom-cgroup", .how = "killed by the kernel's OOM killer", .wait_status = 9,
+		.exit_code = -1, .signal = 9, .signal_name = "SIGKILL", .core_dumped = 0, .sender = {0, NULL, 128},
+		.has_oom_killer = 1,
+		.oom_killer = {9.25, 66000, 63000, 100, 0, 200, 0, 4242, "leaker"},
+		.has_memory_cgroup = 1, .memory_cgroup = {"/x", "v2", 64 << 20, 3, 1},
+		.has_last_state = 1,
+		.last_state = {"oom_killer", 9.25, 63100, 66000, 3, 1000, 5, 1024, 1, 10 << 20, 64 << 20},
+		.has_java_oom = 1, .java_oom = {2, 9.0, "Java heap space", "main", "dump-2.hprof.gz"},
+		.has_last_failure = 1,
+		.last_failure = {.kind = "memory", .syscall = "mmap", .err = "ENOMEM", .count = 1, .t_last = 9.1,
+				 .fds_open = -1, .threads = -1, .clone_flags = -1, .bytes = 1 << 20, .called_by = "grow (app)"},
+		.threads_file = "threads.json", .fds_file = "fds.json", .vmsize_file = "vmsize.json"};
+	char *line = text_of(death_doc, &d), *again;
+	struct json_object *o = json_tokener_parse(line);
+	struct run_death back;
+
+	TAP_OK(o && run_death_read(o, &back) == 0, "death: written, read back");
+	TAP_OK(back.t == 9.5 && back.pid == 4242 && !strcmp(back.cause, "oom-cgroup") && back.wait_status == 9 &&
+	       back.exit_code == -1 && back.signal == 9 && !strcmp(back.signal_name, "SIGKILL") && back.sender.si_code == 128 &&
+	       back.sender.comm == NULL, "death: cause, status, signal, its sender");
+	TAP_OK(back.has_oom_killer && back.oom_killer.anon_rss_kb == 63000 && back.oom_killer.allocating_pid == 4242 &&
+	       back.has_memory_cgroup && back.memory_cgroup.limit_bytes == 64 << 20 && back.memory_cgroup.oom_kills == 1,
+	       "death: the OOM killer's figures and the memory cgroup");
+	TAP_OK(back.has_last_state && !strcmp(back.last_state.source, "oom_killer") && back.last_state.fds == 5 &&
+	       back.last_state.has_heap && back.last_state.heap_max == 64 << 20, "death: the last state");
+	TAP_OK(back.has_java_oom && back.java_oom.count == 2 && !strcmp(back.java_oom.dump, "dump-2.hprof.gz"),
+	       "death: the OutOfMemoryError");
+	TAP_OK(back.has_last_failure && !strcmp(back.last_failure.syscall, "mmap") && back.last_failure.bytes == 1 << 20 &&
+	       back.last_failure.frames.n == 0, "death: the last failure, brief (no stacks)");
+	again = text_of(death_doc, &back);
+	TAP_EQ_STR(again, line, "death: re-written byte for byte");
+	free(again);
+	run_death_free(&back);
+	json_object_put(o);
+	free(line);
+	o = json_tokener_parse("{\"type\":\"death\",\"t\":1}");
+	TAP_EQ_INT(run_death_read(o, &back), -EINVAL, "a death record without its sentence is none");
+	json_object_put(o);
+}
+
+/* `oomscope symbolize`'s side: a frame's module and offset, what was found set into it. */
+static void test_symbolize_side(void)
+{
+	struct json_object *o = json_tokener_parse("{\"frames\":[{\"addr\":\"0x10\",\"module\":\"/a\",\"offset\":16,\"text\":\"a+0x10\"},"
+						   "{\"addr\":\"0x20\",\"text\":\"0x20\"}]}");
+	struct json_object *arr = json_object_object_get(o, "frames");
+	const char *module, *build_id, *text;
+	uint64_t off;
+	struct run_frame f;
+
+	TAP_OK(run_frame_module_offset(json_object_array_get_idx(arr, 0), &module, &off, &build_id, &text) == 0 &&
+	       !strcmp(module, "/a") && off == 16 && !build_id && !strcmp(text, "a+0x10"), "a frame's module and offset");
+	TAP_EQ_INT(run_frame_module_offset(json_object_array_get_idx(arr, 1), &module, &off, &build_id, &text), -1,
+		   "a frame in no module: nothing to look up");
+	run_frame_set_found(json_object_array_get_idx(arr, 0), &(struct run_frame_found){
+		.symbol = "f", .sym_offset = 2, .file = "a.c", .line = 7, .from = "/debug/a", .text = "a+0x10 f+2 (a.c:7)"});
+	run_frame_read(json_object_array_get_idx(arr, 0), &f);
+	TAP_OK(!strcmp(f.symbol, "f") && f.sym_offset == 2 && !strcmp(f.text, "a+0x10 f+2 (a.c:7)"), "what was found, read back");
+	json_object_put(o);
+}
+
+int main(void)
+{
+	test_allocs();
+	test_failures();
+	test_death();
+	test_symbolize_side();
+	return tap_done();
+}
