@@ -12,6 +12,7 @@
 #include "run/death.h"
 #include "run/failures.h"
 #include "run/frames.h"
+#include "run/snapshot.h"
 #include "util/json.h"
 #include "tap.h"
 
@@ -212,6 +213,53 @@ static void test_death(void)
 	json_object_put(o);
 }
 
+/* ---- snapshots ---- */
+
+static void fds_doc(struct json *j, const void *arg)
+{
+	(void)arg;
+	run_snapshot_begin(j, SNAP_FDS, 99, 3.5, 1, 12, 1024);
+	run_snap_group_begin(j, SNAP_FDS, "memfd", 10);
+	json_key(j, "paths"); /* a group's extras are its writer's */
+	json_arr(j);
+	json_arr_end(j);
+	run_snap_stacks_begin(j);
+	json_obj(j);
+	run_snap_stack_write(j, &(struct run_snap_stack){.count = 9, .created_by = "open_shared_memory (fd_target)",
+							.creator_thread = "main", .syscall = "memfd_create"});
+	write_frames(j, NULL);
+	json_obj_end(j);
+	json_obj(j);
+	run_snap_stack_write(j, &(struct run_snap_stack){.count = 1, .unknown = "existed at attach"});
+	json_obj_end(j);
+	run_snap_group_end(j);
+	run_snapshot_end(j);
+}
+
+static void test_snapshot(void)
+{
+	char *line = text_of(fds_doc, NULL);
+	struct json_object *o = json_tokener_parse(line);
+	struct run_snapshot back;
+	struct run_frames fr;
+
+	TAP_OK(o && run_snapshot_read(o, SNAP_FDS, &back) == 0, "fds snapshot: written, read back");
+	TAP_OK(back.pid == 99 && back.t == 3.5 && back.target_alive && back.members == 12 && back.limit == 1024,
+	       "fds snapshot: its head");
+	TAP_OK(back.ngroups == 1 && !strcmp(back.groups[0].name, "memfd") && back.groups[0].count == 10 &&
+	       back.groups[0].nstacks == 2, "fds snapshot: the group by its kind, its two stacks");
+	TAP_OK(back.groups[0].stacks[0].count == 9 && !strcmp(back.groups[0].stacks[0].syscall, "memfd_create") &&
+	       !strcmp(back.groups[0].stacks[0].created_by, "open_shared_memory (fd_target)") &&
+	       back.groups[0].stacks[1].unknown && !back.groups[0].stacks[1].created_by, "fds snapshot: each stack");
+	TAP_OK(run_frames_read(back.groups[0].stacks[0].obj, &fr) == 0 && fr.n == NFRAMES &&
+	       run_java_frames_count(back.groups[0].stacks[0].obj) == 2, "fds snapshot: a stack's frames");
+	run_frames_free(&fr);
+	run_snapshot_free(&back);
+	TAP_OK(run_snapshot_read(o, SNAP_VMSIZE, &back) == -EINVAL, "vmsize.json has no groups to read");
+	json_object_put(o);
+	free(line);
+}
+
 /* `oomscope symbolize`'s side: a frame's module and offset, what was found set into it. */
 static void test_symbolize_side(void)
 {
@@ -238,6 +286,7 @@ int main(void)
 	test_allocs();
 	test_failures();
 	test_death();
+	test_snapshot();
 	test_symbolize_side();
 	return tap_done();
 }

@@ -3,6 +3,7 @@
  * end's summary. */
 #define _GNU_SOURCE
 #include "collector/attrib_int.h"
+#include "run/snapshot.h"
 #include "util/vec.h"
 #include "sym/perfmap.h"
 #include "sym/art_frames.h"
@@ -94,37 +95,34 @@ static void write_stack_groups(struct json *j, struct ooms_attrib *a, struct ite
 	size_t ns;
 	char buf[256];
 
+	run_snap_stacks_begin(j); /* closed by the group's end */
 	if (!st)
 		return;
 	ns = runs(it, g.begin, g.end, 1, st);
-	json_key(j, "stacks");
-	json_arr(j);
 	for (size_t s = 0; s < ns; s++) {
 		const struct item *x = &it[st[s].begin];
+		struct run_snap_stack rs = {.count = st[s].end - st[s].begin};
 
 		json_obj(j);
-		json_kuint(j, "count", st[s].end - st[s].begin);
 		if (!x->stack) {
-			json_kstr(j, "unknown", unknown_reason(x->seen));
+			rs.unknown = unknown_reason(x->seen);
+			run_snap_stack_write(j, &rs);
 		} else {
 			/* in Java code, the app's first Java frame; else the native code's */
-			json_kstr(j, "created_by", x->jstate == JS_GOT ? ooms_attrib_java_culprit(a, JS_GOT, x->jstack, buf, sizeof(buf))
-								      : ooms_attrib_culprit(a, x->stack, buf, sizeof(buf)));
-			json_kstr(j, "creator_thread", x->creator[0] ? x->creator : NULL);
+			rs.created_by = x->jstate == JS_GOT ? ooms_attrib_java_culprit(a, JS_GOT, x->jstack, buf, sizeof(buf))
+							    : ooms_attrib_culprit(a, x->stack, buf, sizeof(buf));
+			rs.creator_thread = x->creator[0] ? x->creator : NULL;
+			rs.syscall = is_thread ? NULL : ooms_syscall_name(a->arch, x->nr);
+			run_snap_stack_write(j, &rs);
 			ooms_attrib_write_java(j, a, x->jstate, x->jstack);
-			if (is_thread) {
-				if (x->start) {
-					json_key(j, "start_routine");
-					attrib_write_frame(j, a, x->start, 0);
-				}
-			} else {
-				json_kstr(j, "syscall", ooms_syscall_name(a->arch, x->nr));
+			if (is_thread && x->start) {
+				run_snap_start_routine_key(j);
+				attrib_write_frame(j, a, x->start, 0);
 			}
 			ooms_attrib_write_frames(j, a, x->stack);
 		}
 		json_obj_end(j);
 	}
-	json_arr_end(j);
 	free(st);
 }
 
@@ -138,13 +136,6 @@ static int open_out(struct atomic_file *af, struct json *j, const char *path)
 	return 0;
 }
 
-static void write_header(struct json *j, struct ooms_attrib *a, const struct ooms_snapshot *s)
-{
-	json_kint(j, "version", 1);
-	json_kint(j, "pid", a->pid);
-	json_kdbl(j, "t", s->t);
-	json_kbool(j, "target_alive", s->alive);
-}
 
 /* A thread group whose name was folded: up to three of its names as they are. */
 static void write_name_examples(struct json *j, struct item *it, struct span g)
@@ -206,22 +197,14 @@ int ooms_attrib_write_threads(struct ooms_attrib *a, const struct ooms_snapshot 
 
 	err = open_out(&af, &j, path);
 	if (!err) {
-		json_obj(&j);
-		write_header(&j, a, s);
-		json_kuint(&j, "threads", s->nthreads);
-		json_kint(&j, "thread_limit", s->thread_limit);
-		json_key(&j, "groups");
-		json_arr(&j);
+		run_snapshot_begin(&j, SNAP_THREADS, a->pid, s->t, s->alive, (int64_t)s->nthreads, s->thread_limit);
 		for (size_t g = 0; g < ng; g++) {
-			json_obj(&j);
-			json_kstr(&j, "name", it[gr[g].begin].group);
-			json_kuint(&j, "count", gr[g].end - gr[g].begin);
+			run_snap_group_begin(&j, SNAP_THREADS, it[gr[g].begin].group, gr[g].end - gr[g].begin);
 			write_name_examples(&j, it, gr[g]);
 			write_stack_groups(&j, a, it, gr[g], 1);
-			json_obj_end(&j);
+			run_snap_group_end(&j);
 		}
-		json_arr_end(&j);
-		json_obj_end(&j);
+		run_snapshot_end(&j);
 		json_end_line(&j);
 		err = atomic_commit(&af);
 	}
@@ -389,16 +372,9 @@ int ooms_attrib_write_fds(struct ooms_attrib *a, const struct ooms_snapshot *s, 
 	err = open_out(&af, &j, path);
 	if (err)
 		goto out;
-	json_obj(&j);
-	write_header(&j, a, s);
-	json_kuint(&j, "fds", s->nfds);
-	json_kint(&j, "fd_limit", s->fd_limit);
-	json_key(&j, "groups");
-	json_arr(&j);
+	run_snapshot_begin(&j, SNAP_FDS, a->pid, s->t, s->alive, (int64_t)s->nfds, s->fd_limit);
 	for (size_t g = 0; g < ng; g++) {
-		json_obj(&j);
-		json_kstr(&j, "kind", it[gr[g].begin].group);
-		json_kuint(&j, "count", gr[g].end - gr[g].begin);
+		run_snap_group_begin(&j, SNAP_FDS, it[gr[g].begin].group, gr[g].end - gr[g].begin);
 		if (!strcmp(it[gr[g].begin].group, "file")) {
 			write_paths(&j, it, gr[g], 0);
 			write_patterns(&j, it, gr[g]);
@@ -406,10 +382,9 @@ int ooms_attrib_write_fds(struct ooms_attrib *a, const struct ooms_snapshot *s, 
 			write_paths(&j, it, gr[g], 1);
 		}
 		write_stack_groups(&j, a, it, gr[g], 0);
-		json_obj_end(&j);
+		run_snap_group_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
+	run_snapshot_end(&j);
 	json_end_line(&j);
 	err = atomic_commit(&af);
 out:
@@ -499,8 +474,7 @@ int ooms_attrib_write_vmsize(struct ooms_attrib *a, const struct ooms_snapshot *
 		free(m);
 		return err;
 	}
-	json_obj(&j);
-	write_header(&j, a, s);
+	run_snapshot_head(&j, a->pid, s->t, s->alive);
 	json_kint(&j, "vmsize_kb", s->vmsize_kb);
 	json_kint(&j, "vmpeak_kb", s->vmpeak_kb);
 	json_kuint(&j, "mappings_total", s->nmaps);

@@ -410,36 +410,32 @@ static void frames(FILE *f, struct json_object *owner)
 }
 
 /* One snapshot's groups as a table. */
-static void group_table(FILE *f, struct json_object *doc, const char *key_field, const char *what, const char *file)
+static void group_table(FILE *f, const struct run_snapshot *snap, const char *file)
 {
-	struct json_object *gs = jr_arr(doc, "groups");
-	size_t n = gs ? json_object_array_length(gs) : 0;
-
 	fprintf(f, "<table><tr><th>%s</th><th>count</th><th>created by</th><th>stack</th></tr>\n",
-		what[0] == 't' ? "name" : "kind");
-	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
-		struct json_object *g = json_object_array_get_idx(gs, i), *sts = jr_arr(g, "stacks");
-		struct json_object *s0 = sts && json_object_array_length(sts) ? json_object_array_get_idx(sts, 0) : NULL;
-		const char *by = jr_str(s0, "created_by");
+		snap->kind == SNAP_THREADS ? "name" : "kind");
+	for (size_t i = 0; i < snap->ngroups && i < TOP_GROUPS; i++) {
+		const struct run_snap_group *g = &snap->groups[i];
+		const struct run_snap_stack *s0 = g->nstacks ? &g->stacks[0] : NULL;
 
 		fprintf(f, "<tr><td>");
-		esc_html(f, jr_str(g, key_field));
-		fprintf(f, "</td><td class=\"n\">%.0f</td><td>", jr_num(g, "count", 0));
-		esc_html(f, by ? by : jr_str(s0, "unknown") ? jr_str(s0, "unknown") : "-");
-		if (jr_get(s0, "start_routine")) {
+		esc_html(f, g->name);
+		fprintf(f, "</td><td class=\"n\">%" PRIu64 "</td><td>", g->count);
+		esc_html(f, s0 && s0->created_by ? s0->created_by : s0 && s0->unknown ? s0->unknown : "-");
+		if (s0 && s0->start_routine) {
 			fprintf(f, "<br><small>start routine ");
-			esc_html(f, jr_str(jr_get(s0, "start_routine"), "symbol"));
+			esc_html(f, s0->start_routine);
 			fprintf(f, "</small>");
 		}
-		if (sts && json_object_array_length(sts) > 1)
-			fprintf(f, "<br><small>and %zu more stack(s)</small>", json_object_array_length(sts) - 1);
+		if (g->nstacks > 1)
+			fprintf(f, "<br><small>and %zu more stack(s)</small>", g->nstacks - 1);
 		fprintf(f, "</td><td>");
-		frames(f, s0);
+		frames(f, s0 ? s0->obj : NULL);
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
-	if (n > TOP_GROUPS) {
-		fprintf(f, "<p class=\"sub\">%zu more groups in ", n - TOP_GROUPS);
+	if (snap->ngroups > TOP_GROUPS) {
+		fprintf(f, "<p class=\"sub\">%zu more groups in ", snap->ngroups - TOP_GROUPS);
 		esc_html(f, file);
 		fprintf(f, ".</p>\n");
 	}
@@ -457,20 +453,23 @@ static const struct rd_event *first_crossing(const struct rundata *rd, const cha
 
 /* Threads or fds: the groups when the rule fired (the evidence), then at
  * the end of the run. */
-static void groups(FILE *f, const struct rundata *rd, struct json_object *doc, const char *title,
-		   const char *key_field, const char *what)
+static void groups(FILE *f, const struct rundata *rd, const struct run_snapshot *end, const char *title,
+		   enum ooms_snap kind)
 {
-	const char *count_key = what[0] == 't' ? "threads" : "fds";
-	const struct rd_event *x = first_crossing(rd, what[0] == 't' ? "thread" : "fd");
-	struct json_object *at = NULL;
+	const char *what = ooms_snap_base[kind];
+	const struct rd_event *x = first_crossing(rd, kind == SNAP_THREADS ? "thread" : "fd");
+	struct json_object *doc = NULL;
+	struct run_snapshot at;
+	int have_at = 0;
 	char path[4200], file[32];
 
 	fprintf(f, "<h2>%s</h2>\n", title);
 	if (x) {
 		snprintf(path, sizeof(path), "%s/%s", rd->dir, x->file);
-		at = json_object_from_file(path);
+		doc = json_object_from_file(path);
+		have_at = doc && run_snapshot_read(doc, kind, &at) == 0;
 	}
-	if (at) {
+	if (have_at) {
 		fprintf(f, "<h3>At the crossing: %.1f s, ", x->t);
 		esc_html(f, x->rule);
 		fprintf(f, "</h3>\n");
@@ -479,23 +478,23 @@ static void groups(FILE *f, const struct rundata *rd, struct json_object *doc, c
 				fprintf(f, "<p class=\"recurred\">The rule held again %.0f time%s after this crossing, without the "
 					   "count falling back under 90%% of its threshold: one finding, recurring.</p>\n",
 					rd->recurred[i].times, rd->recurred[i].times == 1 ? "" : "s");
-		fprintf(f, "<p class=\"sub\">%.0f %s when the rule fired (", jr_num(at, count_key, 0), what);
+		fprintf(f, "<p class=\"sub\">%" PRId64 " %s when the rule fired (", at.members, what);
 		esc_html(f, x->file);
 		fprintf(f, "); groups largest first, each with its creation stacks.</p>\n");
-		group_table(f, at, key_field, what, x->file);
-		json_object_put(at);
+		group_table(f, &at, x->file);
+		run_snapshot_free(&at);
 	}
+	json_object_put(doc);
 	snprintf(file, sizeof(file), "%s.json", what);
-	if (!doc) {
+	if (!end) {
 		fprintf(f, "<p class=\"none\">No %s in this run directory.</p>\n", file);
 		return;
 	}
-	if (x && at)
+	if (have_at)
 		fprintf(f, "<h3>At the end</h3>\n");
-	fprintf(f, "<p class=\"sub\">%.0f %s at %s; groups largest first, each with its creation stacks.</p>\n",
-		jr_num(doc, count_key, 0), what,
-		json_object_get_boolean(jr_get(doc, "target_alive")) ? "the end of the run" : "the last sample before the target exited");
-	group_table(f, doc, key_field, what, file);
+	fprintf(f, "<p class=\"sub\">%" PRId64 " %s at %s; groups largest first, each with its creation stacks.</p>\n",
+		end->members, what, end->target_alive ? "the end of the run" : "the last sample before the target exited");
+	group_table(f, end, file);
 }
 
 static void allocations(FILE *f, const struct rundata *rd)
@@ -705,8 +704,8 @@ void ooms_report_html(const struct rundata *rd, const struct report_lab *lab, FI
 	html_heap_section(f, rd);
 	failures(f, rd);
 	allocations(f, rd);
-	groups(f, rd, rd->threads, "Threads", "name", "threads");
-	groups(f, rd, rd->fds, "File descriptors", "kind", "fds");
+	groups(f, rd, rd->have_threads ? &rd->threads : NULL, "Threads", SNAP_THREADS);
+	groups(f, rd, rd->have_fds ? &rd->fds : NULL, "File descriptors", SNAP_FDS);
 	files(f, rd);
 	fprintf(f, "<p class=\"sub\">written by oomscope report</p>\n</body></html>\n");
 }

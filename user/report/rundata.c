@@ -313,11 +313,13 @@ int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len)
 		rundata_free(rd);
 		return e;
 	}
-	rd->threads = load_json(dir, RUN_THREADS);
-	rd->fds = load_json(dir, RUN_FDS);
+	rd->threads_doc = load_json(dir, RUN_THREADS);
+	rd->have_threads = rd->threads_doc && run_snapshot_read(rd->threads_doc, SNAP_THREADS, &rd->threads) == 0;
+	rd->fds_doc = load_json(dir, RUN_FDS);
+	rd->have_fds = rd->fds_doc && run_snapshot_read(rd->fds_doc, SNAP_FDS, &rd->fds) == 0;
 	rd->allocs_doc = load_json(dir, RUN_ALLOCS);
 	load_alloc_list(rd);
-	rd->vmsize = load_json(dir, RUN_VMSIZE);
+	rd->vmsize_doc = load_json(dir, RUN_VMSIZE);
 	rd->death_doc = load_json(dir, RUN_DEATH);
 	rd->have_death = rd->death_doc && run_death_read(rd->death_doc, &rd->death) == 0;
 	rd->failures_doc = load_json(dir, RUN_FAILURES);
@@ -329,11 +331,13 @@ int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len)
 void rundata_free(struct rundata *rd)
 {
 	json_object_put(rd->start);
-	json_object_put(rd->threads);
-	json_object_put(rd->fds);
+	run_snapshot_free(&rd->threads);
+	json_object_put(rd->threads_doc);
+	run_snapshot_free(&rd->fds);
+	json_object_put(rd->fds_doc);
 	run_allocs_free(&rd->allocs);
 	json_object_put(rd->allocs_doc);
-	json_object_put(rd->vmsize);
+	json_object_put(rd->vmsize_doc);
 	run_death_free(&rd->death);
 	json_object_put(rd->death_doc);
 	run_failures_free(&rd->failures);

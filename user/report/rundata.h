@@ -14,6 +14,7 @@
 #include "run/allocs.h"
 #include "run/death.h"
 #include "run/failures.h"
+#include "run/snapshot.h"
 
 struct json_object;
 
@@ -77,7 +78,9 @@ struct rundata {
 	size_t nevents;
 	size_t bad_lines;               /* timeline lines that did not parse */
 	/* the files beside the timeline (NULL when absent) */
-	struct json_object *threads, *fds, *allocs_doc, *vmsize;
+	struct json_object *threads_doc, *fds_doc, *allocs_doc, *vmsize_doc;
+	struct run_snapshot threads, fds; /* threads.json, fds.json read (have_threads, have_fds) */
+	int have_threads, have_fds;
 	struct run_allocs allocs;       /* allocs.json read (have_allocs) */
 	int have_allocs;
 	struct json_object *death_doc, *failures_doc; /* death.json, failures.json as parsed */

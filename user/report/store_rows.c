@@ -14,6 +14,7 @@
 #include <string.h>
 #include "run/files.h"
 #include "run/frames.h"
+#include "run/snapshot.h"
 #include "run/run_id.h"
 #include "util/hash.h"
 
@@ -72,28 +73,23 @@ static void frames_signature(const char *what, const struct run_frames *fr, char
 
 /* The groups of one snapshot file (threads: by name; fds: by kind), one
  * row per creation stack. */
-static int snapshot_rows(struct store *s, const char *run_id, const char *snap, const char *resource,
-			 struct json_object *doc)
+static int snapshot_rows(struct store *s, const char *run_id, const char *snap, const struct run_snapshot *doc)
 {
-	struct json_object *gs = jr_arr(doc, "groups");
-	int is_threads = !strcmp(resource, "threads");
+	const char *resource = ooms_snap_base[doc->kind];
 
-	for (size_t i = 0; gs && i < json_object_array_length(gs); i++) {
-		struct json_object *g = json_object_array_get_idx(gs, i), *st = jr_arr(g, "stacks");
-		const char *kind = jr_str(g, is_threads ? "name" : "kind");
+	for (size_t i = 0; i < doc->ngroups; i++) {
+		const struct run_snap_group *g = &doc->groups[i];
 
-		for (size_t k = 0; st && k < json_object_array_length(st); k++) {
-			struct json_object *x = json_object_array_get_idx(st, k);
+		for (size_t k = 0; k < g->nstacks; k++) {
+			const struct run_snap_stack *x = &g->stacks[k];
 			char what[300], sig[STORE_SIG_LEN + 1];
-			const char *by = jr_str(x, "created_by");
 
-			snprintf(what, sizeof(what), "%s %s %s", resource, kind ? kind : "?",
-				 jr_str(x, "syscall") ? jr_str(x, "syscall") : "");
-			store_signature(what, run_frames_for_signature(x), sig);
+			snprintf(what, sizeof(what), "%s %s %s", resource, g->name ? g->name : "?", x->syscall ? x->syscall : "");
+			store_signature(what, run_frames_for_signature(x->obj), sig);
 			/* known: made while watched, with its creation stack (not "existed at attach") */
-			if (store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(snap), STORE_TEXT(resource), STORE_TEXT(kind),
-					 STORE_INT((int64_t)jr_num(x, "count", 0)), STORE_TEXT(sig),
-					 STORE_TEXT(by ? by : jr_str(x, "unknown")), STORE_INT(by != NULL)))
+			if (store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(snap), STORE_TEXT(resource),
+					 STORE_TEXT(g->name), STORE_INT((int64_t)x->count), STORE_TEXT(sig),
+					 STORE_TEXT(x->created_by ? x->created_by : x->unknown), STORE_INT(x->created_by != NULL)))
 				return -1;
 		}
 	}
@@ -108,6 +104,7 @@ static int crossing_rows(struct store *s, const struct rundata *rd, const char *
 		const struct rd_event *e = &rd->events[i];
 		char path[4400];
 		struct json_object *doc;
+		struct run_snapshot snap;
 
 		if (e->kind != REC_CROSSING)
 			continue;
@@ -120,9 +117,14 @@ static int crossing_rows(struct store *s, const struct rundata *rd, const char *
 		snprintf(path, sizeof(path), "%s/%s", rd->dir, e->file);
 		if (!(doc = json_object_from_file(path)))
 			continue; /* not kept (the first, the largest and the last are) */
-		if (snapshot_rows(s, run_id, e->file, e->file[0] == 'f' ? "fds" : "threads", doc)) {
-			json_object_put(doc);
-			return -1;
+		if (run_snapshot_read(doc, e->file[0] == 'f' ? SNAP_FDS : SNAP_THREADS, &snap) == 0) {
+			int bad = snapshot_rows(s, run_id, e->file, &snap);
+
+			run_snapshot_free(&snap);
+			if (bad) {
+				json_object_put(doc);
+				return -1;
+			}
 		}
 		json_object_put(doc);
 	}
@@ -282,8 +284,8 @@ int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id
 				return -1;
 		}
 	}
-	if (crossing_rows(s, rd, run_id) || snapshot_rows(s, run_id, RUN_FDS, "fds", rd->fds) ||
-	    snapshot_rows(s, run_id, RUN_THREADS, "threads", rd->threads) || failure_rows(s, rd, run_id) ||
+	if (crossing_rows(s, rd, run_id) || (rd->have_fds && snapshot_rows(s, run_id, RUN_FDS, &rd->fds)) ||
+	    (rd->have_threads && snapshot_rows(s, run_id, RUN_THREADS, &rd->threads)) || failure_rows(s, rd, run_id) ||
 	    leak_rows(s, rd, run_id, started) || alloc_rows(s, rd, run_id) || run_findings(s, run_id))
 		return -1;
 	return 0;

@@ -1,0 +1,67 @@
+/* The snapshot files: threads.json and fds.json (and their crossings'
+ * threads-N.json, fds-N.json, the failures' *-at-failure.json): a
+ * resource's members grouped (threads by name, fds by kind), each group's
+ * creation stacks. The writer's pieces (the collector's attrib_write.c
+ * calls them for the head, each group and each stack; a group's own
+ * extras, an fd kind's paths and patterns, a thread name's examples, are
+ * its) beside the reader (the report, the lab's store). Strings read point
+ * into the parsed object. */
+#ifndef OOMSCOPE_RUN_SNAPSHOT_H
+#define OOMSCOPE_RUN_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "detect/resource.h"
+
+struct json;
+struct json_object;
+
+struct run_snap_stack {
+	uint64_t count;              /* members made by it */
+	const char *unknown;         /* why no stack ("existed at attach"); NULL when it has one */
+	const char *created_by;      /* the app's first frame, Java or native */
+	const char *creator_thread;
+	const char *syscall;         /* fds: the call that made them */
+	const char *start_routine;   /* threads: the start routine's symbol */
+	struct json_object *obj;     /* read: its frames (run_frames_read, run_frames_for_signature) */
+};
+
+struct run_snap_group {
+	const char *name;            /* threads: the name; fds: the kind */
+	uint64_t count;
+	struct run_snap_stack *stacks;
+	size_t nstacks;
+};
+
+struct run_snapshot {
+	enum ooms_snap kind;
+	int64_t pid;
+	double t;
+	int target_alive;
+	int64_t members, limit;      /* threads and thread_limit, fds and fd_limit */
+	struct run_snap_group *groups;
+	size_t ngroups;
+};
+
+/* The writer's pieces: the head (opens the object and the groups), a
+ * group (opens it: the writer adds its extras, then its stacks), the
+ * stacks, the end. */
+void run_snapshot_begin(struct json *j, enum ooms_snap kind, int64_t pid, double t, int alive, int64_t members,
+			int64_t limit);
+/* vmsize.json's head (no groups: its largest mappings follow, the writer's) */
+void run_snapshot_head(struct json *j, int64_t pid, double t, int alive);
+void run_snap_group_begin(struct json *j, enum ooms_snap kind, const char *name, uint64_t count);
+void run_snap_stacks_begin(struct json *j);
+/* A stack's keys (the caller opened its object, and writes its Java stack,
+ * start routine and frames after). */
+void run_snap_stack_write(struct json *j, const struct run_snap_stack *s);
+void run_snap_start_routine_key(struct json *j);
+void run_snap_group_end(struct json *j); /* ends the stacks and the group */
+void run_snapshot_end(struct json *j);
+
+/* doc (threads.json or fds.json parsed) into out (allocated;
+ * run_snapshot_free). 0, -EINVAL or -ENOMEM. */
+int run_snapshot_read(struct json_object *doc, enum ooms_snap kind, struct run_snapshot *out);
+void run_snapshot_free(struct run_snapshot *s);
+
+#endif
