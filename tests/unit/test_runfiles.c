@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "run/allocs.h"
+#include "run/analysis.h"
 #include "run/death.h"
 #include "run/failures.h"
 #include "run/frames.h"
@@ -260,6 +261,50 @@ static void test_snapshot(void)
 	free(line);
 }
 
+/* ---- an analysis, as the analyzer writes it ---- */
+
+static void test_analysis(void)
+{
+	struct json_object *o = json_tokener_parse(
+		"{\"runningInfo\":{\"objects\":1200,\"reachableShallowSize\":65536},"
+		"\"gcPaths\":[{\"className\":\"Leak\",\"signature\":\"ab12\",\"instanceCount\":3,\"retainedSizeTotal\":300,"
+		"\"retainedSize\":100,\"leakReason\":\"kept\",\"gcRoot\":\"StickyClass\","
+		"\"path\":[{\"referenceType\":\"STATIC_FIELD\",\"reference\":\"App.cache\"},{\"reference\":\"[3]\"}]}],"
+		"\"suspects\":[{\"description\":\"accumulates\",\"count\":9,\"retainedSize\":900,\"gcRoot\":\"JavaFrame\"}],"
+		"\"threads\":[{\"name\":\"main\",\"threwOutOfMemoryError\":true,\"heldRetainedSize\":50,"
+		"\"frames\":[{\"frame\":\"App.run(App.java:3)\",\"locals\":[{\"className\":\"byte[]\",\"retainedSize\":40}]},"
+		"{\"frame\":\"App.main(App.java:1)\"}]}],"
+		"\"classHistogram\":[{\"className\":\"byte[]\",\"instanceCount\":10,\"retainedSize\":400}],"
+		"\"topRetainers\":[{\"isClass\":true,\"className\":\"App\",\"objectId\":\"0x10\",\"retainedSize\":1000,"
+		"\"shallowSize\":16}]}");
+	struct run_analysis a;
+
+	TAP_OK(o && run_analysis_read(o, &a) == 0, "analysis: read");
+	TAP_OK(a.objects == 1200 && a.reachable_shallow_size == 65536, "analysis: its totals");
+	TAP_OK(a.nleaks == 1 && !strcmp(a.leaks[0].class_name, "Leak") && a.leaks[0].instance_count == 3 &&
+	       a.leaks[0].retained_size_total == 300 && !strcmp(a.leaks[0].path.gc_root, "StickyClass") &&
+	       a.leaks[0].path.nsteps == 2 && !strcmp(a.leaks[0].path.steps[0].reference_type, "STATIC_FIELD") &&
+	       a.leaks[0].path.steps[1].reference_type == NULL, "analysis: a leak group with its path");
+	TAP_OK(a.nsuspects == 1 && a.suspects[0].count == 9 && a.suspects[0].path.nsteps == 0 && a.suspects[0].signature == NULL,
+	       "analysis: a suspect");
+	TAP_OK(a.nthreads == 1 && a.threads[0].threw_oom && a.threads[0].nframes == 2 && a.threads[0].frames[0].nlocals == 1 &&
+	       a.threads[0].frames[0].locals[0].retained_size == 40 && a.threads[0].frames[1].nlocals == 0,
+	       "analysis: a thread, its frames and locals");
+	TAP_OK(a.nclasses == 1 && a.classes[0].instance_count == 10 && a.nretainers == 1 && a.retainers[0].is_class &&
+	       a.retainers[0].shallow_size == 16, "analysis: the histogram and the top retainers");
+	run_analysis_free(&a);
+	json_object_put(o);
+	o = json_tokener_parse("{\"gcPaths\":[5,{\"path\":{}}],\"threads\":[{\"frames\":[1]}]}");
+	TAP_OK(run_analysis_read(o, &a) == 0 && a.nleaks == 2 && a.leaks[0].class_name == NULL && a.leaks[1].path.nsteps == 0 &&
+	       a.nthreads == 1 && a.threads[0].nframes == 1 && a.threads[0].frames[0].frame == NULL,
+	       "analysis, damaged: wrong types read as absent");
+	run_analysis_free(&a);
+	json_object_put(o);
+	o = json_tokener_parse("\"text\"");
+	TAP_EQ_INT(run_analysis_read(o, &a), -EINVAL, "a string is no analysis");
+	json_object_put(o);
+}
+
 /* `oomscope symbolize`'s side: a frame's module and offset, what was found set into it. */
 static void test_symbolize_side(void)
 {
@@ -287,6 +332,7 @@ int main(void)
 	test_failures();
 	test_death();
 	test_snapshot();
+	test_analysis();
 	test_symbolize_side();
 	return tap_done();
 }

@@ -46,6 +46,11 @@ static void kv(FILE *f, const char *k, const char *v)
 	fprintf(f, "</td></tr>\n");
 }
 
+static void setting_row(void *f, const char *key, const char *value)
+{
+	kv(f, key, value);
+}
+
 static void header(FILE *f, const struct rundata *rd)
 {
 	char buf[512];
@@ -101,13 +106,9 @@ static void header(FILE *f, const struct rundata *rd)
 		kv(f, "timeline", buf);
 	}
 	fprintf(f, "</table>\n");
-	if (rd->settings && json_object_is_type(rd->settings, json_type_object)) {
+	if (rd->start) {
 		fprintf(f, "<details><summary>settings</summary><table class=\"kv\">\n");
-		json_object_object_foreach(rd->settings, key, val) {
-			const char *v = json_object_is_type(val, json_type_null) ? "-" : json_object_get_string(val);
-
-			kv(f, key, v);
-		}
+		run_settings_each(rd->start, setting_row, f);
 		fprintf(f, "</table></details>\n");
 	}
 }
@@ -203,13 +204,6 @@ static void failures(FILE *f, const struct rundata *rd)
 	fprintf(f, "</table>\n");
 }
 
-static struct json_object *first_path_group(struct json_object *analysis)
-{
-	struct json_object *g = jr_arr(analysis, "gcPaths");
-
-	return g && json_object_array_length(g) ? json_object_array_get_idx(g, 0) : NULL;
-}
-
 static void findings(FILE *f, const struct rundata *rd)
 {
 	int n = 0;
@@ -245,20 +239,21 @@ static void findings(FILE *f, const struct rundata *rd)
 		}
 	}
 	for (size_t i = 0; i < rd->nanalyses; i++) {
-		struct json_object *g = first_path_group(rd->analyses[i]), *sus = jr_arr(rd->analyses[i], "suspects");
+		const struct run_analysis *an = &rd->an[i];
+		const struct run_an_leak *g = an->nleaks ? &an->leaks[0] : NULL;
 
-		if (sus && json_object_array_length(sus)) {
+		if (an->nsuspects) {
 			fprintf(f, "<li>leak suspect in dump %d: ", rd->analysis_seq[i]);
-			esc_html(f, jr_str(json_object_array_get_idx(sus, 0), "description"));
+			esc_html(f, an->suspects[0].description);
 			fprintf(f, "</li>\n");
 		}
 		if (!g)
 			continue;
 		fprintf(f, "<li>leak in dump %d: <b>", rd->analysis_seq[i]);
-		esc_html(f, jr_str(g, "className"));
-		fprintf(f, "</b> x%.0f, %s retained (", jr_num(g, "instanceCount", 0),
-			html_bytes(jr_num(g, "retainedSizeTotal", NAN), b1, sizeof(b1)));
-		esc_html(f, jr_str(g, "leakReason"));
+		esc_html(f, g->class_name);
+		fprintf(f, "</b> x%.0f, %s retained (", isnan(g->instance_count) ? 0 : g->instance_count,
+			html_bytes(g->retained_size_total, b1, sizeof(b1)));
+		esc_html(f, g->leak_reason);
 		fprintf(f, ")</li>\n");
 	}
 	if (rd->have_allocs && rd->allocs.ngroups) {

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/escape.h"
 #include "report/html_int.h"
@@ -26,41 +27,34 @@ const char *html_bytes(double b, char *buf, size_t len)
 
 /* A leak group's or suspect's path from its GC root, folded: its root kind
  * and length, then one step a line. */
-static void path_details(FILE *f, struct json_object *o)
+static void path_details(FILE *f, const struct run_an_path *p)
 {
-	struct json_object *path = jr_arr(o, "path");
-	size_t np = path ? json_object_array_length(path) : 0;
-
 	fprintf(f, "<details><summary>GC root ");
-	esc_html(f, jr_str(o, "gcRoot"));
-	fprintf(f, ", %zu steps</summary><pre>", np);
-	for (size_t k = 0; k < np; k++) {
-		struct json_object *el = json_object_array_get_idx(path, k);
-
-		fprintf(f, "%-15s ", jr_str(el, "referenceType") ? jr_str(el, "referenceType") : "");
-		esc_html(f, jr_str(el, "reference"));
+	esc_html(f, p->gc_root);
+	fprintf(f, ", %zu steps</summary><pre>", p->nsteps);
+	for (size_t k = 0; k < p->nsteps; k++) {
+		fprintf(f, "%-15s ", p->steps[k].reference_type ? p->steps[k].reference_type : "");
+		esc_html(f, p->steps[k].reference);
 		fputc('\n', f);
 	}
 	fprintf(f, "</pre></details>");
 }
 
 /* The suspects of one analysis: what accumulates where, and the path. */
-static void suspects(FILE *f, struct json_object *an)
+static void suspects(FILE *f, const struct run_analysis *an)
 {
-	struct json_object *sus = jr_arr(an, "suspects");
-	size_t n = sus ? json_object_array_length(sus) : 0;
 	char b1[32];
 
-	if (!n)
+	if (!an->nsuspects)
 		return;
 	fprintf(f, "<table><tr><th>leak suspect (found with no rule)</th><th>retained</th><th>path from a GC root</th></tr>\n");
-	for (size_t i = 0; i < n && i < TOP_GROUPS; i++) {
-		struct json_object *s = json_object_array_get_idx(sus, i);
+	for (size_t i = 0; i < an->nsuspects && i < TOP_GROUPS; i++) {
+		const struct run_an_suspect *s = &an->suspects[i];
 
 		fprintf(f, "<tr><td>");
-		esc_html(f, jr_str(s, "description"));
-		fprintf(f, "</td><td class=\"n\">%s</td><td>", html_bytes(jr_num(s, "retainedSize", NAN), b1, sizeof(b1)));
-		path_details(f, s);
+		esc_html(f, s->description);
+		fprintf(f, "</td><td class=\"n\">%s</td><td>", html_bytes(s->retained_size, b1, sizeof(b1)));
+		path_details(f, &s->path);
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
@@ -68,38 +62,33 @@ static void suspects(FILE *f, struct json_object *an)
 
 /* The threads whose locals hold most (the one that threw the
  * OutOfMemoryError first), with their stack traces folded. */
-static void threads(FILE *f, struct json_object *an)
+static void threads(FILE *f, const struct run_analysis *an)
 {
-	struct json_object *ts = jr_arr(an, "threads");
-	size_t n = ts ? json_object_array_length(ts) : 0;
 	char b1[32];
 
-	if (!n)
+	if (!an->nthreads)
 		return;
 	fprintf(f, "<table><tr><th>thread</th><th>its locals retain</th><th>stack</th></tr>\n");
-	for (size_t i = 0; i < n && i < 5; i++) {
-		struct json_object *t = json_object_array_get_idx(ts, i), *fr = jr_arr(t, "frames");
-		size_t nf = fr ? json_object_array_length(fr) : 0;
+	for (size_t i = 0; i < an->nthreads && i < 5; i++) {
+		const struct run_an_thread *t = &an->threads[i];
 
 		fprintf(f, "<tr><td>");
-		esc_html(f, jr_str(t, "name") ? jr_str(t, "name") : "?");
-		if (json_object_get_boolean(jr_get(t, "threwOutOfMemoryError")))
+		esc_html(f, t->name ? t->name : "?");
+		if (t->threw_oom)
 			fprintf(f, " <span class=\"bad\">threw the OutOfMemoryError</span>");
-		fprintf(f, "</td><td class=\"n\">%s</td><td><details><summary>", html_bytes(jr_num(t, "heldRetainedSize", NAN), b1, sizeof(b1)));
-		esc_html(f, nf ? jr_str(json_object_array_get_idx(fr, 0), "frame") : "(no frames)");
+		fprintf(f, "</td><td class=\"n\">%s</td><td><details><summary>", html_bytes(t->held_retained_size, b1, sizeof(b1)));
+		esc_html(f, t->nframes ? t->frames[0].frame : "(no frames)");
 		fprintf(f, "</summary><pre>");
-		for (size_t k = 0; k < nf; k++) {
-			struct json_object *el = json_object_array_get_idx(fr, k), *ls = jr_arr(el, "locals");
+		for (size_t k = 0; k < t->nframes; k++) {
+			const struct run_an_frame *el = &t->frames[k];
 
 			fprintf(f, "at ");
-			esc_html(f, jr_str(el, "frame"));
+			esc_html(f, el->frame);
 			fputc('\n', f);
-			for (size_t l = 0; ls && l < json_object_array_length(ls); l++) {
-				struct json_object *lo = json_object_array_get_idx(ls, l);
-
+			for (size_t l = 0; l < el->nlocals; l++) {
 				fprintf(f, "    local ");
-				esc_html(f, jr_str(lo, "className"));
-				fprintf(f, " retains %s\n", html_bytes(jr_num(lo, "retainedSize", NAN), b1, sizeof(b1)));
+				esc_html(f, el->locals[l].class_name);
+				fprintf(f, " retains %s\n", html_bytes(el->locals[l].retained_size, b1, sizeof(b1)));
 			}
 		}
 		fprintf(f, "</pre></details></td></tr>\n");
@@ -123,35 +112,58 @@ static int by_growth(const void *x, const void *y)
 	return (da < db) - (da > db);
 }
 
-/* What grew between two analyses of the run, by their class histograms
- * (every class) and suspects' signatures. */
-static void growth(FILE *f, struct json_object *prev, int prev_seq, struct json_object *an)
+/* By name, then in the histogram's order. */
+static int by_name(const void *x, const void *y)
 {
-	struct json_object *h0 = jr_arr(prev, "classHistogram"), *h1 = jr_arr(an, "classHistogram");
-	struct json_object *idx = json_object_new_object();
-	size_t n0 = h0 ? json_object_array_length(h0) : 0, n1 = h1 ? json_object_array_length(h1) : 0, n = 0;
-	struct class_growth *rows = calloc(n1 + 1, sizeof(*rows));
+	const struct run_an_class *const *a = x, *const *b = y;
+	int c = strcmp((*a)->class_name, (*b)->class_name);
+
+	return c ? c : (*a > *b) - (*a < *b);
+}
+
+static int name_only(const void *x, const void *y)
+{
+	const struct run_an_class *const *a = x, *const *b = y;
+
+	return strcmp((*a)->class_name, (*b)->class_name);
+}
+
+static double or0(double v)
+{
+	return isnan(v) ? 0 : v;
+}
+
+/* What grew between two analyses of the run, by their class histograms
+ * (every class). */
+static void growth(FILE *f, const struct run_analysis *prev, int prev_seq, const struct run_analysis *an)
+{
+	const struct run_an_class **idx = calloc(prev->nclasses + 1, sizeof(*idx));
+	struct class_growth *rows = calloc(an->nclasses + 1, sizeof(*rows));
+	size_t n0 = 0, n = 0;
 	char b1[32], b2[32];
 
-	if (!idx || !rows || !n1)
+	if (!idx || !rows || !an->nclasses)
 		goto out;
-	for (size_t i = 0; i < n0; i++) {
-		const char *name = jr_str(json_object_array_get_idx(h0, i), "className");
-
-		if (name)
-			json_object_object_add(idx, name, json_object_new_int64((int64_t)i));
-	}
-	for (size_t i = 0; i < n1; i++) {
-		struct json_object *c = json_object_array_get_idx(h1, i), *at = NULL, *c0 = NULL;
-		struct class_growth g = {jr_str(c, "className"), jr_num(c, "instanceCount", 0), 0,
-					 jr_num(c, "retainedSize", 0), 0};
+	/* the earlier histogram by name; a name twice (two loaders): its last */
+	for (size_t i = 0; i < prev->nclasses; i++)
+		if (prev->classes[i].class_name)
+			idx[n0++] = &prev->classes[i];
+	qsort(idx, n0, sizeof(*idx), by_name);
+	for (size_t i = 0; i < an->nclasses; i++) {
+		const struct run_an_class *c = &an->classes[i], *c0 = NULL;
+		struct run_an_class key = {.class_name = c->class_name};
+		const struct run_an_class *kp = &key, **at;
+		struct class_growth g = {c->class_name, or0(c->instance_count), 0, or0(c->retained_size), 0};
 
 		if (!g.name)
 			continue;
-		if (json_object_object_get_ex(idx, g.name, &at))
-			c0 = json_object_array_get_idx(h0, (size_t)json_object_get_int64(at));
-		g.count0 = jr_num(c0, "instanceCount", 0);
-		g.retained0 = jr_num(c0, "retainedSize", 0);
+		if (n0 && (at = bsearch(&kp, idx, n0, sizeof(*idx), name_only))) {
+			while (at + 1 < idx + n0 && !strcmp(at[1]->class_name, g.name))
+				at++;
+			c0 = *at;
+		}
+		g.count0 = c0 ? or0(c0->instance_count) : 0;
+		g.retained0 = c0 ? or0(c0->retained_size) : 0;
 		if (g.count > g.count0 || g.retained > g.retained0)
 			rows[n++] = g;
 	}
@@ -168,7 +180,7 @@ static void growth(FILE *f, struct json_object *prev, int prev_seq, struct json_
 		fprintf(f, "<tr><td colspan=\"3\">no class grew</td></tr>\n");
 	fprintf(f, "</table>\n");
 out:
-	json_object_put(idx);
+	free(idx);
 	free(rows);
 }
 
@@ -183,49 +195,45 @@ void html_heap_section(FILE *f, const struct rundata *rd)
 		return;
 	}
 	for (size_t a = 0; a < rd->nanalyses; a++) {
-		struct json_object *an = rd->analyses[a], *gp = jr_arr(an, "gcPaths"), *tr = jr_arr(an, "topRetainers");
-		struct json_object *ri = jr_get(an, "runningInfo");
-		size_t ng = gp ? json_object_array_length(gp) : 0;
+		const struct run_analysis *an = &rd->an[a];
 
 		fprintf(f, "<h3>dump %d: %.0f objects, %s reachable; %zu leak group(s)</h3>\n", rd->analysis_seq[a],
-			jr_num(ri, "objects", 0), html_bytes(jr_num(ri, "reachableShallowSize", NAN), b1, sizeof(b1)), ng);
+			or0(an->objects), html_bytes(an->reachable_shallow_size, b1, sizeof(b1)), an->nleaks);
 		suspects(f, an);
 		if (a > 0)
-			growth(f, rd->analyses[a - 1], rd->analysis_seq[a - 1], an);
-		if (ng) {
+			growth(f, &rd->an[a - 1], rd->analysis_seq[a - 1], an);
+		if (an->nleaks) {
 			fprintf(f, "<table><tr><th>leak</th><th>instances</th><th>retained</th><th>why</th><th>path from a GC root</th></tr>\n");
-			for (size_t i = 0; i < ng && i < TOP_GROUPS; i++) {
-				struct json_object *g = json_object_array_get_idx(gp, i);
+			for (size_t i = 0; i < an->nleaks && i < TOP_GROUPS; i++) {
+				const struct run_an_leak *g = &an->leaks[i];
 
 				fprintf(f, "<tr><td><b>");
-				esc_html(f, jr_str(g, "className"));
+				esc_html(f, g->class_name);
 				fprintf(f, "</b><br><small>%s</small></td><td class=\"n\">%.0f</td><td class=\"n\">%s<br><small>largest %s</small></td><td>",
-					jr_str(g, "signature") ? jr_str(g, "signature") : "", jr_num(g, "instanceCount", 0),
-					html_bytes(jr_num(g, "retainedSizeTotal", NAN), b1, sizeof(b1)),
-					html_bytes(jr_num(g, "retainedSize", NAN), b2, sizeof(b2)));
-				esc_html(f, jr_str(g, "leakReason"));
+					g->signature ? g->signature : "", or0(g->instance_count),
+					html_bytes(g->retained_size_total, b1, sizeof(b1)),
+					html_bytes(g->retained_size, b2, sizeof(b2)));
+				esc_html(f, g->leak_reason);
 				fprintf(f, "</td><td>");
-				path_details(f, g);
+				path_details(f, &g->path);
 				fprintf(f, "</td></tr>\n");
 			}
 			fprintf(f, "</table>\n");
 		}
 		threads(f, an);
-		if (tr && json_object_array_length(tr)) {
+		if (an->nretainers) {
 			fprintf(f, "<table><tr><th>top retainer</th><th>retained</th><th>shallow</th></tr>\n");
-			for (size_t i = 0; i < json_object_array_length(tr) && i < 10; i++) {
-				struct json_object *r = json_object_array_get_idx(tr, i);
+			for (size_t i = 0; i < an->nretainers && i < 10; i++) {
+				const struct run_an_retainer *r = &an->retainers[i];
 
-				fprintf(f, "<tr><td>%s", json_object_get_boolean(jr_get(r, "isClass")) ? "class " : "");
-				esc_html(f, jr_str(r, "className"));
+				fprintf(f, "<tr><td>%s", r->is_class ? "class " : "");
+				esc_html(f, r->class_name);
 				fprintf(f, " <small>");
-				esc_html(f, jr_str(r, "objectId"));
+				esc_html(f, r->object_id);
 				fprintf(f, "</small></td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
-					html_bytes(jr_num(r, "retainedSize", 0), b1, sizeof(b1)),
-					html_bytes(jr_num(r, "shallowSize", 0), b2, sizeof(b2)));
+					html_bytes(or0(r->retained_size), b1, sizeof(b1)), html_bytes(or0(r->shallow_size), b2, sizeof(b2)));
 			}
 			fprintf(f, "</table>\n");
 		}
 	}
 }
-

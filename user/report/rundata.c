@@ -58,8 +58,8 @@ static void read_start(struct rundata *rd, struct json_object *o, const struct r
 	rd->duration_s = isnan(r->duration_s) ? 0 : r->duration_s;
 	if (!rd->start) { /* kept: the settings' strings point into it */
 		rd->start = json_object_get(o);
-		rd->settings = jr_get(o, "settings");
 		rd->set = r->settings;
+		rd->start_rec = *r;
 		rd->target_32bit = r->target_32bit;
 	}
 }
@@ -240,14 +240,20 @@ static void load_analyses(struct rundata *rd)
 	qsort(seqs, n, sizeof(int), by_seq);
 	rd->analyses = calloc(n + 1, sizeof(*rd->analyses));
 	rd->analysis_seq = calloc(n + 1, sizeof(int));
-	if (!rd->analyses || !rd->analysis_seq)
+	rd->an = calloc(n + 1, sizeof(*rd->an));
+	if (!rd->analyses || !rd->analysis_seq || !rd->an)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		char name[64];
 
 		snprintf(name, sizeof(name), "dump-%d.analysis.json", seqs[i]);
-		if ((rd->analyses[rd->nanalyses] = load_json(rd->dir, name)))
-			rd->analysis_seq[rd->nanalyses++] = seqs[i];
+		if (!(rd->analyses[rd->nanalyses] = load_json(rd->dir, name)))
+			continue;
+		if (run_analysis_read(rd->analyses[rd->nanalyses], &rd->an[rd->nanalyses])) {
+			json_object_put(rd->analyses[rd->nanalyses]); /* not an analysis, or no memory */
+			continue;
+		}
+		rd->analysis_seq[rd->nanalyses++] = seqs[i];
 	}
 }
 
@@ -342,8 +348,11 @@ void rundata_free(struct rundata *rd)
 	json_object_put(rd->death_doc);
 	run_failures_free(&rd->failures);
 	json_object_put(rd->failures_doc);
-	for (size_t i = 0; i < rd->nanalyses; i++)
+	for (size_t i = 0; i < rd->nanalyses; i++) {
+		run_analysis_free(&rd->an[i]);
 		json_object_put(rd->analyses[i]);
+	}
+	free(rd->an);
 	free(rd->analyses);
 	free(rd->analysis_seq);
 	free(rd->alloc_list);

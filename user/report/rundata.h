@@ -15,6 +15,7 @@
 #include "run/death.h"
 #include "run/failures.h"
 #include "run/snapshot.h"
+#include "run/analysis.h"
 
 struct json_object;
 
@@ -58,10 +59,10 @@ struct rundata {
 	int pid;
 	char command[1024], mode[16], kernel[128], arch[16], wall_time[40];
 	double interval_s, duration_s;
-	struct json_object *settings;   /* start.settings (owned by start), may be NULL */
 	struct run_settings set;        /* the same, read (strings owned by start) */
 	int target_32bit;
 	struct json_object *start;
+	struct run_start start_rec;     /* the start record read (strings owned by start); run_id NULL: none */
 	/* runtime */
 	char runtime[16], runtime_lib[512];
 	/* end */
@@ -89,7 +90,8 @@ struct rundata {
 	int have_death, have_failures;
 	struct rd_alloc *alloc_list;    /* allocs.json's allocations in time order, damaged ones left out */
 	size_t nalloc_list;
-	struct json_object **analyses;  /* dump-N.analysis.json, by N */
+	struct json_object **analyses;  /* dump-N.analysis.json, by N, as parsed */
+	struct run_analysis *an;        /* the same, read */
 	int *analysis_seq;
 	size_t nanalyses;
 };

@@ -9,6 +9,7 @@
 #include "report/store_int.h"
 
 #include <json-c/json.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -146,38 +147,47 @@ static int failure_rows(struct store *s, const struct rundata *rd, const char *r
 	return 0;
 }
 
-/* "GC root KIND -> step -> step" of a gcPaths entry */
-static void path_line(struct json_object *g, char *buf, size_t len)
+/* "GC root KIND -> step -> step" of a leak group's or suspect's path */
+static void path_line(const struct run_an_path *p, char *buf, size_t len)
 {
-	struct json_object *p = jr_arr(g, "path");
-	size_t n = (size_t)snprintf(buf, len, "%s", jr_str(g, "gcRoot") ? jr_str(g, "gcRoot") : "?");
+	size_t n = (size_t)snprintf(buf, len, "%s", p->gc_root ? p->gc_root : "?");
 
-	for (size_t i = 0; p && i < json_object_array_length(p) && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, " -> %s", jr_str(json_object_array_get_idx(p, i), "reference"));
+	for (size_t i = 0; i < p->nsteps && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " -> %s", p->steps[i].reference ? p->steps[i].reference : "(null)");
+}
+
+static int64_t whole(double v)
+{
+	return isnan(v) ? 0 : (int64_t)v;
 }
 
 /* The leak groups (by rule) and the suspects (no rule) of each dump's analysis. */
 static int leak_rows(struct store *s, const struct rundata *rd, const char *run_id, const char *started)
 {
-	for (size_t k = 0; k < 2 * rd->nanalyses; k++) {
-		size_t a = k / 2;
-		int suspects = k % 2;
-		struct json_object *gp = jr_arr(rd->analyses[a], suspects ? "suspects" : "gcPaths");
+	for (size_t a = 0; a < rd->nanalyses; a++) {
+		const struct run_analysis *an = &rd->an[a];
+		char why[2100], line[8192];
 
-		for (size_t i = 0; gp && i < json_object_array_length(gp); i++) {
-			struct json_object *g = json_object_array_get_idx(gp, i);
-			char why[2100], line[8192];
+		for (size_t i = 0; i < an->nleaks; i++) {
+			const struct run_an_leak *g = &an->leaks[i];
 
-			snprintf(why, sizeof(why), "leak suspect (no rule): %s",
-				 jr_str(g, "description") ? jr_str(g, "description") : "?");
-			path_line(g, line, sizeof(line));
+			path_line(&g->path, line, sizeof(line));
 			if (store_insert(s, "leaks", run_id, 10, STORE_INT(rd->analysis_seq[a]),
-					 STORE_TEXT(jr_str(g, "signature") ? jr_str(g, "signature") : "?"),
-					 STORE_TEXT(jr_str(g, "className")),
-					 STORE_INT((int64_t)jr_num(g, suspects ? "count" : "instanceCount", 0)),
-					 STORE_INT((int64_t)jr_num(g, suspects ? "retainedSize" : "retainedSizeTotal", 0)),
-					 STORE_TEXT(suspects ? why : jr_str(g, "leakReason")), STORE_TEXT(jr_str(g, "gcRoot")),
-					 STORE_TEXT(line), STORE_INT(suspects), STORE_TEXT(started)))
+					 STORE_TEXT(g->signature ? g->signature : "?"), STORE_TEXT(g->class_name),
+					 STORE_INT(whole(g->instance_count)), STORE_INT(whole(g->retained_size_total)),
+					 STORE_TEXT(g->leak_reason), STORE_TEXT(g->path.gc_root), STORE_TEXT(line), STORE_INT(0),
+					 STORE_TEXT(started)))
+				return -1;
+		}
+		for (size_t i = 0; i < an->nsuspects; i++) {
+			const struct run_an_suspect *g = &an->suspects[i];
+
+			snprintf(why, sizeof(why), "leak suspect (no rule): %s", g->description ? g->description : "?");
+			path_line(&g->path, line, sizeof(line));
+			if (store_insert(s, "leaks", run_id, 10, STORE_INT(rd->analysis_seq[a]),
+					 STORE_TEXT(g->signature ? g->signature : "?"), STORE_TEXT(g->class_name),
+					 STORE_INT(whole(g->count)), STORE_INT(whole(g->retained_size)), STORE_TEXT(why),
+					 STORE_TEXT(g->path.gc_root), STORE_TEXT(line), STORE_INT(1), STORE_TEXT(started)))
 				return -1;
 		}
 	}
@@ -200,7 +210,7 @@ static int alloc_rows(struct store *s, const struct rundata *rd, const char *run
 
 void store_run_id(const struct rundata *rd, char out[RUN_ID_LEN + 1])
 {
-	const char *id = jr_str(rd->start, "run_id");
+	const char *id = rd->start_rec.run_id;
 	const char *text;
 
 	if (run_id_valid(id)) {
@@ -257,10 +267,9 @@ static int run_findings(struct store *s, const char *run_id)
 int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id, const char *real_dir,
 		   const char *started, const char *added)
 {
-	struct json_object *labels = jr_get(rd->start, "labels");
 	const char *how = rd->have_death ? rd->death.how : NULL;
 
-	struct store_val run[11] = {STORE_TEXT(run_id), STORE_TEXT(jr_str(rd->start, "host")), STORE_TEXT(real_dir),
+	struct store_val run[11] = {STORE_TEXT(run_id), STORE_TEXT(rd->start_rec.host), STORE_TEXT(real_dir),
 				    STORE_TEXT(rd->command), STORE_TEXT(rd->mode), STORE_INT(rd->pid), STORE_TEXT(started),
 				    STORE_REAL(rd->ended ? rd->end_t : -1),
 				    STORE_TEXT(how ? how : rd->ended ? rd->end_reason : NULL),
@@ -277,13 +286,10 @@ int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id
 			11, run, NULL, NULL) ||
 	    delete_run(s, run_id))
 		return -1;
-	if (labels && json_object_is_type(labels, json_type_object)) {
-		json_object_object_foreach(labels, key, val)
-		{
-			if (store_insert(s, "labels", run_id, 2, STORE_TEXT(key), STORE_TEXT(json_object_get_string(val))))
-				return -1;
-		}
-	}
+	for (size_t i = 0; i < rd->start_rec.nlabels; i++)
+		if (store_insert(s, "labels", run_id, 2, STORE_TEXT(rd->start_rec.label_key[i]),
+				 STORE_TEXT(rd->start_rec.label_value[i])))
+			return -1;
 	if (crossing_rows(s, rd, run_id) || (rd->have_fds && snapshot_rows(s, run_id, RUN_FDS, &rd->fds)) ||
 	    (rd->have_threads && snapshot_rows(s, run_id, RUN_THREADS, &rd->threads)) || failure_rows(s, rd, run_id) ||
 	    leak_rows(s, rd, run_id, started) || alloc_rows(s, rd, run_id) || run_findings(s, run_id))

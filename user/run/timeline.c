@@ -182,6 +182,16 @@ static void read_start(struct json_object *o, struct run_start *r)
 		read_settings(o, &r->settings); /* nothing there: every setting absent */
 }
 
+void run_settings_each(struct json_object *start, void (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+{
+	struct json_object *s = jr_get(start, "settings");
+
+	if (!s || !json_object_is_type(s, json_type_object))
+		return;
+	json_object_object_foreach(s, key, val)
+		fn(ctx, key, json_object_is_type(val, json_type_null) ? "-" : json_object_get_string(val));
+}
+
 /* ---- sample ---- */
 
 static void write_sample(struct json *j, const struct run_sample *s)

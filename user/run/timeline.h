@@ -194,6 +194,11 @@ struct run_record {
 	} u;
 };
 
+/* The start record's settings, each key with its value as text ("-" for
+ * none), in the record's order: fn(ctx, key, value) (the report's table of
+ * every setting, whatever a run's version wrote). */
+void run_settings_each(struct json_object *start, void (*fn)(void *ctx, const char *key, const char *value), void *ctx);
+
 /* Writes r as one JSON object (the caller ends the line). A type this
  * module does not hold writes nothing. */
 void run_record_write(struct json *j, const struct run_record *r);
