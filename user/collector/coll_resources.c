@@ -59,15 +59,19 @@ static void count_vmsize(struct coll *c, const struct res_input *in, struct ooms
 	f->limit = in->lim->as_soft > 0 ? in->lim->as_soft / 1024 : -1;
 }
 
-/* The fds on a memfd or an ashmem region, from the lists (the last full
- * reading between two: a large target's are read at most every 20x what
- * reading them cost). */
+/* The fds on a memfd or an ashmem region, from the lists: counted when they
+ * were read for this sample (a large target's are read at most every 20x
+ * what reading them cost); between two readings, the last count stands. */
 static void count_memfd(struct coll *c, const struct res_input *in, struct ooms_res_fig *f)
 {
 	char buf[64];
 	int64_t n = 0;
 
-	(void)c;
+	if (!in->full && in->st && c->have_smp && c->last_smp.res[RES_MEMFD].value >= 0) {
+		f->value = c->last_smp.res[RES_MEMFD].value;
+		f->limit = in->lim->nofile_soft;
+		return;
+	}
 	for (size_t i = 0; i < in->s->nfds; i++) {
 		const char *kind = ooms_fd_kind(ooms_snap_fd_target(in->s, i), buf, sizeof(buf));
 
