@@ -123,15 +123,14 @@ void ooms_allocs_line(struct ooms_allocs *al, const struct ooms_alloc_rec *r, ch
 			 fn_name(al, r->fn), r->comm, r->tid, c ? c : "?");
 }
 
-static void rec_fields(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, uint64_t start_ns)
+/* r as the run directory's record; its culprit goes into who. */
+static struct run_alloc run_rec(struct ooms_allocs *al, const struct ooms_alloc_rec *r, uint64_t start_ns, char *who,
+				size_t who_len)
 {
-	char who[300];
-	struct run_alloc a = {.t = r->ts_ns > start_ns ? (r->ts_ns - start_ns) / 1e9 : 0, .bytes = r->bytes,
-			      .function = fn_name(al, r->fn), .tid = r->tid, .thread = r->comm, .address = r->addr,
-			      .state = state_name(r->state), .stack_id = r->stack,
-			      .allocated_by = ooms_attrib_culprit(al->a, r->stack, who, sizeof(who))};
-
-	run_alloc_fields(j, &a);
+	return (struct run_alloc){.t = r->ts_ns > start_ns ? (r->ts_ns - start_ns) / 1e9 : 0, .bytes = r->bytes,
+				  .function = fn_name(al, r->fn), .tid = r->tid, .thread = r->comm, .address = r->addr,
+				  .state = state_name(r->state), .stack_id = r->stack,
+				  .allocated_by = ooms_attrib_culprit(al->a, r->stack, who, who_len)};
 }
 
 void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, double t,
@@ -140,7 +139,10 @@ void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_
 	json_obj(j);
 	json_kstr(j, "type", r->state == ALLOC_FREED ? "alloc_freed" : run_rec_name(REC_BIG_ALLOC));
 	json_kdbl(j, "t_seen", t);
-	rec_fields(j, al, r, start_ns);
+	char who[300];
+	struct run_alloc a = run_rec(al, r, start_ns, who, sizeof(who));
+
+	run_alloc_fields(j, &a);
 	json_key(j, "stack");
 	json_obj(j);
 	ooms_attrib_write_frames(j, al->a, r->stack);
@@ -253,9 +255,10 @@ int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_n
 	}
 	run_allocs_between(&j);
 	for (size_t i = 0; i < al->n; i++) {
-		json_obj(&j);
-		rec_fields(&j, al, &al->recs[i], start_ns);
-		json_obj_end(&j);
+		char who[300];
+		struct run_alloc a = run_rec(al, &al->recs[i], start_ns, who, sizeof(who));
+
+		run_alloc_write(&j, &a);
 	}
 	run_allocs_end(&j);
 	json_end_line(&j);

@@ -387,9 +387,10 @@ int ooms_failures_write(struct ooms_failures *f, const char *path, uint64_t star
 	json_init(&j, af.f, 0);
 	run_failures_begin(&j, ooms_failures_total(f));
 	for (size_t i = 0; f && i < f->n; i++) {
-		json_obj(&j);
-		ooms_failures_json(&j, f, &sorted[i], start_ns, 0);
-		json_obj_end(&j);
+		struct ooms_fail_rec rec;
+
+		ooms_failures_rec(f, &sorted[i], start_ns, &rec);
+		run_failures_group(&j, &rec.r);
 	}
 	run_failures_end(&j);
 	json_end_line(&j);
