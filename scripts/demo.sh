@@ -14,7 +14,7 @@ fi
 dir="runs/demo-$(date +%Y%m%d-%H%M%S)"
 mkdir -p runs
 echo "demo (1/2): starting build/targets/demo_leak (leaks HandlerThreads and cache files) under oomscope;"
-echo "demo (1/2): RLIMIT_NOFILE 1024 as on many Android devices; expect a crossing in about 25 s"
+echo "demo (1/2): RLIMIT_NOFILE 1024 as on many Android devices; expect a crossing in about 12 s (the fd trend)"
 echo
 # The demo target leaks until it is stopped; oomscope stops it at the first crossing.
 ( ulimit -n 1024; exec ./oomscope run --stop-on-crossing -o "$dir" -- build/targets/demo_leak -t 120 ) \
