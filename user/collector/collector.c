@@ -3,6 +3,7 @@
 #include "run/files.h"
 #include "collector/coll.h"
 #include "util/tmpdir.h"
+#include <poll.h>
 
 static int make_dir(const char *path)
 {
@@ -386,7 +387,8 @@ static void target_ended(struct coll *c, int status, struct ooms_death_rec *d)
 	if (oom_ns && c->cg_ns + 100000000ull > oom_ns && c->cg_prev_ns)
 		before = &c->cg_prev;
 	ooms_cgroup_refresh(&after);
-	ooms_death_classify(c->died ? &c->skel->bss->death : NULL, c->skel->bss->last_sig, OOMS_NSIG,
+	/* the record in .bss is there even when the ring buffer had no room for its event */
+	ooms_death_classify(c->died || c->skel->bss->death.ts_ns ? &c->skel->bss->death : NULL, c->skel->bss->last_sig, OOMS_NSIG,
 			    &c->skel->bss->oom, c->pid, before, &after, status, d);
 	if (coll_held_snapshot(c, &held) == 0) {
 		ooms_snapshot_free(&c->last);
@@ -499,6 +501,25 @@ static void teardown(struct coll *c)
 		close(c->pidfd);
 }
 
+/* The target looks gone (a sample failed, its pidfd woke us): its last
+ * thread may still be on its way out (a JVM's threads leave one by one,
+ * slowly under emulation), and the death record is sent by the last one.
+ * Wait, up to timeout_ms, for the record or for the pidfd to say the whole
+ * group has left (its last thread passed the exit tracepoint before that). */
+static void await_death(struct coll *c, int timeout_ms)
+{
+	uint64_t until = coll_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	struct pollfd p = {.fd = c->pidfd, .events = POLLIN};
+
+	coll_consume(c);
+	while (!c->died && !c->skel->bss->death.ts_ns && coll_now_ns() < until) {
+		if (c->pidfd < 0 || poll(&p, 1, 20) != 0 || !proc_dying(c->pid))
+			break; /* gone whole (its record, if any, is in the ring buffer now), or not leaving at all */
+		coll_consume(c);
+	}
+	coll_consume(c);
+}
+
 int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 {
 	struct coll c;
@@ -543,8 +564,10 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 		if (c.launched)
 			status = launch_stop(&c.launch, 0);
 	}
+	if (ended)
+		await_death(&c, 10000);
 	coll_consume(&c);
-	ended = ended || c.died;
+	ended = ended || c.died || c.skel->bss->death.ts_ns;
 	if (ended) {
 		why = "target exited";
 		target_ended(&c, status, &death);
