@@ -221,18 +221,16 @@ static void fds_doc(struct json *j, const void *arg)
 	(void)arg;
 	run_snapshot_begin(j, SNAP_FDS, 99, 3.5, 1, 12, 1024);
 	run_snap_group_begin(j, SNAP_FDS, "memfd", 10);
-	json_key(j, "paths"); /* a group's extras are its writer's */
-	json_arr(j);
-	json_arr_end(j);
+	run_snap_counts_begin(j, RUN_SNAP_PATHS);
+	run_snap_count(j, RUN_SNAP_PATHS, "/memfd:a (deleted)", 10);
+	run_snap_list_end(j);
 	run_snap_stacks_begin(j);
-	json_obj(j);
 	run_snap_stack_write(j, &(struct run_snap_stack){.count = 9, .created_by = "open_shared_memory (fd_target)",
 							.creator_thread = "main", .syscall = "memfd_create"});
 	write_frames(j, NULL);
-	json_obj_end(j);
-	json_obj(j);
+	run_snap_stack_end(j);
 	run_snap_stack_write(j, &(struct run_snap_stack){.count = 1, .unknown = "existed at attach"});
-	json_obj_end(j);
+	run_snap_stack_end(j);
 	run_snap_group_end(j);
 	run_snapshot_end(j);
 }
@@ -305,6 +303,97 @@ static void test_analysis(void)
 	json_object_put(o);
 }
 
+/* The writer's pieces in the file's order, as analyze/report.c calls them. */
+static void analysis_doc(struct json *j, const void *arg)
+{
+	static const struct run_anw_count kinds[] = {{"StickyClass", 3}, {"JavaFrame", 2}};
+	static const char *const order[] = {"ThreadObject", "StickyClass"};
+	static const struct run_anw_accumulated acc[] = {{"Session", 40, 4000}};
+
+	(void)arg;
+	run_anw_begin(j, &(struct run_anw_info){.file = "a.hprof", .format = "JAVA PROFILE 1.0.2", .id_size = 8,
+						 .runtime = "jvm", .objects = 1200, .reachable_shallow_size = 65536,
+						 .root_kinds = kinds, .nroot_kinds = 2, .retained_model = "visualvm",
+						 .root_order = order, .nroot_order = 2});
+	run_anw_list(j, RUN_AN_CLASS_INFOS);
+	run_anw_class_info(j, &(struct run_anw_class_info){"Leak", "kept", 5, 3});
+	run_anw_list_end(j);
+	run_anw_list(j, RUN_AN_GC_PATHS);
+	run_anw_leak_begin(j, &(struct run_anw_leak){
+		.instance_count = 3, .leak_reason = "kept", .watcher = RUN_AN_LEAKCANARY, .watch_key = "k1",
+		.watch_uptime_ms = INT64_MIN, .retained_uptime_ms = INT64_MIN, .gc_root = "StickyClass", .signature = "ab12",
+		.class_name = "Leak", .leak_object_id = 0x40, .retained_size = 100, .retained_size_total = 300, .path_length = 2});
+	run_anw_path_begin(j);
+	run_anw_step(j, &(struct run_anw_step){"App.cache", "STATIC_FIELD", "App", 1, 0x10});
+	run_anw_step(j, &(struct run_anw_step){"Leak", "LEAKING_INSTANCE", "Leak", 1, 0x40});
+	run_anw_path_end(j);
+	run_anw_item_end(j);
+	run_anw_list_end(j);
+	run_anw_list(j, RUN_AN_SUSPECTS);
+	run_anw_suspect_begin(j, &(struct run_anw_suspect){
+		.instances = 1, .description = "accumulates", .class_name = "java.util.ArrayList", .signature = "cd34",
+		.gc_root = "JavaFrame", .count = 9, .retained_size = 900, .heap_share = 0.5, .point_class = "Object[]",
+		.accumulates = acc, .naccumulates = 1, .path_length = 0});
+	run_anw_path_begin(j);
+	run_anw_path_end(j);
+	run_anw_item_end(j);
+	run_anw_list_end(j);
+	run_anw_list(j, RUN_AN_THREADS);
+	run_anw_thread_begin(j, &(struct run_anw_thread){.serial = 1, .name = "main", .class_name = "java.lang.Thread",
+							 .threw_oom = 1, .held_retained_size = 50, .stack_trace_serial = -1});
+	run_anw_frame_begin(j, "App.run(App.java:3)");
+	run_anw_local(j, &(struct run_anw_local){"JavaFrame", "byte[]", 0x50, 40});
+	run_anw_frame_end(j);
+	run_anw_frame_begin(j, "App.main(App.java:1)");
+	run_anw_frame_end(j);
+	run_anw_other_locals(j);
+	run_anw_local(j, &(struct run_anw_local){"ThreadBlock", "java.lang.Thread", 0x60, 8});
+	run_anw_thread_end(j);
+	run_anw_list_end(j);
+	run_anw_growth_begin(j, &(struct run_anw_growth){"old.hprof", 100, 200});
+	run_anw_growth_class(j, &(struct run_anw_growth_class){"Leak", 1, 3, 100, 300});
+	run_anw_growth_suspects(j);
+	run_anw_growth_suspect(j, &(struct run_anw_growth_suspect){"cd34", "accumulates", 1, 0, 900});
+	run_anw_growth_end(j);
+	run_anw_list(j, RUN_AN_TOP_RETAINERS);
+	run_anw_retainer(j, &(struct run_anw_retainer){0x10, "App", 1, 16, 1000, 0});
+	run_anw_list_end(j);
+	run_anw_list(j, RUN_AN_CLASS_HISTOGRAM);
+	run_anw_class(j, &(struct run_anw_class){"byte[]", 10, 400, 400});
+	run_anw_list_end(j);
+	run_anw_end(j, &(struct run_anw_timings){.total = 0.5});
+}
+
+static void test_analysis_written(void)
+{
+	char *line = text_of(analysis_doc, NULL);
+	struct json_object *o = json_tokener_parse(line), *v;
+	struct run_analysis a;
+
+	TAP_OK(o && run_analysis_read(o, &a) == 0, "analysis written: one document, read back");
+	TAP_OK(a.objects == 1200 && a.reachable_shallow_size == 65536, "... its totals");
+	TAP_OK(a.nleaks == 1 && !strcmp(a.leaks[0].class_name, "Leak") && a.leaks[0].instance_count == 3 &&
+	       a.leaks[0].retained_size_total == 300 && !strcmp(a.leaks[0].signature, "ab12") &&
+	       !strcmp(a.leaks[0].path.gc_root, "StickyClass") && a.leaks[0].path.nsteps == 2 &&
+	       !strcmp(a.leaks[0].path.steps[0].reference, "App.cache"), "... the leak group and its path");
+	TAP_OK(a.nsuspects == 1 && a.suspects[0].count == 9 && !strcmp(a.suspects[0].signature, "cd34") &&
+	       a.suspects[0].path.nsteps == 0, "... the suspect");
+	TAP_OK(a.nthreads == 1 && a.threads[0].threw_oom && a.threads[0].held_retained_size == 50 &&
+	       a.threads[0].nframes == 2 && a.threads[0].frames[0].nlocals == 1 &&
+	       a.threads[0].frames[0].locals[0].retained_size == 40 && a.threads[0].frames[1].nlocals == 0,
+	       "... the thread, its frames and their locals");
+	TAP_OK(a.nclasses == 1 && a.classes[0].instance_count == 10 && a.nretainers == 1 && a.retainers[0].is_class &&
+	       !strcmp(a.retainers[0].object_id, "0x10"), "... the histogram and the top retainer");
+	TAP_OK(json_object_object_get_ex(o, "growth", &v) && json_object_object_get_ex(o, "timings", &v) &&
+	       json_object_object_get_ex(json_object_array_get_idx(json_object_object_get(o, "gcPaths"), 0), "leakCanary",
+					 &v) &&
+	       !json_object_object_get_ex(v, "watchUptimeMillis", NULL),
+	       "... growth, the timings, and a watched leak's key without the times it does not know");
+	run_analysis_free(&a);
+	json_object_put(o);
+	free(line);
+}
+
 /* `oomscope symbolize`'s side: a frame's module and offset, what was found set into it. */
 static void test_symbolize_side(void)
 {
@@ -333,6 +422,7 @@ int main(void)
 	test_death();
 	test_snapshot();
 	test_analysis();
+	test_analysis_written();
 	test_symbolize_side();
 	return tap_done();
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/json.h"
+#include "run/analysis.h"
 
 static const char *runtime_name(enum ooms_runtime rt)
 {
@@ -75,220 +76,155 @@ static uint32_t *top_by(size_t count, size_t n, const void *base, size_t stride,
 	return idx;
 }
 
-/* Over 100 lines on purpose: the JSON document's fields in schema order;
- * split up, the schema (KOOM's names first) would be scattered. */
-void ooms_analysis_json(const struct ooms_analysis *a, unsigned top, FILE *f)
+/* runningInfo's figures. */
+static void info_of(const struct ooms_analysis *a, struct run_anw_info *in, struct run_anw_count *kinds)
 {
 	const struct ooms_index *ix = &a->ix;
-	struct json j;
-	size_t nt = 0;
-	uint32_t *t;
 
-	json_init(&j, f, 0);
-	json_obj(&j);
-	json_kstr(&j, "schema", OOMS_ANALYSIS_SCHEMA);
-	json_kbool(&j, "analysisDone", 1);
-	json_kint(&j, "reAnalysisTimes", 0);
-
-	json_key(&j, "runningInfo");
-	json_obj(&j);
-	json_kstr(&j, "file", a->path);
-	json_kstr(&j, "format", ix->header.orig_format);
-	json_kstr(&j, "stripped", ix->header.strip_mode[0] ? ix->header.strip_mode : NULL);
-	json_kint(&j, "idSize", ix->id_size);
-	json_kstr(&j, "runtime", runtime_name(a->runtime));
-	json_kuint(&j, "dumpBytes", ix->file_bytes);
-	json_kuint(&j, "objects", ix->nodes - 1);
-	json_kuint(&j, "classes", ix->nclasses);
-	json_kuint(&j, "gcRoots", ix->nroots);
-	json_kuint(&j, "references", ix->nedges);
-	json_kuint(&j, "weakReferences", ix->weak_refs);
-	json_kuint(&j, "danglingReferences", ix->dangling);
-	json_kuint(&j, "reachableObjects", a->dom.reachable ? a->dom.reachable - 1 : 0);
-	json_kuint(&j, "shallowSize", a->total_shallow);
-	json_kuint(&j, "reachableShallowSize", a->reachable_shallow);
-	json_kuint(&j, "nativeAllocationRegistry", a->native_registry);
-	json_key(&j, "nativeRegistered"); /* objects with a NativeAllocationRegistry size, and the sizes' sum */
-	json_obj(&j);
-	json_kuint(&j, "objects", a->native.objects);
-	json_kuint(&j, "bytes", a->native.bytes);
-	json_obj_end(&j);
-	json_key(&j, "directBuffers"); /* java.nio.DirectByteBuffers with memory to free, and its sum */
-	json_obj(&j);
-	json_kuint(&j, "objects", a->native.direct_objects);
-	json_kuint(&j, "bytes", a->native.direct_bytes);
-	json_obj_end(&j);
-	json_key(&j, "gcRootKinds"); /* root records by kind, as Shark names them */
-	json_obj(&j);
-	for (size_t k = 0; k < OOMS_ROOT_KINDS; k++) {
+	*in = (struct run_anw_info){
+		.file = a->path, .format = ix->header.orig_format,
+		.stripped = ix->header.strip_mode[0] ? ix->header.strip_mode : NULL, .id_size = ix->id_size,
+		.runtime = runtime_name(a->runtime), .dump_bytes = ix->file_bytes, .objects = ix->nodes - 1,
+		.classes = ix->nclasses, .gc_roots = ix->nroots, .references = ix->nedges,
+		.weak_references = ix->weak_refs, .dangling_references = ix->dangling,
+		.reachable_objects = a->dom.reachable ? a->dom.reachable - 1 : 0, .shallow_size = a->total_shallow,
+		.reachable_shallow_size = a->reachable_shallow, .native_allocation_registry = a->native_registry,
+		.native_objects = a->native.objects, .native_bytes = a->native.bytes,
+		.direct_objects = a->native.direct_objects, .direct_bytes = a->native.direct_bytes,
+		.root_kinds = kinds,
+		.retained_model = a->retained_model == OOMS_RETAINED_DOMINATED ? "dominated" : "visualvm",
+		.root_order = ooms_root_order, .nroot_order = sizeof(ooms_root_order) / sizeof(ooms_root_order[0]),
+		.not_crossed = "Weak, Soft, Final, Phantom (and Cleaner) referents; a finalizer's referent that holds "
+			       "(Dalvik) only when nothing else reaches it",
+		.stack_traces = ix->ntraces, .stack_frames = ix->nframes, .seconds = a->t_total,
+	};
+	for (size_t k = 0; k < OOMS_ROOT_KINDS; k++) { /* root records by kind, as Shark names them */
 		uint64_t count = 0;
 
 		for (uint32_t i = 0; i < ix->nroots; i++)
 			count += ix->roots[i].kind == ooms_root_kinds[k];
 		if (count)
-			json_kuint(&j, ooms_root_kind_name(ooms_root_kinds[k]), count);
+			kinds[in->nroot_kinds++] = (struct run_anw_count){ooms_root_kind_name(ooms_root_kinds[k]), count};
 	}
-	json_obj_end(&j);
-	json_kstr(&j, "retainedModel", a->retained_model == OOMS_RETAINED_DOMINATED ? "dominated" : "visualvm");
-	json_key(&j, "gcRootOrder"); /* the kinds paths start from, preferred first */
-	json_arr(&j);
-	for (size_t i = 0; i < sizeof(ooms_root_order) / sizeof(ooms_root_order[0]); i++)
-		json_str(&j, ooms_root_order[i]);
-	json_arr_end(&j);
-	json_kstr(&j, "referencesNotCrossed", "Weak, Soft, Final, Phantom (and Cleaner) referents; a finalizer's "
-					      "referent that holds (Dalvik) only when nothing else reaches it");
-	json_kuint(&j, "stackTraces", ix->ntraces);
-	json_kuint(&j, "stackFrames", ix->nframes);
-	json_kdbl(&j, "analysisSeconds", a->t_total);
-	json_obj_end(&j);
+}
 
-	json_key(&j, "classInfos");
-	json_arr(&j);
-	for (size_t i = 0; i < a->rules.n; i++) {
-		const struct ooms_leak_rule *r = &a->rules.rules[i];
+static void leak_groups_json(struct json *j, const struct ooms_analysis *a)
+{
+	const struct ooms_index *ix = &a->ix;
 
-		json_obj(&j);
-		json_kstr(&j, "className", r->class_name);
-		json_kuint(&j, "instanceCount", r->instances);
-		json_kuint(&j, "leakInstanceCount", r->leaks);
-		json_kstr(&j, "leakReason", r->reason);
-		json_obj_end(&j);
-	}
-	json_arr_end(&j);
-
-	json_key(&j, "gcPaths");
-	json_arr(&j);
+	run_anw_list(j, RUN_AN_GC_PATHS);
 	for (size_t i = 0; i < a->ngroups; i++) {
 		const struct ooms_path_group *g = &a->groups[i];
 		char sig[20];
 
 		snprintf(sig, sizeof(sig), "%016" PRIx64, g->signature);
-		json_obj(&j);
-		json_kuint(&j, "instanceCount", g->count);
-		json_kstr(&j, "leakReason", a->rules.rules[g->rule].reason);
-		json_kbool(&j, "libraryLeak", g->library != 0);
-		json_kstr(&j, "libraryLeakReference", g->library ? ix->library[g->library - OOMS_MARK_LIBRARY] : NULL);
-		if (g->watched) {
-			json_key(&j, g->watched == 2 ? "matrix" : "leakCanary");
-			json_obj(&j);
-			json_kstr(&j, "key", g->watch_key);
-			json_kstr(&j, "description", g->watch_description);
-			if (g->watch_uptime_ms != INT64_MIN)
-				json_kint(&j, "watchUptimeMillis", g->watch_uptime_ms);
-			if (g->retained_uptime_ms != INT64_MIN)
-				json_kint(&j, "retainedUptimeMillis", g->retained_uptime_ms);
-			if (g->watch_uptime_ms != INT64_MIN && g->retained_uptime_ms != INT64_MIN && g->retained_uptime_ms >= 0)
-				json_kint(&j, "retainedAfterWatchMillis", g->retained_uptime_ms - g->watch_uptime_ms);
-			json_obj_end(&j);
-		}
-		json_kstr(&j, "gcRoot", g->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[g->root].kind) : "?");
-		json_kstr(&j, "signature", sig);
-		json_kstr(&j, "className", report_node_class(ix, g->example));
-		if (ooms_native_retained(&a->native, g->example))
-			json_kuint(&j, "retainedNativeSize", ooms_native_retained(&a->native, g->example));
-		json_khex(&j, "leakObjectId", ooms_index_id(ix, g->example));
-		json_kuint(&j, "retainedSize", g->retained_max);
-		json_kuint(&j, "retainedSizeTotal", g->retained_sum);
-		if (g->native_sum)
-			json_kuint(&j, "nativeSizeTotal", g->native_sum);
-		json_kuint(&j, "pathLength", g->len);
-		report_json_path(&j, a, g->nodes, g->len, g->root, "LEAKING_INSTANCE");
-		json_obj_end(&j);
+		run_anw_leak_begin(j, &(struct run_anw_leak){
+			.instance_count = g->count, .leak_reason = a->rules.rules[g->rule].reason,
+			.library_leak = g->library ? ix->library[g->library - OOMS_MARK_LIBRARY] : NULL,
+			.watcher = g->watched == 2 ? RUN_AN_MATRIX : g->watched ? RUN_AN_LEAKCANARY : RUN_AN_UNWATCHED,
+			.watch_key = g->watch_key, .watch_description = g->watch_description,
+			.watch_uptime_ms = g->watch_uptime_ms, .retained_uptime_ms = g->retained_uptime_ms,
+			.gc_root = g->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[g->root].kind) : "?",
+			.signature = sig, .class_name = report_node_class(ix, g->example),
+			.retained_native_size = ooms_native_retained(&a->native, g->example),
+			.leak_object_id = ooms_index_id(ix, g->example), .retained_size = g->retained_max,
+			.retained_size_total = g->retained_sum, .native_size_total = g->native_sum, .path_length = g->len,
+		});
+		report_json_path(j, a, g->nodes, g->len, g->root, "LEAKING_INSTANCE");
+		run_anw_item_end(j);
 	}
-	json_arr_end(&j);
+	run_anw_list_end(j);
+}
 
+/* --ran-out metaspace: class loaders by their class, and the class names
+ * more than one defines. */
+static void loaders_json(struct json *j, const struct ooms_analysis *a, unsigned top)
+{
+	const struct ooms_index *ix = &a->ix;
+
+	run_anw_list(j, RUN_AN_CLASS_LOADERS);
+	for (size_t i = 0; i < a->nloaders && i < top; i++) {
+		const struct ooms_loader_group *g = &a->loaders[i];
+
+		run_anw_loader_begin(j, &(struct run_anw_loader){
+			.class_name = g->cls == OOMS_NONE ? "<bootstrap>" : ooms_class_name(ix, g->cls),
+			.loaders = g->loaders, .classes = g->classes, .retained_size = g->retained,
+			.example_id = g->example ? ooms_index_id(ix, g->example) : 0, .has_path = g->path != NULL,
+			.gc_root = g->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[g->root].kind) : NULL,
+		});
+		if (g->path) /* what keeps the example alive */
+			report_json_path(j, a, g->path, g->len, g->root, "CLASS_LOADER");
+		run_anw_item_end(j);
+	}
+	run_anw_list_end(j);
+	run_anw_list(j, RUN_AN_DUPLICATE_CLASSES);
+	for (size_t i = 0; i < a->ndups && i < top; i++)
+		run_anw_duplicate(j, &(struct run_anw_duplicate){ooms_class_name(ix, a->dups[i].cls), a->dups[i].loaders,
+								  a->dups[i].classes});
+	run_anw_list_end(j);
+	run_anw_duplicate_names(j, a->ndups);
+}
+
+void ooms_analysis_json(const struct ooms_analysis *a, unsigned top, FILE *f)
+{
+	const struct ooms_index *ix = &a->ix;
+	struct run_anw_count kinds[OOMS_ROOT_KINDS];
+	struct run_anw_info info;
+	struct json j;
+	size_t nt = 0;
+	uint32_t *t;
+
+	json_init(&j, f, 0);
+	info_of(a, &info, kinds);
+	run_anw_begin(&j, &info);
+	run_anw_list(&j, RUN_AN_CLASS_INFOS);
+	for (size_t i = 0; i < a->rules.n; i++) {
+		const struct ooms_leak_rule *r = &a->rules.rules[i];
+
+		run_anw_class_info(&j, &(struct run_anw_class_info){r->class_name, r->reason, r->instances, r->leaks});
+	}
+	run_anw_list_end(&j);
+	leak_groups_json(&j, a);
 	report_suspects_json(&j, a);
 	report_threads_json(&j, a);
 	report_growth_json(&j, a);
-	if (a->loaders) { /* --ran-out metaspace */
-		json_key(&j, "classLoaders");
-		json_arr(&j);
-		for (size_t i = 0; i < a->nloaders && i < top; i++) {
-			const struct ooms_loader_group *g = &a->loaders[i];
+	if (a->loaders)
+		loaders_json(&j, a, top);
 
-			json_obj(&j);
-			json_kstr(&j, "className", g->cls == OOMS_NONE ? "<bootstrap>" : ooms_class_name(ix, g->cls));
-			json_kuint(&j, "loaders", g->loaders);
-			json_kuint(&j, "classes", g->classes);
-			json_kuint(&j, "retainedSize", g->retained);
-			if (g->example)
-				json_khex(&j, "exampleId", ooms_index_id(ix, g->example));
-			if (g->path) { /* what keeps the example alive */
-				json_kstr(&j, "gcRoot", g->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[g->root].kind)
-									     : NULL);
-				report_json_path(&j, a, g->path, g->len, g->root, "CLASS_LOADER");
-			}
-			json_obj_end(&j);
-		}
-		json_arr_end(&j);
-		json_key(&j, "duplicateClasses");
-		json_arr(&j);
-		for (size_t i = 0; i < a->ndups && i < top; i++) {
-			json_obj(&j);
-			json_kstr(&j, "className", ooms_class_name(ix, a->dups[i].cls));
-			json_kuint(&j, "loaders", a->dups[i].loaders);
-			json_kuint(&j, "classes", a->dups[i].classes);
-			json_obj_end(&j);
-		}
-		json_arr_end(&j);
-		json_kuint(&j, "duplicateClassNames", a->ndups);
-	}
-
-	/* top retainers: objects by retained size */
-	json_key(&j, "topRetainers");
-	json_arr(&j);
+	run_anw_list(&j, RUN_AN_TOP_RETAINERS); /* objects by retained size */
 	t = top_retained(a, top, &nt);
 	for (size_t i = 0; t && i < nt; i++) {
 		uint32_t n = t[i];
 
-		json_obj(&j);
-		json_khex(&j, "objectId", ooms_index_id(ix, n));
-		json_kstr(&j, "className", report_node_class(ix, n));
-		json_kbool(&j, "isClass", ooms_kind(ix, n) == NODE_CLASS);
-		json_kuint(&j, "shallowSize", ooms_shallow_size(ix, n));
-		json_kuint(&j, "retainedSize", ooms_retained(&a->dom, n));
-		if (ooms_native_retained(&a->native, n))
-			json_kuint(&j, "retainedNativeSize", ooms_native_retained(&a->native, n));
-		json_obj_end(&j);
+		run_anw_retainer(&j, &(struct run_anw_retainer){
+			.object_id = ooms_index_id(ix, n), .class_name = report_node_class(ix, n),
+			.is_class = ooms_kind(ix, n) == NODE_CLASS, .shallow_size = ooms_shallow_size(ix, n),
+			.retained_size = ooms_retained(&a->dom, n),
+			.retained_native_size = ooms_native_retained(&a->native, n),
+		});
 	}
 	free(t);
-	json_arr_end(&j);
+	run_anw_list_end(&j);
 
-	json_key(&j, "classHistogram");
-	json_arr(&j);
+	run_anw_list(&j, RUN_AN_CLASS_HISTOGRAM);
 	t = top_by(ix->nclasses, ix->nclasses, a->class_stats, sizeof(*a->class_stats),
 		   offsetof(struct ooms_class_stat, retained), &nt);
 	for (size_t i = 0; t && i < nt; i++) {
 		const struct ooms_class_stat *s = &a->class_stats[t[i]];
 
-		if (!s->count)
-			continue;
-		json_obj(&j);
-		json_kstr(&j, "className", ooms_class_name(ix, t[i]));
-		json_kuint(&j, "instanceCount", s->count);
-		json_kuint(&j, "shallowSize", s->shallow);
-		json_kuint(&j, "retainedSize", s->retained);
-		json_obj_end(&j);
+		if (s->count)
+			run_anw_class(&j, &(struct run_anw_class){ooms_class_name(ix, t[i]), s->count, s->shallow,
+								  s->retained});
 	}
 	free(t);
-	json_arr_end(&j);
+	run_anw_list_end(&j);
 
-	json_key(&j, "timings");
-	json_obj(&j);
-	json_kdbl(&j, "indexPass1", ix->seconds_pass1);
-	json_kdbl(&j, "indexPass2", ix->seconds_pass2);
-	json_kdbl(&j, "dominators", a->t_dominators);
-	json_kdbl(&j, "shortestPaths", a->t_paths);
-	json_kdbl(&j, "leakRules", a->t_leaks);
-	json_kdbl(&j, "referenceNames", a->t_labels);
-	json_kdbl(&j, "visualvmModel", a->t_vvmodel);
-	json_kdbl(&j, "classHistogram", a->t_histogram);
-	json_kdbl(&j, "suspects", a->t_suspects);
-	json_kdbl(&j, "threads", a->t_threads);
-	json_kdbl(&j, "total", a->t_total);
-	json_obj_end(&j);
-	json_obj_end(&j);
-	json_end_line(&j);
+	run_anw_end(&j, &(struct run_anw_timings){
+		.index_pass1 = ix->seconds_pass1, .index_pass2 = ix->seconds_pass2, .dominators = a->t_dominators,
+		.shortest_paths = a->t_paths, .leak_rules = a->t_leaks, .reference_names = a->t_labels,
+		.visualvm_model = a->t_vvmodel, .class_histogram = a->t_histogram, .suspects = a->t_suspects,
+		.threads = a->t_threads, .total = a->t_total,
+	});
 }
 
 int ooms_analysis_leak_line(const struct ooms_analysis *a, size_t i, char *buf, size_t len)

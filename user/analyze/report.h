@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include "analyze/analysis.h"
 
-#define OOMS_ANALYSIS_SCHEMA "oomscope-analysis/1"
 
 void ooms_analysis_json(const struct ooms_analysis *a, unsigned top, FILE *f);
 void ooms_analysis_text(const struct ooms_analysis *a, unsigned top, FILE *f);

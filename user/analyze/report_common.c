@@ -6,7 +6,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include "util/json.h"
+#include "run/analysis.h"
 
 /* The thread object whose serial is s, or 0. */
 static uint32_t thread_node(const struct ooms_index *ix, uint32_t s)
@@ -72,45 +72,32 @@ void report_json_path(struct json *j, const struct ooms_analysis *a, const uint3
 	const struct ooms_root *root = root_index != OOMS_NONE ? &ix->roots[root_index] : NULL;
 	char ref[1024];
 
-	json_key(j, "path");
-	json_arr(j);
+	run_anw_path_begin(j);
 	if (root && is_local_root(root->kind)) {
 		uint32_t t = thread_node(ix, root->thread_serial);
 
-		json_obj(j);
 		if (t)
 			snprintf(ref, sizeof(ref), "%s@0x%" PRIx64 " local%s", report_node_class(ix, t), ooms_index_id(ix, t),
 				 root->frame >= 0 ? " (java frame)" : "");
 		else
 			snprintf(ref, sizeof(ref), "thread %u local", root->thread_serial);
-		json_kstr(j, "reference", ref);
-		json_kstr(j, "referenceType", "LOCAL");
-		json_kstr(j, "declaredClass", t ? report_node_class(ix, t) : "java.lang.Thread");
-		json_obj_end(j);
+		run_anw_step(j, &(struct run_anw_step){ref, "LOCAL", t ? report_node_class(ix, t) : "java.lang.Thread", 0, 0});
 	}
 	for (uint32_t i = 0; i + 1 < len; i++) {
 		uint32_t from = nodes[i];
 		const struct ooms_edge_label *l = ooms_analysis_label(a, nodes[i + 1]);
 
-		json_obj(j);
 		report_reference_text(a, from, l, ref, sizeof(ref));
-		json_kstr(j, "reference", ref);
-		json_kstr(j, "referenceType", ooms_ref_type_name(l ? l->type : REF_NONE));
-		json_kstr(j, "declaredClass", declared_class(a, from, l));
-		json_khex(j, "objectId", ooms_index_id(ix, from));
-		json_obj_end(j);
+		run_anw_step(j, &(struct run_anw_step){ref, ooms_ref_type_name(l ? l->type : REF_NONE),
+						       declared_class(a, from, l), 1, ooms_index_id(ix, from)});
 	}
 	if (len) {
 		uint32_t last = nodes[len - 1];
 
-		json_obj(j);
-		json_kstr(j, "reference", report_node_class(ix, last));
-		json_kstr(j, "referenceType", last_type);
-		json_kstr(j, "declaredClass", report_node_class(ix, last));
-		json_khex(j, "objectId", ooms_index_id(ix, last));
-		json_obj_end(j);
+		run_anw_step(j, &(struct run_anw_step){report_node_class(ix, last), last_type, report_node_class(ix, last),
+						       1, ooms_index_id(ix, last)});
 	}
-	json_arr_end(j);
+	run_anw_path_end(j);
 }
 
 

@@ -1,7 +1,7 @@
 /* What grew since the baseline dump, in the analysis' text and JSON. */
 #include "analyze/report.h"
 #include "analyze/report_int.h"
-#include "util/json.h"
+#include "run/analysis.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,42 +15,23 @@ void report_growth_json(struct json *j, const struct ooms_analysis *a)
 
 	if (!g)
 		return;
-	json_key(j, "growth");
-	json_obj(j);
-	json_kstr(j, "baseline", g->base->path);
-	json_kuint(j, "reachableShallowSizeBefore", g->base->reachable);
-	json_kuint(j, "reachableShallowSize", a->reachable_shallow);
-	json_key(j, "classes");
-	json_arr(j);
+	run_anw_growth_begin(j, &(struct run_anw_growth){g->base->path, g->base->reachable, a->reachable_shallow});
 	for (size_t i = 0; i < g->nclasses && i < JSON_ROWS; i++) {
 		const struct ooms_growth_class *c = &g->classes[i];
 
-		json_obj(j);
-		json_kstr(j, "className", ooms_class_name(&a->ix, c->cls));
-		json_kuint(j, "instanceCountBefore", c->count0);
-		json_kuint(j, "instanceCount", c->count1);
-		json_kuint(j, "retainedSizeBefore", c->retained0);
-		json_kuint(j, "retainedSize", c->retained1);
-		json_obj_end(j);
+		run_anw_growth_class(j, &(struct run_anw_growth_class){ooms_class_name(&a->ix, c->cls), c->count0, c->count1,
+								       c->retained0, c->retained1});
 	}
-	json_arr_end(j);
-	json_key(j, "suspects");
-	json_arr(j);
+	run_anw_growth_suspects(j);
 	for (size_t i = 0; i < g->nsuspects; i++) {
 		const struct ooms_growth_suspect *s = &g->suspects[i];
 
 		ooms_analysis_suspect_line(a, s->suspect, line, sizeof(line));
 		snprintf(sig, sizeof(sig), "%016" PRIx64, a->suspects[s->suspect].signature);
-		json_obj(j);
-		json_kstr(j, "signature", sig);
-		json_kstr(j, "description", line);
-		json_kbool(j, "new", s->is_new);
-		json_kuint(j, "retainedSizeBefore", s->retained0);
-		json_kuint(j, "retainedSize", a->suspects[s->suspect].retained);
-		json_obj_end(j);
+		run_anw_growth_suspect(j, &(struct run_anw_growth_suspect){sig, line, s->is_new, s->retained0,
+									   a->suspects[s->suspect].retained});
 	}
-	json_arr_end(j);
-	json_obj_end(j);
+	run_anw_growth_end(j);
 }
 
 static void signed_bytes(uint64_t after, uint64_t before, char *buf, size_t len)

@@ -3,7 +3,7 @@
  * the accumulation point and what accumulates there. */
 #include "analyze/report.h"
 #include "analyze/report_int.h"
-#include "util/json.h"
+#include "run/analysis.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -100,50 +100,31 @@ void report_suspects_json(struct json *j, const struct ooms_analysis *a)
 	const struct ooms_index *ix = &a->ix;
 	char line[2048], sig[20];
 
-	json_key(j, "suspects");
-	json_arr(j);
+	run_anw_list(j, RUN_AN_SUSPECTS);
 	for (size_t i = 0; i < a->nsuspects; i++) {
 		const struct ooms_suspect *s = &a->suspects[i];
+		struct run_anw_accumulated acc[sizeof(s->top) / sizeof(s->top[0])];
 
 		ooms_analysis_suspect_line(a, i, line, sizeof(line));
 		snprintf(sig, sizeof(sig), "%016" PRIx64, s->signature);
-		json_obj(j);
-		json_kstr(j, "kind", s->kind == SUSPECT_INSTANCES ? "instances" : "object");
-		json_kstr(j, "description", line);
-		json_kstr(j, "className", report_node_class(ix, s->node));
-		json_kbool(j, "isClass", ooms_kind(ix, s->node) == NODE_CLASS);
-		json_khex(j, "objectId", ooms_index_id(ix, s->node));
-		json_kuint(j, "count", s->count);
-		json_kuint(j, "retainedSize", s->retained);
-		json_kdbl(j, "heapShare", share(a, s->retained) / 100);
-		json_kstr(j, "signature", sig);
-		json_kstr(j, "gcRoot", s->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[s->root].kind) : "?");
-		json_key(j, "accumulationPoint");
-		json_obj(j);
-		json_kstr(j, "className", report_node_class(ix, s->point));
-		json_khex(j, "objectId", ooms_index_id(ix, s->point));
-		json_kuint(j, "retainedSize", s->point_retained);
-		json_kuint(j, "children", s->children);
-		if (s->chain_cls != OOMS_NONE) {
-			json_kstr(j, "chainClass", accumulated_class(a, s->chain_cls));
-			json_kuint(j, "chainLength", s->chain_len);
-		}
-		json_obj_end(j);
-		json_key(j, "accumulates");
-		json_arr(j);
-		for (uint32_t k = 0; k < s->ntop; k++) {
-			json_obj(j);
-			json_kstr(j, "className", accumulated_class(a, s->top[k].cls));
-			json_kuint(j, "instanceCount", s->top[k].count);
-			json_kuint(j, "retainedSize", s->top[k].retained);
-			json_obj_end(j);
-		}
-		json_arr_end(j);
-		json_kuint(j, "pathLength", s->len);
+		for (uint32_t k = 0; k < s->ntop; k++)
+			acc[k] = (struct run_anw_accumulated){accumulated_class(a, s->top[k].cls), s->top[k].count,
+							     s->top[k].retained};
+		run_anw_suspect_begin(j, &(struct run_anw_suspect){
+			.instances = s->kind == SUSPECT_INSTANCES, .description = line,
+			.class_name = report_node_class(ix, s->node), .signature = sig,
+			.gc_root = s->root != OOMS_NONE ? ooms_root_kind_name(ix->roots[s->root].kind) : "?",
+			.is_class = ooms_kind(ix, s->node) == NODE_CLASS, .object_id = ooms_index_id(ix, s->node),
+			.count = s->count, .retained_size = s->retained, .heap_share = share(a, s->retained) / 100,
+			.point_class = report_node_class(ix, s->point), .point_id = ooms_index_id(ix, s->point),
+			.point_retained_size = s->point_retained, .point_children = s->children,
+			.chain_class = s->chain_cls != OOMS_NONE ? accumulated_class(a, s->chain_cls) : NULL,
+			.chain_length = s->chain_len, .accumulates = acc, .naccumulates = s->ntop, .path_length = s->len,
+		});
 		report_json_path(j, a, s->path, s->len, s->root, "ACCUMULATION_POINT");
-		json_obj_end(j);
+		run_anw_item_end(j);
 	}
-	json_arr_end(j);
+	run_anw_list_end(j);
 }
 
 void report_suspects_text(const struct ooms_analysis *a, unsigned top, FILE *f)

@@ -2,7 +2,7 @@
  * trace and the locals of each frame, with what they retain. */
 #include "analyze/report.h"
 #include "analyze/report_int.h"
-#include "util/json.h"
+#include "run/analysis.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,14 +30,11 @@ static const char *local_kind(uint8_t kind)
 
 static void local_json(const struct ooms_analysis *a, const struct ooms_root *r, void *ctx)
 {
-	struct json *j = ctx;
-
-	json_obj(j);
-	json_kstr(j, "kind", ooms_root_kind_name(r->kind));
-	json_kstr(j, "className", report_node_class(&a->ix, r->node));
-	json_khex(j, "objectId", ooms_index_id(&a->ix, r->node));
-	json_kuint(j, "retainedSize", ooms_dominated(&a->dom, r->node) ? ooms_retained(&a->dom, r->node) : 0);
-	json_obj_end(j);
+	run_anw_local(ctx, &(struct run_anw_local){
+		.kind = ooms_root_kind_name(r->kind), .class_name = report_node_class(&a->ix, r->node),
+		.object_id = ooms_index_id(&a->ix, r->node),
+		.retained_size = ooms_dominated(&a->dom, r->node) ? ooms_retained(&a->dom, r->node) : 0,
+	});
 }
 
 static void local_text(const struct ooms_analysis *a, const struct ooms_root *r, void *ctx)
@@ -54,37 +51,24 @@ void report_threads_json(struct json *j, const struct ooms_analysis *a)
 	const struct ooms_index *ix = &a->ix;
 	char frame[1200];
 
-	json_key(j, "threads");
-	json_arr(j);
+	run_anw_list(j, RUN_AN_THREADS);
 	for (size_t k = 0; k < a->threads.n; k++) {
 		const struct ooms_thread *t = &a->threads.list[k];
 		const struct ooms_trace *tr = t->trace != OOMS_NONE ? &ix->traces[t->trace] : NULL;
 
-		json_obj(j);
-		json_kuint(j, "serial", t->serial);
-		json_kstr(j, "name", t->name[0] ? t->name : NULL);
-		json_kstr(j, "className", report_node_class(ix, t->node));
-		json_khex(j, "objectId", ooms_index_id(ix, t->node));
-		json_kbool(j, "threwOutOfMemoryError", t->oom);
-		json_kuint(j, "heldRetainedSize", t->held);
-		json_kuint(j, "retainedSize", ooms_dominated(&a->dom, t->node) ? ooms_retained(&a->dom, t->node) : 0);
-		json_kint(j, "stackTraceSerial", tr ? (int64_t)tr->serial : -1);
-		json_kuint(j, "declaredFrames", tr ? tr->declared : 0);
-		json_key(j, "frames");
-		json_arr(j);
+		run_anw_thread_begin(j, &(struct run_anw_thread){
+			.serial = t->serial, .name = t->name[0] ? t->name : NULL, .class_name = report_node_class(ix, t->node),
+			.object_id = ooms_index_id(ix, t->node), .threw_oom = t->oom, .held_retained_size = t->held,
+			.retained_size = ooms_dominated(&a->dom, t->node) ? ooms_retained(&a->dom, t->node) : 0,
+			.stack_trace_serial = tr ? (int64_t)tr->serial : -1, .declared_frames = tr ? tr->declared : 0,
+		});
 		for (uint32_t f = 0; tr && f < tr->nframes; f++) {
 			ooms_frame_text(ix, &a->threads, ix->trace_frames[tr->frames_at + f], frame, sizeof(frame));
-			json_obj(j);
-			json_kstr(j, "frame", frame);
-			json_key(j, "locals");
-			json_arr(j);
+			run_anw_frame_begin(j, frame);
 			each_local(a, t, (int32_t)f, local_json, j);
-			json_arr_end(j);
-			json_obj_end(j);
+			run_anw_frame_end(j);
 		}
-		json_arr_end(j);
-		json_key(j, "otherLocals"); /* with no frame, or a frame the trace does not have */
-		json_arr(j);
+		run_anw_other_locals(j); /* with no frame, or a frame the trace does not have */
 		each_local(a, t, -1, local_json, j);
 		for (uint32_t i = 0; i < t->nroots; i++) {
 			const struct ooms_root *r = &ix->roots[a->threads.roots[t->roots_at + i]];
@@ -92,10 +76,9 @@ void report_threads_json(struct json *j, const struct ooms_analysis *a)
 			if (r->frame >= 0 && (!tr || (uint32_t)r->frame >= tr->nframes))
 				local_json(a, r, j);
 		}
-		json_arr_end(j);
-		json_obj_end(j);
+		run_anw_thread_end(j);
 	}
-	json_arr_end(j);
+	run_anw_list_end(j);
 }
 
 void report_threads_text(const struct ooms_analysis *a, FILE *f)

@@ -133,21 +133,27 @@ static struct run_alloc run_rec(struct ooms_allocs *al, const struct ooms_alloc_
 				  .allocated_by = ooms_attrib_culprit(al->a, r->stack, who, who_len)};
 }
 
+/* A stack's frames (a group's, an allocation's), from its interned stack. */
+struct group_frames {
+	struct ooms_attrib *a;
+	uint32_t stack;
+};
+
+static void group_frames_write(struct json *j, void *ctx)
+{
+	struct group_frames *gf = ctx;
+
+	ooms_attrib_write_frames(j, gf->a, gf->stack);
+}
+
 void ooms_allocs_json(struct json *j, struct ooms_allocs *al, const struct ooms_alloc_rec *r, double t,
 		      uint64_t start_ns)
 {
-	json_obj(j);
-	json_kstr(j, "type", r->state == ALLOC_FREED ? "alloc_freed" : run_rec_name(REC_BIG_ALLOC));
-	json_kdbl(j, "t_seen", t);
 	char who[300];
 	struct run_alloc a = run_rec(al, r, start_ns, who, sizeof(who));
+	struct group_frames gf = {al->a, r->stack};
 
-	run_alloc_fields(j, &a);
-	json_key(j, "stack");
-	json_obj(j);
-	ooms_attrib_write_frames(j, al->a, r->stack);
-	json_obj_end(j);
-	json_obj_end(j);
+	run_alloc_record(j, &a, t, r->state == ALLOC_FREED, group_frames_write, &gf);
 }
 
 struct group {
@@ -207,19 +213,6 @@ static struct group *group_by_stack(const struct ooms_allocs *al, size_t *ng)
 	qsort(g, n, sizeof(*g), group_cmp);
 	*ng = n;
 	return g;
-}
-
-/* A group's frames, written from its interned stack. */
-struct group_frames {
-	struct ooms_attrib *a;
-	uint32_t stack;
-};
-
-static void group_frames_write(struct json *j, void *ctx)
-{
-	struct group_frames *gf = ctx;
-
-	ooms_attrib_write_frames(j, gf->a, gf->stack);
 }
 
 int ooms_allocs_write(struct ooms_allocs *al, const char *path, uint64_t start_ns)

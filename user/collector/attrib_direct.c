@@ -4,6 +4,7 @@
  * direct-memory crossing and at the end (direct-N.json, direct.json). */
 #define _GNU_SOURCE
 #include "collector/attrib_int.h"
+#include "run/direct.h"
 
 static size_t slot_of(const struct ooms_attrib *a, uint64_t addr)
 {
@@ -200,29 +201,19 @@ int ooms_attrib_write_direct(struct ooms_attrib *a, double t, int64_t limit, con
 		return err;
 	}
 	json_init(&j, af.f, 1);
-	json_obj(&j);
-	json_kint(&j, "version", 1);
-	json_kint(&j, "pid", a->pid);
-	json_kdbl(&j, "t", t);
-	json_kuint(&j, "live_bytes", a->direct_bytes);
-	json_kuint(&j, "blocks", a->ndirect);
-	json_kint(&j, "limit", limit);
-	json_kuint(&j, "untracked", a->direct_untracked);
-	json_kuint(&j, "sites_total", n);
-	json_key(&j, "sites");
-	json_arr(&j);
+	run_direct_begin(&j, &(struct run_direct_head){
+		.pid = a->pid, .t = t, .live_bytes = a->direct_bytes, .blocks = a->ndirect, .limit = limit,
+		.untracked = a->direct_untracked, .sites_total = n});
 	for (size_t i = 0; i < n && i < DIRECT_SITES_WRITTEN; i++) {
-		json_obj(&j);
-		json_kuint(&j, "bytes", s[i].bytes);
-		json_kuint(&j, "blocks", s[i].blocks);
-		json_kstr(&j, "created_by", s[i].stack || s[i].jstate == JS_GOT ? site_name(a, &s[i], buf, sizeof(buf)) : NULL);
-		json_kstr(&j, "creator_thread", s[i].creator[0] ? s[i].creator : NULL);
+		run_direct_site_begin(&j, &(struct run_direct_site){
+			.bytes = s[i].bytes, .blocks = s[i].blocks,
+			.created_by = s[i].stack || s[i].jstate == JS_GOT ? site_name(a, &s[i], buf, sizeof(buf)) : NULL,
+			.creator_thread = s[i].creator[0] ? s[i].creator : NULL});
 		ooms_attrib_write_java(&j, a, s[i].jstate, s[i].jstack);
 		ooms_attrib_write_frames(&j, a, s[i].stack);
-		json_obj_end(&j);
+		run_direct_site_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
+	run_direct_end(&j);
 	json_end_line(&j);
 	free(s);
 	return atomic_commit(&af);

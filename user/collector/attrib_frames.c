@@ -151,9 +151,9 @@ void ooms_attrib_write_java(struct json *j, struct ooms_attrib *a, int jstate, u
 	if (jstate == JS_GOT)
 		write_java_frames(j, a, jstack);
 	else if (jstate)
-		json_kstr(j, "java_stack", jstate == JS_NO_JAVA ? "none (not in Java code)"
-					   : jstate == JS_SAMPLED ? "sampled out (over its place's limit)"
-								  : "asked, not reported");
+		run_java_stack_missing(j, jstate == JS_NO_JAVA   ? "none (not in Java code)"
+					  : jstate == JS_SAMPLED ? "sampled out (over its place's limit)"
+								 : "asked, not reported");
 }
 
 /* A Java runtime's own native code: the app's is past it. */

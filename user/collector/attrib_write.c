@@ -103,7 +103,6 @@ static void write_stack_groups(struct json *j, struct ooms_attrib *a, struct ite
 		const struct item *x = &it[st[s].begin];
 		struct run_snap_stack rs = {.count = st[s].end - st[s].begin};
 
-		json_obj(j);
 		if (!x->stack) {
 			rs.unknown = unknown_reason(x->seen);
 			run_snap_stack_write(j, &rs);
@@ -121,7 +120,7 @@ static void write_stack_groups(struct json *j, struct ooms_attrib *a, struct ite
 			}
 			ooms_attrib_write_frames(j, a, x->stack);
 		}
-		json_obj_end(j);
+		run_snap_stack_end(j);
 	}
 	free(st);
 }
@@ -149,14 +148,10 @@ static void write_name_examples(struct json *j, struct item *it, struct span g)
 		p[i] = it[g.begin + i].path;
 	qsort(p, n, sizeof(*p), path_cmp);
 	if (n && (strcmp(p[0], it[g.begin].group) || strcmp(p[n - 1], it[g.begin].group))) {
-		json_key(j, "examples");
-		json_arr(j);
-		for (size_t i = 0; i < n && shown < 3; i++)
-			if (!i || strcmp(p[i], p[i - 1])) {
-				json_str(j, p[i]);
-				shown++;
-			}
-		json_arr_end(j);
+		for (size_t i = 0; i < n && shown < 3; i++) /* the distinct ones, first in place */
+			if (!i || strcmp(p[i], p[i - 1]))
+				p[shown++] = p[i];
+		run_snap_examples(j, p, shown);
 	}
 	free(p);
 }
@@ -214,27 +209,23 @@ int ooms_attrib_write_threads(struct ooms_attrib *a, const struct ooms_snapshot 
 	return err;
 }
 
-/* The strings p[0..n) (sorted here) as [{field: string, count}], one per
- * distinct string, at most max. */
-static void write_counts(struct json *j, const char *key, const char *field, const char **p, size_t n, size_t max)
+/* The strings p[0..n) (sorted here) as [{path or family: string, count}],
+ * one per distinct string, at most max. */
+static void write_counts(struct json *j, enum run_snap_counted what, const char **p, size_t n, size_t max)
 {
 	size_t shown = 0;
 
 	vec_sort(p, n, sizeof(*p), path_cmp);
-	json_key(j, key);
-	json_arr(j);
+	run_snap_counts_begin(j, what);
 	for (size_t i = 0; i < n && shown < max; shown++) {
 		size_t k = i + 1;
 
 		while (k < n && !strcmp(p[k], p[i]))
 			k++;
-		json_obj(j);
-		json_kstr(j, field, p[i]);
-		json_kuint(j, "count", k - i);
-		json_obj_end(j);
+		run_snap_count(j, what, p[i], k - i);
 		i = k;
 	}
-	json_arr_end(j);
+	run_snap_list_end(j);
 }
 
 /* Regular files: the paths and how many fds each has open (the first 50
@@ -253,9 +244,9 @@ static void write_paths(struct json *j, struct item *it, struct span g, int sock
 			p[m++] = v;
 	}
 	if (sockets)
-		write_counts(j, "families", "family", p, m, SIZE_MAX);
+		write_counts(j, RUN_SNAP_FAMILIES, p, m, SIZE_MAX);
 	else
-		write_counts(j, "paths", "path", p, m, 50);
+		write_counts(j, RUN_SNAP_PATHS, p, m, 50);
 	free(p);
 }
 
@@ -316,25 +307,17 @@ static void write_patterns(struct json *j, struct item *it, struct span g)
 	struct span *sp;
 	size_t ns = fold_patterns(it, g, &p, &sp);
 
-	json_key(j, "patterns");
-	json_arr(j);
+	run_snap_patterns_begin(j);
 	for (size_t s = 0; s < ns && s < 20; s++) {
+		const char *ex[3];
 		size_t shown = 0;
 
-		json_obj(j);
-		json_kstr(j, "pattern", p[sp[s].begin].text);
-		json_kuint(j, "count", sp[s].end - sp[s].begin);
-		json_key(j, "examples");
-		json_arr(j);
 		for (size_t i = sp[s].begin; i < sp[s].end && shown < 3; i++)
-			if (i == sp[s].begin || strcmp(p[i].path, p[i - 1].path)) {
-				json_str(j, p[i].path);
-				shown++;
-			}
-		json_arr_end(j);
-		json_obj_end(j);
+			if (i == sp[s].begin || strcmp(p[i].path, p[i - 1].path))
+				ex[shown++] = p[i].path;
+		run_snap_pattern(j, p[sp[s].begin].text, sp[s].end - sp[s].begin, ex, shown);
 	}
-	json_arr_end(j);
+	run_snap_list_end(j);
 	free(p);
 	free(sp);
 }
@@ -433,25 +416,19 @@ static void write_map_origins(struct json *j, struct ooms_attrib *a, uint64_t st
 			in[n++] = b;
 	}
 	qsort(in, n, sizeof(*in), origin_stack_cmp);
-	json_key(j, "origins");
-	json_arr(j);
 	for (size_t i = 0; i < n;) {
 		size_t k = i;
 		uint64_t bytes = 0;
 
 		while (k < n && in[k]->o.stack == in[i]->o.stack && in[k]->o.nr == in[i]->o.nr)
 			bytes += in[k++]->len;
-		json_obj(j);
-		json_kuint(j, "count", k - i);
-		json_kuint(j, "mapped_bytes", bytes);
-		json_kstr(j, "syscall", ooms_syscall_name(a->arch, in[i]->o.nr));
-		json_kstr(j, "thread", in[i]->o.comm);
-		json_kstr(j, "created_by", ooms_attrib_culprit(a, in[i]->o.stack, buf, sizeof(buf)));
+		run_vmsize_origin_begin(j, &(struct run_vmsize_origin){
+			.count = k - i, .mapped_bytes = bytes, .syscall = ooms_syscall_name(a->arch, in[i]->o.nr),
+			.thread = in[i]->o.comm, .created_by = ooms_attrib_culprit(a, in[i]->o.stack, buf, sizeof(buf))});
 		ooms_attrib_write_frames(j, a, in[i]->o.stack);
-		json_obj_end(j);
+		run_vmsize_origin_end(j);
 		i = k;
 	}
-	json_arr_end(j);
 	free(in);
 }
 
@@ -474,30 +451,19 @@ int ooms_attrib_write_vmsize(struct ooms_attrib *a, const struct ooms_snapshot *
 		free(m);
 		return err;
 	}
-	run_snapshot_head(&j, a->pid, s->t, s->alive);
-	json_kint(&j, "vmsize_kb", s->vmsize_kb);
-	json_kint(&j, "vmpeak_kb", s->vmpeak_kb);
-	json_kuint(&j, "mappings_total", s->nmaps);
 	/* the mappings as read from /proc, or (the target gone first) that
 	 * reading with the large mmaps and munmaps the kernel side saw since */
-	json_kstr(&j, "mappings_from", s->maps_replayed ? "proc+events" : "proc");
-	json_kuint(&j, "mappings_replayed", s->maps_replayed);
-	if (s->maps_replay_partial)
-		json_kbool(&j, "mappings_replay_partial", 1);
-	json_key(&j, "largest");
-	json_arr(&j);
+	run_vmsize_begin(&j, &(struct run_vmsize_head){
+		.pid = a->pid, .t = s->t, .alive = s->alive, .vmsize_kb = s->vmsize_kb, .vmpeak_kb = s->vmpeak_kb,
+		.mappings_total = s->nmaps, .mappings_replayed = s->maps_replayed,
+		.replay_partial = s->maps_replay_partial});
 	for (size_t i = 0; i < top; i++) {
-		json_obj(&j);
-		json_khex(&j, "start", m[i].start);
-		json_khex(&j, "end", m[i].end);
-		json_kuint(&j, "bytes", m[i].end - m[i].start);
-		json_kstr(&j, "perms", m[i].perms);
-		json_kstr(&j, "path", m[i].path[0] ? m[i].path : NULL);
+		run_vmsize_map_begin(&j, &(struct run_vmsize_map){m[i].start, m[i].end, m[i].perms,
+								  m[i].path[0] ? m[i].path : NULL});
 		write_map_origins(&j, a, m[i].start, m[i].end);
-		json_obj_end(&j);
+		run_vmsize_map_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
+	run_vmsize_end(&j);
 	json_end_line(&j);
 	err = atomic_commit(&af);
 	free(m);

@@ -28,13 +28,7 @@ static void failure_body(struct json *j, void *arg)
 {
 	struct failure_line *l = arg;
 
-	json_obj(j);
-	json_kstr(j, "type", run_rec_name(REC_FAILURE));
-	json_kdbl(j, "t", l->g->last_ns > l->c->start_ns ? (l->g->last_ns - l->c->start_ns) / 1e9 : 0);
-	ooms_failures_json(j, l->c->fails, l->g, l->c->start_ns, 1);
-	if (l->wrote)
-		json_kstr(j, "wrote", l->wrote);
-	json_obj_end(j);
+	ooms_failures_record(j, l->c->fails, l->g, l->c->start_ns, l->wrote);
 }
 
 /* A call failed for want of a resource: its group (failures.c) is pending

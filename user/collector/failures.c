@@ -351,13 +351,13 @@ void ooms_failures_rec(struct ooms_failures *f, const struct ooms_fail_group *g,
 		r->called_by = ooms_attrib_culprit(f->a, g->stack, rec->who, sizeof(rec->who));
 }
 
-void ooms_failures_json(struct json *j, struct ooms_failures *f, const struct ooms_fail_group *g,
-			uint64_t start_ns, int brief)
+void ooms_failures_record(struct json *j, struct ooms_failures *f, const struct ooms_fail_group *g,
+			  uint64_t start_ns, const char *wrote)
 {
 	struct ooms_fail_rec rec;
 
 	ooms_failures_rec(f, g, start_ns, &rec);
-	run_fail_group_write(j, &rec.r, brief);
+	run_failure_record(j, &rec.r, wrote);
 }
 
 static int by_count(const void *a, const void *b)

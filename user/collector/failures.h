@@ -74,11 +74,11 @@ uint64_t ooms_failures_total(const struct ooms_failures *f);
 const char *ooms_fail_kind_name(enum ooms_fail_kind k); /* "fds", "threads", "memory" */
 /* "openat failed with EMFILE (1024 fds open) in fd-burst (tid 12) <- leak_fds (death_target)" */
 void ooms_failures_line(struct ooms_failures *f, const struct ooms_fail_group *g, char *buf, size_t len);
-/* The group as the members of a JSON object (t_first and t_last in seconds
- * since start_ns; frames in crash-log form unless brief). */
+/* The group's timeline record (times in seconds since start_ns; wrote:
+ * the file its first failure of a kind wrote, NULL none). */
 struct json;
-void ooms_failures_json(struct json *j, struct ooms_failures *f, const struct ooms_fail_group *g,
-			uint64_t start_ns, int brief);
+void ooms_failures_record(struct json *j, struct ooms_failures *f, const struct ooms_fail_group *g,
+			  uint64_t start_ns, const char *wrote);
 /* The group as the run directory's record (run/failures.h), filled in
  * place: r's culprit and stacks point into rec. */
 struct ooms_fail_rec {

@@ -1,5 +1,6 @@
 /* allocs.json: writer beside reader. */
 #include "run/allocs.h"
+#include "run/records.h"
 #include "util/json.h"
 #include "util/jsonread.h"
 
@@ -107,6 +108,20 @@ void run_alloc_write(struct json *j, const struct run_alloc *a)
 {
 	json_obj(j);
 	run_alloc_fields(j, a);
+	json_obj_end(j);
+}
+
+void run_alloc_record(struct json *j, const struct run_alloc *a, double t_seen, int freed,
+		      void (*write_frames)(struct json *j, void *ctx), void *ctx)
+{
+	json_obj(j);
+	json_kstr(j, "type", freed ? "alloc_freed" : run_rec_name(REC_BIG_ALLOC));
+	json_kdbl(j, "t_seen", t_seen);
+	run_alloc_fields(j, a);
+	json_key(j, "stack");
+	json_obj(j);
+	write_frames(j, ctx);
+	json_obj_end(j);
 	json_obj_end(j);
 }
 

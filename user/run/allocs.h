@@ -56,6 +56,11 @@ void run_allocs_between(struct json *j);   /* the groups end, the allocations be
 void run_alloc_write(struct json *j, const struct run_alloc *a); /* an element */
 void run_alloc_fields(struct json *j, const struct run_alloc *a); /* its keys (a big_alloc record's too) */
 void run_allocs_end(struct json *j);
+/* The timeline's big_alloc (or alloc_freed: freed) record: when it was
+ * seen, the allocation's keys, its stack (frames written by
+ * write_frames(j, ctx)). */
+void run_alloc_record(struct json *j, const struct run_alloc *a, double t_seen, int freed,
+		      void (*write_frames)(struct json *j, void *ctx), void *ctx);
 
 /* doc (allocs.json parsed) into out (arrays allocated; run_allocs_free).
  * 0, -EINVAL (not an allocs document) or -ENOMEM. */

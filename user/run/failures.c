@@ -1,5 +1,6 @@
 /* failures.json and its groups: writer beside reader. */
 #include "run/failures.h"
+#include "run/records.h"
 #include "util/json.h"
 #include "util/jsonread.h"
 
@@ -32,6 +33,17 @@ void run_fail_group_write(struct json *j, const struct run_fail_group *g, int br
 	json_kstr(j, "called_by", g->called_by);
 	if (!brief && g->write_stacks)
 		g->write_stacks(j, g->stacks_ctx);
+}
+
+void run_failure_record(struct json *j, const struct run_fail_group *g, const char *wrote)
+{
+	json_obj(j);
+	json_kstr(j, "type", run_rec_name(REC_FAILURE));
+	json_kdbl(j, "t", g->t_last);
+	run_fail_group_write(j, g, 1);
+	if (wrote)
+		json_kstr(j, "wrote", wrote);
+	json_obj_end(j);
 }
 
 int run_fail_group_read(struct json_object *o, struct run_fail_group *g)

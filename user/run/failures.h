@@ -37,6 +37,10 @@ struct run_fail_group {
 
 /* Its keys into the object the caller opened; brief: no stacks. */
 void run_fail_group_write(struct json *j, const struct run_fail_group *g, int brief);
+/* The timeline's failure record: the group's last failure's time, the
+ * group (brief), and the file its first failure of a kind wrote (NULL:
+ * none). */
+void run_failure_record(struct json *j, const struct run_fail_group *g, const char *wrote);
 /* 0 or -ENOMEM (frames). */
 int run_fail_group_read(struct json_object *o, struct run_fail_group *g);
 void run_fail_group_free(struct run_fail_group *g);

@@ -78,6 +78,11 @@ void run_frames_free(struct run_frames *f)
 	memset(f, 0, sizeof(*f));
 }
 
+void run_java_stack_missing(struct json *j, const char *why)
+{
+	json_kstr(j, "java_stack", why);
+}
+
 void run_java_frames_write(struct json *j, const char *joined)
 {
 	json_key(j, "java_frames");

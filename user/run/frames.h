@@ -44,6 +44,9 @@ void run_frames_free(struct run_frames *f);
 /* "java_frames": the Java stack, innermost first, from a ';'-joined list
  * (the shim's javastacks line). */
 void run_java_frames_write(struct json *j, const char *joined);
+/* "java_stack": why a native event has no Java frames ("none (not in
+ * Java code)", "asked, not reported"). */
+void run_java_stack_missing(struct json *j, const char *why);
 /* obj's "java_frames" array: its length, and its i-th frame. */
 size_t run_java_frames_count(struct json_object *obj);
 const char *run_java_frame(struct json_object *obj, size_t i);

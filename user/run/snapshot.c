@@ -37,6 +37,102 @@ void run_snapshot_begin(struct json *j, enum ooms_snap kind, int64_t pid, double
 	json_arr(j);
 }
 
+void run_snap_examples(struct json *j, const char *const *names, size_t n)
+{
+	json_key(j, "examples");
+	json_arr(j);
+	for (size_t i = 0; i < n; i++)
+		json_str(j, names[i]);
+	json_arr_end(j);
+}
+
+void run_snap_counts_begin(struct json *j, enum run_snap_counted what)
+{
+	json_key(j, what == RUN_SNAP_FAMILIES ? "families" : "paths");
+	json_arr(j);
+}
+
+void run_snap_count(struct json *j, enum run_snap_counted what, const char *value, uint64_t count)
+{
+	json_obj(j);
+	json_kstr(j, what == RUN_SNAP_FAMILIES ? "family" : "path", value);
+	json_kuint(j, "count", count);
+	json_obj_end(j);
+}
+
+void run_snap_patterns_begin(struct json *j)
+{
+	json_key(j, "patterns");
+	json_arr(j);
+}
+
+void run_snap_pattern(struct json *j, const char *pattern, uint64_t count, const char *const *examples, size_t n)
+{
+	json_obj(j);
+	json_kstr(j, "pattern", pattern);
+	json_kuint(j, "count", count);
+	run_snap_examples(j, examples, n);
+	json_obj_end(j);
+}
+
+void run_snap_list_end(struct json *j)
+{
+	json_arr_end(j);
+}
+
+void run_vmsize_begin(struct json *j, const struct run_vmsize_head *h)
+{
+	run_snapshot_head(j, h->pid, h->t, h->alive);
+	json_kint(j, "vmsize_kb", h->vmsize_kb);
+	json_kint(j, "vmpeak_kb", h->vmpeak_kb);
+	json_kuint(j, "mappings_total", h->mappings_total);
+	json_kstr(j, "mappings_from", h->mappings_replayed ? "proc+events" : "proc");
+	json_kuint(j, "mappings_replayed", h->mappings_replayed);
+	if (h->replay_partial)
+		json_kbool(j, "mappings_replay_partial", 1);
+	json_key(j, "largest");
+	json_arr(j);
+}
+
+void run_vmsize_map_begin(struct json *j, const struct run_vmsize_map *m)
+{
+	json_obj(j);
+	json_khex(j, "start", m->start);
+	json_khex(j, "end", m->end);
+	json_kuint(j, "bytes", m->end - m->start);
+	json_kstr(j, "perms", m->perms);
+	json_kstr(j, "path", m->path);
+	json_key(j, "origins");
+	json_arr(j);
+}
+
+void run_vmsize_origin_begin(struct json *j, const struct run_vmsize_origin *o)
+{
+	json_obj(j);
+	json_kuint(j, "count", o->count);
+	json_kuint(j, "mapped_bytes", o->mapped_bytes);
+	json_kstr(j, "syscall", o->syscall);
+	json_kstr(j, "thread", o->thread);
+	json_kstr(j, "created_by", o->created_by);
+}
+
+void run_vmsize_origin_end(struct json *j)
+{
+	json_obj_end(j);
+}
+
+void run_vmsize_map_end(struct json *j)
+{
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+void run_vmsize_end(struct json *j)
+{
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
 void run_snap_group_begin(struct json *j, enum ooms_snap kind, const char *name, uint64_t count)
 {
 	json_obj(j);
@@ -52,6 +148,7 @@ void run_snap_stacks_begin(struct json *j)
 
 void run_snap_stack_write(struct json *j, const struct run_snap_stack *s)
 {
+	json_obj(j);
 	json_kuint(j, "count", s->count);
 	if (s->unknown) {
 		json_kstr(j, "unknown", s->unknown);
@@ -61,6 +158,11 @@ void run_snap_stack_write(struct json *j, const struct run_snap_stack *s)
 	json_kstr(j, "creator_thread", s->creator_thread);
 	if (s->syscall)
 		json_kstr(j, "syscall", s->syscall);
+}
+
+void run_snap_stack_end(struct json *j)
+{
+	json_obj_end(j);
 }
 
 void run_snap_start_routine_key(struct json *j)

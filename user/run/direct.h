@@ -1,0 +1,34 @@
+/* direct.json (and direct-N.json at a direct-memory crossing): HotSpot's
+ * direct buffers' memory (Unsafe.allocateMemory blocks still live) by the
+ * code that made it. The writer's pieces (the collector's attrib_direct.c
+ * hands it the head and each site, and writes a site's Java stack and
+ * frames between run_direct_site_begin and _end). No C reader: the report
+ * leaves it to the file's readers (jq, the tests). */
+#ifndef OOMSCOPE_RUN_DIRECT_H
+#define OOMSCOPE_RUN_DIRECT_H
+
+#include <stdint.h>
+
+struct json;
+
+struct run_direct_head {
+	int64_t pid;
+	double t;                   /* s since attach */
+	uint64_t live_bytes, blocks;
+	int64_t limit;              /* MaxDirectMemorySize; -1 unknown */
+	uint64_t untracked;         /* blocks past the kernel side's table */
+	uint64_t sites_total;       /* sites in all (the file holds the largest) */
+};
+
+struct run_direct_site {
+	uint64_t bytes, blocks;
+	const char *created_by;     /* NULL: no stack */
+	const char *creator_thread; /* NULL: unknown */
+};
+
+void run_direct_begin(struct json *j, const struct run_direct_head *h);
+void run_direct_site_begin(struct json *j, const struct run_direct_site *s);
+void run_direct_site_end(struct json *j);
+void run_direct_end(struct json *j);
+
+#endif
