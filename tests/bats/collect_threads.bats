@@ -56,7 +56,7 @@ load helpers
 }
 
 @test "SIGTERM and SIGINT stop the collector cleanly with its files" {
-  start_bg target "$TARGETS/thread_target" -m 2 -t 30
+  start_bg target "$TARGETS/thread_target" -m 2 -t 600
   wait_for "$TMP/target.out" '^ready pid='
   local tpid; tpid=$(cat "$TMP/target.pid")
   for sig in TERM INT; do

@@ -39,13 +39,16 @@ load helpers
   # fd_target -w waits for SIGUSR1, then makes exactly 2,300 fd-creating
   # calls (-n 1000: 1,000 eventfd + 1,000 epoll_create1 + 100 opens + 100
   # socketpairs + 100 pipes) and nothing else the collector follows
-  start_bg target "$TARGETS/fd_target" -w -n 1000 -t 30
+  # the target outlives the test (teardown ends it); the watch stops when
+  # told, once the burst is done
+  start_bg target "$TARGETS/fd_target" -w -n 1000 -t 600
   wait_for "$TMP/target.out" '^waiting pid='
   local tpid; tpid=$(cat "$TMP/target.pid")
-  start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -d 4 --ringbuf-size 8K -o "$TMP/run"
+  start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 --ringbuf-size 8K -o "$TMP/run"
   wait_for "$TMP/watch.out" '"type":"sample"' 20
   kill -USR1 "$tpid"
   wait_for "$TMP/target.out" '^ready pid=' 10
+  kill -INT "$(cat "$TMP/watch.pid")"
   wait_exit "$(cat "$TMP/watch.pid")" 30
   local e; e=$(tail -n1 "$TMP/run/timeline.jsonl")
   jq -e '.type == "end" and .ringbuf_drops > 0 and .events_sent == .events_received' <<<"$e"

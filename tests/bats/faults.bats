@@ -42,7 +42,7 @@ held_ids() { # PID prog|link
 }
 
 @test "the collector SIGKILLed mid-watch: no BPF program, link or uprobe is left, the target goes on" {
-  start_bg target "$TARGETS/fd_target" -w -n 40 -t 30
+  start_bg target "$TARGETS/fd_target" -w -n 40 -t 600
   wait_for "$TMP/target.out" '^waiting pid='
   local tpid; tpid=$(cat "$TMP/target.pid")
   start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -d 60 -o "$TMP/run"
@@ -65,7 +65,8 @@ held_ids() { # PID prog|link
   echo "left: $left"
   [ "$left" -eq 0 ]
   # nor a probe of its making in tracefs (libbpf's legacy uprobes, the kretprobe hook's: named by its PID)
-  ! grep -qE "libbpf_${wpid}_|oomscope/p${wpid}_" /sys/kernel/tracing/uprobe_events /sys/kernel/tracing/kprobe_events 2> /dev/null
+  local tr; tr=$(tracefs_dir)
+  ! grep -qE "libbpf_${wpid}_|oomscope/p${wpid}_" "$tr/uprobe_events" "$tr/kprobe_events"
   # the target still runs, and still works
   kill -0 "$tpid"
   kill -USR1 "$tpid"
@@ -73,14 +74,14 @@ held_ids() { # PID prog|link
 }
 
 @test "two collectors on one process: each keeps its own exact counts and stacks, and the first to stop does not disturb the other" {
-  start_bg target "$TARGETS/fd_target" -w -n 100 -t 30
+  start_bg target "$TARGETS/fd_target" -w -n 100 -t 600 # ended by teardown: it outlives the watches
   wait_for "$TMP/target.out" '^waiting pid='
   local tpid; tpid=$(cat "$TMP/target.pid")
   # each stops when told (SIGINT), not after a fixed time: under emulation the
   # second's attach can outlast a short first watch, which then ended in the
   # middle of the burst (its last fds opened after it detached, rightly without stacks)
-  start_bg one "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -d 60 -o "$TMP/one"
-  start_bg two "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -d 60 -o "$TMP/two"
+  start_bg one "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -o "$TMP/one"
+  start_bg two "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -o "$TMP/two"
   wait_for "$TMP/one.out" '"type":"sample"' 20
   wait_for "$TMP/two.out" '"type":"sample"' 20
   kill -USR1 "$tpid"
@@ -95,6 +96,10 @@ held_ids() { # PID prog|link
   wait_exit "$(cat "$TMP/two.pid")" 30
   local d s
   for d in one two; do
+    # shown when a check below fails: the end record, the eventfds' stacks
+    echo "$d: $(tail -n1 "$TMP/$d/timeline.jsonl" | jq -c '{reason, ringbuf_drops, events_sent, events_received, skipped_runs}')"
+    echo "$d: $(head -n1 "$TMP/$d/timeline.jsonl" | jq -c .syscall_hook)" \
+      "$(jq -c '[.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[] | {count, unknown, created_by, symbols: [.frames[]?.symbol]}]' "$TMP/$d/fds.json")"
     jq -e '.type == "end" and .ringbuf_drops == 0 and .events_sent == .events_received' < <(tail -n1 "$TMP/$d/timeline.jsonl")
     s=$(last_sample "$TMP/$d/timeline.jsonl")
     [ "$(jq .fds <<<"$s")" -eq "$(jq .fds_bpf <<<"$s")" ]

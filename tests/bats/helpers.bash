@@ -29,7 +29,10 @@ common_teardown() {
     kill -KILL "$p" 2>/dev/null || true
     wait "$p" 2>/dev/null || true
   done
-  # oomscope unmounts tracefs when it mounted it: the state must be as before
+  # oomscope unmounts tracefs when it mounted it, but not when killed, and a
+  # test that read tracefs mounted it (tracefs_dir): unmounted before, it is
+  # unmounted again, and the state must be as before
+  [ "$TRACEFS_BEFORE" = mounted ] || [ "$(tracefs_state)" = unmounted ] || umount /sys/kernel/tracing 2>/dev/null || true
   [ "$(tracefs_state)" = "$TRACEFS_BEFORE" ] || echo "# tracefs state changed: $TRACEFS_BEFORE -> $(tracefs_state)" >&3
   teardown_cgroups
   rm -rf "$TMP"
@@ -58,6 +61,16 @@ teardown_cgroups() {
   while read -r d; do
     for _ in $(seq 1 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
   done < "$TMP/cgroups"
+}
+
+# tracefs_dir: where tracefs is mounted; mounted for this test (unmounted in
+# teardown) when it was not, so what a test reads there is the kernel's
+tracefs_dir() {
+  local d
+  for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+    [ -d "$d/events" ] && { echo "$d"; return 0; }
+  done
+  mount -t tracefs none /sys/kernel/tracing && echo /sys/kernel/tracing
 }
 
 tracefs_state() {
