@@ -15,6 +15,7 @@
 #include "appwait.h"
 #include "appwait.skel.h"
 #include "proc/procfs.h"
+#include "collector/tracefs.h"
 
 struct found {
 	pid_t pid;
@@ -115,7 +116,8 @@ int ooms_app_find(const char *pkg, int timeout_s, pid_t *pid, int *stopped, void
 	struct found f = {0, 0};
 	char head[16], tail[16];
 	struct timespec t0;
-	int e = 0;
+	char tracefs[256];
+	int e = 0, tracefs_mounted = 0;
 
 	*pid = 0;
 	*stopped = 0;
@@ -132,6 +134,13 @@ int ooms_app_find(const char *pkg, int timeout_s, pid_t *pid, int *stopped, void
 	}
 	memcpy((char *)k->rodata->want_head, head, sizeof(head));
 	memcpy((char *)k->rodata->want_tail, tail, sizeof(tail));
+	/* libbpf finds the tracepoint's id in tracefs: mounted for the wait when it is not */
+	if ((e = tracefs_ensure(tracefs, sizeof(tracefs), &tracefs_mounted))) {
+		snprintf(err, err_len, "tracefs is not mounted and cannot be (%s): mount -t tracefs none /sys/kernel/tracing",
+			 strerror(-e));
+		appwait_bpf__destroy(k);
+		return e;
+	}
 	if ((e = appwait_bpf__load(k)) || (e = appwait_bpf__attach(k)) ||
 	    !(rb = ring_buffer__new(bpf_map__fd(k->maps.app_events), on_event, &f, NULL))) {
 		e = e ? e : -errno;
@@ -181,5 +190,6 @@ out:
 		ring_buffer__free(rb);
 	}
 	appwait_bpf__destroy(k);
+	tracefs_release(tracefs, tracefs_mounted);
 	return e;
 }
