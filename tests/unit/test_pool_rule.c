@@ -53,6 +53,13 @@ static void pools(void)
 	TAP_EQ_STR(d.rule, "direct_trend", "... named direct_trend");
 	TAP_OK(strstr(d.reason, "exhausted in") != NULL, "... with the time left: %s", d.reason);
 
+	/* the trend fired at 48 of 96; the leaker paused (its dump), then went on
+	 * to the ratio line: the same crossing, not a second one */
+	TAP_EQ_STR(POLLS(&r, 7, 1, 96, &d, 56, 56, 56, 56, 60, 72, 88, 96), "........",
+		   "a pause after the trend, then the ratio: one crossing");
+	TAP_EQ_STR(POLLS(&r, 15, 1, 96, &d, 40, 40, 88), "...", "fallen under 10 points below where it fired: not re-armed");
+	TAP_EQ_STR(POLLS(&r, 18, 1, 96, &d, 30, 30, 88), "..D", "fallen 10 points under where it fired, then over: again");
+
 	/* the same slope at under half: no dump yet */
 	ooms_pool_rule_init(&r, "direct", "Direct buffer memory");
 	TAP_EQ_STR(POLLS(&r, 0, 1, 960, &d, 80, 160, 240, 320, 400), ".....",

@@ -49,13 +49,16 @@ int ooms_pool_rule_feed(struct ooms_pool_rule *r, double t, int64_t used, int64_
 				 MB(used), MB(max), MB(slope), left, r->horizon_s);
 		}
 	}
-	if (!holds) {
-		/* re-armed once well below: a figure that hovers at the line is one crossing */
-		if ((double)used < (r->ratio - 0.10) * (double)max)
-			r->holding = 0;
+	/* re-armed once well below where it fired: a figure that hovers at the
+	 * line, or a rise that pauses after the trend fired, is one crossing */
+	if (r->holding && (double)used < (r->ratio - 0.10) * (double)max &&
+	    (double)used < (double)r->fired_at - 0.10 * (double)max)
+		r->holding = 0;
+	if (!holds)
 		return 0;
-	}
 	d->dump = !r->holding;
+	if (d->dump)
+		r->fired_at = used;
 	r->holding = 1;
 	return d->dump;
 }

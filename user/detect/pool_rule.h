@@ -6,8 +6,9 @@
  * space, direct buffer memory): a poll dumps when used is at `ratio` of max
  * (0.90), or when used is at least half of max and the slope of the last
  * polls says the pool is exhausted within `horizon_s` (10 s). Once per pool
- * while the rule holds; again only after the pool fell 10 points under the
- * ratio.
+ * while the rule holds; again only after the pool fell 10 points under
+ * where it fired and under the ratio (a trend fires below the ratio: a
+ * pause in the rise, the leaker's own during the dump, is no new crossing).
  *
  * GC distress: in the last `window_s` (1 s), `min_gcs` collections (50: a
  * collector running back to back) or `share` of the time in pauses (0.30)
@@ -30,7 +31,8 @@ struct ooms_pool_rule {
 	double t[OOMS_POOL_POINTS];
 	int64_t used[OOMS_POOL_POINTS];
 	int n;              /* points held (the newest last) */
-	int holding;        /* fired, and the rule still holds */
+	int holding;        /* fired, and not fallen since */
+	int64_t fired_at;   /* used when it fired */
 };
 
 struct ooms_pool_decision {
