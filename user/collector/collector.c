@@ -370,6 +370,13 @@ static int start(struct coll *c)
 	return 0;
 }
 
+/* The kernel side has the target's exit: its event read, or its record in
+ * .bss (kept even when the ring buffer had no room for the event). */
+static int death_seen(struct coll *c)
+{
+	return c->died || c->skel->bss->death.ts_ns;
+}
+
 /* The target is gone: how it ended (death.json, the death record), and the
  * end's groups as it had them, not as /proc shows a process the kernel has
  * torn down. Fills d. */
@@ -387,8 +394,7 @@ static void target_ended(struct coll *c, int status, struct ooms_death_rec *d)
 	if (oom_ns && c->cg_ns + 100000000ull > oom_ns && c->cg_prev_ns)
 		before = &c->cg_prev;
 	ooms_cgroup_refresh(&after);
-	/* the record in .bss is there even when the ring buffer had no room for its event */
-	ooms_death_classify(c->died || c->skel->bss->death.ts_ns ? &c->skel->bss->death : NULL, c->skel->bss->last_sig, OOMS_NSIG,
+	ooms_death_classify(death_seen(c) ? &c->skel->bss->death : NULL, c->skel->bss->last_sig, OOMS_NSIG,
 			    &c->skel->bss->oom, c->pid, before, &after, status, d);
 	if (coll_held_snapshot(c, &held) == 0) {
 		ooms_snapshot_free(&c->last);
@@ -512,7 +518,7 @@ static void await_death(struct coll *c, int timeout_ms)
 	struct pollfd p = {.fd = c->pidfd, .events = POLLIN};
 
 	coll_consume(c);
-	while (!c->died && !c->skel->bss->death.ts_ns && coll_now_ns() < until) {
+	while (!death_seen(c) && coll_now_ns() < until) {
 		if (c->pidfd < 0 || poll(&p, 1, 20) != 0 || !proc_dying(c->pid))
 			break; /* gone whole (its record, if any, is in the ring buffer now), or not leaving at all */
 		coll_consume(c);
@@ -567,7 +573,7 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 	if (ended)
 		await_death(&c, 10000);
 	coll_consume(&c);
-	ended = ended || c.died || c.skel->bss->death.ts_ns;
+	ended = ended || death_seen(&c);
 	if (ended) {
 		why = "target exited";
 		target_ended(&c, status, &death);
