@@ -19,7 +19,10 @@ load helpers
   local s; s=$(last_sample "$TMP/run/timeline.jsonl")
   [ "$(jq .fds <<<"$s")" -eq "$(jq .fds_bpf <<<"$s")" ]
   # fds whose event was lost are said so, not hidden
-  [ "$(jq '[.groups[].stacks[] | select(.unknown == "creation event not received") | .count] | add' "$TMP/run/fds.json")" -gt 0 ]
+  local unseen; unseen=$(jq '[.groups[].stacks[] | select(.unknown == "creation event not received") | .count] | add' "$TMP/run/fds.json")
+  [ "$unseen" -gt 0 ]
+  # ... and counted in the end record: the fds the end found without their event
+  [ "$(jq .fds_without_event <<<"$e")" -eq "$unseen" ]
   # the drops are in the samples too
   [ "$(last_sample "$TMP/run/timeline.jsonl" | jq .ringbuf_drops)" -eq "$drops" ]
   # 8K, or a page where pages are larger (16 KiB kernels)

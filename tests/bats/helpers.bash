@@ -120,7 +120,16 @@ last_sample() {
 
 # Frames' symbols of the stacks of group KEY=VALUE in a threads/fds json, one per line.
 group_symbols() { # FILE KEYFIELD VALUE
-  jq -r --arg v "$3" ".groups[] | select(.$2 == \$v) | .stacks[].frames[].symbol // empty" "$1"
+  jq -r --arg v "$3" ".groups[] | select(.$2 == \$v) | .stacks[] | (.frames // [])[].symbol // empty" "$1"
+}
+
+# fds_diag RUNDIR: what a failed check of a run's fds needs (to fd 3): each
+# group's stacks (count, who made them or why unknown) and what the end
+# record counted of the kernel side's events
+fds_diag() {
+  jq -c '.groups[] | .kind as $k | .stacks[] | {kind: $k, count, created_by, unknown}' "$1/fds.json" >&3 || true
+  grep '"type":"end"' "$1/timeline.jsonl" |
+    jq -c '{events_sent, events_received, ringbuf_drops, skipped_runs, fds_without_event}' >&3 || true
 }
 
 # watch_burst PID DONE_REGEX WATCH_ARGS...: oomscope watches PID into $TMP/w

@@ -158,7 +158,7 @@ static void test_events(void)
 					      .target_exited = 1}},
 		{.type = REC_END, .u.end = {.t = 10, .reason = "target exited", .target_exit_code = 3,
 					    .target_signal = RUN_NONE, .ringbuf_drops = 1, .events_sent = 50,
-					    .events_received = 49, .skipped_runs = 7, .crossings = 2, .call_fails = 5, .probe_misses = 3, .death = "oom_killer",
+					    .events_received = 49, .skipped_runs = 7, .fds_without_event = 11, .crossings = 2, .call_fails = 5, .probe_misses = 3, .death = "oom_killer",
 					    .how = "killed by the OOM killer", .runtime = "hotspot", .dumps = 1,
 					    .java_asked = 303, .java_sampled_out = 3718, .java_reported = 301, .java_unmatched = 2,
 					    .collector_cpu_s = 1.5, .collector_peak_rss_kb = 20480}},
@@ -188,6 +188,7 @@ static void test_events(void)
 		char *line = written(&rs[rs_n - 1]);
 
 		TAP_OK(strstr(line, "\"skipped_runs\":7") != NULL, "end: the runs the kernel skipped written");
+		TAP_OK(strstr(line, "\"fds_without_event\":11") != NULL, "end: the fds that came with no event written");
 		TAP_OK(strstr(line, "\"java_stacks\":{\"asked\":303,\"sampled_out\":3718,\"reported\":301,\"unmatched\":2}") != NULL,
 		       "end: the Java stacks' cost written");
 		free(line);

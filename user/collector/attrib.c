@@ -482,6 +482,21 @@ void ooms_attrib_mark_preexisting(struct ooms_attrib *a, const struct ooms_snaps
 	}
 }
 
+size_t ooms_attrib_fds_without_event(const struct ooms_attrib *a, const struct ooms_snapshot *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nfds; i++) {
+		int64_t fd = s->fds[i].fd;
+
+		/* not there at attach, and no creation event read: either the
+		 * kernel never ran the syscall hook for it, or its event is lost */
+		if (fd >= 0 && ((size_t)fd >= a->nfds || !a->fds[fd].seen))
+			n++;
+	}
+	return n;
+}
+
 uint32_t ooms_attrib_stack(struct ooms_attrib *a, const struct ooms_event *e, const uint64_t *slice,
 			   size_t nslice, unsigned depth)
 {

@@ -43,6 +43,9 @@ int ooms_attrib_write_vmsize(struct ooms_attrib *a, const struct ooms_snapshot *
 int ooms_attrib_summary(struct ooms_attrib *a, const struct ooms_snapshot *s, char *buf, size_t len);
 
 uint64_t ooms_attrib_events(const struct ooms_attrib *a);
+/* The fds of s made while watched whose creation event never came: "creation
+ * event not received" in fds.json, counted in the end record. */
+size_t ooms_attrib_fds_without_event(const struct ooms_attrib *a, const struct ooms_snapshot *s);
 
 /* A Java stack the shim reported for the thread tid stopped at sp, pc
  * (the event that asked for it says the same): frames "Class.method(File.java:N)"

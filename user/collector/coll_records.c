@@ -194,7 +194,8 @@ void coll_emit_end(struct coll *c, const char *reason, int exit_status, const st
 		.t = coll_since(c), .reason = reason, .target_exit_code = RUN_NONE, .target_signal = RUN_NONE,
 		.ringbuf_drops = t->ringbuf_drops, .set_full_drops = t->set_full_drops,
 		.events_sent = t->events_sent, .events_received = ooms_attrib_events(c->attrib),
-		.timeline_lost = c->timeline_lost, .skipped_runs = skipped_runs, .crossings = coll_crossings(c), .call_fails = t->call_fails, .call_fails_sent = t->call_fails_sent,
+		.timeline_lost = c->timeline_lost, .skipped_runs = skipped_runs,
+		.fds_without_event = c->last_full ? ooms_attrib_fds_without_event(c->attrib, &c->last) : 0, .crossings = coll_crossings(c), .call_fails = t->call_fails, .call_fails_sent = t->call_fails_sent,
 	}};
 	struct run_end *e = &r.u.end;
 

@@ -441,6 +441,7 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 	volatile struct ooms_totals *t = coll_totals(c);
 	char summary[4096];
 	uint64_t skipped = coll_skipped_runs(c);
+	size_t unseen;
 
 	coll_emit_end(c, why, status, d, skipped);
 	if (c->o->json)
@@ -459,6 +460,10 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 	if (c->timeline_lost)
 		fprintf(stderr, "oomscope: the timeline lacks %" PRIu64 " record(s) that could not be written\n",
 			c->timeline_lost);
+	if (c->last_full && (unseen = ooms_attrib_fds_without_event(c->attrib, &c->last)))
+		fprintf(stderr, "oomscope: %zu fd(s) made while watched came with no creation event: the kernel did not run "
+			"oomscope's syscall hook for them (or their events were lost); fds.json lists them without a "
+			"stack, as 'creation event not received'\n", unseen);
 	{
 		double cpu;
 		uint64_t rss;

@@ -561,6 +561,7 @@ static void write_end(struct json *j, const struct run_end *r)
 	if (r->timeline_lost)
 		json_kuint(j, "timeline_lost", r->timeline_lost);
 	json_kuint(j, "skipped_runs", r->skipped_runs);
+	json_kuint(j, "fds_without_event", r->fds_without_event);
 	json_kint(j, "crossings", r->crossings);
 	json_kuint(j, "call_fails", r->call_fails);
 	json_kuint(j, "call_fails_sent", r->call_fails_sent);
@@ -605,6 +606,7 @@ static void read_end(struct json_object *o, struct run_end *r)
 	r->events_received = jr_uint64(o, "events_received", 0);
 	r->timeline_lost = jr_uint64(o, "timeline_lost", 0);
 	r->skipped_runs = jr_uint64(o, "skipped_runs", 0);
+	r->fds_without_event = jr_uint64(o, "fds_without_event", 0);
 	{
 		struct json_object *rec;
 

@@ -155,6 +155,9 @@ struct run_end {
 	/* runs of oomscope's programs the kernel skipped (another BPF program
 	 * was running on that CPU): events possibly never sent, of any process */
 	uint64_t skipped_runs;
+	/* fds open at the end, made while watched, whose creation event never
+	 * came (the syscall hook did not run for them, or the event was lost) */
+	uint64_t fds_without_event;
 	int64_t crossings;
 	/* rules that held again after their crossing without re-arming (a
 	 * count oscillating at a limit): each rule's name and how often */
