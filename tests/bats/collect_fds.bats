@@ -61,22 +61,42 @@ load helpers
   [ "$(jq '[.groups[].stacks[] | select(.unknown != null) | .count] | add' "$f")" -eq "$inherited" ]
 }
 
-@test "watch: fds opened after attach are followed; earlier ones are marked" {
-  # the target outlives the test (teardown ends it) and the watch stops
-  # when told, once the target is done: no step depends on how long one takes
-  start_bg target "$TARGETS/fd_target" -w -n 40 -t 600
-  wait_for "$TMP/target.out" '^waiting pid='
-  local tpid; tpid=$(cat "$TMP/target.pid")
-  start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -i 0.5 -o "$TMP/run"
-  wait_for "$TMP/watch.out" '"type":"sample"' 20
+# watch_burst NAME: fd_target -w -n 40 (100 fds when told) watched from
+# before its burst into $TMP/NAME; the target outlives the test (teardown ends
+# it) and the watch stops when told, once the target is done: no step depends
+# on how long one takes. Its PID in $TMP/NAME.tpid.
+watch_burst() {
+  start_bg "$1-target" "$TARGETS/fd_target" -w -n 40 -t 600
+  wait_for "$TMP/$1-target.out" '^waiting pid='
+  local tpid; tpid=$(cat "$TMP/$1-target.pid")
+  echo "$tpid" > "$TMP/$1.tpid"
+  start_bg "$1-watch" "$OOMSCOPE" watch -p "$tpid" -i 0.5 -o "$TMP/$1"
+  wait_for "$TMP/$1/timeline.jsonl" '"type":"sample"' 20
   kill -USR1 "$tpid"
-  wait_for "$TMP/target.out" '^ready pid=' 10
-  kill -INT "$(cat "$TMP/watch.pid")"
-  wait_exit "$(cat "$TMP/watch.pid")" 30
+  wait_for "$TMP/$1-target.out" '^ready pid=' 10
+  kill -INT "$(cat "$TMP/$1-watch.pid")"
+  wait_exit "$(cat "$TMP/$1-watch.pid")" 30
+}
+
+@test "watch: fds opened after attach are followed; earlier ones are marked" {
+  watch_burst run
+  # In the arm64 VM, about once in 50 attaches, the kernel runs no syscall
+  # hook for the target's whole burst (docs/limits.md; cause not found): then
+  # the kernel side sent nothing at all (events_sent 0: no loss in user space
+  # can look so), and oomscope must say it, each of the 100 fds counted and
+  # the end line naming them; the test then attaches once more for the rest
+  local end; end=$(tail -n1 "$TMP/run/timeline.jsonl")
+  if [ "$(jq .events_sent <<<"$end")" -eq 0 ]; then
+    echo "# the kernel side sent no event for the burst: $(jq -c '{events_sent, fds_without_event}' <<<"$end")" >&3
+    [ "$(jq .fds_without_event <<<"$end")" -eq 100 ]
+    grep -q "^oomscope: 100 fd(s) made while watched came with no creation event" "$TMP/run-watch.out"
+    watch_burst again
+    rm -rf "$TMP/run" && mv "$TMP/again" "$TMP/run" && cp "$TMP/again.tpid" "$TMP/run.tpid"
+  fi
+  local tpid; tpid=$(cat "$TMP/run.tpid")
   local f="$TMP/run/fds.json"
   [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$f")" -eq 40 ]
-  # every fd made while watched came with its event (docs/limits.md: twice in the
-  # arm64 VM a whole burst did not), and its stack names the code that made it
+  # every fd made while watched came with its event, and its stack names the code that made it
   [ "$(tail -n1 "$TMP/run/timeline.jsonl" | jq .fds_without_event)" -eq 0 ] || { fds_diag "$TMP/run"; false; }
   group_symbols "$f" kind "anon_inode:[eventfd]" | grep -qx open_looper_pairs || { fds_diag "$TMP/run"; false; }
   local s; s=$(last_sample "$TMP/run/timeline.jsonl")

@@ -461,9 +461,9 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 		fprintf(stderr, "oomscope: the timeline lacks %" PRIu64 " record(s) that could not be written\n",
 			c->timeline_lost);
 	if (c->last_full && (unseen = ooms_attrib_fds_without_event(c->attrib, &c->last)))
-		fprintf(stderr, "oomscope: %zu fd(s) made while watched came with no creation event: the kernel did not run "
-			"oomscope's syscall hook for them (or their events were lost); fds.json lists them without a "
-			"stack, as 'creation event not received'\n", unseen);
+		fprintf(stderr, "oomscope: %zu fd(s) made while watched came with no creation event (lost in the kernel, or "
+			"oomscope's syscall hook did not run for them): fds.json lists them without a stack, as "
+			"'creation event not received'\n", unseen);
 	{
 		double cpu;
 		uint64_t rss;
