@@ -270,6 +270,6 @@ void coll_write_death(struct coll *c, struct death_line *l);
 void coll_write_failures(struct coll *c);
 /* exit_status: a wait status or -1; death: NULL when none was seen */
 void coll_emit_end(struct coll *c, const char *reason, int exit_status, const struct ooms_death_rec *death,
-		   uint64_t skipped_runs);
+		   uint64_t skipped_runs, uint64_t fds_without_event);
 
 #endif

@@ -187,7 +187,7 @@ void coll_write_failures(struct coll *c)
 
 /* The end record: why the run stopped, and what was lost on the way. */
 void coll_emit_end(struct coll *c, const char *reason, int exit_status, const struct ooms_death_rec *death,
-		   uint64_t skipped_runs)
+		   uint64_t skipped_runs, uint64_t fds_without_event)
 {
 	volatile struct ooms_totals *t = coll_totals(c);
 	struct run_record r = {.type = REC_END, .u.end = {
@@ -195,7 +195,7 @@ void coll_emit_end(struct coll *c, const char *reason, int exit_status, const st
 		.ringbuf_drops = t->ringbuf_drops, .set_full_drops = t->set_full_drops,
 		.events_sent = t->events_sent, .events_received = ooms_attrib_events(c->attrib),
 		.timeline_lost = c->timeline_lost, .skipped_runs = skipped_runs,
-		.fds_without_event = c->last_full ? ooms_attrib_fds_without_event(c->attrib, &c->last) : 0, .crossings = coll_crossings(c), .call_fails = t->call_fails, .call_fails_sent = t->call_fails_sent,
+		.fds_without_event = fds_without_event, .crossings = coll_crossings(c), .call_fails = t->call_fails, .call_fails_sent = t->call_fails_sent,
 	}};
 	struct run_end *e = &r.u.end;
 

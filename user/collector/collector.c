@@ -441,9 +441,10 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 	volatile struct ooms_totals *t = coll_totals(c);
 	char summary[4096];
 	uint64_t skipped = coll_skipped_runs(c);
-	size_t unseen;
+	/* the end's fds with no creation event: only where the end's lists were read */
+	size_t unseen = c->last_full ? ooms_attrib_fds_without_event(c->attrib, &c->last) : 0;
 
-	coll_emit_end(c, why, status, d, skipped);
+	coll_emit_end(c, why, status, d, skipped, unseen);
 	if (c->o->json)
 		return;
 	fprintf(stderr, "oomscope: stopped (%s) after %.1f s; %d crossing(s); %" PRIu64 " events, %" PRIu64
@@ -460,7 +461,7 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 	if (c->timeline_lost)
 		fprintf(stderr, "oomscope: the timeline lacks %" PRIu64 " record(s) that could not be written\n",
 			c->timeline_lost);
-	if (c->last_full && (unseen = ooms_attrib_fds_without_event(c->attrib, &c->last)))
+	if (unseen)
 		fprintf(stderr, "oomscope: %zu fd(s) made while watched came with no creation event (lost in the kernel, or "
 			"oomscope's syscall hook did not run for them): fds.json lists them without a stack, as "
 			"'creation event not received'\n", unseen);
