@@ -1,5 +1,6 @@
 #include "analyze/analysis.h"
 #include "util/clock.h"
+#include "graph/matmodel.h"
 #include "graph/shallow.h"
 #include "graph/strings.h"
 #include "util/memtrace.h"
@@ -395,18 +396,20 @@ static int finish_suspects(struct ooms_analysis *a)
 	return 0;
 }
 
+/* Per class: instances, shallow bytes, what no GC root reaches (MAT's
+ * unreachable objects histogram), and the retained size of all instances
+ * together: each counted at its topmost instance in the dominator tree. */
 static int class_histogram(struct ooms_analysis *a)
 {
 	const struct ooms_index *ix = &a->ix;
 	const uint32_t *first = a->tree.first, *child = a->tree.child;
 	uint32_t n = ix->nodes, *active = calloc(ix->nclasses + 1, sizeof(uint32_t));
-	struct { uint32_t node, next; } *stack = malloc((size_t)n * sizeof(*stack));
-	size_t depth = 0;
+	struct frame { uint32_t node, next; } *stack = NULL;
+	size_t depth = 0, cap = 0;
 
 	a->class_stats = calloc(ix->nclasses + 1, sizeof(*a->class_stats));
-	if (!active || !stack || !a->class_stats) {
+	if (!active || !a->class_stats || vec_reserve((void **)&stack, &cap, 1024, sizeof(*stack))) {
 		free(active);
-		free(stack);
 		return -ENOMEM;
 	}
 	for (uint32_t v = 1; v < n; v++) {
@@ -417,6 +420,10 @@ static int class_histogram(struct ooms_analysis *a)
 		if (c != OOMS_NONE) {
 			a->class_stats[c].count++;
 			a->class_stats[c].shallow += s;
+			if (!ooms_matmodel_reached(&a->mat, v)) {
+				a->class_stats[c].unreachable++;
+				a->class_stats[c].unreachable_shallow += s;
+			}
 		}
 		if (ooms_dominated(&a->dom, v))
 			a->reachable_shallow += s;
@@ -432,6 +439,11 @@ static int class_histogram(struct ooms_analysis *a)
 			c = ooms_cls(ix, v);
 			if (c != OOMS_NONE && !active[c]++)
 				a->class_stats[c].retained += ooms_retained(&a->dom, v);
+			if (vec_reserve((void **)&stack, &cap, depth + 1, sizeof(*stack))) {
+				free(active);
+				free(stack);
+				return -ENOMEM;
+			}
 			stack[depth].node = v;
 			stack[depth++].next = first[v];
 			continue;
@@ -548,41 +560,80 @@ nomem:
 	return e;
 }
 
-/* VisualVM's search and tree objects (vvmodel.h) need nothing of the
- * paths: they run on the second core while the paths are searched; once
- * its search is done, the dominators' first step runs beside its tree
- * marking. */
-struct vv_job {
+/* The retained sizes need nothing of the paths: they are computed on the
+ * second core while the paths are searched. MAT's model (matmodel.h): its
+ * search, then its dominator rounds. VisualVM's (vvmodel.h): its search and
+ * tree objects; once its search is done, the dominators' first step runs
+ * beside its tree marking. */
+struct dom_job {
 	const struct ooms_index *ix;
-	struct ooms_vvmodel m;
+	enum ooms_retained_model model;
+	uint64_t max_cyclic;          /* 0: no limit */
+	struct ooms_matmodel mat;
+	struct ooms_dominators dom;   /* MAT's */
+	struct ooms_vvmodel vv;
 	int e, search_e;
-	sem_t searched;
+	sem_t searched;               /* VisualVM's search is done */
 };
 
 static void vv_searched(void *ctx, int e)
 {
-	struct vv_job *j = ctx;
+	struct dom_job *j = ctx;
 
 	j->search_e = e;
 	sem_post(&j->searched);
 }
 
-static void *vv_run(void *arg)
+static void *dom_run(void *arg)
 {
-	struct vv_job *j = arg;
+	struct dom_job *j = arg;
 
-	j->e = ooms_vvmodel_compute_then(j->ix, &j->m, vv_searched, j);
+	if (j->model == OOMS_RETAINED_MAT) {
+		if (!(j->e = ooms_matmodel_compute(j->ix, &j->mat)))
+			j->e = ooms_matmodel_dominators(j->ix, &j->mat, OOMS_MAT_AUTO, j->max_cyclic, &j->dom);
+		return NULL;
+	}
+	j->e = ooms_vvmodel_compute_then(j->ix, &j->vv, vv_searched, j);
 	return NULL;
+}
+
+static void cyclic_message(const struct ooms_analysis *a, uint32_t cyclic, uint64_t max_memory, char *err,
+			   size_t errlen)
+{
+	uint64_t base = a->ix.memory_estimate;
+
+	snprintf(err, errlen, "the analysis needs up to about %llu MB (%.1f M of the objects reach a cycle); --max-memory allows %llu MB",
+		 (unsigned long long)((base + (uint64_t)cyclic * OOMS_MEMORY_PER_CYCLIC + (1 << 20) - 1) >> 20),
+		 cyclic / 1e6, (unsigned long long)(max_memory >> 20));
+}
+
+/* MAT's dominators, from the second core (joined). */
+static int mat_dominators(struct ooms_analysis *a, struct dom_job *j, pthread_t *thread, uint64_t max_memory,
+			  char *err, size_t errlen)
+{
+	ooms_paths_spilled(&a->paths); /* written while the paths' search went on */
+	if (thread)
+		pthread_join(*thread, NULL);
+	a->mat = j->mat;
+	memset(&j->mat, 0, sizeof(j->mat));
+	a->dom = j->dom;
+	memset(&j->dom, 0, sizeof(j->dom));
+	a->retained_model = OOMS_RETAINED_MAT;
+	a->t_model = a->mat.seconds; /* beside the paths, on the other core */
+	if (j->e == -EFBIG)
+		cyclic_message(a, a->dom.cyclic, max_memory, err, errlen);
+	return j->e;
 }
 
 /* Dominators and retained sizes in VisualVM's model: its own search,
  * whatever --ignore leaves out of the reported paths, so retained sizes
  * never depend on the paths asked for. Waits for the search, then for the
- * whole of VisualVM's model (join). */
-static int dominators(struct ooms_analysis *a, struct vv_job *j, pthread_t *thread, enum ooms_retained_model model,
-		      uint64_t max_memory, char *err, size_t errlen)
+ * whole of VisualVM's model (join). MAT's search is made too, for the
+ * unreachable objects. */
+static int vv_dominators(struct ooms_analysis *a, struct dom_job *j, pthread_t *thread, enum ooms_retained_model model,
+			 uint64_t max_memory, char *err, size_t errlen)
 {
-	uint64_t base = a->ix.memory_estimate, room = max_memory > base ? max_memory - base : 1;
+	struct ooms_dom_graph gr = {0};
 	struct ooms_dom_work *w = NULL;
 	uint32_t cyclic = 0;
 	int e;
@@ -590,28 +641,27 @@ static int dominators(struct ooms_analysis *a, struct vv_job *j, pthread_t *thre
 	while (sem_wait(&j->searched) && errno == EINTR)
 		;
 	ooms_paths_spilled(&a->paths); /* written while the search ran */
-	if (!j->search_e)
-		e = ooms_dominators_begin(&a->ix, &j->m, max_memory ? room : 0, &cyclic, &w);
-	else
-		e = j->search_e;
+	if (!(e = j->search_e) && !(e = ooms_dom_graph_vv(&a->ix, &j->vv, &gr)))
+		e = ooms_dominators_begin(&a->ix, &gr, j->max_cyclic, &cyclic, &w);
 	if (thread)
 		pthread_join(*thread, NULL);
 	if (!e && j->e)
 		e = j->e;
 	if (e) {
 		ooms_dominators_abandon(w);
+		ooms_dom_graph_free(&gr);
 		if (e == -EFBIG) /* the heap's cycles need more than the first estimate allowed for */
-			snprintf(err, errlen,
-				 "the analysis needs up to about %llu MB (%.1f M of the objects reach a cycle); --max-memory allows %llu MB",
-				 (unsigned long long)((base + (uint64_t)cyclic * OOMS_MEMORY_PER_CYCLIC + (1 << 20) - 1) >> 20),
-				 cyclic / 1e6, (unsigned long long)(max_memory >> 20));
+			cyclic_message(a, cyclic, max_memory, err, errlen);
 		return e;
 	}
-	a->tree_objects = j->m.tree_objects;
+	a->tree_objects = j->vv.tree_objects;
 	a->retained_model = model;
-	e = ooms_dominators_finish(w, model, &a->dom);
-	a->t_vvmodel = j->m.seconds; /* beside the paths, on the other core */
-	ooms_vvmodel_free(&j->m);
+	e = ooms_dominators_finish(w, model, &j->vv, &a->dom);
+	ooms_dom_graph_free(&gr);
+	a->t_model = j->vv.seconds; /* beside the paths, on the other core */
+	ooms_vvmodel_free(&j->vv);
+	if (!e)
+		e = ooms_matmodel_compute(&a->ix, &a->mat);
 	return e;
 }
 
@@ -619,9 +669,9 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 		   size_t errlen)
 {
 	double t0 = mono_s(), t;
-	struct vv_job vv = {0};
-	pthread_t vv_thread;
-	int e, vv_started = 0;
+	struct dom_job dj = {0};
+	pthread_t dom_thread;
+	int e, dom_started = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->path = path;
@@ -637,14 +687,20 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 		goto nomem;
 	a->t_index = mono_s() - t0;
 	phase(o, OOMS_PHASE_PATHS);
-	vv.ix = &a->ix;
-	if (sem_init(&vv.searched, 0, 0)) {
+	dj.ix = &a->ix;
+	dj.model = o->retained_model;
+	if (o->max_memory) { /* what is left for the cycles past the first estimate */
+		uint64_t base = a->ix.memory_estimate;
+
+		dj.max_cyclic = o->max_memory > base ? o->max_memory - base : 1;
+	}
+	if (sem_init(&dj.searched, 0, 0)) {
 		e = -errno;
 		goto nomem;
 	}
-	vv_started = !pthread_create(&vv_thread, NULL, vv_run, &vv);
-	if (!vv_started)
-		vv_run(&vv); /* no second thread: in turn */
+	dom_started = !pthread_create(&dom_thread, NULL, dom_run, &dj);
+	if (!dom_started)
+		dom_run(&dj); /* no second thread: in turn */
 	if ((e = ooms_paths_compute(&a->ix, &a->paths, 1)))
 		goto nomem;
 	a->t_paths = a->paths.seconds;
@@ -662,9 +718,13 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 	if ((e = ooms_paths_reach_bitmap(&a->ix, &a->paths)))
 		goto nomem;
 	phase(o, OOMS_PHASE_DOMINATORS);
-	e = dominators(a, &vv, vv_started ? &vv_thread : NULL, o->retained_model, o->max_memory, err, errlen);
-	vv_started = 0;
-	sem_destroy(&vv.searched);
+	if (o->retained_model == OOMS_RETAINED_MAT)
+		e = mat_dominators(a, &dj, dom_started ? &dom_thread : NULL, o->max_memory, err, errlen);
+	else
+		e = vv_dominators(a, &dj, dom_started ? &dom_thread : NULL, o->retained_model, o->max_memory, err,
+				  errlen);
+	dom_started = 0;
+	sem_destroy(&dj.searched);
 	if (e)
 		goto nomem;
 	a->t_dominators = a->dom.seconds;
@@ -713,11 +773,13 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 	memtrace("end");
 	return 0;
 nomem:
-	if (vv_started) {
-		pthread_join(vv_thread, NULL);
-		sem_destroy(&vv.searched);
+	if (dom_started) {
+		pthread_join(dom_thread, NULL);
+		sem_destroy(&dj.searched);
 	}
-	ooms_vvmodel_free(&vv.m);
+	ooms_vvmodel_free(&dj.vv);
+	ooms_matmodel_free(&dj.mat);
+	ooms_dominators_free(&dj.dom);
 	if (!err[0])
 		snprintf(err, errlen, "out of memory");
 	return e;
@@ -755,6 +817,7 @@ void ooms_analysis_free(struct ooms_analysis *a)
 	ooms_leak_rules_free(&a->rules);
 	ooms_paths_free(&a->paths);
 	ooms_dominators_free(&a->dom);
+	ooms_matmodel_free(&a->mat);
 	ooms_index_free(&a->ix);
 	memset(a, 0, sizeof(*a));
 }

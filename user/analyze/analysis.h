@@ -10,6 +10,7 @@
 #include "analyze/growth.h"
 #include "graph/index.h"
 #include "graph/labels.h"
+#include "graph/matmodel.h"
 #include "analyze/leaks.h"
 #include "analyze/loaders.h"
 #include "graph/native.h"
@@ -41,7 +42,7 @@ struct ooms_analyze_opts {
 	size_t nignores;
 	const char *const *library;     /* --library-leak 'Class#field': more library leak references */
 	size_t nlibrary;
-	enum ooms_retained_model retained_model; /* 0: VisualVM's */
+	enum ooms_retained_model retained_model; /* 0: MAT's */
 	uint64_t max_memory;            /* refuse a dump that would need more (index.h); 0: no limit */
 	ooms_progress_fn progress;
 	void *pctx;
@@ -67,6 +68,7 @@ struct ooms_path_group {
 
 struct ooms_class_stat {
 	uint64_t count, shallow, retained; /* retained: of all instances together */
+	uint64_t unreachable, unreachable_shallow; /* of them, those no GC root reaches (MAT's graph) */
 };
 
 struct ooms_analysis {
@@ -74,6 +76,7 @@ struct ooms_analysis {
 	enum ooms_runtime runtime;
 	struct ooms_index ix;
 	struct ooms_dominators dom;
+	struct ooms_matmodel mat;       /* MAT's roots and reachable objects (and graph, in its model) */
 	struct ooms_paths paths;
 	struct ooms_leak_rules rules;
 	struct ooms_probe *probes;
@@ -109,7 +112,7 @@ struct ooms_analysis {
 	uint64_t total_shallow, reachable_shallow;
 	enum ooms_retained_model retained_model;
 	uint32_t tree_objects;          /* VisualVM's tree objects (vvmodel.h) */
-	double t_index, t_dominators, t_vvmodel, t_paths, t_leaks, t_labels, t_histogram, t_suspects, t_threads, t_total;
+	double t_index, t_dominators, t_model, t_paths, t_leaks, t_labels, t_histogram, t_suspects, t_threads, t_total;
 };
 
 /* 0, or -errno with a one-line message in err (and nothing of a kept to free). */

@@ -92,7 +92,9 @@ static void info_of(const struct ooms_analysis *a, struct run_anw_info *in, stru
 		.native_objects = a->native.objects, .native_bytes = a->native.bytes,
 		.direct_objects = a->native.direct_objects, .direct_bytes = a->native.direct_bytes,
 		.root_kinds = kinds,
-		.retained_model = a->retained_model == OOMS_RETAINED_DOMINATED ? "dominated" : "visualvm",
+		.retained_model = ooms_retained_model_name(a->retained_model),
+		.model_rounds = a->retained_model == OOMS_RETAINED_MAT ? a->mat.rounds : 0,
+		.unreachable_objects = a->mat.unreachable, .unreachable_shallow_size = a->mat.unreachable_bytes,
 		.root_order = ooms_root_order, .nroot_order = sizeof(ooms_root_order) / sizeof(ooms_root_order[0]),
 		.not_crossed = "Weak, Soft, Final, Phantom (and Cleaner) referents; a finalizer's referent that holds "
 			       "(Dalvik) only when nothing else reaches it",
@@ -219,10 +221,23 @@ void ooms_analysis_json(const struct ooms_analysis *a, unsigned top, FILE *f)
 	free(t);
 	run_anw_list_end(&j);
 
+	run_anw_list(&j, RUN_AN_UNREACHABLE); /* MAT's unreachable objects histogram */
+	t = top_by(ix->nclasses, ix->nclasses, a->class_stats, sizeof(*a->class_stats),
+		   offsetof(struct ooms_class_stat, unreachable_shallow), &nt);
+	for (size_t i = 0; t && i < nt; i++) {
+		const struct ooms_class_stat *s = &a->class_stats[t[i]];
+
+		if (s->unreachable)
+			run_anw_unreachable(&j, &(struct run_anw_class){ooms_class_name(ix, t[i]), s->unreachable,
+									 s->unreachable_shallow, 0});
+	}
+	free(t);
+	run_anw_list_end(&j);
+
 	run_anw_end(&j, &(struct run_anw_timings){
 		.index_pass1 = ix->seconds_pass1, .index_pass2 = ix->seconds_pass2, .dominators = a->t_dominators,
 		.shortest_paths = a->t_paths, .leak_rules = a->t_leaks, .reference_names = a->t_labels,
-		.visualvm_model = a->t_vvmodel, .class_histogram = a->t_histogram, .suspects = a->t_suspects,
+		.model_search = a->t_model, .class_histogram = a->t_histogram, .suspects = a->t_suspects,
 		.threads = a->t_threads, .total = a->t_total,
 	});
 }
@@ -277,11 +292,30 @@ void ooms_analysis_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 			   "counted to what holds them as native)\n",
 			a->native.direct_objects, b1);
 	}
-	fprintf(f, "retained    %s\n", a->retained_model == OOMS_RETAINED_DOMINATED
-					      ? "every object's shallow size in each of its dominators (--retained-model dominated)"
-					      : "as VisualVM's heap library counts it (--retained-model visualvm)");
-	fprintf(f, "time        %.2f s (index %.2f + %.2f, dominators %.2f, paths %.2f beside VisualVM's tree objects %.2f, names %.2f)\n",
-		a->t_total, ix->seconds_pass1, ix->seconds_pass2, a->t_dominators, a->t_paths, a->t_vvmodel, a->t_labels);
+	if (a->mat.unreachable) {
+		report_human_bytes(a->mat.unreachable_bytes, b1, sizeof(b1));
+		fprintf(f, "unreachable %" PRIu64 " objects (%s) no GC root reaches: garbage the dump kept, left out of "
+			   "retained sizes (by class below)\n",
+			a->mat.unreachable, b1);
+	}
+	switch (a->retained_model) {
+	case OOMS_RETAINED_MAT:
+		fprintf(f, "retained    as Eclipse MAT counts it: reachable objects only (--retained-model mat)\n");
+		fprintf(f, "time        %.2f s (index %.2f + %.2f, dominators %.2f%s beside paths %.2f, names %.2f)\n",
+			a->t_total, ix->seconds_pass1, ix->seconds_pass2, a->t_dominators,
+			a->mat.exact ? " (the graph as it is)" : a->mat.rounds > 1 ? " (in rounds)" : "", a->t_paths,
+			a->t_labels);
+		break;
+	case OOMS_RETAINED_DOMINATED:
+	case OOMS_RETAINED_VISUALVM:
+		fprintf(f, "retained    %s\n", a->retained_model == OOMS_RETAINED_DOMINATED
+						      ? "every object's shallow size in each of its dominators, VisualVM's graph (--retained-model dominated)"
+						      : "as VisualVM's heap library counts it (--retained-model visualvm)");
+		fprintf(f, "time        %.2f s (index %.2f + %.2f, dominators %.2f, paths %.2f beside VisualVM's tree objects %.2f, names %.2f)\n",
+			a->t_total, ix->seconds_pass1, ix->seconds_pass2, a->t_dominators, a->t_paths, a->t_model,
+			a->t_labels);
+		break;
+	}
 
 	fprintf(f, "\nleaks: %zu objects in %zu groups (paths from GC roots: %s, %s, %s first; never across "
 		   "weak, soft or phantom referents)\n",
@@ -398,6 +432,21 @@ void ooms_analysis_text(const struct ooms_analysis *a, unsigned top, FILE *f)
 		fprintf(f, "  %12s  %s\n", b1, ooms_class_name(ix, t[i]));
 	}
 	free(t);
+	if (a->mat.unreachable) {
+		fprintf(f, "\nunreachable objects by class (no GC root reaches them; not in any retained size)\n");
+		fprintf(f, "  %12s %12s  %s\n", "shallow", "objects", "class");
+		t = top_by(ix->nclasses, top, a->class_stats, sizeof(*a->class_stats),
+			   offsetof(struct ooms_class_stat, unreachable_shallow), &nt);
+		for (size_t i = 0; t && i < nt; i++) {
+			const struct ooms_class_stat *s = &a->class_stats[t[i]];
+
+			if (!s->unreachable)
+				continue;
+			report_human_bytes(s->unreachable_shallow, b1, sizeof(b1));
+			fprintf(f, "  %12s %12" PRIu64 "  %s\n", b1, s->unreachable, ooms_class_name(ix, t[i]));
+		}
+		free(t);
+	}
 	report_threads_text(a, f);
 }
 
@@ -424,8 +473,9 @@ int ooms_analysis_retained_tsv(const struct ooms_analysis *a, FILE *f)
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t v = order[i];
 
-		fprintf(f, "%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "%s\n", ooms_index_id(ix, v), ooms_shallow_size(ix, v),
-			ooms_retained(&a->dom, v), ooms_kind(ix, v) == NODE_CLASS ? "\tclass" : "");
+		fprintf(f, "%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "%s%s\n", ooms_index_id(ix, v), ooms_shallow_size(ix, v),
+			ooms_retained(&a->dom, v), ooms_kind(ix, v) == NODE_CLASS ? "\tclass" : "",
+			ooms_dominated(&a->dom, v) ? "" : "\tunreachable");
 	}
 	free(order);
 	return ferror(f) ? -1 : 0;

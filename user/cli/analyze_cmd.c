@@ -51,11 +51,13 @@ static const struct cli_opt options[] = {
 	 "memory counted as native) or metaspace (every class\nloader by path: the ones that leak hold their classes)"},
 	{"bitmap", 0, required_argument, 'b', "WxH", "Android: Bitmaps over W x H pixels are reported\n(default 768x1366, as KOOM)"},
 	{"retained-tsv", 0, required_argument, 'T', "FILE",
-	 "also write id, shallow and retained size of every\nobject (for comparing with other tools)"},
+	 "also write id, shallow and retained size of every\nobject (for comparing with other tools; then\n"
+	 "\"class\" for a class object, \"unreachable\" for one\nthe model leaves out)"},
 	{"retained-model", 0, required_argument, 'M', "M",
-	 "visualvm (default): retained sizes as VisualVM's heap\nlibrary counts them, object by object (class objects\n"
-	 "count only inside its \"tree objects\"); dominated: every\nobject's shallow size, class objects included, in\n"
-	 "each of its dominators (docs/analyze.md)"},
+	 "mat (default): as Eclipse MAT counts them: the objects\nno GC root reaches are left out (and listed apart),\n"
+	 "referents count as references; visualvm: as VisualVM's\nheap library counts them, object by object (garbage's\n"
+	 "references count as GC roots'); dominated: VisualVM's\ngraph, every object's shallow size in each of its\n"
+	 "dominators (docs/commands.md)"},
 	{"max-memory", 0, required_argument, 'X', "BYTES",
 	 "refuse, in one line with the estimate, a dump whose\nanalysis would need more memory (K, M, G suffixes):\nbefore the second pass (about 24 B per object and 6 B\nper reference), and again before the dominators when\nmuch of the heap reaches a cycle (28 B per such object)"},
 	{"library-leak", 0, required_argument, 'L', "CLASS#FIELD",
@@ -227,12 +229,14 @@ static int analyze_with(int argc, char **argv, const char **classes, const char 
 				return bad("--max-memory wants BYTES with an optional K, M or G", optarg);
 			break;
 		case 'M':
-			if (!strcmp(optarg, "visualvm"))
+			if (!strcmp(optarg, "mat"))
+				o.retained_model = OOMS_RETAINED_MAT;
+			else if (!strcmp(optarg, "visualvm"))
 				o.retained_model = OOMS_RETAINED_VISUALVM;
 			else if (!strcmp(optarg, "dominated"))
 				o.retained_model = OOMS_RETAINED_DOMINATED;
 			else
-				return bad("--retained-model takes visualvm or dominated", optarg);
+				return bad("--retained-model takes mat, visualvm or dominated", optarg);
 			break;
 		case 'c': classes[o.nleak_classes++] = optarg; break;
 		case 'R':

@@ -16,8 +16,8 @@
  * connections (sorted by from, found through a per-node first index). */
 struct graph {
 	const struct ooms_index *ix;
-	const struct ooms_vvmodel *m;
-	const uint32_t *cfrom, *cto;  /* class edges by from */
+	const struct ooms_dom_graph *gr;
+	const uint32_t *cfrom, *cto;  /* the extra edges by from */
 	size_t ncls;
 	uint8_t *state;               /* [nodes/4+1] 2 bits a node (enum state) */
 	uint8_t *has_cls;             /* [nodes/8+1] bit n: n has class edges */
@@ -29,7 +29,13 @@ enum state { UNSEEN, ON_PATH, ACYCLIC, CYCLIC };
 
 static inline int reached(const struct graph *g, uint32_t v)
 {
-	return ooms_vvmodel_bit(g->m->reach, v);
+	return ooms_vvmodel_bit(g->gr->reach, v);
+}
+
+/* Is the index's reference into v part of the graph? */
+static inline int into(const struct graph *g, uint32_t v)
+{
+	return ooms_vvmodel_bit(g->gr->reach, v) && !ooms_vvmodel_bit(g->gr->skip, v);
 }
 
 static inline enum state state_of(const struct graph *g, uint32_t v)
@@ -114,8 +120,10 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 	while (v) {
 		uint32_t node = vertex[v], t;
 
-		if (node ? cur[v] < ix->off[node + 1] : cur[v] < ix->nroots) {
-			t = node ? ix->tgt[cur[v]] : ix->roots[cur[v]].node;
+		if (node ? cur[v] < ix->off[node + 1] : cur[v] < g->gr->nroots) {
+			t = node ? ix->tgt[cur[v]] : g->gr->roots[cur[v]];
+			if (node && !into(g, t))
+				t = 0;
 			cur[v]++;
 		} else if (ccur[v] < g->ncls && g->cfrom[ccur[v]] == node) {
 			t = g->cto[ccur[v]++];
@@ -123,7 +131,7 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 			v = parent[v]; /* done with v: back to its parent */
 			continue;
 		}
-		if (dfn[t] || !reached(g, t) || state_of(g, t) != CYCLIC)
+		if (!t || dfn[t] || !reached(g, t) || state_of(g, t) != CYCLIC)
 			continue;
 		dfn[t] = ++count;
 		vertex[count] = t;
@@ -136,22 +144,22 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 }
 
 /* Calls the body with (from, to) for every edge into a reached node; a
- * reference from a node the search did not reach comes from the super-root.
- * Edges from acyclic nodes are left out (none of them
- * leads into a cyclic node). */
+ * reference from a node the search did not reach comes from the super-root
+ * (VisualVM's graph) or counts for nothing (MAT's). Edges from acyclic nodes
+ * are left out (none of them leads into a cyclic node). */
 #define FOR_EACH_EDGE(...)                                                                           \
 	do {                                                                                         \
-		for (uint32_t i = 0; i < ix->nroots; i++) {                                          \
-			uint32_t to = ix->roots[i].node, from = 0;                                   \
+		for (uint32_t i = 0; i < g->gr->nroots; i++) {                                       \
+			uint32_t to = g->gr->roots[i], from = 0;                                     \
 			__VA_ARGS__;                                                                 \
 		}                                                                                    \
 		for (uint32_t src = 1; src < ix->nodes; src++) {                                     \
 			uint32_t from = reached(g, src) ? src : 0;                                   \
-			if (from && state_of(g, from) == ACYCLIC)                                    \
+			if (from ? state_of(g, from) == ACYCLIC : !g->gr->unreached_from_root)      \
 				continue;                                                            \
 			for (uint32_t e_ = ix->off[src]; e_ < ix->off[src + 1]; e_++) {              \
 				uint32_t to = ix->tgt[e_];                                           \
-				if (!reached(g, to))                                                 \
+				if (!into(g, to))                                                    \
 					continue;                                                    \
 				__VA_ARGS__;                                                         \
 			}                                                                            \
@@ -167,31 +175,32 @@ static uint32_t dfs(const struct graph *g, uint32_t *dfn, uint32_t *vertex, uint
 /* The class connections sorted by their source. 0 or -ENOMEM. */
 static int sort_class_edges(struct graph *g, uint32_t **cfrom, uint32_t **cto)
 {
-	const struct ooms_vvmodel *m = g->m;
-	uint32_t *order = malloc((m->nclass_edges + 1) * sizeof(*order));
+	const struct ooms_class_edge *ce = g->gr->extra;
+	size_t nce = g->gr->nextra;
+	uint32_t *order = malloc((nce + 1) * sizeof(*order));
 
-	*cfrom = malloc((m->nclass_edges + 1) * sizeof(**cfrom));
-	*cto = malloc((m->nclass_edges + 1) * sizeof(**cto));
+	*cfrom = malloc((nce + 1) * sizeof(**cfrom));
+	*cto = malloc((nce + 1) * sizeof(**cto));
 	if (!order || !*cfrom || !*cto) {
 		free(order);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < m->nclass_edges; i++) {
+	for (size_t i = 0; i < nce; i++) {
 		order[i] = (uint32_t)i;
-		(*cfrom)[i] = m->class_edges[i].from;
+		(*cfrom)[i] = ce[i].from;
 	}
 	sort_from = *cfrom;
-	vec_sort(order, m->nclass_edges, sizeof(*order), by_from);
-	for (size_t i = 0; i < m->nclass_edges; i++)
-		(*cto)[i] = m->class_edges[order[i]].to;
-	for (size_t i = 0; i < m->nclass_edges; i++)
-		(*cfrom)[i] = m->class_edges[order[i]].from;
+	vec_sort(order, nce, sizeof(*order), by_from);
+	for (size_t i = 0; i < nce; i++)
+		(*cto)[i] = ce[order[i]].to;
+	for (size_t i = 0; i < nce; i++)
+		(*cfrom)[i] = ce[order[i]].from;
 	free(order);
 	if (!(g->has_cls = calloc(g->ix->nodes / 8 + 1, 1)))
 		return -ENOMEM;
-	for (size_t i = 0; i < m->nclass_edges; i++)
+	for (size_t i = 0; i < nce; i++)
 		g->has_cls[(*cfrom)[i] / 8] |= (uint8_t)(1 << ((*cfrom)[i] % 8));
-	g->ncls = m->nclass_edges;
+	g->ncls = nce;
 	g->cfrom = *cfrom;
 	g->cto = *cto;
 	return 0;
@@ -220,9 +229,11 @@ static uint32_t classify(struct graph *g, uint32_t *referrers)
 		struct frame *f = &stk[depth - 1];
 		uint32_t v = f->node, t;
 
-		if (v ? f->e < ix->off[v + 1] : f->e < ix->nroots) {
-			t = v ? ix->tgt[f->e] : ix->roots[f->e].node;
+		if (v ? f->e < ix->off[v + 1] : f->e < g->gr->nroots) {
+			t = v ? ix->tgt[f->e] : g->gr->roots[f->e];
 			f->e++;
+			if (v && !into(g, t))
+				continue;
 		} else if (f->c < g->ncls && g->cfrom[f->c] == v) {
 			t = g->cto[f->c++];
 		} else {
@@ -257,12 +268,12 @@ static uint32_t classify(struct graph *g, uint32_t *referrers)
 		}
 	}
 	free(stk);
-	/* the references from what the search did not reach (the super-root's) */
-	for (uint32_t src = 1; src < ix->nodes; src++) {
+	/* the references from what the search did not reach (VisualVM: the super-root's) */
+	for (uint32_t src = 1; g->gr->unreached_from_root && src < ix->nodes; src++) {
 		if (reached(g, src))
 			continue;
 		for (uint32_t e = ix->off[src]; e < ix->off[src + 1]; e++)
-			if (reached(g, ix->tgt[e]))
+			if (into(g, ix->tgt[e]))
 				referrers[ix->tgt[e]]++;
 	}
 	for (uint32_t v = 0; v < ix->nodes; v++)
@@ -272,21 +283,39 @@ static uint32_t classify(struct graph *g, uint32_t *referrers)
 }
 
 /* A node's immediate dominator beside its aux (referrers left, then its
- * depth; then children left): one cache line for both. */
+ * depth; then children left) and, once it is settled, its jump pointer:
+ * one place for what the nearest-common-ancestor walk reads. */
 struct dnode {
-	uint32_t idom, aux;
+	uint32_t idom, aux, jump;
 };
 
-/* The nearest common ancestor of a and b in the dominator tree so far. */
+/* The jump pointer of a node just settled under p (skew-binary, Myers
+ * 1983): its target's depth depends on the node's depth alone, so two
+ * nodes of one depth jump to one depth, and an ancestor is O(log depth)
+ * jumps away. */
+static inline uint32_t jump_of(const struct dnode *nd, uint32_t p)
+{
+	uint32_t j = nd[p].jump, jj = nd[j].jump;
+
+	return nd[p].aux - nd[j].aux == nd[j].aux - nd[jj].aux ? jj : p;
+}
+
+/* The nearest common ancestor of a and b in the dominator tree so far
+ * (settled nodes: aux is their depth). */
 static inline uint32_t nca(const struct dnode *nd, uint32_t a, uint32_t b)
 {
 	while (nd[a].aux > nd[b].aux)
-		a = nd[a].idom;
+		a = nd[nd[a].jump].aux >= nd[b].aux ? nd[a].jump : nd[a].idom;
 	while (nd[b].aux > nd[a].aux)
-		b = nd[b].idom;
+		b = nd[nd[b].jump].aux >= nd[a].aux ? nd[b].jump : nd[b].idom;
 	while (a != b) {
-		a = nd[a].idom;
-		b = nd[b].idom;
+		if (nd[a].jump != nd[b].jump) {
+			a = nd[a].jump;
+			b = nd[b].jump;
+		} else {
+			a = nd[a].idom;
+			b = nd[b].idom;
+		}
 	}
 	return a;
 }
@@ -409,6 +438,7 @@ static inline int settle_one(struct dnode *nd, uint32_t u, uint32_t v)
 	if (--nd[v].aux)
 		return 0;
 	nd[v].aux = nd[nd[v].idom].aux + 1;
+	nd[v].jump = jump_of(nd, nd[v].idom);
 	return 1;
 }
 
@@ -436,7 +466,7 @@ static int settle_acyclic(struct graph *g, struct dnode *nd)
 			for (uint32_t x = ix->off[u]; x < ix->off[u + 1] + nc; x++) {
 				uint32_t t = x < ix->off[u + 1] ? ix->tgt[x] : g->cto[at + x - ix->off[u + 1]];
 
-				if (!reached(g, t) || !settle_one(nd, u, t))
+				if (!(x < ix->off[u + 1] ? into(g, t) : reached(g, t)) || !settle_one(nd, u, t))
 					continue;
 				if (vec_reserve((void **)&ready, &cap, nready + 1, sizeof(*ready))) {
 					free(ready);
@@ -454,7 +484,7 @@ static int settle_acyclic(struct graph *g, struct dnode *nd)
 static uint64_t own_size(const struct ooms_index *ix, const struct ooms_vvmodel *m, enum ooms_retained_model model,
 			 uint32_t v)
 {
-	if (model == OOMS_RETAINED_DOMINATED)
+	if (model != OOMS_RETAINED_VISUALVM)
 		return ooms_shallow_size(ix, v);
 	if (ooms_vvmodel_bit(m->tree, v))
 		return ooms_vvmodel_tree_size(ix, m, v);
@@ -483,41 +513,47 @@ static int set_retained(struct ooms_dominators *d, uint32_t n, uint64_t bytes)
 	return 0;
 }
 
-static int sum_retained(const struct graph *g, enum ooms_retained_model model, struct dnode *nd,
+int ooms_dominators_sum(const struct ooms_index *ix, enum ooms_retained_model model, const struct ooms_vvmodel *m,
 			struct ooms_dominators *d)
 {
-	const struct ooms_index *ix = g->ix;
-	uint32_t n = ix->nodes;
+	double t0 = mono_s();
+	uint32_t n = ix->nodes, *left = calloc(n, sizeof(*left)); /* children not added yet */
+	const uint32_t *idom = d->idom;
+	int e = -ENOMEM;
 
-	for (uint32_t v = 0; v < n; v++)
-		nd[v].aux = 0;
+	if (!left || !(d->retained32 = malloc((size_t)n * sizeof(*d->retained32))) || u64map_init(&d->big, 16))
+		goto out;
 	for (uint32_t v = 1; v < n; v++) {
-		if (set_retained(d, v, nd[v].idom == OOMS_NONE ? 0 : own_size(ix, g->m, model, v)))
-			return -ENOMEM;
-		if (nd[v].idom != OOMS_NONE)
-			nd[nd[v].idom].aux++;
+		if (set_retained(d, v, idom[v] == OOMS_NONE ? 0 : own_size(ix, m, model, v)))
+			goto out;
+		if (idom[v] != OOMS_NONE)
+			left[idom[v]]++;
 	}
 	d->retained32[0] = 0;
 	for (uint32_t v = 1; v < n; v++) {
-		if (nd[v].idom == OOMS_NONE || nd[v].aux)
+		if (idom[v] == OOMS_NONE || left[v])
 			continue;
 		for (uint32_t u = v;;) {
-			uint32_t p = nd[u].idom;
+			uint32_t p = idom[u];
 
 			/* VisualVM: sizes go up the dominator chain to the first tree
 			 * object, and a class object's tree goes nowhere (vvmodel.h) */
-			if (model == OOMS_RETAINED_DOMINATED ||
-			    (!ooms_vvmodel_bit(g->m->tree, p) &&
-			     !(ooms_vvmodel_bit(g->m->tree, u) && ooms_kind(ix, u) == NODE_CLASS)))
+			if (model != OOMS_RETAINED_VISUALVM ||
+			    (!ooms_vvmodel_bit(m->tree, p) && !(ooms_vvmodel_bit(m->tree, u) && ooms_kind(ix, u) == NODE_CLASS)))
 				if (set_retained(d, p, ooms_retained(d, p) + ooms_retained(d, u)))
-					return -ENOMEM;
-			nd[u].aux = UINT32_MAX; /* added */
-			if (!p || --nd[p].aux)
+					goto out;
+			left[u] = UINT32_MAX; /* added */
+			if (!p || --left[p])
 				break;
 			u = p;
 		}
 	}
-	return 0;
+	e = 0;
+	memtrace("dom sum");
+out:
+	free(left);
+	d->seconds += mono_s() - t0;
+	return e;
 }
 
 struct ooms_dom_work {
@@ -545,7 +581,7 @@ void ooms_dominators_abandon(struct ooms_dom_work *w)
 	work_free(w);
 }
 
-int ooms_dominators_begin(const struct ooms_index *ix, const struct ooms_vvmodel *m, uint64_t max_cyclic_bytes,
+int ooms_dominators_begin(const struct ooms_index *ix, const struct ooms_dom_graph *gr, uint64_t max_cyclic_bytes,
 			  uint32_t *cyclic, struct ooms_dom_work **out)
 {
 	double t0 = mono_s();
@@ -557,7 +593,7 @@ int ooms_dominators_begin(const struct ooms_index *ix, const struct ooms_vvmodel
 	if (!w)
 		return -ENOMEM;
 	w->g.ix = ix;
-	w->g.m = m;
+	w->g.gr = gr;
 	w->g.state = calloc(n / 4 + 1, 1);
 	w->aux = calloc(n, sizeof(*w->aux));
 	if (!w->g.state || !w->aux || sort_class_edges(&w->g, &w->cfrom, &w->cto) || !(w->k = classify(&w->g, w->aux))) {
@@ -565,6 +601,8 @@ int ooms_dominators_begin(const struct ooms_index *ix, const struct ooms_vvmodel
 		return -ENOMEM;
 	}
 	memtrace("dom classify");
+	if (getenv("OOMS_MEMTRACE"))
+		fprintf(stderr, "cyclic %u of %u\n", w->k, (unsigned)n);
 	*cyclic = w->k;
 	if (max_cyclic_bytes && (uint64_t)w->k * OOMS_MEMORY_PER_CYCLIC > max_cyclic_bytes) {
 		work_free(w);
@@ -575,7 +613,7 @@ int ooms_dominators_begin(const struct ooms_index *ix, const struct ooms_vvmodel
 	return 0;
 }
 
-int ooms_dominators_finish(struct ooms_dom_work *w, enum ooms_retained_model model, struct ooms_dominators *d)
+int ooms_dominators_tree(struct ooms_dom_work *w, struct ooms_dominators *d)
 {
 	double t0 = mono_s();
 	size_t n = w->g.ix->nodes;
@@ -589,7 +627,7 @@ int ooms_dominators_finish(struct ooms_dom_work *w, enum ooms_retained_model mod
 	if ((e = semi_nca(&w->g, w->k, w->aux, &cyc, &ncyc)))
 		goto out;
 	memtrace("dom semi-nca");
-	/* aux[] spread into (idom, aux) pairs, in place from the end */
+	/* aux[] spread into dnodes, in place from the end */
 	e = -ENOMEM;
 	if (!(nd = realloc(w->aux, n * sizeof(*nd))))
 		goto out;
@@ -597,28 +635,24 @@ int ooms_dominators_finish(struct ooms_dom_work *w, enum ooms_retained_model mod
 	for (size_t v = n; v-- > 0;) {
 		uint32_t a = ((const uint32_t *)nd)[v];
 
-		nd[v] = (struct dnode){OOMS_NONE, a};
+		nd[v] = (struct dnode){OOMS_NONE, a, 0};
 	}
-	nd[0] = (struct dnode){0, 0};
+	nd[0] = (struct dnode){0, 0, 0};
 	for (uint32_t i = 0; i < ncyc; i++) /* dfs order: the dominator's depth first */
-		nd[cyc[i].node] = (struct dnode){cyc[i].idom, nd[cyc[i].idom].aux + 1};
+		nd[cyc[i].node] = (struct dnode){cyc[i].idom, nd[cyc[i].idom].aux + 1, jump_of(nd, cyc[i].idom)};
 	free(cyc);
 	cyc = NULL;
 	if ((e = settle_acyclic(&w->g, nd)))
 		goto out;
 	memtrace("dom settle");
 	e = -ENOMEM;
-	d->retained32 = malloc(n * sizeof(*d->retained32));
-	if (!d->retained32 || u64map_init(&d->big, 16) || !(d->reach = calloc(n / 8 + 1, 1)))
+	if (!(d->reach = calloc(n / 8 + 1, 1)))
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		if (nd[i].idom != OOMS_NONE) {
 			d->reachable++;
 			d->reach[i / 8] |= (uint8_t)(1 << (i % 8));
 		}
-	if ((e = sum_retained(&w->g, model, nd, d)))
-		goto out;
-	memtrace("dom sum");
 	/* the dominators alone, in place from the start */
 	d->idom = (uint32_t *)nd;
 	for (size_t v = 0; v < n; v++)
@@ -630,6 +664,7 @@ int ooms_dominators_finish(struct ooms_dom_work *w, enum ooms_retained_model mod
 		if (q)
 			d->idom = q;
 	}
+	e = 0;
 out:
 	free(cyc);
 	free(nd);
@@ -640,11 +675,23 @@ out:
 	return e;
 }
 
-int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m, enum ooms_retained_model model,
-			    uint64_t max_cyclic_bytes, struct ooms_dominators *d)
+int ooms_dominators_finish(struct ooms_dom_work *w, enum ooms_retained_model model, const struct ooms_vvmodel *m,
+			   struct ooms_dominators *d)
+{
+	const struct ooms_index *ix = w->g.ix;
+	int e = ooms_dominators_tree(w, d);
+
+	if (!e && (e = ooms_dominators_sum(ix, model, m, d)))
+		ooms_dominators_free(d);
+	return e;
+}
+
+int ooms_dominators_compute(const struct ooms_index *ix, const struct ooms_dom_graph *gr,
+			    enum ooms_retained_model model, const struct ooms_vvmodel *m, uint64_t max_cyclic_bytes,
+			    struct ooms_dominators *d)
 {
 	struct ooms_dom_work *w;
-	int e = ooms_dominators_begin(ix, m, max_cyclic_bytes, &d->cyclic, &w);
+	int e = ooms_dominators_begin(ix, gr, max_cyclic_bytes, &d->cyclic, &w);
 
 	if (e) {
 		uint32_t k = d->cyclic;
@@ -653,7 +700,45 @@ int ooms_dominators_compute(const struct ooms_index *ix, struct ooms_vvmodel *m,
 		d->cyclic = k; /* kept: the -EFBIG message says it */
 		return e;
 	}
-	return ooms_dominators_finish(w, model, d);
+	return ooms_dominators_finish(w, model, m, d);
+}
+
+const char *ooms_retained_model_name(enum ooms_retained_model model)
+{
+	switch (model) {
+	case OOMS_RETAINED_MAT:
+		return "mat";
+	case OOMS_RETAINED_VISUALVM:
+		return "visualvm";
+	case OOMS_RETAINED_DOMINATED:
+		return "dominated";
+	}
+	return "?";
+}
+
+int ooms_dom_graph_vv(const struct ooms_index *ix, const struct ooms_vvmodel *m, struct ooms_dom_graph *gr)
+{
+	uint32_t *roots = malloc(((size_t)ix->nroots + 1) * sizeof(*roots));
+
+	memset(gr, 0, sizeof(*gr));
+	if (!roots)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < ix->nroots; i++)
+		roots[i] = ix->roots[i].node;
+	gr->reach = m->reach;
+	gr->roots = gr->own_roots = roots;
+	gr->nroots = ix->nroots;
+	gr->unreached_from_root = 1;
+	gr->extra = m->class_edges;
+	gr->nextra = m->nclass_edges;
+	return 0;
+}
+
+void ooms_dom_graph_free(struct ooms_dom_graph *gr)
+{
+	free(gr->own_roots);
+	gr->own_roots = NULL;
+	gr->roots = NULL;
 }
 
 void ooms_dominators_free(struct ooms_dominators *d)

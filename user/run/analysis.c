@@ -107,6 +107,7 @@ static int read_class(struct json_object *o, void *dst)
 
 	c->class_name = jr_str(o, "className");
 	c->instance_count = jr_num(o, "instanceCount", NAN);
+	c->shallow_size = jr_num(o, "shallowSize", NAN);
 	c->retained_size = jr_num(o, "retainedSize", NAN);
 	return 0;
 }
@@ -132,10 +133,14 @@ int run_analysis_read(struct json_object *doc, struct run_analysis *out)
 		return -EINVAL;
 	out->objects = jr_num(ri, "objects", NAN);
 	out->reachable_shallow_size = jr_num(ri, "reachableShallowSize", NAN);
+	out->unreachable_objects = jr_num(ri, "unreachableObjects", NAN);
+	out->unreachable_shallow_size = jr_num(ri, "unreachableShallowSize", NAN);
 	if (read_array(doc, "gcPaths", sizeof(*out->leaks), (void **)&out->leaks, &out->nleaks, read_leak) ||
 	    read_array(doc, "suspects", sizeof(*out->suspects), (void **)&out->suspects, &out->nsuspects, read_suspect) ||
 	    read_array(doc, "threads", sizeof(*out->threads), (void **)&out->threads, &out->nthreads, read_thread) ||
 	    read_array(doc, "classHistogram", sizeof(*out->classes), (void **)&out->classes, &out->nclasses, read_class) ||
+	    read_array(doc, "unreachableHistogram", sizeof(*out->unreachable), (void **)&out->unreachable,
+		       &out->nunreachable, read_class) ||
 	    read_array(doc, "topRetainers", sizeof(*out->retainers), (void **)&out->retainers, &out->nretainers,
 		       read_retainer)) {
 		run_analysis_free(out);
@@ -166,6 +171,7 @@ void run_analysis_free(struct run_analysis *a)
 	free(a->suspects);
 	free(a->threads);
 	free(a->classes);
+	free(a->unreachable);
 	free(a->retainers);
 	memset(a, 0, sizeof(*a));
 }

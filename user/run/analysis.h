@@ -35,11 +35,13 @@ struct run_anw_info {            /* runningInfo */
 	int64_t id_size;
 	uint64_t dump_bytes, objects, classes, gc_roots, references, weak_references, dangling_references;
 	uint64_t reachable_objects, shallow_size, reachable_shallow_size, native_allocation_registry;
+	uint64_t unreachable_objects, unreachable_shallow_size; /* no GC root reaches them (MAT's graph) */
 	uint64_t native_objects, native_bytes;  /* with a NativeAllocationRegistry size, and its sum */
 	uint64_t direct_objects, direct_bytes;  /* DirectByteBuffers with memory to free, and its sum */
 	const struct run_anw_count *root_kinds; /* root records by kind (those with any) */
 	size_t nroot_kinds;
 	const char *retained_model;
+	uint64_t model_rounds;                  /* MAT's: dominator trees computed (matmodel.h) */
 	const char *const *root_order;          /* the kinds paths start from, preferred first */
 	size_t nroot_order;
 	const char *not_crossed;                /* the references paths never cross */
@@ -50,7 +52,7 @@ struct run_anw_info {            /* runningInfo */
 /* The file's arrays, in its order. */
 enum run_an_list {
 	RUN_AN_CLASS_INFOS, RUN_AN_GC_PATHS, RUN_AN_SUSPECTS, RUN_AN_THREADS, RUN_AN_CLASS_LOADERS,
-	RUN_AN_DUPLICATE_CLASSES, RUN_AN_TOP_RETAINERS, RUN_AN_CLASS_HISTOGRAM,
+	RUN_AN_DUPLICATE_CLASSES, RUN_AN_TOP_RETAINERS, RUN_AN_CLASS_HISTOGRAM, RUN_AN_UNREACHABLE,
 };
 
 struct run_anw_class_info {      /* classInfos: a leak rule's class */
@@ -151,14 +153,14 @@ struct run_anw_retainer {
 	uint64_t shallow_size, retained_size, retained_native_size; /* native: 0, none */
 };
 
-struct run_anw_class {           /* classHistogram */
+struct run_anw_class {           /* classHistogram; unreachableHistogram (no retained size) */
 	const char *class_name;
 	uint64_t instance_count, shallow_size, retained_size;
 };
 
 struct run_anw_timings {
 	double index_pass1, index_pass2, dominators, shortest_paths, leak_rules, reference_names;
-	double visualvm_model, class_histogram, suspects, threads, total;
+	double model_search, class_histogram, suspects, threads, total;
 };
 
 /* The document's head and runningInfo (the document stays open). */
@@ -195,6 +197,7 @@ void run_anw_duplicate(struct json *j, const struct run_anw_duplicate *d);
 void run_anw_duplicate_names(struct json *j, uint64_t n);
 void run_anw_retainer(struct json *j, const struct run_anw_retainer *r);
 void run_anw_class(struct json *j, const struct run_anw_class *c);
+void run_anw_unreachable(struct json *j, const struct run_anw_class *c);
 /* The timings, and the document's end. */
 void run_anw_end(struct json *j, const struct run_anw_timings *t);
 
@@ -242,9 +245,9 @@ struct run_an_thread {
 	size_t nframes;
 };
 
-struct run_an_class {            /* the class histogram */
+struct run_an_class {            /* the class histogram; the unreachable one (no retained size) */
 	const char *class_name;
-	double instance_count, retained_size;
+	double instance_count, shallow_size, retained_size;
 };
 
 struct run_an_retainer {
@@ -255,6 +258,7 @@ struct run_an_retainer {
 
 struct run_analysis {
 	double objects, reachable_shallow_size; /* runningInfo */
+	double unreachable_objects, unreachable_shallow_size;
 	struct run_an_leak *leaks;
 	size_t nleaks;
 	struct run_an_suspect *suspects;
@@ -263,6 +267,8 @@ struct run_analysis {
 	size_t nthreads;
 	struct run_an_class *classes;
 	size_t nclasses;
+	struct run_an_class *unreachable; /* by shallow size */
+	size_t nunreachable;
 	struct run_an_retainer *retainers;
 	size_t nretainers;
 };

@@ -25,6 +25,8 @@ void run_anw_begin(struct json *j, const struct run_anw_info *in)
 	json_kuint(j, "reachableObjects", in->reachable_objects);
 	json_kuint(j, "shallowSize", in->shallow_size);
 	json_kuint(j, "reachableShallowSize", in->reachable_shallow_size);
+	json_kuint(j, "unreachableObjects", in->unreachable_objects);
+	json_kuint(j, "unreachableShallowSize", in->unreachable_shallow_size);
 	json_kuint(j, "nativeAllocationRegistry", in->native_allocation_registry);
 	json_key(j, "nativeRegistered");
 	json_obj(j);
@@ -42,6 +44,8 @@ void run_anw_begin(struct json *j, const struct run_anw_info *in)
 		json_kuint(j, in->root_kinds[i].name, in->root_kinds[i].count);
 	json_obj_end(j);
 	json_kstr(j, "retainedModel", in->retained_model);
+	if (in->model_rounds)
+		json_kuint(j, "retainedModelRounds", in->model_rounds);
 	json_key(j, "gcRootOrder");
 	json_arr(j);
 	for (size_t i = 0; i < in->nroot_order; i++)
@@ -58,7 +62,7 @@ static const char *const list_keys[] = {
 	[RUN_AN_CLASS_INFOS] = "classInfos", [RUN_AN_GC_PATHS] = "gcPaths", [RUN_AN_SUSPECTS] = "suspects",
 	[RUN_AN_THREADS] = "threads", [RUN_AN_CLASS_LOADERS] = "classLoaders",
 	[RUN_AN_DUPLICATE_CLASSES] = "duplicateClasses", [RUN_AN_TOP_RETAINERS] = "topRetainers",
-	[RUN_AN_CLASS_HISTOGRAM] = "classHistogram",
+	[RUN_AN_CLASS_HISTOGRAM] = "classHistogram", [RUN_AN_UNREACHABLE] = "unreachableHistogram",
 };
 
 void run_anw_list(struct json *j, enum run_an_list which)
@@ -328,6 +332,15 @@ void run_anw_class(struct json *j, const struct run_anw_class *c)
 	json_obj_end(j);
 }
 
+void run_anw_unreachable(struct json *j, const struct run_anw_class *c)
+{
+	json_obj(j);
+	json_kstr(j, "className", c->class_name);
+	json_kuint(j, "instanceCount", c->instance_count);
+	json_kuint(j, "shallowSize", c->shallow_size);
+	json_obj_end(j);
+}
+
 void run_anw_end(struct json *j, const struct run_anw_timings *t)
 {
 	json_key(j, "timings");
@@ -338,7 +351,7 @@ void run_anw_end(struct json *j, const struct run_anw_timings *t)
 	json_kdbl(j, "shortestPaths", t->shortest_paths);
 	json_kdbl(j, "leakRules", t->leak_rules);
 	json_kdbl(j, "referenceNames", t->reference_names);
-	json_kdbl(j, "visualvmModel", t->visualvm_model);
+	json_kdbl(j, "modelSearch", t->model_search);
 	json_kdbl(j, "classHistogram", t->class_histogram);
 	json_kdbl(j, "suspects", t->suspects);
 	json_kdbl(j, "threads", t->threads);
