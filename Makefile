@@ -71,7 +71,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OBJ)/tests/%)
 FUZZ_SECONDS ?= 60
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
-FUZZ_LIB_SRCS := $(wildcard user/hprof/*.c user/graph/*.c user/analyze/*.c user/util/*.c)
+FUZZ_LIB_SRCS := $(wildcard user/hprof/*.c user/graph/*.c user/analyze/*.c user/util/*.c) user/run/analysis_write.c
 FUZZ_LIBS := -lpthread -lz -llzma -lm -ljson-c -ldw -lelf
 # what each harness links besides its own file: FUZZ_SRCS_NAME (the hprof,
 # analyze and util libraries when not set); the replays link libooms.a and
@@ -84,6 +84,14 @@ FUZZ_REPLAY_SRCS_shim_control := user/shim/request.c
 FUZZ_SRCS_hsperf := user/runtime/hsperf.c user/runtime/hs_attach.c user/proc/procfs.c
 FUZZ_SRCS_attach_reply := user/runtime/hs_attach.c user/proc/procfs.c
 fuzz_srcs = $(if $(FUZZ_SRCS_$1),$(FUZZ_SRCS_$1),$(FUZZ_LIB_SRCS))
+# every source a harness links, compiled once for all of them (instrumented
+# for libFuzzer, ASan and UBSan) into one archive: each harness takes what it uses
+FUZZ_ALL_SRCS := $(sort $(FUZZ_LIB_SRCS) $(wildcard user/run/*.c) user/detect/resource.c \
+	$(foreach n,$(FUZZ_NAMES),$(FUZZ_SRCS_$(n))))
+# an archive's members are named by their file names alone: the room is in the name
+fuzz_obj = $(BUILD)/fuzz/obj/$(subst /,-,$(1:user/%.c=%)).o
+FUZZ_OBJS := $(foreach f,$(FUZZ_ALL_SRCS),$(call fuzz_obj,$(f)))
+FUZZ_LIB := $(BUILD)/fuzz/libfuzzed.a
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 REPLAY_BINS := $(FUZZ_NAMES:%=$(OBJ)/fuzz/replay_%)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
@@ -127,7 +135,7 @@ endif
 SHIM_LIBC_CFLAGS := -ffreestanding -fno-builtin -fno-tree-loop-distribute-patterns
 
 .SECONDARY:
-.PHONY: all deps test test-arm64 unit demo bench bench-arm64 clean install android
+.PHONY: all deps test test-arm64 unit demo bench bench-arm64 clean install android fuzz fuzz-bins fuzz-replay
 PREFIX ?= /usr/local
 all: $(OOMS_BIN) $(SHIM) $(TARGET_BINS)
 
@@ -247,7 +255,7 @@ else
 # the build is timed as the first of the phases run-tests.sh lists
 test: $(DEPS_OK)
 	@t0=$$(date +%s); \
-	$(MAKE) -j$(NPROC) all unit && $(MAKE) -j$(NPROC) SAN=1 all unit \
+	$(MAKE) -j$(NPROC) all unit fuzz-bins && $(MAKE) -j$(NPROC) SAN=1 all unit \
 	  $(if $(filter 1,$(ARM64)),&& $(MAKE) -j$(NPROC) ARCH=arm64 all unit) && $(MAKE) android || exit 1; \
 	OOMS_BUILD_SECONDS=$$(($$(date +%s) - t0)) OOMS_VM_IMAGES=1 OOMS_SAN_BUILD=build-san $(if $(filter 1,$(ARM64)),OOMS_ARM64=1) \
 	  scripts/run-tests.sh $(BATS_FILES)
@@ -294,20 +302,32 @@ install: oomscope $(SHIM)
 # in tests/fuzz/ for FUZZ_SECONDS each; `make test` replays the inputs under
 # tests/fuzz/regressions/ through them, built plainly (fuzz-replay)
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c | $(DEPS_OK)
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -Iuser -fsanitize=address,undefined -fno-sanitize-recover=undefined
+define fuzz_obj_rule
+$(call fuzz_obj,$(1)): $(1) | $(DEPS_OK)
+	@mkdir -p $$(@D)
+	$$(CLANG) $$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $$@ $$<
+endef
+$(foreach f,$(FUZZ_ALL_SRCS),$(eval $(call fuzz_obj_rule,$(f))))
+
+$(FUZZ_LIB): $(FUZZ_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CLANG) -std=gnu11 -g -O1 -Iuser -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(call fuzz_srcs,$*) $(FUZZ_LIBS)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(FUZZ_LIBS)
 
 $(OBJ)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(OBJ)/libooms.a
 	@mkdir -p $(@D)
 	$(CC) -Iuser $(CFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_REPLAY_SRCS_$*) $(OBJ)/libooms.a $(LDLIBS)
 
-# each harness and replay also depends on the sources it links
-$(foreach n,$(FUZZ_NAMES),$(eval $(BUILD)/fuzz/fuzz_$(n): $(call fuzz_srcs,$(n)))\
-	$(eval $(OBJ)/fuzz/replay_$(n): $(FUZZ_REPLAY_SRCS_$(n))))
+# each replay also depends on the sources it links
+$(foreach n,$(FUZZ_NAMES),$(eval $(OBJ)/fuzz/replay_$(n): $(FUZZ_REPLAY_SRCS_$(n))))
 
 fuzz-replay: $(REPLAY_BINS)
+
+# the harnesses built (`make test` runs each a few seconds: tests/bats/fuzz.bats)
+fuzz-bins: $(FUZZ_BINS)
 
 fuzz: $(FUZZ_BINS)
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_NAMES)

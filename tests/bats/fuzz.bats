@@ -149,3 +149,21 @@ each_dump() {
   run env OOMS_FUZZ_PRINT=1 "$BUILD_DIR/fuzz/replay_rundata" "$TMP/planted.run"
   [ "$output" = "files=5 pid=20363 mode=run samples=2 events=3 bad_lines=0 ended=1 reason=threshold crossed threads=1 fds=1 allocs=0 analyses=1 first_analysis=1" ]
 }
+
+# Every harness built with libFuzzer (`make test` builds them) runs a few
+# seconds from its seeds and kept inputs: a harness that stops linking, or
+# an input that now crashes, fails the suite (OOMS_FUZZ_SECONDS, default 5).
+@test "fuzz harnesses: each, built with libFuzzer, ASan and UBSan, runs from its seeds without a failure" {
+  local src name n=0
+  for src in "$ROOT"/tests/fuzz/fuzz_*.c; do
+    name=$(basename "$src" .c)
+    [ -x "$ROOT/build/fuzz/$name" ] || { echo "# build/fuzz/$name is not built (make fuzz-bins)" >&3; return 1; }
+    n=$((n + 1))
+  done
+  run env FUZZ_SECONDS="${OOMS_FUZZ_SECONDS:-5}" "$ROOT/scripts/fuzz.sh" $(cd "$ROOT/tests/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')
+  echo "$output" | grep -E "FOUND|executed_units" | sed 's/^/# /' >&3
+  [ "$status" -eq 0 ]
+  # each ran inputs
+  [ "$(grep -c 'stat::number_of_executed_units' <<< "$output")" -eq "$n" ]
+  [ "$n" -ge 8 ]
+}

@@ -29,19 +29,24 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
 @test "a referent of Dalvik's FinalizerReference holds, as in VisualVM (no WeakReference family class holds it)" {
   # In the Dialer dump this FileOutputStream is held only by a
   # java.lang.ref.FinalizerReference; VisualVM counts it reachable, retaining 156 B
-  "$OOMSCOPE" analyze -q -o /dev/null --retained-tsv "$TMP/ours.tsv" "$WORLD/perflib-dialer-kitkat.hprof"
+  "$OOMSCOPE" analyze -q -o /dev/null --retained-model visualvm --retained-tsv "$TMP/ours.tsv" "$WORLD/perflib-dialer-kitkat.hprof"
   [ "$(grep -P '^b0d420c0\t' "$TMP/ours.tsv")" = $'b0d420c0\t28\t156' ]
   # the HotSpot dumps still agree with VisualVM object by object
-  "$OOMSCOPE" analyze -q -o /dev/null --retained-tsv "$TMP/h.tsv" "$WORLD/mat-openjdk_jdk11_04_x64.hprof"
+  "$OOMSCOPE" analyze -q -o /dev/null --retained-model visualvm --retained-tsv "$TMP/h.tsv" "$WORLD/mat-openjdk_jdk11_04_x64.hprof"
   VISUALVM_XMX=2g "$RETAINED" "$WORLD/mat-openjdk_jdk11_04_x64.hprof" "$TMP/hvv.tsv" > /dev/null
   [ "$(join -t $'\t' -o 1.2,1.3,2.2,2.3 <(cut -f1-3 "$TMP/hvv.tsv" | sort) <(cut -f1-3 "$TMP/h.tsv" | sort) | awk -F'\t' '$1 != $3 || $2 != $4' | wc -l)" -eq 0 ]
 }
 
-@test "--retained-model: VisualVM's sums by default (a Dalvik class object retains 0 B), dominated sums on request" {
+@test "--retained-model: MAT's by default; VisualVM's sums (a Dalvik class object retains 0 B) and dominated sums on request" {
   local f="$WORLD/perflib-dialer-kitkat.hprof"
-  "$OOMSCOPE" analyze -q -o /dev/null --retained-tsv "$TMP/vv.tsv" "$f"
+  "$OOMSCOPE" analyze -q --json -o "$TMP/m.json" --retained-tsv "$TMP/mat.tsv" "$f"
+  jq -e '.runningInfo.retainedModel == "mat"' "$TMP/m.json"
+  "$OOMSCOPE" analyze -q -o /dev/null --retained-model visualvm --retained-tsv "$TMP/vv.tsv" "$f"
   "$OOMSCOPE" analyze -q --json -o "$TMP/d.json" --retained-model dominated --retained-tsv "$TMP/dom.tsv" "$f"
   jq -e '.runningInfo.retainedModel == "dominated"' "$TMP/d.json"
+  # MAT's: every reachable object retains at least itself, class objects too
+  [ "$(grep -vc unreachable "$TMP/mat.tsv")" -gt 40000 ]
+  [ "$(grep -v unreachable "$TMP/mat.tsv" | awk -F'\t' '$3 < $2' | wc -l)" -eq 0 ]
   # VisualVM's model: this class object, heading no tree an instance heads, retains nothing
   [ "$(grep -P '^b100f7c0\t' "$TMP/vv.tsv")" = $'b100f7c0\t160\t0\tclass' ]
   [ "$(grep -P '^b100f7c0\t' "$TMP/dom.tsv")" = $'b100f7c0\t160\t160\tclass' ]
@@ -53,12 +58,12 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
   # the interned string root this Dialer object holds counts under it in both models
   [ "$(grep -P '^b0e35fa8\t' "$TMP/vv.tsv" | cut -f3)" -eq 225304 ]
   run "$OOMSCOPE" analyze -q --retained-model nope "$f"
-  [ "$status" -eq 2 ] && [[ "$output" == *"--retained-model takes visualvm or dominated: nope"* ]]
+  [ "$status" -eq 2 ] && [[ "$output" == *"--retained-model takes mat, visualvm or dominated: nope"* ]]
 }
 
 @test "a file with two heap dumps (the hprof agent's): the first is analyzed, as VisualVM reads it" {
   local f="$WORLD/mat-sun_jdk6_31_hprofagent_compressedOops.hprof"
-  "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --retained-tsv "$TMP/ours.tsv" "$f"
+  "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --retained-model visualvm --retained-tsv "$TMP/ours.tsv" "$f"
   # 2,456 instances and 377 classes (the second dump repeats the ids with emptied arrays)
   jq -e '.runningInfo.objects == 2833 and .runningInfo.classes == 377' "$TMP/a.json"
   # VisualVM's three largest retained sizes: 25,096 · 25,096 · 18,616

@@ -67,7 +67,8 @@ int ooms_analysis_suspect_line(const struct ooms_analysis *a, size_t i, char *bu
 	s = &a->suspects[i];
 	if (s->kind == SUSPECT_INSTANCES) {
 		report_human_bytes(s->retained, b1, sizeof(b1));
-		snprintf(buf, len, "%u `%s` instances, each held from a GC root, retain %s together, %.0f %% of the heap",
+		snprintf(buf, len, "%u `%s` instances that no one object holds (each a GC root or held from more than "
+			 "one place), retain %s together, %.0f %% of the heap",
 			 s->count, accumulated_class(a, s->cls), b1, share(a, s->retained));
 		return 0;
 	}

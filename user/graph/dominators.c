@@ -601,8 +601,6 @@ int ooms_dominators_begin(const struct ooms_index *ix, const struct ooms_dom_gra
 		return -ENOMEM;
 	}
 	memtrace("dom classify");
-	if (getenv("OOMS_MEMTRACE"))
-		fprintf(stderr, "cyclic %u of %u\n", w->k, (unsigned)n);
 	*cyclic = w->k;
 	if (max_cyclic_bytes && (uint64_t)w->k * OOMS_MEMORY_PER_CYCLIC > max_cyclic_bytes) {
 		work_free(w);

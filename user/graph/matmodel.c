@@ -586,7 +586,11 @@ int ooms_matmodel_dominators(const struct ooms_index *ix, struct ooms_matmodel *
 	if (!anc || !next || !skip || (m->nlocals && !has_locals))
 		goto out;
 	memcpy(anc, m->first_ref, ix->nclasses * sizeof(*anc));
-	for (m->rounds = 1;; m->rounds++) {
+	if (way == OOMS_MAT_EXACT) {
+		exact = 1;
+		m->rounds = 0;
+	}
+	for (m->rounds = 1; !exact; m->rounds++) {
 		uint32_t moved = 0;
 
 		if ((e = round_begin(ix, m, skip, anc, 0, max_cyclic_bytes, &r))) {
@@ -595,11 +599,17 @@ int ooms_matmodel_dominators(const struct ooms_index *ix, struct ooms_matmodel *
 			goto out;
 		}
 		/* where most of the heap reaches a cycle anyway, the exact graph
-		 * costs less than the rounds (a compiler's symbol tables) */
-		if (way == OOMS_MAT_EXACT || (way == OOMS_MAT_AUTO && m->rounds == 1 && (uint64_t)r.cyclic * 2 > m->reachable)) {
+		 * costs less than the rounds (a compiler's symbol tables), when
+		 * its cycles fit in max_cyclic_bytes */
+		if (way == OOMS_MAT_AUTO && m->rounds == 1 && (uint64_t)r.cyclic * 2 > m->reachable) {
 			round_end(&r);
-			exact = 1;
-			break;
+			e = exact_tree(ix, m, max_cyclic_bytes, d);
+			if (e != -EFBIG)
+				goto summed;
+			m->exact = 0;
+			way = OOMS_MAT_ROUNDS;
+			m->rounds = 0;
+			continue;
 		}
 		if ((e = round_tree(&r, d)))
 			goto out;
@@ -619,11 +629,12 @@ int ooms_matmodel_dominators(const struct ooms_index *ix, struct ooms_matmodel *
 	}
 	if (exact) {
 		ooms_dominators_free(d);
-		free(skip);
-		skip = NULL;
 		if ((e = exact_tree(ix, m, max_cyclic_bytes, d)))
 			goto out;
 	}
+summed:
+	if (e)
+		goto out;
 	e = ooms_dominators_sum(ix, OOMS_RETAINED_MAT, NULL, d);
 out:
 	if (e)
