@@ -1,4 +1,5 @@
 #include "analyze/analysis.h"
+#include "util/hugemem.h"
 #include "util/clock.h"
 #include "graph/matmodel.h"
 #include "graph/shallow.h"
@@ -218,7 +219,7 @@ static int group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 	a->t_labels = mono_s() - t0;
 
 	e = -ENOMEM;
-	keys = malloc((a->nleaks + 1) * 2 * sizeof(*keys));
+	keys = huge_malloc((a->nleaks + 1) * 2 * sizeof(*keys));
 	if (!keys)
 		goto out;
 	for (size_t i = 0; i < a->nleaks; i++) {
@@ -329,7 +330,7 @@ static int finish_groups(struct ooms_analysis *a)
 		if (watcher != OOMS_NONE)
 			read_watch(a, g, watcher);
 		len = ooms_analysis_path(a, g->example, NULL, 0);
-		g->nodes = malloc((len + 1) * sizeof(*g->nodes));
+		g->nodes = huge_malloc((len + 1) * sizeof(*g->nodes));
 		if (!g->nodes)
 			return -ENOMEM;
 		g->len = ooms_analysis_path(a, g->example, g->nodes, len);
@@ -350,7 +351,7 @@ static int finish_loaders(struct ooms_analysis *a)
 		if (!g->example)
 			continue; /* the boot loader */
 		len = ooms_analysis_path(a, g->example, NULL, 0);
-		if (!(g->path = malloc(((size_t)len + 1) * sizeof(*g->path))))
+		if (!(g->path = huge_malloc(((size_t)len + 1) * sizeof(*g->path))))
 			return -ENOMEM;
 		g->len = ooms_analysis_path(a, g->example, g->path, len);
 		g->root = g->len ? ooms_paths_root(&a->ix, g->path[0]) : OOMS_NONE;
@@ -371,7 +372,7 @@ static int finish_suspects(struct ooms_analysis *a)
 		struct ooms_suspect *s = &a->suspects[i];
 		uint32_t len = ooms_analysis_path(a, s->point, NULL, 0);
 
-		if (!(s->path = malloc(((size_t)len + 1) * sizeof(*s->path))))
+		if (!(s->path = huge_malloc(((size_t)len + 1) * sizeof(*s->path))))
 			return -ENOMEM;
 		s->len = ooms_analysis_path(a, s->point, s->path, len);
 		s->root = s->len ? ooms_paths_root(&a->ix, s->path[0]) : OOMS_NONE;
@@ -403,11 +404,11 @@ static int class_histogram(struct ooms_analysis *a)
 {
 	const struct ooms_index *ix = &a->ix;
 	const uint32_t *first = a->tree.first, *child = a->tree.child;
-	uint32_t n = ix->nodes, *active = calloc(ix->nclasses + 1, sizeof(uint32_t));
+	uint32_t n = ix->nodes, *active = huge_calloc(ix->nclasses + 1, sizeof(uint32_t));
 	struct frame { uint32_t node, next; } *stack = NULL;
 	size_t depth = 0, cap = 0;
 
-	a->class_stats = calloc(ix->nclasses + 1, sizeof(*a->class_stats));
+	a->class_stats = huge_calloc(ix->nclasses + 1, sizeof(*a->class_stats));
 	if (!active || !a->class_stats || vec_reserve((void **)&stack, &cap, 1024, sizeof(*stack))) {
 		free(active);
 		return -ENOMEM;
@@ -534,7 +535,7 @@ static int set_rules(struct ooms_analysis *a, const char *path, const struct oom
 			{OOMS_MATRIX_WATCHER, "mKey"},
 			{OOMS_MATRIX_WATCHER, "mActivityName"},
 		};
-		struct ooms_probe *p = realloc(a->probes, (a->nprobes + 9 + OOMS_NATIVE_PROBES) * sizeof(*p));
+		struct ooms_probe *p = huge_realloc(a->probes, (a->nprobes + 9 + OOMS_NATIVE_PROBES) * sizeof(*p));
 
 		if (!p) {
 			e = -ENOMEM;

@@ -1,4 +1,5 @@
 #include "analyze/paths.h"
+#include "util/hugemem.h"
 #include "util/clock.h"
 #include "util/release.h"
 #include "util/spill.h"
@@ -105,7 +106,7 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 {
 	double t0 = mono_s();
 	size_t n = ix->nodes;
-	uint32_t *queue = malloc(n * sizeof(*queue)), head = 0, tail = 0;
+	uint32_t *queue = huge_malloc(n * sizeof(*queue)), head = 0, tail = 0;
 	size_t released = 0;
 	uint8_t *seen;
 	struct late_edge *late = NULL;
@@ -114,7 +115,7 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 	memset(p, 0, sizeof(*p));
 	p->honor_ignores = honor_ignores;
 
-	p->parent = malloc(n * sizeof(*p->parent));
+	p->parent = huge_malloc(n * sizeof(*p->parent));
 	if (!queue || !p->parent) {
 		free(queue);
 		ooms_paths_free(p);
@@ -143,7 +144,7 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 			p->parent[r] = 0;
 			queue[tail++] = r;
 		}
-	seen = calloc(ix->nclasses / 8 + 1, 1);
+	seen = huge_calloc(ix->nclasses / 8 + 1, 1);
 	if (!seen) {
 		free(queue);
 		ooms_paths_free(p);
@@ -165,8 +166,8 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 		}
 		/* then what holds only as a last resort: finalizers' referents, and
 		 * library leaks' references (index.h); what they reach is marked */
-		if (nlate && ((!p->late && !(p->late = calloc(n / 8 + 1, 1))) ||
-			      (!p->library && !(p->library = calloc(n / 8 + 1, 1))))) {
+		if (nlate && ((!p->late && !(p->late = huge_calloc(n / 8 + 1, 1))) ||
+			      (!p->library && !(p->library = huge_calloc(n / 8 + 1, 1))))) {
 			free(queue);
 			free(seen);
 			free(late);
@@ -219,7 +220,7 @@ uint32_t ooms_paths_root(const struct ooms_index *ix, uint32_t r)
 
 int ooms_paths_reach_bitmap(const struct ooms_index *ix, struct ooms_paths *p)
 {
-	p->reach = calloc(ix->nodes / 8 + 1, 1);
+	p->reach = huge_calloc(ix->nodes / 8 + 1, 1);
 	if (!p->reach)
 		return -ENOMEM;
 	for (uint32_t n = 0; n < ix->nodes; n++)

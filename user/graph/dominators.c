@@ -1,4 +1,5 @@
 #include "graph/dominators.h"
+#include "util/hugemem.h"
 #include "util/clock.h"
 #include "util/memtrace.h"
 #include "util/release.h"
@@ -177,10 +178,10 @@ static int sort_class_edges(struct graph *g, uint32_t **cfrom, uint32_t **cto)
 {
 	const struct ooms_class_edge *ce = g->gr->extra;
 	size_t nce = g->gr->nextra;
-	uint32_t *order = malloc((nce + 1) * sizeof(*order));
+	uint32_t *order = huge_malloc((nce + 1) * sizeof(*order));
 
-	*cfrom = malloc((nce + 1) * sizeof(**cfrom));
-	*cto = malloc((nce + 1) * sizeof(**cto));
+	*cfrom = huge_malloc((nce + 1) * sizeof(**cfrom));
+	*cto = huge_malloc((nce + 1) * sizeof(**cto));
 	if (!order || !*cfrom || !*cto) {
 		free(order);
 		return -ENOMEM;
@@ -196,7 +197,7 @@ static int sort_class_edges(struct graph *g, uint32_t **cfrom, uint32_t **cto)
 	for (size_t i = 0; i < nce; i++)
 		(*cfrom)[i] = ce[order[i]].from;
 	free(order);
-	if (!(g->has_cls = calloc(g->ix->nodes / 8 + 1, 1)))
+	if (!(g->has_cls = huge_calloc(g->ix->nodes / 8 + 1, 1)))
 		return -ENOMEM;
 	for (size_t i = 0; i < nce; i++)
 		g->has_cls[(*cfrom)[i] / 8] |= (uint8_t)(1 << ((*cfrom)[i] % 8));
@@ -334,10 +335,10 @@ static int semi_nca(struct graph *g, uint32_t k, uint32_t *aux, struct dom_pair 
 {
 	const struct ooms_index *ix = g->ix;
 	size_t scap = 1024;
-	uint32_t *dfn = aux, *vertex = malloc(((size_t)k + 2) * sizeof(*vertex));
-	uint32_t *parent = malloc(((size_t)k + 2) * sizeof(*parent)), *semi = malloc(((size_t)k + 2) * sizeof(*semi));
-	uint32_t *label = malloc(((size_t)k + 2) * sizeof(*label)), *ancestor = NULL;
-	uint32_t *pred_off = NULL, *pred = NULL, *stk = malloc(scap * sizeof(*stk)), r;
+	uint32_t *dfn = aux, *vertex = huge_malloc(((size_t)k + 2) * sizeof(*vertex));
+	uint32_t *parent = huge_malloc(((size_t)k + 2) * sizeof(*parent)), *semi = huge_malloc(((size_t)k + 2) * sizeof(*semi));
+	uint32_t *label = huge_malloc(((size_t)k + 2) * sizeof(*label)), *ancestor = NULL;
+	uint32_t *pred_off = NULL, *pred = NULL, *stk = huge_malloc(scap * sizeof(*stk)), r;
 	int e = -ENOMEM;
 
 	if (!vertex || !parent || !semi || !label || !stk)
@@ -347,7 +348,7 @@ static int semi_nca(struct graph *g, uint32_t k, uint32_t *aux, struct dom_pair 
 	/* Predecessors, by dfs number. A vertex with one incoming edge has its
 	 * dfs parent as its only predecessor: only the others get a list. A
 	 * cyclic node's referrers are cyclic, or the super-root. */
-	pred_off = calloc((size_t)r + 2, sizeof(*pred_off));
+	pred_off = huge_calloc((size_t)r + 2, sizeof(*pred_off));
 	if (!pred_off)
 		goto out;
 	FOR_EACH_EDGE((void)from; if (state_of(g, to) == CYCLIC) pred_off[dfn[to]]++);
@@ -360,7 +361,7 @@ static int semi_nca(struct graph *g, uint32_t k, uint32_t *aux, struct dom_pair 
 			pred_off[v] = sum;
 			sum += c > 1 ? c : 0;
 		}
-		pred = malloc(((size_t)sum + 1) * sizeof(*pred));
+		pred = huge_malloc(((size_t)sum + 1) * sizeof(*pred));
 		if (!pred)
 			goto out;
 	}
@@ -378,7 +379,7 @@ static int semi_nca(struct graph *g, uint32_t k, uint32_t *aux, struct dom_pair 
 			}
 		});
 	}
-	ancestor = calloc((size_t)r + 1, sizeof(*ancestor));
+	ancestor = huge_calloc((size_t)r + 1, sizeof(*ancestor));
 	if (!ancestor)
 		goto out;
 	for (uint32_t v = 0; v <= r; v++)
@@ -411,7 +412,7 @@ static int semi_nca(struct graph *g, uint32_t k, uint32_t *aux, struct dom_pair 
 		parent[w] = x;
 	}
 	/* by node, in dfs order (an idom's dfs number is smaller than its node's) */
-	if (!(*out = malloc((size_t)r * sizeof(**out))))
+	if (!(*out = huge_malloc((size_t)r * sizeof(**out))))
 		goto out;
 	*nout = 0;
 	for (uint32_t w = 2; w <= r; w++)
@@ -517,11 +518,11 @@ int ooms_dominators_sum(const struct ooms_index *ix, enum ooms_retained_model mo
 			struct ooms_dominators *d)
 {
 	double t0 = mono_s();
-	uint32_t n = ix->nodes, *left = calloc(n, sizeof(*left)); /* children not added yet */
+	uint32_t n = ix->nodes, *left = huge_calloc(n, sizeof(*left)); /* children not added yet */
 	const uint32_t *idom = d->idom;
 	int e = -ENOMEM;
 
-	if (!left || !(d->retained32 = malloc((size_t)n * sizeof(*d->retained32))) || u64map_init(&d->big, 16))
+	if (!left || !(d->retained32 = huge_malloc((size_t)n * sizeof(*d->retained32))) || u64map_init(&d->big, 16))
 		goto out;
 	for (uint32_t v = 1; v < n; v++) {
 		if (set_retained(d, v, idom[v] == OOMS_NONE ? 0 : own_size(ix, m, model, v)))
@@ -586,7 +587,7 @@ int ooms_dominators_begin(const struct ooms_index *ix, const struct ooms_dom_gra
 {
 	double t0 = mono_s();
 	size_t n = ix->nodes;
-	struct ooms_dom_work *w = calloc(1, sizeof(*w));
+	struct ooms_dom_work *w = huge_calloc(1, sizeof(*w));
 
 	*out = NULL;
 	*cyclic = 0;
@@ -594,8 +595,8 @@ int ooms_dominators_begin(const struct ooms_index *ix, const struct ooms_dom_gra
 		return -ENOMEM;
 	w->g.ix = ix;
 	w->g.gr = gr;
-	w->g.state = calloc(n / 4 + 1, 1);
-	w->aux = calloc(n, sizeof(*w->aux));
+	w->g.state = huge_calloc(n / 4 + 1, 1);
+	w->aux = huge_calloc(n, sizeof(*w->aux));
 	if (!w->g.state || !w->aux || sort_class_edges(&w->g, &w->cfrom, &w->cto) || !(w->k = classify(&w->g, w->aux))) {
 		work_free(w);
 		return -ENOMEM;
@@ -627,7 +628,7 @@ int ooms_dominators_tree(struct ooms_dom_work *w, struct ooms_dominators *d)
 	memtrace("dom semi-nca");
 	/* aux[] spread into dnodes, in place from the end */
 	e = -ENOMEM;
-	if (!(nd = realloc(w->aux, n * sizeof(*nd))))
+	if (!(nd = huge_realloc(w->aux, n * sizeof(*nd))))
 		goto out;
 	w->aux = NULL;
 	for (size_t v = n; v-- > 0;) {
@@ -644,7 +645,7 @@ int ooms_dominators_tree(struct ooms_dom_work *w, struct ooms_dominators *d)
 		goto out;
 	memtrace("dom settle");
 	e = -ENOMEM;
-	if (!(d->reach = calloc(n / 8 + 1, 1)))
+	if (!(d->reach = huge_calloc(n / 8 + 1, 1)))
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		if (nd[i].idom != OOMS_NONE) {
@@ -657,7 +658,7 @@ int ooms_dominators_tree(struct ooms_dom_work *w, struct ooms_dominators *d)
 		d->idom[v] = nd[v].idom;
 	nd = NULL;
 	{
-		uint32_t *q = realloc(d->idom, n * sizeof(*d->idom));
+		uint32_t *q = huge_realloc(d->idom, n * sizeof(*d->idom));
 
 		if (q)
 			d->idom = q;
@@ -716,7 +717,7 @@ const char *ooms_retained_model_name(enum ooms_retained_model model)
 
 int ooms_dom_graph_vv(const struct ooms_index *ix, const struct ooms_vvmodel *m, struct ooms_dom_graph *gr)
 {
-	uint32_t *roots = malloc(((size_t)ix->nroots + 1) * sizeof(*roots));
+	uint32_t *roots = huge_malloc(((size_t)ix->nroots + 1) * sizeof(*roots));
 
 	memset(gr, 0, sizeof(*gr));
 	if (!roots)
@@ -758,7 +759,7 @@ void ooms_dominators_free(struct ooms_dominators *d)
  * read: the tree is built in about the memory of idom[] and first[]. */
 int ooms_domtree_build(struct ooms_dominators *d, uint32_t n, struct ooms_domtree *t)
 {
-	uint32_t *first = calloc((size_t)n + 1, sizeof(uint32_t)), *idom = d->idom, count = 0;
+	uint32_t *first = huge_calloc((size_t)n + 1, sizeof(uint32_t)), *idom = d->idom, count = 0;
 	size_t released = 0;
 
 	t->first = first;
@@ -772,7 +773,7 @@ int ooms_domtree_build(struct ooms_dominators *d, uint32_t n, struct ooms_domtre
 			first[idom[v] + 1]++;
 			count++;
 		}
-	if (!(t->child = malloc(((size_t)count + 1) * sizeof(uint32_t)))) {
+	if (!(t->child = huge_malloc(((size_t)count + 1) * sizeof(uint32_t)))) {
 		ooms_domtree_free(t);
 		return -ENOMEM;
 	}

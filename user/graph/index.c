@@ -3,6 +3,7 @@
  * This file drives the passes (its helpers and look-ups are in index_core.c,
  * below them). */
 #include "graph/index_build.h"
+#include "util/hugemem.h"
 #include "util/memtrace.h"
 #include "util/spill.h"
 #include "util/clock.h"
@@ -67,13 +68,13 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 	b.heaps = (struct hprof_heap_count){0, 0};
 	b.later_dump = 0;
 	t0 = mono_s();
-	ix->off = malloc(((size_t)ix->nodes + 1) * sizeof(*ix->off));
+	ix->off = huge_malloc(((size_t)ix->nodes + 1) * sizeof(*ix->off));
 	if (!ix->off) {
 		e = ixb_fail(&b, -ENOMEM, "out of memory");
 		goto out;
 	}
 	ix->off[0] = 0;
-	ix->weak_last = calloc((size_t)ix->nodes / 8 + 1, 1);
+	ix->weak_last = huge_calloc((size_t)ix->nodes / 8 + 1, 1);
 	if (!ix->weak_last) {
 		e = ixb_fail(&b, -ENOMEM, "out of memory");
 		goto out;
@@ -110,7 +111,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 	}
 	/* the references are the index's now */
 	ix->off[ix->nodes] = b.nedges;
-	ix->tgt = realloc(b.tgt, ((size_t)b.nedges + 1) * sizeof(*ix->tgt)); /* give back the growth slack */
+	ix->tgt = huge_realloc(b.tgt, ((size_t)b.nedges + 1) * sizeof(*ix->tgt)); /* give back the growth slack */
 	if (!ix->tgt)
 		ix->tgt = b.tgt;
 	b.tgt = NULL;

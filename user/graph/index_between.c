@@ -2,6 +2,7 @@
 /* Between the index's passes: class names, pseudo classes for arrays, field
  * layouts flattened, probes resolved, ids sorted and partitioned, look-up built. */
 #include "graph/index_build.h"
+#include "util/hugemem.h"
 
 /* "java/lang/String" -> "java.lang.String", "[Ljava/lang/Object;" -> "java.lang.Object[]",
  * "[[I" -> "int[][]"; names already dotted (Android) stay as they are. */
@@ -158,7 +159,7 @@ static const struct {
 static int mark_root_class(struct build *b, uint32_t c, uint8_t mark)
 {
 	struct ooms_index *ix = b->ix;
-	void *q = realloc(ix->root_classes, (ix->nroot_classes + 1) * sizeof(*ix->root_classes));
+	void *q = huge_realloc(ix->root_classes, (ix->nroot_classes + 1) * sizeof(*ix->root_classes));
 
 	if (!q)
 		return ixb_fail(b, -ENOMEM, "out of memory");
@@ -205,7 +206,7 @@ static int mark_ref(struct build *b, const char *spec, uint8_t mark, int must)
 static int add_library(struct build *b, const char *ref, const char *why, uint8_t *mark)
 {
 	struct ooms_index *ix = b->ix;
-	char **l = realloc(ix->library, (ix->nlibrary + 1) * sizeof(*l)); /* a handful: exact size */
+	char **l = huge_realloc(ix->library, (ix->nlibrary + 1) * sizeof(*l)); /* a handful: exact size */
 
 	if (!l)
 		return ixb_fail(b, -ENOMEM, "out of memory");
@@ -343,9 +344,9 @@ static int sort_ids(struct build *b)
 {
 	struct ooms_index *ix = b->ix;
 	size_t n = ix->nodes - 1;
-	uint64_t *k = malloc(n * sizeof(*k)), *k2 = malloc(n * sizeof(*k2)), lo = UINT64_MAX, hi = 0;
-	uint32_t *v = malloc(n * sizeof(*v)), *v2 = malloc(n * sizeof(*v2));
-	size_t *cnt = malloc(65537 * sizeof(*cnt));
+	uint64_t *k = huge_malloc(n * sizeof(*k)), *k2 = huge_malloc(n * sizeof(*k2)), lo = UINT64_MAX, hi = 0;
+	uint32_t *v = huge_malloc(n * sizeof(*v)), *v2 = huge_malloc(n * sizeof(*v2));
+	size_t *cnt = huge_malloc(65537 * sizeof(*cnt));
 
 	if (!k || !k2 || !v || !v2 || !cnt) {
 		free(k); free(k2); free(v); free(v2); free(cnt);
@@ -390,7 +391,7 @@ static int sort_ids(struct build *b)
 static int partition_classes(struct build *b)
 {
 	struct ooms_index *ix = b->ix;
-	struct cls_entry { uint64_t id; uint32_t ci; uint8_t heap; } *cl = malloc((ix->nclasses + 1) * sizeof(*cl));
+	struct cls_entry { uint64_t id; uint32_t ci; uint8_t heap; } *cl = huge_malloc((ix->nclasses + 1) * sizeof(*cl));
 	uint32_t w = 1, nc = 0;
 
 	if (!cl)
@@ -468,7 +469,7 @@ static int build_lookup(struct build *b)
 	while ((span >> ix->bucket_shift) >= nb)
 		ix->bucket_shift++;
 	ix->nbuckets = nb;
-	ix->bucket = malloc(((size_t)nb + 1) * sizeof(*ix->bucket));
+	ix->bucket = huge_malloc(((size_t)nb + 1) * sizeof(*ix->bucket));
 	if (!ix->bucket)
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	for (size_t i = 0, bk = 0; bk <= nb; bk++) {
@@ -532,7 +533,7 @@ static int compact_ids(struct ooms_index *ix)
 		shift--;
 	if (((hi - lo) >> shift) >= UINT32_MAX)
 		return 0; /* keep 64-bit ids */
-	ix->cids = malloc((size_t)ix->nodes * sizeof(*ix->cids));
+	ix->cids = huge_malloc((size_t)ix->nodes * sizeof(*ix->cids));
 	if (!ix->cids)
 		return -ENOMEM;
 	ix->id_base = lo;
@@ -620,7 +621,7 @@ int ixb_between_passes(struct build *b)
 	u64map_free(&by_id);
 	b->cls_ids = NULL;
 	{
-		void *q = realloc(b->cls, (size_t)ix->nodes * sizeof(*b->cls));
+		void *q = huge_realloc(b->cls, (size_t)ix->nodes * sizeof(*b->cls));
 
 		if (q)
 			b->cls = q;
@@ -642,7 +643,7 @@ int ixb_between_passes(struct build *b)
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	if ((e = build_lookup(b)))
 		return e;
-	ix->roots = malloc((b->nroots + 1) * sizeof(*ix->roots));
+	ix->roots = huge_malloc((b->nroots + 1) * sizeof(*ix->roots));
 	if (!ix->roots)
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < b->nroots; i++) {

@@ -4,6 +4,7 @@
  * or some of its segments, and the answers the analyses ask of a built
  * index. */
 #include "graph/index_build.h"
+#include "util/hugemem.h"
 #include "util/spill.h"
 #include "hprof/readahead.h"
 #include "util/clock.h"
@@ -70,7 +71,7 @@ int ooms_read_segments(const struct ooms_index *ix, const char *path, uint32_t f
 			close(fd);
 		return 1; /* compressed: the offsets are not the file's */
 	}
-	buf = malloc(READ_CHUNK);
+	buf = huge_malloc(READ_CHUNK);
 	p = hprof_parser_new(v);
 	if (!buf || !p) {
 		e = -ENOMEM;
@@ -133,7 +134,7 @@ int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progres
 	total = end > 0 ? (uint64_t)end : 0;
 	lseek(fd, 0, SEEK_SET);
 	p = hprof_parser_new(v);
-	buf = malloc(READ_CHUNK);
+	buf = huge_malloc(READ_CHUNK);
 	if (!p || !buf || hprof_source_open(&src, fd)) {
 		hprof_parser_free(p);
 		free(buf);
@@ -316,13 +317,13 @@ int ooms_index_set_nodes(struct ooms_index *ix, const uint8_t *kind, const uint3
 	uint32_t n = ix->nodes, blocks = n / 64 + 1, arrays = 0, nclass = n > ix->main_end ? n - ix->main_end - 1 : 0;
 	size_t runs_cap = 0;
 
-	ix->kind2 = calloc(blocks, 16);
-	ix->arank = malloc(blocks * sizeof(*ix->arank));
-	ix->class_node_class = malloc((nclass + 1) * sizeof(*ix->class_node_class));
+	ix->kind2 = huge_calloc(blocks, 16);
+	ix->arank = huge_malloc(blocks * sizeof(*ix->arank));
+	ix->class_node_class = huge_malloc((nclass + 1) * sizeof(*ix->class_node_class));
 	if (ix->nclasses + 12 < UINT16_MAX)
-		ix->cls16 = malloc((size_t)n * sizeof(*ix->cls16));
+		ix->cls16 = huge_malloc((size_t)n * sizeof(*ix->cls16));
 	else
-		ix->cls32 = malloc((size_t)n * sizeof(*ix->cls32));
+		ix->cls32 = huge_malloc((size_t)n * sizeof(*ix->cls32));
 	if (!ix->kind2 || !ix->arank || !ix->class_node_class || (!ix->cls16 && !ix->cls32))
 		return -ENOMEM;
 	for (uint32_t v = 0; v < n; v++) {
@@ -347,7 +348,7 @@ int ooms_index_set_nodes(struct ooms_index *ix, const uint8_t *kind, const uint3
 			ix->heap_runs[ix->nheap_runs++].heap = heap[v];
 		}
 	}
-	ix->alen = malloc(((size_t)arrays + 1) * sizeof(*ix->alen));
+	ix->alen = huge_malloc(((size_t)arrays + 1) * sizeof(*ix->alen));
 	if (!ix->alen)
 		return -ENOMEM;
 	arrays = 0;

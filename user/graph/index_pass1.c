@@ -1,5 +1,6 @@
 /* The index's pass 1: names, classes, roots and the object table. */
 #include "graph/index_build.h"
+#include "util/hugemem.h"
 
 int ixb_p1_header(void *ctx, const struct hprof_header *h)
 {
@@ -114,20 +115,20 @@ int ixb_add_node(struct build *b, uint64_t id, uint8_t kind, uint64_t cls, uint3
 		return ixb_fail(b, -E2BIG, "more than 4 billion objects");
 	if (n >= b->node_cap) {
 		size_t cap = b->node_cap ? b->node_cap * 2 : 1 << 16;
-		void *a = realloc(ix->ids, cap * sizeof(*ix->ids)), *c, *k, *h, *l;
+		void *a = huge_realloc(ix->ids, cap * sizeof(*ix->ids)), *c, *k, *h, *l;
 
 		if (a)
 			ix->ids = a;
-		c = realloc(b->cls_ids, cap * sizeof(*b->cls_ids));
+		c = huge_realloc(b->cls_ids, cap * sizeof(*b->cls_ids));
 		if (c)
 			b->cls_ids = c;
-		k = realloc(b->kind, cap);
+		k = huge_realloc(b->kind, cap);
 		if (k)
 			b->kind = k;
-		h = realloc(b->heap_of, cap);
+		h = huge_realloc(b->heap_of, cap);
 		if (h)
 			b->heap_of = h;
-		l = realloc(b->length, cap * sizeof(*b->length));
+		l = huge_realloc(b->length, cap * sizeof(*b->length));
 		if (l)
 			b->length = l;
 		if (!a || !c || !k || !h || !l)

@@ -1,5 +1,6 @@
 /* The index's pass 2: references, read with every class layout known. */
 #include "graph/index_build.h"
+#include "util/hugemem.h"
 #include <pthread.h>
 #include "util/release.h"
 
@@ -38,7 +39,7 @@ int ixb_ignore_edge(struct build *b, uint32_t u, uint32_t v, uint32_t mark)
 {
 	struct ooms_index *ix = b->ix;
 
-	if (!ix->ignored_from && (!(ix->ignored_from = calloc(ix->nodes / 8 + 1, 1)) || u64map_init(&ix->ignored, 64)))
+	if (!ix->ignored_from && (!(ix->ignored_from = huge_calloc(ix->nodes / 8 + 1, 1)) || u64map_init(&ix->ignored, 64)))
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	ix->ignored_from[u / 8] |= (uint8_t)(1 << (u % 8));
 	if (u64map_put(&ix->ignored, ((uint64_t)u << 32 | v) + 1, mark))
@@ -312,7 +313,7 @@ static int split_pass(struct build *b, const char *path, ooms_progress_fn progre
 	z.node = ix->segs[k].main_before;
 	z.heaps = (struct hprof_heap_count){0, 0};
 	z.later_dump = 0;
-	if (!(z.probes = calloc(b->nprobes + 1, sizeof(*z.probes))))
+	if (!(z.probes = huge_calloc(b->nprobes + 1, sizeof(*z.probes))))
 		return ixb_fail(b, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < b->nprobes; i++) /* the same probes, values of their own */
 		z.probes[i] = (struct ooms_probe){b->probes[i].class_name, b->probes[i].field_name, b->probes[i].type,

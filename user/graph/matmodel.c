@@ -1,4 +1,5 @@
 #include "graph/matmodel.h"
+#include "util/hugemem.h"
 #include "graph/shallow.h"
 #include "hprof/hprof.h"
 #include "util/clock.h"
@@ -9,7 +10,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 /* Rounds of the classes' ancestors before the exact graph is used instead
  * (a dump where they have not settled by then: none seen). */
@@ -145,6 +145,7 @@ struct search {
 	const struct ooms_index *ix;
 	struct ooms_matmodel *m;
 	const uint8_t *has_locals;
+	uint32_t *parent;   /* [nodes] the search tree: who reached each node first (0: a root) */
 	uint32_t *stack;
 	size_t n, cap;
 };
@@ -157,6 +158,7 @@ static inline int visit(struct search *s, uint32_t from, uint32_t t)
 	if (t == OOMS_NONE || bit(s->m->reach, t))
 		return 0;
 	set_bit(s->m->reach, t);
+	s->parent[t] = from;
 	if (t > ix->main_end && !bit(s->m->root, t))
 		s->m->first_ref[ooms_class_of_node(ix, t)] = from;
 	if (!(slot = VEC_PUSH(s->stack, s->n, s->cap)))
@@ -195,11 +197,15 @@ static int drain(struct search *s, int with_class)
  * instances are followed last, so a class's first referrer is, where it
  * has one, a reference that is not its instances' (its loader's list):
  * more often the nearest common ancestor of them all than an instance. */
-static int search(const struct ooms_index *ix, struct ooms_matmodel *m, const uint8_t *has_locals)
+static int search(const struct ooms_index *ix, struct ooms_matmodel *m, const uint8_t *has_locals,
+		  uint32_t *parent)
 {
-	struct search s = {ix, m, has_locals, NULL, 0, 0};
+	struct search s = {ix, m, has_locals, parent, NULL, 0, 0};
 	int e = -ENOMEM;
 
+	for (uint32_t v = 0; v < ix->nodes; v++)
+		parent[v] = OOMS_NONE;
+	parent[0] = 0;
 	for (uint32_t i = 0; i < m->nroots; i++) {
 		uint32_t *slot = VEC_PUSH(s.stack, s.n, s.cap);
 
@@ -207,6 +213,7 @@ static int search(const struct ooms_index *ix, struct ooms_matmodel *m, const ui
 			goto out;
 		*slot = m->roots[i];
 		set_bit(m->reach, m->roots[i]);
+		parent[m->roots[i]] = 0;
 	}
 	if (drain(&s, 0))
 		goto out;
@@ -224,24 +231,30 @@ out:
 
 static uint8_t *locals_bitmap(const struct ooms_index *ix, const struct ooms_matmodel *m)
 {
-	uint8_t *has = calloc(ix->nodes / 8 + 1, 1);
+	uint8_t *has = huge_calloc(ix->nodes / 8 + 1, 1);
 
 	for (size_t i = 0; has && i < m->nlocals; i++)
 		set_bit(has, m->locals[i].from);
 	return has;
 }
 
+static int class_ancestors(const struct ooms_index *ix, const struct ooms_matmodel *m, const uint8_t *has_locals,
+			   const uint32_t *idom, uint32_t *anc);
+
 int ooms_matmodel_compute(const struct ooms_index *ix, struct ooms_matmodel *m)
 {
 	double t0 = mono_s();
 	uint8_t *has_locals = NULL;
+	uint32_t *parent = NULL;
 	int e = -ENOMEM;
 
 	memset(m, 0, sizeof(*m));
-	m->root = calloc(ix->nodes / 8 + 1, 1);
-	m->reach = calloc(ix->nodes / 8 + 1, 1);
-	m->first_ref = malloc(((size_t)ix->nclasses + 1) * sizeof(*m->first_ref));
-	if (!m->root || !m->reach || !m->first_ref)
+	m->root = huge_calloc(ix->nodes / 8 + 1, 1);
+	m->reach = huge_calloc(ix->nodes / 8 + 1, 1);
+	m->first_ref = huge_malloc(((size_t)ix->nclasses + 1) * sizeof(*m->first_ref));
+	m->tree_anc = huge_malloc(((size_t)ix->nclasses + 1) * sizeof(*m->tree_anc));
+	parent = huge_malloc(((size_t)ix->nodes + 1) * sizeof(*parent));
+	if (!m->root || !m->reach || !m->first_ref || !m->tree_anc || !parent)
 		goto out;
 	for (uint32_t c = 0; c < ix->nclasses; c++)
 		m->first_ref[c] = OOMS_NONE;
@@ -250,7 +263,11 @@ int ooms_matmodel_compute(const struct ooms_index *ix, struct ooms_matmodel *m)
 	e = -ENOMEM;
 	if (m->nlocals && !(has_locals = locals_bitmap(ix, m)))
 		goto out;
-	if ((e = search(ix, m, has_locals)))
+	if ((e = search(ix, m, has_locals, parent)))
+		goto out;
+	/* the search tree is a subgraph: its ancestors of a class's referrers
+	 * are a place to start the rounds from (design.md) */
+	if ((e = class_ancestors(ix, m, has_locals, parent, m->tree_anc)))
 		goto out;
 	for (uint32_t v = 1; v < ix->nodes; v++) {
 		if (bit(m->reach, v)) {
@@ -264,6 +281,7 @@ int ooms_matmodel_compute(const struct ooms_index *ix, struct ooms_matmodel *m)
 	memtrace("mat search");
 out:
 	free(has_locals);
+	free(parent);
 	if (e)
 		ooms_matmodel_free(m);
 	return e;
@@ -276,6 +294,7 @@ void ooms_matmodel_free(struct ooms_matmodel *m)
 	free(m->roots);
 	free(m->locals);
 	free(m->first_ref);
+	free(m->tree_anc);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -284,8 +303,8 @@ void ooms_matmodel_free(struct ooms_matmodel *m)
  * top-down. 0 or -ENOMEM. */
 static int intervals(const uint32_t *idom, uint32_t n, uint32_t **lo_out, uint32_t **size_out)
 {
-	uint32_t *left = calloc(n, sizeof(*left)), *size = malloc((size_t)n * sizeof(*size));
-	uint32_t *lo = malloc((size_t)n * sizeof(*lo)), *path = NULL;
+	uint32_t *left = huge_calloc(n, sizeof(*left)), *size = huge_malloc((size_t)n * sizeof(*size));
+	uint32_t *lo = huge_malloc((size_t)n * sizeof(*lo)), *path = NULL;
 	size_t npath = 0, cap = 0;
 	int e = -ENOMEM;
 
@@ -376,8 +395,8 @@ static int class_ancestors(const struct ooms_index *ix, const struct ooms_matmod
 	uint32_t *lo = NULL, *size = NULL;
 	int e = -ENOMEM;
 
-	s.min = malloc(((size_t)ix->nclasses + 1) * sizeof(*s.min));
-	s.max = malloc(((size_t)ix->nclasses + 1) * sizeof(*s.max));
+	s.min = huge_malloc(((size_t)ix->nclasses + 1) * sizeof(*s.min));
+	s.max = huge_malloc(((size_t)ix->nclasses + 1) * sizeof(*s.max));
 	if (!s.min || !s.max || intervals(idom, ix->nodes, &lo, &size))
 		goto out;
 	s.lo = lo;
@@ -505,7 +524,7 @@ nomem:
 static uint8_t *skip_bitmap(const struct ooms_index *ix, const struct ooms_matmodel *m, int exact)
 {
 	size_t bytes = ix->nodes / 8 + 1;
-	uint8_t *skip = malloc(bytes);
+	uint8_t *skip = huge_malloc(bytes);
 
 	if (!skip)
 		return NULL;
@@ -576,8 +595,8 @@ int ooms_matmodel_dominators(const struct ooms_index *ix, struct ooms_matmodel *
 			     uint64_t max_cyclic_bytes, struct ooms_dominators *d)
 {
 	double t0 = mono_s();
-	uint32_t *anc = malloc(((size_t)ix->nclasses + 1) * sizeof(*anc));
-	uint32_t *next = malloc(((size_t)ix->nclasses + 1) * sizeof(*next));
+	uint32_t *anc = huge_malloc(((size_t)ix->nclasses + 1) * sizeof(*anc));
+	uint32_t *next = huge_malloc(((size_t)ix->nclasses + 1) * sizeof(*next));
 	uint8_t *skip = skip_bitmap(ix, m, 0), *has_locals = m->nlocals ? locals_bitmap(ix, m) : NULL;
 	struct round r = {0};
 	int e = -ENOMEM, exact = 0;
@@ -585,7 +604,7 @@ int ooms_matmodel_dominators(const struct ooms_index *ix, struct ooms_matmodel *
 	memset(d, 0, sizeof(*d));
 	if (!anc || !next || !skip || (m->nlocals && !has_locals))
 		goto out;
-	memcpy(anc, m->first_ref, ix->nclasses * sizeof(*anc));
+	memcpy(anc, m->tree_anc, ix->nclasses * sizeof(*anc));
 	if (way == OOMS_MAT_EXACT) {
 		exact = 1;
 		m->rounds = 0;

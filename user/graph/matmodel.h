@@ -19,8 +19,9 @@
  * (dominators.h), in memory the heap cannot spare. So the tree is computed
  * over a graph where the references into a class object that is not a root
  * are replaced by two: from the search's first referrer of it, and from the
- * nearest common ancestor of all its referrers in the last tree computed;
- * repeated until that ancestor stays the same for every class. A GC root's
+ * nearest common ancestor of all its referrers in the last tree computed
+ * (at first, in the search's own tree); repeated until that ancestor stays
+ * the same for every class. A GC root's
  * incoming references are left out (they change no dominator). Why the
  * result is the dominator tree of MAT's graph: docs/design.md. Where most
  * of the heap reaches a cycle anyway, the graph as it is costs less. */
@@ -45,6 +46,8 @@ struct ooms_matmodel {
 	size_t nlocals;
 	uint32_t *first_ref;   /* [nclasses] the node the search first reached class c's object from;
 				* OOMS_NONE: a root, unreached, or no class object */
+	uint32_t *tree_anc;    /* [nclasses] the nearest common ancestor of class c's referrers in the
+				* search's tree (where the rounds start) */
 	uint32_t reachable;    /* objects (the super-root not counted) */
 	uint64_t unreachable, unreachable_bytes; /* objects and their shallow bytes */
 	uint32_t rounds;       /* rounds begun (the last may have given way to the exact graph) */

@@ -1,4 +1,5 @@
 #include "graph/vvmodel.h"
+#include "util/hugemem.h"
 #include "graph/roots.h"
 #include "graph/shallow.h"
 #include "util/clock.h"
@@ -105,8 +106,8 @@ static int search(struct work *w)
 	const struct ooms_index *ix = w->ix;
 	struct ooms_vvmodel *m = w->m;
 	size_t cap = (size_t)ix->nodes + ix->nroots, head = 0, tail = 0, released = 0;
-	uint32_t *queue = malloc(cap * sizeof(*queue));
-	uint8_t *seen_class = calloc(ix->nclasses / 8 + 1, 1);
+	uint32_t *queue = huge_malloc(cap * sizeof(*queue));
+	uint8_t *seen_class = huge_calloc(ix->nclasses / 8 + 1, 1);
 	int e = -ENOMEM;
 
 	if (!queue || !seen_class)
@@ -233,9 +234,9 @@ static int tree_sizes(struct work *w, const uint32_t *done, size_t ndone)
 	size_t words = (size_t)ix->nodes / 64 + 1;
 	uint32_t total = 0;
 
-	m->summed = calloc(words, sizeof(*m->summed));
-	m->rank = malloc(words * sizeof(*m->rank));
-	m->sums = malloc((ndone + 1) * sizeof(*m->sums));
+	m->summed = huge_calloc(words, sizeof(*m->summed));
+	m->rank = huge_malloc(words * sizeof(*m->rank));
+	m->sums = huge_malloc((ndone + 1) * sizeof(*m->sums));
 	if (!m->summed || !m->rank || !m->sums)
 		return -ENOMEM;
 	for (size_t i = 0; i < ndone; i++)
@@ -279,12 +280,12 @@ int ooms_vvmodel_compute_then(const struct ooms_index *ix, struct ooms_vvmodel *
 	int e = -ENOMEM;
 
 	memset(m, 0, sizeof(*m));
-	m->reach = calloc(bits, 1);
-	m->tree = calloc(bits, 1);
-	w.parent = malloc((size_t)ix->nodes * sizeof(*w.parent));
-	w.refs = calloc(ix->nodes, 1);
-	w.mark = calloc(bits, 1);
-	w.queued = calloc(bits, 1);
+	m->reach = huge_calloc(bits, 1);
+	m->tree = huge_calloc(bits, 1);
+	w.parent = huge_malloc((size_t)ix->nodes * sizeof(*w.parent));
+	w.refs = huge_calloc(ix->nodes, 1);
+	w.mark = huge_calloc(bits, 1);
+	w.queued = huge_calloc(bits, 1);
 	if (!m->reach || !m->tree || !w.parent || !w.refs || !w.mark || !w.queued)
 		goto out;
 	memset(w.parent, 0xff, (size_t)ix->nodes * sizeof(*w.parent));
