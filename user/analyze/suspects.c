@@ -65,15 +65,29 @@ static void take(const struct ooms_index *ix, struct ooms_suspect *s, struct tal
 	s->top[at] = a;
 }
 
-/* The next link of a chain after n (same class, the child that retains
- * most), or OOMS_NONE. */
+/* The next link of a chain after n, or OOMS_NONE: the child of its own
+ * class that retains most, if it keeps OOMS_SUSPECT_DROP of n's size (so a
+ * chain begins only where most of it goes on); once in a chain (in_chain),
+ * n's one child of its own class, however little the tail retains (a
+ * list's last links). */
 static uint32_t next_link(const struct ooms_index *ix, const struct ooms_dominators *d, const struct ooms_domtree *t,
-			  uint32_t n)
+			  uint32_t n, int in_chain)
 {
-	uint32_t big = biggest_child(d, t, n);
+	uint32_t big = biggest_child(d, t, n), same = 0, only = OOMS_NONE;
 
-	return big != OOMS_NONE && ooms_kind(ix, n) == NODE_INSTANCE && ooms_kind(ix, big) == NODE_INSTANCE &&
-	       ooms_cls(ix, big) == ooms_cls(ix, n) &&
+	if (big == OOMS_NONE || ooms_kind(ix, n) != NODE_INSTANCE)
+		return OOMS_NONE;
+	for (uint32_t i = t->first[n]; in_chain && i < t->first[n + 1] && same < 2; i++) {
+		uint32_t v = t->child[i];
+
+		if (ooms_kind(ix, v) == NODE_INSTANCE && ooms_cls(ix, v) == ooms_cls(ix, n)) {
+			same++;
+			only = v;
+		}
+	}
+	if (same == 1)
+		return only;
+	return ooms_kind(ix, big) == NODE_INSTANCE && ooms_cls(ix, big) == ooms_cls(ix, n) &&
 	       (double)ooms_retained(d, big) >= OOMS_SUSPECT_DROP * (double)ooms_retained(d, n) ? big : OOMS_NONE;
 }
 
@@ -86,8 +100,8 @@ static void accumulated(const struct ooms_index *ix, const struct ooms_dominator
 	uint32_t p = s->point;
 
 	s->chain_cls = OOMS_NONE;
-	for (uint32_t link = p; link != OOMS_NONE; link = next_link(ix, d, t, link)) {
-		uint32_t next = next_link(ix, d, t, link);
+	for (uint32_t link = p; link != OOMS_NONE; link = next_link(ix, d, t, link, link != p)) {
+		uint32_t next = next_link(ix, d, t, link, link != p);
 
 		if (next != OOMS_NONE || link != p) {
 			s->chain_cls = ooms_cls(ix, p);
@@ -103,7 +117,7 @@ static void accumulated(const struct ooms_index *ix, const struct ooms_dominator
 			s->children++;
 		}
 	}
-	for (uint32_t link = p; link != OOMS_NONE; link = next_link(ix, d, t, link))
+	for (uint32_t link = p; link != OOMS_NONE; link = next_link(ix, d, t, link, link != p))
 		for (uint32_t i = t->first[link]; i < t->first[link + 1]; i++)
 			take(ix, s, by, t->child[i]);
 }

@@ -7,6 +7,7 @@
 #include "util/memtrace.h"
 #include "util/spill.h"
 #include "util/clock.h"
+#include <sys/stat.h>
 
 static int run_pass(struct build *b, const char *path, const struct hprof_visitor *v, ooms_progress_fn progress,
 		    void *pctx)
@@ -52,6 +53,12 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 	memset(ix, 0, sizeof(*ix));
 	err[0] = 0;
 	ix->class_class = OOMS_NONE;
+	{
+		struct stat st;
+
+		if (!stat(path, &st) && ooms_dump_compressed(path) == 0)
+			b.node_hint = (size_t)st.st_size / 14 + 1024;
+	}
 	if (u64map_init(&ix->strings, 1024) || u64map_init(&b.load_names, 1024) ||
 	    u64map_init(&ix->class_serials, 1024) ||
 	    ixb_add_node(&b, 0, NODE_ROOT, 0, 0)) {
@@ -80,6 +87,8 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 		goto out;
 	}
 	b.pass = 2;
+	if (b.edges_hint && (b.tgt = huge_malloc(b.edges_hint * sizeof(*b.tgt))))
+		b.edges_cap = b.edges_hint;
 	if (ix->cids)
 		spill_start(&ix->ids_file, ix->cids, sizeof(*ix->cids), ix->nodes);
 	else

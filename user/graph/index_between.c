@@ -261,6 +261,22 @@ static int flatten_slots(struct build *b, struct u64map *by_id)
 			c->super = sc;
 		c->count = 0;
 	}
+	/* a hostile dump's superclass chain may loop (a class its own
+	 * superclass): cut it where it comes back, or every walk up a chain
+	 * would repeat its fields. count: 0 not walked yet, i + 1 on the walk
+	 * from i, UINT64_MAX walked (each class once) */
+	for (uint32_t i = 0; i < ix->nclasses; i++) {
+		uint32_t k = i, prev = OOMS_NONE;
+
+		for (; k != OOMS_NONE && !ix->classes[k].count; prev = k, k = ix->classes[k].super)
+			ix->classes[k].count = i + 1;
+		if (k != OOMS_NONE && ix->classes[k].count == i + 1)
+			ix->classes[prev].super = OOMS_NONE; /* back on this walk: a loop */
+		for (k = i; k != OOMS_NONE && ix->classes[k].count == i + 1; k = ix->classes[k].super)
+			ix->classes[k].count = UINT64_MAX;
+	}
+	for (uint32_t i = 0; i < ix->nclasses; i++)
+		ix->classes[i].count = 0;
 	for (uint32_t i = 0; i < ix->nclasses; i++) {
 		struct ooms_class *c = &ix->classes[i];
 		uint32_t base = 0, depth = 0;
@@ -546,8 +562,9 @@ static int compact_ids(struct ooms_index *ix)
 	return 0;
 }
 
-/* --max-memory: the estimate from the objects and an upper bound of the
- * references (every slot and element non-null), before pass 2 allocates. */
+/* The estimate from the objects and an upper bound of the references
+ * (every slot and element non-null), before pass 2 allocates: refused past
+ * --max-memory; the bound is also the size pass 2's references start at. */
 static int check_memory(struct build *b)
 {
 	const struct ooms_index *ix = b->ix;
@@ -561,7 +578,8 @@ static int check_memory(struct build *b)
 	}
 	need = ooms_memory_estimate(ix->nodes, refs);
 	b->ix->memory_estimate = need;
-	if (need <= b->max_memory)
+	b->edges_hint = refs + ix->nstatics + ix->nclasses + 1;
+	if (!b->max_memory || need <= b->max_memory)
 		return 0;
 	return ixb_fail(b, -EFBIG,
 			"the analysis needs up to about %llu MB (%.1f M objects, up to %.1f M references); --max-memory allows %llu MB",
@@ -629,7 +647,7 @@ int ixb_between_passes(struct build *b)
 	if (e)
 		return e;
 	b->cls[0] = OOMS_NONE;
-	if (b->max_memory && (e = check_memory(b)))
+	if ((e = check_memory(b)))
 		return e;
 	if (ooms_index_set_nodes(ix, b->kind, b->cls, b->length, b->heap_of))
 		return ixb_fail(b, -ENOMEM, "out of memory");

@@ -42,6 +42,8 @@ struct build {
 
 	/* pass 1 */
 	size_t node_cap;
+	size_t node_hint;         /* the objects a plain file can hold at most (its bytes / 14): the
+				   * per-node arrays' first size, only touched as they fill */
 	uint64_t *cls_ids;        /* [nodes] class id, element type, or class index */
 	/* [nodes] the plain per-node arrays, until ooms_index_set_nodes compacts them */
 	uint8_t *kind, *heap_of;
@@ -75,6 +77,7 @@ struct build {
 	uint32_t *tgt;            /* references, in node order; off[] relative to it */
 	uint32_t nedges;
 	size_t edges_cap;
+	size_t edges_hint;        /* every reference slot and class edge: tgt's first size (pass 2) */
 	uint64_t dangling, weak_refs;
 	struct ixb_mark { uint32_t u, v, mark; } *marks; /* path marks (--ignore, library leaks) */
 	size_t nmarks, marks_cap;

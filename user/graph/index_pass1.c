@@ -114,7 +114,7 @@ int ixb_add_node(struct build *b, uint64_t id, uint8_t kind, uint64_t cls, uint3
 	if (n == UINT32_MAX - 1)
 		return ixb_fail(b, -E2BIG, "more than 4 billion objects");
 	if (n >= b->node_cap) {
-		size_t cap = b->node_cap ? b->node_cap * 2 : 1 << 16;
+		size_t cap = b->node_cap ? b->node_cap * 2 : b->node_hint > (1 << 16) ? b->node_hint : 1 << 16;
 		void *a = huge_realloc(ix->ids, cap * sizeof(*ix->ids)), *c, *k, *h, *l;
 
 		if (a)

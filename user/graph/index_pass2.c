@@ -304,6 +304,8 @@ static int split_pass(struct build *b, const char *path, ooms_progress_fn progre
 	z.tgt = NULL;
 	z.nedges = 0;
 	z.edges_cap = 0;
+	if (b->edges_hint && (z.tgt = huge_malloc(b->edges_hint * sizeof(*z.tgt))))
+		z.edges_cap = b->edges_hint;
 	z.dangling = z.weak_refs = 0;
 	z.marks = NULL;
 	z.nmarks = z.marks_cap = 0;

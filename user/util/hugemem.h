@@ -37,9 +37,12 @@ static inline void *huge_calloc(size_t n, size_t size)
 	return huge_hint(calloc(n, size), n * size);
 }
 
+/* Only a new block is hinted: the kernel copies a huge-page region that
+ * grows (mremap), where it moves a plain one's pages for nothing. Arrays
+ * that grow get their final size up front where it can be told. */
 static inline void *huge_realloc(void *p, size_t bytes)
 {
-	return huge_hint(realloc(p, bytes), bytes);
+	return p ? realloc(p, bytes) : huge_malloc(bytes);
 }
 
 #endif
