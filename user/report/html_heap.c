@@ -184,6 +184,28 @@ out:
 	free(rows);
 }
 
+/* The objects no GC root reaches (garbage the dump kept), by class: MAT's
+ * unreachable objects histogram, left out of every retained size. */
+static void unreachable(FILE *f, const struct run_analysis *an)
+{
+	char b1[32];
+
+	if (!an->nunreachable || !(an->unreachable_objects > 0))
+		return;
+	fprintf(f, "<details><summary>%.0f unreachable objects (%s): garbage the dump kept, in no retained size</summary>\n",
+		an->unreachable_objects, html_bytes(or0(an->unreachable_shallow_size), b1, sizeof(b1)));
+	fprintf(f, "<table><tr><th>class</th><th>objects</th><th>shallow</th></tr>\n");
+	for (size_t i = 0; i < an->nunreachable && i < 10; i++) {
+		const struct run_an_class *c = &an->unreachable[i];
+
+		fprintf(f, "<tr><td>");
+		esc_html(f, c->class_name);
+		fprintf(f, "</td><td class=\"n\">%.0f</td><td class=\"n\">%s</td></tr>\n", or0(c->instance_count),
+			html_bytes(or0(c->shallow_size), b1, sizeof(b1)));
+	}
+	fprintf(f, "</table></details>\n");
+}
+
 void html_heap_section(FILE *f, const struct rundata *rd)
 {
 	char b1[32], b2[32];
@@ -235,5 +257,6 @@ void html_heap_section(FILE *f, const struct rundata *rd)
 			}
 			fprintf(f, "</table>\n");
 		}
+		unreachable(f, an);
 	}
 }
