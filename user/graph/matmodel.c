@@ -368,22 +368,29 @@ out:
 }
 
 struct nca_set {
-	const uint32_t *lo, *size, *idom;
-	uint32_t *min, *max; /* [nclasses] the referrers with the smallest and largest start */
+	const uint32_t *lo, *idom;
+	/* [nclasses] the referrers with the smallest and largest start, and
+	 * those starts (kept beside them: one look-up less a referrer) */
+	uint32_t *min, *max, *min_lo, *max_lo;
 };
 
 static inline void referrer(struct nca_set *s, const struct ooms_index *ix, const uint8_t *root, uint32_t u,
 			    uint32_t t)
 {
-	uint32_t c;
+	uint32_t c, lo;
 
 	if (t == OOMS_NONE || t <= ix->main_end || t == u || bit(root, t) || s->idom[t] == OOMS_NONE)
 		return;
 	c = ooms_class_of_node(ix, t);
-	if (s->min[c] == OOMS_NONE || s->lo[u] < s->lo[s->min[c]])
+	lo = s->lo[u];
+	if (s->min[c] == OOMS_NONE || lo < s->min_lo[c]) {
 		s->min[c] = u;
-	if (s->max[c] == OOMS_NONE || s->lo[u] > s->lo[s->max[c]])
+		s->min_lo[c] = lo;
+	}
+	if (s->max[c] == OOMS_NONE || lo > s->max_lo[c]) {
 		s->max[c] = u;
+		s->max_lo[c] = lo;
+	}
 }
 
 /* Each class's nearest common ancestor of its referrers in the tree idom:
@@ -397,10 +404,11 @@ static int class_ancestors(const struct ooms_index *ix, const struct ooms_matmod
 
 	s.min = huge_malloc(((size_t)ix->nclasses + 1) * sizeof(*s.min));
 	s.max = huge_malloc(((size_t)ix->nclasses + 1) * sizeof(*s.max));
-	if (!s.min || !s.max || intervals(idom, ix->nodes, &lo, &size))
+	s.min_lo = huge_malloc(((size_t)ix->nclasses + 1) * sizeof(*s.min_lo));
+	s.max_lo = huge_malloc(((size_t)ix->nclasses + 1) * sizeof(*s.max_lo));
+	if (!s.min || !s.max || !s.min_lo || !s.max_lo || intervals(idom, ix->nodes, &lo, &size))
 		goto out;
 	s.lo = lo;
-	s.size = size;
 	for (uint32_t c = 0; c < ix->nclasses; c++)
 		s.min[c] = s.max[c] = OOMS_NONE;
 	for (uint32_t u = 1; u < ix->nodes; u++) {
@@ -431,6 +439,8 @@ static int class_ancestors(const struct ooms_index *ix, const struct ooms_matmod
 out:
 	free(s.min);
 	free(s.max);
+	free(s.min_lo);
+	free(s.max_lo);
 	free(lo);
 	free(size);
 	return e;
