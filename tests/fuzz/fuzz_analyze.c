@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "analyze/analysis.h"
-#include "analyze/report.h"
+#include "analyze/analyzer.h"
+#include "analyze/findings.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

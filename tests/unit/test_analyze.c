@@ -1,4 +1,4 @@
-/* One analysis of a dump (user/analyze/analysis.c) and its parts: the
+/* One analysis of a dump (user/analyze/analyzer.c) and its parts: the
  * shortest paths from GC roots and their root kinds (paths.c, alone and in
  * the analysis), the leak
  * rules (leaks.c: --leak-class, --leak-if, Android's built-in rules,
@@ -9,8 +9,8 @@
 #include <errno.h>
 #define _GNU_SOURCE
 #include <json-c/json.h>
-#include "analyze/analysis.h"
-#include "analyze/report.h"
+#include "analyze/analyzer.h"
+#include "analyze/findings.h"
 #include "tap.h"
 #include "heapgen.h"
 

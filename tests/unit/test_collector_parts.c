@@ -15,11 +15,11 @@
 
 #include "collect.h"
 #include "collector/attrib.h"
-#include "collector/failures.h"
+#include "collector/failed_calls.h"
 #include "collector/stacks.h"
 #include "collector/syscall_table.h"
 #include "proc/procfs.h"
-#include "proc/snapshot.h"
+#include "proc/proc_snapshot.h"
 #include "sym/stackfix.h"
 #include "sym/symbolize.h"
 #include "tap.h"

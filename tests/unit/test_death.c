@@ -1,8 +1,8 @@
 /* How a target ended, classified from the kernel side's records alone
- * (collector/death.c), and the detector's rules checked on events. */
+ * (collector/end_cause.c), and the detector's rules checked on events. */
 #include <signal.h>
 #include <string.h>
-#include "collector/death.h"
+#include "collector/end_cause.h"
 #include "detect/detect.h"
 #include "tap.h"
 

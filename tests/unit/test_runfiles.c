@@ -303,7 +303,7 @@ static void test_analysis(void)
 	json_object_put(o);
 }
 
-/* The writer's pieces in the file's order, as analyze/report.c calls them. */
+/* The writer's pieces in the file's order, as analyze/findings.c calls them. */
 static void analysis_doc(struct json *j, const void *arg)
 {
 	static const struct run_anw_count kinds[] = {{"StickyClass", 3}, {"JavaFrame", 2}};

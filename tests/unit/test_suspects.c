@@ -5,8 +5,8 @@
  * (loaders.c, --ran-out metaspace). On small dumps built here (heapgen.h),
  * answers worked out by hand. */
 #include <errno.h>
-#include "analyze/analysis.h"
-#include "analyze/report.h"
+#include "analyze/analyzer.h"
+#include "analyze/findings.h"
 #include "tap.h"
 #include "heapgen.h"
 

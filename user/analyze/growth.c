@@ -1,6 +1,6 @@
 #include "analyze/growth.h"
 #include "util/vec.h"
-#include "analyze/analysis.h"
+#include "analyze/analyzer.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "analyze/analysis.h"
+#include "analyze/analyzer.h"
 #include "util/clock.h"
-#include "analyze/report.h"
+#include "analyze/findings.h"
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "util/atomic_file.h"

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include "collect.h"
 #include "collector/syscall_table.h"
-#include "proc/snapshot.h"
+#include "proc/proc_snapshot.h"
 #include "sym/symbolize.h"
 
 struct ooms_attrib;

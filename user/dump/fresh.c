@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "analyze/report.h"
+#include "analyze/findings.h"
 #include "util/atomic_file.h"
 #include "util/clock.h"
 

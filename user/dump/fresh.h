@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze/analysis.h"
+#include "analyze/analyzer.h"
 
 struct ooms_fresh_request {
 	const char *json, *txt;        /* the analysis files (txt may be NULL) */

@@ -1,11 +1,11 @@
-/* Helpers the analysis writers share (report_common.c, below report.c and its parts). */
+/* Helpers the analysis writers share (findings_common.c, below findings.c and its parts). */
 #ifndef OOMSCOPE_ANALYZE_REPORT_INT_H
 #define OOMSCOPE_ANALYZE_REPORT_INT_H
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
-#include "analyze/analysis.h"
+#include "analyze/analyzer.h"
 
 struct json;
 
@@ -22,15 +22,15 @@ void report_json_path(struct json *j, const struct ooms_analysis *a, const uint3
 /* "12.3 MB", "4.0 kB", "17 B". */
 void report_human_bytes(uint64_t b, char *buf, size_t len);
 
-/* report_threads.c */
+/* findings_threads.c */
 void report_threads_json(struct json *j, const struct ooms_analysis *a);
 void report_threads_text(const struct ooms_analysis *a, FILE *f);
 
-/* report_growth.c */
+/* findings_growth.c */
 void report_growth_json(struct json *j, const struct ooms_analysis *a);
 void report_growth_text(const struct ooms_analysis *a, unsigned top, FILE *f);
 
-/* report_suspects.c */
+/* findings_suspects.c */
 void report_suspects_json(struct json *j, const struct ooms_analysis *a);
 void report_suspects_text(const struct ooms_analysis *a, unsigned top, FILE *f);
 

@@ -1,4 +1,4 @@
-#include "collector/allocs.h"
+#include "collector/big_allocs.h"
 #include "run/records.h"
 #include "run/allocs.h"
 

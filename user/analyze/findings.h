@@ -5,7 +5,7 @@
 #define OOMSCOPE_ANALYZE_REPORT_H
 
 #include <stdio.h>
-#include "analyze/analysis.h"
+#include "analyze/analyzer.h"
 
 
 void ooms_analysis_json(const struct ooms_analysis *a, unsigned top, FILE *f);

@@ -1,7 +1,7 @@
 /* The threads in the analysis' text and JSON: each thread's name, stack
  * trace and the locals of each frame, with what they retain. */
-#include "analyze/report.h"
-#include "analyze/report_int.h"
+#include "analyze/findings.h"
+#include "analyze/findings_int.h"
 #include "run/analysis.h"
 
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "collector/failures.h"
+#include "collector/failed_calls.h"
 #include "run/failures.h"
 
 #include <errno.h>

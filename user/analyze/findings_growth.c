@@ -1,6 +1,6 @@
 /* What grew since the baseline dump, in the analysis' text and JSON. */
-#include "analyze/report.h"
-#include "analyze/report_int.h"
+#include "analyze/findings.h"
+#include "analyze/findings_int.h"
 #include "run/analysis.h"
 
 #include <inttypes.h>

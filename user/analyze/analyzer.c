@@ -1,4 +1,4 @@
-#include "analyze/analysis.h"
+#include "analyze/analyzer.h"
 #include "util/hugemem.h"
 #include "util/clock.h"
 #include "graph/matmodel.h"

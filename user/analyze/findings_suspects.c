@@ -1,8 +1,8 @@
 /* Leak suspects in the analysis' text and JSON: one sentence each, in the
  * words of MAT's leak-suspects report, with the path from its GC root to
  * the accumulation point and what accumulates there. */
-#include "analyze/report.h"
-#include "analyze/report_int.h"
+#include "analyze/findings.h"
+#include "analyze/findings_int.h"
 #include "run/analysis.h"
 
 #include <inttypes.h>

@@ -1,8 +1,8 @@
-/* The helpers the analysis writers share (report_int.h), below report.c and
- * its parts (report_growth.c, report_suspects.c, report_threads.c): a
+/* The helpers the analysis writers share (findings_int.h), below findings.c and
+ * its parts (findings_growth.c, findings_suspects.c, findings_threads.c): a
  * path's reference texts and its KOOM-style JSON, a node's class, sizes for
  * people. */
-#include "analyze/report_int.h"
+#include "analyze/findings_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
-#include "analyze/report.h"
+#include "analyze/findings.h"
 #include "util/vec.h"
-#include "analyze/report_int.h"
+#include "analyze/findings_int.h"
 #include "graph/shallow.h"
 
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* Reading what /proc says is live: threads, fds, mappings, status. */
 #define _GNU_SOURCE
-#include "proc/snapshot.h"
+#include "proc/proc_snapshot.h"
 
 #include <errno.h>
 #include <inttypes.h>
