@@ -23,7 +23,8 @@
 //          (A THREAD_OBJECT root counts only if its object is a node; of two
 //          with one serial the later one seen so far.)
 //  roots   every other root record (UNREACHABLE 0x90 is none); if the dump has
-//          no STICKY_CLASS root, every class with loader 0 not named "...[]"
+//          no STICKY_CLASS root, every class with loader 0 (or a loader id no
+//          object of the dump has: MAT takes it for the boot loader) not named "...[]"
 //          (a class without a LOAD_CLASS name counts as not so named).
 //  Only the first heap dump of a file is read: HEAP_DUMP / HEAP_DUMP_SEGMENT
 //  records after the first HEAP_DUMP_END are ignored (with a note on stderr).
@@ -709,7 +710,6 @@ public class MatRetained {
         debug("depth-first search, predecessors (" + (R - 1) + " reachable)", t0);
         int[] idom = plain ? chkPlain(R, poff, pred) : chk(R, poff, pred);
         pred = null;
-        debug("dominators", t0);
         // retained sizes: children before parents
         long[] acc = new long[R];
         for (int b = R - 1; b >= 1; b--) {
@@ -972,7 +972,8 @@ public class MatRetained {
         if (!d.anySticky)
             for (ClassInfo c : d.classOrder) {
                 String name = d.className(c.id);
-                if (c.loaderId == 0 && (name == null || !name.endsWith("[]")))
+                // MAT: a loader id that names no object of the dump is the boot loader's (0)
+                if ((c.loaderId == 0 || d.nodeOf.get(c.loaderId) < 0) && (name == null || !name.endsWith("[]")))
                     roots.add(c.node);
             }
         // instances and object arrays: their references
