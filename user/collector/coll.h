@@ -180,7 +180,11 @@ uint64_t coll_now_ns(void);
 void coll_own_cost(double *cpu_s, uint64_t *peak_rss_kb);
 uint64_t coll_skipped_runs(struct coll *c);
 double coll_since(struct coll *c);
-void coll_err(const char *fmt, ...);
+/* The terminal's stderr lines about the watch itself (coll_console.c):
+ * "oomscope: " and the words; coll_note is the same for the io callbacks
+ * of the rooms (a ctx first). */
+void coll_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void coll_note(void *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int coll_libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);
 void coll_emit(struct coll *c, void (*body)(struct json *j, void *arg), void *arg);
 int coll_check_kernel(struct coll *c);
@@ -264,6 +268,7 @@ void coll_say(void *ctx, const char *fmt, ...);
 void coll_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void coll_progress(void *ctx, const char *what);
 void coll_print_death(struct coll *c, const struct ooms_death_rec *d);
+void coll_print_end(struct coll *c, const char *why, const struct ooms_death_rec *d, uint64_t skipped, size_t unseen);
 void coll_emit_start(struct coll *c);
 void coll_death_body(struct json *j, void *arg);
 void coll_write_death(struct coll *c, struct death_line *l);

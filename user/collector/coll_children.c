@@ -247,7 +247,7 @@ void coll_children_finish(struct coll *c, int target_ended)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	if (!stopping && live_kids(c) && !c->o->json)
-		fprintf(stderr, "oomscope: the target ended; %d child process(es) still watched (Ctrl-C to stop)\n",
+		coll_err("the target ended; %d child process(es) still watched (Ctrl-C to stop)",
 			live_kids(c));
 	for (uint64_t sent_ns = 0; live_kids(c);) {
 		coll_children_reap(c);
@@ -270,7 +270,7 @@ void coll_children_finish(struct coll *c, int target_ended)
 			nanosleep(&tick, NULL);
 	}
 	if (c->kids_skipped && !c->o->json)
-		fprintf(stderr, "oomscope: %" PRIu64 " child process(es) not watched (--max-children %d)\n", c->kids_skipped,
+		coll_err("%" PRIu64 " child process(es) not watched (--max-children %d)", c->kids_skipped,
 			c->o->max_children);
 }
 

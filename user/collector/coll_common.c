@@ -36,28 +36,6 @@ double coll_since(struct coll *c)
 	return (coll_now_ns() - c->start_ns) / 1e9;
 }
 
-void coll_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("oomscope: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int coll_verbose;
-
-int coll_libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG && coll_verbose < 2)
-		return 0;
-	if (!coll_verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 /* One record to the timeline in one write: a full disk never leaves half
  * a line (what was written of it is cut off again). A record that cannot be
  * written is counted (the end record's timeline_lost); the first such is

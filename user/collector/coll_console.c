@@ -87,3 +87,78 @@ void coll_print_death(struct coll *c, const struct ooms_death_rec *d)
 				(d->ts_ns - g->last_ns) / 1e6, ooms_failures_total(c->fails));
 	}
 }
+
+/* The end's lines: why it stopped, what the kernel or the disk lost, its
+ * own cost, how the target ended, the largest groups and allocations. */
+void coll_print_end(struct coll *c, const char *why, const struct ooms_death_rec *d, uint64_t skipped, size_t unseen)
+{
+	volatile struct ooms_totals *t = coll_totals(c);
+	char summary[4096];
+	double cpu;
+	uint64_t rss;
+
+	fprintf(stderr, "oomscope: stopped (%s) after %.1f s; %d crossing(s); %" PRIu64 " events, %" PRIu64
+		" lost in the kernel\n",
+		why, coll_since(c), coll_crossings(c), ooms_attrib_events(c->attrib),
+		(uint64_t)(t->ringbuf_drops + t->set_full_drops) + coll_kretprobes_missed(c));
+	if (coll_kretprobes_missed(c))
+		fprintf(stderr, "oomscope: the kernel's kretprobes missed %" PRIu64 " syscall return(s): more calls were "
+			"in flight than their 4096 instances (--syscall-hook raw misses none)\n", coll_kretprobes_missed(c));
+	if (skipped)
+		fprintf(stderr, "oomscope: the kernel skipped %" PRIu64 " run(s) of oomscope's programs (another BPF "
+			"program was running on that CPU): up to as many events, of this process or another, "
+			"were not sent\n", skipped);
+	if (c->timeline_lost)
+		fprintf(stderr, "oomscope: the timeline lacks %" PRIu64 " record(s) that could not be written\n",
+			c->timeline_lost);
+	if (unseen)
+		fprintf(stderr, "oomscope: %zu fd(s) made while watched came with no creation event (lost in the kernel, or "
+			"oomscope's syscall hook did not run for them): fds.json lists them without a stack, as "
+			"'creation event not received'\n", unseen);
+	coll_own_cost(&cpu, &rss);
+	if (rss)
+		fprintf(stderr, "oomscope: its own cost: %.2f s of CPU, peak RSS %.1f MB\n", cpu, rss / 1024.0);
+	if (d)
+		coll_print_death(c, d);
+	if (ooms_attrib_summary(c->attrib, &c->last, summary, sizeof(summary)) > 0)
+		fprintf(stderr, "largest groups at the end:\n%s", summary);
+	ooms_allocs_text(c->allocs, stderr, 5, 1); /* the rest: allocs.txt */
+}
+
+/* A line about the watch itself ("oomscope: ..."), on stderr. */
+static void err_line(const char *fmt, va_list ap)
+{
+	fputs("oomscope: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void coll_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_line(fmt, ap);
+	va_end(ap);
+}
+
+void coll_note(void *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)ctx;
+	va_start(ap, fmt);
+	err_line(fmt, ap);
+	va_end(ap);
+}
+
+int coll_verbose;
+
+int coll_libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && coll_verbose < 2)
+		return 0;
+	if (!coll_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}

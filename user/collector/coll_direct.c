@@ -29,7 +29,7 @@ void coll_direct_try(struct coll *c)
 	e = ooms_unsafe_attach(c->pid, lib, progs, c->direct_links, &missing);
 	if (e == -ENOENT && missing) {
 		if (coll_verbose)
-			fprintf(stderr, "oomscope: no %s in %s: direct memory not followed by call site\n", missing, lib);
+			coll_err("no %s in %s: direct memory not followed by call site", missing, lib);
 		return;
 	}
 	if (e) {

@@ -44,7 +44,7 @@ void coll_java_try(struct coll *c)
 		return;
 	c->skel->bss->java_signal = (uint32_t)sig;
 	if (!c->o->json)
-		fprintf(stderr, "oomscope: Java stacks: the shim takes them where threads, fds and large mappings are made (signal %d)\n",
+		coll_err("Java stacks: the shim takes them where threads, fds and large mappings are made (signal %d)",
 			sig);
 }
 
@@ -127,9 +127,8 @@ void coll_java_settle(struct coll *c, int ms)
 	volatile struct ooms_totals *t = coll_totals(c);
 
 	if (!c->o->json && !c->o->quiet && (t->java_asked || t->java_sampled_out))
-		fprintf(stderr,
-			"oomscope: Java stacks: %llu asked, %llu reported, %llu not joined with their event; "
-			"%llu sampled out (past %d at one place, then %llu a second)\n",
+		coll_err("Java stacks: %llu asked, %llu reported, %llu not joined with their event; "
+			"%llu sampled out (past %d at one place, then %llu a second)",
 			(unsigned long long)t->java_asked, (unsigned long long)c->js_reports,
 			(unsigned long long)ooms_attrib_java_unmatched(c->attrib), (unsigned long long)t->java_sampled_out,
 			OOMS_JAVA_FULL, 1000000000ull / OOMS_JAVA_GAP_NS);
@@ -174,7 +173,7 @@ void coll_java_perfmap(struct coll *c, int ask)
 				snprintf(err, sizeof(err), "the JVM answered %d: %.200s (JDK 17 or later writes it)", res->code,
 					 res->out);
 			if ((e || res->code) && !c->pm_said++ && !c->o->json)
-				fprintf(stderr, "oomscope: --perf-map: no perf map from the JVM: %s\n", err);
+				coll_err("--perf-map: no perf map from the JVM: %s", err);
 			free(res);
 		}
 	}

@@ -337,8 +337,9 @@ static int prepare(struct coll *c)
  * record. 0 or -1 (said). */
 static int start(struct coll *c)
 {
-	struct ooms_jheap_io io = {c, jheap_emit, coll_say, jheap_now, jheap_thread_name, coll_progress,
-				   jheap_pool_snapshot, jheap_found};
+	struct ooms_jheap_io io = {.ctx = c, .emit = jheap_emit, .say = coll_say, .note = coll_note, .now = jheap_now,
+				   .thread_name = jheap_thread_name, .progress = coll_progress,
+				   .pool_snapshot = jheap_pool_snapshot, .found = jheap_found};
 	int e;
 
 	c->jheap = ooms_jheap_new(c->pid, &c->o->java, c->dir, &io);
@@ -364,7 +365,7 @@ static int start(struct coll *c)
 	if (c->o->resume_target)
 		kill(c->pid, SIGCONT);
 	if (!c->o->json) {
-		fprintf(stderr, "oomscope: watching PID %d, run directory %s (Ctrl-C to stop)\n", (int)c->pid, c->dir);
+		coll_err("watching PID %d, run directory %s (Ctrl-C to stop)", (int)c->pid, c->dir);
 		coll_print_header();
 	}
 	return 0;
@@ -438,46 +439,13 @@ static void write_end_files(struct coll *c)
 /* The end record, and the end's lines on the terminal. */
 static void finish(struct coll *c, const char *why, int status, const struct ooms_death_rec *d)
 {
-	volatile struct ooms_totals *t = coll_totals(c);
-	char summary[4096];
 	uint64_t skipped = coll_skipped_runs(c);
 	/* the end's fds with no creation event: only where the end's lists were read */
 	size_t unseen = c->last_full ? ooms_attrib_fds_without_event(c->attrib, &c->last) : 0;
 
 	coll_emit_end(c, why, status, d, skipped, unseen);
-	if (c->o->json)
-		return;
-	fprintf(stderr, "oomscope: stopped (%s) after %.1f s; %d crossing(s); %" PRIu64 " events, %" PRIu64
-		" lost in the kernel\n",
-		why, coll_since(c), coll_crossings(c), ooms_attrib_events(c->attrib),
-		(uint64_t)(t->ringbuf_drops + t->set_full_drops) + coll_kretprobes_missed(c));
-	if (coll_kretprobes_missed(c))
-		fprintf(stderr, "oomscope: the kernel's kretprobes missed %" PRIu64 " syscall return(s): more calls were "
-			"in flight than their 4096 instances (--syscall-hook raw misses none)\n", coll_kretprobes_missed(c));
-	if (skipped)
-		fprintf(stderr, "oomscope: the kernel skipped %" PRIu64 " run(s) of oomscope's programs (another BPF "
-			"program was running on that CPU): up to as many events, of this process or another, "
-			"were not sent\n", skipped);
-	if (c->timeline_lost)
-		fprintf(stderr, "oomscope: the timeline lacks %" PRIu64 " record(s) that could not be written\n",
-			c->timeline_lost);
-	if (unseen)
-		fprintf(stderr, "oomscope: %zu fd(s) made while watched came with no creation event (lost in the kernel, or "
-			"oomscope's syscall hook did not run for them): fds.json lists them without a stack, as "
-			"'creation event not received'\n", unseen);
-	{
-		double cpu;
-		uint64_t rss;
-
-		coll_own_cost(&cpu, &rss);
-		if (rss)
-			fprintf(stderr, "oomscope: its own cost: %.2f s of CPU, peak RSS %.1f MB\n", cpu, rss / 1024.0);
-	}
-	if (d)
-		coll_print_death(c, d);
-	if (ooms_attrib_summary(c->attrib, &c->last, summary, sizeof(summary)) > 0)
-		fprintf(stderr, "largest groups at the end:\n%s", summary);
-	ooms_allocs_text(c->allocs, stderr, 5, 1); /* the rest: allocs.txt */
+	if (!c->o->json)
+		coll_print_end(c, why, d, skipped, unseen);
 }
 
 static void teardown(struct coll *c)

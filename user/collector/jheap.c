@@ -208,7 +208,7 @@ static int add_link(struct ooms_jheap *j, struct bpf_link *l, const char *what)
 {
 	if (!l) {
 		if (j->o.verbose)
-			fprintf(stderr, "oomscope: no %s probe: %s\n", what, strerror(errno));
+			j->io.note(j->io.ctx, "no %s probe: %s", what, strerror(errno));
 		return -1;
 	}
 	if (j->nlinks < (int)(sizeof(j->links) / sizeof(j->links[0])))
@@ -228,7 +228,7 @@ static void uprobe_sym(struct ooms_jheap *j, struct bpf_program *entry, struct b
 	if (ooms_sym_elf_find(lib, sym, &off) != 0)
 		return;
 	if (j->o.verbose)
-		fprintf(stderr, "oomscope: %s probe: %s at file offset 0x%" PRIx64 " of %s\n", what, sym, off, j->rt.lib);
+		j->io.note(j->io.ctx, "%s probe: %s at file offset 0x%" PRIx64 " of %s", what, sym, off, j->rt.lib);
 	add_link(j, bpf_program__attach_uprobe(entry, false, j->pid, lib, off), what);
 	if (ret)
 		add_link(j, bpf_program__attach_uprobe(ret, true, j->pid, lib, off), what);
@@ -249,7 +249,7 @@ static void unsafe_probes(struct ooms_jheap *j, const char *lib)
 	if (!e)
 		j->nunsafe = UNSAFE_PROBES;
 	else if (j->o.verbose && !missing)
-		fprintf(stderr, "oomscope: no Unsafe.allocateMemory probes: %s\n", strerror(-e));
+		j->io.note(j->io.ctx, "no Unsafe.allocateMemory probes: %s", strerror(-e));
 }
 
 static void attach_hotspot(struct ooms_jheap *j, const char *lib)
@@ -302,7 +302,7 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 	for (int with_stderr = 1;; with_stderr = 0) {
 		j->skel = runtime_bpf__open_opts(&oo);
 		if (!j->skel)
-			return fprintf(stderr, "oomscope: opening the runtime probes: %s\n", strerror(errno)), -1;
+			return j->io.note(j->io.ctx, "opening the runtime probes: %s", strerror(errno)), -1;
 		j->skel->rodata->target_tgid = j->pid;
 		bpf_map__set_max_entries(j->skel->maps.rt_events,
 					 (uint32_t)(page * 64 > (1 << 18) ? page * 64 : (1 << 18)));
@@ -312,15 +312,15 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 		runtime_bpf__destroy(j->skel);
 		j->skel = NULL;
 		if (!with_stderr) {
-			fprintf(stderr, "oomscope: loading the runtime probes: %s\n", strerror(-e));
+			j->io.note(j->io.ctx, "loading the runtime probes: %s", strerror(-e));
 			return -1;
 		}
 		if (j->o.verbose)
-			fprintf(stderr, "oomscope: the stderr watch did not load (%s): the runtime's probes only\n",
+			j->io.note(j->io.ctx, "the stderr watch did not load (%s): the runtime's probes only",
 				strerror(-e));
 	}
 	if (ring_buffer__add(rb, bpf_map__fd(j->skel->maps.rt_events), handle_rt, j)) {
-		fprintf(stderr, "oomscope: adding the runtime ring buffer: %s\n", strerror(errno));
+		j->io.note(j->io.ctx, "adding the runtime ring buffer: %s", strerror(errno));
 		return -1;
 	}
 	if (j->rt.kind == OOMS_RT_HOTSPOT)
@@ -332,7 +332,7 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 	if (bpf_program__fd(j->skel->progs.rt_stderr) >= 0)
 		j->printed_link = bpf_program__attach_tracepoint(j->skel->progs.rt_stderr, "syscalls", "sys_enter_write");
 	if (!j->printed_link && j->o.verbose)
-		fprintf(stderr, "oomscope: no OutOfMemoryError seen on stderr: %s\n", strerror(errno));
+		j->io.note(j->io.ctx, "no OutOfMemoryError seen on stderr: %s", strerror(errno));
 	if (j->io.say)
 		j->io.say(j->io.ctx, "Java runtime: %s (%s), %d probe(s) attached", ooms_rt_name(j->rt.kind), j->rt.lib,
 			  j->nlinks);
@@ -348,7 +348,7 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 	}
 	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT && !j->shim_preloaded &&
 	    shim_client_load_hotspot(j->pid, shim_client_library(), err, sizeof(err))) {
-		fprintf(stderr, "oomscope: --shim: %s\n", err);
+		j->io.note(j->io.ctx, "--shim: %s", err);
 		return -1;
 	}
 	/* the shim dumps the heap at the first OutOfMemoryError (HotSpot: JVMTI

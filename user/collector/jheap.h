@@ -40,6 +40,9 @@ struct ooms_jheap_io {
 	void *ctx;
 	void (*emit)(void *ctx, void (*body)(struct json *j, void *arg), void *arg);
 	void (*say)(void *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+	/* a line about the watch itself (what could not be attached or loaded):
+	 * the terminal's stderr; never NULL */
+	void (*note)(void *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	double (*now)(void *ctx); /* seconds since attach */
 	void (*thread_name)(void *ctx, uint32_t tid, const char *name); /* a Java thread's full name */
 	void (*progress)(void *ctx, const char *what); /* a dump's phases, for a terminal (may be NULL) */
