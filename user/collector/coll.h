@@ -1,7 +1,8 @@
 /* The collector's rooms share this: the run's state (struct coll) and what
  * each file offers the others. Private to user/collector/collector*.c and
  * the files named below; collector.h is the public entry point.
- *   coll_common.c    time, errors, the timeline writer
+ *   coll_common.c    time, the target still ours, the kernel side's totals, own cost
+ *   coll_timeline.c  the timeline writer (and --json's stdout)
  *   coll_attach.c    loading and attaching the BPF programs
  *   coll_sets.c      the kernel side's fd and thread sets: seeding, drift, repair,
  *                    and snapshots built from them

@@ -139,23 +139,14 @@ void coll_children_event(struct coll *c, const struct ooms_event *e)
  * (it did not exit with code 0, or crossed a rule, or had failing calls). */
 static int dir_story(const char *dir, char *buf, size_t len)
 {
-	char path[4500], line[65536];
+	char path[4500];
 	struct json_object *o = NULL;
 	struct run_record r;
 	int notable = 1;
-	FILE *f;
 
 	snprintf(buf, len, "no end recorded (see its terminal.txt)");
 	snprintf(path, sizeof(path), "%s/" RUN_TIMELINE, dir);
-	if (!(f = fopen(path, "r")))
-		return notable;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "\"type\":\"end\"")) {
-			json_object_put(o);
-			o = json_tokener_parse(line);
-		}
-	fclose(f);
-	if (o && run_record_read(o, &r) == REC_END) {
+	if (run_timeline_last(path, REC_END, 0, &o, &r) == 0) {
 		const char *how = r.u.end.how ? r.u.end.how : r.u.end.reason ? r.u.end.reason : "?";
 
 		snprintf(buf, len, "%s; %" PRId64 " crossing(s), %" PRIu64 " failing call(s)", how, r.u.end.crossings,
@@ -285,43 +276,19 @@ struct kid_row {
 /* Its timeline's last sample (the file's last few KB: a sample a line). */
 static int last_sample(const struct coll_kid *k, struct run_sample *out)
 {
-	char path[4500], buf[16384];
+	char path[4500];
 	struct json_object *o;
 	struct run_record r;
-	FILE *f;
-	long size;
-	size_t n;
-	char *p, *line = NULL;
-	int ok = 0;
 
 	snprintf(path, sizeof(path), "%s/" RUN_TIMELINE, k->dir);
-	if (!(f = fopen(path, "r")))
+	if (run_timeline_last(path, REC_SAMPLE, 16384, &o, &r))
 		return 0;
-	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0) {
-		long from = size > (long)sizeof(buf) - 1 ? size - (long)sizeof(buf) + 1 : 0;
-
-		if (fseek(f, from, SEEK_SET) == 0) {
-			n = fread(buf, 1, sizeof(buf) - 1, f);
-			buf[n] = 0;
-			for (p = buf; (p = strstr(p, "{\"type\":\"sample\"")); p++)
-				line = p;
-		}
-	}
-	fclose(f);
-	if (line && strchr(line, '\n')) {
-		*strchr(line, '\n') = 0;
-		if ((o = json_tokener_parse(line))) {
-			if (run_record_read(o, &r) == REC_SAMPLE) {
-				*out = r.u.sample;
-				out->heap_src = NULL; /* these point into o */
-				for (int k = 0; k < RES_MAX; k++)
-					out->res[k].limit_src = NULL;
-				ok = 1;
-			}
-			json_object_put(o);
-		}
-	}
-	return ok;
+	*out = r.u.sample;
+	out->heap_src = NULL; /* these point into o */
+	for (int i = 0; i < RES_MAX; i++)
+		out->res[i].limit_src = NULL;
+	json_object_put(o);
+	return 1;
 }
 
 static int by_fds(const void *x, const void *y)

@@ -5,6 +5,7 @@
  * snapshots. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
+#include "run/files.h"
 #include "run/records.h"
 #include "run/timeline.h"
 
@@ -77,21 +78,20 @@ int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum ooms_sna
 int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum ooms_snap kind, int seq, char *name,
 		      size_t name_len)
 {
-	if (seq)
-		snprintf(name, name_len, "%s-%d.json", ooms_snap_base[kind], seq);
-	else
-		snprintf(name, name_len, "%s.json", ooms_snap_base[kind]);
+	run_name_numbered(name, name_len, run_snapshot_file(kind), seq);
 	return coll_write_snap(c, s, kind, name);
 }
 
 /* Removes crossing seq's snapshots of kind (and its allocs-SEQ.json). */
 static void drop_snapshots(struct coll *c, enum ooms_snap kind, int seq)
 {
-	char path[4200];
+	char path[4200], name[64];
 
-	snprintf(path, sizeof(path), "%s/%s-%d.json", c->dir, ooms_snap_base[kind], seq);
+	run_name_numbered(name, sizeof(name), run_snapshot_file(kind), seq);
+	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/allocs-%d.json", c->dir, seq);
+	run_name_numbered(name, sizeof(name), RUN_ALLOCS, seq);
+	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
 	unlink(path);
 }
 
@@ -138,7 +138,7 @@ void coll_handle_crossings(struct coll *c, const struct ooms_snapshot *s, const 
 		coll_write_file(c, s, kind, 0, current, sizeof(current));
 		/* a native target's "dump": its large allocations as they stand now */
 		if (c->allocs && (!c->jheap || ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE)) {
-			snprintf(snap, sizeof(snap), "allocs-%d.json", coll_crossings(c) + 1);
+			run_name_numbered(snap, sizeof(snap), RUN_ALLOCS, coll_crossings(c) + 1);
 			snprintf(path, sizeof(path), "%s/%s", c->dir, snap);
 			if (ooms_allocs_write(c->allocs, path, c->start_ns) == 0)
 				cr->allocs = snap;

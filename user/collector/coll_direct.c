@@ -54,7 +54,7 @@ int coll_direct_snapshot(struct coll *c, int seq, int64_t limit, char *name, siz
 	if (!c->ndirect_links)
 		return -1;
 	coll_java_perfmap(c, 0);
-	snprintf(name, len, "direct-%d.json", seq);
+	run_name_numbered(name, len, RUN_DIRECT, seq);
 	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
 	if ((e = ooms_attrib_write_direct(c->attrib, coll_since(c), limit, path))) {
 		coll_err("cannot write %s: %s", path, strerror(-e));

@@ -2,6 +2,7 @@
  * each fd and thread event, the OOM killer's choice. */
 #define _GNU_SOURCE
 #include "collector/coll.h"
+#include "run/files.h"
 #include "util/vec.h"
 #include "util/text.h"
 #include "run/records.h"
@@ -86,7 +87,7 @@ static void report_failure(struct coll *c, size_t i, uint64_t now_ns)
 		struct ooms_snapshot s;
 
 		c->fail_snapped[g->kind] = 1;
-		snprintf(name, sizeof(name), "%s-at-failure.json", ooms_snap_base[kind]);
+		run_name_numbered(name, sizeof(name), run_snapshot_file(kind), RUN_AT_FAILURE);
 		if (coll_held_snapshot(c, &s) == 0) {
 			if (coll_write_snap(c, &s, kind, name) == 0)
 				l.wrote = name;

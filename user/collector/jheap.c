@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "collector/jheap_int.h"
+#include "run/files.h"
 #include "shim/proto.h"
 #include "collector/unsafe_probes.h"
 #include "run/timeline.h"
@@ -437,8 +438,7 @@ static void rule_said(struct ooms_jheap *j, double t, enum ooms_heap_verdict v, 
 	if (v == HEAP_QUIET)
 		return;
 	if (v == HEAP_DUMP) {
-		snprintf(name, sizeof(name), "dump-%d.hprof%s", j->seq + 1,
-			 jheap_ext(j));
+		run_name_dump(name, sizeof(name), j->seq + 1, jheap_ext(j));
 		r.u.crossing.wrote = name;
 	}
 	j->io.emit(j->io.ctx, run_record_body, &r);
@@ -462,8 +462,7 @@ static void pool_said(struct ooms_jheap *j, double t, const struct ooms_pool_dec
 	char sites[64];
 
 	if (can) {
-		snprintf(name, sizeof(name), "dump-%d.hprof%s", j->seq + 1,
-			 jheap_ext(j));
+		run_name_dump(name, sizeof(name), j->seq + 1, jheap_ext(j));
 		r.u.crossing.wrote = name;
 	}
 	if (j->io.say)

@@ -3,6 +3,7 @@
  * OutOfMemoryError (the shim dumps from the throwing thread). */
 #define _GNU_SOURCE
 #include "collector/jheap_int.h"
+#include "run/files.h"
 #include "hprof/transform.h"
 #include "run/timeline.h"
 #include "dump/fresh.h"
@@ -103,15 +104,27 @@ static void report_dump(struct ooms_jheap *j, int seq, const struct ooms_fresh_r
 		j->io.say(j->io.ctx, "!! analysis failed: %s", ar->error);
 }
 
+/* Dump SEQ's paths in the run directory: the dump (with ext), its JSON
+ * and text analyses (each of the sizes j's paths have). */
+static void dump_paths(const struct ooms_jheap *j, int seq, const char *ext, char *out, char *json, char *txt)
+{
+	char name[64];
+
+	run_name_dump(name, sizeof(name), seq, ext);
+	snprintf(out, sizeof(j->out), "%s/%s", j->dir, name);
+	run_name_dump_analysis(name, sizeof(name), seq, 0);
+	snprintf(json, sizeof(j->json_path), "%s/%s", j->dir, name);
+	run_name_dump_analysis(name, sizeof(name), seq, 1);
+	snprintf(txt, sizeof(j->txt_path), "%s/%s", j->dir, name);
+}
+
 void jheap_start_dump(struct ooms_jheap *j, const char *reason)
 {
 	struct run_record r;
 	const char *ext = jheap_ext(j);
 
 	j->run_seq = ++j->seq;
-	snprintf(j->out, sizeof(j->out), "%s/dump-%d.hprof%s", j->dir, j->seq, ext);
-	snprintf(j->json_path, sizeof(j->json_path), "%s/dump-%d.analysis.json", j->dir, j->seq);
-	snprintf(j->txt_path, sizeof(j->txt_path), "%s/dump-%d.analysis.txt", j->dir, j->seq);
+	dump_paths(j, j->seq, ext, j->out, j->json_path, j->txt_path);
 	fill_request(j, &j->rq, &j->arq, j->out, j->json_path, j->txt_path);
 	memset(&j->ares, 0, sizeof(j->ares));
 	j->started_t = jheap_now(j);
@@ -175,21 +188,21 @@ static void arm_lines(struct ooms_jheap *j)
 static void arm_finished(struct ooms_jheap *j)
 {
 	const struct ooms_dump_result *r = &j->arm_res;
-	char to[4300];
 
 	if (!r->ok && !strcmp(r->error, "no OutOfMemoryError came"))
 		return;
 	j->seq++;
-	snprintf(to, sizeof(to), "%s/dump-%d.hprof%s", j->dir, j->seq,
-		 jheap_ext(j));
-	if (r->ok && rename(j->arm_out, to) == 0) {
-		snprintf(j->arm_out, sizeof(j->arm_out), "%s", to);
-		snprintf(to, sizeof(to), "%s/dump-%d.analysis.json", j->dir, j->seq);
-		if (rename(j->arm_json, to) == 0)
-			snprintf(j->arm_json, sizeof(j->arm_json), "%s", to);
-		snprintf(to, sizeof(to), "%s/dump-%d.analysis.txt", j->dir, j->seq);
-		if (rename(j->arm_txt, to) == 0)
-			snprintf(j->arm_txt, sizeof(j->arm_txt), "%s", to);
+	{
+		char out[sizeof(j->arm_out)], json[sizeof(j->arm_json)], txt[sizeof(j->arm_txt)];
+
+		dump_paths(j, j->seq, jheap_ext(j), out, json, txt);
+		if (r->ok && rename(j->arm_out, out) == 0) {
+			snprintf(j->arm_out, sizeof(j->arm_out), "%s", out);
+			if (rename(j->arm_json, json) == 0)
+				snprintf(j->arm_json, sizeof(j->arm_json), "%s", json);
+			if (rename(j->arm_txt, txt) == 0)
+				snprintf(j->arm_txt, sizeof(j->arm_txt), "%s", txt);
+		}
 	}
 	report_dump(j, j->seq, &j->arm_arq, r, &j->arm_ares, j->arm_out, j->arm_json, j->arm_txt,
 		    "at the OutOfMemoryError");
@@ -221,9 +234,7 @@ void jheap_arm_start(struct ooms_jheap *j)
 {
 	const char *ext = jheap_ext(j);
 
-	snprintf(j->arm_out, sizeof(j->arm_out), "%s/dump-oom.hprof%s", j->dir, ext);
-	snprintf(j->arm_json, sizeof(j->arm_json), "%s/dump-oom.analysis.json", j->dir);
-	snprintf(j->arm_txt, sizeof(j->arm_txt), "%s/dump-oom.analysis.txt", j->dir);
+	dump_paths(j, RUN_DUMP_OOM, ext, j->arm_out, j->arm_json, j->arm_txt);
 	fill_request(j, &j->arm_rq, &j->arm_arq, j->arm_out, j->arm_json, j->arm_txt);
 	/* it writes while the run goes on: no progress line */
 	j->arm_rq.status = j->arm_arq.status = NULL;

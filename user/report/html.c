@@ -456,13 +456,13 @@ static void groups(FILE *f, const struct rundata *rd, const struct run_snapshot 
 	struct json_object *doc = NULL;
 	struct run_snapshot at;
 	int have_at = 0;
-	char path[4200], file[32];
+	char file[32];
 
 	fprintf(f, "<h2>%s</h2>\n", title);
-	if (x) {
-		snprintf(path, sizeof(path), "%s/%s", rd->dir, x->file);
-		doc = json_object_from_file(path);
-		have_at = doc && run_snapshot_read(doc, kind, &at) == 0;
+	if (x && run_snapshot_load(rd->dir, x->file, &doc, &at) == 0) {
+		have_at = at.kind == kind;
+		if (!have_at)
+			run_snapshot_free(&at);
 	}
 	if (have_at) {
 		fprintf(f, "<h3>At the crossing: %.1f s, ", x->t);
@@ -480,7 +480,7 @@ static void groups(FILE *f, const struct rundata *rd, const struct run_snapshot 
 		run_snapshot_free(&at);
 	}
 	json_object_put(doc);
-	snprintf(file, sizeof(file), "%s.json", what);
+	snprintf(file, sizeof(file), "%s", run_snapshot_file(kind));
 	if (!end) {
 		fprintf(f, "<p class=\"none\">No %s in this run directory.</p>\n", file);
 		return;
@@ -647,9 +647,13 @@ static void files(FILE *f, const struct rundata *rd)
 		esc_html(f, e->rule);
 		fprintf(f, " crossing, %.1f s</li>\n", e->t);
 	}
-	for (size_t a = 0; a < rd->nanalyses; a++)
-		fprintf(f, "<li><a href=\"dump-%d.analysis.txt\">dump-%d.analysis.txt</a>, <a href=\"dump-%d.analysis.json\">.json</a></li>\n",
-			rd->analysis_seq[a], rd->analysis_seq[a], rd->analysis_seq[a]);
+	for (size_t a = 0; a < rd->nanalyses; a++) {
+		char txt[64], json[64];
+
+		run_name_dump_analysis(txt, sizeof(txt), rd->analysis_seq[a], 1);
+		run_name_dump_analysis(json, sizeof(json), rd->analysis_seq[a], 0);
+		fprintf(f, "<li><a href=\"%s\">%s</a>, <a href=\"%s\">.json</a></li>\n", txt, txt, json);
+	}
 	fprintf(f, "</ul>\n<p class=\"sub\">trace.json opens in Perfetto (ui.perfetto.dev) and chrome://tracing; allocs.pb.gz in pprof; "
 		   "dump-N.hprof.gz in VisualVM, MAT or Android Studio after <code>oomscope hprof restore</code>.</p>\n");
 }

@@ -205,22 +205,6 @@ static int by_seq(const void *a, const void *b)
 	return (x > y) - (x < y); /* not x - y: that overflows for far apart numbers */
 }
 
-/* N of a file named dump-N.analysis.json (N an int); 0, or -1 for another name. */
-static int analysis_seq(const char *name, int *seq)
-{
-	char *end;
-	long v;
-
-	if (strncmp(name, "dump-", 5) || !(name[5] == '-' || (name[5] >= '0' && name[5] <= '9')))
-		return -1;
-	errno = 0;
-	v = strtol(name + 5, &end, 10);
-	if (errno || v < INT_MIN || v > INT_MAX || end == name + 5 || strcmp(end, ".analysis.json"))
-		return -1;
-	*seq = (int)v;
-	return 0;
-}
-
 static void load_analyses(struct rundata *rd)
 {
 	DIR *d = opendir(rd->dir);
@@ -233,7 +217,7 @@ static void load_analyses(struct rundata *rd)
 	while ((e = readdir(d)) && n < 256) {
 		int seq;
 
-		if (analysis_seq(e->d_name, &seq) == 0)
+		if (run_name_dump_seq(e->d_name, &seq) == 0)
 			seqs[n++] = seq;
 	}
 	closedir(d);
@@ -246,7 +230,7 @@ static void load_analyses(struct rundata *rd)
 	for (size_t i = 0; i < n; i++) {
 		char name[64];
 
-		snprintf(name, sizeof(name), "dump-%d.analysis.json", seqs[i]);
+		run_name_dump_analysis(name, sizeof(name), seqs[i], 0);
 		if (!(rd->analyses[rd->nanalyses] = load_json(rd->dir, name)))
 			continue;
 		if (run_analysis_read(rd->analyses[rd->nanalyses], &rd->an[rd->nanalyses])) {

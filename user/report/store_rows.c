@@ -103,7 +103,6 @@ static int crossing_rows(struct store *s, const struct rundata *rd, const char *
 
 	for (size_t i = 0; i < rd->nevents; i++) {
 		const struct rd_event *e = &rd->events[i];
-		char path[4400];
 		struct json_object *doc;
 		struct run_snapshot snap;
 
@@ -112,22 +111,18 @@ static int crossing_rows(struct store *s, const struct rundata *rd, const char *
 		if (store_insert(s, "crossings", run_id, 6, STORE_INT(++seq), STORE_REAL(e->t), STORE_TEXT(e->rule),
 				 STORE_REAL(e->value), STORE_REAL(e->limit), STORE_TEXT(e->text)))
 			return -1;
-		/* its snapshot's groups (the fd and thread rules write one) */
-		if (!e->file[0] || (strncmp(e->file, "fds-", 4) && strncmp(e->file, "threads-", 8)))
+		/* its snapshot's groups (the fd and thread rules write one; not
+		 * kept: the first, the largest and the last are) */
+		if (!e->file[0] || run_snapshot_load(rd->dir, e->file, &doc, &snap))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", rd->dir, e->file);
-		if (!(doc = json_object_from_file(path)))
-			continue; /* not kept (the first, the largest and the last are) */
-		if (run_snapshot_read(doc, e->file[0] == 'f' ? SNAP_FDS : SNAP_THREADS, &snap) == 0) {
+		{
 			int bad = snapshot_rows(s, run_id, e->file, &snap);
 
 			run_snapshot_free(&snap);
-			if (bad) {
-				json_object_put(doc);
+			json_object_put(doc);
+			if (bad)
 				return -1;
-			}
 		}
-		json_object_put(doc);
 	}
 	return 0;
 }

@@ -1,9 +1,11 @@
 /* The snapshot files: the writer's pieces beside the reader. */
 #include "run/snapshot.h"
+#include "run/files.h"
 #include "util/json.h"
 #include "util/jsonread.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,4 +238,24 @@ void run_snapshot_free(struct run_snapshot *s)
 		free(s->groups[i].stacks);
 	free(s->groups);
 	memset(s, 0, sizeof(*s));
+}
+
+int run_snapshot_load(const char *dir, const char *name, struct json_object **doc, struct run_snapshot *out)
+{
+	int kind = run_name_snapshot_kind(name);
+	char path[4400];
+
+	*doc = NULL;
+	memset(out, 0, sizeof(*out));
+	if ((kind != SNAP_THREADS && kind != SNAP_FDS) || strchr(name, '/'))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!(*doc = json_object_from_file(path)))
+		return -1;
+	if (run_snapshot_read(*doc, (enum ooms_snap)kind, out)) {
+		json_object_put(*doc);
+		*doc = NULL;
+		return -1;
+	}
+	return 0;
 }

@@ -104,5 +104,11 @@ void run_vmsize_end(struct json *j);
  * run_snapshot_free). 0, -EINVAL or -ENOMEM. */
 int run_snapshot_read(struct json_object *doc, enum ooms_snap kind, struct run_snapshot *out);
 void run_snapshot_free(struct run_snapshot *s);
+/* The snapshot file NAME of run directory DIR (a crossing's or a failure's,
+ * or the end's), its kind told by its name, read into *out; *doc holds its
+ * strings (json_object_put it after run_snapshot_free). 0, or -1 when NAME
+ * names no threads or fds snapshot, or the file is absent (not kept) or no
+ * snapshot. What the report and the lab's store read crossings through. */
+int run_snapshot_load(const char *dir, const char *name, struct json_object **doc, struct run_snapshot *out);
 
 #endif

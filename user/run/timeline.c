@@ -5,6 +5,7 @@
 #include "util/jsonread.h"
 
 #include <json-c/json.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -687,4 +688,44 @@ enum run_rec run_record_read(struct json_object *o, struct run_record *r)
 	}
 	r->u.start.t = jr_is_num(jr_get(o, "t")) ? jr_num(o, "t", NAN) : 0;
 	return r->type;
+}
+
+int run_timeline_last(const char *path, enum run_rec type, size_t tail, struct json_object **o, struct run_record *r)
+{
+	char tag[64], *buf = NULL, *line, *next, *last = NULL;
+	FILE *f = fopen(path, "r");
+	long size = 0, from = 0;
+	size_t n = 0;
+
+	*o = NULL;
+	if (!f)
+		return -1;
+	/* the type's tag as the writer spells it, to find the lines worth parsing */
+	snprintf(tag, sizeof(tag), "{\"type\":\"%s\"", run_rec_name(type));
+	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0) {
+		from = tail && (unsigned long)size > tail ? size - (long)tail : 0;
+		if (fseek(f, from, SEEK_SET) == 0 && (buf = malloc((size_t)(size - from) + 1)))
+			n = fread(buf, 1, (size_t)(size - from), f);
+	}
+	fclose(f);
+	if (!buf)
+		return -1;
+	buf[n] = 0;
+	for (line = buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		else if (from) /* a cut first or last line: whole lines only */
+			break;
+		if (!strncmp(line, tag, strlen(tag)))
+			last = line;
+	}
+	if (last && (*o = json_tokener_parse(last)) && run_record_read(*o, r) == type) {
+		free(buf);
+		return 0;
+	}
+	json_object_put(*o);
+	*o = NULL;
+	free(buf);
+	return -1;
 }

@@ -212,5 +212,10 @@ void run_record_body(struct json *j, void *arg);
  * for a line that is not an object or has no known "type"; death, failure
  * and big_alloc lines come back with their type and nothing in r.u. */
 enum run_rec run_record_read(struct json_object *o, struct run_record *r);
+/* The last record of type type in the timeline file path, read into *r
+ * (its strings point into *o: json_object_put(*o) after; NULL when none);
+ * tail: only the file's last tail bytes are read (0: all of it). 0, or -1
+ * when the file holds none (or cannot be read). */
+int run_timeline_last(const char *path, enum run_rec type, size_t tail, struct json_object **o, struct run_record *r);
 
 #endif
