@@ -1,4 +1,4 @@
-/* What the parts of report.html share (html.c, html_heap.c). */
+/* What the parts of report.html share (html.c, html_heap.c, html_groups.c). */
 #ifndef OOMSCOPE_REPORT_HTML_INT_H
 #define OOMSCOPE_REPORT_HTML_INT_H
 
@@ -13,5 +13,12 @@ const char *html_bytes(double b, char *buf, size_t len);
 /* "Java heap: leaks and retainers": every analyzed dump's suspects, leak
  * groups and top retainers. */
 void html_heap_section(FILE *f, const struct rundata *rd);
+/* A stack's frames, a line each (html_groups.c). */
+void html_frame_lines(FILE *f, const struct run_frames *fr);
+/* Threads or fds (kind): the groups when the rule fired, then at the end
+ * (end: NULL when the run has none); the large allocations. */
+void html_groups(FILE *f, const struct rundata *rd, const struct run_snapshot *end, const char *title,
+		 enum ooms_snap kind);
+void html_allocations(FILE *f, const struct rundata *rd);
 
 #endif
