@@ -45,7 +45,7 @@ OBJ := build
 OOMS_BIN := oomscope
 endif
 # -MMD -MP: each object depends on the headers it includes (build/**/*.d)
-CPPFLAGS := -Iuser -Ibpf -I$(BUILD) -MMD -MP
+CPPFLAGS := -Iuser -I$(BUILD) -MMD -MP
 LDLIBS := -lpthread -lbpf -ldw -lelf -lz -llzma -ljson-c -liberty -lsqlite3 -lm -ldl
 # the PostgreSQL store: libpq's header (Debian's libpq-dev); libpq.so.5 is
 # loaded at run time, only for a PostgreSQL store
@@ -56,15 +56,17 @@ LDLIBS := -lpthread -lbpf -ldw -lelf -lz -llzma -ljson-c -liberty -lsqlite3 -lm 
 MULTIARCH_x86 := x86_64-linux-gnu
 MULTIARCH_arm64 := aarch64-linux-gnu
 MULTIARCH_INC := -idirafter /usr/include/$(MULTIARCH_$(ARCH))
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf $(MULTIARCH_INC) -Wall -Werror
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) $(MULTIARCH_INC) -Wall -Werror
 TARGET_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
 TARGET_CXXFLAGS := -std=gnu++17 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
 
-USER_SRCS := $(shell find user -name '*.c' ! -path user/main.c ! -path 'user/shim/*' | sort)
+USER_SRCS := $(shell find user -name '*.c' ! -name '*.bpf.c' ! -path user/main.c ! -path 'user/shim/*' | sort)
 USER_OBJS := $(USER_SRCS:%.c=$(OBJ)/%.o)
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.bpf.o)
-SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
+# each BPF object beside the user code that loads it (x.bpf.c with x.c, as
+# libbpf-tools pairs them); objects and skeletons named by the stem alone
+BPF_SRCS := $(shell find user -name '*.bpf.c' | sort)
+BPF_OBJS := $(foreach f,$(BPF_SRCS),$(BUILD)/$(notdir $(f:.bpf.c=.bpf.o)))
+SKELS := $(foreach f,$(BPF_SRCS),$(BUILD)/$(notdir $(f:.bpf.c=.skel.h)))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OBJ)/tests/%)
 # fuzz harnesses (tests/fuzz/fuzz_NAME.c): `make fuzz`, and replays in `make test`
@@ -145,10 +147,13 @@ $(DEPS_OK): scripts/install-deps.sh
 	scripts/install-deps.sh $(DEPS_ARGS)
 	@touch $@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(DEPS_OK)
-	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
-	llvm-strip -g $@.tmp -o $@ && rm -f $@.tmp	# keep BTF, drop DWARF
+define bpf_rule
+$(BUILD)/$(notdir $(1:.bpf.c=.bpf.o)): $(1) $(wildcard $(dir $(1))*.h) | $(DEPS_OK)
+	@mkdir -p $$(@D)
+	$$(CLANG) $$(BPF_CFLAGS) -c $$< -o $$@.tmp
+	llvm-strip -g $$@.tmp -o $$@ && rm -f $$@.tmp	# keep BTF, drop DWARF
+endef
+$(foreach f,$(BPF_SRCS),$(eval $(call bpf_rule,$(f))))
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@

@@ -13,11 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collect.h"
-#include "collector/attrib.h"
-#include "collector/failed_calls.h"
-#include "collector/stacks.h"
-#include "collector/syscall_table.h"
+#include "collector/kernel/collect.h"
+#include "collector/attrib/attrib.h"
+#include "collector/attrib/failed_calls.h"
+#include "collector/attrib/stacks.h"
+#include "collector/kernel/syscall_table.h"
 #include "proc/procfs.h"
 #include "proc/proc_snapshot.h"
 #include "sym/stackfix.h"

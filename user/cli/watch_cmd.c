@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "collect.h"
-#include "collector/app_find.h"
+#include "collector/kernel/collect.h"
+#include "collector/tree/app_find.h"
 #include "collector/collector.h"
 #include "hprof/io.h"
 #include "hprof/transform.h"

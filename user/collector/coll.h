@@ -3,15 +3,15 @@
  * the files named below; collector.h is the public entry point.
  *   coll_common.c    time, the target still ours, the kernel side's totals, own cost
  *   coll_timeline.c  the timeline writer (and --json's stdout)
- *   coll_attach.c    loading and attaching the BPF programs
- *   coll_sets.c      the kernel side's fd and thread sets: seeding, drift, repair,
+ *   kernel/collect.c    loading and attaching the BPF programs
+ *   kernel/sets.c      the kernel side's fd and thread sets: seeding, drift, repair,
  *                    and snapshots built from them
  *   coll_events.c    the ring buffer's events: failures, rules checked on events
  *   coll_sampling.c  a sample every interval, the rules, crossings and snapshots
  *   coll_records.c   the start, death and end records, failures.json, death.json
- *   coll_console.c   the terminal: the table, progress, how it ended
- *   coll_direct.c    HotSpot's direct buffers' memory by call site
- *   coll_children.c  process trees: a collector of its own for each child
+ *   console/console.c   the terminal: the table, progress, how it ended
+ *   java/direct_sites.c    HotSpot's direct buffers' memory by call site
+ *   tree/children.c  process trees: a collector of its own for each child
  *   collector.c      setup, the run directory, the event loop */
 #ifndef OOMSCOPE_COLLECTOR_COLL_H
 #define OOMSCOPE_COLLECTOR_COLL_H
@@ -36,26 +36,26 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "collector/kernel/collect.h"
 #include "collect.skel.h"
 #include "collector/collector.h"
-#include "collector/attrib.h"
+#include "collector/attrib/attrib.h"
 #include "collector/cgroup.h"
 #include "collector/end_cause.h"
-#include "collector/failed_calls.h"
-#include "collector/held.h"
-#include "collector/launch.h"
+#include "collector/attrib/failed_calls.h"
+#include "collector/kernel/set_snapshot.h"
+#include "collector/tree/launch.h"
 #include "proc/procfs.h"
-#include "collector/syscall_table.h"
-#include "collector/tracefs.h"
-#include "collector/big_allocs.h"
-#include "collector/jheap.h"
+#include "collector/kernel/syscall_table.h"
+#include "collector/kernel/tracefs.h"
+#include "collector/attrib/big_allocs.h"
+#include "collector/java/jheap.h"
 #include "runtime/shim_client.h"
 #include "sym/symbolize.h"
 #include "util/atomic_file.h"
 #include "util/json.h"
 
-/* A child process watched by a collector of its own (coll_children.c). */
+/* A child process watched by a collector of its own (tree/children.c). */
 struct coll_kid {
 	pid_t target, collector;
 	int ended;
@@ -81,7 +81,7 @@ struct coll {
 	int fexit_err;             /* why this kernel refused a probe fexit program (0: it did not) */
 	struct bpf_link *sc_links[OOMS_FEXIT_SLOTS]; /* syscalls:sys_exit_* or kretprobe links */
 	int nsc_links;
-	char kp_events[OOMS_FEXIT_SLOTS][48];      /* the kretprobe events made (coll_kprobe.c) */
+	char kp_events[OOMS_FEXIT_SLOTS][48];      /* the kretprobe events made (kernel/kprobe.c) */
 	int kp_made;
 	struct ooms_symbolizer *sym;
 	struct ooms_attrib *attrib;
@@ -90,8 +90,8 @@ struct coll {
 	struct bpf_link *alloc_links[24];
 	int memalign_is_aligned_alloc;
 	int nalloc_links;
-	struct bpf_link *direct_links[5]; /* Unsafe.allocateMemory's probes (coll_direct.c) */
-	struct coll_kid *kids;     /* child processes watched (coll_children.c) */
+	struct bpf_link *direct_links[5]; /* Unsafe.allocateMemory's probes (java/direct_sites.c) */
+	struct coll_kid *kids;     /* child processes watched (tree/children.c) */
 	size_t nkids, kids_cap;
 	uint64_t kids_skipped, kids_forked;
 	int ndirect_links;
@@ -105,13 +105,13 @@ struct coll {
 	int tracefs_mounted;
 	struct ooms_snapshot last; /* the latest snapshot of a live target */
 	/* Java stacks at native events (the shim, HotSpot): its connection and
-	 * what came on it not yet a whole line (coll_java.c) */
+	 * what came on it not yet a whole line (java/java_stacks.c) */
 	int js_conn;
 	char js_buf[32768];
 	size_t js_len;
 	uint64_t js_next_try_ns;
 	uint64_t js_reports;
-	/* HotSpot's perf map (coll_java.c): when last asked for, the loaded one's mtime */
+	/* HotSpot's perf map (java/java_stacks.c): when last asked for, the loaded one's mtime */
 	uint64_t pm_asked_ns;
 	int64_t pm_mtime_ns;
 	int pm_said;
@@ -156,7 +156,7 @@ struct coll {
 	struct ooms_crossing pending_xs[RULE_MAX];
 	struct ooms_sample pending_smp;
 	size_t npending;
-	int ring_busy;             /* the ring buffer is being read (coll_ring.c) */
+	int ring_busy;             /* the ring buffer is being read (kernel/ring.c) */
 };
 
 
@@ -181,7 +181,7 @@ uint64_t coll_now_ns(void);
 void coll_own_cost(double *cpu_s, uint64_t *peak_rss_kb);
 uint64_t coll_skipped_runs(struct coll *c);
 double coll_since(struct coll *c);
-/* The terminal's stderr lines about the watch itself (coll_console.c):
+/* The terminal's stderr lines about the watch itself (console/console.c):
  * "oomscope: " and the words; coll_note is the same for the io callbacks
  * of the rooms (a ctx first). */
 void coll_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -200,7 +200,7 @@ int64_t coll_sync_fd_bits(struct coll *c, const struct ooms_snapshot *s, int add
 int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s);
 void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp);
 void coll_consume(struct coll *c);
-/* Java stacks (coll_java.c): asked of the shim once it answers (each sample
+/* Java stacks (java/java_stacks.c): asked of the shim once it answers (each sample
  * tries), read as they come, and at the end waited for (at most ms). */
 void coll_java_try(struct coll *c);
 void coll_java_read(struct coll *c);
@@ -212,13 +212,13 @@ void coll_java_close(struct coll *c);
  * HotSpot's perf map loaded if there is one (ask: --perf-map asks the JVM
  * to write it first, when not asked in the last 2 s). */
 void coll_java_perfmap(struct coll *c, int ask);
-/* --syscall-hook kprobe (coll_kprobe.c): the kretprobes made in tracefs and
+/* --syscall-hook kprobe (kernel/kprobe.c): the kretprobes made in tracefs and
  * attached (their count, or a negative errno with failed naming it), undone,
  * and the returns they missed so far. */
 int coll_kretprobes_attach(struct coll *c, char *failed, size_t failed_len);
 void coll_kretprobes_detach(struct coll *c);
 uint64_t coll_kretprobes_missed(struct coll *c);
-/* Direct buffers' memory by call site (coll_direct.c): the probes on
+/* Direct buffers' memory by call site (java/direct_sites.c): the probes on
  * libjvm.so's Unsafe_*Memory0 once the target runs HotSpot (each sample
  * tries until it is known), taken off at the end; a direct-memory
  * crossing's snapshot direct-SEQ.json (its name in name) with its largest
@@ -227,7 +227,7 @@ void coll_direct_try(struct coll *c);
 void coll_direct_detach(struct coll *c);
 int coll_direct_snapshot(struct coll *c, int seq, int64_t limit, char *name, size_t len);
 void coll_direct_write_end(struct coll *c);
-/* Process trees (coll_children.c): EV_CHILD and EV_CHILD_HELD; the
+/* Process trees (tree/children.c): EV_CHILD and EV_CHILD_HELD; the
  * children's collectors that ended, said (each sample); at the end, those
  * left: waited for when the target ended (until Ctrl-C or the duration),
  * else stopped, each ending as a watch does. */
@@ -238,7 +238,7 @@ void coll_children_finish(struct coll *c, int target_ended);
  * last sample, from its timeline), the CHILD_ROWS with most fds, and a
  * count of the rest. */
 void coll_children_rows(struct coll *c);
-/* The ring buffer (coll_ring.c), alone (no crossings acted on): a long
+/* The ring buffer (kernel/ring.c), alone (no crossings acted on): a long
  * /proc read's tick; coll_read_ring is -1 when it is being read already. */
 void coll_consume_ring(void *ctx);
 int coll_read_ring(struct coll *c);
@@ -263,7 +263,7 @@ void coll_seed_limits(struct coll *c);
 int coll_take_sample(struct coll *c);
 void coll_print_header(void);
 void coll_print_row(const struct ooms_sample *s);
-/* The terminal (coll_console.c), the only writer of the collector's
+/* The terminal (console/console.c), the only writer of the collector's
  * lines: coll_say's lead with the time; coll_print's are written as given. */
 void coll_say(void *ctx, const char *fmt, ...);
 void coll_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "collector/jheap.h"
+#include "collector/java/jheap.h"
 #include "detect/detect.h"
 
 /* Where syscall results come from, cheapest for other processes first:

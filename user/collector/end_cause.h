@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
-#include "collect.h"
+#include "collector/kernel/collect.h"
 #include "collector/cgroup.h"
 
 enum ooms_death_cause {

@@ -28,7 +28,7 @@ ssize_t shim_read_file(const char *path, char *buf, size_t len);
 /* fork() (the C library's, else the raw call); the child is named
  * SHIM_CHILD_NAME from its start (the forking thread bears the name for
  * the moment of the fork). */
-#define SHIM_CHILD_NAME "oomscope-dump" /* = OOMS_DUMP_CHILD_COMM (bpf/collect.h) */
+#define SHIM_CHILD_NAME "oomscope-dump" /* = OOMS_DUMP_CHILD_COMM (user/collector/kernel/collect.h) */
 pid_t shim_fork(void);
 
 /* A handler for sig (SA_SIGINFO, SA_RESTART), on the kernel's sigaction:
