@@ -174,7 +174,27 @@ int coll_crossings(struct coll *c);
  * the PID is free or another process's: call it after reading /proc/PID
  * to know that what was read was the target's. */
 int coll_target_ours(struct coll *c);
+/* The kernel side's BPF object, as the rest of the collector may see it
+ * (kernel/kernel_side.c: the skeleton is touched in kernel/ alone): its
+ * totals; when the OOM killer chose the target (0: not yet); whether it saw
+ * the target's last thread leave; its records of the end (death, the last
+ * signals, the OOM victim); the kernel's count of a failure key (0, or -1)
+ * and the map holding them; the Java stacks' signal; the direct-memory
+ * programs (UNSAFE_PROBES of them); whether it holds code maps; the event
+ * ring buffer's map and the live threads' set; its end. */
 volatile struct ooms_totals *coll_totals(struct coll *c);
+uint64_t coll_k_oom_ns(struct coll *c);
+int coll_k_death_seen(struct coll *c);
+void coll_k_end_records(struct coll *c, const struct ooms_death **death, const struct ooms_sig_rec **sigs,
+			const struct ooms_oom_victim **oom);
+int coll_k_fail_count(struct coll *c, const struct ooms_fail_key *key, struct ooms_fail_count *n);
+int coll_k_fail_counts_fd(struct coll *c);
+void coll_k_java_signal(struct coll *c, int sig);
+void coll_k_direct_progs(struct coll *c, struct bpf_program **progs);
+int coll_k_hold_code_maps(struct coll *c);
+int coll_k_events_fd(struct coll *c);
+int coll_k_live_threads_fd(struct coll *c);
+void coll_k_destroy(struct coll *c);
 uint64_t coll_now_ns(void);
 /* oomscope's own cost so far: CPU seconds of all its threads (NAN when
  * unknown) and its peak RSS in kB (0). */

@@ -14,11 +14,6 @@ int coll_crossings(struct coll *c)
 	return c->crossings + (c->jheap ? ooms_jheap_crossings(c->jheap) : 0);
 }
 
-volatile struct ooms_totals *coll_totals(struct coll *c)
-{
-	return &c->skel->bss->totals;
-}
-
 int coll_target_ours(struct coll *c)
 {
 	if (c->pidfd >= 0 && syscall(SYS_pidfd_send_signal, c->pidfd, 0, NULL, 0) != 0 && errno == ESRCH)

@@ -56,7 +56,7 @@ static uint64_t fail_count_now(struct coll *c, size_t i)
 	const struct ooms_fail_group *g = ooms_failures_group(c->fails, i);
 	struct ooms_fail_count n;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.fail_counts), &g->key, &n) != 0)
+	if (coll_k_fail_count(c, &g->key, &n) != 0)
 		return g->count;
 	return ooms_failures_estimate(c->fails, i, n.count);
 }

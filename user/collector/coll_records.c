@@ -168,7 +168,7 @@ void coll_write_death(struct coll *c, struct death_line *l)
 /* The kernel's exact failure counts, and failures.json. */
 void coll_write_failures(struct coll *c)
 {
-	int fd = bpf_map__fd(c->skel->maps.fail_counts);
+	int fd = coll_k_fail_counts_fd(c);
 	struct ooms_fail_key key, next, *prev = NULL;
 	struct ooms_fail_count n;
 	char path[4200];

@@ -140,7 +140,7 @@ int coll_take_sample(struct coll *c)
 	/* the OOM killer has chosen it: what /proc shows from now on is its
 	 * teardown (the reaper frees its memory, its maps go), not its state;
 	 * the last lists and figures stand until its end is seen */
-	if (c->skel->bss->oom.ts_ns)
+	if (coll_k_oom_ns(c))
 		return !proc_alive(c->pid);
 	memset(&s, 0, sizeof(s));
 	if (proc_read_status(c->pid, &st) != 0 || proc_read_limits(c->pid, &lim) != 0 || !coll_target_ours(c))

@@ -64,7 +64,7 @@ static int setup(struct coll *c)
 	}
 	if (ooms_cgroup_find(c->pid, &c->cg) == 0)
 		c->cg_ns = coll_now_ns();
-	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), coll_handle_event, c, NULL);
+	c->rb = ring_buffer__new(coll_k_events_fd(c), coll_handle_event, c, NULL);
 	if (!c->rb) {
 		coll_explain_bpf_error("opening the ring buffer", -errno);
 		return -1;
@@ -84,7 +84,7 @@ static int setup(struct coll *c)
 	keys = coll_snapshot_keys(&s, 0);
 	if (keys)
 		__atomic_fetch_add(&coll_totals(c)->threads_live,
-				   coll_seed_set(c->pid, bpf_map__fd(c->skel->maps.live_threads), keys, s.nthreads),
+				   coll_seed_set(c->pid, coll_k_live_threads_fd(c), keys, s.nthreads),
 				   __ATOMIC_SEQ_CST);
 	free(keys);
 	ooms_attrib_mark_preexisting(c->attrib, &s);
@@ -375,7 +375,7 @@ static int start(struct coll *c)
  * .bss (kept even when the ring buffer had no room for the event). */
 static int death_seen(struct coll *c)
 {
-	return c->died || c->skel->bss->death.ts_ns;
+	return c->died || coll_k_death_seen(c);
 }
 
 /* The target is gone: how it ended (death.json, the death record), and the
@@ -385,7 +385,10 @@ static void target_ended(struct coll *c, int status, struct ooms_death_rec *d)
 {
 	struct ooms_cgroup after = c->cg;
 	const struct ooms_cgroup *before = &c->cg;
-	uint64_t oom_ns = c->skel->bss->oom.ts_ns;
+	uint64_t oom_ns = coll_k_oom_ns(c);
+	const struct ooms_death *kdeath;
+	const struct ooms_sig_rec *sigs;
+	const struct ooms_oom_victim *oom;
 	struct ooms_snapshot held;
 	struct death_line dl = {c, d, &after};
 
@@ -395,8 +398,8 @@ static void target_ended(struct coll *c, int status, struct ooms_death_rec *d)
 	if (oom_ns && c->cg_ns + 100000000ull > oom_ns && c->cg_prev_ns)
 		before = &c->cg_prev;
 	ooms_cgroup_refresh(&after);
-	ooms_death_classify(death_seen(c) ? &c->skel->bss->death : NULL, c->skel->bss->last_sig, OOMS_NSIG,
-			    &c->skel->bss->oom, c->pid, before, &after, status, d);
+	coll_k_end_records(c, &kdeath, &sigs, &oom);
+	ooms_death_classify(death_seen(c) ? kdeath : NULL, sigs, OOMS_NSIG, oom, c->pid, before, &after, status, d);
 	if (coll_held_snapshot(c, &held) == 0) {
 		ooms_snapshot_free(&c->last);
 		c->last = held;
@@ -451,7 +454,7 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 static void teardown(struct coll *c)
 {
 	/* a target held at a code mapping is never left stopped */
-	if (c->skel && c->skel->rodata->hold_code_maps && c->pid > 0 && coll_target_ours(c))
+	if (coll_k_hold_code_maps(c) && c->pid > 0 && coll_target_ours(c))
 		kill(c->pid, SIGCONT);
 	coll_java_close(c); /* while the BPF side is there to be told */
 	ooms_snapshot_set_tick(NULL, NULL);
@@ -470,7 +473,7 @@ static void teardown(struct coll *c)
 	ooms_jheap_free(c->jheap);
 	if (c->fd_bits)
 		munmap(c->fd_bits, c->fd_words * 8);
-	collect_bpf__destroy(c->skel);
+	coll_k_destroy(c);
 	ooms_attrib_free(c->attrib);
 	ooms_sym_free(c->sym);
 	free(c->map_changes);

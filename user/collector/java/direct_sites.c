@@ -13,11 +13,7 @@
 
 void coll_direct_try(struct coll *c)
 {
-	struct collect_bpf *k = c->skel;
-	/* one return program for both: each finds its call's entry by thread */
-	struct bpf_program *const progs[UNSAFE_PROBES] = {k->progs.direct_alloc, k->progs.direct_alloc_ret,
-							  k->progs.direct_realloc, k->progs.direct_alloc_ret,
-							  k->progs.direct_free};
+	struct bpf_program *progs[UNSAFE_PROBES];
 	const char *missing;
 	char lib[1100];
 	int e;
@@ -25,6 +21,7 @@ void coll_direct_try(struct coll *c)
 	if (c->direct_tried || !c->jheap || ooms_jheap_runtime(c->jheap) != OOMS_RT_HOTSPOT)
 		return;
 	c->direct_tried = 1;
+	coll_k_direct_progs(c, progs);
 	snprintf(lib, sizeof(lib), "/proc/%d/root%s", (int)c->pid, ooms_jheap_lib(c->jheap));
 	e = ooms_unsafe_attach(c->pid, lib, progs, c->direct_links, &missing);
 	if (e == -ENOENT && missing) {

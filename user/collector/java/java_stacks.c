@@ -42,7 +42,7 @@ void coll_java_try(struct coll *c)
 	c->js_conn = conn;
 	if (!sig)
 		return;
-	c->skel->bss->java_signal = (uint32_t)sig;
+	coll_k_java_signal(c, sig);
 	if (!c->o->json)
 		coll_err("Java stacks: the shim takes them where threads, fds and large mappings are made (signal %d)",
 			sig);
@@ -140,8 +140,7 @@ void coll_java_close(struct coll *c)
 		return;
 	close(c->js_conn);
 	c->js_conn = -1;
-	if (c->skel)
-		c->skel->bss->java_signal = 0;
+	coll_k_java_signal(c, 0);
 }
 
 void coll_java_perfmap(struct coll *c, int ask)
