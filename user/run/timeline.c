@@ -1,6 +1,8 @@
-/* Each timeline record's writer beside its reader: a key named in one is
- * named, a few lines away, in the other. */
+/* Each timeline record's writer beside its reader, both reading one field
+ * list for its flat keys (fields.h); what is nested or listed is written
+ * and read by hand, side by side. */
 #include "run/timeline.h"
+#include "run/fields.h"
 #include "util/json.h"
 #include "util/jsonread.h"
 
@@ -18,6 +20,53 @@ static void head(struct json *j, enum run_rec type, double t)
 }
 
 /* ---- start ---- */
+
+/* each resource's rules, under its name */
+static const struct run_field rule_fields[] = {
+	RF(RF_I64_0, struct ooms_res_rules, count_limit, "count"),
+	RF(RF_I64_0, struct ooms_res_rules, count_gap, "gap"),
+	RF(RF_INT_0, struct ooms_res_rules, count_polls, "polls"),
+	RF(RF_DBL_0, struct ooms_res_rules, ratio, "ratio"),
+	RF(RF_DBL_0, struct ooms_res_rules, trend_s, "trend_s"),
+};
+
+/* the settings after the resources' rules */
+static const struct run_field settings_fields[] = {
+	RF(RF_U64, struct run_settings, big_alloc_bytes, "big_alloc_bytes"),
+	RF(RF_STR, struct run_settings, big_alloc_mode, "big_alloc_mode"),
+	RF(RF_STR, struct run_settings, heap_rule, "heap_rule"),
+	RF(RF_DBL, struct run_settings, heap_ratio, "heap_ratio"),
+	RF(RF_I64, struct run_settings, heap_polls, "heap_polls"),
+	RF(RF_DBL, struct run_settings, heap_interval_s, "heap_interval_s"),
+	RF(RF_I64, struct run_settings, max_dumps, "max_dumps"),
+	RF(RF_BOOL, struct run_settings, shim, "shim"),
+};
+
+static const struct run_field start_id_fields[] = {
+	RF(RF_STR, struct run_start, run_id, "run_id"),
+	RF(RF_STR, struct run_start, host, "host"),
+};
+
+/* after the labels */
+static const struct run_field start_fields[] = {
+	RF(RF_I64, struct run_start, pid, "pid"),
+	RF(RF_STR, struct run_start, command, "command"),
+	RF(RF_STR, struct run_start, mode, "mode"),
+	RF(RF_STR, struct run_start, kernel, "kernel"),
+	RF(RF_STR, struct run_start, arch, "arch"),
+	RF(RF_BOOL, struct run_start, target_32bit, "target_32bit"),
+	RF(RF_DBL, struct run_start, interval_s, "interval_s"),
+	RF(RF_DBL, struct run_start, duration_s, "duration_s"),
+	RF(RF_STR, struct run_start, libc, "libc"),
+	RF(RF_I64, struct run_start, page_size, "page_size"),
+	RF(RF_U64, struct run_start, ringbuf_bytes, "ringbuf_bytes"),
+	RF(RF_STR, struct run_start, syscall_hook, "syscall_hook"),
+};
+
+/* after the sources */
+static const struct run_field start_end_fields[] = {
+	RF(RF_STR, struct run_start, wall_time, "wall_time"),
+};
 
 static void write_settings(struct json *j, const struct run_settings *s)
 {
@@ -44,22 +93,11 @@ static void write_settings(struct json *j, const struct run_settings *s)
 
 		json_key(j, ooms_resources[r].name);
 		json_obj(j);
-		json_kint(j, "count", rr->count_limit);
-		json_kint(j, "gap", rr->count_gap);
-		json_kint(j, "polls", rr->count_polls);
-		json_kdbl(j, "ratio", rr->ratio);
-		json_kdbl(j, "trend_s", rr->trend_s);
+		run_fields_write(j, rr, rule_fields, RUN_FIELDS_N(rule_fields));
 		json_obj_end(j);
 	}
 	json_obj_end(j);
-	json_kuint(j, "big_alloc_bytes", s->big_alloc_bytes);
-	json_kstr(j, "big_alloc_mode", s->big_alloc_mode);
-	json_kstr(j, "heap_rule", s->heap_rule);
-	json_kdbl(j, "heap_ratio", s->heap_ratio);
-	json_kint(j, "heap_polls", s->heap_polls);
-	json_kdbl(j, "heap_interval_s", s->heap_interval_s);
-	json_kint(j, "max_dumps", s->max_dumps);
-	json_kbool(j, "shim", s->shim);
+	run_fields_write(j, s, settings_fields, RUN_FIELDS_N(settings_fields));
 	json_obj_end(j);
 }
 
@@ -75,11 +113,7 @@ static void read_settings(struct json_object *o, struct run_settings *s)
 
 			if (!x || !json_object_is_type(x, json_type_object))
 				continue;
-			rr->count_limit = jr_int64(x, "count", 0);
-			rr->count_gap = jr_int64(x, "gap", 0);
-			rr->count_polls = (int)jr_int64(x, "polls", 0);
-			rr->ratio = jr_num(x, "ratio", 0);
-			rr->trend_s = jr_num(x, "trend_s", 0);
+			run_fields_read(x, rr, rule_fields, RUN_FIELDS_N(rule_fields));
 		}
 	} else { /* a run from before the table: its three resources' keys */
 		struct ooms_res_rules *th = &s->res[RES_THREADS], *fd = &s->res[RES_FDS];
@@ -95,38 +129,19 @@ static void read_settings(struct json_object *o, struct run_settings *s)
 		s->res[RES_VMSIZE].count_limit = jr_int64(o, "vmsize_limit_kb", 0);
 	}
 	s->vmsize_64bit = jr_bool(o, "vmsize_64bit");
-	s->big_alloc_bytes = jr_uint64(o, "big_alloc_bytes", 0);
-	s->big_alloc_mode = jr_str(o, "big_alloc_mode");
-	s->heap_rule = jr_str(o, "heap_rule");
-	s->heap_ratio = jr_num(o, "heap_ratio", NAN);
-	s->heap_polls = jr_int64(o, "heap_polls", RUN_NONE);
-	s->heap_interval_s = jr_num(o, "heap_interval_s", NAN);
-	s->max_dumps = jr_int64(o, "max_dumps", RUN_NONE);
-	s->shim = jr_bool(o, "shim");
+	run_fields_read(o, s, settings_fields, RUN_FIELDS_N(settings_fields));
 }
 
 static void write_start(struct json *j, const struct run_start *r)
 {
 	head(j, REC_START, r->t);
-	json_kstr(j, "run_id", r->run_id);
-	json_kstr(j, "host", r->host);
+	run_fields_write(j, r, start_id_fields, RUN_FIELDS_N(start_id_fields));
 	json_key(j, "labels");
 	json_obj(j);
 	for (size_t i = 0; i < r->nlabels && i < RUN_MAX_LABELS; i++)
 		json_kstr(j, r->label_key[i], r->label_value[i]);
 	json_obj_end(j);
-	json_kint(j, "pid", r->pid);
-	json_kstr(j, "command", r->command);
-	json_kstr(j, "mode", r->mode);
-	json_kstr(j, "kernel", r->kernel);
-	json_kstr(j, "arch", r->arch);
-	json_kbool(j, "target_32bit", r->target_32bit);
-	json_kdbl(j, "interval_s", r->interval_s);
-	json_kdbl(j, "duration_s", r->duration_s);
-	json_kstr(j, "libc", r->libc);
-	json_kint(j, "page_size", r->page_size);
-	json_kuint(j, "ringbuf_bytes", r->ringbuf_bytes);
-	json_kstr(j, "syscall_hook", r->syscall_hook);
+	run_fields_write(j, r, start_fields, RUN_FIELDS_N(start_fields));
 	/* where each figure of a sample comes from */
 	json_key(j, "sources");
 	json_obj(j);
@@ -143,7 +158,7 @@ static void write_start(struct json *j, const struct run_start *r)
 	json_kstr(j, "fd_limit", "/proc/PID/limits Max open files (soft)");
 	json_kstr(j, "thread_limit", "min(threads-max, RLIMIT_NPROC soft, --thread-limit)");
 	json_obj_end(j);
-	json_kstr(j, "wall_time", r->wall_time);
+	run_fields_write(j, r, start_end_fields, RUN_FIELDS_N(start_end_fields));
 	write_settings(j, &r->settings);
 	json_obj_end(j);
 }
@@ -152,8 +167,7 @@ static void read_start(struct json_object *o, struct run_start *r)
 {
 	struct json_object *s = jr_get(o, "settings"), *labels = jr_get(o, "labels");
 
-	r->run_id = jr_str(o, "run_id");
-	r->host = jr_str(o, "host");
+	run_fields_read(o, r, start_id_fields, RUN_FIELDS_N(start_id_fields));
 	r->nlabels = 0;
 	if (labels && json_object_is_type(labels, json_type_object)) {
 		json_object_object_foreach(labels, key, val)
@@ -164,19 +178,8 @@ static void read_start(struct json_object *o, struct run_start *r)
 			}
 		}
 	}
-	r->pid = jr_int64(o, "pid", RUN_NONE);
-	r->command = jr_str(o, "command");
-	r->mode = jr_str(o, "mode");
-	r->kernel = jr_str(o, "kernel");
-	r->arch = jr_str(o, "arch");
-	r->target_32bit = jr_bool(o, "target_32bit");
-	r->interval_s = jr_num(o, "interval_s", NAN);
-	r->duration_s = jr_num(o, "duration_s", NAN);
-	r->libc = jr_str(o, "libc");
-	r->page_size = jr_int64(o, "page_size", RUN_NONE);
-	r->ringbuf_bytes = jr_uint64(o, "ringbuf_bytes", 0);
-	r->syscall_hook = jr_str(o, "syscall_hook");
-	r->wall_time = jr_str(o, "wall_time");
+	run_fields_read(o, r, start_fields, RUN_FIELDS_N(start_fields));
+	run_fields_read(o, r, start_end_fields, RUN_FIELDS_N(start_end_fields));
 	if (s && json_object_is_type(s, json_type_object))
 		read_settings(s, &r->settings);
 	else
@@ -195,16 +198,38 @@ void run_settings_each(struct json_object *start, void (*fn)(void *ctx, const ch
 
 /* ---- sample ---- */
 
+static const struct run_field sample_fields[] = {
+	RF(RF_I64, struct run_sample, rss_kb, "rss_kb"),
+	RF(RF_I64, struct run_sample, vmpeak_kb, "vmpeak_kb"),
+	RF(RF_I64, struct run_sample, vmsize_bpf_kb, "vmsize_bpf_kb"),
+	RF(RF_I64, struct run_sample, threads_bpf, "threads_bpf"),
+	RF(RF_I64, struct run_sample, fds_bpf, "fds_bpf"),
+};
+
+/* after the watched resources */
+static const struct run_field sample_drop_fields[] = {
+	RF(RF_U64, struct run_sample, ringbuf_drops, "ringbuf_drops"),
+	RF(RF_U64, struct run_sample, set_full_drops, "set_full_drops"),
+	RF(RF_U64, struct run_sample, events, "events"),
+};
+
+static const struct run_field syscall_fields[] = {
+	RF(RF_U64, struct run_syscalls, fd_opens, "fd_opens"),
+	RF(RF_U64, struct run_syscalls, fd_closes, "fd_closes"),
+	RF(RF_U64, struct run_syscalls, thread_news, "thread_news"),
+	RF(RF_U64, struct run_syscalls, thread_exits, "thread_exits"),
+	RF(RF_U64, struct run_syscalls, mmaps, "mmaps"),
+	RF(RF_U64, struct run_syscalls, munmaps, "munmaps"),
+	RF(RF_U64, struct run_syscalls, mremaps, "mremaps"),
+	RF(RF_U64, struct run_syscalls, brks, "brks"),
+};
+
 static void write_sample(struct json *j, const struct run_sample *s)
 {
 	const struct run_syscalls *n = &s->syscalls;
 
 	head(j, REC_SAMPLE, s->t);
-	json_kint(j, "rss_kb", s->rss_kb);
-	json_kint(j, "vmpeak_kb", s->vmpeak_kb);
-	json_kint(j, "vmsize_bpf_kb", s->vmsize_bpf_kb);
-	json_kint(j, "threads_bpf", s->threads_bpf);
-	json_kint(j, "fds_bpf", s->fds_bpf);
+	run_fields_write(j, s, sample_fields, RUN_FIELDS_N(sample_fields));
 	/* the watched resources: each figure and its limit under the row's keys */
 	for (int r = 0; r < RES_MAX; r++) {
 		const struct ooms_resource *res = &ooms_resources[r];
@@ -217,9 +242,7 @@ static void write_sample(struct json *j, const struct run_sample *s)
 		if (f->limit_src)
 			json_kstr(j, src, f->limit_src);
 	}
-	json_kuint(j, "ringbuf_drops", s->ringbuf_drops);
-	json_kuint(j, "set_full_drops", s->set_full_drops);
-	json_kuint(j, "events", s->events);
+	run_fields_write(j, s, sample_drop_fields, RUN_FIELDS_N(sample_drop_fields));
 	if (s->heap_src) {
 		json_kint(j, "heap_used", s->heap_used);
 		json_kint(j, "heap_committed", s->heap_committed);
@@ -254,14 +277,7 @@ static void write_sample(struct json *j, const struct run_sample *s)
 	}
 	json_key(j, "syscalls");
 	json_obj(j);
-	json_kuint(j, "fd_opens", n->fd_opens);
-	json_kuint(j, "fd_closes", n->fd_closes);
-	json_kuint(j, "thread_news", n->thread_news);
-	json_kuint(j, "thread_exits", n->thread_exits);
-	json_kuint(j, "mmaps", n->mmaps);
-	json_kuint(j, "munmaps", n->munmaps);
-	json_kuint(j, "mremaps", n->mremaps);
-	json_kuint(j, "brks", n->brks);
+	run_fields_write(j, n, syscall_fields, RUN_FIELDS_N(syscall_fields));
 	json_obj_end(j);
 	json_obj_end(j);
 }
@@ -270,11 +286,7 @@ static void read_sample(struct json_object *o, struct run_sample *s)
 {
 	struct json_object *n = jr_get(o, "syscalls");
 
-	s->rss_kb = jr_int64(o, "rss_kb", RUN_NONE);
-	s->vmpeak_kb = jr_int64(o, "vmpeak_kb", RUN_NONE);
-	s->vmsize_bpf_kb = jr_int64(o, "vmsize_bpf_kb", RUN_NONE);
-	s->threads_bpf = jr_int64(o, "threads_bpf", RUN_NONE);
-	s->fds_bpf = jr_int64(o, "fds_bpf", RUN_NONE);
+	run_fields_read(o, s, sample_fields, RUN_FIELDS_N(sample_fields));
 	for (int r = 0; r < RES_MAX; r++) {
 		const struct ooms_resource *res = &ooms_resources[r];
 		char src[64];
@@ -284,9 +296,7 @@ static void read_sample(struct json_object *o, struct run_sample *s)
 		s->res[r].limit = jr_int64(o, res->limit_key, RUN_NONE);
 		s->res[r].limit_src = jr_str(o, src);
 	}
-	s->ringbuf_drops = jr_uint64(o, "ringbuf_drops", 0);
-	s->set_full_drops = jr_uint64(o, "set_full_drops", 0);
-	s->events = jr_uint64(o, "events", 0);
+	run_fields_read(o, s, sample_drop_fields, RUN_FIELDS_N(sample_drop_fields));
 	s->heap_src = jr_str(o, "heap_src");
 	s->heap_used = jr_int64(o, "heap_used", RUN_NONE);
 	s->heap_committed = jr_int64(o, "heap_committed", RUN_NONE);
@@ -311,97 +321,87 @@ static void read_sample(struct json_object *o, struct run_sample *s)
 			}
 		}
 	}
-	if (n && json_object_is_type(n, json_type_object)) {
-		s->syscalls.fd_opens = jr_uint64(n, "fd_opens", 0);
-		s->syscalls.fd_closes = jr_uint64(n, "fd_closes", 0);
-		s->syscalls.thread_news = jr_uint64(n, "thread_news", 0);
-		s->syscalls.thread_exits = jr_uint64(n, "thread_exits", 0);
-		s->syscalls.mmaps = jr_uint64(n, "mmaps", 0);
-		s->syscalls.munmaps = jr_uint64(n, "munmaps", 0);
-		s->syscalls.mremaps = jr_uint64(n, "mremaps", 0);
-		s->syscalls.brks = jr_uint64(n, "brks", 0);
-	}
+	if (n && json_object_is_type(n, json_type_object))
+		run_fields_read(n, &s->syscalls, syscall_fields, RUN_FIELDS_N(syscall_fields));
 }
 
 /* ---- crossing and drift ---- */
 
+static const struct run_field crossing_fields[] = {
+	RF(RF_STR, struct run_crossing, rule, "rule"),
+	RF(RF_I64, struct run_crossing, value, "value"),
+	RF(RF_I64, struct run_crossing, limit, "limit"),
+	RF(RF_STR, struct run_crossing, reason, "reason"),
+	RF(RF_STR_SET, struct run_crossing, seen_at, "seen_at"),
+	RF(RF_STR, struct run_crossing, wrote, "wrote"),
+	RF(RF_STR_SET, struct run_crossing, allocs, "allocs"),
+	RF(RF_STR_SET, struct run_crossing, sites, "sites"),
+};
+
 static void write_crossing(struct json *j, const struct run_crossing *r)
 {
 	head(j, REC_CROSSING, r->t);
-	json_kstr(j, "rule", r->rule);
-	json_kint(j, "value", r->value);
-	json_kint(j, "limit", r->limit);
-	json_kstr(j, "reason", r->reason);
-	if (r->seen_at)
-		json_kstr(j, "seen_at", r->seen_at);
-	json_kstr(j, "wrote", r->wrote);
-	if (r->allocs)
-		json_kstr(j, "allocs", r->allocs);
-	if (r->sites)
-		json_kstr(j, "sites", r->sites);
+	run_fields_write(j, r, crossing_fields, RUN_FIELDS_N(crossing_fields));
 	json_obj_end(j);
 }
 
 static void read_crossing(struct json_object *o, struct run_crossing *r)
 {
-	r->rule = jr_str(o, "rule");
-	r->value = jr_int64(o, "value", RUN_NONE);
-	r->limit = jr_int64(o, "limit", RUN_NONE);
-	r->reason = jr_str(o, "reason");
-	r->seen_at = jr_str(o, "seen_at");
-	r->wrote = jr_str(o, "wrote");
-	r->allocs = jr_str(o, "allocs");
-	r->sites = jr_str(o, "sites");
+	run_fields_read(o, r, crossing_fields, RUN_FIELDS_N(crossing_fields));
 }
+
+static const struct run_field drift_fields[] = {
+	RF(RF_STR, struct run_drift, what, "what"),
+	RF(RF_I64, struct run_drift, proc, "proc"),
+	RF(RF_I64, struct run_drift, bpf, "bpf"),
+};
 
 static void write_drift(struct json *j, const struct run_drift *r)
 {
 	head(j, REC_DRIFT, r->t);
-	json_kstr(j, "what", r->what);
-	json_kint(j, "proc", r->proc);
-	json_kint(j, "bpf", r->bpf);
+	run_fields_write(j, r, drift_fields, RUN_FIELDS_N(drift_fields));
 	json_kstr(j, "action", "BPF set resynchronized from /proc");
 	json_obj_end(j);
 }
 
 static void read_drift(struct json_object *o, struct run_drift *r)
 {
-	r->what = jr_str(o, "what");
-	r->proc = jr_int64(o, "proc", RUN_NONE);
-	r->bpf = jr_int64(o, "bpf", RUN_NONE);
+	run_fields_read(o, r, drift_fields, RUN_FIELDS_N(drift_fields));
 }
 
 /* ---- the Java runtime: runtime, gc, oom ---- */
 
+static const struct run_field runtime_fields[] = {
+	RF(RF_STR, struct run_runtime, runtime, "runtime"),
+	RF(RF_STR, struct run_runtime, lib, "lib"),
+	RF(RF_I64, struct run_runtime, probes, "probes"),
+	RF(RF_STR, struct run_runtime, heap_rule, "heap_rule"),
+	RF(RF_DBL, struct run_runtime, heap_horizon_s, "heap_horizon_s"),
+	RF(RF_DBL, struct run_runtime, heap_interval_s, "heap_interval_s"),
+	RF(RF_I64, struct run_runtime, max_dumps, "max_dumps"),
+};
+
 static void write_runtime(struct json *j, const struct run_runtime *r)
 {
 	head(j, REC_RUNTIME, r->t);
-	json_kstr(j, "runtime", r->runtime);
-	json_kstr(j, "lib", r->lib);
-	json_kint(j, "probes", r->probes);
-	json_kstr(j, "heap_rule", r->heap_rule);
-	json_kdbl(j, "heap_horizon_s", r->heap_horizon_s);
-	json_kdbl(j, "heap_interval_s", r->heap_interval_s);
-	json_kint(j, "max_dumps", r->max_dumps);
+	run_fields_write(j, r, runtime_fields, RUN_FIELDS_N(runtime_fields));
 	json_obj_end(j);
 }
 
 static void read_runtime(struct json_object *o, struct run_runtime *r)
 {
-	r->runtime = jr_str(o, "runtime");
-	r->lib = jr_str(o, "lib");
-	r->probes = jr_int64(o, "probes", RUN_NONE);
-	r->heap_rule = jr_str(o, "heap_rule");
-	r->heap_horizon_s = jr_num(o, "heap_horizon_s", NAN);
-	r->heap_interval_s = jr_num(o, "heap_interval_s", NAN);
-	r->max_dumps = jr_int64(o, "max_dumps", RUN_NONE);
+	run_fields_read(o, r, runtime_fields, RUN_FIELDS_N(runtime_fields));
 }
+
+static const struct run_field gc_fields[] = {
+	RF(RF_BOOL, struct run_gc, full, "full"),
+	RF(RF_DBL, struct run_gc, pause_ms, "pause_ms"),
+};
 
 static void write_gc(struct json *j, const struct run_gc *r)
 {
 	head(j, REC_GC, r->t);
-	json_kbool(j, "full", r->full);
-	json_kdbl(j, "pause_ms", r->pause_ms);
+	run_fields_write(j, r, gc_fields, RUN_FIELDS_N(gc_fields));
 	if (r->npools) {
 		json_kint(j, "used_after", r->used_after);
 		json_key(j, "pools");
@@ -421,24 +421,33 @@ static void write_gc(struct json *j, const struct run_gc *r)
 
 static void read_gc(struct json_object *o, struct run_gc *r)
 {
-	r->full = jr_bool(o, "full");
-	r->pause_ms = jr_num(o, "pause_ms", NAN);
+	run_fields_read(o, r, gc_fields, RUN_FIELDS_N(gc_fields));
 	r->used_after = jr_int64(o, "used_after", RUN_NONE);
 }
+
+/* source, then bytes (when known), these, the Java stack, the hint */
+static const struct run_field oom_source_fields[] = {
+	RF(RF_STR, struct run_oom, source, "source"),
+};
+
+static const struct run_field oom_fields[] = {
+	RF(RF_STR, struct run_oom, message, "message"),
+	RF(RF_U64_SET, struct run_oom, tid, "tid"),
+	RF(RF_STR_SET, struct run_oom, thread, "thread"),
+	RF(RF_STR_SET, struct run_oom, kind, "kind"),
+};
+
+static const struct run_field oom_hint_fields[] = {
+	RF(RF_STR_SET, struct run_oom, hint, "hint"),
+};
 
 static void write_oom(struct json *j, const struct run_oom *r)
 {
 	head(j, REC_OOM, r->t);
-	json_kstr(j, "source", r->source);
+	run_fields_write(j, r, oom_source_fields, RUN_FIELDS_N(oom_source_fields));
 	if (r->bytes != RUN_NONE && r->bytes >= 0)
 		json_kint(j, "bytes", r->bytes);
-	json_kstr(j, "message", r->message);
-	if (r->tid)
-		json_kuint(j, "tid", r->tid);
-	if (r->thread)
-		json_kstr(j, "thread", r->thread);
-	if (r->kind)
-		json_kstr(j, "kind", r->kind);
+	run_fields_write(j, r, oom_fields, RUN_FIELDS_N(oom_fields));
 	if (r->stack) {
 		const char *p = r->stack;
 
@@ -454,104 +463,135 @@ static void write_oom(struct json *j, const struct run_oom *r)
 		}
 		json_arr_end(j);
 	}
-	if (r->hint)
-		json_kstr(j, "hint", r->hint);
+	run_fields_write(j, r, oom_hint_fields, RUN_FIELDS_N(oom_hint_fields));
 	json_obj_end(j);
 }
 
 static void read_oom(struct json_object *o, struct run_oom *r)
 {
-	r->source = jr_str(o, "source");
+	run_fields_read(o, r, oom_source_fields, RUN_FIELDS_N(oom_source_fields));
 	r->bytes = jr_int64(o, "bytes", RUN_NONE);
-	r->message = jr_str(o, "message");
-	r->tid = jr_uint64(o, "tid", 0);
-	r->thread = jr_str(o, "thread");
-	r->kind = jr_str(o, "kind");
-	r->hint = jr_str(o, "hint");
+	run_fields_read(o, r, oom_fields, RUN_FIELDS_N(oom_fields));
+	run_fields_read(o, r, oom_hint_fields, RUN_FIELDS_N(oom_hint_fields));
 }
 
 /* ---- heap dumps ---- */
 
+static const struct run_field dump_start_fields[] = {
+	RF(RF_I64, struct run_dump_start, seq, "seq"),
+	RF(RF_STR, struct run_dump_start, reason, "reason"),
+};
+
 static void write_dump_start(struct json *j, const struct run_dump_start *r)
 {
 	head(j, REC_DUMP_START, r->t);
-	json_kint(j, "seq", r->seq);
-	json_kstr(j, "reason", r->reason);
+	run_fields_write(j, r, dump_start_fields, RUN_FIELDS_N(dump_start_fields));
 	json_obj_end(j);
 }
 
 static void read_dump_start(struct json_object *o, struct run_dump_start *r)
 {
-	r->seq = jr_int64(o, "seq", RUN_NONE);
-	r->reason = jr_str(o, "reason");
+	run_fields_read(o, r, dump_start_fields, RUN_FIELDS_N(dump_start_fields));
 }
+
+static const struct run_field dump_fields[] = {
+	RF(RF_I64, struct run_dump, seq, "seq"),
+	RF(RF_BOOL, struct run_dump, ok, "ok"),
+	RF(RF_STR, struct run_dump, method, "method"),
+	RF(RF_STR_SET, struct run_dump, when, "when"),
+	RF(RF_STR, struct run_dump, file, "file"),
+	RF(RF_DBL, struct run_dump, pause_ms, "pause_ms"),
+	RF(RF_DBL, struct run_dump, dump_ms, "dump_ms"),
+	RF(RF_I64, struct run_dump, attempts, "attempts"),
+	RF(RF_U64, struct run_dump, bytes_in, "bytes_in"),
+	RF(RF_U64, struct run_dump, bytes_out, "bytes_out"),
+	RF(RF_U64, struct run_dump, objects, "objects"),
+	RF(RF_BOOL, struct run_dump, target_exited, "target_exited"),
+	RF(RF_STR, struct run_dump, error, "error"),
+};
+
+/* written when the dump was analyzed (has_analysis: its analyze_ms is there) */
+static const struct run_field dump_analysis_fields[] = {
+	RF(RF_STR, struct run_dump, analysis, "analysis"),
+	RF(RF_DBL, struct run_dump, analyze_ms, "analyze_ms"),
+	RF(RF_U64, struct run_dump, leak_groups, "leak_groups"),
+	RF(RF_U64, struct run_dump, leak_objects, "leak_objects"),
+	RF(RF_STR, struct run_dump, top_leak, "top_leak"),
+	RF(RF_STR, struct run_dump, analysis_error, "analysis_error"),
+};
 
 static void write_dump(struct json *j, const struct run_dump *r)
 {
 	head(j, REC_DUMP, r->t);
-	json_kint(j, "seq", r->seq);
-	json_kbool(j, "ok", r->ok);
-	json_kstr(j, "method", r->method);
-	if (r->when)
-		json_kstr(j, "when", r->when);
-	json_kstr(j, "file", r->file);
-	json_kdbl(j, "pause_ms", r->pause_ms);
-	json_kdbl(j, "dump_ms", r->dump_ms);
-	json_kint(j, "attempts", r->attempts);
-	json_kuint(j, "bytes_in", r->bytes_in);
-	json_kuint(j, "bytes_out", r->bytes_out);
-	json_kuint(j, "objects", r->objects);
-	json_kbool(j, "target_exited", r->target_exited);
-	json_kstr(j, "error", r->error);
-	if (r->has_analysis) {
-		json_kstr(j, "analysis", r->analysis);
-		json_kdbl(j, "analyze_ms", r->analyze_ms);
-		json_kuint(j, "leak_groups", r->leak_groups);
-		json_kuint(j, "leak_objects", r->leak_objects);
-		json_kstr(j, "top_leak", r->top_leak);
-		json_kstr(j, "analysis_error", r->analysis_error);
-	}
+	run_fields_write(j, r, dump_fields, RUN_FIELDS_N(dump_fields));
+	if (r->has_analysis)
+		run_fields_write(j, r, dump_analysis_fields, RUN_FIELDS_N(dump_analysis_fields));
 	json_obj_end(j);
 }
 
 static void read_dump(struct json_object *o, struct run_dump *r)
 {
-	r->seq = jr_int64(o, "seq", RUN_NONE);
-	r->ok = jr_bool(o, "ok");
-	r->method = jr_str(o, "method");
-	r->when = jr_str(o, "when");
-	r->file = jr_str(o, "file");
-	r->pause_ms = jr_num(o, "pause_ms", NAN);
-	r->dump_ms = jr_num(o, "dump_ms", NAN);
-	r->attempts = jr_int64(o, "attempts", RUN_NONE);
-	r->bytes_in = jr_uint64(o, "bytes_in", 0);
-	r->bytes_out = jr_uint64(o, "bytes_out", 0);
-	r->objects = jr_uint64(o, "objects", 0);
-	r->target_exited = jr_bool(o, "target_exited");
-	r->error = jr_str(o, "error");
+	run_fields_read(o, r, dump_fields, RUN_FIELDS_N(dump_fields));
 	r->has_analysis = jr_get(o, "analyze_ms") != NULL;
-	r->analysis = jr_str(o, "analysis");
-	r->analyze_ms = jr_num(o, "analyze_ms", NAN);
-	r->leak_groups = jr_uint64(o, "leak_groups", 0);
-	r->leak_objects = jr_uint64(o, "leak_objects", 0);
-	r->top_leak = jr_str(o, "top_leak");
-	r->analysis_error = jr_str(o, "analysis_error");
+	run_fields_read(o, r, dump_analysis_fields, RUN_FIELDS_N(dump_analysis_fields));
 }
 
 /* ---- end ---- */
 
+static const struct run_field end_fields[] = {
+	RF(RF_STR, struct run_end, reason, "reason"),
+	RF(RF_I64_SET, struct run_end, target_exit_code, "target_exit_code"),
+	RF(RF_I64_SET, struct run_end, target_signal, "target_signal"),
+	RF(RF_U64, struct run_end, ringbuf_drops, "ringbuf_drops"),
+	RF(RF_U64, struct run_end, set_full_drops, "set_full_drops"),
+	RF(RF_U64, struct run_end, events_sent, "events_sent"),
+	RF(RF_U64, struct run_end, events_received, "events_received"),
+};
+
+/* after the recurrences */
+static const struct run_field end_count_fields[] = {
+	RF(RF_U64_SET, struct run_end, timeline_lost, "timeline_lost"),
+	RF(RF_U64, struct run_end, skipped_runs, "skipped_runs"),
+	RF(RF_U64, struct run_end, fds_without_event, "fds_without_event"),
+	RF(RF_I64, struct run_end, crossings, "crossings"),
+	RF(RF_U64, struct run_end, call_fails, "call_fails"),
+	RF(RF_U64, struct run_end, call_fails_sent, "call_fails_sent"),
+};
+
+/* written when a death was recorded */
+static const struct run_field end_death_fields[] = {
+	RF(RF_STR, struct run_end, death, "death"),
+	RF(RF_STR, struct run_end, how, "how"),
+};
+
+/* written when a Java runtime was watched (unsafe_untracked between them) */
+static const struct run_field end_runtime_fields[] = {
+	RF(RF_STR, struct run_end, runtime, "runtime"),
+	RF(RF_U64, struct run_end, runtime_events, "runtime_events"),
+	RF(RF_U64, struct run_end, runtime_ringbuf_drops, "runtime_ringbuf_drops"),
+};
+
+static const struct run_field end_dumps_fields[] = {
+	RF(RF_I64, struct run_end, dumps, "dumps"),
+};
+
+/* java_stacks: written when any was asked or sampled out */
+static const struct run_field end_java_fields[] = {
+	RF(RF_U64, struct run_end, java_asked, "asked"),
+	RF(RF_U64, struct run_end, java_sampled_out, "sampled_out"),
+	RF(RF_U64, struct run_end, java_reported, "reported"),
+	RF(RF_U64, struct run_end, java_unmatched, "unmatched"),
+};
+
+static const struct run_field end_cost_fields[] = {
+	RF(RF_DBL_SET, struct run_end, collector_cpu_s, "collector_cpu_s"),
+	RF(RF_U64_SET, struct run_end, collector_peak_rss_kb, "collector_peak_rss_kb"),
+};
+
 static void write_end(struct json *j, const struct run_end *r)
 {
 	head(j, REC_END, r->t);
-	json_kstr(j, "reason", r->reason);
-	if (r->target_exit_code != RUN_NONE)
-		json_kint(j, "target_exit_code", r->target_exit_code);
-	if (r->target_signal != RUN_NONE)
-		json_kint(j, "target_signal", r->target_signal);
-	json_kuint(j, "ringbuf_drops", r->ringbuf_drops);
-	json_kuint(j, "set_full_drops", r->set_full_drops);
-	json_kuint(j, "events_sent", r->events_sent);
-	json_kuint(j, "events_received", r->events_received);
+	run_fields_write(j, r, end_fields, RUN_FIELDS_N(end_fields));
 	if (r->nrecurred) {
 		json_key(j, "recurrences");
 		json_obj(j);
@@ -559,55 +599,31 @@ static void write_end(struct json *j, const struct run_end *r)
 			json_kuint(j, r->recurred[i].rule, r->recurred[i].times);
 		json_obj_end(j);
 	}
-	if (r->timeline_lost)
-		json_kuint(j, "timeline_lost", r->timeline_lost);
-	json_kuint(j, "skipped_runs", r->skipped_runs);
-	json_kuint(j, "fds_without_event", r->fds_without_event);
-	json_kint(j, "crossings", r->crossings);
-	json_kuint(j, "call_fails", r->call_fails);
-	json_kuint(j, "call_fails_sent", r->call_fails_sent);
+	run_fields_write(j, r, end_count_fields, RUN_FIELDS_N(end_count_fields));
 	if (r->probe_misses >= 0)
 		json_kint(j, "probe_misses", r->probe_misses);
-	if (r->death) {
-		json_kstr(j, "death", r->death);
-		json_kstr(j, "how", r->how);
-	}
+	if (r->death)
+		run_fields_write(j, r, end_death_fields, RUN_FIELDS_N(end_death_fields));
 	if (r->runtime) {
-		json_kstr(j, "runtime", r->runtime);
-		json_kuint(j, "runtime_events", r->runtime_events);
-		json_kuint(j, "runtime_ringbuf_drops", r->runtime_ringbuf_drops);
+		run_fields_write(j, r, end_runtime_fields, RUN_FIELDS_N(end_runtime_fields));
 		if (r->unsafe_untracked >= 0)
 			json_kint(j, "unsafe_untracked", r->unsafe_untracked);
-		json_kint(j, "dumps", r->dumps);
+		run_fields_write(j, r, end_dumps_fields, RUN_FIELDS_N(end_dumps_fields));
 	}
 	if (r->java_asked || r->java_sampled_out) {
 		json_key(j, "java_stacks");
 		json_obj(j);
-		json_kuint(j, "asked", r->java_asked);
-		json_kuint(j, "sampled_out", r->java_sampled_out);
-		json_kuint(j, "reported", r->java_reported);
-		json_kuint(j, "unmatched", r->java_unmatched);
+		run_fields_write(j, r, end_java_fields, RUN_FIELDS_N(end_java_fields));
 		json_obj_end(j);
 	}
-	if (!isnan(r->collector_cpu_s))
-		json_kdbl(j, "collector_cpu_s", r->collector_cpu_s);
-	if (r->collector_peak_rss_kb)
-		json_kuint(j, "collector_peak_rss_kb", r->collector_peak_rss_kb);
+	run_fields_write(j, r, end_cost_fields, RUN_FIELDS_N(end_cost_fields));
 	json_obj_end(j);
 }
 
 static void read_end(struct json_object *o, struct run_end *r)
 {
-	r->reason = jr_str(o, "reason");
-	r->target_exit_code = jr_int64(o, "target_exit_code", RUN_NONE);
-	r->target_signal = jr_int64(o, "target_signal", RUN_NONE);
-	r->ringbuf_drops = jr_uint64(o, "ringbuf_drops", 0);
-	r->set_full_drops = jr_uint64(o, "set_full_drops", 0);
-	r->events_sent = jr_uint64(o, "events_sent", 0);
-	r->events_received = jr_uint64(o, "events_received", 0);
-	r->timeline_lost = jr_uint64(o, "timeline_lost", 0);
-	r->skipped_runs = jr_uint64(o, "skipped_runs", 0);
-	r->fds_without_event = jr_uint64(o, "fds_without_event", 0);
+	run_fields_read(o, r, end_fields, RUN_FIELDS_N(end_fields));
+	run_fields_read(o, r, end_count_fields, RUN_FIELDS_N(end_count_fields));
 	{
 		struct json_object *rec;
 
@@ -620,26 +636,18 @@ static void read_end(struct json_object *o, struct run_end *r)
 			}
 		}
 	}
-	r->crossings = jr_int64(o, "crossings", RUN_NONE);
-	r->call_fails = jr_uint64(o, "call_fails", 0);
-	r->call_fails_sent = jr_uint64(o, "call_fails_sent", 0);
 	r->probe_misses = jr_get(o, "probe_misses") ? jr_int64(o, "probe_misses", RUN_NONE) : -1;
-	r->death = jr_str(o, "death");
-	r->how = jr_str(o, "how");
-	r->runtime = jr_str(o, "runtime");
-	r->runtime_events = jr_uint64(o, "runtime_events", 0);
-	r->runtime_ringbuf_drops = jr_uint64(o, "runtime_ringbuf_drops", 0);
+	run_fields_read(o, r, end_death_fields, RUN_FIELDS_N(end_death_fields));
+	run_fields_read(o, r, end_runtime_fields, RUN_FIELDS_N(end_runtime_fields));
 	r->unsafe_untracked = jr_get(o, "unsafe_untracked") ? jr_int64(o, "unsafe_untracked", RUN_NONE) : -1;
-	r->dumps = jr_int64(o, "dumps", RUN_NONE);
-	struct json_object *js = jr_get(o, "java_stacks");
-	if (js && json_object_is_type(js, json_type_object)) {
-		r->java_asked = jr_uint64(js, "asked", 0);
-		r->java_sampled_out = jr_uint64(js, "sampled_out", 0);
-		r->java_reported = jr_uint64(js, "reported", 0);
-		r->java_unmatched = jr_uint64(js, "unmatched", 0);
+	run_fields_read(o, r, end_dumps_fields, RUN_FIELDS_N(end_dumps_fields));
+	{
+		struct json_object *js = jr_get(o, "java_stacks");
+
+		if (js && json_object_is_type(js, json_type_object))
+			run_fields_read(js, r, end_java_fields, RUN_FIELDS_N(end_java_fields));
 	}
-	r->collector_cpu_s = jr_num(o, "collector_cpu_s", NAN);
-	r->collector_peak_rss_kb = jr_uint64(o, "collector_peak_rss_kb", 0);
+	run_fields_read(o, r, end_cost_fields, RUN_FIELDS_N(end_cost_fields));
 }
 
 /* ---- dispatch ---- */
