@@ -61,7 +61,7 @@ int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum ooms_sna
 	int e;
 
 	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
-	coll_java_perfmap(c, 0);
+	coll_java_perfmap(&c->java, 0, coll_target_ours(c) && !c->died);
 	if (kind == SNAP_THREADS)
 		e = ooms_attrib_write_threads(c->attrib, s, path);
 	else if (kind == SNAP_FDS)

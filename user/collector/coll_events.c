@@ -56,7 +56,7 @@ static uint64_t fail_count_now(struct coll *c, size_t i)
 	const struct ooms_fail_group *g = ooms_failures_group(c->fails, i);
 	struct ooms_fail_count n;
 
-	if (coll_k_fail_count(c, &g->key, &n) != 0)
+	if (coll_k_fail_count(&c->k, &g->key, &n) != 0)
 		return g->count;
 	return ooms_failures_estimate(c->fails, i, n.count);
 }
@@ -110,8 +110,8 @@ static void report_failure(struct coll *c, size_t i, uint64_t now_ns)
  * failures its events brought. */
 void coll_consume(struct coll *c)
 {
-	coll_consume_ring(c);
-	coll_java_read(c);
+	coll_k_read_ring(&c->k);
+	coll_java_read(&c->java);
 	coll_crossings_pending(c);
 	{
 		size_t idx[256], n = ooms_failures_take_pending(c->fails, idx, 256);
@@ -196,7 +196,7 @@ int coll_handle_event(void *ctx, void *data, size_t size)
 				kill(c->pid, SIGCONT);
 		}
 		else if (e->type == EV_CHILD || e->type == EV_CHILD_HELD)
-			coll_children_event(c, e);
+			coll_children_event(&c->tree, e);
 		if (e->type == EV_FD_OPEN || e->type == EV_THREAD_NEW || e->type == EV_CALL_FAIL)
 			coll_crossings_on_event(c, e);
 	}

@@ -40,12 +40,12 @@ void coll_emit_start(struct coll *c)
 		.pid = c->pid, .command = cmd, .mode = c->launched ? "run" : "watch", .kernel = kernel,
 		.arch = c->arch == ARCH_X86_64 ? "x86_64" : "arm64", .target_32bit = c->is_32bit,
 		.interval_s = c->o->interval_s, .duration_s = c->o->duration_s,
-		.libc = c->libc_path[0] ? c->libc_path : NULL, .page_size = sysconf(_SC_PAGESIZE),
-		.ringbuf_bytes = coll_ringbuf_bytes(c->o), .wall_time = when, .syscall_hook = c->syscall_hook,
+		.libc = c->k.libc_path[0] ? c->k.libc_path : NULL, .page_size = sysconf(_SC_PAGESIZE),
+		.ringbuf_bytes = coll_ringbuf_bytes(c->o), .wall_time = when, .syscall_hook = c->k.syscall_hook,
 		.settings = {
 			.vmsize_64bit = d->vmsize_limit_64bit, .big_alloc_bytes = c->o->big_alloc_bytes,
 			.big_alloc_mode = !c->o->big_alloc_bytes ? NULL
-					  : c->alloc_mode == ALLOC_UPROBE ? "uprobe" : "syscall",
+					  : c->k.alloc_mode == ALLOC_UPROBE ? "uprobe" : "syscall",
 			.heap_rule = ooms_heap_variant_name(h->variant), .heap_ratio = h->ratio,
 			.heap_polls = h->polls, .heap_interval_s = h->interval_s, .max_dumps = h->max_dumps,
 			.shim = c->o->java.shim,
@@ -67,7 +67,7 @@ static void fill_last_state(struct run_death *r, const struct death_line *l, uin
 {
 	const struct ooms_death_rec *d = l->d;
 	const struct ooms_sample *s = &l->c->last_smp;
-	volatile struct ooms_totals *t = coll_totals(l->c);
+	volatile struct ooms_totals *t = coll_k_totals(&l->c->k);
 
 	r->has_last_state = 1;
 	if (d->oom.ts_ns > start) {
@@ -168,7 +168,7 @@ void coll_write_death(struct coll *c, struct death_line *l)
 /* The kernel's exact failure counts, and failures.json. */
 void coll_write_failures(struct coll *c)
 {
-	int fd = coll_k_fail_counts_fd(c);
+	int fd = coll_k_fail_counts_fd(&c->k);
 	struct ooms_fail_key key, next, *prev = NULL;
 	struct ooms_fail_count n;
 	char path[4200];
@@ -189,7 +189,7 @@ void coll_write_failures(struct coll *c)
 void coll_emit_end(struct coll *c, const char *reason, int exit_status, const struct ooms_death_rec *death,
 		   uint64_t skipped_runs, uint64_t fds_without_event)
 {
-	volatile struct ooms_totals *t = coll_totals(c);
+	volatile struct ooms_totals *t = coll_k_totals(&c->k);
 	struct run_record r = {.type = REC_END, .u.end = {
 		.t = coll_since(c), .reason = reason, .target_exit_code = RUN_NONE, .target_signal = RUN_NONE,
 		.ringbuf_drops = t->ringbuf_drops, .set_full_drops = t->set_full_drops,
@@ -220,10 +220,10 @@ void coll_emit_end(struct coll *c, const char *reason, int exit_status, const st
 		e->unsafe_untracked = ooms_jheap_unsafe_untracked(c->jheap);
 		e->dumps = ooms_jheap_dumps(c->jheap);
 	}
-	e->probe_misses = c->hook == OOMS_HOOK_KPROBE ? (int64_t)coll_kretprobes_missed(c) : -1;
+	e->probe_misses = c->k.hook == OOMS_HOOK_KPROBE ? (int64_t)coll_k_kretprobes_missed(&c->k) : -1;
 	e->java_asked = t->java_asked;
 	e->java_sampled_out = t->java_sampled_out;
-	e->java_reported = c->js_reports;
+	e->java_reported = c->java.reports;
 	e->java_unmatched = ooms_attrib_java_unmatched(c->attrib);
 	coll_own_cost(&e->collector_cpu_s, &e->collector_peak_rss_kb);
 	coll_emit(c, run_record_body, &r);

@@ -33,7 +33,7 @@ static void count_threads(struct coll *c, const struct res_input *in, struct oom
 	}
 	/* kept as they were once the OOM killer has chosen the target: the
 	 * death's cause is read from what changed since */
-	if (!coll_k_oom_ns(c) && ooms_cgroup_find(c->pid, &cg) == 0) {
+	if (!coll_k_oom_ns(&c->k) && ooms_cgroup_find(c->pid, &cg) == 0) {
 		c->cg_prev = c->cg;
 		c->cg_prev_ns = c->cg_ns;
 		c->cg = cg;

@@ -14,7 +14,7 @@ static struct run_pool_fig pool_fig(const struct ooms_pool *p)
 
 static void emit_sample(struct coll *c, const struct ooms_sample *s)
 {
-	volatile struct ooms_totals *t = coll_totals(c);
+	volatile struct ooms_totals *t = coll_k_totals(&c->k);
 	struct run_record r = {.type = REC_SAMPLE, .u.sample = {
 		.t = s->t, .rss_kb = s->rss_kb, .vmpeak_kb = s->vmpeak_kb,
 		.vmsize_bpf_kb = s->vmsize_bpf_kb, .threads_bpf = s->threads_bpf,
@@ -67,7 +67,7 @@ void coll_seed_limits(struct coll *c)
  * proc_fd_count). Small targets are read whole every sample. */
 static int want_full(struct coll *c, const struct proc_status *st, int64_t *fds)
 {
-	volatile struct ooms_totals *t = coll_totals(c);
+	volatile struct ooms_totals *t = coll_k_totals(&c->k);
 	uint64_t now = coll_now_ns();
 
 	*fds = -1;
@@ -110,7 +110,7 @@ static int read_full(struct coll *c, struct ooms_snapshot *s)
  * when they were read (or tried). */
 static int refresh_symbols(struct coll *c)
 {
-	volatile struct ooms_totals *t = coll_totals(c);
+	volatile struct ooms_totals *t = coll_k_totals(&c->k);
 	uint64_t calls = t->mmaps + t->munmaps + t->mremaps + t->ringbuf_drops;
 
 	if (c->samples && calls == c->maps_calls_seen)
@@ -128,19 +128,19 @@ int coll_take_sample(struct coll *c)
 	struct proc_limits lim;
 	struct ooms_sample smp;
 	struct ooms_crossing xs[RULE_MAX];
-	volatile struct ooms_totals *t = coll_totals(c);
+	volatile struct ooms_totals *t = coll_k_totals(&c->k);
 	int64_t vm_delta, fds = -1;
 	int full, maps_moved;
 	size_t nx;
 
-	coll_java_try(c);
-	coll_direct_try(c);
-	coll_children_reap(c);
+	coll_java_try(&c->java);
+	coll_direct_try(&c->java);
+	coll_children_reap(&c->tree);
 	coll_consume(c);
 	/* the OOM killer has chosen it: what /proc shows from now on is its
 	 * teardown (the reaper frees its memory, its maps go), not its state;
 	 * the last lists and figures stand until its end is seen */
-	if (coll_k_oom_ns(c))
+	if (coll_k_oom_ns(&c->k))
 		return !proc_alive(c->pid);
 	memset(&s, 0, sizeof(s));
 	if (proc_read_status(c->pid, &st) != 0 || proc_read_limits(c->pid, &lim) != 0 || !coll_target_ours(c))
@@ -159,7 +159,7 @@ int coll_take_sample(struct coll *c)
 	c->force_full = 0;
 	maps_moved = refresh_symbols(c);
 	if (c->launched && c->samples == 0)
-		coll_attach_libc(c); /* after exec the target may map another libc */
+		coll_k_attach_libc(&c->k); /* after exec the target may map another libc */
 
 	memset(&smp, 0, sizeof(smp));
 	smp.t = coll_since(c);
@@ -182,14 +182,14 @@ int coll_take_sample(struct coll *c)
 	if (c->jheap) {
 		/* after an exec the target may be a JVM (its libjvm.so mapped) */
 		if (ooms_jheap_runtime(c->jheap) == OOMS_RT_NATIVE && maps_moved)
-			ooms_jheap_attach(c->jheap, c->rb);
+			ooms_jheap_attach(c->jheap, coll_k_ring(&c->k));
 		ooms_jheap_sample(c->jheap, &smp);
 	}
 
 	emit_sample(c, &smp);
 	if (!c->o->json) {
 		coll_print_row(&smp);
-		coll_children_rows(c);
+		coll_children_rows(&c->tree);
 	}
 	if (full)
 		coll_check_drift(c, &s, &smp);
@@ -220,4 +220,67 @@ int coll_take_sample(struct coll *c)
 	c->samples++;
 	c->last_sample_ns = coll_now_ns();
 	return 0;
+}
+
+/* ---- the kernel side's sets, read back and compared with /proc ---- */
+
+/* The sets as the kernel side holds them now (kernel/set_snapshot.h). 0 or -errno. */
+int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s)
+{
+	struct ooms_held_sets h = {.attrib = c->attrib, .last = &c->last};
+	int e;
+
+	coll_k_held_sets(&c->k, &h);
+	e = ooms_held_snapshot(&h, s);
+
+	/* A thread or fd in the sets just read may have its creation event
+	 * still in the ring buffer (the kernel adds to the set, then sends):
+	 * names are given when the snapshot is written, so read what was sent
+	 * up to now first (bounded: 10 ms; not from inside a ring callback) */
+	if (!e) {
+		uint64_t sent = coll_k_totals(&c->k)->events_sent;
+
+		for (int i = 0; i < 10 && coll_k_read_ring(&c->k) == 0 && ooms_attrib_events(c->attrib) < sent; i++)
+			usleep(1000);
+	}
+	if (!e && !coll_target_ours(c)) {
+		/* its PID is another process's now: names from the sets and the
+		 * last sample only, nothing from that process's /proc */
+		ooms_snapshot_free(s);
+		h.pid = 0;
+		e = ooms_held_snapshot(&h, s);
+	}
+	if (!e) {
+		s->t = coll_since(c);
+		s->thread_limit = c->last_smp.res[RES_THREADS].limit;
+		s->fd_limit = c->last_smp.res[RES_FDS].limit;
+	}
+	return e;
+}
+
+void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp)
+{
+	struct { const char *what; int64_t proc, bpf; int *run; int fds; } d[] = {
+		{"fds", smp->res[RES_FDS].value, smp->fds_bpf, &c->drift_fds, 1},
+		{"threads", smp->res[RES_THREADS].value, smp->threads_bpf, &c->drift_threads, 0},
+	};
+
+	/* A call in flight can differ for one sample; two in a row is drift. */
+	for (size_t i = 0; i < 2; i++) {
+		if (d[i].proc == d[i].bpf) {
+			*d[i].run = 0;
+			continue;
+		}
+		if (++*d[i].run < 2)
+			continue;
+		*d[i].run = 0;
+		/* the counts are of two moments: a target making and ending them
+		 * fast differs between the two without the set being wrong; said
+		 * only when members were */
+		if (!coll_k_resync(&c->k, s, d[i].fds))
+			continue;
+		struct run_record r = {.type = REC_DRIFT, .u.drift = {smp->t, d[i].what, d[i].proc, d[i].bpf}};
+
+		coll_emit(c, run_record_body, &r);
+	}
 }

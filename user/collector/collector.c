@@ -39,9 +39,9 @@ static int setup(struct coll *c)
 	struct ooms_snapshot s;
 	int e, *keys;
 
-	if (coll_check_kernel(c))
+	if (coll_k_check(&c->k))
 		return -1;
-	if (coll_load_bpf(c))
+	if (coll_k_load(&c->k))
 		return -1;
 	c->sym = ooms_sym_new(c->pid);
 	if (!c->sym) {
@@ -64,14 +64,13 @@ static int setup(struct coll *c)
 	}
 	if (ooms_cgroup_find(c->pid, &c->cg) == 0)
 		c->cg_ns = coll_now_ns();
-	c->rb = ring_buffer__new(coll_k_events_fd(c), coll_handle_event, c, NULL);
-	if (!c->rb) {
-		coll_explain_bpf_error("opening the ring buffer", -errno);
+	if ((e = coll_k_ring_open(&c->k, coll_handle_event, c))) {
+		coll_explain_bpf_error("opening the ring buffer", e);
 		return -1;
 	}
 	/* reading /proc's lists of 30,000 threads takes 0.3 s: the events keep
 	 * being read meanwhile, so a burst does not overflow the ring buffer */
-	ooms_snapshot_set_tick(coll_consume_ring, c);
+	ooms_snapshot_set_tick(coll_k_tick, &c->k);
 	/* Seed after attaching: anything made in between is in the sets already. */
 	e = ooms_snapshot_take(c->pid, &s);
 	if (e || !coll_target_ours(c)) { /* gone, or its PID another process's since */
@@ -80,11 +79,11 @@ static int setup(struct coll *c)
 		coll_err("process %d exited while attaching", (int)c->pid);
 		return -1;
 	}
-	__atomic_fetch_add(&coll_totals(c)->fds_live, coll_sync_fd_bits(c, &s, 1, NULL), __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&coll_k_totals(&c->k)->fds_live, coll_k_sync_fd_bits(&c->k, &s, 1, NULL), __ATOMIC_SEQ_CST);
 	keys = coll_snapshot_keys(&s, 0);
 	if (keys)
-		__atomic_fetch_add(&coll_totals(c)->threads_live,
-				   coll_seed_set(c->pid, coll_k_live_threads_fd(c), keys, s.nthreads),
+		__atomic_fetch_add(&coll_k_totals(&c->k)->threads_live,
+				   coll_seed_set(c->pid, coll_k_live_threads_fd(&c->k), keys, s.nthreads),
 				   __ATOMIC_SEQ_CST);
 	free(keys);
 	ooms_attrib_mark_preexisting(c->attrib, &s);
@@ -94,22 +93,22 @@ static int setup(struct coll *c)
 		if (!strcmp(s.maps[i].path, "[heap]")) {
 			uint64_t zero = 0;
 
-			__atomic_compare_exchange_n(&coll_totals(c)->brk_cur, &zero, s.maps[i].end, 0, __ATOMIC_SEQ_CST,
+			__atomic_compare_exchange_n(&coll_k_totals(&c->k)->brk_cur, &zero, s.maps[i].end, 0, __ATOMIC_SEQ_CST,
 						    __ATOMIC_SEQ_CST);
 		}
 	c->prev_vmsize_kb = s.vmsize_kb;
 	c->last = s; /* what was there at attach, until the first sample */
-	coll_attach_libc(c);
-	if (c->o->big_alloc_bytes && c->alloc_mode == ALLOC_UPROBE && coll_attach_allocs(c))
+	coll_k_attach_libc(&c->k);
+	if (c->o->big_alloc_bytes && c->k.alloc_mode == ALLOC_UPROBE && coll_k_attach_allocs(&c->k))
 		return -1;
 	if (c->o->big_alloc_bytes) {
-		c->allocs = ooms_allocs_new(c->attrib, c->o->big_alloc_bytes, c->alloc_mode,
+		c->allocs = ooms_allocs_new(c->attrib, c->o->big_alloc_bytes, c->k.alloc_mode,
 					    c->o->big_alloc_live, c->o->stack_depth ? c->o->stack_depth : 20);
 		if (!c->allocs) {
 			coll_err("out of memory");
 			return -1;
 		}
-		if (c->memalign_is_aligned_alloc)
+		if (c->k.memalign_is_aligned_alloc)
 			ooms_allocs_alias(c->allocs, AF_ALIGNED_ALLOC, "aligned_alloc/memalign");
 	}
 	return 0;
@@ -159,7 +158,7 @@ static void jheap_thread_name(void *ctx, uint32_t tid, const char *name)
 /* The runtime found: the collector's own probes on it (before its record). */
 static void jheap_found(void *ctx)
 {
-	coll_direct_try(ctx);
+	coll_direct_try(&((struct coll *)ctx)->java);
 }
 
 /* A direct-memory crossing: its allocating call sites as they stand. */
@@ -168,12 +167,13 @@ static int jheap_pool_snapshot(void *ctx, const char *rule, int64_t limit, char 
 	struct coll *c = ctx;
 
 	(void)rule;
-	coll_read_ring(c); /* the blocks made up to now attributed, with their Java stacks: */
-	coll_java_read(c);
+	coll_k_read_ring(&c->k); /* the blocks made up to now attributed, with their Java stacks: */
+	coll_java_read(&c->java);
 	/* asked of the shim, which answers from the JVM's thread: a loaded
 	 * machine delays it (CI's with the arm64 VM beside it split the site) */
-	coll_java_settle_until(c, coll_now_ns(), 2000);
-	return coll_direct_snapshot(c, coll_crossings(c) + 1, limit, name, len);
+	coll_java_settle_until(&c->java, coll_now_ns(), 2000);
+	return coll_direct_snapshot(&c->java, coll_crossings(c) + 1, coll_since(c), coll_target_ours(c) && !c->died, limit,
+				    name, len);
 }
 
 static double jheap_now(void *ctx)
@@ -214,7 +214,7 @@ static const char *loop(struct coll *c)
 	its.it_value.tv_nsec = (long)((c->o->interval_s - (time_t)c->o->interval_s) * 1e9);
 	its.it_interval = its.it_value;
 	if (ep < 0 || tfd < 0 || sfd < 0 || timerfd_settime(tfd, 0, &its, NULL) != 0 ||
-	    add_fd(ep, ring_buffer__epoll_fd(c->rb), TAG_RB) || add_fd(ep, tfd, TAG_TIMER) ||
+	    add_fd(ep, coll_k_ring_fd(&c->k), TAG_RB) || add_fd(ep, tfd, TAG_TIMER) ||
 	    add_fd(ep, sfd, TAG_SIGNAL) || (pidfd >= 0 && add_fd(ep, pidfd, TAG_TARGET)) ||
 	    (c->jheap && add_fd(ep, ooms_jheap_fd(c->jheap), TAG_DUMP))) {
 		coll_err("event loop setup failed: %s", strerror(errno));
@@ -330,6 +330,8 @@ static int prepare(struct coll *c)
 		coll_err("no process with PID %d", (int)c->pid);
 		return 1;
 	}
+	c->k.pid = c->pid;
+	c->k.launched = c->launched;
 	return 0;
 }
 
@@ -347,11 +349,15 @@ static int start(struct coll *c)
 		coll_err("out of memory");
 		return -1;
 	}
+	c->tree.o = c->o;
+	c->tree.dir = c->dir;
+	c->java = (struct java_watch){.o = c->o, .pid = c->pid, .launched = c->launched, .dir = c->dir, .k = &c->k,
+				      .attrib = c->attrib, .sym = c->sym, .jheap = c->jheap, .conn = -1};
 	if (c->launched && c->o->java.shim) /* it was given -agentpath (prepare) */
 		ooms_jheap_shim_preloaded(c->jheap);
-	if (ooms_jheap_attach(c->jheap, c->rb))
+	if (ooms_jheap_attach(c->jheap, coll_k_ring(&c->k)))
 		return -1;
-	coll_direct_try(c);
+	coll_direct_try(&c->java);
 	if (c->launched && (e = launch_go(&c->launch))) {
 		coll_err("cannot run %s: %s", c->o->argv[0], strerror(-e));
 		return -1;
@@ -359,6 +365,7 @@ static int start(struct coll *c)
 	c->is_32bit = proc_exe_is_32bit(c->pid) == 1;
 	ooms_detect_init(&c->det, &c->o->detect);
 	c->start_ns = coll_now_ns();
+	c->tree.start_ns = c->start_ns;
 	coll_seed_limits(c);
 	coll_emit_start(c);
 	/* watch --app: held stopped since it took its name, it goes on now */
@@ -375,7 +382,7 @@ static int start(struct coll *c)
  * .bss (kept even when the ring buffer had no room for the event). */
 static int death_seen(struct coll *c)
 {
-	return c->died || coll_k_death_seen(c);
+	return c->died || coll_k_death_seen(&c->k);
 }
 
 /* The target is gone: how it ended (death.json, the death record), and the
@@ -385,7 +392,7 @@ static void target_ended(struct coll *c, int status, struct ooms_death_rec *d)
 {
 	struct ooms_cgroup after = c->cg;
 	const struct ooms_cgroup *before = &c->cg;
-	uint64_t oom_ns = coll_k_oom_ns(c);
+	uint64_t oom_ns = coll_k_oom_ns(&c->k);
 	const struct ooms_death *kdeath;
 	const struct ooms_sig_rec *sigs;
 	const struct ooms_oom_victim *oom;
@@ -398,7 +405,7 @@ static void target_ended(struct coll *c, int status, struct ooms_death_rec *d)
 	if (oom_ns && c->cg_ns + 100000000ull > oom_ns && c->cg_prev_ns)
 		before = &c->cg_prev;
 	ooms_cgroup_refresh(&after);
-	coll_k_end_records(c, &kdeath, &sigs, &oom);
+	coll_k_end_records(&c->k, &kdeath, &sigs, &oom);
 	ooms_death_classify(death_seen(c) ? kdeath : NULL, sigs, OOMS_NSIG, oom, c->pid, before, &after, status, d);
 	if (coll_held_snapshot(c, &held) == 0) {
 		ooms_snapshot_free(&c->last);
@@ -428,7 +435,7 @@ static void write_end_files(struct coll *c)
 
 		coll_write_file(c, &c->last, k, 0, name, sizeof(name));
 	}
-	coll_direct_write_end(c);
+	coll_direct_write_end(&c->java, coll_since(c));
 	if (!c->allocs)
 		return;
 	snprintf(path, sizeof(path), "%s/" RUN_ALLOCS, c->dir);
@@ -442,7 +449,7 @@ static void write_end_files(struct coll *c)
 /* The end record, and the end's lines on the terminal. */
 static void finish(struct coll *c, const char *why, int status, const struct ooms_death_rec *d)
 {
-	uint64_t skipped = coll_skipped_runs(c);
+	uint64_t skipped = coll_k_skipped_runs(&c->k);
 	/* the end's fds with no creation event: only where the end's lists were read */
 	size_t unseen = c->last_full ? ooms_attrib_fds_without_event(c->attrib, &c->last) : 0;
 
@@ -454,32 +461,24 @@ static void finish(struct coll *c, const char *why, int status, const struct oom
 static void teardown(struct coll *c)
 {
 	/* a target held at a code mapping is never left stopped */
-	if (coll_k_hold_code_maps(c) && c->pid > 0 && coll_target_ours(c))
+	if (coll_k_hold_code_maps(&c->k) && c->pid > 0 && coll_target_ours(c))
 		kill(c->pid, SIGCONT);
-	coll_java_close(c); /* while the BPF side is there to be told */
+	coll_java_close(&c->java); /* while the BPF side is there to be told */
 	ooms_snapshot_set_tick(NULL, NULL);
 	if (c->timeline)
 		fclose(c->timeline);
 	if (c->launched && c->launch.pid > 0)
 		launch_stop(&c->launch, 2000);
-	ring_buffer__free(c->rb);
-	bpf_link__destroy(c->libc_link);
-	coll_kretprobes_detach(c); /* the syscall events' links too */
-	for (int i = 0; i < c->nalloc_links; i++)
-		bpf_link__destroy(c->alloc_links[i]);
-	coll_direct_detach(c);
+	coll_direct_detach(&c->java);
 	ooms_allocs_free(c->allocs);
 	ooms_failures_free(c->fails);
 	ooms_jheap_free(c->jheap);
-	if (c->fd_bits)
-		munmap(c->fd_bits, c->fd_words * 8);
-	coll_k_destroy(c);
+	coll_k_close(&c->k);
 	ooms_attrib_free(c->attrib);
 	ooms_sym_free(c->sym);
 	free(c->map_changes);
-	free(c->kids);
+	coll_children_free(&c->tree);
 	ooms_snapshot_free(&c->last);
-	tracefs_release(c->tracefs, c->tracefs_mounted);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
 }
@@ -512,9 +511,11 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 
 	memset(&c, 0, sizeof(c));
 	c.pidfd = -1;
-	c.js_conn = -1;
+	c.java.conn = -1;
 	c.o = o;
 	c.arch = ooms_host_arch();
+	c.k.o = o;
+	c.k.arch = c.arch;
 	c.threads_max = proc_threads_max();
 	coll_verbose = o->verbose;
 	libbpf_set_print(coll_libbpf_log);
@@ -527,12 +528,12 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 	}
 	why = loop(&c);
 	coll_consume(&c);
-	coll_java_settle(&c, 2000); /* the Java stacks asked for, before the files are written */
+	coll_java_settle(&c.java, 2000); /* the Java stacks asked for, before the files are written */
 	/* --perf-map: asked for now, before the last sample (the JVM may start
 	 * its Attach Listener thread for it: seen like any other); at a
 	 * crossing the one loaded is used, never asked (the attach can take a
 	 * second, while a storm fills the ring buffer) */
-	coll_java_perfmap(&c, 1);
+	coll_java_perfmap(&c.java, 1, coll_target_ours(&c) && !c.died);
 	ooms_jheap_finish(c.jheap, 600);
 	/* a last sample at the end, with /proc's lists read whole, unless one
 	 * was just taken, whole, with no event since, or the target is gone */
@@ -556,7 +557,7 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 		target_ended(&c, status, &death);
 	}
 	write_end_files(&c);
-	coll_children_finish(&c, ended);
+	coll_children_finish(&c.tree, ended);
 	finish(&c, why, status, ended ? &death : NULL);
 	snprintf(dir, dir_len, "%s", c.dir); /* the caller writes the report from it */
 	teardown(&c);

@@ -417,7 +417,7 @@ static size_t kid_tree(FILE *f, const char *dir, const char *rel, int depth)
 	size_t n = 0;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/children", dir);
+	snprintf(path, sizeof(path), "%s/" RUN_CHILDREN, dir);
 	if (depth > TREE_DEPTH || !(d = opendir(path)))
 		return 0;
 	while ((e = readdir(d)) && n < TREE_WIDTH)
@@ -430,7 +430,7 @@ static size_t kid_tree(FILE *f, const char *dir, const char *rel, int depth)
 	for (size_t i = 0; i < n; i++) {
 		char kdir[4400], krel[4400];
 
-		snprintf(kdir, sizeof(kdir), "%s/children/%s", dir, names[i]);
+		snprintf(kdir, sizeof(kdir), "%s/" RUN_CHILDREN "/%s", dir, names[i]);
 		snprintf(krel, sizeof(krel), "%schildren/%s/", rel, names[i]);
 		fprintf(f, "<li><a href=\"");
 		esc_html(f, krel);
@@ -455,7 +455,7 @@ static void children(FILE *f, const struct rundata *rd)
 	char path[4200];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/children", rd->dir);
+	snprintf(path, sizeof(path), "%s/" RUN_CHILDREN, rd->dir);
 	if (stat(path, &st) || !S_ISDIR(st.st_mode))
 		return;
 	fprintf(f, "<h2>Child processes</h2>\n<p class=\"sub\">Each watched as a target of its own, from its "

@@ -21,6 +21,8 @@
 #define RUN_REPORT "report.html"
 #define RUN_TRACE "trace.json"
 #define RUN_PPROF "allocs.pb.gz"
+#define RUN_CHILDREN "children"       /* a child process's run directory: children/PID-NAME */
+#define RUN_CHILD_TERMINAL ".terminal.txt" /* its terminal, beside it: children/PID-NAME.terminal.txt */
 
 /* What a numbered name is numbered by. */
 #define RUN_AT_FAILURE (-1)  /* BASE-at-failure.json: the state at the first failing call */

@@ -39,16 +39,6 @@ void coll_say(void *ctx, const char *fmt, ...)
 	fflush(stdout);
 }
 
-void coll_print(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-}
-
 /* Progress of the phases that take a while, on a terminal only. From the
  * dump thread too: one fprintf is one write. */
 void coll_progress(void *ctx, const char *what)
@@ -92,7 +82,7 @@ void coll_print_death(struct coll *c, const struct ooms_death_rec *d)
  * own cost, how the target ended, the largest groups and allocations. */
 void coll_print_end(struct coll *c, const char *why, const struct ooms_death_rec *d, uint64_t skipped, size_t unseen)
 {
-	volatile struct ooms_totals *t = coll_totals(c);
+	volatile struct ooms_totals *t = coll_k_totals(&c->k);
 	char summary[4096];
 	double cpu;
 	uint64_t rss;
@@ -100,10 +90,10 @@ void coll_print_end(struct coll *c, const char *why, const struct ooms_death_rec
 	fprintf(stderr, "oomscope: stopped (%s) after %.1f s; %d crossing(s); %" PRIu64 " events, %" PRIu64
 		" lost in the kernel\n",
 		why, coll_since(c), coll_crossings(c), ooms_attrib_events(c->attrib),
-		(uint64_t)(t->ringbuf_drops + t->set_full_drops) + coll_kretprobes_missed(c));
-	if (coll_kretprobes_missed(c))
+		(uint64_t)(t->ringbuf_drops + t->set_full_drops) + coll_k_kretprobes_missed(&c->k));
+	if (coll_k_kretprobes_missed(&c->k))
 		fprintf(stderr, "oomscope: the kernel's kretprobes missed %" PRIu64 " syscall return(s): more calls were "
-			"in flight than their 4096 instances (--syscall-hook raw misses none)\n", coll_kretprobes_missed(c));
+			"in flight than their 4096 instances (--syscall-hook raw misses none)\n", coll_k_kretprobes_missed(&c->k));
 	if (skipped)
 		fprintf(stderr, "oomscope: the kernel skipped %" PRIu64 " run(s) of oomscope's programs (another BPF "
 			"program was running on that CPU): up to as many events, of this process or another, "
@@ -123,42 +113,4 @@ void coll_print_end(struct coll *c, const char *why, const struct ooms_death_rec
 	if (ooms_attrib_summary(c->attrib, &c->last, summary, sizeof(summary)) > 0)
 		fprintf(stderr, "largest groups at the end:\n%s", summary);
 	ooms_allocs_text(c->allocs, stderr, 5, 1); /* the rest: allocs.txt */
-}
-
-/* A line about the watch itself ("oomscope: ..."), on stderr. */
-static void err_line(const char *fmt, va_list ap)
-{
-	fputs("oomscope: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void coll_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	err_line(fmt, ap);
-	va_end(ap);
-}
-
-void coll_note(void *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	(void)ctx;
-	va_start(ap, fmt);
-	err_line(fmt, ap);
-	va_end(ap);
-}
-
-int coll_verbose;
-
-int coll_libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG && coll_verbose < 2)
-		return 0;
-	if (!coll_verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
 }

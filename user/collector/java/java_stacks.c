@@ -4,7 +4,9 @@
  * sample), the shim's handler takes its Java frames, and a line per event
  * comes here, joined with the event by thread, pc and sp (attrib.c). */
 #define _GNU_SOURCE
-#include "collector/coll.h"
+#include "collector/java/java_watch.h"
+#include "collector/console/console.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,37 +22,37 @@
 #include "sym/perfmap.h"
 #include <sys/stat.h>
 
-void coll_java_try(struct coll *c)
+void coll_java_try(struct java_watch *jw)
 {
 	char line[256];
 	int conn, sig;
 
-	if (c->js_conn >= 0 || !c->o->java.shim || !c->jheap || ooms_jheap_runtime(c->jheap) != OOMS_RT_HOTSPOT ||
-	    coll_now_ns() < c->js_next_try_ns)
+	if (jw->conn >= 0 || !jw->o->java.shim || !jw->jheap || ooms_jheap_runtime(jw->jheap) != OOMS_RT_HOTSPOT ||
+	    mono_ns() < jw->next_try_ns)
 		return;
-	c->js_next_try_ns = coll_now_ns() + 1000000000ull;
+	jw->next_try_ns = mono_ns() + 1000000000ull;
 	/* with --no-java-stacks, the connection still brings the pools' figures */
-	if (shim_client_subscribe(c->pid, c->o->no_java_stacks ? SHIM_REQ_JAVASTACKS " nostacks" : SHIM_REQ_JAVASTACKS, &conn, line,
+	if (shim_client_subscribe(jw->pid, jw->o->no_java_stacks ? SHIM_REQ_JAVASTACKS " nostacks" : SHIM_REQ_JAVASTACKS, &conn, line,
 				  sizeof(line), 2000))
 		return; /* not loaded yet, or not able: asked again in a second */
 	sig = (int)shim_line_num(line, "signal", -1);
-	if (sig < 0 || sig >= 64 || (!sig && !c->o->no_java_stacks)) {
+	if (sig < 0 || sig >= 64 || (!sig && !jw->o->no_java_stacks)) {
 		close(conn);
 		return;
 	}
 	fcntl(conn, F_SETFL, fcntl(conn, F_GETFL) | O_NONBLOCK);
-	c->js_conn = conn;
+	jw->conn = conn;
 	if (!sig)
 		return;
-	coll_k_java_signal(c, sig);
-	if (!c->o->json)
+	coll_k_java_signal(jw->k, sig);
+	if (!jw->o->json)
 		coll_err("Java stacks: the shim takes them where threads, fds and large mappings are made (signal %d)",
 			sig);
 }
 
 /* "js tid=N sp=HEX pc=HEX frames=A.b(F.java:1);..." or "... none=WHY";
  * "pools direct_used=N direct_max=N" */
-static void java_line(struct coll *c, char *line)
+static void java_line(struct java_watch *jw, char *line)
 {
 	char *p;
 	unsigned long tid;
@@ -58,7 +60,7 @@ static void java_line(struct coll *c, char *line)
 	const char *frames = NULL;
 
 	if (shim_line_is(line, SHIM_POOLS)) { /* the shim's figures, once a second */
-		ooms_jheap_note_direct(c->jheap, (int64_t)shim_line_num(line, "direct_used", -1),
+		ooms_jheap_note_direct(jw->jheap, (int64_t)shim_line_num(line, "direct_used", -1),
 				       (int64_t)shim_line_num(line, "direct_max", -1));
 		return;
 	}
@@ -73,80 +75,79 @@ static void java_line(struct coll *c, char *line)
 	pc = strtoull(p + 4, &p, 16);
 	if (!strncmp(p, " frames=", 8))
 		frames = p + 8;
-	ooms_attrib_java_report(c->attrib, (uint32_t)tid, sp, pc, frames);
-	c->js_reports++;
+	ooms_attrib_java_report(jw->attrib, (uint32_t)tid, sp, pc, frames);
+	jw->reports++;
 }
 
-void coll_java_read(struct coll *c)
+void coll_java_read(struct java_watch *jw)
 {
 	for (;;) {
 		ssize_t n;
 		char *nl;
 
-		if (c->js_conn < 0)
+		if (jw->conn < 0)
 			return;
-		if (c->js_len == sizeof(c->js_buf) - 1) /* a line longer than the buffer: dropped */
-			c->js_len = 0;
-		n = read(c->js_conn, c->js_buf + c->js_len, sizeof(c->js_buf) - 1 - c->js_len);
+		if (jw->len == sizeof(jw->buf) - 1) /* a line longer than the buffer: dropped */
+			jw->len = 0;
+		n = read(jw->conn, jw->buf + jw->len, sizeof(jw->buf) - 1 - jw->len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
-				coll_java_close(c); /* the shim has gone (the target ended) */
+				coll_java_close(jw); /* the shim has gone (the target ended) */
 			return;
 		}
-		c->js_len += (size_t)n;
-		c->js_buf[c->js_len] = 0;
-		while ((nl = memchr(c->js_buf, '\n', c->js_len))) {
-			size_t k = (size_t)(nl - c->js_buf) + 1;
+		jw->len += (size_t)n;
+		jw->buf[jw->len] = 0;
+		while ((nl = memchr(jw->buf, '\n', jw->len))) {
+			size_t k = (size_t)(nl - jw->buf) + 1;
 
 			*nl = 0;
-			java_line(c, c->js_buf);
-			memmove(c->js_buf, c->js_buf + k, c->js_len - k);
-			c->js_len -= k;
+			java_line(jw, jw->buf);
+			memmove(jw->buf, jw->buf + k, jw->len - k);
+			jw->len -= k;
 		}
 	}
 }
 
-void coll_java_settle_until(struct coll *c, uint64_t until_ns, int ms)
+void coll_java_settle_until(struct java_watch *jw, uint64_t until_ns, int ms)
 {
-	uint64_t end = coll_now_ns() + (uint64_t)ms * 1000000ull;
+	uint64_t end = mono_ns() + (uint64_t)ms * 1000000ull;
 
-	while (c->js_conn >= 0 && ooms_attrib_java_pending_until(c->attrib, until_ns) && coll_now_ns() < end) {
-		struct pollfd p = {c->js_conn, POLLIN, 0};
+	while (jw->conn >= 0 && ooms_attrib_java_pending_until(jw->attrib, until_ns) && mono_ns() < end) {
+		struct pollfd p = {jw->conn, POLLIN, 0};
 
-		coll_consume_ring(c); /* nothing lost while waiting */
+		coll_k_read_ring(jw->k); /* nothing lost while waiting */
 		poll(&p, 1, 20);
-		coll_java_read(c);
+		coll_java_read(jw);
 	}
 }
 
-void coll_java_settle(struct coll *c, int ms)
+void coll_java_settle(struct java_watch *jw, int ms)
 {
-	coll_java_settle_until(c, UINT64_MAX, ms);
-	volatile struct ooms_totals *t = coll_totals(c);
+	coll_java_settle_until(jw, UINT64_MAX, ms);
+	volatile struct ooms_totals *t = coll_k_totals(jw->k);
 
-	if (!c->o->json && !c->o->quiet && (t->java_asked || t->java_sampled_out))
+	if (!jw->o->json && !jw->o->quiet && (t->java_asked || t->java_sampled_out))
 		coll_err("Java stacks: %llu asked, %llu reported, %llu not joined with their event; "
 			"%llu sampled out (past %d at one place, then %llu a second)",
-			(unsigned long long)t->java_asked, (unsigned long long)c->js_reports,
-			(unsigned long long)ooms_attrib_java_unmatched(c->attrib), (unsigned long long)t->java_sampled_out,
+			(unsigned long long)t->java_asked, (unsigned long long)jw->reports,
+			(unsigned long long)ooms_attrib_java_unmatched(jw->attrib), (unsigned long long)t->java_sampled_out,
 			OOMS_JAVA_FULL, 1000000000ull / OOMS_JAVA_GAP_NS);
 }
 
-void coll_java_close(struct coll *c)
+void coll_java_close(struct java_watch *jw)
 {
-	if (c->js_conn < 0)
+	if (jw->conn < 0)
 		return;
-	close(c->js_conn);
-	c->js_conn = -1;
-	coll_k_java_signal(c, 0);
+	close(jw->conn);
+	jw->conn = -1;
+	coll_k_java_signal(jw->k, 0);
 }
 
-void coll_java_perfmap(struct coll *c, int ask)
+void coll_java_perfmap(struct java_watch *jw, int ask, int alive)
 {
-	enum ooms_rt_kind rt = c->jheap ? ooms_jheap_runtime(c->jheap) : OOMS_RT_NATIVE;
-	int alive = coll_target_ours(c) && !c->died;
+	enum ooms_rt_kind rt = jw->jheap ? ooms_jheap_runtime(jw->jheap) : OOMS_RT_NATIVE;
 	char path[128], err[256];
 	struct hs_attach_result *res;
 	struct ooms_perfmap *pm;
@@ -158,20 +159,20 @@ void coll_java_perfmap(struct coll *c, int ask)
 	if (rt == OOMS_RT_NATIVE && alive) { /* a JVM exec'd since the last sample */
 		struct ooms_rt_target t;
 
-		if (ooms_rt_detect(c->pid, OOMS_RT_AUTO, &t) == 0)
+		if (ooms_rt_detect(jw->pid, OOMS_RT_AUTO, &t) == 0)
 			rt = t.kind;
 	}
-	ooms_attrib_java_runtime(c->attrib, rt == OOMS_RT_HOTSPOT || rt == OOMS_RT_ART);
+	ooms_attrib_java_runtime(jw->attrib, rt == OOMS_RT_HOTSPOT || rt == OOMS_RT_ART);
 	if (rt != OOMS_RT_HOTSPOT)
 		return;
-	if (ask && c->o->java_perf_map && alive && coll_now_ns() - c->pm_asked_ns > 2000000000ull) {
-		c->pm_asked_ns = coll_now_ns();
+	if (ask && jw->o->java_perf_map && alive && mono_ns() - jw->pm_asked_ns > 2000000000ull) {
+		jw->pm_asked_ns = mono_ns();
 		if ((res = malloc(sizeof(*res)))) {
-			e = hs_attach_command(c->pid, "jcmd", "Compiler.perfmap", NULL, NULL, 10000, res, err, sizeof(err));
+			e = hs_attach_command(jw->pid, "jcmd", "Compiler.perfmap", NULL, NULL, 10000, res, err, sizeof(err));
 			if (!e && res->code)
 				snprintf(err, sizeof(err), "the JVM answered %d: %.200s (JDK 17 or later writes it)", res->code,
 					 res->out);
-			if ((e || res->code) && !c->pm_said++ && !c->o->json)
+			if ((e || res->code) && !jw->pm_said++ && !jw->o->json)
 				coll_err("--perf-map: no perf map from the JVM: %s", err);
 			free(res);
 		}
@@ -179,19 +180,19 @@ void coll_java_perfmap(struct coll *c, int ask)
 	/* the JVM writes /tmp/perf-PID.map in its own mount and pid namespaces;
 	 * once it has exited, only a launched one's is reachable (ours) */
 	if (alive)
-		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)c->pid, (int)hs_ns_pid(c->pid));
-	else if (c->launched)
-		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)c->pid);
+		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)jw->pid, (int)hs_ns_pid(jw->pid));
+	else if (jw->launched)
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)jw->pid);
 	else
 		return;
 	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return;
 	mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	if (mtime == c->pm_mtime_ns || !(f = fopen(path, "re")))
+	if (mtime == jw->pm_mtime_ns || !(f = fopen(path, "re")))
 		return; /* the one loaded already */
 	if (ooms_perfmap_read(f, &pm) == 0) {
-		ooms_sym_set_perfmap(c->sym, pm);
-		c->pm_mtime_ns = mtime;
+		ooms_sym_set_perfmap(jw->sym, pm);
+		jw->pm_mtime_ns = mtime;
 	}
 	fclose(f);
 }

@@ -1,54 +1,66 @@
 /* Loading the BPF programs and attaching them: the tracepoints, the pthread_create
  * uprobe in the target's libc, the allocation uprobes. */
 #define _GNU_SOURCE
-#include "collector/coll.h"
+#include "collector/kernel/kernel_side.h"
+#include "collector/console/console.h"
+#include "collect.skel.h"
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "collector/kernel/tracefs.h"
+#include "collector/tree/launch.h"
+#include "proc/procfs.h"
+#include <sys/mman.h>
 
 #include <bpf/btf.h>
 #include "proc/maps.h"
 
-int coll_check_kernel(struct coll *c)
+int coll_k_check(struct coll_kernel *ks)
 {
 	static const char *const needed[][2] = {
 		{"raw_syscalls", "sys_exit"},
 		{"sched", "sched_process_fork"},
 		{"sched", "sched_process_exit"},
 	};
-	int e = tracefs_ensure(c->tracefs, sizeof(c->tracefs), &c->tracefs_mounted);
+	int e = tracefs_ensure(ks->tracefs, sizeof(ks->tracefs), &ks->tracefs_mounted);
 
 	if (e) {
 		coll_err("tracefs is not mounted and mounting it at /sys/kernel/tracing failed: %s", strerror(-e));
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
-		if (i == 0 && (c->o->syscall_hook == OOMS_HOOK_FEXIT || c->o->syscall_hook == OOMS_HOOK_SYSCALLS ||
-			       c->o->syscall_hook == OOMS_HOOK_KPROBE))
+		if (i == 0 && (ks->o->syscall_hook == OOMS_HOOK_FEXIT || ks->o->syscall_hook == OOMS_HOOK_SYSCALLS ||
+			       ks->o->syscall_hook == OOMS_HOOK_KPROBE))
 			continue; /* not used */
-		if (!tracefs_has_event(c->tracefs, needed[i][0], needed[i][1])) {
+		if (!tracefs_has_event(ks->tracefs, needed[i][0], needed[i][1])) {
 			coll_err("this kernel has no tracepoint %s:%s (looked in %s/events); it is needed to follow %s",
-			    needed[i][0], needed[i][1], c->tracefs,
+			    needed[i][0], needed[i][1], ks->tracefs,
 			    i == 0 ? "syscalls (CONFIG_HAVE_SYSCALL_TRACEPOINTS)" : "threads");
 			return -1;
 		}
 	}
-	if (!c->o->btf_path && access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+	if (!ks->o->btf_path && access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
 		coll_err("this kernel has no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF); pass --btf FILE "
 		    "with the BTF of this exact kernel");
 		return -1;
 	}
-	if (c->o->btf_path && access(c->o->btf_path, R_OK) != 0) {
-		coll_err("cannot read BTF file %s: %s", c->o->btf_path, strerror(errno));
+	if (ks->o->btf_path && access(ks->o->btf_path, R_OK) != 0) {
+		coll_err("cannot read BTF file %s: %s", ks->o->btf_path, strerror(errno));
 		return -1;
 	}
-	if (c->o->btf_path) {
+	if (ks->o->btf_path) {
 		/* raw BTF (what /sys/kernel/btf/vmlinux holds) or an ELF with a .BTF section */
-		struct btf *b = btf__parse(c->o->btf_path, NULL);
+		struct btf *b = btf__parse(ks->o->btf_path, NULL);
 
 		if (!b) {
 			char why[128];
 
 			libbpf_strerror(errno, why, sizeof(why)); /* libbpf's own errnos too */
 			coll_err("%s is not a kernel's BTF (%s): pass a copy of this kernel's /sys/kernel/btf/vmlinux, or "
-			    "a vmlinux with .BTF", c->o->btf_path, why);
+			    "a vmlinux with .BTF", ks->o->btf_path, why);
 			return -1;
 		}
 		btf__free(b);
@@ -77,19 +89,19 @@ uint32_t coll_ringbuf_bytes(const struct ooms_watch_opts *o)
 	return size;
 }
 
-static void autoload(struct coll *c, const char *name, bool on)
+static void autoload(struct coll_kernel *ks, const char *name, bool on)
 {
-	bpf_program__set_autoload(bpf_object__find_program_by_name(c->skel->obj, name), on);
+	bpf_program__set_autoload(bpf_object__find_program_by_name(ks->skel->obj, name), on);
 }
 
 /* The fexit programs from slot `from` on are not loaded. */
-static void fexit_off(struct coll *c, unsigned from)
+static void fexit_off(struct coll_kernel *ks, unsigned from)
 {
 	char prog[16];
 
 	for (unsigned k = from; k < OOMS_FEXIT_SLOTS; k++) {
 		snprintf(prog, sizeof(prog), "fx_%u", k);
-		autoload(c, prog, false);
+		autoload(ks, prog, false);
 	}
 }
 
@@ -125,34 +137,34 @@ static int fexit_attachable(struct btf *vm, const char *fn)
 	return e;
 }
 
-static int name_fexit(struct coll *c)
+static int name_fexit(struct coll_kernel *ks)
 {
-	struct btf *vm = c->o->btf_path ? btf__parse(c->o->btf_path, NULL) : btf__load_vmlinux_btf();
+	struct btf *vm = ks->o->btf_path ? btf__parse(ks->o->btf_path, NULL) : btf__load_vmlinux_btf();
 	unsigned slot = 0;
 	const char *name;
 	char fn[96], prog[16];
 
 	if (!vm)
 		return -1;
-	for (unsigned i = 0; (name = ooms_syscall_nth(c->arch, i)) && slot < OOMS_FEXIT_SLOTS; i++) {
+	for (unsigned i = 0; (name = ooms_syscall_nth(ks->arch, i)) && slot < OOMS_FEXIT_SLOTS; i++) {
 		struct bpf_program *p;
 
-		ooms_syscall_handler(c->arch, name, fn, sizeof(fn));
+		ooms_syscall_handler(ks->arch, name, fn, sizeof(fn));
 		if (btf__find_by_name_kind(vm, fn, BTF_KIND_FUNC) < 0)
 			continue; /* not in this kernel (memfd_secret, ...) */
-		if (slot == 0 && (c->fexit_err = fexit_attachable(vm, fn))) {
+		if (slot == 0 && (ks->fexit_err = fexit_attachable(vm, fn))) {
 			btf__free(vm);
 			return -1;
 		}
 		snprintf(prog, sizeof(prog), "fx_%u", slot++);
-		p = bpf_object__find_program_by_name(c->skel->obj, prog);
+		p = bpf_object__find_program_by_name(ks->skel->obj, prog);
 		if (!p || bpf_program__set_attach_target(p, 0, fn)) {
 			btf__free(vm);
 			return -1;
 		}
 	}
 	btf__free(vm);
-	fexit_off(c, slot);
+	fexit_off(ks, slot);
 	return (int)slot;
 }
 
@@ -172,9 +184,9 @@ static const char *const hook_names[] = {"auto", "fexit", "syscalls", "kprobe", 
 
 /* Opens and loads the programs, syscall results from the hook asked for.
  * 0, or a negative errno (said unless quiet). */
-static int open_load(struct coll *c, int hook, int quiet)
+static int open_load(struct coll_kernel *ks, int hook, int quiet)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = c->o->btf_path);
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = ks->o->btf_path);
 	struct proc_limits lim;
 	uint64_t fd_entries = 65536, nr_open = sysctl_num("/proc/sys/fs/nr_open", 1u << 20);
 	uint64_t threads = sysctl_num("/proc/sys/kernel/threads-max", 32768);
@@ -185,7 +197,7 @@ static int open_load(struct coll *c, int hook, int quiet)
 	 * which no hard RLIMIT_NOFILE goes (a root target may raise its own
 	 * after attach), 128 KiB of bitmap for the default 2^20; up to 2^24
 	 * fds, what attribution follows */
-	if (proc_read_limits(c->pid, &lim) == 0 && lim.nofile_hard > 0)
+	if (proc_read_limits(ks->pid, &lim) == 0 && lim.nofile_hard > 0)
 		fd_entries = (uint64_t)lim.nofile_hard;
 	if (nr_open > fd_entries)
 		fd_entries = nr_open;
@@ -206,58 +218,58 @@ static int open_load(struct coll *c, int hook, int quiet)
 	if (threads > (1u << 20))
 		threads = 1u << 20;
 
-	c->skel = collect_bpf__open_opts(&oo);
-	if (!c->skel) {
+	ks->skel = collect_bpf__open_opts(&oo);
+	if (!ks->skel) {
 		e = -errno;
 		coll_explain_bpf_error("opening the BPF object", e);
 		return e;
 	}
-	c->skel->rodata->target_tgid = c->pid;
-	c->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
-	c->skel->rodata->big_map_bytes = c->o->big_map_bytes;
-	c->skel->rodata->big_alloc_bytes = c->o->big_alloc_bytes ? c->o->big_alloc_bytes : UINT64_MAX;
-	c->skel->rodata->big_alloc_mode = c->o->big_alloc_bytes ? c->alloc_mode : ALLOC_OFF;
-	c->skel->rodata->alloc_live = c->o->big_alloc_live;
-	c->skel->rodata->capture_fails = !c->o->no_failures;
-	c->skel->rodata->follow_children = c->o->follow_children && c->o->max_children > 0;
+	ks->skel->rodata->target_tgid = ks->pid;
+	ks->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
+	ks->skel->rodata->big_map_bytes = ks->o->big_map_bytes;
+	ks->skel->rodata->big_alloc_bytes = ks->o->big_alloc_bytes ? ks->o->big_alloc_bytes : UINT64_MAX;
+	ks->skel->rodata->big_alloc_mode = ks->o->big_alloc_bytes ? ks->alloc_mode : ALLOC_OFF;
+	ks->skel->rodata->alloc_live = ks->o->big_alloc_live;
+	ks->skel->rodata->capture_fails = !ks->o->no_failures;
+	ks->skel->rodata->follow_children = ks->o->follow_children && ks->o->max_children > 0;
 	/* ours (run's, a process tree's child): held at each code mapping until its maps are read */
-	c->skel->rodata->hold_code_maps = c->launched || (c->o->resume_target && !c->o->app);
-	c->skel->rodata->alloc_stack_bytes = (c->o->stack_depth ? c->o->stack_depth : 20) * 8;
-	ooms_syscall_classes(c->arch, (uint8_t *)c->skel->rodata->nr_class);
-	bpf_map__set_max_entries(c->skel->maps.events, coll_ringbuf_bytes(c->o));
-	c->fd_words = (fd_entries + 63) / 64;
-	bpf_map__set_max_entries(c->skel->maps.live_fds, c->fd_words);
-	bpf_map__set_max_entries(c->skel->maps.live_threads, threads);
-	bpf_map__set_max_entries(c->skel->maps.dying_names, threads);
-	autoload(c, "tp_sys_exit", hook == OOMS_HOOK_SYSCALLS);
-	autoload(c, "krp_sys_exit", hook == OOMS_HOOK_KPROBE);
-	autoload(c, "sys_exit", hook == OOMS_HOOK_RAW);
+	ks->skel->rodata->hold_code_maps = ks->launched || (ks->o->resume_target && !ks->o->app);
+	ks->skel->rodata->alloc_stack_bytes = (ks->o->stack_depth ? ks->o->stack_depth : 20) * 8;
+	ooms_syscall_classes(ks->arch, (uint8_t *)ks->skel->rodata->nr_class);
+	bpf_map__set_max_entries(ks->skel->maps.events, coll_ringbuf_bytes(ks->o));
+	ks->fd_words = (fd_entries + 63) / 64;
+	bpf_map__set_max_entries(ks->skel->maps.live_fds, ks->fd_words);
+	bpf_map__set_max_entries(ks->skel->maps.live_threads, threads);
+	bpf_map__set_max_entries(ks->skel->maps.dying_names, threads);
+	autoload(ks, "tp_sys_exit", hook == OOMS_HOOK_SYSCALLS);
+	autoload(ks, "krp_sys_exit", hook == OOMS_HOOK_KPROBE);
+	autoload(ks, "sys_exit", hook == OOMS_HOOK_RAW);
 	if (hook == OOMS_HOOK_FEXIT) {
-		c->fexit_err = 0;
-		named = name_fexit(c);
+		ks->fexit_err = 0;
+		named = name_fexit(ks);
 		if (named <= 0) {
-			e = c->fexit_err ? c->fexit_err : -ENOENT;
-			collect_bpf__destroy(c->skel);
-			c->skel = NULL;
+			e = ks->fexit_err ? ks->fexit_err : -ENOENT;
+			collect_bpf__destroy(ks->skel);
+			ks->skel = NULL;
 			if (quiet)
 				return e;
 			if (e == -524 /* ENOTSUPP */)
 				coll_err("--syscall-hook fexit: this kernel refuses fexit programs (it loads them but cannot "
 					 "attach them: BPF trampolines without ftrace direct calls, as on arm64 before 6.4); "
 					 "use --syscall-hook syscalls or auto");
-			else if (c->fexit_err)
+			else if (ks->fexit_err)
 				coll_err("--syscall-hook fexit: this kernel refuses fexit programs (%s: no BPF trampolines "
 					 "here, or they are forbidden; bpftool feature probe says whether 'tracing' is "
 					 "available); use --syscall-hook syscalls or auto", strerror(-e));
 			else
 				coll_err("--syscall-hook fexit: this kernel's BTF names none of the syscall handlers "
-					 "(%s...)", c->arch == ARCH_X86_64 ? "__x64_sys_openat" : "__arm64_sys_openat");
+					 "(%s...)", ks->arch == ARCH_X86_64 ? "__x64_sys_openat" : "__arm64_sys_openat");
 			return e;
 		}
 	} else {
-		fexit_off(c, 0);
+		fexit_off(ks, 0);
 	}
-	e = collect_bpf__load(c->skel);
+	e = collect_bpf__load(ks->skel);
 	if (e) {
 		if (!quiet && hook == OOMS_HOOK_FEXIT && e == -EPERM && geteuid() == 0) {
 			/* root, and the rest of the object loads: the kernel has no
@@ -270,15 +282,15 @@ static int open_load(struct coll *c, int hook, int quiet)
 			snprintf(what, sizeof(what), "loading the BPF programs (--syscall-hook %s)", hook_names[hook]);
 			coll_explain_bpf_error(what, e);
 		}
-		collect_bpf__destroy(c->skel);
-		c->skel = NULL;
+		collect_bpf__destroy(ks->skel);
+		ks->skel = NULL;
 		return e;
 	}
-	c->hook = hook;
+	ks->hook = hook;
 	if (hook == OOMS_HOOK_FEXIT)
-		snprintf(c->syscall_hook, sizeof(c->syscall_hook), "fexit on %d syscall handlers", named);
+		snprintf(ks->syscall_hook, sizeof(ks->syscall_hook), "fexit on %d syscall handlers", named);
 	else if (hook == OOMS_HOOK_RAW)
-		snprintf(c->syscall_hook, sizeof(c->syscall_hook), "raw_syscalls:sys_exit");
+		snprintf(ks->syscall_hook, sizeof(ks->syscall_hook), "raw_syscalls:sys_exit");
 	return 0;
 }
 
@@ -287,26 +299,26 @@ static int open_load(struct coll *c, int hook, int quiet)
  * and still refuses its program after a few tries fails the whole hook (a
  * missing openat would silently leave every fd without its stack; its name
  * goes to failed). */
-static int attach_syscall_events(struct coll *c, char *failed, size_t failed_len)
+static int attach_syscall_events(struct coll_kernel *ks, char *failed, size_t failed_len)
 {
 	const char *name;
 	char event[96], path[512];
 
-	for (unsigned i = 0; (name = ooms_syscall_nth(c->arch, i)) && c->nsc_links < OOMS_FEXIT_SLOTS; i++) {
+	for (unsigned i = 0; (name = ooms_syscall_nth(ks->arch, i)) && ks->nsc_links < OOMS_FEXIT_SLOTS; i++) {
 		struct bpf_link *l = NULL;
 		int e = 0;
 
 		snprintf(event, sizeof(event), "sys_exit_%s", name);
-		snprintf(path, sizeof(path), "%s/events/syscalls/%s", c->tracefs, event);
+		snprintf(path, sizeof(path), "%s/events/syscalls/%s", ks->tracefs, event);
 		if (access(path, F_OK))
 			continue; /* no such syscall here */
 		for (int try = 0; try < 3 && !l; try++) {
 			if (try)
 				usleep(20000);
-			l = bpf_program__attach_tracepoint(c->skel->progs.tp_sys_exit, "syscalls", event);
+			l = bpf_program__attach_tracepoint(ks->skel->progs.tp_sys_exit, "syscalls", event);
 			if (!l) {
 				e = -errno;
-				if (c->o->verbose)
+				if (ks->o->verbose)
 					coll_err("attaching syscalls:%s failed (%s)%s", event, strerror(-e),
 						 try < 2 ? ", trying again" : "");
 			}
@@ -315,53 +327,53 @@ static int attach_syscall_events(struct coll *c, char *failed, size_t failed_len
 			snprintf(failed, failed_len, "syscalls:%s", event);
 			return e;
 		}
-		c->sc_links[c->nsc_links++] = l;
+		ks->sc_links[ks->nsc_links++] = l;
 	}
-	if (!c->nsc_links)
+	if (!ks->nsc_links)
 		return -ENOENT;
-	snprintf(c->syscall_hook, sizeof(c->syscall_hook), "syscalls:sys_exit_* (%d events)", c->nsc_links);
-	return c->nsc_links;
+	snprintf(ks->syscall_hook, sizeof(ks->syscall_hook), "syscalls:sys_exit_* (%d events)", ks->nsc_links);
+	return ks->nsc_links;
 }
 
 /* Everything undone that load_attach did (a hook that loads may still fail to
  * attach: arm64 6.1 has BPF trampolines but no ftrace direct calls, so
  * fexit loads and its attach says ENOTSUPP). */
-static void unload(struct coll *c)
+static void unload(struct coll_kernel *ks)
 {
-	coll_kretprobes_detach(c); /* the syscall events' links too */
-	if (c->fd_bits)
-		munmap(c->fd_bits, c->fd_words * 8);
-	c->fd_bits = NULL;
-	collect_bpf__destroy(c->skel);
-	c->skel = NULL;
+	coll_k_kretprobes_detach(ks); /* the syscall events' links too */
+	if (ks->fd_bits)
+		munmap(ks->fd_bits, ks->fd_words * 8);
+	ks->fd_bits = NULL;
+	collect_bpf__destroy(ks->skel);
+	ks->skel = NULL;
 }
 
 /* Loads with one hook and attaches. 0, or a negative errno (said unless
  * quiet), with nothing left loaded. */
-static int load_attach(struct coll *c, int hook, int quiet)
+static int load_attach(struct coll_kernel *ks, int hook, int quiet)
 {
 	char failed[128] = "";
 	void *bits;
-	int e = open_load(c, hook, quiet);
+	int e = open_load(ks, hook, quiet);
 
 	if (e)
 		return e;
-	bits = mmap(NULL, c->fd_words * 8, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    bpf_map__fd(c->skel->maps.live_fds), 0);
+	bits = mmap(NULL, ks->fd_words * 8, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    bpf_map__fd(ks->skel->maps.live_fds), 0);
 	if (bits == MAP_FAILED) {
 		e = -errno;
 		coll_explain_bpf_error("mapping the fd bitmap", e);
-		unload(c);
+		unload(ks);
 		return e;
 	}
-	c->fd_bits = bits;
-	e = collect_bpf__attach(c->skel);
-	if (!e && c->hook == OOMS_HOOK_SYSCALLS && (e = attach_syscall_events(c, failed, sizeof(failed))) > 0)
+	ks->fd_bits = bits;
+	e = collect_bpf__attach(ks->skel);
+	if (!e && ks->hook == OOMS_HOOK_SYSCALLS && (e = attach_syscall_events(ks, failed, sizeof(failed))) > 0)
 		e = 0;
-	if (!e && c->hook == OOMS_HOOK_KPROBE && (e = coll_kretprobes_attach(c, failed, sizeof(failed))) > 0)
+	if (!e && ks->hook == OOMS_HOOK_KPROBE && (e = coll_k_kretprobes_attach(ks, failed, sizeof(failed))) > 0)
 		e = 0;
 	if (e) {
-		if (!quiet && c->hook == OOMS_HOOK_FEXIT && e == -524 /* ENOTSUPP */) {
+		if (!quiet && ks->hook == OOMS_HOOK_FEXIT && e == -524 /* ENOTSUPP */) {
 			coll_err("--syscall-hook fexit: this kernel refuses fexit programs (it loads them but cannot "
 				 "attach them: BPF trampolines without ftrace direct calls, as on arm64 before 6.4); "
 				 "use --syscall-hook syscalls or auto");
@@ -372,44 +384,44 @@ static int load_attach(struct coll *c, int hook, int quiet)
 				snprintf(what, sizeof(what), "attaching %.80s", failed);
 			else
 				snprintf(what, sizeof(what), "attaching the programs (syscall results from %s)",
-					 hook_names[c->hook]);
+					 hook_names[ks->hook]);
 			coll_explain_bpf_error(what, e);
 		}
-		unload(c);
+		unload(ks);
 		return e;
 	}
 	return 0;
 }
 
-int coll_load_bpf(struct coll *c)
+int coll_k_load(struct coll_kernel *ks)
 {
 	/* fexit needs BPF trampolines and ftrace direct calls (x86_64; arm64
 	 * from 6.4) open to root; it and the syscall events see native calls
 	 * only: a 32-bit target on arm64 takes raw_syscalls */
-	int asked = c->o->syscall_hook, e = -ENOENT;
+	int asked = ks->o->syscall_hook, e = -ENOENT;
 
 	/* The arm64 kernel never fires a uprobe in an AArch32 task (a probe
 	 * attaches and stays silent): what needs one says so once and the
 	 * syscall side stands in, rather than nothing being reported. */
-	c->alloc_mode = c->o->big_alloc_mode;
-	c->aarch32 = c->arch == ARCH_ARM64 &&
-		     (c->launched ? launch_program_is_32bit(c->o->argv[0]) : proc_exe_is_32bit(c->pid)) == 1;
-	if (c->aarch32) {
-		int big_uprobe = c->o->big_alloc_bytes && c->o->big_alloc_mode == ALLOC_UPROBE;
+	ks->alloc_mode = ks->o->big_alloc_mode;
+	ks->aarch32 = ks->arch == ARCH_ARM64 &&
+		     (ks->launched ? launch_program_is_32bit(ks->o->argv[0]) : proc_exe_is_32bit(ks->pid)) == 1;
+	if (ks->aarch32) {
+		int big_uprobe = ks->o->big_alloc_bytes && ks->o->big_alloc_mode == ALLOC_UPROBE;
 
 		if (big_uprobe)
-			c->alloc_mode = ALLOC_SYSCALL;
-		if (big_uprobe || !c->o->no_pthread_probe)
+			ks->alloc_mode = ALLOC_SYSCALL;
+		if (big_uprobe || !ks->o->no_pthread_probe)
 			coll_err("PID %d is a 32-bit ARM process: uprobes do not fire in 32-bit processes on an arm64 kernel, so %s",
-			    (int)c->pid, big_uprobe ? "--big-alloc-mode uprobe falls back to the syscall side (mmap, brk) and thread start routines are not shown"
+			    (int)ks->pid, big_uprobe ? "--big-alloc-mode uprobe falls back to the syscall side (mmap, brk) and thread start routines are not shown"
 						    : "thread start routines are not shown");
 	}
 
 	if (asked != OOMS_HOOK_AUTO) {
-		e = load_attach(c, asked, 0);
+		e = load_attach(ks, asked, 0);
 	} else {
-		for (int h = c->aarch32 ? OOMS_HOOK_RAW : OOMS_HOOK_FEXIT; h <= OOMS_HOOK_RAW && e; h++)
-			e = load_attach(c, h, h != OOMS_HOOK_RAW);
+		for (int h = ks->aarch32 ? OOMS_HOOK_RAW : OOMS_HOOK_FEXIT; h <= OOMS_HOOK_RAW && e; h++)
+			e = load_attach(ks, h, h != OOMS_HOOK_RAW);
 	}
 	return e ? -1 : 0;
 }
@@ -450,50 +462,50 @@ static const char *const libc_names[] = {"libc.so", "libc-2.", NULL};
 
 /* pthread_create uprobe on the target's libc, or in a static executable
  * its own; again if the target's libc changed (exec). */
-void coll_attach_libc(struct coll *c)
+void coll_k_attach_libc(struct coll_kernel *ks)
 {
 	char libc[512], path[600];
 	uint64_t off;
 	int e;
 
-	if (c->o->no_pthread_probe || c->aarch32)
+	if (ks->o->no_pthread_probe || ks->aarch32)
 		return;
-	if (find_lib(c->pid, libc_names, libc, sizeof(libc))) {
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, libc);
+	if (find_lib(ks->pid, libc_names, libc, sizeof(libc))) {
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)ks->pid, libc);
 	} else {
 		/* no libc mapped: a static executable (its libc inside it), or not yet started */
 		ssize_t n;
 
-		snprintf(path, sizeof(path), "/proc/%d/exe", (int)c->pid);
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)ks->pid);
 		if ((n = readlink(path, libc, sizeof(libc) - 1)) <= 0 || ooms_sym_elf_find(path, "pthread_create", &off))
 			return;
 		libc[n] = 0;
 	}
-	if (!strcmp(libc, c->libc_path))
+	if (!strcmp(libc, ks->libc_path))
 		return;
-	bpf_link__destroy(c->libc_link);
-	c->libc_link = NULL;
+	bpf_link__destroy(ks->libc_link);
+	ks->libc_link = NULL;
 	/* libbpf 1.1 refuses glibc's two versions of pthread_create: resolve it here */
 	e = ooms_sym_elf_find(path, "pthread_create", &off);
 	if (!e) {
-		c->libc_link = bpf_program__attach_uprobe(c->skel->progs.pthread_create_entry, false,
-							   c->pid, path, off);
-		e = c->libc_link ? 0 : -errno;
+		ks->libc_link = bpf_program__attach_uprobe(ks->skel->progs.pthread_create_entry, false,
+							   ks->pid, path, off);
+		e = ks->libc_link ? 0 : -errno;
 	}
 	if (e) {
-		if (c->o->verbose)
+		if (ks->o->verbose)
 			coll_err("no pthread_create uprobe on %s: %s (thread start routines not shown)", libc,
 			    strerror(-e));
-		c->libc_path[0] = 0;
+		ks->libc_path[0] = 0;
 		return;
 	}
-	snprintf(c->libc_path, sizeof(c->libc_path), "%s", libc);
+	snprintf(ks->libc_path, sizeof(ks->libc_path), "%s", libc);
 }
 
 /* An entry (or return) probe on sym. An alias of a symbol probed already
  * (glibc's aligned_alloc is memalign) is skipped: one call, one report, under
  * the first name. */
-static int attach_one(struct coll *c, struct bpf_program *prog, const char *path, const char *sym, int ret,
+static int attach_one(struct coll_kernel *ks, struct bpf_program *prog, const char *path, const char *sym, int ret,
 		      int required, uint64_t *seen, int *nseen)
 {
 	uint64_t off;
@@ -510,62 +522,62 @@ static int attach_one(struct coll *c, struct bpf_program *prog, const char *path
 			return 0;
 	if (seen && *nseen < 16)
 		seen[(*nseen)++] = off;
-	if (c->nalloc_links == (int)(sizeof(c->alloc_links) / sizeof(c->alloc_links[0])))
+	if (ks->nalloc_links == (int)(sizeof(ks->alloc_links) / sizeof(ks->alloc_links[0])))
 		return 0;
-	l = bpf_program__attach_uprobe(prog, ret, c->pid, path, off);
+	l = bpf_program__attach_uprobe(prog, ret, ks->pid, path, off);
 	if (!l) {
 		e = -errno;
 		coll_err("--big-alloc-mode uprobe: attaching to %s in %s: %s%s", sym, path, strerror(-e),
 		    e == -EPERM || e == -EACCES ? " (root? SELinux?)" : "");
 		return -1;
 	}
-	c->alloc_links[c->nalloc_links++] = l;
+	ks->alloc_links[ks->nalloc_links++] = l;
 	return 0;
 }
 
 /* --big-alloc-mode uprobe: the target's libc allocator entry points (and
  * operator new where it links libstdc++ or libc++); return probes too with
  * --big-alloc-live, and free. */
-int coll_attach_allocs(struct coll *c)
+int coll_k_attach_allocs(struct coll_kernel *ks)
 {
 	static const char *const cxx_names[] = {"libstdc++.so", "libc++.so", NULL};
-	struct collect_bpf *k = c->skel;
+	struct collect_bpf *skel = ks->skel;
 	const struct { struct bpf_program *prog; const char *sym; int required; } fns[] = {
-		{k->progs.malloc_entry, "malloc", 1},       {k->progs.calloc_entry, "calloc", 1},
-		{k->progs.realloc_entry, "realloc", 1},     {k->progs.posix_memalign_entry, "posix_memalign", 0},
-		{k->progs.aligned_alloc_entry, "aligned_alloc", 0}, {k->progs.memalign_entry, "memalign", 0},
-		{k->progs.valloc_entry, "valloc", 0},
+		{skel->progs.malloc_entry, "malloc", 1},       {skel->progs.calloc_entry, "calloc", 1},
+		{skel->progs.realloc_entry, "realloc", 1},     {skel->progs.posix_memalign_entry, "posix_memalign", 0},
+		{skel->progs.aligned_alloc_entry, "aligned_alloc", 0}, {skel->progs.memalign_entry, "memalign", 0},
+		{skel->progs.valloc_entry, "valloc", 0},
 	};
 	char lib[512], path[600];
 	uint64_t seen[16];
 	int nseen = 0;
 
-	if (!find_lib(c->pid, libc_names, lib, sizeof(lib))) {
+	if (!find_lib(ks->pid, libc_names, lib, sizeof(lib))) {
 		coll_err("--big-alloc-mode uprobe: the target maps no libc (a static binary?): use --big-alloc-mode syscall");
 		return -1;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, lib);
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)ks->pid, lib);
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
 		int before = nseen;
 
-		if (attach_one(c, fns[i].prog, path, fns[i].sym, 0, fns[i].required, seen, &nseen))
+		if (attach_one(ks, fns[i].prog, path, fns[i].sym, 0, fns[i].required, seen, &nseen))
 			return -1;
-		if (nseen == before && fns[i].prog == k->progs.memalign_entry)
-			c->memalign_is_aligned_alloc = 1; /* glibc: one function */
-		if (nseen > before && c->o->big_alloc_live &&
-		    attach_one(c, k->progs.alloc_return, path, fns[i].sym, 1, 0, NULL, NULL))
+		if (nseen == before && fns[i].prog == skel->progs.memalign_entry)
+			ks->memalign_is_aligned_alloc = 1; /* glibc: one function */
+		if (nseen > before && ks->o->big_alloc_live &&
+		    attach_one(ks, skel->progs.alloc_return, path, fns[i].sym, 1, 0, NULL, NULL))
 			return -1;
 	}
-	if (c->o->big_alloc_live && attach_one(c, k->progs.free_entry, path, "free", 0, 1, NULL, NULL))
+	if (ks->o->big_alloc_live && attach_one(ks, skel->progs.free_entry, path, "free", 0, 1, NULL, NULL))
 		return -1;
-	if (find_lib(c->pid, cxx_names, lib, sizeof(lib))) {
+	if (find_lib(ks->pid, cxx_names, lib, sizeof(lib))) {
 		nseen = 0;
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, lib);
-		if (attach_one(c, k->progs.new_entry, path, "_Znwm", 0, 0, seen, &nseen) ||
-		    attach_one(c, k->progs.new_array_entry, path, "_Znam", 0, 0, seen, &nseen))
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)ks->pid, lib);
+		if (attach_one(ks, skel->progs.new_entry, path, "_Znwm", 0, 0, seen, &nseen) ||
+		    attach_one(ks, skel->progs.new_array_entry, path, "_Znam", 0, 0, seen, &nseen))
 			return -1;
-		if (c->o->big_alloc_live && (attach_one(c, k->progs.alloc_return, path, "_Znwm", 1, 0, NULL, NULL) ||
-					     attach_one(c, k->progs.alloc_return, path, "_Znam", 1, 0, NULL, NULL)))
+		if (ks->o->big_alloc_live && (attach_one(ks, skel->progs.alloc_return, path, "_Znwm", 1, 0, NULL, NULL) ||
+					     attach_one(ks, skel->progs.alloc_return, path, "_Znam", 1, 0, NULL, NULL)))
 			return -1;
 	}
 	return 0;
@@ -576,14 +588,14 @@ int coll_attach_allocs(struct coll *c)
  * kinds is running (or a bpf() call from user space is updating a map); the
  * kernel counts each (recursion_misses, 5.12+). Each may be an event never
  * sent, the target's or another process's (the check comes first). */
-uint64_t coll_skipped_runs(struct coll *c)
+uint64_t coll_k_skipped_runs(struct coll_kernel *ks)
 {
 	struct bpf_program *prog;
 	uint64_t n = 0;
 
-	if (!c->skel)
+	if (!ks->skel)
 		return 0;
-	bpf_object__for_each_program(prog, c->skel->obj) {
+	bpf_object__for_each_program(prog, ks->skel->obj) {
 		struct bpf_prog_info info;
 		uint32_t len = sizeof(info);
 		int fd = bpf_program__fd(prog);

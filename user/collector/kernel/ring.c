@@ -1,25 +1,40 @@
-/* The one reader of the ring buffer. Its events reach coll_handle_event
- * (coll_events.c) through the callback libbpf was given where the ring
- * buffer was made (collector.c), so records flow one way: nothing here
- * calls up into the code that handles them. */
+/* The one reader of the ring buffer. Its events reach the callback given at
+ * coll_k_ring_open (the collector's coll_handle_event), so records flow one
+ * way: nothing here calls up into the code that handles them. */
 #define _GNU_SOURCE
-#include "collector/coll.h"
+#include "collector/kernel/kernel_side.h"
 
-/* Reads what the ring buffer holds, unless it is being read already (a
- * snapshot taken while handling an event ticks back here): 0, or -1 when
- * it was not read. */
-int coll_read_ring(struct coll *c)
+#include <errno.h>
+
+#include "collect.skel.h"
+
+int coll_k_ring_open(struct coll_kernel *ks, ring_buffer_sample_fn on_event, void *ctx)
 {
-	if (c->ring_busy || !c->rb)
+	ks->rb = ring_buffer__new(bpf_map__fd(ks->skel->maps.events), on_event, ctx, NULL);
+	return ks->rb ? 0 : -errno;
+}
+
+int coll_k_read_ring(struct coll_kernel *ks)
+{
+	if (ks->ring_busy || !ks->rb)
 		return -1;
-	c->ring_busy = 1;
-	ring_buffer__consume(c->rb);
-	c->ring_busy = 0;
+	ks->ring_busy = 1;
+	ring_buffer__consume(ks->rb);
+	ks->ring_busy = 0;
 	return 0;
 }
 
-void coll_consume_ring(void *ctx)
+void coll_k_tick(void *ks)
 {
-	coll_read_ring(ctx);
+	coll_k_read_ring(ks);
 }
 
+int coll_k_ring_fd(struct coll_kernel *ks)
+{
+	return ring_buffer__epoll_fd(ks->rb);
+}
+
+struct ring_buffer *coll_k_ring(struct coll_kernel *ks)
+{
+	return ks->rb;
+}

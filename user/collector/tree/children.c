@@ -8,7 +8,19 @@
  * (--children is passed on). At most max_children run at once; the rest
  * are let go unwatched and counted. */
 #define _GNU_SOURCE
-#include "collector/coll.h"
+#include "collector/tree/children.h"
+#include "collector/console/console.h"
+#include "util/clock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <dirent.h>
 #include <json-c/json.h>
@@ -21,12 +33,17 @@
 
 extern char **environ;
 
-static int live_kids(const struct coll *c)
+static double since(const struct coll_tree *t)
+{
+	return t->start_ns ? (mono_ns() - t->start_ns) / 1e9 : 0.0;
+}
+
+static int live_kids(const struct coll_tree *t)
 {
 	int n = 0;
 
-	for (size_t i = 0; i < c->nkids; i++)
-		n += !c->kids[i].ended;
+	for (size_t i = 0; i < t->nkids; i++)
+		n += !t->kids[i].ended;
 	return n;
 }
 
@@ -43,7 +60,7 @@ static void safe_name(char *dst, size_t len, const char *src)
 	dst[i] = 0;
 }
 
-static pid_t spawn_collector(struct coll *c, pid_t child, const char *dir)
+static pid_t spawn_collector(struct coll_tree *t, pid_t child, const char *dir)
 {
 	char pid_s[16], log[4500];
 	const char *argv[96];
@@ -52,13 +69,13 @@ static pid_t spawn_collector(struct coll *c, pid_t child, const char *dir)
 	pid_t pid = -1;
 
 	snprintf(pid_s, sizeof(pid_s), "%d", (int)child);
-	snprintf(log, sizeof(log), "%s.terminal.txt", dir);
+	snprintf(log, sizeof(log), "%s" RUN_CHILD_TERMINAL, dir);
 	argv[n++] = "oomscope";
 	argv[n++] = "watch";
 	argv[n++] = "--held";
 	argv[n++] = "--children";
-	for (size_t i = 0; c->o->child_args && c->o->child_args[i] && n < 88; i++)
-		argv[n++] = c->o->child_args[i];
+	for (size_t i = 0; t->o->child_args && t->o->child_args[i] && n < 88; i++)
+		argv[n++] = t->o->child_args[i];
 	argv[n++] = "-p";
 	argv[n++] = pid_s;
 	argv[n++] = "-o";
@@ -75,14 +92,14 @@ static pid_t spawn_collector(struct coll *c, pid_t child, const char *dir)
 	return pid;
 }
 
-static void held(struct coll *c, const struct ooms_event *e)
+static void held(struct coll_tree *t, const struct ooms_event *e)
 {
 	pid_t child = (pid_t)e->ret;
 	char comm[64] = "", name[64], kids[4200], dir[4300];
 	struct coll_kid *k;
 	FILE *f;
 
-	snprintf(kids, sizeof(kids), "%s/children", c->dir);
+	snprintf(kids, sizeof(kids), "%s/" RUN_CHILDREN, t->dir);
 	snprintf(dir, sizeof(dir), "/proc/%d/comm", (int)child);
 	if ((f = fopen(dir, "r"))) {
 		if (!fgets(comm, sizeof(comm), f))
@@ -95,16 +112,16 @@ static void held(struct coll *c, const struct ooms_event *e)
 		kill(child, SIGCONT);
 		return;
 	}
-	if (live_kids(c) >= c->o->max_children) {
-		c->kids_skipped++;
+	if (live_kids(t) >= t->o->max_children) {
+		t->kids_skipped++;
 		kill(child, SIGCONT);
-		if (!c->o->json)
-			coll_print("%8.1f child %d (%s) not watched: %d watched already (--max-children)\n", coll_since(c),
-			           (int)child, name, c->o->max_children);
+		if (!t->o->json)
+			coll_print("%8.1f child %d (%s) not watched: %d watched already (--max-children)\n", since(t),
+			           (int)child, name, t->o->max_children);
 		return;
 	}
 	snprintf(dir, sizeof(dir), "%s/%d-%s", kids, (int)child, name);
-	if ((mkdir(kids, 0755) && errno != EEXIST) || !(k = VEC_PUSH(c->kids, c->nkids, c->kids_cap))) {
+	if ((mkdir(kids, 0755) && errno != EEXIST) || !(k = VEC_PUSH(t->kids, t->nkids, t->kids_cap))) {
 		kill(child, SIGCONT);
 		return;
 	}
@@ -112,26 +129,26 @@ static void held(struct coll *c, const struct ooms_event *e)
 	k->target = child;
 	snprintf(k->name, sizeof(k->name), "%s", name);
 	snprintf(k->dir, sizeof(k->dir), "%s", dir);
-	k->collector = spawn_collector(c, child, dir);
+	k->collector = spawn_collector(t, child, dir);
 	if (k->collector < 0) {
 		coll_err("child %d: cannot start its collector: %s", (int)child, strerror(errno));
 		k->ended = 1;
 		kill(child, SIGCONT);
 		return;
 	}
-	if (!c->o->json) {
-		coll_print("%8.1f child %d (%s) watched -> %s\n", coll_since(c), (int)child, name, dir);
+	if (!t->o->json) {
+		coll_print("%8.1f child %d (%s) watched -> %s\n", since(t), (int)child, name, dir);
 	}
 }
 
-void coll_children_event(struct coll *c, const struct ooms_event *e)
+void coll_children_event(struct coll_tree *t, const struct ooms_event *e)
 {
 	if (e->version != OOMS_EVENT_VERSION)
 		return;
 	if (e->type == EV_CHILD)
-		c->kids_forked++;
+		t->kids_forked++;
 	else if (e->type == EV_CHILD_HELD)
-		held(c, e);
+		held(t, e);
 }
 
 /* The last `end` record of the timeline in dir: one line about how its
@@ -168,7 +185,7 @@ static void descendants(const char *dir, char *buf, size_t len, int *said, int d
 	struct dirent **names = NULL;
 	int n;
 
-	snprintf(kids, sizeof(kids), "%s/children", dir);
+	snprintf(kids, sizeof(kids), "%s/" RUN_CHILDREN, dir);
 	if (depth > 8 || (n = scandir(kids, &names, NULL, alphasort)) < 0)
 		return;
 	for (int i = 0; i < n; i++) {
@@ -206,63 +223,63 @@ static void kid_story(const struct coll_kid *k, char *buf, size_t len)
 	}
 }
 
-static void reaped(struct coll *c, struct coll_kid *k)
+static void reaped(struct coll_tree *t, struct coll_kid *k)
 {
 	char story[4096], safe[4200];
 
 	k->ended = 1;
-	if (c->o->json)
+	if (t->o->json)
 		return;
 	kid_story(k, story, sizeof(story));
-	coll_print("%8.1f child %d (%s): %s -> %s\n", coll_since(c), (int)k->target, k->name,
+	coll_print("%8.1f child %d (%s): %s -> %s\n", since(t), (int)k->target, k->name,
 	           text_term_safe(safe, sizeof(safe), story), k->dir);
 }
 
-void coll_children_reap(struct coll *c)
+void coll_children_reap(struct coll_tree *t)
 {
-	for (size_t i = 0; i < c->nkids; i++)
-		if (!c->kids[i].ended && waitpid(c->kids[i].collector, NULL, WNOHANG) == c->kids[i].collector)
-			reaped(c, &c->kids[i]);
+	for (size_t i = 0; i < t->nkids; i++)
+		if (!t->kids[i].ended && waitpid(t->kids[i].collector, NULL, WNOHANG) == t->kids[i].collector)
+			reaped(t, &t->kids[i]);
 }
 
-void coll_children_finish(struct coll *c, int target_ended)
+void coll_children_finish(struct coll_tree *t, int target_ended)
 {
 	sigset_t mask;
 	struct timespec tick = {0, 200 * 1000 * 1000};
-	uint64_t deadline = c->o->duration_s > 0 ? c->start_ns + (uint64_t)(c->o->duration_s * 1e9) : 0;
+	uint64_t deadline = t->o->duration_s > 0 ? t->start_ns + (uint64_t)(t->o->duration_s * 1e9) : 0;
 	int stopping = !target_ended;
 
-	if (!c->nkids)
+	if (!t->nkids)
 		return;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
-	if (!stopping && live_kids(c) && !c->o->json)
+	if (!stopping && live_kids(t) && !t->o->json)
 		coll_err("the target ended; %d child process(es) still watched (Ctrl-C to stop)",
-			live_kids(c));
-	for (uint64_t sent_ns = 0; live_kids(c);) {
-		coll_children_reap(c);
-		if (!live_kids(c))
+			live_kids(t));
+	for (uint64_t sent_ns = 0; live_kids(t);) {
+		coll_children_reap(t);
+		if (!live_kids(t))
 			break;
-		if (!stopping && (sigtimedwait(&mask, NULL, &tick) > 0 || (deadline && coll_now_ns() >= deadline)))
+		if (!stopping && (sigtimedwait(&mask, NULL, &tick) > 0 || (deadline && mono_ns() >= deadline)))
 			stopping = 1;
 		if (stopping && !sent_ns) { /* each ends as a watch does on Ctrl-C: files and report written */
-			for (size_t i = 0; i < c->nkids; i++)
-				if (!c->kids[i].ended)
-					kill(c->kids[i].collector, SIGINT);
-			sent_ns = coll_now_ns();
-		} else if (sent_ns && coll_now_ns() - sent_ns > 60 * 1000000000ull) { /* one that hangs */
-			for (size_t i = 0; i < c->nkids; i++)
-				if (!c->kids[i].ended && kill(c->kids[i].collector, SIGKILL) == 0 &&
-				    waitpid(c->kids[i].collector, NULL, 0) == c->kids[i].collector)
-					reaped(c, &c->kids[i]);
+			for (size_t i = 0; i < t->nkids; i++)
+				if (!t->kids[i].ended)
+					kill(t->kids[i].collector, SIGINT);
+			sent_ns = mono_ns();
+		} else if (sent_ns && mono_ns() - sent_ns > 60 * 1000000000ull) { /* one that hangs */
+			for (size_t i = 0; i < t->nkids; i++)
+				if (!t->kids[i].ended && kill(t->kids[i].collector, SIGKILL) == 0 &&
+				    waitpid(t->kids[i].collector, NULL, 0) == t->kids[i].collector)
+					reaped(t, &t->kids[i]);
 		}
 		if (stopping)
 			nanosleep(&tick, NULL);
 	}
-	if (c->kids_skipped && !c->o->json)
-		coll_err("%" PRIu64 " child process(es) not watched (--max-children %d)", c->kids_skipped,
-			c->o->max_children);
+	if (t->kids_skipped && !t->o->json)
+		coll_err("%" PRIu64 " child process(es) not watched (--max-children %d)", t->kids_skipped,
+			t->o->max_children);
 }
 
 #define CHILD_ROWS 5
@@ -300,17 +317,17 @@ static int by_fds(const void *x, const void *y)
 	return fa < fb ? 1 : fa > fb ? -1 : 0;
 }
 
-void coll_children_rows(struct coll *c)
+void coll_children_rows(struct coll_tree *t)
 {
 	struct kid_row *rows;
 	size_t n = 0;
 
-	if (c->o->json || !c->nkids || !(rows = calloc(c->nkids, sizeof(*rows))))
+	if (t->o->json || !t->nkids || !(rows = calloc(t->nkids, sizeof(*rows))))
 		return;
-	for (size_t i = 0; i < c->nkids; i++)
-		if (!c->kids[i].ended) {
-			rows[n].k = &c->kids[i];
-			rows[n].have = last_sample(&c->kids[i], &rows[n].s);
+	for (size_t i = 0; i < t->nkids; i++)
+		if (!t->kids[i].ended) {
+			rows[n].k = &t->kids[i];
+			rows[n].have = last_sample(&t->kids[i], &rows[n].s);
 			n++;
 		}
 	qsort(rows, n, sizeof(*rows), by_fds);
@@ -342,4 +359,11 @@ void coll_children_rows(struct coll *c)
 	if (n > CHILD_ROWS)
 		coll_print("%8s %zu more child process(es) watched\n", "+", n - CHILD_ROWS);
 	free(rows);
+}
+
+void coll_children_free(struct coll_tree *t)
+{
+	free(t->kids);
+	t->kids = NULL;
+	t->nkids = t->kids_cap = 0;
 }

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "collector/end_cause.h"
+#include "collector/end/end_cause.h"
 
 #include <signal.h>
 #include <stdio.h>

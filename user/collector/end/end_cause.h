@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "collector/kernel/collect.h"
-#include "collector/cgroup.h"
+#include "proc/cgroup.h"
 
 enum ooms_death_cause {
 	DEATH_UNKNOWN = 0, /* gone, but the kernel side did not see its end */

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "collector/cgroup.h"
+#include "proc/cgroup.h"
 #include "proc/procfs.h"
 
 #include <inttypes.h>

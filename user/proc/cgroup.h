@@ -1,8 +1,8 @@
 /* The target's memory and pids cgroups (v1 or v2): their limits, and the
  * counters that tell a memory cgroup's OOM kill from the global OOM
  * killer's. Paths come from /proc/PID/cgroup and the mount table. */
-#ifndef OOMSCOPE_COLLECTOR_CGROUP_H
-#define OOMSCOPE_COLLECTOR_CGROUP_H
+#ifndef OOMSCOPE_PROC_CGROUP_H
+#define OOMSCOPE_PROC_CGROUP_H
 
 #include <stdint.h>
 #include <sys/types.h>
