@@ -2,7 +2,7 @@
  * (collector/end_cause.c), and the detector's rules checked on events. */
 #include <signal.h>
 #include <string.h>
-#include "collector/end_cause.h"
+#include "collector/end/end_cause.h"
 #include "detect/detect.h"
 #include "tap.h"
 
