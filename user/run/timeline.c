@@ -1,6 +1,10 @@
 /* Each timeline record's writer beside its reader, both reading one field
  * list for its flat keys (fields.h); what is nested or listed is written
- * and read by hand, side by side. */
+ * and read by hand, side by side.
+ *
+ * One file over 650 lines on purpose: it is the timeline's whole schema,
+ * every record's keys in one place, so that a record's writer and reader
+ * are read, and changed, together. */
 #include "run/timeline.h"
 #include "run/fields.h"
 #include "util/json.h"

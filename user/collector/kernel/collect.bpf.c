@@ -18,6 +18,11 @@
  * fd and thread sets are hash maps, so a dup2 over an open fd or a double close
  * does not skew the counts. Attribution events go through one ring buffer;
  * every failed reservation is counted.
+ *
+ * One file over 650 lines on purpose: it is one BPF object, whose programs
+ * share its maps and .bss totals, and the verifier sees it as one unit; the
+ * parts that stand apart are in collect_fail.bpf.h, collect_death.bpf.h,
+ * collect_allocs.bpf.h and collect_direct.bpf.h, included here.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
