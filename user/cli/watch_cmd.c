@@ -60,7 +60,7 @@ enum {
 	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOSTRINGS, OPT_NOANALYZE, OPT_LEAKCLASS,
 	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT, OPT_NOJSTACKS, OPT_JPLATFORM, OPT_PERFMAP, OPT_NOPOOLRULES,
-	OPT_CHILDREN, OPT_NOCHILDREN, OPT_MAXCHILDREN, OPT_HELD, OPT_LABEL,
+	OPT_CHILDREN, OPT_NOCHILDREN, OPT_MAXCHILDREN, OPT_HELD, OPT_LABEL, OPT_FAULTSAMPLE,
 };
 
 static const char *app_pkg;  /* --app */
@@ -101,6 +101,9 @@ static const struct cli_opt options[] = {
 	 "operator new in the target's libc/libstdc++: exact)"},
 	{"big-alloc-live", 0, no_argument, OPT_BIGALLOC_LIVE, NULL,
 	 "uprobe mode: return probes too, for the address, and a\nprobe on free: the report says which blocks are live"},
+	{"fault-sample", 0, required_argument, OPT_FAULTSAMPLE, "BYTES",
+	 "memory's growth by code: the stack of one page fault in\nevery BYTES of the machine's faults, kept when it is the\n"
+	 "target's (default 2M; 0: none; memory-N.json, memory.json)"},
 	{"stack-depth", 0, required_argument, OPT_STACKDEPTH, "N", "frames kept per big allocation (default 20, up to 40)"},
 	{"ringbuf-size", 0, required_argument, OPT_RINGBUF, "BYTES",
 	 "ring buffer for creation events (default 16M; rounded up to\na power of two pages); drops are counted either way"},
@@ -200,6 +203,7 @@ static void defaults(struct ooms_watch_opts *o, struct heap_flags *hf)
 	o->interval_s = 1;
 	o->max_children = 8;
 	o->big_map_bytes = 1 << 20;
+	o->fault_sample_bytes = 2 << 20;
 	o->big_alloc_mode = ALLOC_SYSCALL;
 	o->stack_depth = 20;
 	ooms_detect_defaults(&o->detect);
@@ -286,6 +290,11 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 			if (cli_parse_bytes(optarg, &b) || b == 0)
 				return bad("invalid size '%s' (bytes, K/M/G suffixes)", optarg);
 			o->big_map_bytes = b;
+			break;
+		case OPT_FAULTSAMPLE:
+			if (cli_parse_bytes(optarg, &b))
+				return bad("invalid --fault-sample '%s' (bytes, K/M/G suffixes; 0: none)", optarg);
+			o->fault_sample_bytes = b;
 			break;
 		case OPT_BIGALLOC:
 			if (cli_parse_bytes(optarg, &b) || b == 0)

@@ -5,7 +5,8 @@
  * struct coll_tree), and includes this header not at all, but console.c,
  * which draws the whole watch. collector.h is the public entry point.
  *   collector.c      setup, the run directory, the event loop, the end
- *   coll_sampling.c  a sample every interval; the kernel side's sets read back
+ *   coll_sampling.c  a sample every interval
+ *   coll_sets.c      the kernel side's sets read back, drift checked
  *   coll_resources.c each watched resource's figure and limit
  *   coll_events.c    the ring buffer's events: failures, rules checked on events
  *   coll_crossings.c crossings: their snapshots, records and lines
@@ -46,6 +47,7 @@
 #include "collector/kernel/set_snapshot.h"
 #include "collector/tree/launch.h"
 #include "collector/tree/children.h"
+#include "collector/memory/memory_watch.h"
 #include "proc/procfs.h"
 #include "collector/kernel/syscall_table.h"
 #include "collector/kernel/tracefs.h"
@@ -76,6 +78,7 @@ struct coll {
 	uint64_t timeline_lost;    /* records that could not be written (a full disk) */
 	struct ooms_snapshot last; /* the latest snapshot of a live target */
 	struct coll_tree tree;     /* the children watched (tree/) */
+	struct coll_memory mem;    /* the system's memory and its pressure (memory/) */
 	struct java_watch java;    /* Java stacks, the perf map, direct memory's sites (java/) */
 	uint64_t start_ns;
 	int64_t threads_max;
@@ -106,6 +109,7 @@ struct coll {
 	struct ooms_failures *fails;
 	int fail_snapped[FAIL_KIND_MAX]; /* the state at the first failure of each kind was written */
 	struct ooms_sample last_smp;    /* the last sample: limits for rules checked on events */
+	const struct ooms_sample *snap_smp; /* the sample crossings are being written for (NULL: last_smp) */
 	int have_smp;
 	struct ooms_cgroup cg;          /* the target's cgroups at the last sample */
 	struct ooms_cgroup cg_prev;     /* ... at the sample before (cg_prev_ns 0: none) */
@@ -153,6 +157,10 @@ void coll_crossings_pending(struct coll *c);
  * lim; st NULL: the limits alone. */
 void coll_count_resources(struct coll *c, const struct ooms_snapshot *s, const struct proc_status *st,
 			  const struct proc_limits *lim, int full, int64_t fds, struct ooms_sample *smp);
+/* The memory snapshot at path (coll_memory.c), and under a crossing's line
+ * the code that grew the memory most. */
+int coll_write_memory(struct coll *c, const char *path);
+void coll_memory_lines(const char *path);
 int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum ooms_snap kind, const char *name);
 int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum ooms_snap kind, int seq, char *name,
 		      size_t name_len);

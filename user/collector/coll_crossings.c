@@ -62,7 +62,9 @@ int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum ooms_sna
 
 	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
 	coll_java_perfmap(&c->java, 0, coll_target_ours(c) && !c->died);
-	if (kind == SNAP_THREADS)
+	if (kind == SNAP_MEMORY)
+		e = coll_write_memory(c, path);
+	else if (kind == SNAP_THREADS)
 		e = ooms_attrib_write_threads(c->attrib, s, path);
 	else if (kind == SNAP_FDS)
 		e = ooms_attrib_write_fds(c->attrib, s, path);
@@ -123,6 +125,7 @@ static void keep_snapshot(struct coll *c, enum ooms_rule rule, enum ooms_snap ki
 void coll_handle_crossings(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp,
 			     const struct ooms_crossing *xs, size_t nx, const char *seen_at)
 {
+	c->snap_smp = smp;
 	for (size_t i = 0; i < nx; i++) {
 		enum ooms_snap kind = ooms_resources[xs[i].rule / RK_MAX].snap; /* the resource's snapshot */
 		char snap[64], path[4200], numbered[64], current[64];
@@ -144,12 +147,18 @@ void coll_handle_crossings(struct coll *c, const struct ooms_snapshot *s, const 
 				cr->allocs = snap;
 		}
 		coll_emit(c, run_record_body, &rec);
-		if (!c->o->json)
+		if (!c->o->json) {
 			coll_print("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir,
 				   cr->wrote ? cr->wrote : current);
+			if (kind == SNAP_MEMORY) {
+				snprintf(path, sizeof(path), "%s/%s", c->dir, cr->wrote ? cr->wrote : current);
+				coll_memory_lines(path);
+			}
+		}
 		c->crossings++;
 		if (cr->wrote)
 			keep_snapshot(c, xs[i].rule, kind, c->crossings + (c->jheap ? ooms_jheap_crossings(c->jheap) : 0),
 				      xs[i].value);
 	}
+	c->snap_smp = NULL;
 }

@@ -181,6 +181,10 @@ int coll_handle_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(struct ooms_event))
 		return 0;
 	ooms_attrib_event(c->attrib, e);
+	if (e->version == OOMS_EVENT_VERSION && e->type == EV_FAULT) {
+		ooms_attrib_fault(c->attrib, e, ooms_sym_backing(c->sym, (uint64_t)e->ret));
+		return 0;
+	}
 	if (e->version == OOMS_EVENT_VERSION && (e->type == EV_MMAP_BIG || e->type == EV_MUNMAP_BIG))
 		keep_map_change(c, e);
 	if (e->version == OOMS_EVENT_VERSION) {

@@ -81,6 +81,55 @@ static void count_memfd(struct coll *c, const struct res_input *in, struct ooms_
 	f->limit = in->lim->nofile_soft;
 }
 
+/* The memory no reclaim can take back (anonymous, shared, swapped) against
+ * the room the tightest limit leaves it: its own figure plus what is left
+ * under a memory cgroup's limit (of what the cgroup holds that cannot be
+ * reclaimed: page cache is reclaimed before its OOM killer acts), under
+ * memory.high (where it is throttled), under the system's available memory
+ * (what a system killer watches), or under RLIMIT_DATA (of VmData). */
+static void count_memory(struct coll *c, const struct res_input *in, const struct ooms_memfig *m,
+			 struct ooms_res_fig *f)
+{
+	const struct ooms_cgroup *cg = &c->cg;
+	int64_t v, room;
+
+	f->value = f->limit = -1;
+	if (!in->st)
+		return;
+	v = (m->anon_kb >= 0 ? m->anon_kb : in->st->rss_kb) + (m->shmem_kb > 0 ? m->shmem_kb : 0) +
+	    (m->swap_kb > 0 ? m->swap_kb : 0);
+	f->value = v;
+#define TIGHTER(lim, src)                                                                                   	do {                                                                                                		int64_t l_ = (lim);                                                                         		if (l_ > 0 && (f->limit <= 0 || l_ < f->limit)) {                                           			f->limit = l_;                                                                      			f->limit_src = (src);                                                               		}                                                                                           	} while (0)
+	if (cg->mem_limit > 0) {
+		int64_t held = cg->mem_unreclaimable >= 0 ? cg->mem_unreclaimable : cg->mem_usage;
+
+		room = (cg->mem_limit - (held > 0 ? held : 0)) / 1024;
+		TIGHTER(v + (room > 0 ? room : 0), cg->mem_v2 ? "memory.max" : "memory.limit_in_bytes");
+	}
+	if (cg->mem_high > 0) {
+		int64_t held = cg->mem_unreclaimable >= 0 ? cg->mem_unreclaimable : cg->mem_usage;
+
+		room = (cg->mem_high - (held > 0 ? held : 0)) / 1024;
+		TIGHTER(v + (room > 0 ? room : 0), "memory.high");
+	}
+	if (m->sys_available_kb >= 0)
+		TIGHTER(v + m->sys_available_kb, "MemAvailable");
+	if (in->lim->data_soft > 0 && in->st->vmdata_kb >= 0) {
+		room = in->lim->data_soft / 1024 - in->st->vmdata_kb;
+		TIGHTER(v + (room > 0 ? room : 0), "RLIMIT_DATA");
+	}
+#undef TIGHTER
+}
+
+/* Pressure: ms a second stalled on memory (PSI some avg10), or the
+ * trigger's stall when it fired since the last sample. */
+static void count_memstall(struct coll *c, const struct ooms_memfig *m, struct ooms_res_fig *f)
+{
+	f->value = coll_memory_stall_ms(&c->mem, m);
+	f->limit = f->value >= 0 ? 1000 : -1;
+	f->limit_src = c->mem.psi_fd >= 0 ? c->mem.trigger : NULL;
+}
+
 static void (*const counters[RES_MAX])(struct coll *, const struct res_input *, struct ooms_res_fig *) = {
 	[RES_THREADS] = count_threads,
 	[RES_FDS] = count_fds,
@@ -95,6 +144,10 @@ void coll_count_resources(struct coll *c, const struct ooms_snapshot *s, const s
 
 	for (int r = 0; r < RES_MAX; r++) {
 		smp->res[r] = (struct ooms_res_fig){-1, -1, NULL};
-		counters[r](c, &in, &smp->res[r]);
+		if (counters[r])
+			counters[r](c, &in, &smp->res[r]);
 	}
+	/* the memory rows read the sample's memory figures (filled before) */
+	count_memory(c, &in, &smp->mem, &smp->res[RES_MEMORY]);
+	count_memstall(c, &smp->mem, &smp->res[RES_MEMSTALL]);
 }

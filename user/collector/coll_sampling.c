@@ -30,6 +30,7 @@ static void emit_sample(struct coll *c, const struct ooms_sample *s)
 	}};
 
 	memcpy(r.u.sample.res, s->res, sizeof(s->res));
+	run_memfig_from(&r.u.sample.mem, &s->mem);
 	if (s->heap_src && s->heap_max > 0) /* where the heap rule's ratio lies, in bytes */
 		r.u.sample.heap_limit =
 			(int64_t)(ooms_heap_rule_threshold(&c->o->java.rule, s->heap_max) * (double)s->heap_max);
@@ -53,6 +54,7 @@ void coll_seed_limits(struct coll *c)
 	smp->heap_used = smp->heap_committed = smp->heap_max = -1;
 	smp->metaspace = smp->class_space = smp->direct = (struct ooms_pool){-1, -1, -1};
 	smp->is_32bit = c->is_32bit;
+	coll_memory_figures(&c->mem, NULL, 0, &smp->mem);
 	if (proc_read_limits(c->pid, &lim) != 0)
 		return;
 	coll_count_resources(c, &none, NULL, &lim, 0, -1, smp); /* the limits, every figure unknown */
@@ -172,6 +174,7 @@ int coll_take_sample(struct coll *c)
 	c->prev_vm_delta = vm_delta;
 	smp.threads_bpf = t->threads_live;
 	smp.fds_bpf = t->fds_live;
+	coll_memory_figures(&c->mem, &st, smp.t, &smp.mem);
 	coll_count_resources(c, &s, &st, &lim, full, fds, &smp);
 	smp.ringbuf_drops = t->ringbuf_drops + (c->jheap ? ooms_jheap_drops(c->jheap) : 0);
 	smp.set_full_drops = t->set_full_drops;
@@ -220,67 +223,4 @@ int coll_take_sample(struct coll *c)
 	c->samples++;
 	c->last_sample_ns = coll_now_ns();
 	return 0;
-}
-
-/* ---- the kernel side's sets, read back and compared with /proc ---- */
-
-/* The sets as the kernel side holds them now (kernel/set_snapshot.h). 0 or -errno. */
-int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s)
-{
-	struct ooms_held_sets h = {.attrib = c->attrib, .last = &c->last};
-	int e;
-
-	coll_k_held_sets(&c->k, &h);
-	e = ooms_held_snapshot(&h, s);
-
-	/* A thread or fd in the sets just read may have its creation event
-	 * still in the ring buffer (the kernel adds to the set, then sends):
-	 * names are given when the snapshot is written, so read what was sent
-	 * up to now first (bounded: 10 ms; not from inside a ring callback) */
-	if (!e) {
-		uint64_t sent = coll_k_totals(&c->k)->events_sent;
-
-		for (int i = 0; i < 10 && coll_k_read_ring(&c->k) == 0 && ooms_attrib_events(c->attrib) < sent; i++)
-			usleep(1000);
-	}
-	if (!e && !coll_target_ours(c)) {
-		/* its PID is another process's now: names from the sets and the
-		 * last sample only, nothing from that process's /proc */
-		ooms_snapshot_free(s);
-		h.pid = 0;
-		e = ooms_held_snapshot(&h, s);
-	}
-	if (!e) {
-		s->t = coll_since(c);
-		s->thread_limit = c->last_smp.res[RES_THREADS].limit;
-		s->fd_limit = c->last_smp.res[RES_FDS].limit;
-	}
-	return e;
-}
-
-void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp)
-{
-	struct { const char *what; int64_t proc, bpf; int *run; int fds; } d[] = {
-		{"fds", smp->res[RES_FDS].value, smp->fds_bpf, &c->drift_fds, 1},
-		{"threads", smp->res[RES_THREADS].value, smp->threads_bpf, &c->drift_threads, 0},
-	};
-
-	/* A call in flight can differ for one sample; two in a row is drift. */
-	for (size_t i = 0; i < 2; i++) {
-		if (d[i].proc == d[i].bpf) {
-			*d[i].run = 0;
-			continue;
-		}
-		if (++*d[i].run < 2)
-			continue;
-		*d[i].run = 0;
-		/* the counts are of two moments: a target making and ending them
-		 * fast differs between the two without the set being wrong; said
-		 * only when members were */
-		if (!coll_k_resync(&c->k, s, d[i].fds))
-			continue;
-		struct run_record r = {.type = REC_DRIFT, .u.drift = {smp->t, d[i].what, d[i].proc, d[i].bpf}};
-
-		coll_emit(c, run_record_body, &r);
-	}
 }

@@ -41,6 +41,11 @@ static int setup(struct coll *c)
 
 	if (coll_k_check(&c->k))
 		return -1;
+	if (c->o->fault_sample_bytes) {
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+		c->k.fault_period = c->o->fault_sample_bytes / page ? c->o->fault_sample_bytes / page : 1;
+	}
 	if (coll_k_load(&c->k))
 		return -1;
 	c->sym = ooms_sym_new(c->pid);
@@ -99,6 +104,8 @@ static int setup(struct coll *c)
 	c->prev_vmsize_kb = s.vmsize_kb;
 	c->last = s; /* what was there at attach, until the first sample */
 	coll_k_attach_libc(&c->k);
+	if (c->k.fault_period && (e = coll_k_faults_attach(&c->k)))
+		coll_err("memory's growth by code is not followed: the page faults' perf events: %s", strerror(-e));
 	if (c->o->big_alloc_bytes && c->k.alloc_mode == ALLOC_UPROBE && coll_k_attach_allocs(&c->k))
 		return -1;
 	if (c->o->big_alloc_bytes) {
@@ -190,7 +197,7 @@ static int add_fd(int ep, int fd, uint32_t tag)
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-enum { TAG_RB, TAG_TIMER, TAG_SIGNAL, TAG_TARGET, TAG_DUMP };
+enum { TAG_RB, TAG_TIMER, TAG_SIGNAL, TAG_TARGET, TAG_DUMP, TAG_PSI };
 
 #define RB_POLL_MS 50
 
@@ -216,7 +223,9 @@ static const char *loop(struct coll *c)
 	if (ep < 0 || tfd < 0 || sfd < 0 || timerfd_settime(tfd, 0, &its, NULL) != 0 ||
 	    add_fd(ep, coll_k_ring_fd(&c->k), TAG_RB) || add_fd(ep, tfd, TAG_TIMER) ||
 	    add_fd(ep, sfd, TAG_SIGNAL) || (pidfd >= 0 && add_fd(ep, pidfd, TAG_TARGET)) ||
-	    (c->jheap && add_fd(ep, ooms_jheap_fd(c->jheap), TAG_DUMP))) {
+	    (c->jheap && add_fd(ep, ooms_jheap_fd(c->jheap), TAG_DUMP)) ||
+	    (c->mem.psi_fd >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, c->mem.psi_fd,
+					     &(struct epoll_event){.events = EPOLLPRI, .data.u32 = TAG_PSI}))) {
 		coll_err("event loop setup failed: %s", strerror(errno));
 		why = "error";
 	}
@@ -263,6 +272,11 @@ static const char *loop(struct coll *c)
 				break;
 			case TAG_TARGET:
 				why = "target exited";
+				break;
+			case TAG_PSI: /* tasks stalled on memory: a sample now, its rules checked */
+				coll_memory_fired(&c->mem);
+				if (coll_take_sample(c))
+					why = "target exited";
 				break;
 			case TAG_DUMP:
 				ooms_jheap_done(c->jheap);
@@ -364,6 +378,8 @@ static int start(struct coll *c)
 	}
 	c->is_32bit = proc_exe_is_32bit(c->pid) == 1;
 	ooms_detect_init(&c->det, &c->o->detect);
+	if ((e = coll_memory_start(&c->mem, c->pid, c->o->detect.res[RES_MEMSTALL].count_limit)) && coll_verbose)
+		coll_err("no PSI trigger on memory stalls (%s): the samples' averages serve", strerror(-e));
 	c->start_ns = coll_now_ns();
 	c->tree.start_ns = c->start_ns;
 	coll_seed_limits(c);
@@ -464,6 +480,7 @@ static void teardown(struct coll *c)
 	if (coll_k_hold_code_maps(&c->k) && c->pid > 0 && coll_target_ours(c))
 		kill(c->pid, SIGCONT);
 	coll_java_close(&c->java); /* while the BPF side is there to be told */
+	coll_memory_stop(&c->mem);
 	ooms_snapshot_set_tick(NULL, NULL);
 	if (c->timeline)
 		fclose(c->timeline);
@@ -512,6 +529,7 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 	memset(&c, 0, sizeof(c));
 	c.pidfd = -1;
 	c.java.conn = -1;
+	c.mem.psi_fd = -1;
 	c.o = o;
 	c.arch = ooms_host_arch();
 	c.k.o = o;

@@ -38,6 +38,7 @@ struct ooms_watch_opts {
 	uint64_t ringbuf_bytes;  /* --ringbuf-size, 0 = default */
 	int syscall_hook;        /* --syscall-hook: OOMS_HOOK_* */
 	uint64_t big_map_bytes;  /* --big-map: mmaps at least this big get a stack */
+	uint64_t fault_sample_bytes; /* --fault-sample: a page fault's stack every this many bytes faulted in (0: none) */
 	uint64_t big_alloc_bytes; /* --big-alloc: report single allocations this big (0: off) */
 	int big_alloc_mode;      /* --big-alloc-mode: enum ooms_alloc_mode */
 	int big_alloc_live;      /* --big-alloc-live: return probes (addresses, frees) */

@@ -104,14 +104,17 @@ static enum verdict rule_count(struct ooms_detector *d, int r, const struct ooms
 	if (!res->absolute)
 		return rising(&d->st[OOMS_RULE(r, RK_COUNT)], v, cfg->count_limit, cfg->count_gap, cfg->count_polls,
 			      res->what, x);
-	if (v < 0 || (!s->is_32bit && !d->cfg.vmsize_limit_64bit))
+	if (v < 0 || (res->count_32bit_only && !s->is_32bit && !d->cfg.vmsize_limit_64bit))
 		return SKIP;
 	x->value = v;
 	x->limit = cfg->count_limit;
-	if (x->value <= x->limit)
+	if (res->count_32bit_only ? x->value <= x->limit : x->value < x->limit)
 		return NOT;
-	snprintf(x->reason, sizeof(x->reason), "%lld %s > %lld (%s target)", (long long)v, res->what,
-		 (long long)x->limit, s->is_32bit ? "32-bit" : "64-bit");
+	if (res->count_32bit_only)
+		snprintf(x->reason, sizeof(x->reason), "%lld %s > %lld (%s target)", (long long)v, res->what,
+			 (long long)x->limit, s->is_32bit ? "32-bit" : "64-bit");
+	else
+		snprintf(x->reason, sizeof(x->reason), "%lld %s >= %lld", (long long)v, res->what, (long long)x->limit);
 	return HOLDS;
 }
 
@@ -201,14 +204,14 @@ static int rule_instant(int rule)
 }
 
 /* The further step after which a rule that holds fires again: the count
- * rule's own limit, else a tenth of the limit. */
+ * rule's own limit (VmSize's: a tenth of it), else a tenth of the limit. */
 static int64_t step_of(const struct ooms_detector *d, int rule, const struct ooms_sample *s)
 {
 	int r = rule / RK_MAX;
 	int64_t step;
 
 	if (rule % RK_MAX == RK_COUNT)
-		step = ooms_resources[r].absolute ? d->cfg.res[r].count_limit / 10 : d->cfg.res[r].count_limit;
+		step = ooms_resources[r].count_32bit_only ? d->cfg.res[r].count_limit / 10 : d->cfg.res[r].count_limit;
 	else
 		step = s->res[r].limit / 10;
 	return step > 0 ? step : 1;

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-const char *const ooms_snap_base[SNAP_MAX] = {"threads", "fds", "vmsize"};
+const char *const ooms_snap_base[SNAP_MAX] = {"threads", "fds", "vmsize", "memory"};
 
 const struct ooms_resource ooms_resources[RES_MAX] = {
 	[RES_THREADS] = {
@@ -29,7 +29,7 @@ const struct ooms_resource ooms_resources[RES_MAX] = {
 		.name = "vmsize_kb", .limit_key = "rlimit_as_kb", .rules = {"vmsize", "vmsize_ratio", "vmsize_trend"},
 		.what = "kB of VmSize", .limit_name = "RLIMIT_AS",
 		.title = "Address space (VmSize)", .unit = "kB", .color = "#6b7385",
-		.snap = SNAP_VMSIZE, .fail_kind = FAIL_MEMORY, .absolute = 1,
+		.snap = SNAP_VMSIZE, .fail_kind = FAIL_MEMORY, .absolute = 1, .count_32bit_only = 1,
 		.defaults = {.count_limit = 3650000, .count_polls = 1, .ratio = 0.90, .trend_s = 60},
 	},
 	/* Android's CursorWindows, GraphicBuffers and shared memory regions
@@ -43,6 +43,32 @@ const struct ooms_resource ooms_resources[RES_MAX] = {
 		.title = "Shared memory fds (memfd, ashmem)", .unit = "fds", .color = "#c2185b", .chart = 1,
 		.snap = SNAP_FDS, .fail_kind = -1,
 		.defaults = {.ratio = 0.50, .trend_s = 60},
+	},
+	/* What the killers count: the memory no reclaim can take back (page
+	 * cache is reclaimed before anyone is killed: growth there is no leak),
+	 * against the room the tightest limit leaves it, the target's own
+	 * figure plus what is left under that limit (coll_resources.c). No
+	 * reference tool has a rule for it on Linux; KOOM's and Matrix's
+	 * native monitors look for leaks, not limits: a ratio, and the trend. */
+	[RES_MEMORY] = {
+		.name = "memory_kb", .limit_key = "memory_limit_kb", .rules = {"memory", "memory_ratio", "memory_trend"},
+		.what = "kB of memory (anonymous, shared, swapped)", .limit_name = "the memory limit",
+		.title = "Memory (anonymous + shared + swapped)", .unit = "kB", .color = "#d84315", .chart = 1,
+		.snap = SNAP_MEMORY, .fail_kind = -1, .absolute = 1,
+		.defaults = {.ratio = 0.85, .trend_s = 60},
+	},
+	/* Memory pressure, as lmkd and systemd-oomd watch it: the share of time
+	 * some task waited for memory (/proc/pressure/memory, "some", over 10 s)
+	 * in ms a second. lmkd's medium level is a 70-100 ms stall in a second
+	 * (memory-facts.md): the rule fires at 100; a PSI trigger at the same
+	 * share wakes the collector between samples (coll_pressure). */
+	[RES_MEMSTALL] = {
+		.name = "memory_stall_ms", .limit_key = "memory_stall_limit_ms",
+		.rules = {"memory_stall", "memory_stall_ratio", "memory_stall_trend"},
+		.what = "ms a second stalled on memory (PSI some)", .limit_name = "a second",
+		.title = "Memory pressure (PSI some)", .unit = "ms stalled a second", .color = "#8d6e63", .chart = 1,
+		.snap = SNAP_MEMORY, .fail_kind = -1, .absolute = 1,
+		.defaults = {.count_limit = 100, .count_polls = 1},
 	},
 };
 

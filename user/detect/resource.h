@@ -19,6 +19,9 @@ enum ooms_res {
 	RES_FDS,         /* open fds, against RLIMIT_NOFILE */
 	RES_VMSIZE,      /* VmSize in kB, against RLIMIT_AS (and, 32-bit, KOOM's VmSize limit) */
 	RES_MEMFD,       /* fds on a memfd or ashmem region, against RLIMIT_NOFILE */
+	RES_MEMORY,      /* kB of memory no reclaim can take back (anonymous, shared, swapped), against
+			  * the room the tightest limit leaves: a memory cgroup's, the system's, RLIMIT_DATA */
+	RES_MEMSTALL,    /* ms a second that tasks stalled on memory (PSI "some", avg10), against 1000 */
 	RES_MAX,
 };
 
@@ -31,7 +34,7 @@ enum ooms_rule_kind {
 };
 
 /* The snapshot a resource's crossing writes (BASE-N.json). */
-enum ooms_snap { SNAP_THREADS = 0, SNAP_FDS, SNAP_VMSIZE, SNAP_MAX };
+enum ooms_snap { SNAP_THREADS = 0, SNAP_FDS, SNAP_VMSIZE, SNAP_MEMORY, SNAP_MAX };
 
 /* The failing calls that are a resource running out (failures.c's kinds). */
 enum ooms_fail_kind { FAIL_FDS, FAIL_THREADS, FAIL_MEMORY, FAIL_KIND_MAX };
@@ -64,11 +67,12 @@ struct ooms_resource {
 	enum ooms_snap snap;    /* the snapshot a crossing writes */
 	int fail_kind;          /* the failures that are it running out (enum ooms_fail_kind), -1: none */
 	int absolute;           /* the count rule is a limit crossed once (KOOM's VmSize), not a rising count */
+	int count_32bit_only;   /* that limit applies to 32-bit targets unless asked (VmSize) */
 	struct ooms_res_rules defaults;
 };
 
 extern const struct ooms_resource ooms_resources[RES_MAX];
-/* "threads", "fds", "vmsize": the snapshots' file bases */
+/* "threads", "fds", "vmsize", "memory": the snapshots' file bases */
 extern const char *const ooms_snap_base[SNAP_MAX];
 
 /* The resource a rule name belongs to and its kind; -1 when none. */

@@ -7,6 +7,16 @@
 #include <stdint.h>
 #include "detect/resource.h"
 
+/* Memory as the killers see it (issue 45): the target's RSS by kind and
+ * its swap, the system's memory, its pressure, the target's place in the
+ * OOM killer's order. kB; -1 (PSI: -1.0; oom_score_adj: INT32_MIN) unknown. */
+struct ooms_memfig {
+	int64_t anon_kb, file_kb, shmem_kb, swap_kb;
+	int64_t sys_total_kb, sys_available_kb, sys_swap_total_kb, sys_swap_free_kb;
+	double psi_some10, psi_some60, psi_full10, psi_full60; /* /proc/pressure/memory, percent */
+	int64_t oom_score_adj, oom_score;
+};
+
 struct ooms_sample {
 	double t;                 /* seconds since the collector attached */
 	uint64_t ts_ns;           /* CLOCK_MONOTONIC at the sample */
@@ -36,6 +46,7 @@ struct ooms_sample {
 	 * counts for class metadata: HotSpot throws when committing more would
 	 * pass MaxMetaspaceSize), max; -1 unknown */
 	struct ooms_pool { int64_t used, committed, max; } metaspace, class_space, direct;
+	struct ooms_memfig mem;
 };
 
 #endif

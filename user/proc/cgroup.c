@@ -70,15 +70,53 @@ static int64_t read_keyed(const char *dir, const char *file, const char *key)
 	return r;
 }
 
+/* The tightest of a v2 limit file over the cgroup and its ancestors up to
+ * the hierarchy's root (a parent's memory.max binds its children too). */
+static int64_t v2_tightest(const char *dir, const char *file, size_t root_len)
+{
+	char d[512];
+	int64_t best = -1;
+
+	snprintf(d, sizeof(d), "%s", dir);
+	for (;;) {
+		int64_t v = read_num(d, file);
+		char *slash;
+
+		if (v >= 0 && (best < 0 || v < best))
+			best = v;
+		if (strlen(d) <= root_len || !(slash = strrchr(d, '/')) || (size_t)(slash - d) < root_len)
+			break;
+		*slash = 0;
+	}
+	return best;
+}
+
+/* memory.stat's anon + shmem (v1: the hierarchy's total_rss + total_shmem) */
+static int64_t unreclaimable(const struct ooms_cgroup *cg)
+{
+	int64_t anon = read_keyed(cg->mem_dir, "memory.stat", cg->mem_v2 ? "anon" : "total_rss");
+	int64_t shmem = read_keyed(cg->mem_dir, "memory.stat", cg->mem_v2 ? "shmem" : "total_shmem");
+
+	return anon < 0 ? -1 : anon + (shmem > 0 ? shmem : 0);
+}
+
 void ooms_cgroup_refresh(struct ooms_cgroup *cg)
 {
+	cg->mem_high = -1;
+	cg->mem_unreclaimable = cg->mem_dir[0] ? unreclaimable(cg) : -1;
 	if (cg->mem_dir[0] && cg->mem_v2) {
-		cg->mem_limit = read_num(cg->mem_dir, "memory.max");
+		size_t root_len = strlen(cg->mem_dir) - strlen(cg->mem_name);
+
+		cg->mem_limit = v2_tightest(cg->mem_dir, "memory.max", root_len);
+		cg->mem_high = v2_tightest(cg->mem_dir, "memory.high", root_len);
 		cg->mem_usage = read_num(cg->mem_dir, "memory.current");
 		cg->mem_hits = read_keyed(cg->mem_dir, "memory.events", "oom");
 		cg->oom_kills = read_keyed(cg->mem_dir, "memory.events", "oom_kill");
 	} else if (cg->mem_dir[0]) {
-		cg->mem_limit = read_num(cg->mem_dir, "memory.limit_in_bytes");
+		/* the hierarchy's: an ancestor's limit binds too */
+		cg->mem_limit = read_keyed(cg->mem_dir, "memory.stat", "hierarchical_memory_limit");
+		if (cg->mem_limit < 0)
+			cg->mem_limit = read_num(cg->mem_dir, "memory.limit_in_bytes");
 		if (cg->mem_limit >= (INT64_C(1) << 62))
 			cg->mem_limit = -1; /* v1's "unlimited" is a page-rounded LONG_MAX */
 		cg->mem_usage = read_num(cg->mem_dir, "memory.usage_in_bytes");
@@ -120,6 +158,7 @@ int ooms_cgroup_find(pid_t pid, struct ooms_cgroup *cg)
 	}
 	memset(cg, 0, sizeof(*cg));
 	cg->mem_limit = cg->mem_usage = cg->mem_hits = cg->oom_kills = cg->pids_max = -1;
+	cg->mem_high = cg->mem_unreclaimable = -1;
 	cg->found = 1;
 	cg->membership_hash = hash;
 	for (char *save_line = NULL, *line = strtok_r(text, "\n", &save_line); line;

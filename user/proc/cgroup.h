@@ -15,6 +15,9 @@ struct ooms_cgroup {
 	int64_t mem_usage;  /* bytes */
 	int64_t mem_hits;   /* times usage hit the limit: v1 memory.failcnt, v2 memory.events "oom" */
 	int64_t oom_kills;  /* v1 memory.oom_control / v2 memory.events "oom_kill" */
+	int64_t mem_high;   /* v2 memory.high: throttled above it, never killed; -1 = none */
+	int64_t mem_unreclaimable; /* bytes no reclaim takes back: memory.stat anon + shmem (v1
+				    * total_rss + total_shmem); -1 unknown */
 	char pids_dir[512];
 	int64_t pids_max;   /* -1 = no limit or unknown */
 	int found;                /* the paths above were resolved */

@@ -30,6 +30,7 @@ int proc_read_status(pid_t pid, struct proc_status *st)
 	if (!f)
 		return -errno;
 	st->vmsize_kb = st->vmpeak_kb = st->rss_kb = st->threads = -1;
+	st->rss_anon_kb = st->rss_file_kb = st->rss_shmem_kb = st->swap_kb = st->vmdata_kb = -1;
 	st->name[0] = 0;
 	while (fgets(line, sizeof(line), f)) {
 		long long v;
@@ -42,6 +43,16 @@ int proc_read_status(pid_t pid, struct proc_status *st)
 			st->rss_kb = v;
 		else if (sscanf(line, "Threads: %lld", &v) == 1)
 			st->threads = v;
+		else if (sscanf(line, "RssAnon: %lld", &v) == 1)
+			st->rss_anon_kb = v;
+		else if (sscanf(line, "RssFile: %lld", &v) == 1)
+			st->rss_file_kb = v;
+		else if (sscanf(line, "RssShmem: %lld", &v) == 1)
+			st->rss_shmem_kb = v;
+		else if (sscanf(line, "VmSwap: %lld", &v) == 1)
+			st->swap_kb = v;
+		else if (sscanf(line, "VmData: %lld", &v) == 1)
+			st->vmdata_kb = v;
 		else
 			sscanf(line, "Name: %63[^\n]", st->name);
 	}
@@ -61,7 +72,7 @@ int proc_read_limits(pid_t pid, struct proc_limits *lim)
 
 	if (!f)
 		return -errno;
-	lim->nofile_soft = lim->nofile_hard = lim->nproc_soft = lim->as_soft = -1;
+	lim->nofile_soft = lim->nofile_hard = lim->nproc_soft = lim->as_soft = lim->data_soft = -1;
 	while (fgets(line, sizeof(line), f)) {
 		/* "Max open files            1024                 524288               files" */
 		if (sscanf(line, "Max open files %31s %31s", soft, hard) == 2) {
@@ -71,6 +82,8 @@ int proc_read_limits(pid_t pid, struct proc_limits *lim)
 			lim->nproc_soft = limit_value(soft);
 		} else if (sscanf(line, "Max address space %31s %31s", soft, hard) == 2) {
 			lim->as_soft = limit_value(soft);
+		} else if (sscanf(line, "Max data size %31s %31s", soft, hard) == 2) {
+			lim->data_soft = limit_value(soft);
 		}
 	}
 	fclose(f);
@@ -315,4 +328,32 @@ int proc_exists(pid_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	return access(path, F_OK) == 0;
+}
+
+static int read_int_file(pid_t pid, const char *name, int *out)
+{
+	char path[64], buf[32];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	n = proc_read_file(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return n < 0 ? (int)n : -EIO;
+	buf[n] = 0;
+	*out = (int)strtol(buf, NULL, 10);
+	return 0;
+}
+
+int proc_oom_score_adj(pid_t pid)
+{
+	int v;
+
+	return read_int_file(pid, "oom_score_adj", &v) ? INT32_MIN : v;
+}
+
+int proc_oom_score(pid_t pid)
+{
+	int v, e = read_int_file(pid, "oom_score", &v);
+
+	return e ? e : v;
 }

@@ -9,6 +9,8 @@
 
 struct proc_status {
 	int64_t vmsize_kb, vmpeak_kb, rss_kb, threads;
+	/* VmRSS's parts (4.5+; -1 on older kernels), VmSwap, VmData */
+	int64_t rss_anon_kb, rss_file_kb, rss_shmem_kb, swap_kb, vmdata_kb;
 	char name[64];
 };
 
@@ -16,11 +18,15 @@ struct proc_limits {
 	int64_t nofile_soft, nofile_hard; /* -1 = unlimited */
 	int64_t nproc_soft;
 	int64_t as_soft;                  /* Max address space, bytes; -1 = unlimited */
+	int64_t data_soft;                /* Max data size (RLIMIT_DATA), bytes; -1 = unlimited */
 };
 
 int proc_read_status(pid_t pid, struct proc_status *st);
 int proc_read_limits(pid_t pid, struct proc_limits *lim);
 int64_t proc_threads_max(void);                 /* /proc/sys/kernel/threads-max */
+/* /proc/PID/oom_score_adj and oom_score: -errno (or INT32_MIN for adj) when unreadable */
+int proc_oom_score_adj(pid_t pid);
+int proc_oom_score(pid_t pid);
 /* Calls fn for each numeric entry of /proc/PID/<dir> ("fd" or "task").
  * Returns the count, or -errno. fn may be NULL. */
 int64_t proc_list(pid_t pid, const char *dir, void (*fn)(void *ctx, int64_t n), void *ctx);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const snapshot_files[SNAP_MAX] = {RUN_THREADS, RUN_FDS, RUN_VMSIZE};
+static const char *const snapshot_files[SNAP_MAX] = {RUN_THREADS, RUN_FDS, RUN_VMSIZE, RUN_MEMORY};
 
 const char *run_snapshot_file(enum ooms_snap kind)
 {

@@ -13,6 +13,7 @@
 #define RUN_THREADS "threads.json"    /* the groups; BASE-N.json at crossing N, BASE-at-failure.json */
 #define RUN_FDS "fds.json"
 #define RUN_VMSIZE "vmsize.json"
+#define RUN_MEMORY "memory.json"     /* memory by category, its growth by code (memory-N.json at a crossing) */
 #define RUN_ALLOCS "allocs.json"      /* --big-alloc */
 #define RUN_ALLOCS_TEXT "allocs.txt"
 #define RUN_DIRECT "direct.json"      /* HotSpot: direct buffers' memory by call site (direct-N.json at a crossing) */

@@ -228,6 +228,59 @@ static const struct run_field syscall_fields[] = {
 	RF(RF_U64, struct run_syscalls, brks, "brks"),
 };
 
+static const struct run_field memory_fields[] = {
+	RF(RF_I64_SET, struct ooms_memfig, anon_kb, "anon_kb"),
+	RF(RF_I64_SET, struct ooms_memfig, file_kb, "file_kb"),
+	RF(RF_I64_SET, struct ooms_memfig, shmem_kb, "shmem_kb"),
+	RF(RF_I64_SET, struct ooms_memfig, swap_kb, "swap_kb"),
+	RF(RF_I64_SET, struct ooms_memfig, sys_total_kb, "system_total_kb"),
+	RF(RF_I64_SET, struct ooms_memfig, sys_available_kb, "system_available_kb"),
+	RF(RF_I64_SET, struct ooms_memfig, sys_swap_total_kb, "system_swap_total_kb"),
+	RF(RF_I64_SET, struct ooms_memfig, sys_swap_free_kb, "system_swap_free_kb"),
+	RF(RF_DBL_SET, struct ooms_memfig, psi_some10, "psi_some_avg10"),
+	RF(RF_DBL_SET, struct ooms_memfig, psi_some60, "psi_some_avg60"),
+	RF(RF_DBL_SET, struct ooms_memfig, psi_full10, "psi_full_avg10"),
+	RF(RF_DBL_SET, struct ooms_memfig, psi_full60, "psi_full_avg60"),
+	RF(RF_I64_SET, struct ooms_memfig, oom_score_adj, "oom_score_adj"),
+	RF(RF_I64_SET, struct ooms_memfig, oom_score, "oom_score"),
+};
+
+/* A memfig as the files have it: unknown figures RUN_NONE, unknown PSI NAN. */
+void run_memfig_from(struct ooms_memfig *out, const struct ooms_memfig *in)
+{
+	int64_t *i64[] = {&out->anon_kb, &out->file_kb, &out->shmem_kb, &out->swap_kb, &out->sys_total_kb,
+			  &out->sys_available_kb, &out->sys_swap_total_kb, &out->sys_swap_free_kb, &out->oom_score};
+	double *dbl[] = {&out->psi_some10, &out->psi_some60, &out->psi_full10, &out->psi_full60};
+
+	*out = *in;
+	for (size_t i = 0; i < sizeof(i64) / sizeof(*i64); i++)
+		if (*i64[i] < 0)
+			*i64[i] = RUN_NONE;
+	for (size_t i = 0; i < sizeof(dbl) / sizeof(*dbl); i++)
+		if (!(*dbl[i] >= 0))
+			*dbl[i] = NAN;
+	if (out->oom_score_adj == INT32_MIN)
+		out->oom_score_adj = RUN_NONE;
+}
+
+void run_memfig_write(struct json *j, const char *key, const struct ooms_memfig *m)
+{
+	json_key(j, key);
+	json_obj(j);
+	run_fields_write(j, m, memory_fields, RUN_FIELDS_N(memory_fields));
+	json_obj_end(j);
+}
+
+void run_memfig_read(struct json_object *o, struct ooms_memfig *m)
+{
+	run_fields_read(o, m, memory_fields, RUN_FIELDS_N(memory_fields));
+}
+
+static int memfig_any(const struct ooms_memfig *m)
+{
+	return m->anon_kb != RUN_NONE || m->sys_total_kb != RUN_NONE || m->psi_some10 == m->psi_some10;
+}
+
 static void write_sample(struct json *j, const struct run_sample *s)
 {
 	const struct run_syscalls *n = &s->syscalls;
@@ -283,6 +336,8 @@ static void write_sample(struct json *j, const struct run_sample *s)
 	json_obj(j);
 	run_fields_write(j, n, syscall_fields, RUN_FIELDS_N(syscall_fields));
 	json_obj_end(j);
+	if (memfig_any(&s->mem))
+		run_memfig_write(j, "memory", &s->mem);
 	json_obj_end(j);
 }
 
@@ -327,6 +382,14 @@ static void read_sample(struct json_object *o, struct run_sample *s)
 	}
 	if (n && json_object_is_type(n, json_type_object))
 		run_fields_read(n, &s->syscalls, syscall_fields, RUN_FIELDS_N(syscall_fields));
+	{
+		struct json_object *m = jr_get(o, "memory");
+		struct ooms_memfig none = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, INT32_MIN, -1};
+
+		run_memfig_from(&s->mem, &none);
+		if (m && json_object_is_type(m, json_type_object))
+			run_memfig_read(m, &s->mem);
+	}
 }
 
 /* ---- crossing and drift ---- */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "run/records.h"
 #include "detect/resource.h"
+#include "detect/sample.h"
 
 struct json;
 struct json_object;
@@ -78,6 +79,10 @@ struct run_sample {
 	 * max of RUN_NONE with a used figure: no limit set */
 	struct run_pool_fig { int64_t used, committed, max; } metaspace, class_space, direct;
 	struct run_syscalls syscalls;
+	/* "memory": the target's RSS by kind and swap, the system's memory and
+	 * pressure, the target's oom_score_adj and oom_score; RUN_NONE (PSI:
+	 * NAN) where the record has none */
+	struct ooms_memfig mem;
 };
 
 struct run_crossing {
@@ -217,5 +222,11 @@ enum run_rec run_record_read(struct json_object *o, struct run_record *r);
  * tail: only the file's last tail bytes are read (0: all of it). 0, or -1
  * when the file holds none (or cannot be read). */
 int run_timeline_last(const char *path, enum run_rec type, size_t tail, struct json_object **o, struct run_record *r);
+
+/* A sample's (or death.json's) memory figures: made the files' way
+ * (unknown figures RUN_NONE, unknown PSI NAN), written under key, read. */
+void run_memfig_from(struct ooms_memfig *out, const struct ooms_memfig *in);
+void run_memfig_write(struct json *j, const char *key, const struct ooms_memfig *m);
+void run_memfig_read(struct json_object *o, struct ooms_memfig *m);
 
 #endif

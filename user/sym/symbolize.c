@@ -331,6 +331,19 @@ int ooms_sym_is_exec(struct ooms_symbolizer *s, uint64_t addr)
 	return mp && mp->exec;
 }
 
+enum ooms_backing ooms_sym_backing(struct ooms_symbolizer *s, uint64_t addr)
+{
+	const struct mapping *mp = s ? find_mapping(s, addr) : NULL;
+	const char *p;
+
+	if (!mp || !mp->mod || !(p = mp->mod->path) || p[0] == '[')
+		return OOMS_BACK_ANON;
+	if (!strncmp(p, "/memfd:", 7) || !strncmp(p, "/dev/ashmem", 11) || !strncmp(p, "/SYSV", 5) ||
+	    !strncmp(p, "/dev/shm/", 9) || !strncmp(p, "/dev/zero", 9))
+		return OOMS_BACK_SHARED;
+	return p[0] == '/' ? OOMS_BACK_FILE : OOMS_BACK_ANON;
+}
+
 void ooms_sym_set_perfmap(struct ooms_symbolizer *s, struct ooms_perfmap *pm)
 {
 	struct ooms_perfmap **slot;

@@ -51,6 +51,11 @@ int ooms_sym_resolve(struct ooms_symbolizer *s, uint64_t addr, int is_return_add
  * (through the ELF file, not the process's memory). Returns bytes copied or -errno. */
 int ooms_sym_read_code(struct ooms_symbolizer *s, uint64_t addr, void *buf, size_t len);
 int ooms_sym_is_exec(struct ooms_symbolizer *s, uint64_t addr);
+/* What backs addr in the maps last read: a file, shared memory (memfd,
+ * ashmem, SysV, /dev/shm, a shared anonymous mapping), or anonymous memory
+ * ([heap], [stack], [anon:...], an unnamed mapping, or one made since). */
+enum ooms_backing { OOMS_BACK_ANON = 0, OOMS_BACK_FILE, OOMS_BACK_SHARED };
+enum ooms_backing ooms_sym_backing(struct ooms_symbolizer *s, uint64_t addr);
 
 /* "libc.so.6 0x7f12... 0x7f10... + 123456 eventfd+16": crash-log form. */
 int ooms_frame_format(const struct ooms_frame *f, char *buf, size_t len);

@@ -42,6 +42,7 @@ void ooms_attrib_free(struct ooms_attrib *a)
 	free(a->jp);
 	free(a->jf);
 	free(a->direct);
+	free(a->faults);
 	free(a);
 }
 

@@ -110,4 +110,13 @@ int ooms_attrib_write_direct(struct ooms_attrib *a, double t, int64_t limit, con
  * separated by newlines in buf. Returns the lines. */
 int ooms_attrib_direct_lines(struct ooms_attrib *a, size_t top, char *buf, size_t len);
 
+/* Memory's growth by code (attrib_faults.c): a sampled page fault (EV_FAULT)
+ * and what backs its page; the samples so far; memory.json or a crossing's
+ * memory-N.json at path: m (the head: figures, categories, mappings) with
+ * the groups of stacks that touched the most pages. 0 or -errno. */
+struct run_memory;
+void ooms_attrib_fault(struct ooms_attrib *a, const struct ooms_event *e, enum ooms_backing backing);
+uint64_t ooms_attrib_fault_samples(const struct ooms_attrib *a);
+int ooms_attrib_write_memory(struct ooms_attrib *a, struct run_memory *m, const char *path);
+
 #endif

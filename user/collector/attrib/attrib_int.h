@@ -75,6 +75,13 @@ struct direct_block {
 };
 #define MAX_DIRECT_BLOCKS (1u << 21)
 
+/* The sampled page faults of one stack (attrib_faults.c); samples 0: an empty slot */
+struct fault_group {
+	uint32_t stack;
+	uint64_t samples, anon, file, shared;
+	char comm[OOMS_COMM_LEN]; /* the first thread seen touching them */
+};
+
 struct ooms_attrib {
 	pid_t pid;
 	enum ooms_arch arch;
@@ -103,6 +110,9 @@ struct ooms_attrib {
 	uint64_t direct_bytes;       /* the live blocks' bytes */
 	uint64_t direct_untracked;   /* blocks the table had no room for */
 	uint64_t direct_seen;        /* blocks made since attach */
+	struct fault_group *faults;  /* open addressing by stack (attrib_faults.c) */
+	size_t nfault_slots, nfaults;
+	uint64_t fault_samples, fault_untracked, fault_period_pages;
 };
 
 struct origin *attrib_fd_origin(struct ooms_attrib *a, int64_t fd);

@@ -22,7 +22,8 @@
  * One file over 650 lines on purpose: it is one BPF object, whose programs
  * share its maps and .bss totals, and the verifier sees it as one unit; the
  * parts that stand apart are in collect_fail.bpf.h, collect_death.bpf.h,
- * collect_allocs.bpf.h and collect_direct.bpf.h, included here.
+ * collect_allocs.bpf.h, collect_direct.bpf.h and collect_faults.bpf.h,
+ * included here.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -859,3 +860,6 @@ int BPF_KPROBE(pthread_create_entry, void *thread, void *attr, void *start)
 
 /* HotSpot's Unsafe.allocateMemory (direct buffers' memory): its own file. */
 #include "collect_direct.bpf.h"
+
+/* Sampled page faults (the memory's growth by code): its own file. */
+#include "collect_faults.bpf.h"

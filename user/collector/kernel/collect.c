@@ -234,6 +234,7 @@ static int open_load(struct coll_kernel *ks, int hook, int quiet)
 	ks->skel->rodata->follow_children = ks->o->follow_children && ks->o->max_children > 0;
 	/* ours (run's, a process tree's child): held at each code mapping until its maps are read */
 	ks->skel->rodata->hold_code_maps = ks->launched || (ks->o->resume_target && !ks->o->app);
+	ks->skel->rodata->fault_period = ks->fault_period;
 	ks->skel->rodata->alloc_stack_bytes = (ks->o->stack_depth ? ks->o->stack_depth : 20) * 8;
 	ooms_syscall_classes(ks->arch, (uint8_t *)ks->skel->rodata->nr_class);
 	bpf_map__set_max_entries(ks->skel->maps.events, coll_ringbuf_bytes(ks->o));

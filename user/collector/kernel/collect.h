@@ -78,6 +78,9 @@ enum ooms_event_type {
 	EV_CHILD_HELD = 14,   /* that child made its first followed syscall and was sent SIGSTOP there
 			       * (arg0 1) or could not be (arg0 0): ret its PID, comm its thread's name;
 			       * a collector of its own attaches, then lets it go on */
+	EV_FAULT = 15,        /* a sampled page fault of the target (one in the event's period): ret the
+			       * faulting address, arg0 the pages one sample stands for; the stack
+			       * that touched the page (collect_faults.bpf.h) */
 	EV_TYPE_MAX,
 };
 
@@ -191,6 +194,7 @@ struct ooms_totals {
 	uint64_t java_sampled_out; /* creations whose Java stack was not asked (over the per-place limit) */
 	uint64_t direct_allocs;  /* Unsafe.allocateMemory/reallocateMemory returns seen (EV_DIRECT_ALLOC) */
 	uint64_t direct_frees;   /* Unsafe.freeMemory calls seen (EV_DIRECT_FREE) */
+	uint64_t fault_samples;  /* the target's sampled page faults (EV_FAULT), sent or not */
 };
 
 /* Failures of one kind from one place: the first OOMS_FAIL_FULL are sent
@@ -226,6 +230,19 @@ struct ooms_sig_rec {
 	int32_t code;         /* si_code: SI_USER 0, SI_KERNEL 0x80, SI_TKILL -6, > 0 from a fault */
 	int32_t result;       /* 0 delivered, 1 ignored, 2 already pending, ... */
 	char sender_comm[OOMS_COMM_LEN];
+};
+
+/* A SIGKILL or SIGTERM any process sent any other (the kill round of a
+ * memory killer: the others it signalled near the target's end), in a ring
+ * of OOMS_KILLS in .bss; kills_next counts them all. */
+#define OOMS_KILLS 64
+struct ooms_kill_rec {
+	uint64_t ts_ns;
+	uint32_t sender_tgid, victim_tgid;
+	int32_t sig;
+	int32_t pad;
+	char sender_comm[OOMS_COMM_LEN];
+	char victim_comm[OOMS_COMM_LEN];
 };
 
 /* oom:mark_victim for the target: the kernel's OOM killer chose it. */

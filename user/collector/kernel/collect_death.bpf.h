@@ -5,6 +5,31 @@
 struct ooms_sig_rec last_sig[OOMS_NSIG] = {};
 struct ooms_oom_victim oom = {};
 struct ooms_death death = {};
+struct ooms_kill_rec kills[OOMS_KILLS] = {};
+__u64 kills_next = 0;
+
+/* Any process's SIGKILL or SIGTERM to another process's group: the ring of
+ * the last OOMS_KILLS (a memory killer's round around the target's end). */
+static __always_inline void note_kill(int sig, struct task_struct *task)
+{
+	__u64 id = bpf_get_current_pid_tgid(), n;
+	__u32 victim = BPF_CORE_READ(task, tgid);
+	struct ooms_kill_rec *k;
+
+	if ((sig != 9 && sig != 15) || (__u32)(id >> 32) == victim)
+		return;
+	/* not an atomic fetch-add, whose result needs 5.12's BPF_FETCH: two
+	 * kills on two CPUs at once may share a slot (one is lost) */
+	n = kills_next;
+	kills_next = n + 1;
+	k = &kills[n & (OOMS_KILLS - 1)];
+	k->ts_ns = bpf_ktime_get_ns();
+	k->sender_tgid = id >> 32;
+	k->victim_tgid = victim;
+	k->sig = sig;
+	bpf_get_current_comm(k->sender_comm, sizeof(k->sender_comm));
+	BPF_CORE_READ_STR_INTO(&k->victim_comm, task, group_leader, comm);
+}
 
 /* The last thread of the target is leaving (signal->live was decremented
  * before this tracepoint): keep its wait status, and wake the collector. */
@@ -51,6 +76,7 @@ int BPF_PROG(signal_generate, int sig, struct kernel_siginfo *info, struct task_
 	__u32 idx;
 	__u64 id;
 
+	note_kill(sig, task);
 	if (BPF_CORE_READ(task, tgid) != target_tgid || target_gone || sig <= 0 || sig >= OOMS_NSIG)
 		return 0;
 	idx = sig;

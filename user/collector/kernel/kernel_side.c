@@ -89,6 +89,7 @@ void coll_k_close(struct coll_kernel *ks)
 	for (int i = 0; i < ks->nalloc_links; i++)
 		bpf_link__destroy(ks->alloc_links[i]);
 	ks->nalloc_links = 0;
+	coll_k_faults_detach(ks);
 	if (ks->fd_bits)
 		munmap(ks->fd_bits, ks->fd_words * 8);
 	ks->fd_bits = NULL;

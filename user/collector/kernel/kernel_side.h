@@ -5,6 +5,7 @@
  * way and nothing here calls up into the code that handles them.
  *   collect.c      the kernel checked, the programs loaded and attached
  *   kprobe.c       --syscall-hook kprobe's kretprobes
+ *   faults.c       the sampled page faults' perf events
  *   ring.c         the one reader of the ring buffer
  *   sets.c         the fd and thread sets: seeded, made right, read back
  *   kernel_side.c  the object's totals and records, as the rest may see them */
@@ -46,6 +47,9 @@ struct coll_kernel {
 	struct bpf_link *alloc_links[24];
 	int nalloc_links;
 	int memalign_is_aligned_alloc;
+	uint64_t fault_period;     /* page faults per sample (0: none sampled); set before coll_k_load */
+	struct bpf_link **fault_links; /* the sampled page faults' perf events, one a CPU (faults.c) */
+	int nfault_links;
 	uint64_t *fd_bits;         /* the BPF fd bitmap, mmap-ed */
 	size_t fd_words;
 	char tracefs[256];
@@ -67,6 +71,12 @@ void coll_explain_bpf_error(const char *what, int e);
 uint64_t coll_k_skipped_runs(struct coll_kernel *ks);
 /* Everything undone: links, probes, maps, the object, tracefs if mounted. */
 void coll_k_close(struct coll_kernel *ks);
+
+/* Sampled page faults (faults.c): a perf event counting page faults on
+ * each CPU, one in fault_period running the BPF program (0, or -errno:
+ * none attached); taken off. */
+int coll_k_faults_attach(struct coll_kernel *ks);
+void coll_k_faults_detach(struct coll_kernel *ks);
 
 /* --syscall-hook kprobe (kprobe.c): the kretprobes made in tracefs and
  * attached (their count, or a negative errno with failed naming it), undone,

@@ -1,0 +1,100 @@
+/* The memory snapshot (memory.json, a memory crossing's memory-N.json): the
+ * figure the memory rule watches and its limit, the system's memory, the
+ * target's memory by category from smaps (read now, while it is there),
+ * and what grew it, the sampled page faults by stack (attrib_faults.c). */
+#define _GNU_SOURCE
+#include "collector/coll.h"
+#include "proc/smaps.h"
+#include "run/memory.h"
+#include "run/records.h"
+#include "run/timeline.h"
+#include "util/text.h"
+
+#include <json-c/json.h>
+
+static int by_pss(const void *x, const void *y)
+{
+	const struct run_memory_cat *a = x, *b = y;
+
+	return a->pss_kb != b->pss_kb ? (a->pss_kb > b->pss_kb ? -1 : 1) : strcmp(a->category, b->category);
+}
+
+static int64_t or_none(int64_t v)
+{
+	return v >= 0 ? v : RUN_NONE;
+}
+
+int coll_write_memory(struct coll *c, const char *path)
+{
+	const struct ooms_sample *smp = c->snap_smp ? c->snap_smp : &c->last_smp;
+	struct run_memory m = {0};
+	struct run_memory_cat cats[MEMCAT_MAX];
+	struct run_memory_map maps[PROC_SMAPS_TOP];
+	struct proc_smaps *sm = malloc(sizeof(*sm));
+	uint64_t sent = coll_k_totals(&c->k)->fault_samples, got = ooms_attrib_fault_samples(c->attrib);
+	int e;
+
+	m.pid = c->pid;
+	m.t = smp->t;
+	m.target_alive = coll_target_ours(c) && !c->died;
+	m.memory_kb = or_none(smp->res[RES_MEMORY].value);
+	m.limit_kb = or_none(smp->res[RES_MEMORY].limit);
+	m.limit_src = smp->res[RES_MEMORY].limit_src;
+	m.rss_kb = or_none(smp->rss_kb);
+	run_memfig_from(&m.fig, &smp->mem);
+	if (c->cg.mem_dir[0]) {
+		m.cgroup = c->cg.mem_name[0] ? c->cg.mem_name : "/";
+		m.cgroup_limit_kb = c->cg.mem_limit > 0 ? c->cg.mem_limit / 1024 : RUN_NONE;
+		m.cgroup_usage_kb = c->cg.mem_usage >= 0 ? c->cg.mem_usage / 1024 : RUN_NONE;
+	}
+	m.lost = sent > got ? sent - got : 0;
+	if (sm && m.target_alive && proc_read_smaps(c->pid, PROC_SMAPS_TOP, sm) == 0) {
+		m.has_categories = 1;
+		m.pss_kb = sm->total.pss;
+		m.smaps_rss_kb = sm->total.rss;
+		m.smaps_swap_kb = sm->total.swap;
+		for (int k = 0; k < MEMCAT_MAX; k++)
+			if (sm->cat[k].rss || sm->cat[k].pss || sm->cat[k].swap)
+				cats[m.ncats++] = (struct run_memory_cat){proc_mem_cat_key(k), sm->cat[k].rss, sm->cat[k].pss,
+									  sm->cat[k].private_dirty, sm->cat[k].anon,
+									  sm->cat[k].swap};
+		qsort(cats, m.ncats, sizeof(*cats), by_pss);
+		m.cats = cats;
+		for (size_t i = 0; i < sm->ntop; i++) {
+			const struct proc_mem_map *p = &sm->top[i];
+
+			maps[m.nmaps++] = (struct run_memory_map){p->start, p->end, p->perms, p->name[0] ? p->name : NULL,
+								  proc_mem_cat_key(p->cat), p->fig.rss, p->fig.pss,
+								  p->fig.anon, p->fig.swap};
+		}
+		m.maps = maps;
+	}
+	e = ooms_attrib_write_memory(c->attrib, &m, path);
+	free(sm);
+	return e;
+}
+
+/* Under a memory crossing's line: the code that grew the memory most, with
+ * its share of the sampled bytes. */
+void coll_memory_lines(const char *path)
+{
+	struct json_object *doc = json_object_from_file(path);
+	struct run_memory m;
+	char safe[512];
+
+	if (!doc)
+		return;
+	if (run_memory_read(doc, &m) == 0 && m.samples) {
+		for (size_t i = 0; i < m.ngroups && i < 3; i++) {
+			const struct run_memory_group *g = &m.groups[i];
+
+			coll_print("           grown by %s: %.0f%% of the %" PRIu64 " sampled faults (~%.1f MB, %s)\n",
+				   text_term_safe(safe, sizeof(safe), g->created_by ? g->created_by : "?"),
+				   100.0 * (double)g->samples / (double)m.samples, m.samples, g->bytes / 1048576.0,
+				   g->file > g->anon + g->shared ? "mapped file" : g->shared > g->anon ? "shared memory"
+												    : "anonymous");
+		}
+	}
+	run_memory_free(&m);
+	json_object_put(doc);
+}

@@ -1,0 +1,67 @@
+/* The kernel side's sets read back as a snapshot (between samples, at the
+ * death), and compared with /proc each sample: drift repaired and said. */
+#define _GNU_SOURCE
+#include "collector/coll.h"
+#include "run/records.h"
+#include "run/timeline.h"
+
+/* The sets as the kernel side holds them now (kernel/set_snapshot.h). 0 or -errno. */
+int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s)
+{
+	struct ooms_held_sets h = {.attrib = c->attrib, .last = &c->last};
+	int e;
+
+	coll_k_held_sets(&c->k, &h);
+	e = ooms_held_snapshot(&h, s);
+
+	/* A thread or fd in the sets just read may have its creation event
+	 * still in the ring buffer (the kernel adds to the set, then sends):
+	 * names are given when the snapshot is written, so read what was sent
+	 * up to now first (bounded: 10 ms; not from inside a ring callback) */
+	if (!e) {
+		uint64_t sent = coll_k_totals(&c->k)->events_sent;
+
+		for (int i = 0; i < 10 && coll_k_read_ring(&c->k) == 0 && ooms_attrib_events(c->attrib) < sent; i++)
+			usleep(1000);
+	}
+	if (!e && !coll_target_ours(c)) {
+		/* its PID is another process's now: names from the sets and the
+		 * last sample only, nothing from that process's /proc */
+		ooms_snapshot_free(s);
+		h.pid = 0;
+		e = ooms_held_snapshot(&h, s);
+	}
+	if (!e) {
+		s->t = coll_since(c);
+		s->thread_limit = c->last_smp.res[RES_THREADS].limit;
+		s->fd_limit = c->last_smp.res[RES_FDS].limit;
+	}
+	return e;
+}
+
+void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp)
+{
+	struct { const char *what; int64_t proc, bpf; int *run; int fds; } d[] = {
+		{"fds", smp->res[RES_FDS].value, smp->fds_bpf, &c->drift_fds, 1},
+		{"threads", smp->res[RES_THREADS].value, smp->threads_bpf, &c->drift_threads, 0},
+	};
+
+	/* A call in flight can differ for one sample; two in a row is drift. */
+	for (size_t i = 0; i < 2; i++) {
+		if (d[i].proc == d[i].bpf) {
+			*d[i].run = 0;
+			continue;
+		}
+		if (++*d[i].run < 2)
+			continue;
+		*d[i].run = 0;
+		/* the counts are of two moments: a target making and ending them
+		 * fast differs between the two without the set being wrong; said
+		 * only when members were */
+		if (!coll_k_resync(&c->k, s, d[i].fds))
+			continue;
+		struct run_record r = {.type = REC_DRIFT, .u.drift = {smp->t, d[i].what, d[i].proc, d[i].bpf}};
+
+		coll_emit(c, run_record_body, &r);
+	}
+}
