@@ -16,7 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ooms_analyze_opts o = {0};
 	struct ooms_analysis a;
-	char path[64], err[512];
+	struct ooms_err err = {0};
+	char path[64];
 	int fd = memfd_create("fuzz.hprof", MFD_CLOEXEC);
 	FILE *out;
 
@@ -26,14 +27,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	o.max_memory = 512ull << 20; /* a few bytes must not ask for gigabytes */
-	if (!ooms_analyze(&a, path, &o, err, sizeof(err))) {
+	if (!ooms_analyze(&a, path, &o, &err)) {
 		if (!(out = fopen("/dev/null", "w")))
 			abort();
 		ooms_analysis_json(&a, 10, out);
 		ooms_analysis_text(&a, 10, out);
 		fclose(out);
 		ooms_analysis_free(&a);
-	} else if (!err[0]) {
+	} else if (!err.msg[0]) {
 		abort(); /* a refusal says why */
 	}
 	close(fd);

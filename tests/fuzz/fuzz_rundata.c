@@ -121,7 +121,7 @@ static size_t unpack(const uint8_t *data, size_t size, size_t *lines)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct rundata rd; /* large: not on the stack */
-	char err[512] = "";
+	struct ooms_err err = {0};
 	size_t lines, files;
 	int e;
 
@@ -133,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	clear();
 	files = unpack(data, size, &lines);
-	e = rundata_load(&rd, dir, err, sizeof(err));
+	e = rundata_load(&rd, dir, &err);
 	if (e)
 		abort(); /* the timeline is always there: any content is a run directory */
 	if (rd.nsamples + rd.nevents + rd.bad_lines > lines + 1 || rd.nanalyses > files)

@@ -19,13 +19,13 @@ static struct hg_tmp tmp;
 /* the command's defaults (KOOM's Bitmap bar), then what a test sets */
 #define OPTS(...) ((struct ooms_analyze_opts){__VA_ARGS__})
 
-static int run(struct ooms_analysis *a, const char *path, struct ooms_analyze_opts o, char *err)
+static int run(struct ooms_analysis *a, const char *path, struct ooms_analyze_opts o, struct ooms_err *err)
 {
 	int e;
 
 	if (!o.bitmap_w)
 		o.bitmap_w = 768, o.bitmap_h = 1366;
-	e = ooms_analyze(a, path, &o, err, 256);
+	e = ooms_analyze(a, path, &o, err);
 
 	if (!e)
 		ooms_index_load_ids(&a->ix);
@@ -94,11 +94,11 @@ static void world(const char *path)
 {
 	const char *cls[] = {"com.example.Session"};
 	struct ooms_analysis a;
-	char err[256];
+	struct ooms_err err = {0};
 	const struct ooms_path_group *g;
 	uint32_t out[8], holder, b, arr;
 
-	TAP_EQ_INT(run(&a, path, OPTS(.leak_classes = cls, .nleak_classes = 1), err), 0, "the world analyzed (%s)", err);
+	TAP_EQ_INT(run(&a, path, OPTS(.leak_classes = cls, .nleak_classes = 1), &err), 0, "the world analyzed (%s)", err.msg);
 	TAP_OK(a.runtime == RUNTIME_JVM && a.retained_model == OOMS_RETAINED_MAT, "a 1.0.2 dump: the JVM; MAT's model by default");
 	TAP_OK(a.rules.n == 4 && a.rules.rules[3].instances == 11 && a.rules.rules[3].leaks == 11 &&
 		       strstr(a.rules.rules[3].reason, "--leak-class"),
@@ -217,10 +217,10 @@ static void leak_ifs(const char *path)
 		{"closed==true", "expected a dotted class name"},
 	};
 	struct ooms_analysis a;
-	char err[256];
+	struct ooms_err err = {0};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		TAP_OK(!run(&a, path, OPTS(.leak_ifs = &cases[i].expr, .nleak_ifs = 1), err) &&
+		TAP_OK(!run(&a, path, OPTS(.leak_ifs = &cases[i].expr, .nleak_ifs = 1), &err) &&
 			       leaks_are(&a, cases[i].ids, cases[i].n),
 		       "--leak-if %s: %zu leaks, the right ones", cases[i].expr, cases[i].n);
 		ooms_analysis_free(&a);
@@ -228,15 +228,15 @@ static void leak_ifs(const char *path)
 	{
 		const char *two[] = {"com.example.Session.closed==true", "com.example.Session.closed==false"};
 
-		TAP_OK(!run(&a, path, OPTS(.leak_ifs = two, .nleak_ifs = 2), err) && a.nleaks == 11 &&
+		TAP_OK(!run(&a, path, OPTS(.leak_ifs = two, .nleak_ifs = 2), &err) && a.nleaks == 11 &&
 			       a.rules.rules[3].leaks == 6 && a.rules.rules[4].leaks == 5 && a.ngroups == 4,
 		       "two rules: each object once, the rule part of the group (4 groups: 2 paths x 2 rules)");
 		ooms_analysis_free(&a);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		TAP_OK(run(&a, path, OPTS(.leak_ifs = &bad[i][0], .nleak_ifs = 1), err) == -EINVAL && strstr(err, bad[i][1]) &&
+		TAP_OK(run(&a, path, OPTS(.leak_ifs = &bad[i][0], .nleak_ifs = 1), &err) == -EINVAL && strstr(err.msg, bad[i][1]) &&
 			       a.ix.nodes == 0 && !a.leaks,
-		       "--leak-if %s refused: %s", bad[i][0], err);
+		       "--leak-if %s refused: %s", bad[i][0], err.msg);
 }
 
 static void ignores(const char *path)
@@ -244,30 +244,30 @@ static void ignores(const char *path)
 	const char *cls[] = {"com.example.Session"}, *ign[] = {"com.example.Registry#backup"},
 		   *lib[] = {"com.example.Registry#current"}, *victim[] = {"com.example.Victim"};
 	struct ooms_analysis a;
-	char err[256];
+	struct ooms_err err = {0};
 	const struct ooms_path_group *g;
 
-	TAP_OK(!run(&a, path, OPTS(.leak_classes = cls, .nleak_classes = 1, .ignores = ign, .nignores = 1), err) &&
+	TAP_OK(!run(&a, path, OPTS(.leak_classes = cls, .nleak_classes = 1, .ignores = ign, .nignores = 1), &err) &&
 		       a.ngroups == 2 && a.groups[0].count == 10 && a.groups[0].len == 4 && a.groups[1].count == 1,
 	       "--ignore Registry#backup: S_0 joins the Holder path (10), the AuditSession alone");
 	TAP_EQ_INT(ooms_retained(&a.dom, node_of(&a.ix, O_A)), 9608, "--ignore moves paths, not retained sizes");
 	ooms_analysis_free(&a);
-	TAP_OK(!run(&a, path, OPTS(.leak_classes = cls, .nleak_classes = 1, .library = lib, .nlibrary = 1), err) &&
+	TAP_OK(!run(&a, path, OPTS(.leak_classes = cls, .nleak_classes = 1, .library = lib, .nlibrary = 1), &err) &&
 		       a.nleaks == 11 && (g = group_of(&a, O_SA)) && g->library == OOMS_MARK_LIBRARY &&
 		       a.ix.nlibrary == 1 && strstr(a.ix.library[0], "--library-leak") && !a.groups[0].library,
 	       "--library-leak Registry#current: the AuditSession's group is a library leak, the others not");
 	ooms_analysis_free(&a);
-	TAP_OK(!run(&a, path, OPTS(.leak_classes = victim, .nleak_classes = 1), err) && a.nleaks == 0 &&
+	TAP_OK(!run(&a, path, OPTS(.leak_classes = victim, .nleak_classes = 1), &err) && a.nleaks == 0 &&
 		       a.rules.rules[3].instances == 1 && a.rules.rules[3].leaks == 0,
 	       "an object reached only through a finalizer-like referent is on its way out: no leak");
 	ooms_analysis_free(&a);
 	{
 		const char *nope[] = {"com.example.Nope#x"};
 
-		TAP_OK(run(&a, path, OPTS(.ignores = nope, .nignores = 1), err) == -EINVAL && strstr(err, "no class"),
-		       "--ignore of a class the dump lacks: refused (%s)", err);
+		TAP_OK(run(&a, path, OPTS(.ignores = nope, .nignores = 1), &err) == -EINVAL && strstr(err.msg, "no class"),
+		       "--ignore of a class the dump lacks: refused (%s)", err.msg);
 	}
-	TAP_OK(!run(&a, path, OPTS(.leak_classes = cls, .nleak_classes = 1, .retained_model = OOMS_RETAINED_VISUALVM), err) &&
+	TAP_OK(!run(&a, path, OPTS(.leak_classes = cls, .nleak_classes = 1, .retained_model = OOMS_RETAINED_VISUALVM), &err) &&
 		       a.retained_model == OOMS_RETAINED_VISUALVM && a.nleaks == 11 && a.ngroups == 3 &&
 		       ooms_retained(&a.dom, node_of(&a.ix, O_SD(4))) == 1024 &&
 		       ooms_retained(&a.dom, node_of(&a.ix, O_S(4))) == 1056,
@@ -282,13 +282,13 @@ static void paths(const char *path)
 	const char *ign[] = {"com.example.Registry#backup"};
 	struct ooms_index ix;
 	struct ooms_paths p;
-	char err[256];
+	struct ooms_err err = {0};
 	uint32_t s0, holder, parents[8];
 	int same = 1;
 
-	if (ooms_index_build(&ix, path, &(struct ooms_index_opts){.ignores = ign, .nignores = 1}, err, sizeof(err)) ||
+	if (ooms_index_build(&ix, path, &(struct ooms_index_opts){.ignores = ign, .nignores = 1}, &err) ||
 	    ooms_index_load_ids(&ix)) {
-		TAP_OK(0, "the world indexed: %s", err);
+		TAP_OK(0, "the world indexed: %s", err.msg);
 		return;
 	}
 	s0 = node_of(&ix, O_S(0));
@@ -322,7 +322,7 @@ static void paths(const char *path)
 	{ /* the class connection: a class that is no root is reached from its first instance visited */
 		struct buf b = make_android_app(8, 0);
 
-		if (!ooms_index_build(&ix, hg_tmp_dump(&tmp, "conn.hprof", &b), &(struct ooms_index_opts){0}, err, sizeof(err)) &&
+		if (!ooms_index_build(&ix, hg_tmp_dump(&tmp, "conn.hprof", &b), &(struct ooms_index_opts){0}, &err) &&
 		    !ooms_index_load_ids(&ix) && !ooms_paths_compute(&ix, &p, 1)) {
 			TAP_OK(ooms_paths_parent(&p, cnode(&ix, "com.example.MainActivity")) == node_of(&ix, 0x3002) &&
 				       ooms_paths_parent(&p, node_of(&ix, 0x3001)) == cnode(&ix, "com.example.App"),
@@ -330,7 +330,7 @@ static void paths(const char *path)
 			ooms_paths_free(&p);
 			ooms_index_free(&ix);
 		} else {
-			TAP_OK(0, "the app indexed: %s", err);
+			TAP_OK(0, "the app indexed: %s", err.msg);
 		}
 		free(b.p);
 	}
@@ -345,9 +345,9 @@ static void android(void)
 		const char *pi = hg_tmp_dump(&tmp, idsz == 4 ? "img4.hprof" : "img8.hprof", &bi);
 		struct ooms_analysis a;
 		const struct ooms_path_group *g;
-		char err[256];
+		struct ooms_err err = {0};
 
-		TAP_OK(!run(&a, p, OPTS(0), err) && a.runtime == RUNTIME_ANDROID &&
+		TAP_OK(!run(&a, p, OPTS(0), &err) && a.runtime == RUNTIME_ANDROID &&
 			       leaks_are(&a, (const uint64_t[]){0x3001, 0x3003, 0x3004, 0x3006}, 4),
 		       "ids %u: the destroyed Activity, its Window, the 1080x1920 Bitmap, the detached Fragment; not the live ones",
 		       idsz);
@@ -364,13 +364,13 @@ static void android(void)
 			       strstr(a.rules.rules[g->rule].reason, "Fragment Leak"),
 		       "ids %u: the Fragment through App.sFragments[0]", idsz);
 		ooms_analysis_free(&a);
-		TAP_OK(!run(&a, pi, OPTS(0), err) && leaks_are(&a, (const uint64_t[]){0x3001, 0x3004, 0x3006}, 3),
+		TAP_OK(!run(&a, pi, OPTS(0), &err) && leaks_are(&a, (const uint64_t[]){0x3001, 0x3004, 0x3006}, 3),
 		       "ids %u: a destroyed Window in ART's image heap is no leak", idsz);
 		ooms_analysis_free(&a);
-		TAP_OK(!run(&a, p, OPTS(.bitmap_w = 2000, .bitmap_h = 2000), err) && a.nleaks == 3,
+		TAP_OK(!run(&a, p, OPTS(.bitmap_w = 2000, .bitmap_h = 2000), &err) && a.nleaks == 3,
 		       "ids %u: a higher Bitmap bar leaves it out", idsz);
 		ooms_analysis_free(&a);
-		TAP_OK(!run(&a, p, OPTS(.runtime = RUNTIME_JVM), err) && a.nleaks == 0, "ids %u: read as a JVM dump, no Android rule", idsz);
+		TAP_OK(!run(&a, p, OPTS(.runtime = RUNTIME_JVM), &err) && a.nleaks == 0, "ids %u: read as a JVM dump, no Android rule", idsz);
 		ooms_analysis_free(&a);
 		free(b.p);
 		free(bi.p);
@@ -379,9 +379,9 @@ static void android(void)
 		struct buf b = make_android_art(8);
 		struct ooms_analysis a;
 		const struct ooms_path_group *g;
-		char err[256];
+		struct ooms_err err = {0};
 
-		TAP_OK(!run(&a, hg_tmp_dump(&tmp, "art.hprof", &b), OPTS(0), err) && (g = group_of(&a, 0x3001)) &&
+		TAP_OK(!run(&a, hg_tmp_dump(&tmp, "art.hprof", &b), OPTS(0), &err) && (g = group_of(&a, 0x3001)) &&
 			       g->watched == 2 && !strcmp(g->watch_key, "MATRIX_REFKEY_com.example.MainActivity_5f2c01") &&
 			       !strcmp(g->watch_description, "com.example.MainActivity"),
 		       "Matrix: the destroyed Activity its record still reaches, with the key and name read");
@@ -397,7 +397,7 @@ static void bad_input(const struct buf *b, const char *whole)
 {
 	const char *path = hg_tmp_file(&tmp, "cut.hprof");
 	struct ooms_analysis a;
-	char err[256];
+	struct ooms_err err = {0};
 	size_t cuts[] = {10, b->len / 3, b->len / 2, b->len - 3};
 	int ok = 1;
 
@@ -405,17 +405,18 @@ static void bad_input(const struct buf *b, const char *whole)
 		int e;
 
 		hg_write(path, b->p, cuts[i]);
-		e = run(&a, path, OPTS(0), err);
-		if (!(e == -EBADMSG && strstr(err, path) && strstr(err, "truncated") && a.ix.nodes == 0 && !a.leaks)) {
-			printf("#   cut at %zu: %d %s\n", cuts[i], e, err);
+		e = run(&a, path, OPTS(0), &err);
+		if (!(e == -EBADMSG && strstr(err.msg, path) && strstr(err.msg, "truncated") && a.ix.nodes == 0 && !a.leaks)) {
+			printf("#   cut at %zu: %d %s\n", cuts[i], e, err.msg);
 			ok = 0;
 		}
 	}
 	TAP_OK(ok, "a cut dump: -EBADMSG, the file and the cut said, nothing kept");
-	TAP_OK(run(&a, "/nonexistent.hprof", OPTS(0), err) == -ENOENT && strstr(err, "/nonexistent.hprof"),
-	       "a missing dump: -ENOENT, named (%s)", err);
-	TAP_OK(run(&a, whole, OPTS(.max_memory = 1 << 20), err) == -EFBIG && strstr(err, "--max-memory"),
-	       "--max-memory 1 MB: refused (%s)", err);
+	TAP_OK(run(&a, "/nonexistent.hprof", OPTS(0), &err) == -ENOENT && strstr(err.msg, "/nonexistent.hprof"),
+	       "a missing dump: -ENOENT, named (%s)", err.msg);
+	TAP_OK(run(&a, whole, OPTS(.max_memory = 1 << 20), &err) == -EFBIG && err.code == -EFBIG &&
+		       strstr(err.msg, "--max-memory"),
+	       "--max-memory 1 MB: refused (%s)", err.msg);
 }
 
 int main(void)

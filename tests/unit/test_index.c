@@ -16,9 +16,9 @@
 
 static struct hg_tmp tmp;
 
-static int build(struct ooms_index *ix, const char *path, struct ooms_probe *pr, size_t npr, char *err)
+static int build(struct ooms_index *ix, const char *path, struct ooms_probe *pr, size_t npr, struct ooms_err *err)
 {
-	int e = ooms_index_build(ix, path, &(struct ooms_index_opts){.probes = pr, .nprobes = npr}, err, 256);
+	int e = ooms_index_build(ix, path, &(struct ooms_index_opts){.probes = pr, .nprobes = npr}, err);
 
 	if (!e && ((e = ooms_shallow_setup(ix)) || (e = ooms_index_load_ids(ix))))
 		ooms_index_free(ix);
@@ -64,11 +64,11 @@ static void world_graph(void)
 				   {.class_name = "com.example.Bag", .field_name = "size"},
 				   {.class_name = "java.lang.Thread", .field_name = "name"}};
 	struct ooms_index ix;
-	char err[256];
+	struct ooms_err err = {0};
 	uint32_t sess, audit, reg, weak, myref, holder, n;
 	int ok = 1, sticky = 0;
 
-	TAP_EQ_INT(build(&ix, path, pr, 3, err), 0, "the world (8-byte ids) is indexed");
+	TAP_EQ_INT(build(&ix, path, pr, 3, &err), 0, "the world (8-byte ids) is indexed");
 	TAP_EQ_INT(ix.nodes, 1 + WORLD_OBJECTS(N) + WORLD_CLASSES, "a node per object and class dump, and the super-root");
 	TAP_EQ_INT(ix.main_end, WORLD_OBJECTS(N), "objects first, class objects after them");
 	TAP_EQ_INT(ix.nclasses, WORLD_CLASSES + 8, "the class dumps and a pseudo-class per primitive array type");
@@ -168,7 +168,7 @@ static void world_graph(void)
 	free(b.p);
 	b = make_world(4, N);
 	path = hg_tmp_dump(&tmp, "world4.hprof", &b);
-	TAP_EQ_INT(build(&ix, path, NULL, 0, err), 0, "the world (4-byte ids) is indexed");
+	TAP_EQ_INT(build(&ix, path, NULL, 0, &err), 0, "the world (4-byte ids) is indexed");
 	TAP_OK(ix.nodes == 1 + WORLD_OBJECTS(N) + WORLD_CLASSES && ix.oop_size == 4 && ix.min_inst_size == 8 &&
 		       ooms_shallow_size(&ix, node_of(&ix, O_S(0))) == 16 && ooms_shallow_size(&ix, node_of(&ix, O_A)) == 56 &&
 		       ooms_shallow_size(&ix, node_of(&ix, O_SD(0))) == 1016 &&
@@ -186,7 +186,7 @@ static void unsafe_and_loader(void)
 	struct buf b, d = {0};
 	struct ooms_index ix;
 	struct ooms_edge_label lab[2];
-	char err[256];
+	struct ooms_err err = {0};
 	const char *path;
 	uint32_t plugin;
 
@@ -208,7 +208,7 @@ static void unsafe_and_loader(void)
 	hg_inst(&g, 0x5000, 0x100, &d);
 	b = hg_end(&g);
 	path = hg_tmp_dump(&tmp, "unsafe.hprof", &b);
-	TAP_EQ_INT(build(&ix, path, NULL, 0, err), 0, "a dump with Unsafe's scale is indexed");
+	TAP_EQ_INT(build(&ix, path, NULL, 0, &err), 0, "a dump with Unsafe's scale is indexed");
 	TAP_OK(ix.oop_scale_hint == 4 && ix.oop_size == 4 && ix.min_inst_size == 12 &&
 		       ooms_shallow_size(&ix, node_of(&ix, 0x5008)) == 24 && ooms_shallow_size(&ix, node_of(&ix, 0x5010)) == 32,
 	       "ARRAY_OBJECT_INDEX_SCALE 4: compressed oops, a 12-byte header (Bag 24, Object[3] 32)");
@@ -219,8 +219,8 @@ static void unsafe_and_loader(void)
 	TAP_OK(edges_are(&ix, node_of(&ix, 0x5010), (const uint64_t[]){0x5000, 0x5008}, 2), "a null array slot is no edge");
 	lab[0] = (struct ooms_edge_label){.from = ix.classes[plugin].node, .to = node_of(&ix, 0x5000)};
 	lab[1] = (struct ooms_edge_label){.from = node_of(&ix, 0x5010), .to = node_of(&ix, 0x5008)};
-	TAP_OK(!ooms_label_edges(&ix, "/nonexistent", lab, 0, NULL, 0, err, sizeof(err)), "no labels asked: nothing read");
-	TAP_OK(!ooms_label_edges(&ix, path, lab, 2, NULL, 0, err, sizeof(err)) &&
+	TAP_OK(!ooms_label_edges(&ix, "/nonexistent", lab, 0, NULL, 0, &err), "no labels asked: nothing read");
+	TAP_OK(!ooms_label_edges(&ix, path, lab, 2, NULL, 0, &err) &&
 		       lab[0].type == REF_CLASS_LOADER && lab[0].declared_in == plugin && lab[1].type == REF_ARRAY_ENTRY &&
 		       lab[1].index == 2,
 	       "labels: a class's loader; an array entry past a null (index 2)");
@@ -246,9 +246,9 @@ static void android_sizes(void)
 {
 	struct buf b = make_android_app(8, 1);
 	struct ooms_index ix;
-	char err[256];
+	struct ooms_err err = {0};
 
-	TAP_EQ_INT(build(&ix, hg_tmp_dump(&tmp, "app.hprof", &b), NULL, 0, err), 0, "an ART dump is indexed");
+	TAP_EQ_INT(build(&ix, hg_tmp_dump(&tmp, "app.hprof", &b), NULL, 0, &err), 0, "an ART dump is indexed");
 	TAP_OK(ix.sizes_in_dump && ix.min_inst_size == 8 && ix.oop_size == 4, "ART: sizes from the class dumps, 4-byte oops");
 	TAP_OK(ooms_shallow_size(&ix, node_of(&ix, 0x3001)) == 8 + 2 + 2 * 8 &&
 		       ooms_shallow_size(&ix, node_of(&ix, 0x3008)) == 24 &&
@@ -268,7 +268,7 @@ static void android_sizes(void)
 static void marks(const char *path)
 {
 	struct ooms_index ix;
-	char err[256];
+	struct ooms_err err = {0};
 	const char *ign[] = {"com.example.Registry#backup"}, *lib[] = {"com.example.Registry#current"};
 	const char *cls[] = {"com.example.Registry"};
 	const char *bad[][2] = {{"com.example.Nope#x", "no class com.example.Nope"},
@@ -277,7 +277,7 @@ static void marks(const char *path)
 	uint32_t r;
 
 	TAP_EQ_INT(ooms_index_build(&ix, path, &(struct ooms_index_opts){.ignores = ign, .nignores = 1, .library = lib, .nlibrary = 1},
-				    err, sizeof(err)), 0, "built with an ignore and a library leak");
+				    &err), 0, "built with an ignore and a library leak");
 	ooms_index_load_ids(&ix);
 	r = node_of(&ix, O_R);
 	TAP_OK(ooms_edge_mark(&ix, r, node_of(&ix, O_S(0))) == OOMS_MARK_IGNORE &&
@@ -286,19 +286,19 @@ static void marks(const char *path)
 	       "Registry.backup left out, Registry.current a library leak's, Bag.elems unmarked");
 	TAP_OK(ix.nlibrary == 1 && strstr(ix.library[0], "com.example.Registry#current"), "the library reference described");
 	ooms_index_free(&ix);
-	TAP_EQ_INT(ooms_index_build(&ix, path, &(struct ooms_index_opts){.ignores = cls, .nignores = 1}, err, sizeof(err)), 0,
+	TAP_EQ_INT(ooms_index_build(&ix, path, &(struct ooms_index_opts){.ignores = cls, .nignores = 1}, &err), 0,
 		   "built with a class ignored");
 	TAP_OK(ix.roots[5].node == node_of(&ix, O_R) && ooms_root_mark(&ix, 5) == OOMS_MARK_IGNORE && ooms_root_mark(&ix, 6) == OOMS_MARK_NONE,
 	       "an ignored class's instances as roots are marked, others not");
 	ooms_index_free(&ix);
 	for (int i = 0; i < 3; i++) {
-		int e = ooms_index_build(&ix, path, &(struct ooms_index_opts){.ignores = &bad[i][0], .nignores = 1}, err, sizeof(err));
+		int e = ooms_index_build(&ix, path, &(struct ooms_index_opts){.ignores = &bad[i][0], .nignores = 1}, &err);
 
-		TAP_OK(e == -EINVAL && strstr(err, bad[i][1]) && ix.nodes == 0, "--ignore %s refused: %s", bad[i][0], err);
+		TAP_OK(e == -EINVAL && strstr(err.msg, bad[i][1]) && ix.nodes == 0, "--ignore %s refused: %s", bad[i][0], err.msg);
 	}
-	TAP_OK(ooms_index_build(&ix, path, &(struct ooms_index_opts){.max_memory = 1}, err, sizeof(err)) == -EFBIG &&
-		       strstr(err, "--max-memory allows 0 MB"),
-	       "--max-memory below the estimate: -EFBIG before pass 2 (%s)", err);
+	TAP_OK(ooms_index_build(&ix, path, &(struct ooms_index_opts){.max_memory = 1}, &err) == -EFBIG &&
+		       strstr(err.msg, "--max-memory allows 0 MB"),
+	       "--max-memory below the estimate: -EFBIG before pass 2 (%s)", err.msg);
 }
 
 /* Cuts of the file: inside a record, a negative errno and a message; at a
@@ -311,7 +311,7 @@ static void cuts(const struct buf *b)
 	size_t head = strlen((const char *)b->p) + 1 + 12, bad = 0, good = 0, wrong = 0, at[256], n = 0;
 	uint8_t seen[256] = {0};
 	struct ooms_index ix;
-	char err[256];
+	struct ooms_err err = {0};
 
 	for (size_t c = 0; c < head; c += 5)
 		at[n++] = c;
@@ -333,13 +333,13 @@ static void cuts(const struct buf *b)
 							     (size_t)b->p[o + 7] << 8 | b->p[o + 8]))
 			boundary = o == at[i];
 		hg_write(path, b->p, at[i]);
-		err[0] = 0;
-		e = ooms_index_build(&ix, path, &(struct ooms_index_opts){0}, err, sizeof(err));
-		if (boundary ? !e : e == -EBADMSG && err[0] && ix.nodes == 0) {
+		ooms_err_clear(&err);
+		e = ooms_index_build(&ix, path, &(struct ooms_index_opts){0}, &err);
+		if (boundary ? !e : e == -EBADMSG && err.code == e && err.msg[0] && ix.nodes == 0) {
 			good += !e;
 			bad += !!e;
 		} else if (!wrong++) {
-			printf("#   cut at %zu (%s): %d '%s'\n", at[i], boundary ? "a boundary" : "inside", e, err);
+			printf("#   cut at %zu (%s): %d '%s'\n", at[i], boundary ? "a boundary" : "inside", e, err.msg);
 		}
 		if (!e)
 			ooms_index_free(&ix);
@@ -347,8 +347,8 @@ static void cuts(const struct buf *b)
 	TAP_EQ_INT(wrong, 0, "every cut inside a record: -EBADMSG with a message, nothing kept; at a boundary: indexed");
 	TAP_OK(bad >= 15 && good >= 8, "cuts tried: %zu inside records refused, %zu at record boundaries accepted", bad, good);
 	hg_write(path, b->p, head + 20);
-	ooms_index_build(&ix, path, &(struct ooms_index_opts){0}, err, sizeof(err));
-	TAP_OK(strstr(err, path) && strstr(err, "truncated"), "the message names the file and the cut: %s", err);
+	ooms_index_build(&ix, path, &(struct ooms_index_opts){0}, &err);
+	TAP_OK(strstr(err.msg, path) && strstr(err.msg, "truncated"), "the message names the file and the cut: %s", err.msg);
 	/* a damaged sub-record tag in the second segment */
 	{
 		struct buf d = {malloc(b->len), b->len, b->len};
@@ -363,8 +363,8 @@ static void cuts(const struct buf *b)
 		}
 		d.p[o + 9] = 0x77;
 		hg_write(path, d.p, d.len);
-		TAP_OK(ooms_index_build(&ix, path, &(struct ooms_index_opts){0}, err, sizeof(err)) == -EBADMSG && strstr(err, "0x77"),
-		       "an unknown sub-record tag: refused, the tag quoted (%s)", err);
+		TAP_OK(ooms_index_build(&ix, path, &(struct ooms_index_opts){0}, &err) == -EBADMSG && strstr(err.msg, "0x77"),
+		       "an unknown sub-record tag: refused, the tag quoted (%s)", err.msg);
 		free(d.p);
 	}
 	{ /* a class that is its own superclass: indexed, no endless walk up its chain */
@@ -379,7 +379,7 @@ static void cuts(const struct buf *b)
 		hg_inst(&g, 0x5000, 0x100, &d);
 		h = hg_end(&g);
 		hg_write(path, h.p, h.len);
-		TAP_OK(!build(&ix, path, NULL, 0, err) && (c = cls_of(&ix, "com.example.Loop")) != OOMS_NONE &&
+		TAP_OK(!build(&ix, path, NULL, 0, &err) && (c = cls_of(&ix, "com.example.Loop")) != OOMS_NONE &&
 			       !ooms_index_is_a(&ix, c, "java.lang.Object") && ix.off[2] - ix.off[1] == 1 &&
 			       ix.tgt[ix.off[1]] == 1,
 		       "a class its own superclass: indexed, its one instance referring to itself once");
@@ -393,14 +393,14 @@ static void cuts(const struct buf *b)
 		free(d.p);
 	}
 	hg_write(path, "JAVA PROFILE 9.9\0\0\0\0\x08\0\0\0\0\0\0\0\0", 29);
-	TAP_OK(ooms_index_build(&ix, path, &(struct ooms_index_opts){0}, err, sizeof(err)) == -EBADMSG && strstr(err, "unknown header"),
-	       "a foreign header refused: %s", err);
+	TAP_OK(ooms_index_build(&ix, path, &(struct ooms_index_opts){0}, &err) == -EBADMSG && strstr(err.msg, "unknown header"),
+	       "a foreign header refused: %s", err.msg);
 	hg_write(path, "", 0);
-	TAP_OK(ooms_index_build(&ix, path, &(struct ooms_index_opts){0}, err, sizeof(err)) == -EBADMSG && strstr(err, "empty"),
-	       "an empty file refused: %s", err);
-	TAP_OK(ooms_index_build(&ix, "/nonexistent/dump.hprof", &(struct ooms_index_opts){0}, err, sizeof(err)) == -ENOENT &&
-		       strstr(err, "/nonexistent/dump.hprof"),
-	       "a missing file: -ENOENT, named: %s", err);
+	TAP_OK(ooms_index_build(&ix, path, &(struct ooms_index_opts){0}, &err) == -EBADMSG && strstr(err.msg, "empty"),
+	       "an empty file refused: %s", err.msg);
+	TAP_OK(ooms_index_build(&ix, "/nonexistent/dump.hprof", &(struct ooms_index_opts){0}, &err) == -ENOENT &&
+		       err.code == -ENOENT && strstr(err.msg, "/nonexistent/dump.hprof"),
+	       "a missing file: -ENOENT, named: %s", err.msg);
 }
 
 
@@ -408,7 +408,7 @@ int main(void)
 {
 	struct buf b;
 	struct ooms_index ix, iz;
-	char err[256];
+	struct ooms_err err = {0};
 	const char *plain, *gz, *two;
 
 	if (hg_tmp_init(&tmp))
@@ -423,7 +423,7 @@ int main(void)
 	plain = hg_tmp_dump(&tmp, "w.hprof", &b);
 	gz = hg_tmp_file(&tmp, "w.hprof.gz");
 	TAP_OK(!gzip_to(gz, &b) && ooms_dump_compressed(gz) == 1 && ooms_dump_compressed(plain) == 0, "gzip written and told");
-	TAP_OK(!build(&ix, plain, NULL, 0, err) && !build(&iz, gz, NULL, 0, err) && ix.nodes == iz.nodes &&
+	TAP_OK(!build(&ix, plain, NULL, 0, &err) && !build(&iz, gz, NULL, 0, &err) && ix.nodes == iz.nodes &&
 		       ix.nedges == iz.nedges && ix.nroots == iz.nroots && !memcmp(ix.tgt, iz.tgt, ix.nedges * sizeof(*ix.tgt)) &&
 		       iz.file_bytes == b.len,
 	       "a gzipped dump gives the same index");
@@ -439,7 +439,7 @@ int main(void)
 		u1(&t, HPROF_HEAP_DUMP_END); u4(&t, 0); u4(&t, 0);
 		free(h.p);
 		two = hg_tmp_dump(&tmp, "two.hprof", &t);
-		TAP_OK(!build(&iz, two, NULL, 0, err) && iz.nodes == ix.nodes && iz.nsegs == 3,
+		TAP_OK(!build(&iz, two, NULL, 0, &err) && iz.nodes == ix.nodes && iz.nsegs == 3,
 		       "a second heap dump in the file is skipped, as VisualVM does");
 		ooms_index_free(&iz);
 		free(t.p);

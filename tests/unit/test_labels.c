@@ -18,9 +18,9 @@
 
 static struct hg_tmp tmp;
 
-static int build(struct ooms_index *ix, const char *path, struct ooms_probe *pr, size_t npr, char *err)
+static int build(struct ooms_index *ix, const char *path, struct ooms_probe *pr, size_t npr, struct ooms_err *err)
 {
-	int e = ooms_index_build(ix, path, &(struct ooms_index_opts){.probes = pr, .nprobes = npr}, err, 256);
+	int e = ooms_index_build(ix, path, &(struct ooms_index_opts){.probes = pr, .nprobes = npr}, err);
 
 	if (!e && ((e = ooms_shallow_setup(ix)) || (e = ooms_index_load_ids(ix))))
 		ooms_index_free(ix);
@@ -58,10 +58,11 @@ static void labels_and_strings(const char *name, const char *path)
 	struct ooms_index ix;
 	struct ooms_edge_label l[7];
 	struct ooms_content w[3];
-	char err[256], text[64];
+	struct ooms_err err = {0};
+	char text[64];
 	uint32_t inst, chars, holder, bag, sess;
 
-	TAP_EQ_INT(build(&ix, path, NULL, 0, err), 0, "%s: indexed", name);
+	TAP_EQ_INT(build(&ix, path, NULL, 0, &err), 0, "%s: indexed", name);
 	holder = cls_of(&ix, "com.example.Holder");
 	bag = cls_of(&ix, "com.example.Bag");
 	sess = cls_of(&ix, "com.example.Session");
@@ -75,7 +76,7 @@ static void labels_and_strings(const char *name, const char *path)
 	w[0].node = node_of(&ix, O_TNAME);
 	w[1].node = node_of(&ix, O_TNAME_B);
 	w[2].node = node_of(&ix, O_T2NAME);
-	TAP_EQ_INT(ooms_label_edges(&ix, path, l, 7, w, 3, err, sizeof(err)), 0, "%s: the names pass", name);
+	TAP_EQ_INT(ooms_label_edges(&ix, path, l, 7, w, 3, &err), 0, "%s: the names pass", name);
 	TAP_OK(l[0].type == REF_STATIC_FIELD && !strcmp(ooms_index_str(&ix, l[0].field), "sessions") && l[0].declared_in == holder,
 	       "%s: Holder -> B is the static field sessions", name);
 	TAP_OK(l[1].type == REF_INSTANCE_FIELD && !strcmp(ooms_index_str(&ix, ix.fields[l[1].field].name), "elems") &&
@@ -125,11 +126,11 @@ static void native_sizes(void)
 	struct ooms_matmodel m;
 	struct ooms_dominators d;
 	struct ooms_native nat;
-	char err[256];
+	struct ooms_err err = {0};
 
 	for (int i = 0; i < OOMS_NATIVE_PROBES; i++)
 		pr[i] = (struct ooms_probe){ooms_native_probe_fields[i][0], ooms_native_probe_fields[i][1], 0, NULL, 0, 0};
-	TAP_EQ_INT(build(&ix, hg_tmp_dump(&tmp, "art.hprof", &b), pr, OOMS_NATIVE_PROBES, err), 0, "ART's synthetic dump is indexed");
+	TAP_EQ_INT(build(&ix, hg_tmp_dump(&tmp, "art.hprof", &b), pr, OOMS_NATIVE_PROBES, &err), 0, "ART's synthetic dump is indexed");
 	TAP_OK(!ooms_matmodel_compute(&ix, &m) && !ooms_matmodel_dominators(&ix, &m, OOMS_MAT_AUTO, 0, &d),
 	       "its dominators (MAT's model)");
 	TAP_EQ_INT(ooms_native_compute(&ix, pr, d.idom, &nat), 0, "native sizes computed");
@@ -159,7 +160,7 @@ static void direct_buffers(void)
 	struct ooms_matmodel m;
 	struct ooms_dominators dom;
 	struct ooms_native nat;
-	char err[256];
+	struct ooms_err err = {0};
 
 	hg_begin(&g, 8, 0);
 	hg_load(&g, 1, 0x100, "java/lang/Object");
@@ -186,9 +187,9 @@ static void direct_buffers(void)
 	b = hg_end(&g);
 	for (int i = 0; i < OOMS_NATIVE_PROBES; i++)
 		pr[i] = (struct ooms_probe){ooms_native_probe_fields[i][0], ooms_native_probe_fields[i][1], 0, NULL, 0, 0};
-	if (build(&ix, hg_tmp_dump(&tmp, "direct.hprof", &b), pr, OOMS_NATIVE_PROBES, err) || ooms_matmodel_compute(&ix, &m) ||
+	if (build(&ix, hg_tmp_dump(&tmp, "direct.hprof", &b), pr, OOMS_NATIVE_PROBES, &err) || ooms_matmodel_compute(&ix, &m) ||
 	    ooms_matmodel_dominators(&ix, &m, OOMS_MAT_AUTO, 0, &dom)) {
-		TAP_OK(0, "the direct buffer's dump indexed: %s", err);
+		TAP_OK(0, "the direct buffer's dump indexed: %s", err.msg);
 		return;
 	}
 	TAP_OK(!ooms_native_compute(&ix, pr, dom.idom, &nat) && nat.direct_objects == 1 && nat.direct_bytes == 1 << 20 &&

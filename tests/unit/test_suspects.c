@@ -14,11 +14,11 @@ static struct hg_tmp tmp;
 
 static int run(struct ooms_analysis *a, const char *path, struct ooms_analyze_opts o)
 {
-	char err[256];
-	int e = ooms_analyze(a, path, &o, err, sizeof(err));
+	struct ooms_err err = {0};
+	int e = ooms_analyze(a, path, &o, &err);
 
 	if (e)
-		printf("#   %s: %s\n", path, err);
+		printf("#   %s: %s\n", path, err.msg);
 	else
 		ooms_index_load_ids(&a->ix);
 	return e;

@@ -95,19 +95,15 @@ static void phase(const struct ooms_analyze_opts *o, int which)
 }
 
 /* The runtime from the dump's header: Android for JAVA PROFILE 1.0.3. */
-static int sniff_runtime(const char *path, enum ooms_runtime *rt, char *err, size_t errlen)
+static int sniff_runtime(const char *path, enum ooms_runtime *rt, struct ooms_err *err)
 {
 	char head[64] = "";
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct hprof_source src;
 	long n = 0;
 
-	if (fd < 0) {
-		int e = -errno;
-
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return e;
-	}
+	if (fd < 0)
+		return ooms_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	if (!hprof_source_open(&src, fd)) {
 		n = hprof_source_read(&src, head, sizeof(head) - 1);
 		hprof_source_free(&src);
@@ -121,13 +117,13 @@ static int sniff_runtime(const char *path, enum ooms_runtime *rt, char *err, siz
 /* The leak rules and the probes the index reads for them and for the
  * threads' names. The runtime decides the built-in rules, which decide the
  * probes, so for auto the header is read first (the index reads it again). */
-static int set_rules(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
-		     size_t errlen)
+static int set_rules(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o,
+		     struct ooms_err *err)
 {
 	enum ooms_runtime rt = o->runtime;
 	int e;
 
-	if (rt == RUNTIME_AUTO && (e = sniff_runtime(path, &rt, err, errlen)))
+	if (rt == RUNTIME_AUTO && (e = sniff_runtime(path, &rt, err)))
 		return e;
 	a->runtime = rt;
 	if ((e = ooms_leak_rules_builtin(&a->rules, rt, o->bitmap_w, o->bitmap_h)))
@@ -146,7 +142,7 @@ static int set_rules(struct ooms_analysis *a, const char *path, const struct oom
 					       "until it is collected")))
 		goto nomem;
 	for (size_t i = 0; i < o->nleak_ifs; i++)
-		if ((e = ooms_leak_rules_add_if(&a->rules, o->leak_ifs[i], err, errlen)))
+		if ((e = ooms_leak_rules_add_if(&a->rules, o->leak_ifs[i], err)))
 			return e;
 	if ((e = ooms_leak_probes(&a->rules, &a->probes, &a->nprobes)))
 		goto nomem;
@@ -185,8 +181,7 @@ static int set_rules(struct ooms_analysis *a, const char *path, const struct oom
 	}
 	return 0;
 nomem:
-	snprintf(err, errlen, "out of memory");
-	return e;
+	return ooms_err_set(err, e, "out of memory");
 }
 
 /* The retained sizes need nothing of the paths: they are computed on the
@@ -226,19 +221,20 @@ static void *dom_run(void *arg)
 	return NULL;
 }
 
-static void cyclic_message(const struct ooms_analysis *a, uint32_t cyclic, uint64_t max_memory, char *err,
-			   size_t errlen)
+/* -EFBIG said: what the cycles need against --max-memory. */
+static void cyclic_message(const struct ooms_analysis *a, uint32_t cyclic, uint64_t max_memory, struct ooms_err *err)
 {
 	uint64_t base = a->ix.memory_estimate;
 
-	snprintf(err, errlen, "the analysis needs up to about %llu MB (%.1f M of the objects reach a cycle); --max-memory allows %llu MB",
-		 (unsigned long long)((base + (uint64_t)cyclic * OOMS_MEMORY_PER_CYCLIC + (1 << 20) - 1) >> 20),
-		 cyclic / 1e6, (unsigned long long)(max_memory >> 20));
+	ooms_err_set(err, -EFBIG,
+		     "the analysis needs up to about %llu MB (%.1f M of the objects reach a cycle); --max-memory allows %llu MB",
+		     (unsigned long long)((base + (uint64_t)cyclic * OOMS_MEMORY_PER_CYCLIC + (1 << 20) - 1) >> 20),
+		     cyclic / 1e6, (unsigned long long)(max_memory >> 20));
 }
 
 /* MAT's dominators, from the second core (joined). */
 static int mat_dominators(struct ooms_analysis *a, struct dom_job *j, pthread_t *thread, uint64_t max_memory,
-			  char *err, size_t errlen)
+			  struct ooms_err *err)
 {
 	ooms_paths_spilled(&a->paths); /* written while the paths' search went on */
 	if (thread)
@@ -250,7 +246,7 @@ static int mat_dominators(struct ooms_analysis *a, struct dom_job *j, pthread_t 
 	a->retained_model = OOMS_RETAINED_MAT;
 	a->t_model = a->mat.seconds; /* beside the paths, on the other core */
 	if (j->e == -EFBIG)
-		cyclic_message(a, a->dom.cyclic, max_memory, err, errlen);
+		cyclic_message(a, a->dom.cyclic, max_memory, err);
 	return j->e;
 }
 
@@ -260,7 +256,7 @@ static int mat_dominators(struct ooms_analysis *a, struct dom_job *j, pthread_t 
  * whole of VisualVM's model (join). MAT's search is made too, for the
  * unreachable objects. */
 static int vv_dominators(struct ooms_analysis *a, struct dom_job *j, pthread_t *thread, enum ooms_retained_model model,
-			 uint64_t max_memory, char *err, size_t errlen)
+			 uint64_t max_memory, struct ooms_err *err)
 {
 	struct ooms_dom_graph gr = {0};
 	struct ooms_dom_work *w = NULL;
@@ -280,7 +276,7 @@ static int vv_dominators(struct ooms_analysis *a, struct dom_job *j, pthread_t *
 		ooms_dominators_abandon(w);
 		ooms_dom_graph_free(&gr);
 		if (e == -EFBIG) /* the heap's cycles need more than the first estimate allowed for */
-			cyclic_message(a, cyclic, max_memory, err, errlen);
+			cyclic_message(a, cyclic, max_memory, err);
 		return e;
 	}
 	a->tree_objects = j->vv.tree_objects;
@@ -294,8 +290,7 @@ static int vv_dominators(struct ooms_analysis *a, struct dom_job *j, pthread_t *
 	return e;
 }
 
-static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
-		   size_t errlen)
+static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, struct ooms_err *err)
 {
 	double t0 = mono_s(), t;
 	struct dom_job dj = {0};
@@ -304,13 +299,13 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 
 	memset(a, 0, sizeof(*a));
 	a->path = path;
-	err[0] = 0;
-	if ((e = set_rules(a, path, o, err, errlen)))
+	ooms_err_clear(err);
+	if ((e = set_rules(a, path, o, err)))
 		return e;
 	if ((e = ooms_index_build(&a->ix, path,
 				  &(struct ooms_index_opts){a->probes, a->nprobes, o->ignores, o->nignores, o->library,
 							    o->nlibrary, o->max_memory, o->progress, o->pctx},
-				  err, errlen)))
+				  err)))
 		return e;
 	if ((e = ooms_shallow_setup(&a->ix))) /* the size model, from the indexed classes */
 		goto nomem;
@@ -348,10 +343,9 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 		goto nomem;
 	phase(o, OOMS_PHASE_DOMINATORS);
 	if (o->retained_model == OOMS_RETAINED_MAT)
-		e = mat_dominators(a, &dj, dom_started ? &dom_thread : NULL, o->max_memory, err, errlen);
+		e = mat_dominators(a, &dj, dom_started ? &dom_thread : NULL, o->max_memory, err);
 	else
-		e = vv_dominators(a, &dj, dom_started ? &dom_thread : NULL, o->retained_model, o->max_memory, err,
-				  errlen);
+		e = vv_dominators(a, &dj, dom_started ? &dom_thread : NULL, o->retained_model, o->max_memory, err);
 	dom_started = 0;
 	sem_destroy(&dj.searched);
 	if (e)
@@ -389,7 +383,7 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 	/* the paths of leaks and suspects named: the search's parents are used
 	 * here for the last time */
 	phase(o, OOMS_PHASE_NAMES);
-	if ((e = an_group_leaks(a, err, errlen)))
+	if ((e = an_group_leaks(a, err)))
 		return e;
 	ooms_paths_drop_parents(&a->paths);
 	if ((e = an_finish_groups(a)) || (e = an_finish_suspects(a)) || (e = an_finish_loaders(a)))
@@ -409,15 +403,14 @@ nomem:
 	ooms_vvmodel_free(&dj.vv);
 	ooms_matmodel_free(&dj.mat);
 	ooms_dominators_free(&dj.dom);
-	if (!err[0])
-		snprintf(err, errlen, "out of memory");
+	if (!ooms_err_said(err))
+		ooms_err_set(err, e, "out of memory");
 	return e;
 }
 
-int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
-		 size_t errlen)
+int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, struct ooms_err *err)
 {
-	int e = analyze(a, path, o, err, errlen);
+	int e = analyze(a, path, o, err);
 
 	if (e) /* nothing kept of what failed */
 		ooms_analysis_free(a);

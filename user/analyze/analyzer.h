@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "graph/dominators.h"
+#include "util/err.h"
 #include "analyze/growth.h"
 #include "graph/index.h"
 #include "graph/labels.h"
@@ -116,8 +117,7 @@ struct ooms_analysis {
 };
 
 /* 0, or -errno with a one-line message in err (and nothing of a kept to free). */
-int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, char *err,
-		 size_t errlen);
+int ooms_analyze(struct ooms_analysis *a, const char *path, const struct ooms_analyze_opts *o, struct ooms_err *err);
 void ooms_analysis_free(struct ooms_analysis *a);
 
 /* Node n's path from its GC root, from the edge labels of reported paths:

@@ -196,7 +196,7 @@ static int want_labels(struct ooms_analysis *a, uint32_t n, size_t *lcap)
 /* While the search's parents are there: the names of the edges on every
  * leak's and suspect's path (one more pass over the dump), each leak's
  * signature, and the groups of equal signatures. */
-int an_group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
+int an_group_leaks(struct ooms_analysis *a, struct ooms_err *err)
 {
 	struct ooms_index *ix = &a->ix;
 	uint32_t *buf = NULL;
@@ -216,7 +216,7 @@ int an_group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 	for (size_t i = 0; i < a->nloaders && i < OOMS_LOADER_PATHS; i++)
 		if (a->loaders[i].example && want_labels(a, a->loaders[i].example, &lcap))
 			goto out;
-	if ((e = ooms_label_edges(ix, a->path, a->labels, a->nlabels, a->wants, a->nwants, err, errlen)))
+	if ((e = ooms_label_edges(ix, a->path, a->labels, a->nlabels, a->wants, a->nwants, err)))
 		goto out;
 	a->t_labels = mono_s() - t0;
 
@@ -258,8 +258,8 @@ int an_group_leaks(struct ooms_analysis *a, char *err, size_t errlen)
 out:
 	free(buf);
 	free(keys);
-	if (e == -ENOMEM && !err[0])
-		snprintf(err, errlen, "out of memory grouping %zu leaks", a->nleaks);
+	if (e == -ENOMEM && !ooms_err_said(err))
+		ooms_err_set(err, e, "out of memory grouping %zu leaks", a->nleaks);
 	return e;
 }
 

@@ -11,7 +11,7 @@
 /* Leaks reached only across a library leak's reference, or from a root of a library's class, marked. */
 void an_mark_library_leaks(struct ooms_analysis *a);
 /* Leaks grouped by path signature (the search's parents read for the last time). 0 or -errno, err set. */
-int an_group_leaks(struct ooms_analysis *a, char *err, size_t errlen);
+int an_group_leaks(struct ooms_analysis *a, struct ooms_err *err);
 /* The LeakCanary and Matrix watch records whose contents the names pass reads. 0 or -ENOMEM. */
 int an_want_watches(struct ooms_analysis *a, size_t *cap);
 /* Once the names pass ran: groups, suspects' and loaders' paths named. 0 or -ENOMEM. */

@@ -111,7 +111,7 @@ int ooms_leak_rules_add_class(struct ooms_leak_rules *r, const char *name)
 	return ooms_leak_rules_add_class_why(r, name, NULL);
 }
 
-int ooms_leak_rules_add_if(struct ooms_leak_rules *r, const char *expr, char *err, size_t errlen)
+int ooms_leak_rules_add_if(struct ooms_leak_rules *r, const char *expr, struct ooms_err *err)
 {
 	const char *op = strstr(expr, "==");
 	const char *ne = strstr(expr, "!=");
@@ -122,16 +122,13 @@ int ooms_leak_rules_add_if(struct ooms_leak_rules *r, const char *expr, char *er
 
 	if (!op || (ne && ne < op))
 		op = ne;
-	if (!op) {
-		snprintf(err, errlen, "--leak-if '%s': expected Class.field==value or Class.field!=value", expr);
-		return -EINVAL;
-	}
+	if (!op)
+		return ooms_err_set(err, -EINVAL, "--leak-if '%s': expected Class.field==value or Class.field!=value", expr);
 	for (dot = op; dot > expr && *dot != '.'; dot--)
 		;
-	if (dot == expr || dot + 1 == op) {
-		snprintf(err, errlen, "--leak-if '%s': expected a dotted class name, a field and == or !=", expr);
-		return -EINVAL;
-	}
+	if (dot == expr || dot + 1 == op)
+		return ooms_err_set(err, -EINVAL, "--leak-if '%s': expected a dotted class name, a field and == or !=",
+				    expr);
 	val = op + 2;
 	if (!strcmp(val, "true"))
 		v = 1;
@@ -142,10 +139,9 @@ int ooms_leak_rules_add_if(struct ooms_leak_rules *r, const char *expr, char *er
 	else {
 		errno = 0;
 		v = (uint64_t)strtoll(val, &end, 0);
-		if (!*val || *end || errno) {
-			snprintf(err, errlen, "--leak-if '%s': the value must be true, false, null or an integer", expr);
-			return -EINVAL;
-		}
+		if (!*val || *end || errno)
+			return ooms_err_set(err, -EINVAL,
+					    "--leak-if '%s': the value must be true, false, null or an integer", expr);
 	}
 	cls = strndup(expr, (size_t)(dot - expr));
 	field = strndup(dot + 1, (size_t)(op - dot - 1));
@@ -153,7 +149,7 @@ int ooms_leak_rules_add_if(struct ooms_leak_rules *r, const char *expr, char *er
 	if (!k) {
 		free(cls);
 		free(field);
-		return -ENOMEM;
+		return ooms_err_set(err, -ENOMEM, "out of memory");
 	}
 	k->class_name = cls;
 	k->field1 = field;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "graph/index.h"
+#include "util/err.h"
 
 enum ooms_runtime { RUNTIME_AUTO, RUNTIME_ANDROID, RUNTIME_JVM };
 
@@ -59,8 +60,8 @@ int ooms_leak_rules_add_class(struct ooms_leak_rules *r, const char *name);
 /* The same with the reason the groups give (what ran out, say). */
 int ooms_leak_rules_add_class_why(struct ooms_leak_rules *r, const char *name, const char *reason);
 /* --leak-if 'Class.field==value' (or !=), value true|false|null|integer.
- * 0, -EINVAL (with a message in err), -ENOMEM. */
-int ooms_leak_rules_add_if(struct ooms_leak_rules *r, const char *expr, char *err, size_t errlen);
+ * 0, or -EINVAL or -ENOMEM with a message in err. */
+int ooms_leak_rules_add_if(struct ooms_leak_rules *r, const char *expr, struct ooms_err *err);
 void ooms_leak_rules_free(struct ooms_leak_rules *r);
 
 /* The probes the rules need, for ooms_index_build: *probes is allocated. */

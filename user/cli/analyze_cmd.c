@@ -114,16 +114,16 @@ static int take_baseline(const char *path, const struct ooms_analyze_opts *o, st
 			 struct ooms_baseline *b)
 {
 	struct ooms_analysis old;
-	char err[512];
+	struct ooms_err err = {0};
 	int e;
 
 	if (pr->on)
 		fprintf(stderr, "analyze: the baseline, %s\n", path);
-	e = ooms_analyze(&old, path, o, err, sizeof(err));
+	e = ooms_analyze(&old, path, o, &err);
 	if (pr->on && pr->last)
 		fprintf(stderr, "\r%72s\r", "");
 	if (e) {
-		fprintf(stderr, "oomscope analyze: the baseline: %s\n", err);
+		fprintf(stderr, "oomscope analyze: the baseline: %s\n", err.msg);
 		return e;
 	}
 	if ((e = ooms_baseline_take(&old, b)))
@@ -208,7 +208,8 @@ static int analyze_with(int argc, char **argv, const char **classes, const char 
 	struct ooms_analysis a;
 	unsigned top = 10;
 	int json = 0, c, rc = 1, e;
-	char err[512], *end;
+	struct ooms_err err = {0};
+	char *end;
 	struct stat st;
 
 	if (cli_opts_getopt(options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts, sizeof(shortopts)))
@@ -313,13 +314,13 @@ static int analyze_with(int argc, char **argv, const char **classes, const char 
 	 * freed: glibc would otherwise raise this threshold after the first big
 	 * free and keep later arrays in its heaps, resident after they go */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
-	e = ooms_analyze(&a, argv[optind], &o, err, sizeof(err));
+	e = ooms_analyze(&a, argv[optind], &o, &err);
 	if (pr.on && pr.last)
 		fprintf(stderr, "\r%72s\r", "");
 	if (!e && baseline && (e = ooms_growth_compute(&base, &a, &growth)))
-		snprintf(err, sizeof(err), "out of memory comparing with the baseline");
+		ooms_err_set(&err, e, "out of memory comparing with the baseline");
 	if (e) {
-		fprintf(stderr, "oomscope analyze: %s\n", err);
+		fprintf(stderr, "oomscope analyze: %s\n", err.msg);
 		if (baseline)
 			ooms_baseline_free(&base);
 		return e == -EINVAL ? 2 : 1;

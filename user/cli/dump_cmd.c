@@ -155,7 +155,7 @@ static int dump_opt(int c, struct dump_args *a, char **argv)
  * when asked. 0, or 1 after saying why not. */
 static int check_target(struct dump_args *a, struct ooms_rt_target *rt)
 {
-	char err[512];
+	struct ooms_err err = {0};
 
 	if (!proc_exists((pid_t)a->pid)) {
 		fprintf(stderr, "oomscope dump: no process with PID %ld\n", a->pid);
@@ -173,8 +173,8 @@ static int check_target(struct dump_args *a, struct ooms_rt_target *rt)
 				"`cmd activity attach-agent` (see docs/commands.md)\n");
 		return 1;
 	}
-	if (shim_client_load_hotspot((pid_t)a->pid, shim_client_library(), err, sizeof(err))) {
-		fprintf(stderr, "oomscope dump: %s\n", err);
+	if (shim_client_load_hotspot((pid_t)a->pid, shim_client_library(), &err)) {
+		fprintf(stderr, "oomscope dump: %s\n", err.msg);
 		return 1;
 	}
 	if (a->rq.method == DUMP_AUTO)

@@ -27,7 +27,8 @@ int cmd_jcmd(int argc, char **argv)
 {
 	struct hs_attach_result *r;
 	struct ooms_rt_target rt;
-	char line[1024] = "", err[512];
+	struct ooms_err err = {0};
+	char line[1024] = "";
 	long pid = 0;
 	int i = 1, e;
 
@@ -54,9 +55,9 @@ int cmd_jcmd(int argc, char **argv)
 	r = malloc(sizeof(*r));
 	if (!r)
 		return 1;
-	e = hs_attach_command((pid_t)pid, "jcmd", line, NULL, NULL, 60000, r, err, sizeof(err));
+	e = hs_attach_command((pid_t)pid, "jcmd", line, NULL, NULL, 60000, r, &err);
 	if (e) {
-		fprintf(stderr, "oomscope jcmd: %s\n", err);
+		fprintf(stderr, "oomscope jcmd: %s\n", err.msg);
 		free(r);
 		return 1;
 	}

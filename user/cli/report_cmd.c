@@ -98,7 +98,8 @@ int cmd_report(int argc, char **argv)
 {
 	struct option longopts[sizeof(report_options) / sizeof(report_options[0])];
 	struct progress p = {isatty(2), mono_s()};
-	char err[512], shortopts[8];
+	struct ooms_err err = {0};
+	char shortopts[8];
 	const char *db = NULL;
 	int c;
 
@@ -121,10 +122,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("report", "%s", "give one run directory");
-	if (ooms_report_write_db(argv[optind], db, show, &p, err, sizeof(err))) {
+	if (ooms_report_write_db(argv[optind], db, show, &p, &err)) {
 		if (p.on)
 			fprintf(stderr, "\r%50s\r", "");
-		fprintf(stderr, "oomscope report: %s\n", err);
+		fprintf(stderr, "oomscope report: %s\n", err.msg);
 		return 1;
 	}
 	if (p.on)
@@ -139,7 +140,8 @@ int cmd_aggregate(int argc, char **argv)
 	struct store_query q = {0};
 	const char *db = NULL;
 	char key[65] = "", since_key[65] = "";
-	char err[512], shortopts[8];
+	struct ooms_err err = {0};
+	char shortopts[8];
 	size_t added;
 	int c, json = 0, queries = 0;
 
@@ -193,9 +195,9 @@ int cmd_aggregate(int argc, char **argv)
 		return cli_usage_error("aggregate", "%s", "--deaths takes --where or --across, not both");
 	if (optind == argc && !db)
 		return cli_usage_error("aggregate", "%s", "give run directories, or --db FILE to list a database");
-	if (ooms_aggregate(db, argv + optind, (size_t)(argc - optind), queries ? &q : NULL, json, stdout, &added, err,
-			   sizeof(err))) {
-		fprintf(stderr, "oomscope aggregate: %s\n", err);
+	if (ooms_aggregate(db, argv + optind, (size_t)(argc - optind), queries ? &q : NULL, json, stdout, &added,
+			   &err)) {
+		fprintf(stderr, "oomscope aggregate: %s\n", err.msg);
 		return 1;
 	}
 	return 0;

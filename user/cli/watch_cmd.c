@@ -510,12 +510,12 @@ static void apply_heap_flags(struct ooms_watch_opts *o, const struct heap_flags 
 /* The page and the exports of the run (report.html, trace.json, allocs.pb.gz). */
 static void write_report(const struct ooms_watch_opts *o, const char *dir)
 {
-	char err[512];
+	struct ooms_err err = {0};
 
 	if (!o->quiet && !o->json && isatty(2))
 		fprintf(stderr, "oomscope: writing the report ...\n");
-	if (ooms_report_write(dir, NULL, NULL, err, sizeof(err)))
-		fprintf(stderr, "oomscope: report: %s\n", err);
+	if (ooms_report_write(dir, NULL, NULL, &err))
+		fprintf(stderr, "oomscope: report: %s\n", err.msg);
 	else if (!o->json)
 		fprintf(stderr, "oomscope: report: %s/report.html\n", dir);
 	if (!o->json)
@@ -595,11 +595,11 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 			return bad("%s", "watch needs -p PID or --app PACKAGE");
 	}
 	if (app_pkg && !is_run) {
-		char err[256];
-		int e = ooms_app_find(app_pkg, app_timeout_s, &o.pid, &o.resume_target, app_waiting, err, sizeof(err));
+		struct ooms_err err = {0};
+		int e = ooms_app_find(app_pkg, app_timeout_s, &o.pid, &o.resume_target, app_waiting, &err);
 
 		if (e) {
-			fprintf(stderr, "oomscope %s: %s\n", cmd_name, err);
+			fprintf(stderr, "oomscope %s: %s\n", cmd_name, err.msg);
 			return 1;
 		}
 		o.app = app_pkg;

@@ -206,14 +206,14 @@ struct jcmd_call {
 	char command[256];
 	int rc;
 	struct hs_attach_result r;
-	char err[256];
+	struct ooms_err err;
 };
 
 static void *jcmd_thread(void *arg)
 {
 	struct jcmd_call *c = arg;
 
-	c->rc = hs_attach_command(c->pid, "jcmd", c->command, NULL, NULL, 1800 * 1000, &c->r, c->err, sizeof(c->err));
+	c->rc = hs_attach_command(c->pid, "jcmd", c->command, NULL, NULL, 1800 * 1000, &c->r, &c->err);
 	return NULL;
 }
 
@@ -359,7 +359,7 @@ static int dump_jvm_fifo(const struct ooms_dump_request *rq, struct ooms_dump_re
 	res->pause_ms = mono_ms() - t0; /* the JVM dumps at a safepoint: the app waits for all of it */
 	if (!e && (call.rc || !strstr(call.r.out, "Heap dump file created"))) {
 		e = call.rc ? call.rc : -EIO;
-		snprintf(res->error, sizeof(res->error), "the JVM did not dump: %.200s", call.rc ? call.err : call.r.out);
+		snprintf(res->error, sizeof(res->error), "the JVM did not dump: %.200s", call.rc ? call.err.msg : call.r.out);
 	}
 	if (!e && (e = hprof_strip_stream_finish(&strip)))
 		snprintf(res->error, sizeof(res->error), "the JVM's dump: %s", strip.msg);

@@ -12,6 +12,7 @@ int ooms_fresh_analyze(const char *path, const char *oom_kind, const struct ooms
 {
 	struct ooms_analyze_opts o = rq->aopts;
 	struct ooms_analysis a;
+	struct ooms_err err = {0};
 	struct atomic_file af;
 	double t0 = mono_ms();
 	int e;
@@ -23,8 +24,11 @@ int ooms_fresh_analyze(const char *path, const char *oom_kind, const struct ooms
 							     : OOMS_RAN_OUT_HEAP;
 	if (rq->status)
 		rq->status(rq->sctx, "analyzing");
-	if (ooms_analyze(&a, path, &o, res->error, sizeof(res->error)))
+	if (ooms_analyze(&a, path, &o, &err)) {
+		/* cut to res->error as before (the precision keeps -Wformat-truncation content) */
+		snprintf(res->error, sizeof(res->error), "%.*s", (int)sizeof(res->error) - 1, err.msg);
 		return -1;
+	}
 	res->analyze_ms = mono_ms() - t0;
 	res->leak_groups = a.ngroups;
 	res->leak_objects = a.nleaks;

@@ -12,7 +12,7 @@
 static int run_pass(struct build *b, const char *path, const struct hprof_visitor *v, ooms_progress_fn progress,
 		    void *pctx)
 {
-	return ooms_read_dump(path, v, progress, pctx, b->pass, &b->ix->file_bytes, b->err, b->errlen);
+	return ooms_read_dump(path, v, progress, pctx, b->pass, &b->ix->file_bytes, b->err);
 }
 
 /* After the passes nothing looks objects up by id, and only the reports
@@ -36,14 +36,13 @@ static void spill_ids(struct ooms_index *ix)
 	ix->bucket = NULL;
 }
 
-int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_index_opts *o, char *err,
-			  size_t errlen)
+int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_index_opts *o, struct ooms_err *err)
 {
 	struct ooms_probe *probes = o->probes;
 	size_t nprobes = o->nprobes;
 	ooms_progress_fn progress = o->progress;
 	void *pctx = o->pctx;
-	struct build b = {.ix = ix, .probes = probes, .nprobes = nprobes, .err = err, .errlen = errlen,
+	struct build b = {.ix = ix, .probes = probes, .nprobes = nprobes, .err = err,
 			  .ignores = o->ignores, .nignores = o->nignores, .library = o->library, .nlibrary = o->nlibrary, .max_memory = o->max_memory};
 	struct hprof_visitor v1 = {.ctx = &b, .header = ixb_p1_header, .record_begin = ixb_rec_begin,
 				   .record_data = ixb_rec_data, .record_end = ixb_rec_end, .sub_begin = ixb_p1_sub};
@@ -51,7 +50,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 	int e;
 
 	memset(ix, 0, sizeof(*ix));
-	err[0] = 0;
+	ooms_err_clear(err);
 	ix->class_class = OOMS_NONE;
 	{
 		struct stat st;

@@ -15,6 +15,7 @@
 #include "hprof/parser.h"
 #include "util/u64map.h"
 #include "util/spill.h"
+#include "util/err.h"
 
 #define OOMS_NONE UINT32_MAX
 
@@ -252,8 +253,7 @@ static inline uint64_t ooms_memory_estimate(uint64_t objects, uint64_t reference
 
 /* Builds the index of the dump at path (plain, gzip or xz). 0, or a negative
  * errno with a one-line message in err. */
-int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_index_opts *o, char *err,
-		     size_t errlen);
+int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_index_opts *o, struct ooms_err *err);
 /* Path marks of a reference: none, left out (--ignore), or a library
  * leak's (OOMS_MARK_LIBRARY + its index in ix->library: crossed last). */
 #define OOMS_MARK_NONE 0
@@ -276,7 +276,7 @@ uint8_t ooms_root_mark(const struct ooms_index *ix, uint32_t i);
 /* One pass of the parser over the dump at path (plain, gzip or xz), for
  * visitors that need the records again (see labels.c). 0 or -errno with err set. */
 int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progress_fn progress, void *pctx,
-		   int pass, uint64_t *parsed, char *err, size_t errlen);
+		   int pass, uint64_t *parsed, struct ooms_err *err);
 /* 1 when the file at path is gzip or xz (its heap records' offsets are not
  * the file's), 0 when plain (or too short to tell), -errno. */
 int ooms_dump_compressed(const char *path);
@@ -286,8 +286,8 @@ int ooms_dump_compressed(const char *path);
  * compressed (its offsets are not the file's: read it whole), else 0 or
  * -errno with err set. */
 int ooms_read_segments(const struct ooms_index *ix, const char *path, uint32_t from, uint32_t to, const uint8_t *want,
-		       const struct hprof_visitor *v, void (*before)(void *ctx, uint32_t seg), void *ctx, char *err,
-		       size_t errlen);
+		       const struct hprof_visitor *v, void (*before)(void *ctx, uint32_t seg), void *ctx,
+		       struct ooms_err *err);
 void ooms_probes_free(struct ooms_probe *probes, size_t nprobes);
 void ooms_index_free(struct ooms_index *ix);
 

@@ -31,8 +31,7 @@ struct build {
 	struct ooms_index *ix;
 	struct ooms_probe *probes;
 	size_t nprobes;
-	char *err;
-	size_t errlen;
+	struct ooms_err *err;     /* the caller's (split_pass gives its second half one of its own) */
 	int pass;
 
 	/* a non-heap record being buffered (STRING, LOAD_CLASS) */

@@ -14,7 +14,7 @@ int ixb_fail(struct build *b, int e, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(b->err, b->errlen, fmt, ap);
+	ooms_err_vset(b->err, e, fmt, ap);
 	va_end(ap);
 	return e;
 }
@@ -58,8 +58,8 @@ int ooms_dump_compressed(const char *path)
 }
 
 int ooms_read_segments(const struct ooms_index *ix, const char *path, uint32_t from, uint32_t to, const uint8_t *want,
-		       const struct hprof_visitor *v, void (*before)(void *ctx, uint32_t seg), void *ctx, char *err,
-		       size_t errlen)
+		       const struct hprof_visitor *v, void (*before)(void *ctx, uint32_t seg), void *ctx,
+		       struct ooms_err *err)
 {
 	uint8_t *buf = NULL, magic[6] = {0};
 	struct hprof_parser *p = NULL;
@@ -104,8 +104,8 @@ int ooms_read_segments(const struct ooms_index *ix, const char *path, uint32_t f
 	}
 	if (!e)
 		e = hprof_parser_finish(p);
-	if (e && !err[0])
-		snprintf(err, errlen, "%s: %s", path, e == -ENOMEM ? "out of memory" : p ? hprof_parser_error(p) : strerror(-e));
+	if (e && !ooms_err_said(err))
+		ooms_err_set(err, e, "%s: %s", path, e == -ENOMEM ? "out of memory" : p ? hprof_parser_error(p) : strerror(-e));
 out:
 	hprof_parser_free(p);
 	free(buf);
@@ -114,7 +114,7 @@ out:
 }
 
 int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progress_fn progress, void *pctx,
-		   int pass, uint64_t *parsed, char *err, size_t errlen)
+		   int pass, uint64_t *parsed, struct ooms_err *err)
 {
 	struct hprof_source src;
 	struct hprof_readahead *ra;
@@ -125,11 +125,8 @@ int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progres
 	off_t end;
 	long n;
 
-	if (fd < 0) {
-		e = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return e;
-	}
+	if (fd < 0)
+		return ooms_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	end = lseek(fd, 0, SEEK_END);
 	total = end > 0 ? (uint64_t)end : 0;
 	lseek(fd, 0, SEEK_SET);
@@ -139,8 +136,7 @@ int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progres
 		hprof_parser_free(p);
 		free(buf);
 		close(fd);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return ooms_err_set(err, -ENOMEM, "out of memory");
 	}
 	if (!hprof_readahead_start(&ra, &src, READ_CHUNK)) { /* reading on the second core */
 		const uint8_t *chunk;
@@ -161,14 +157,12 @@ int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progres
 				progress(pctx, pass, src.bytes_read, total);
 		}
 	}
-	if (n < 0) {
-		e = (int)n;
-		snprintf(err, errlen, "%s: %s", path, n == -EBADMSG ? "corrupt compressed data" : strerror((int)-n));
-	} else if (e && !err[0]) {
-		snprintf(err, errlen, "%s: %s", path, hprof_parser_error(p));
-	} else if (!e && (e = hprof_parser_finish(p))) {
-		snprintf(err, errlen, "%s: %s", path, hprof_parser_error(p));
-	}
+	if (n < 0)
+		e = ooms_err_set(err, (int)n, "%s: %s", path, n == -EBADMSG ? "corrupt compressed data" : strerror((int)-n));
+	else if (e && !ooms_err_said(err))
+		ooms_err_set(err, e, "%s: %s", path, hprof_parser_error(p));
+	else if (!e && (e = hprof_parser_finish(p)))
+		ooms_err_set(err, e, "%s: %s", path, hprof_parser_error(p));
 	if (!e && parsed)
 		*parsed = hprof_parser_offset(p);
 	hprof_source_free(&src);

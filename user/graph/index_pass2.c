@@ -222,7 +222,7 @@ static void *run_half(void *arg)
 
 	visitor(h->b, &v);
 	h->e = ooms_read_segments(h->b->ix, h->path, h->from, h->to, NULL, &v, h->progress ? progress_at : NULL, h,
-				  h->b->err, h->b->errlen);
+				  h->b->err);
 	return NULL;
 }
 
@@ -285,7 +285,7 @@ static int split_pass(struct build *b, const char *path, ooms_progress_fn progre
 	uint32_t k = 0;
 	struct build z;
 	struct half first = {b, path, 0, 0, 0, progress, pctx}, second = {&z, path, 0, 0, 0, NULL, NULL};
-	char zerr[256] = "";
+	struct ooms_err zerr = {0}; /* the second half's: the first's is b->err */
 	pthread_t thread;
 	int e;
 
@@ -299,8 +299,7 @@ static int split_pass(struct build *b, const char *path, ooms_progress_fn progre
 	if (!k)
 		return 1;
 	z = *b;
-	z.err = zerr;
-	z.errlen = sizeof(zerr);
+	z.err = &zerr;
 	z.tgt = NULL;
 	z.nedges = 0;
 	z.edges_cap = 0;
@@ -334,7 +333,7 @@ static int split_pass(struct build *b, const char *path, ooms_progress_fn progre
 	if (e == 1) /* the file was replaced by a compressed one since the check */
 		e = ixb_fail(b, -EBADMSG, "%s: the dump changed between the two passes", path);
 	else if (e && second.e && !first.e)
-		snprintf(b->err, b->errlen, "%s", zerr);
+		ooms_err_set(b->err, e, "%s", zerr.msg);
 	if (!e && (b->node != ix->segs[k].main_before || z.node != ix->main_end))
 		e = ixb_fail(b, -EBADMSG, "%s: the dump changed between the two passes", path);
 	if (!e)
@@ -352,7 +351,7 @@ int ixb_pass2(struct build *b, const char *path, ooms_progress_fn progress, void
 		return e;
 	visitor(b, &v);
 	b->node = 0;
-	if ((e = ooms_read_dump(path, &v, progress, pctx, 2, NULL, b->err, b->errlen)))
+	if ((e = ooms_read_dump(path, &v, progress, pctx, 2, NULL, b->err)))
 		return e;
 	if (b->node != b->ix->main_end)
 		return ixb_fail(b, -EBADMSG, "%s: the dump changed between the two passes", path);

@@ -238,8 +238,7 @@ static void segment_counts(void *ctx, uint32_t i)
 	l->class_dumps = l->ix->segs[i].class_before;
 }
 
-static int read_segments(struct labeler *l, const char *path, const struct hprof_visitor *v, char *err,
-			 size_t errlen)
+static int read_segments(struct labeler *l, const char *path, const struct hprof_visitor *v, struct ooms_err *err)
 {
 	const struct ooms_index *ix = l->ix;
 	uint8_t *need;
@@ -247,20 +246,18 @@ static int read_segments(struct labeler *l, const char *path, const struct hprof
 
 	if (!ix->nsegs)
 		return 1;
-	if (!(need = calloc(ix->nsegs, 1))) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (!(need = calloc(ix->nsegs, 1)))
+		return ooms_err_set(err, -ENOMEM, "out of memory");
 	for (uint32_t n = 1; n < ix->nodes; n++)
 		if (l->any[n / 8] >> (n % 8) & 1)
 			need[seg_of(ix, n)] = 1;
-	e = ooms_read_segments(ix, path, 0, ix->nsegs, need, v, segment_counts, l, err, errlen);
+	e = ooms_read_segments(ix, path, 0, ix->nsegs, need, v, segment_counts, l, err);
 	free(need);
 	return e;
 }
 
 int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_edge_label *labels, size_t n,
-		     struct ooms_content *wants, size_t nwants, char *err, size_t errlen)
+		     struct ooms_content *wants, size_t nwants, struct ooms_err *err)
 {
 	struct labeler l = {.ix = ix, .labels = labels, .n = n, .wants = nwants ? wants : NULL};
 	struct hprof_visitor v = {.ctx = &l, .record_begin = rec_begin, .sub_begin = sub_begin, .sub_data = sub_data,
@@ -278,8 +275,7 @@ int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_
 		free(l.any);
 		u64map_free(&l.first); /* both zeroed or made: freeing either is safe */
 		u64map_free(&l.want_of);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return ooms_err_set(err, -ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++) {
 		l.order[i] = (uint32_t)i;
@@ -302,9 +298,9 @@ int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_
 	for (size_t i = n; i-- > 0;) /* keys are node + 1: 0 means empty */
 		if ((e = u64map_put(&l.first, (uint64_t)labels[l.order[i]].from + 1, (uint32_t)i)))
 			goto out;
-	err[0] = 0;
-	if ((e = read_segments(&l, path, &v, err, errlen)) == 1)
-		e = ooms_read_dump(path, &v, NULL, NULL, 3, NULL, err, errlen);
+	ooms_err_clear(err);
+	if ((e = read_segments(&l, path, &v, err)) == 1)
+		e = ooms_read_dump(path, &v, NULL, NULL, 3, NULL, err);
 out:
 	free(l.order);
 	free(l.to_id);
@@ -312,7 +308,7 @@ out:
 	free(l.data);
 	u64map_free(&l.first);
 	u64map_free(&l.want_of);
-	if (e == -ENOMEM && !err[0])
-		snprintf(err, errlen, "out of memory");
+	if (e == -ENOMEM && !ooms_err_said(err))
+		ooms_err_set(err, e, "out of memory");
 	return e;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "graph/index.h"
+#include "util/err.h"
 
 enum ooms_ref_type {
 	REF_NONE, REF_INSTANCE_FIELD, REF_STATIC_FIELD, REF_ARRAY_ENTRY,
@@ -33,9 +34,9 @@ struct ooms_content {
 };
 
 /* Fills labels[0..n) (any order; several may share a from) and
- * wants[0..nwants) (distinct nodes). 0 or -errno. */
+ * wants[0..nwants) (distinct nodes). 0 or -errno, err set. */
 int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_edge_label *labels, size_t n,
-		     struct ooms_content *wants, size_t nwants, char *err, size_t errlen);
+		     struct ooms_content *wants, size_t nwants, struct ooms_err *err);
 const char *ooms_ref_type_name(uint8_t type);
 
 #endif

@@ -64,9 +64,9 @@ static int leak_row(void *ctx, int n, const char *const *c)
 }
 
 int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, const struct store_query *q, int as_json,
-		   FILE *out, size_t *added, char *err, size_t err_len)
+		   FILE *out, size_t *added, struct ooms_err *err)
 {
-	struct store *store = store_open(dbpath, err, err_len);
+	struct store *store = store_open(dbpath, err);
 	struct table t = {.json = as_json, .out = out};
 	long long runs = 0;
 	int rc = -1;
@@ -75,16 +75,16 @@ int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, const st
 	if (!store)
 		return -1;
 	for (size_t i = 0; i < ndirs; i++) {
-		if (store_add_run(store, dirs[i], err, err_len))
+		if (store_add_run(store, dirs[i], err))
 			goto out;
 		(*added)++;
 	}
 	if (q) {
-		rc = store_query_run(store, q, as_json, out, err, err_len) < 0 ? -1 : 0;
+		rc = store_query_run(store, q, as_json, out, err) < 0 ? -1 : 0;
 		goto out;
 	}
 	if (store_query(store, "SELECT COUNT(*) FROM runs", 0, NULL, count_row, &runs)) {
-		snprintf(err, err_len, "query: %s", store_error(store));
+		ooms_err_set(err, -1, "query: %s", store_error(store));
 		goto out;
 	}
 	if (as_json) {
@@ -100,7 +100,7 @@ int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, const st
 			"retained max", "class");
 	}
 	if (store_query(store, QUERY, 0, NULL, leak_row, &t)) {
-		snprintf(err, err_len, "query: %s", store_error(store));
+		ooms_err_set(err, -1, "query: %s", store_error(store));
 		goto out;
 	}
 	if (as_json) {

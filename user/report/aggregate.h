@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "util/err.h"
 
 /* db: a file (created if missing), or NULL for memory only. Adds every run
  * directory of dirs, then writes the table to out (text, or JSON with json).
@@ -15,6 +16,6 @@
 struct store_query;
 /* q: one of the lab's questions instead of the leak table (store_query.h). */
 int ooms_aggregate(const char *db, char *const *dirs, size_t ndirs, const struct store_query *q, int json, FILE *out,
-		   size_t *added, char *err, size_t err_len);
+		   size_t *added, struct ooms_err *err);
 
 #endif

@@ -386,11 +386,10 @@ static int name_cmp(const void *a, const void *b)
 static void kid_story(FILE *f, const char *kdir)
 {
 	struct rundata kid;
-	char err[256];
 	size_t crossings = 0;
 
 	memset(&kid, 0, sizeof(kid));
-	if (rundata_load(&kid, kdir, err, sizeof(err)) != 0)
+	if (rundata_load(&kid, kdir, NULL) != 0)
 		return;
 	for (size_t k = 0; k < kid.nevents; k++)
 		crossings += kid.events[k].kind == REC_CROSSING;

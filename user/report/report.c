@@ -18,25 +18,24 @@ static void say(void (*progress)(void *, const char *), void *ctx, const char *w
 		progress(ctx, what);
 }
 
-int ooms_report_write(const char *dir, void (*progress)(void *ctx, const char *what), void *pctx, char *err,
-		      size_t err_len)
+int ooms_report_write(const char *dir, void (*progress)(void *ctx, const char *what), void *pctx,
+		      struct ooms_err *err)
 {
-	return ooms_report_write_db(dir, NULL, progress, pctx, err, err_len);
+	return ooms_report_write_db(dir, NULL, progress, pctx, err);
 }
 
 /* The run into the store, and what the store says of its findings. */
-static int lab_context(const char *dir, const char *db, struct report_lab *lab, struct store_seen **rows, char *err,
-		       size_t err_len)
+static int lab_context(const char *dir, const char *db, struct report_lab *lab, struct store_seen **rows,
+		       struct ooms_err *err)
 {
-	struct store *s = store_open(db, err, err_len);
+	struct store *s = store_open(db, err);
 	char id[RUN_ID_LEN + 1];
 	int rc = -1;
 
 	*rows = NULL;
 	if (!s)
 		return -1;
-	if (store_add_run_id(s, dir, id, err, err_len) == 0 &&
-	    store_seen_elsewhere(s, id, rows, &lab->n, err, err_len) == 0) {
+	if (store_add_run_id(s, dir, id, err) == 0 && store_seen_elsewhere(s, id, rows, &lab->n, err) == 0) {
 		lab->backend = store_backend(s);
 		lab->rows = *rows;
 		rc = 0;
@@ -46,7 +45,7 @@ static int lab_context(const char *dir, const char *db, struct report_lab *lab, 
 }
 
 int ooms_report_write_db(const char *dir, const char *db, void (*progress)(void *ctx, const char *what), void *pctx,
-			 char *err, size_t err_len)
+			 struct ooms_err *err)
 {
 	struct report_lab lab = {0};
 	struct store_seen *seen = NULL;
@@ -57,11 +56,11 @@ int ooms_report_write_db(const char *dir, const char *db, void (*progress)(void 
 
 	if (db) {
 		say(progress, pctx, "the lab's store");
-		if (lab_context(dir, db, &lab, &seen, err, err_len))
-			return -EIO;
+		if (lab_context(dir, db, &lab, &seen, err))
+			return ooms_err_recode(err, -EIO);
 	}
 	say(progress, pctx, "reading the run directory");
-	if ((e = rundata_load(&rd, dir, err, err_len))) {
+	if ((e = rundata_load(&rd, dir, err))) {
 		free(seen);
 		return e;
 	}
@@ -91,7 +90,7 @@ int ooms_report_write_db(const char *dir, const char *db, void (*progress)(void 
 		}
 	}
 	if (e)
-		snprintf(err, err_len, "writing %s: %s", path, strerror(-e));
+		ooms_err_set(err, e, "writing %s: %s", path, strerror(-e));
 	rundata_free(&rd);
 	free(seen);
 	return e;

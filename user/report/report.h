@@ -8,16 +8,17 @@
 
 #include <stdio.h>
 #include "report/rundata.h"
+#include "util/err.h"
 
 /* progress(ctx, words) between phases; may be NULL. Returns 0, or -errno
  * with err set. What the run directory lacks is said in the page. */
-int ooms_report_write(const char *dir, void (*progress)(void *ctx, const char *what), void *pctx, char *err,
-		      size_t err_len);
+int ooms_report_write(const char *dir, void (*progress)(void *ctx, const char *what), void *pctx,
+		      struct ooms_err *err);
 /* The same, the run first added to the lab's store db (store.h: a file or a
  * PostgreSQL connection string), and the page saying beside its findings
  * how many other runs there saw each and since when. */
 int ooms_report_write_db(const char *dir, const char *db, void (*progress)(void *ctx, const char *what), void *pctx,
-			 char *err, size_t err_len);
+			 struct ooms_err *err);
 
 /* What the lab's store says of the run's findings (NULL: no store asked). */
 struct store_seen;

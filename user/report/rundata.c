@@ -267,7 +267,7 @@ static void load_alloc_list(struct rundata *rd)
 	qsort(rd->alloc_list, rd->nalloc_list, sizeof(*rd->alloc_list), alloc_by_time);
 }
 
-int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len)
+int rundata_load(struct rundata *rd, const char *dir, struct ooms_err *err)
 {
 	char path[4400], *line = NULL;
 	size_t cap = 0, scap = 0, ecap = 0;
@@ -281,8 +281,7 @@ int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len)
 	f = fopen(path, "re");
 	if (!f) {
 		e = -errno;
-		snprintf(err, err_len, "%s is not a run directory (no timeline.jsonl: %s)", dir, strerror(-e));
-		return e;
+		return ooms_err_set(err, e, "%s is not a run directory (no timeline.jsonl: %s)", dir, strerror(-e));
 	}
 	while ((n = getline(&line, &cap, f)) > 0) {
 		struct json_object *o = json_tokener_parse(line);
@@ -299,7 +298,7 @@ int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len)
 	free(line);
 	fclose(f);
 	if (e) {
-		snprintf(err, err_len, "reading %s: %s", path, strerror(-e));
+		ooms_err_set(err, e, "reading %s: %s", path, strerror(-e));
 		rundata_free(rd);
 		return e;
 	}

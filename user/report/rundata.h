@@ -6,6 +6,7 @@
 #define OOMSCOPE_REPORT_RUNDATA_H
 
 #include "util/jsonread.h"
+#include "util/err.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -97,7 +98,7 @@ struct rundata {
 };
 
 /* Reads dir. 0, or -errno with err set (no timeline.jsonl: not a run directory). */
-int rundata_load(struct rundata *rd, const char *dir, char *err, size_t err_len);
+int rundata_load(struct rundata *rd, const char *dir, struct ooms_err *err);
 void rundata_free(struct rundata *rd);
 
 /* The json objects' readers: util/jsonread.h. */

@@ -50,10 +50,9 @@ static const char SCHEMA_V2[] =
 	"CREATE INDEX findings_kind_signature ON findings (kind, signature);"
 	"INSERT INTO store_version VALUES (2);";
 
-static int set_err(struct store *s, char *err, size_t len, const char *what)
+static int set_err(struct store *s, struct ooms_err *err, const char *what)
 {
-	snprintf(err, len, "%s: %s", what, s->ops ? s->ops->error(s) : s->err);
-	return -1;
+	return ooms_err_set(err, -1, "%s: %s", what, s->ops ? s->ops->error(s) : s->err);
 }
 
 static int first_int(void *ctx, int ncols, const char *const *cols)
@@ -129,16 +128,16 @@ out:
 
 /* The schema at STORE_VERSION, made or migrated in one transaction that
  * no other process's interleaves with (several may open a new store at once). */
-static int schema(struct store *s, char *err, size_t len)
+static int schema(struct store *s, struct ooms_err *err)
 {
 	int64_t version = 0;
 	int rc;
 
 	if (s->ops->begin_exclusive(s))
-		return set_err(s, err, len, "the store");
+		return set_err(s, err, "the store");
 	if (s->ops->table_exists(s, "store_version")) {
 		if (s->ops->query(s, "SELECT MAX(version) FROM store_version", 0, NULL, first_int, &version)) {
-			set_err(s, err, len, "the store's version");
+			set_err(s, err, "the store's version");
 			s->ops->exec(s, "ROLLBACK");
 			return -1;
 		}
@@ -147,35 +146,35 @@ static int schema(struct store *s, char *err, size_t len)
 	}
 	if (version > STORE_VERSION) {
 		s->ops->exec(s, "ROLLBACK");
-		snprintf(err, len, "the store is of version %" PRId64 ", newer than this oomscope's (%d): use a newer oomscope",
-			 version, STORE_VERSION);
-		return -1;
+		return ooms_err_set(err, -1,
+				    "the store is of version %" PRId64 ", newer than this oomscope's (%d): use a newer oomscope",
+				    version, STORE_VERSION);
 	}
 	rc = version == STORE_VERSION ? 0 : version == 1 ? migrate_v1(s) : s->ops->exec(s, SCHEMA_V2);
 	if (rc || s->ops->exec(s, "COMMIT")) {
-		set_err(s, err, len, version == 1 ? "migrating the store from version 1" : "making the store");
+		set_err(s, err, version == 1 ? "migrating the store from version 1" : "making the store");
 		s->ops->exec(s, "ROLLBACK");
 		return -1;
 	}
 	return 0;
 }
 
-struct store *store_open(const char *db, char *err, size_t err_len)
+struct store *store_open(const char *db, struct ooms_err *err)
 {
 	struct store *s = calloc(1, sizeof(*s));
 	int pg = db && (!strncmp(db, "postgresql://", 13) || !strncmp(db, "postgres://", 11) || strchr(db, '=') != NULL);
 
 	if (!s) {
-		snprintf(err, err_len, "out of memory");
+		ooms_err_set(err, -1, "out of memory");
 		return NULL;
 	}
 	if (pg ? store_pg_open(s, db) : store_sqlite_open(s, db)) {
-		snprintf(err, err_len, "%s: %s", pg ? "the PostgreSQL store" : db ? db : "the store",
-			 s->ops && s->conn ? s->ops->error(s) : s->err);
+		ooms_err_set(err, -1, "%s: %s", pg ? "the PostgreSQL store" : db ? db : "the store",
+			     s->ops && s->conn ? s->ops->error(s) : s->err);
 		store_close(s);
 		return NULL;
 	}
-	if (schema(s, err, err_len)) {
+	if (schema(s, err)) {
 		store_close(s);
 		return NULL;
 	}
@@ -191,12 +190,12 @@ void store_close(struct store *s)
 	}
 }
 
-int store_add_run(struct store *s, const char *dir, char *err, size_t err_len)
+int store_add_run(struct store *s, const char *dir, struct ooms_err *err)
 {
-	return store_add_run_id(s, dir, NULL, err, err_len);
+	return store_add_run_id(s, dir, NULL, err);
 }
 
-int store_add_run_id(struct store *s, const char *dir, char *id_out, char *err, size_t err_len)
+int store_add_run_id(struct store *s, const char *dir, char *id_out, struct ooms_err *err)
 {
 	struct rundata rd;
 	char real[PATH_MAX], started[40], added[40], id[RUN_ID_LEN + 1];
@@ -204,8 +203,8 @@ int store_add_run_id(struct store *s, const char *dir, char *id_out, char *err, 
 	struct tm tm;
 	int rc = -1;
 
-	if (rundata_load(&rd, dir, err, err_len))
-		return -1;
+	if (rundata_load(&rd, dir, err))
+		return ooms_err_recode(err, -1);
 	if (!realpath(dir, real))
 		snprintf(real, sizeof(real), "%s", dir);
 	snprintf(started, sizeof(started), "%s", rd.wall_time);
@@ -225,11 +224,11 @@ int store_add_run_id(struct store *s, const char *dir, char *id_out, char *err, 
 	if (id_out)
 		memcpy(id_out, id, sizeof(id));
 	if (s->ops->begin(s)) {
-		set_err(s, err, err_len, dir);
+		set_err(s, err, dir);
 		goto out;
 	}
 	if (store_run_rows(s, &rd, id, real, started, added) || s->ops->exec(s, "COMMIT")) {
-		set_err(s, err, err_len, dir);
+		set_err(s, err, dir);
 		s->ops->exec(s, "ROLLBACK");
 		goto out;
 	}

@@ -7,6 +7,7 @@
 #define OOMSCOPE_REPORT_STORE_H
 
 #include <stddef.h>
+#include "util/err.h"
 
 #define STORE_VERSION 2
 
@@ -14,14 +15,14 @@ struct store;
 
 /* db: an SQLite file (created if missing), NULL for memory only, or a
  * PostgreSQL connection string (postgresql://... or KEY=VALUE ...; through
- * libpq.so.5, loaded then). NULL with err set. */
-struct store *store_open(const char *db, char *err, size_t err_len);
+ * libpq.so.5, loaded then). NULL with err set (code -1). */
+struct store *store_open(const char *db, struct ooms_err *err);
 void store_close(struct store *s);
 /* Adds run directory dir, replacing what the store had of that run: one
  * transaction. 0, or -1 with err set (nothing of it stored). */
-int store_add_run(struct store *s, const char *dir, char *err, size_t err_len);
+int store_add_run(struct store *s, const char *dir, struct ooms_err *err);
 /* The same, the run's id into id (33 bytes) when not NULL. */
-int store_add_run_id(struct store *s, const char *dir, char *id, char *err, size_t err_len);
+int store_add_run_id(struct store *s, const char *dir, char *id, struct ooms_err *err);
 /* "SQLite" or "PostgreSQL" */
 const char *store_backend(const struct store *s);
 

@@ -116,7 +116,7 @@ static void close_rows(struct json *j)
 	json_end_line(j);
 }
 
-int store_query_run(struct store *s, const struct store_query *q, int json, FILE *out, char *err, size_t err_len)
+int store_query_run(struct store *s, const struct store_query *q, int json, FILE *out, struct ooms_err *err)
 {
 	struct printer p = {.q = q, .json = json, .out = out};
 	struct store_val v[3];
@@ -180,8 +180,7 @@ int store_query_run(struct store *s, const struct store_query *q, int json, FILE
 	if (store_query(s, sql, n, v, print_row, &p)) {
 		if (json)
 			close_rows(&p.j);
-		snprintf(err, err_len, "query: %s", store_error(s));
-		return -1;
+		return ooms_err_set(err, -1, "query: %s", store_error(s));
 	}
 	if (json)
 		close_rows(&p.j);
@@ -218,20 +217,18 @@ static int seen_row(void *ctx, int n, const char *const *c)
 	return 0;
 }
 
-int store_seen_elsewhere(struct store *s, const char *run_id, struct store_seen **rows, size_t *n, char *err,
-			 size_t err_len)
+int store_seen_elsewhere(struct store *s, const char *run_id, struct store_seen **rows, size_t *n,
+			 struct ooms_err *err)
 {
 	struct seen_list l = {calloc(STORE_SEEN_MAX, sizeof(struct store_seen)), 0};
 	struct store_val v = STORE_TEXT(run_id);
 
 	*rows = NULL;
 	*n = 0;
-	if (!l.rows) {
-		snprintf(err, err_len, "out of memory");
-		return -1;
-	}
+	if (!l.rows)
+		return ooms_err_set(err, -1, "out of memory");
 	if (store_query(s, SEEN, 1, &v, seen_row, &l)) {
-		snprintf(err, err_len, "the store: %s", store_error(s));
+		ooms_err_set(err, -1, "the store: %s", store_error(s));
 		free(l.rows);
 		return -1;
 	}

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "report/store.h"
+#include "util/err.h"
 
 enum store_query_kind { SQ_SIGNATURES, SQ_NEW_IN, SQ_HISTORY, SQ_DEATHS };
 
@@ -26,7 +27,7 @@ struct store_query {
 
 /* The query's rows on out, text or JSON (schema oomscope-query/1). Their
  * count, or -1 with err set. */
-int store_query_run(struct store *s, const struct store_query *q, int json, FILE *out, char *err, size_t err_len);
+int store_query_run(struct store *s, const struct store_query *q, int json, FILE *out, struct ooms_err *err);
 
 /* One finding of a run, and the other runs of the store that saw its
  * signature: how many, since when (the first one's start). */
@@ -38,7 +39,7 @@ struct store_seen {
 
 /* The findings of run_id (most seen elsewhere first, at most
  * STORE_SEEN_MAX) into *rows (malloc'd), *n of them. 0 or -1 with err set. */
-int store_seen_elsewhere(struct store *s, const char *run_id, struct store_seen **rows, size_t *n, char *err,
-			 size_t err_len);
+int store_seen_elsewhere(struct store *s, const char *run_id, struct store_seen **rows, size_t *n,
+			 struct ooms_err *err);
 
 #endif

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,18 +17,6 @@
 #include <unistd.h>
 
 #include "proc/procfs.h"
-
-static void say(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 
 pid_t hs_ns_pid(pid_t pid)
 {
@@ -105,17 +92,15 @@ static int catches_sigquit(pid_t pid)
 
 /* Asks the JVM to open its attach socket: the trigger file, SIGQUIT, then
  * waits for the socket until deadline. 0 or -errno (err said). */
-static int trigger_listener(pid_t pid, pid_t ns, const char *sock, long long deadline, char *err, size_t err_len)
+static int trigger_listener(pid_t pid, pid_t ns, const char *sock, long long deadline, struct ooms_err *err)
 {
 	char trig[128];
 	struct stat st;
 	int fd, e;
 
 	if (!catches_sigquit(pid)) {
-		say(err, err_len,
-		    "PID %d does not handle SIGQUIT (a JVM started with -Xrs, or not a JVM): attaching would kill it",
-		    (int)pid);
-		return -EPERM;
+		return ooms_err_set(err, -EPERM, "PID %d does not handle SIGQUIT (a JVM started with -Xrs, or not a JVM): "
+				    "attaching would kill it", (int)pid);
 	}
 	/* the trigger: in the JVM's working directory, else in its /tmp */
 	snprintf(trig, sizeof(trig), "/proc/%d/cwd/.attach_pid%d", (int)pid, (int)ns);
@@ -126,15 +111,13 @@ static int trigger_listener(pid_t pid, pid_t ns, const char *sock, long long dea
 	}
 	if (fd < 0) {
 		e = errno;
-		say(err, err_len, "cannot create the attach trigger %s: %s", trig, strerror(e));
-		return -e;
+		return ooms_err_set(err, -e, "cannot create the attach trigger %s: %s", trig, strerror(e));
 	}
 	close(fd);
 	if (kill(pid, SIGQUIT) != 0) {
 		e = errno;
 		unlink(trig);
-		say(err, err_len, "cannot signal PID %d: %s", (int)pid, strerror(e));
-		return -e;
+		return ooms_err_set(err, -e, "cannot signal PID %d: %s", (int)pid, strerror(e));
 	}
 	for (int wait_ms = 10; mono_ms() < deadline; wait_ms = wait_ms < 200 ? wait_ms * 2 : 200) {
 		if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
@@ -143,17 +126,16 @@ static int trigger_listener(pid_t pid, pid_t ns, const char *sock, long long dea
 	}
 	unlink(trig);
 	if (stat(sock, &st) != 0) {
-		say(err, err_len,
-		    "JVM %d did not open its attach socket %s (started with -XX:+DisableAttachMechanism, "
-		    "or not a HotSpot JVM?)",
-		    (int)pid, sock);
-		return -ETIMEDOUT;
+		return ooms_err_set(err, -ETIMEDOUT,
+				    "JVM %d did not open its attach socket %s (started with -XX:+DisableAttachMechanism, "
+				    "or not a HotSpot JVM?)",
+				    (int)pid, sock);
 	}
 	return 0;
 }
 
 /* The JVM's attach socket, asking the JVM to open it when it is not there. */
-static int open_attach_socket(pid_t pid, long long deadline, char *err, size_t err_len)
+static int open_attach_socket(pid_t pid, long long deadline, struct ooms_err *err)
 {
 	char sock[128];
 	pid_t ns = hs_ns_pid(pid);
@@ -165,17 +147,16 @@ static int open_attach_socket(pid_t pid, long long deadline, char *err, size_t e
 		fd = connect_unix(sock, deadline);
 		if (fd >= 0)
 			return fd;
-		if (fd != -ECONNREFUSED) {
-			say(err, err_len, "cannot connect to JVM %d's attach socket %s: %s", (int)pid, sock, strerror(-fd));
-			return fd;
-		}
+		if (fd != -ECONNREFUSED)
+			return ooms_err_set(err, fd, "cannot connect to JVM %d's attach socket %s: %s", (int)pid, sock,
+					    strerror(-fd));
 		unlink(sock); /* left by an earlier process with this pid */
 	}
-	if ((fd = trigger_listener(pid, ns, sock, deadline, err, err_len)))
+	if ((fd = trigger_listener(pid, ns, sock, deadline, err)))
 		return fd;
 	fd = connect_unix(sock, deadline);
 	if (fd < 0)
-		say(err, err_len, "cannot connect to JVM %d's attach socket %s: %s", (int)pid, sock, strerror(-fd));
+		ooms_err_set(err, fd, "cannot connect to JVM %d's attach socket %s: %s", (int)pid, sock, strerror(-fd));
 	return fd;
 }
 
@@ -232,7 +213,7 @@ int hs_attach_parse_reply(const char *reply, size_t len, struct hs_attach_result
 }
 
 int hs_attach_command(pid_t pid, const char *cmd, const char *arg0, const char *arg1, const char *arg2,
-		      int timeout_ms, struct hs_attach_result *res, char *err, size_t err_len)
+		      int timeout_ms, struct hs_attach_result *res, struct ooms_err *err)
 {
 	long long deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 10000);
 	const char *parts[5] = {"1", cmd, arg0 ? arg0 : "", arg1 ? arg1 : "", arg2 ? arg2 : ""};
@@ -245,19 +226,17 @@ int hs_attach_command(pid_t pid, const char *cmd, const char *arg0, const char *
 	for (int i = 0; i < 5; i++) {
 		size_t n = strlen(parts[i]) + 1;
 
-		if (len + n > sizeof(req)) {
-			say(err, err_len, "attach request too long");
-			return -E2BIG;
-		}
+		if (len + n > sizeof(req))
+			return ooms_err_set(err, -E2BIG, "attach request too long");
 		memcpy(req + len, parts[i], n);
 		len += n;
 	}
-	fd = open_attach_socket(pid, deadline, err, err_len);
+	fd = open_attach_socket(pid, deadline, err);
 	if (fd < 0)
 		return fd;
 	e = write_all(fd, req, len, deadline);
 	if (e) {
-		say(err, err_len, "sending '%s' to JVM %d: %s", cmd, (int)pid, strerror(-e));
+		ooms_err_set(err, e, "sending '%s' to JVM %d: %s", cmd, (int)pid, strerror(-e));
 		close(fd);
 		return e;
 	}
@@ -268,9 +247,9 @@ int hs_attach_command(pid_t pid, const char *cmd, const char *arg0, const char *
 		ssize_t n;
 
 		if (left <= 0 || poll(&p, 1, left) <= 0) {
-			say(err, err_len, "JVM %d did not answer '%s' within %d ms", (int)pid, cmd, timeout_ms);
 			close(fd);
-			return -ETIMEDOUT;
+			return ooms_err_set(err, -ETIMEDOUT, "JVM %d did not answer '%s' within %d ms", (int)pid, cmd,
+					    timeout_ms);
 		}
 		n = read(fd, reply + got, sizeof(reply) - 1 - got);
 		if (n == 0)
@@ -279,7 +258,7 @@ int hs_attach_command(pid_t pid, const char *cmd, const char *arg0, const char *
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
 			e = -errno;
-			say(err, err_len, "reading JVM %d's answer: %s", (int)pid, strerror(-e));
+			ooms_err_set(err, e, "reading JVM %d's answer: %s", (int)pid, strerror(-e));
 			close(fd);
 			return e;
 		}
@@ -294,9 +273,8 @@ int hs_attach_command(pid_t pid, const char *cmd, const char *arg0, const char *
 	}
 	close(fd);
 	reply[got] = 0;
-	if (hs_attach_parse_reply(reply, got, res)) {
-		say(err, err_len, "JVM %d answered '%s' with no result code: %.80s", (int)pid, cmd, reply);
-		return -EPROTO;
-	}
+	if (hs_attach_parse_reply(reply, got, res))
+		return ooms_err_set(err, -EPROTO, "JVM %d answered '%s' with no result code: %.80s", (int)pid, cmd,
+				    reply);
 	return 0;
 }

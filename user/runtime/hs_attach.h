@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include "util/err.h"
 
 struct hs_attach_result {
 	int code;            /* the JVM's result code line (0: ok) */
@@ -24,7 +25,7 @@ struct hs_attach_result {
  * whole answer. timeout_ms bounds the attach and the answer. 0 or -errno;
  * on failure err (if given) holds one line saying what to do. */
 int hs_attach_command(pid_t pid, const char *cmd, const char *arg0, const char *arg1, const char *arg2,
-		      int timeout_ms, struct hs_attach_result *res, char *err, size_t err_len);
+		      int timeout_ms, struct hs_attach_result *res, struct ooms_err *err);
 
 /* The JVM's answer (len bytes of reply, read up to a NUL) into res: the
  * result code line, then the output after it (cut to fit). 0, or -EPROTO

@@ -333,7 +333,7 @@ const char *shim_client_library(void)
 	return access(path, R_OK) == 0 ? path : NULL;
 }
 
-int shim_client_maps_match(const char *maps, const char *base, dev_t dev, ino_t ino, char *why, size_t why_len)
+int shim_client_maps_match(const char *maps, const char *base, dev_t dev, ino_t ino, struct ooms_err *why)
 {
 	size_t blen = strlen(base);
 	int seen = 0;
@@ -355,15 +355,15 @@ int shim_client_maps_match(const char *maps, const char *base, dev_t dev, ino_t 
 		if (plen <= blen || memcmp(path + plen - blen, base, blen) || path[plen - blen - 1] != '/')
 			continue;
 		if (maj != major(dev) || min != minor(dev) || inode != (unsigned long long)ino) {
-			snprintf(why, why_len, "maps %.*s from inode %02x:%02x %llu, not the file oomscope wrote "
-				 "(%02x:%02x %llu)", (int)(plen > 200 ? 200 : plen), path, maj, min, inode,
-				 major(dev), minor(dev), (unsigned long long)ino);
+			ooms_err_set(why, -EPERM, "maps %.*s from inode %02x:%02x %llu, not the file oomscope wrote "
+				     "(%02x:%02x %llu)", (int)(plen > 200 ? 200 : plen), path, maj, min, inode,
+				     major(dev), minor(dev), (unsigned long long)ino);
 			return 0;
 		}
 		seen = 1;
 	}
 	if (!seen)
-		snprintf(why, why_len, "maps no %s", base);
+		ooms_err_set(why, -EPERM, "maps no %s", base);
 	return seen;
 }
 
@@ -418,9 +418,10 @@ static void shim_copy_remove(pid_t pid, const char *path, const struct stat *st)
 
 /* The JVM mapped the shim from the file checked or written: 0, or -EPERM
  * with why in err. */
-static int shim_mapped_ours(pid_t pid, const char *path, const struct stat *st, char *err, size_t err_len)
+static int shim_mapped_ours(pid_t pid, const char *path, const struct stat *st, struct ooms_err *err)
 {
-	char maps_path[64], why[400];
+	struct ooms_err why = {0};
+	char maps_path[64];
 	size_t cap = 1 << 16, n = 0;
 	char *maps = malloc(cap);
 	int fd, ok;
@@ -429,8 +430,8 @@ static int shim_mapped_ours(pid_t pid, const char *path, const struct stat *st, 
 	snprintf(maps_path, sizeof(maps_path), "/proc/%d/maps", (int)pid);
 	fd = open(maps_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || !maps) {
-		snprintf(err, err_len, "cannot read /proc/%d/maps to check the shim it loaded: %s", (int)pid,
-			 strerror(fd < 0 ? errno : ENOMEM));
+		ooms_err_set(err, -EPERM, "cannot read /proc/%d/maps to check the shim it loaded: %s", (int)pid,
+			     strerror(fd < 0 ? errno : ENOMEM));
 		free(maps);
 		if (fd >= 0)
 			close(fd);
@@ -450,15 +451,15 @@ static int shim_mapped_ours(pid_t pid, const char *path, const struct stat *st, 
 	}
 	close(fd);
 	maps[n] = 0;
-	ok = shim_client_maps_match(maps, strrchr(path, '/') + 1, st->st_dev, st->st_ino, why, sizeof(why));
+	ok = shim_client_maps_match(maps, strrchr(path, '/') + 1, st->st_dev, st->st_ino, &why);
 	free(maps);
 	if (ok)
 		return 0;
-	snprintf(err, err_len, "JVM %d %s: refused (its shim is not oomscope's; nothing is asked of it)", (int)pid, why);
-	return -EPERM;
+	return ooms_err_set(err, -EPERM, "JVM %d %s: refused (its shim is not oomscope's; nothing is asked of it)",
+			    (int)pid, why.msg);
 }
 
-int shim_client_load_hotspot(pid_t pid, const char *shim, char *err, size_t err_len)
+int shim_client_load_hotspot(pid_t pid, const char *shim, struct ooms_err *err)
 {
 	struct hs_attach_result r;
 	char path[PATH_MAX], line[128];
@@ -466,30 +467,29 @@ int shim_client_load_hotspot(pid_t pid, const char *shim, char *err, size_t err_
 	long long deadline;
 	int e, copied = 0;
 
-	if (!shim) {
-		snprintf(err, err_len, "liboomscope_shim.so not found beside oomscope (build it with make, or set OOMSCOPE_SHIM)");
-		return -ENOENT;
-	}
+	if (!shim)
+		return ooms_err_set(err, -ENOENT, "liboomscope_shim.so not found beside oomscope (build it with make, "
+				    "or set OOMSCOPE_SHIM)");
 	if (shim_client_ask(pid, SHIM_REQ_PING, line, sizeof(line), 1000) == 0 && shim_line_is(line, SHIM_OK))
 		return 0; /* loaded already */
 	if ((e = shim_for_target(pid, shim, path, sizeof(path), &copied, &st))) {
+		int theirs = e == -EEXIST || e == -ELOOP; /* a file at that name already: named, left */
+
 		if (copied)
 			shim_copy_remove(pid, path, &st);
-		snprintf(err, err_len, "cannot put the shim where PID %d can load it: %s%s%s", (int)pid,
-			 e == -EEXIST || e == -ELOOP ? path : "", e == -EEXIST || e == -ELOOP ? ": " : "", strerror(-e));
-		if (e == -EEXIST || e == -ELOOP)
-			snprintf(err + strlen(err), err_len - strlen(err), " (not made by this oomscope: refused, left as it is)");
-		return e;
+		return ooms_err_set(err, e, "cannot put the shim where PID %d can load it: %s%s%s%s", (int)pid,
+				    theirs ? path : "", theirs ? ": " : "", strerror(-e),
+				    theirs ? " (not made by this oomscope: refused, left as it is)" : "");
 	}
-	e = hs_attach_command(pid, "load", path, "true", "", 15000, &r, err, err_len);
+	e = hs_attach_command(pid, "load", path, "true", "", 15000, &r, err);
 	/* "0" then "return code: N" (Agent_OnAttach's answer) */
 	if (!e && (r.code != 0 || (strstr(r.out, "return code:") && atoi(strstr(r.out, "return code:") + 12) != 0))) {
-		snprintf(err, err_len, "JVM %d refused the shim: %.200s", (int)pid, r.out[0] ? r.out : "no reason given");
-		e = -EPERM;
+		e = ooms_err_set(err, -EPERM, "JVM %d refused the shim: %.200s", (int)pid,
+				 r.out[0] ? r.out : "no reason given");
 	}
 	/* what it mapped is the file written or checked here, not one put in its place */
 	if (!e)
-		e = shim_mapped_ours(pid, path, &st, err, err_len);
+		e = shim_mapped_ours(pid, path, &st, err);
 	if (copied) /* mapped, or not to be: the copy is not needed any more */
 		shim_copy_remove(pid, path, &st);
 	if (e)
@@ -497,6 +497,5 @@ int shim_client_load_hotspot(pid_t pid, const char *shim, char *err, size_t err_
 	for (deadline = mono_ms() + 5000; mono_ms() < deadline; usleep(20000))
 		if (shim_client_ask(pid, SHIM_REQ_PING, line, sizeof(line), 1000) == 0 && shim_line_is(line, SHIM_OK))
 			return 0;
-	snprintf(err, err_len, "the shim loaded into JVM %d but its socket did not answer", (int)pid);
-	return -ETIMEDOUT;
+	return ooms_err_set(err, -ETIMEDOUT, "the shim loaded into JVM %d but its socket did not answer", (int)pid);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "util/err.h"
 
 /* One request, one line back ("ok ...", "error ..."), within timeout_ms.
  * 0 (answer in line), -ENOENT (no shim socket), -ESRCH (a socket at its name
@@ -56,12 +57,12 @@ const char *shim_client_walk_words(void);
  * (its `load` command), copying it into the target's /tmp when the target's
  * mount namespace cannot see shim_path. Waits for the socket. 0, or -errno
  * with one line in err. */
-int shim_client_load_hotspot(pid_t pid, const char *shim_path, char *err, size_t err_len);
+int shim_client_load_hotspot(pid_t pid, const char *shim_path, struct ooms_err *err);
 /* After the load: does the process whose /proc/PID/maps text is maps map
  * the file named base (the last element of its path) only from the inode
  * dev:ino that oomscope wrote or checked? 1 yes; 0 no (a mapping of that
- * name from another file, or none), why said in one line in why. */
-int shim_client_maps_match(const char *maps, const char *base, dev_t dev, ino_t ino, char *why, size_t why_len);
+ * name from another file, or none), why said in one line in why (code -EPERM: the load is refused). */
+int shim_client_maps_match(const char *maps, const char *base, dev_t dev, ino_t ino, struct ooms_err *why);
 /* Where the shim library is: beside the oomscope binary (build/), or
  * $OOMSCOPE_SHIM. NULL when not found. */
 const char *shim_client_library(void);

@@ -148,7 +148,8 @@ void coll_java_close(struct java_watch *jw)
 void coll_java_perfmap(struct java_watch *jw, int ask, int alive)
 {
 	enum ooms_rt_kind rt = jw->jheap ? ooms_jheap_runtime(jw->jheap) : OOMS_RT_NATIVE;
-	char path[128], err[256];
+	struct ooms_err err = {0};
+	char path[128];
 	struct hs_attach_result *res;
 	struct ooms_perfmap *pm;
 	struct stat st;
@@ -168,12 +169,12 @@ void coll_java_perfmap(struct java_watch *jw, int ask, int alive)
 	if (ask && jw->o->java_perf_map && alive && mono_ns() - jw->pm_asked_ns > 2000000000ull) {
 		jw->pm_asked_ns = mono_ns();
 		if ((res = malloc(sizeof(*res)))) {
-			e = hs_attach_command(jw->pid, "jcmd", "Compiler.perfmap", NULL, NULL, 10000, res, err, sizeof(err));
+			e = hs_attach_command(jw->pid, "jcmd", "Compiler.perfmap", NULL, NULL, 10000, res, &err);
 			if (!e && res->code)
-				snprintf(err, sizeof(err), "the JVM answered %d: %.200s (JDK 17 or later writes it)", res->code,
-					 res->out);
+				ooms_err_set(&err, -1, "the JVM answered %d: %.200s (JDK 17 or later writes it)", res->code,
+					     res->out);
 			if ((e || res->code) && !jw->pm_said++ && !jw->o->json)
-				coll_err("--perf-map: no perf map from the JVM: %s", err);
+				coll_err("--perf-map: no perf map from the JVM: %s", err.msg);
 			free(res);
 		}
 	}

@@ -286,7 +286,8 @@ static void attach_art(struct ooms_jheap *j, const char *lib)
 int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = j->o.btf_path);
-	char lib[1024], err[512];
+	struct ooms_err err = {0};
+	char lib[1024], line[512];
 	long page = sysconf(_SC_PAGESIZE);
 	int e;
 
@@ -348,8 +349,8 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 		j->io.emit(j->io.ctx, run_record_body, &r);
 	}
 	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT && !j->shim_preloaded &&
-	    shim_client_load_hotspot(j->pid, shim_client_library(), err, sizeof(err))) {
-		j->io.note(j->io.ctx, "--shim: %s", err);
+	    shim_client_load_hotspot(j->pid, shim_client_library(), &err)) {
+		j->io.note(j->io.ctx, "--shim: %s", err.msg);
 		return -1;
 	}
 	/* the shim dumps the heap at the first OutOfMemoryError (HotSpot: JVMTI
@@ -357,7 +358,7 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT && j->o.rule.max_dumps > 0 && j->o.method != DUMP_JVM)
 		jheap_arm_start(j);
 	if (j->o.shim && j->rt.kind == OOMS_RT_ART && j->io.say &&
-	    shim_client_ask(j->pid, SHIM_REQ_PING, err, sizeof(err), 1000) != 0)
+	    shim_client_ask(j->pid, SHIM_REQ_PING, line, sizeof(line), 1000) != 0)
 		j->io.say(j->io.ctx, "--shim: load the shim into the app with `cmd activity attach-agent` (docs/commands.md); "
 				     "until it answers, dumps use `am dumpheap`");
 	return 0;

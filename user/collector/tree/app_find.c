@@ -109,7 +109,7 @@ static void await_stop(pid_t pid)
 }
 
 int ooms_app_find(const char *pkg, int timeout_s, pid_t *pid, int *stopped, void (*progress)(const char *what),
-		  char *err, size_t err_len)
+		  struct ooms_err *err)
 {
 	struct app_find_bpf *k;
 	struct ring_buffer *rb = NULL;
@@ -121,30 +121,26 @@ int ooms_app_find(const char *pkg, int timeout_s, pid_t *pid, int *stopped, void
 
 	*pid = 0;
 	*stopped = 0;
-	if (!pkg || !*pkg) {
-		snprintf(err, err_len, "--app needs a package name");
-		return -EINVAL;
-	}
+	if (!pkg || !*pkg)
+		return ooms_err_set(err, -EINVAL, "--app needs a package name");
 	/* the kernel side first, then a look at what runs: nothing falls between */
 	names_of(pkg, head, tail);
 	k = app_find_bpf__open();
-	if (!k) {
-		snprintf(err, err_len, "cannot open the BPF program that waits for %s", pkg);
-		return -ENOMEM;
-	}
+	if (!k)
+		return ooms_err_set(err, -ENOMEM, "cannot open the BPF program that waits for %s", pkg);
 	memcpy((char *)k->rodata->want_head, head, sizeof(head));
 	memcpy((char *)k->rodata->want_tail, tail, sizeof(tail));
 	/* libbpf finds the tracepoint's id in tracefs: mounted for the wait when it is not */
 	if ((e = tracefs_ensure(tracefs, sizeof(tracefs), &tracefs_mounted))) {
-		snprintf(err, err_len, "tracefs is not mounted and cannot be (%s): mount -t tracefs none /sys/kernel/tracing",
-			 strerror(-e));
+		ooms_err_set(err, e, "tracefs is not mounted and cannot be (%s): mount -t tracefs none /sys/kernel/tracing",
+			     strerror(-e));
 		app_find_bpf__destroy(k);
 		return e;
 	}
 	if ((e = app_find_bpf__load(k)) || (e = app_find_bpf__attach(k)) ||
 	    !(rb = ring_buffer__new(bpf_map__fd(k->maps.app_events), on_event, &f, NULL))) {
 		e = e ? e : -errno;
-		snprintf(err, err_len, "cannot attach to task:task_rename to wait for %s: %s", pkg, strerror(-e));
+		ooms_err_set(err, e, "cannot attach to task:task_rename to wait for %s: %s", pkg, strerror(-e));
 		goto out;
 	}
 	if ((*pid = running(pkg))) {
@@ -165,13 +161,12 @@ int ooms_app_find(const char *pkg, int timeout_s, pid_t *pid, int *stopped, void
 
 		if (n < 0 && n != -EINTR) {
 			e = n;
-			snprintf(err, err_len, "waiting for %s: %s", pkg, strerror(-e));
+			ooms_err_set(err, e, "waiting for %s: %s", pkg, strerror(-e));
 			goto out;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!f.pid && timeout_s > 0 && now.tv_sec - t0.tv_sec >= timeout_s) {
-			e = -ETIMEDOUT;
-			snprintf(err, err_len, "no process named %s started within %d s", pkg, timeout_s);
+			e = ooms_err_set(err, -ETIMEDOUT, "no process named %s started within %d s", pkg, timeout_s);
 			goto out;
 		}
 	}

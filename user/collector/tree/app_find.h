@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include "util/err.h"
 
 /* The process for PKG: one whose command line is PKG (its first word) or
  * whose name is PKG's first or last 15 characters, now; else the next that
@@ -15,6 +16,6 @@
  * (may be NULL) is told once that it waits. 0, or -errno with err set
  * (-ETIMEDOUT: none came). */
 int ooms_app_find(const char *pkg, int timeout_s, pid_t *pid, int *stopped, void (*progress)(const char *what),
-		  char *err, size_t err_len);
+		  struct ooms_err *err);
 
 #endif
