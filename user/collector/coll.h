@@ -48,6 +48,7 @@
 #include "collector/tree/launch.h"
 #include "collector/tree/children.h"
 #include "collector/memory/memory_watch.h"
+#include "collector/end/killer.h"
 #include "proc/procfs.h"
 #include "collector/kernel/syscall_table.h"
 #include "collector/kernel/tracefs.h"
@@ -79,6 +80,8 @@ struct coll {
 	struct ooms_snapshot last; /* the latest snapshot of a live target */
 	struct coll_tree tree;     /* the children watched (tree/) */
 	struct coll_memory mem;    /* the system's memory and its pressure (memory/) */
+	struct memory_kill kill;   /* why memory killed it (end/killer.c), when it did */
+	int has_kill;
 	struct java_watch java;    /* Java stacks, the perf map, direct memory's sites (java/) */
 	uint64_t start_ns;
 	int64_t threads_max;

@@ -143,6 +143,22 @@ void coll_death_body(struct json *j, void *arg)
 		r.has_last_failure = 1;
 		r.last_failure = last.r;
 	}
+	if (l->c->has_kill) {
+		const struct memory_kill *k = &l->c->kill;
+		struct run_kill_victim round[KILL_ROUND_MAX];
+
+		r.has_memory_kill = 1;
+		r.memory_kill = (struct run_memory_kill){
+			.killer = k->killer, .known_by = k->known_by, .order = k->order, .sentence = k->sentence,
+			.rank = (int64_t)k->rank, .ranked = (int64_t)k->ranked, .rank_t = k->rank_t, .at_t = k->at_t,
+			.min_available_kb = k->min_available_kb, .moments = (int64_t)k->moments,
+			.max_some10 = k->max_some10, .max_full10 = k->max_full10, .round = round, .nround = k->nround};
+		run_memfig_from(&r.memory_kill.at, &k->at);
+		for (size_t i = 0; i < k->nround; i++)
+			round[i] = (struct run_kill_victim){k->round[i].pid, k->round[i].rss_kb >= 0 ? k->round[i].rss_kb : RUN_NONE,
+							    k->round[i].adj == INT32_MIN ? RUN_NONE : k->round[i].adj,
+							    k->round[i].comm, k->round[i].t};
+	}
 	run_death_write(j, &r);
 }
 

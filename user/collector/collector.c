@@ -401,6 +401,38 @@ static int death_seen(struct coll *c)
 	return c->died || coll_k_death_seen(&c->k);
 }
 
+/* 1 when pid runs as root, 0 when not, -1 when it cannot be told (gone). */
+static int runs_as_root(pid_t pid)
+{
+	char path[64], buf[2048], *uid;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!pid || (n = proc_read_file(path, buf, sizeof(buf) - 1)) <= 0)
+		return -1;
+	buf[n] = 0;
+	if (!(uid = strstr(buf, "\nUid:")))
+		return -1;
+	return strtol(uid + 5, NULL, 10) == 0;
+}
+
+/* A memory killer's or the kernel's OOM kill: what it saw (c->kill). */
+static void explain_memory_kill(struct coll *c, struct ooms_death_rec *d)
+{
+	struct mem_moment hist[MEM_HISTORY];
+	size_t nkills;
+	double t = coll_since(c);
+	struct killer_input in = {
+		.death = d, .pid = c->pid, .sender_root = runs_as_root((pid_t)d->sender_pid),
+		.last = c->have_smp ? &c->last_smp : NULL, .hist = hist,
+		.nhist = coll_memory_history(&c->mem, t - 60, hist), .rank = &c->mem.rank,
+		.kills = coll_k_kills(&c->k, &nkills), .start_ns = c->start_ns, .death_t = t,
+	};
+
+	in.nkills = nkills;
+	c->has_kill = ooms_memory_kill_explain(&in, &c->kill);
+}
+
 /* The target is gone: how it ended (death.json, the death record), and the
  * end's groups as it had them, not as /proc shows a process the kernel has
  * torn down. Fills d. */
@@ -423,6 +455,7 @@ static void target_ended(struct coll *c, int status, struct ooms_death_rec *d)
 	ooms_cgroup_refresh(&after);
 	coll_k_end_records(&c->k, &kdeath, &sigs, &oom);
 	ooms_death_classify(death_seen(c) ? kdeath : NULL, sigs, OOMS_NSIG, oom, c->pid, before, &after, status, d);
+	explain_memory_kill(c, d);
 	if (coll_held_snapshot(c, &held) == 0) {
 		ooms_snapshot_free(&c->last);
 		c->last = held;

@@ -1,12 +1,76 @@
 /* death.json: writer beside reader. */
 #include "run/death.h"
 #include "run/records.h"
+#include "run/fields.h"
+#include "run/timeline.h"
 #include "util/json.h"
 #include "util/jsonread.h"
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <stdlib.h>
 #include <string.h>
+
+static const struct run_field kill_fields[] = {
+	RF(RF_STR, struct run_memory_kill, killer, "killer"),
+	RF(RF_STR, struct run_memory_kill, known_by, "known_by"),
+	RF(RF_STR, struct run_memory_kill, sentence, "sentence"),
+	RF(RF_STR, struct run_memory_kill, order, "order"),
+	RF(RF_I64, struct run_memory_kill, rank, "rank"),
+	RF(RF_I64, struct run_memory_kill, ranked, "ranked"),
+	RF(RF_DBL, struct run_memory_kill, rank_t, "rank_t"),
+	RF(RF_DBL, struct run_memory_kill, at_t, "at_t"),
+	RF(RF_I64, struct run_memory_kill, min_available_kb, "minute_min_available_kb"),
+	RF(RF_DBL, struct run_memory_kill, max_some10, "minute_max_psi_some_avg10"),
+	RF(RF_DBL, struct run_memory_kill, max_full10, "minute_max_psi_full_avg10"),
+	RF(RF_I64, struct run_memory_kill, moments, "minute_samples"),
+};
+
+static const struct run_field victim_fields[] = {
+	RF(RF_I64, struct run_kill_victim, pid, "pid"),
+	RF(RF_STR, struct run_kill_victim, comm, "comm"),
+	RF(RF_DBL, struct run_kill_victim, t, "t"),
+	RF(RF_I64_SET, struct run_kill_victim, rss_kb, "rss_kb"),
+	RF(RF_I64_SET, struct run_kill_victim, adj, "oom_score_adj"),
+};
+
+static void memory_kill_write(struct json *j, const struct run_memory_kill *k)
+{
+	json_key(j, "memory_kill");
+	json_obj(j);
+	run_fields_write(j, k, kill_fields, RUN_FIELDS_N(kill_fields));
+	run_memfig_write(j, "at_kill", &k->at);
+	json_key(j, "round");
+	json_arr(j);
+	for (size_t i = 0; i < k->nround; i++) {
+		json_obj(j);
+		run_fields_write(j, &k->round[i], victim_fields, RUN_FIELDS_N(victim_fields));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static int memory_kill_read(struct json_object *x, struct run_memory_kill *k)
+{
+	struct json_object *a = jr_get(x, "round"), *at = jr_get(x, "at_kill");
+	struct ooms_memfig none = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, INT32_MIN, -1};
+
+	run_fields_read(x, k, kill_fields, RUN_FIELDS_N(kill_fields));
+	run_memfig_from(&k->at, &none);
+	if (at && json_object_is_type(at, json_type_object))
+		run_memfig_read(at, &k->at);
+	if (a && json_object_is_type(a, json_type_array) && json_object_array_length(a)) {
+		size_t n = json_object_array_length(a);
+
+		if (!(k->round = calloc(n, sizeof(*k->round))))
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			run_fields_read(json_object_array_get_idx(a, i), &k->round[k->nround++], victim_fields,
+					RUN_FIELDS_N(victim_fields));
+	}
+	return 0;
+}
 
 void run_death_write(struct json *j, const struct run_death *d)
 {
@@ -89,6 +153,8 @@ void run_death_write(struct json *j, const struct run_death *d)
 		run_fail_group_write(j, &d->last_failure, 1);
 		json_obj_end(j);
 	}
+	if (d->has_memory_kill)
+		memory_kill_write(j, &d->memory_kill);
 	json_kstr(j, "threads_file", d->threads_file);
 	json_kstr(j, "fds_file", d->fds_file);
 	json_kstr(j, "vmsize_file", d->vmsize_file);
@@ -163,6 +229,11 @@ int run_death_read(struct json_object *o, struct run_death *d)
 		if (run_fail_group_read(x, &d->last_failure))
 			return -ENOMEM;
 	}
+	if ((x = jr_get(o, "memory_kill")) && json_object_is_type(x, json_type_object)) {
+		d->has_memory_kill = 1;
+		if (memory_kill_read(x, &d->memory_kill))
+			return -ENOMEM;
+	}
 	d->threads_file = jr_str(o, "threads_file");
 	d->fds_file = jr_str(o, "fds_file");
 	d->vmsize_file = jr_str(o, "vmsize_file");
@@ -173,5 +244,6 @@ void run_death_free(struct run_death *d)
 {
 	if (d->has_last_failure)
 		run_fail_group_free(&d->last_failure);
+	free(d->memory_kill.round);
 	memset(d, 0, sizeof(*d));
 }

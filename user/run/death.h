@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "run/failures.h"
+#include "detect/sample.h"
 
 struct json;
 struct json_object;
@@ -49,6 +50,18 @@ struct run_death {
 	} java_oom;
 	int has_last_failure;
 	struct run_fail_group last_failure; /* written brief */
+	/* "memory_kill": a memory killer's or the kernel's OOM kill, explained */
+	int has_memory_kill;
+	struct run_memory_kill {
+		const char *killer, *known_by, *order, *sentence;
+		int64_t rank, ranked;     /* 0: unknown */
+		double rank_t, at_t;
+		struct ooms_memfig at;    /* the last sample before the kill (run_memfig_from) */
+		int64_t min_available_kb, moments;
+		double max_some10, max_full10;
+		struct run_kill_victim { int64_t pid, rss_kb, adj; const char *comm; double t; } *round;
+		size_t nround;
+	} memory_kill;
 	const char *threads_file, *fds_file, *vmsize_file;
 };
 

@@ -57,6 +57,13 @@ void coll_print_death(struct coll *c, const struct ooms_death_rec *d)
 	char line[512], safe[1024];
 
 	fprintf(stderr, "oomscope: how it ended: PID %d %s\n", (int)c->pid, d->sentence);
+	if (c->has_kill) /* what the memory killer saw: two lines */
+		for (const char *p = c->kill.sentence; *p;) {
+			size_t n = strcspn(p, "\n");
+
+			fprintf(stderr, "  %.*s\n", (int)n, p);
+			p += n + (p[n] == '\n');
+		}
 	if (c->jheap) {
 		double ot;
 		const char *msg, *thread, *dump;

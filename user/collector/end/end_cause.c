@@ -10,7 +10,8 @@ const char *ooms_death_cause_name(enum ooms_death_cause c)
 	static const char *const names[] = {
 		[DEATH_UNKNOWN] = "unknown", [DEATH_EXIT] = "exit", [DEATH_SELF_SIGNAL] = "self-signal",
 		[DEATH_FAULT] = "fault", [DEATH_OOM_GLOBAL] = "oom-killer", [DEATH_OOM_CGROUP] = "oom-cgroup",
-		[DEATH_LMKD] = "lmkd", [DEATH_KERNEL] = "kernel-signal", [DEATH_OTHER] = "signal",
+		[DEATH_LMKD] = "lmkd", [DEATH_MEM_KILLER] = "memory-killer", [DEATH_KERNEL] = "kernel-signal",
+		[DEATH_OTHER] = "signal",
 	};
 
 	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "unknown";
@@ -41,15 +42,33 @@ static const char *fault_what(int sig)
 		: sig == SIGILL ? "an illegal instruction" : "a fault";
 }
 
+const char *ooms_memory_killer_name(const char *comm)
+{
+	/* lmkd kills from its main thread or from its reaper threads (lmkd_reaper0...) */
+	if (!strcmp(comm, "lmkd") || !strncmp(comm, "lmkd_reaper", 11))
+		return "lmkd";
+	if (!strcmp(comm, "earlyoom"))
+		return "earlyoom";
+	if (!strcmp(comm, "systemd-oomd"))
+		return "systemd-oomd";
+	if (!strcmp(comm, "oomd") || !strncmp(comm, "oomd-", 5))
+		return "oomd";
+	return NULL;
+}
+
 static void sender_of(struct ooms_death_rec *r, const struct ooms_sig_rec *s, pid_t pid)
 {
+	const char *killer;
+
 	r->sender_pid = s->sender_tgid;
 	memcpy(r->sender_comm, s->sender_comm, sizeof(r->sender_comm));
 	r->sender_comm[sizeof(r->sender_comm) - 1] = 0;
 	r->si_code = s->code;
-	/* lmkd kills from its main thread or from its reaper threads (lmkd_reaper0...) */
-	if (!strcmp(r->sender_comm, "lmkd") || !strncmp(r->sender_comm, "lmkd_reaper", 11))
+	killer = s->sender_tgid != (uint32_t)pid ? ooms_memory_killer_name(r->sender_comm) : NULL;
+	if (killer && !strcmp(killer, "lmkd"))
 		r->cause = DEATH_LMKD;
+	else if (killer)
+		r->cause = DEATH_MEM_KILLER;
 	else if (s->code == 0x80 /* SI_KERNEL: the kernel, whichever task it ran in */)
 		r->cause = DEATH_KERNEL;
 	else if (s->sender_tgid == (uint32_t)pid)
@@ -127,6 +146,10 @@ void ooms_death_classify(const struct ooms_death *d, const struct ooms_sig_rec *
 	case DEATH_LMKD:
 		snprintf(r->sentence, sizeof(r->sentence), "killed by %s from Android's low memory killer (lmkd, PID %u)",
 			 ooms_signal_name(r->signal), r->sender_pid);
+		break;
+	case DEATH_MEM_KILLER:
+		snprintf(r->sentence, sizeof(r->sentence), "killed by %s from %s (PID %u), a userspace memory killer",
+			 ooms_signal_name(r->signal), ooms_memory_killer_name(r->sender_comm), r->sender_pid);
 		break;
 	case DEATH_OTHER:
 		snprintf(r->sentence, sizeof(r->sentence), "killed by %s sent by PID %u (%s)", ooms_signal_name(r->signal),

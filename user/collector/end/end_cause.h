@@ -19,6 +19,8 @@ enum ooms_death_cause {
 	DEATH_OOM_GLOBAL,  /* the kernel's OOM killer, the machine out of memory */
 	DEATH_OOM_CGROUP,  /* the kernel's OOM killer, its memory cgroup at its limit */
 	DEATH_LMKD,        /* Android's low memory killer daemon */
+	DEATH_MEM_KILLER,  /* another userspace memory killer: earlyoom, systemd-oomd, oomd by name, or a
+			    * root process's SIGKILL or SIGTERM while memory was short (end/killer.c) */
 	DEATH_KERNEL,      /* another signal from the kernel */
 	DEATH_OTHER,       /* a signal sent by another process */
 };
@@ -45,6 +47,9 @@ void ooms_death_classify(const struct ooms_death *d, const struct ooms_sig_rec *
 			 const struct ooms_cgroup *cg_after, int wait_status, struct ooms_death_rec *out);
 
 const char *ooms_death_cause_name(enum ooms_death_cause c); /* "exit", "oom-cgroup", ... */
+/* The userspace memory killers known by their thread's name ("earlyoom",
+ * "systemd-oomd", "oomd", lmkd's): its name, or NULL. */
+const char *ooms_memory_killer_name(const char *comm);
 const char *ooms_signal_name(int sig);                      /* "SIGABRT" */
 
 #endif

@@ -39,6 +39,12 @@ void coll_k_end_records(struct coll_kernel *ks, const struct ooms_death **death,
 	*oom = &ks->skel->bss->oom;
 }
 
+const struct ooms_kill_rec *coll_k_kills(struct coll_kernel *ks, size_t *n)
+{
+	*n = ks->skel ? OOMS_KILLS : 0;
+	return ks->skel ? ks->skel->bss->kills : NULL;
+}
+
 int coll_k_fail_count(struct coll_kernel *ks, const struct ooms_fail_key *key, struct ooms_fail_count *n)
 {
 	return bpf_map_lookup_elem(bpf_map__fd(ks->skel->maps.fail_counts), key, n);

@@ -120,6 +120,9 @@ uint64_t coll_k_oom_ns(struct coll_kernel *ks);
 int coll_k_death_seen(struct coll_kernel *ks);
 void coll_k_end_records(struct coll_kernel *ks, const struct ooms_death **death, const struct ooms_sig_rec **sigs,
 			const struct ooms_oom_victim **oom);
+/* The ring of SIGKILLs and SIGTERMs any process sent another (OOMS_KILLS
+ * records, in any order; ts_ns 0: an empty one). */
+const struct ooms_kill_rec *coll_k_kills(struct coll_kernel *ks, size_t *n);
 int coll_k_fail_count(struct coll_kernel *ks, const struct ooms_fail_key *key, struct ooms_fail_count *n);
 int coll_k_fail_counts_fd(struct coll_kernel *ks);
 void coll_k_java_signal(struct coll_kernel *ks, int sig);

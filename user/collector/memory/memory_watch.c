@@ -18,6 +18,7 @@ int coll_memory_start(struct coll_memory *m, pid_t pid, int64_t ms_per_s)
 	memset(m, 0, sizeof(*m));
 	m->pid = pid;
 	m->psi_fd = -1;
+	m->rank.t = -1;
 	if (ms_per_s <= 0)
 		return 0;
 	if (ms_per_s > 1000)
@@ -35,6 +36,7 @@ int coll_memory_start(struct coll_memory *m, pid_t pid, int64_t ms_per_s)
 
 void coll_memory_stop(struct coll_memory *m)
 {
+	mem_ranking_free(&m->rank);
 	if (m->psi_fd >= 0)
 		close(m->psi_fd);
 	m->psi_fd = -1;
@@ -80,6 +82,12 @@ void coll_memory_figures(struct coll_memory *m, const struct proc_status *st, do
 	m->next = (m->next + 1) % MEM_HISTORY;
 	if (m->nhist < MEM_HISTORY)
 		m->nhist++;
+	/* the ranking, for a kill's explanation: while memory is short (a
+	 * quarter of it available, or tasks stalling), every sample */
+	if (t >= m->next_rank_t || out->sys_available_kb * 4 < out->sys_total_kb || psi.some.avg10 >= 2) {
+		mem_ranking_scan(&m->rank, t);
+		m->next_rank_t = t + 10;
+	}
 }
 
 int64_t coll_memory_stall_ms(struct coll_memory *m, const struct ooms_memfig *f)

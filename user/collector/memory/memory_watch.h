@@ -11,6 +11,7 @@
 
 #include "detect/sample.h"
 #include "proc/procfs.h"
+#include "collector/memory/ranking.h"
 
 #define MEM_HISTORY 128 /* samples of the system's memory kept: a minute at 0.5 s */
 
@@ -33,6 +34,10 @@ struct coll_memory {
 	/* the system's memory, a moment each sample, oldest first from next */
 	struct mem_moment hist[MEM_HISTORY];
 	size_t nhist, next;
+	/* every process as the killers rank them: each sample while memory is
+	 * short, else every 10 s */
+	struct mem_ranking rank;
+	double next_rank_t;
 };
 
 /* Opens the PSI trigger on /proc/pressure/memory for stalls of ms_per_s
