@@ -29,6 +29,9 @@ PKGS=(
   # tests: third-party programs driven to their limits (tests/bats/third_party.bats);
   # nginx's service is not started by the install (below)
   stress-ng nginx-light
+  # tests: a real memory killer kills a leaking target (tests/bats/memory.bats); its
+  # service is not started by the install (below)
+  earlyoom
   # tests: a stock Debian kernel in a VM (scripts/vm.sh), for the hooks this one refuses
   qemu-system-x86 debootstrap e2fsprogs
   # bench

@@ -33,7 +33,8 @@ static void on_go(int sig)
 	go = 1;
 }
 
-static void *kept[1 << 16];
+/* global: the blocks stay reachable, so the compiler keeps every write */
+void *mem_target_kept[1 << 16];
 static size_t nkept;
 
 __attribute__((noinline)) static void leak_session_buffers(void)
@@ -43,7 +44,7 @@ __attribute__((noinline)) static void leak_session_buffers(void)
 	if (!p)
 		return;
 	memset(p, 0x5a, MB); /* touched: resident */
-	kept[nkept++ % (sizeof(kept) / sizeof(*kept))] = p;
+	mem_target_kept[nkept++ % (sizeof(mem_target_kept) / sizeof(*mem_target_kept))] = p;
 }
 
 __attribute__((noinline)) static void map_scratch_regions(void)
@@ -53,7 +54,7 @@ __attribute__((noinline)) static void map_scratch_regions(void)
 	if (p == MAP_FAILED)
 		return;
 	memset(p, 0x3c, MB);
-	kept[nkept++ % (sizeof(kept) / sizeof(*kept))] = p;
+	mem_target_kept[nkept++ % (sizeof(mem_target_kept) / sizeof(*mem_target_kept))] = p;
 }
 
 static int cache_fd = -1;
@@ -77,7 +78,7 @@ __attribute__((noinline)) static unsigned read_cache_file(void)
 		return 0;
 	for (size_t i = 0; i < MB; i += 4096)
 		sum += p[i]; /* faulted in from the file cache */
-	kept[nkept++ % (sizeof(kept) / sizeof(*kept))] = p;
+	mem_target_kept[nkept++ % (sizeof(mem_target_kept) / sizeof(*mem_target_kept))] = p;
 	return sum;
 }
 

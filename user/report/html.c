@@ -465,14 +465,17 @@ static void children(FILE *f, const struct rundata *rd)
 
 static void files(FILE *f, const struct rundata *rd)
 {
-	static const char *const names[] = {RUN_TIMELINE, RUN_TRACE, RUN_PPROF, RUN_ALLOCS, RUN_ALLOCS_TEXT,
-					    RUN_THREADS, RUN_FDS, RUN_VMSIZE, RUN_DEATH, RUN_FAILURES};
+	static const char *const names[] = {RUN_TIMELINE, RUN_TRACE, RUN_PPROF, RUN_PPROF_MEMORY, RUN_ALLOCS,
+					    RUN_ALLOCS_TEXT, RUN_THREADS, RUN_FDS, RUN_VMSIZE, RUN_MEMORY, RUN_DEATH,
+					    RUN_FAILURES};
 
 	children(f, rd);
 	fprintf(f, "<h2>Files</h2>\n<ul>\n");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if ((!strcmp(names[i], RUN_PPROF) && !rd->have_allocs) || (!strcmp(names[i], RUN_DEATH) && !rd->have_death) ||
-		    (!strcmp(names[i], RUN_FAILURES) && !rd->have_failures))
+		    (!strcmp(names[i], RUN_FAILURES) && !rd->have_failures) ||
+		    (!strcmp(names[i], RUN_PPROF_MEMORY) && !(rd->have_memory && rd->memory.ngroups)) ||
+		    (!strcmp(names[i], RUN_MEMORY) && !rd->have_memory))
 			continue;
 		fprintf(f, "<li><a href=\"%s\">%s</a></li>\n", names[i], names[i]);
 	}
@@ -502,7 +505,7 @@ static void files(FILE *f, const struct rundata *rd)
 		run_name_dump_analysis(json, sizeof(json), rd->analysis_seq[a], 0);
 		fprintf(f, "<li><a href=\"%s\">%s</a>, <a href=\"%s\">.json</a></li>\n", txt, txt, json);
 	}
-	fprintf(f, "</ul>\n<p class=\"sub\">trace.json opens in Perfetto (ui.perfetto.dev) and chrome://tracing; allocs.pb.gz in pprof; "
+	fprintf(f, "</ul>\n<p class=\"sub\">trace.json opens in Perfetto (ui.perfetto.dev) and chrome://tracing; allocs.pb.gz and memory.pb.gz in pprof; "
 		   "dump-N.hprof.gz in VisualVM, MAT or Android Studio after <code>oomscope hprof restore</code>.</p>\n");
 }
 
@@ -548,6 +551,7 @@ void ooms_report_html(const struct rundata *rd, const struct report_lab *lab, FI
 	findings(f, rd);
 	lab_section(f, lab);
 	charts(f, rd);
+	html_memory_section(f, rd);
 	html_heap_section(f, rd);
 	failures(f, rd);
 	html_allocations(f, rd);

@@ -20,5 +20,7 @@ void html_frame_lines(FILE *f, const struct run_frames *fr);
 void html_groups(FILE *f, const struct rundata *rd, const struct run_snapshot *end, const char *title,
 		 enum ooms_snap kind);
 void html_allocations(FILE *f, const struct rundata *rd);
+/* Memory: the rule's figure, by category, and what grew it (html_memory.c). */
+void html_memory_section(FILE *f, const struct rundata *rd);
 
 #endif

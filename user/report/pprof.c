@@ -161,30 +161,35 @@ static int add_frame(struct profile *p, const struct run_frame *f)
 	return 0;
 }
 
-/* The samples: one per group of allocations, leaf first, with who made them. */
-static void encode_samples(struct profile *p, const struct run_allocs *al, struct buf *out, struct buf *msg,
-			   struct buf *sub, struct buf *packed)
-{
-	for (size_t g = 0; g < al->ngroups; g++) {
-		const struct run_alloc_group *grp = &al->groups[g];
+/* One sample of a profile: its stack (innermost first), its two values and
+ * a label (who made them). */
+struct pprof_sample {
+	const struct run_frames *frames;
+	uint64_t v0, v1;
+	const char *label;
+};
 
+/* The samples, leaf first, each labelled. */
+static void encode_samples(struct profile *p, const struct pprof_sample *smp, size_t n, const char *label_key,
+			   struct buf *out, struct buf *msg, struct buf *sub, struct buf *packed)
+{
+	for (size_t g = 0; g < n; g++) {
 		/* location ids, leaf first (frames are innermost first) */
-		for (size_t k = 0; k < grp->frames.n; k++) {
+		for (size_t k = 0; k < smp[g].frames->n; k++) {
 			uint32_t id;
 
-			if (u64map_get(&p->loc_of, grp->frames.v[k].addr + 1, &id))
+			if (u64map_get(&p->loc_of, smp[g].frames->v[k].addr + 1, &id))
 				varint(packed, id);
 		}
 		if (packed->len)
 			field_bytes(msg, 1, packed->p, packed->len);
 		packed->len = 0;
-		varint(packed, grp->count);
-		varint(packed, grp->total_bytes);
+		varint(packed, smp[g].v0);
+		varint(packed, smp[g].v1);
 		field_bytes(msg, 2, packed->p, packed->len);
 		packed->len = 0;
-		/* label: who made them */
-		field_int(sub, 1, (uint64_t)intern(&p->st, "allocated_by"));
-		field_int(sub, 2, (uint64_t)intern(&p->st, grp->allocated_by ? grp->allocated_by : "?"));
+		field_int(sub, 1, (uint64_t)intern(&p->st, label_key));
+		field_int(sub, 2, (uint64_t)intern(&p->st, smp[g].label ? smp[g].label : "?"));
 		field_msg(msg, 3, sub);
 		field_msg(out, 2, msg);
 	}
@@ -248,41 +253,41 @@ static int gzip_write(int fd, const struct buf *out)
 	return e ? e : r != Z_STREAM_END ? -EIO : 0;
 }
 
-int ooms_report_pprof(const struct rundata *rd, int fd)
+/* A profile of samples with two values (v0_type/v0_unit, v1_type/v1_unit;
+ * v1 the default), gzipped to fd. 0 or -errno. */
+static int write_profile(const struct pprof_sample *smp, size_t n, const char *v0_type, const char *v0_unit,
+			 const char *v1_type, const char *v1_unit, const char *label_key, double duration_s, int fd)
 {
-	const struct run_allocs *al = &rd->allocs;
 	struct profile p = {0};
 	struct buf out = {0}, msg = {0}, sub = {0}, packed = {0};
 	int e = 0;
 
-	if (!rd->have_allocs)
-		return -ENOENT;
 	if (u64map_init(&p.loc_of, 1024))
 		return -ENOMEM;
 	intern(&p.st, "");
 	/* 1. locations, functions, mappings from every frame */
-	for (size_t g = 0; g < al->ngroups && !e; g++)
-		for (size_t k = 0; k < al->groups[g].frames.n && !e; k++)
-			e = add_frame(&p, &al->groups[g].frames.v[k]);
+	for (size_t g = 0; g < n && !e; g++)
+		for (size_t k = 0; k < smp[g].frames->n && !e; k++)
+			e = add_frame(&p, &smp[g].frames->v[k]);
 	if (e)
 		goto out;
 	/* 2. the profile: sample types, samples, tables, then its figures */
-	field_int(&sub, 1, (uint64_t)intern(&p.st, "allocations"));
-	field_int(&sub, 2, (uint64_t)intern(&p.st, "count"));
+	field_int(&sub, 1, (uint64_t)intern(&p.st, v0_type));
+	field_int(&sub, 2, (uint64_t)intern(&p.st, v0_unit));
 	field_msg(&out, 1, &sub);
-	field_int(&sub, 1, (uint64_t)intern(&p.st, "space"));
-	field_int(&sub, 2, (uint64_t)intern(&p.st, "bytes"));
+	field_int(&sub, 1, (uint64_t)intern(&p.st, v1_type));
+	field_int(&sub, 2, (uint64_t)intern(&p.st, v1_unit));
 	field_msg(&out, 1, &sub);
-	encode_samples(&p, al, &out, &msg, &sub, &packed);
+	encode_samples(&p, smp, n, label_key, &out, &msg, &sub, &packed);
 	encode_tables(&p, &out, &msg, &sub);
 	for (size_t i = 0; i < p.st.n; i++)
 		field_bytes(&out, 6, p.st.s[i], strlen(p.st.s[i]));
-	field_int(&out, 10, (uint64_t)((rd->ended ? rd->end_t : 0) * 1e9)); /* duration_nanos */
-	field_int(&sub, 1, (uint64_t)intern(&p.st, "space"));
-	field_int(&sub, 2, (uint64_t)intern(&p.st, "bytes"));
+	field_int(&out, 10, (uint64_t)(duration_s * 1e9));                    /* duration_nanos */
+	field_int(&sub, 1, (uint64_t)intern(&p.st, v1_type));
+	field_int(&sub, 2, (uint64_t)intern(&p.st, v1_unit));
 	field_msg(&out, 11, &sub);                                              /* period_type */
 	field_int(&out, 12, 1);                                                 /* period */
-	field_int(&out, 14, (uint64_t)intern(&p.st, "space"));                  /* default_sample_type */
+	field_int(&out, 14, (uint64_t)intern(&p.st, v1_type));                  /* default_sample_type */
 	/* 3. gzip it */
 	e = out.err || msg.err || sub.err || packed.err ? -ENOMEM : gzip_write(fd, &out);
 out:
@@ -297,5 +302,52 @@ out:
 	free(msg.p);
 	free(sub.p);
 	free(packed.p);
+	return e;
+}
+
+int ooms_report_pprof(const struct rundata *rd, int fd)
+{
+	const struct run_allocs *al = &rd->allocs;
+	struct pprof_sample *smp;
+	int e;
+
+	if (!rd->have_allocs)
+		return -ENOENT;
+	if (!(smp = calloc(al->ngroups + 1, sizeof(*smp))))
+		return -ENOMEM;
+	for (size_t g = 0; g < al->ngroups; g++)
+		smp[g] = (struct pprof_sample){&al->groups[g].frames, al->groups[g].count, al->groups[g].total_bytes,
+					       al->groups[g].allocated_by};
+	e = write_profile(smp, al->ngroups, "allocations", "count", "space", "bytes", "allocated_by",
+			  rd->ended ? rd->end_t : 0, fd);
+	free(smp);
+	return e;
+}
+
+int ooms_report_pprof_memory(const struct rundata *rd, int fd)
+{
+	const struct run_memory *m = &rd->memory;
+	struct pprof_sample *smp;
+	struct run_frames *fr;
+	int e = 0;
+
+	if (!rd->have_memory || !m->ngroups)
+		return -ENOENT;
+	smp = calloc(m->ngroups, sizeof(*smp));
+	fr = calloc(m->ngroups, sizeof(*fr));
+	for (size_t g = 0; smp && fr && g < m->ngroups && !e; g++) {
+		e = run_frames_read(m->groups[g].obj, &fr[g]);
+		smp[g] = (struct pprof_sample){&fr[g], m->groups[g].samples, (uint64_t)m->groups[g].bytes,
+					       m->groups[g].created_by};
+	}
+	if (!smp || !fr)
+		e = -ENOMEM;
+	if (!e)
+		e = write_profile(smp, m->ngroups, "faults_sampled", "count", "memory_grown", "bytes", "touched_by",
+				  rd->ended ? rd->end_t : 0, fd);
+	for (size_t g = 0; fr && g < m->ngroups; g++)
+		run_frames_free(&fr[g]);
+	free(fr);
+	free(smp);
 	return e;
 }

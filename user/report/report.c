@@ -89,6 +89,17 @@ int ooms_report_write_db(const char *dir, const char *db, void (*progress)(void 
 				e = atomic_commit(&af);
 		}
 	}
+	if (!e && rd.have_memory && rd.memory.ngroups) {
+		say(progress, pctx, RUN_PPROF_MEMORY);
+		snprintf(path, sizeof(path), "%s/" RUN_PPROF_MEMORY, dir);
+		if ((e = atomic_open(&af, path)) == 0) {
+			fflush(af.f);
+			if ((e = ooms_report_pprof_memory(&rd, fileno(af.f))))
+				atomic_abort(&af);
+			else
+				e = atomic_commit(&af);
+		}
+	}
 	if (e)
 		ooms_err_set(err, e, "writing %s: %s", path, strerror(-e));
 	rundata_free(&rd);

@@ -2,6 +2,7 @@
  *   report.html   one self-contained page: charts (inline SVG), findings, tables;
  *   trace.json    Chrome trace event format (Perfetto, chrome://tracing);
  *   allocs.pb.gz  a pprof profile of the large allocations by stack.
+ *   memory.pb.gz  a pprof profile of the memory's growth by code (sampled page faults).
  * Each file is written whole or not at all. */
 #ifndef OOMSCOPE_REPORT_H
 #define OOMSCOPE_REPORT_H
@@ -32,5 +33,9 @@ void ooms_report_trace(const struct rundata *rd, FILE *f);
 /* The pprof profile, gzipped, to fd (nothing when the run has no allocs.json:
  * returns -ENOENT). 0 or -errno. */
 int ooms_report_pprof(const struct rundata *rd, int fd);
+/* memory.pb.gz: the memory's growth by code (memory.json's sampled page
+ * faults by stack) as a pprof profile, [faults sampled, bytes (estimated)];
+ * -ENOENT when the run has none. */
+int ooms_report_pprof_memory(const struct rundata *rd, int fd);
 
 #endif

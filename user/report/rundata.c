@@ -309,6 +309,8 @@ int rundata_load(struct rundata *rd, const char *dir, struct ooms_err *err)
 	rd->allocs_doc = load_json(dir, RUN_ALLOCS);
 	load_alloc_list(rd);
 	rd->vmsize_doc = load_json(dir, RUN_VMSIZE);
+	rd->memory_doc = load_json(dir, RUN_MEMORY);
+	rd->have_memory = rd->memory_doc && run_memory_read(rd->memory_doc, &rd->memory) == 0;
 	rd->death_doc = load_json(dir, RUN_DEATH);
 	rd->have_death = rd->death_doc && run_death_read(rd->death_doc, &rd->death) == 0;
 	rd->failures_doc = load_json(dir, RUN_FAILURES);
@@ -327,6 +329,8 @@ void rundata_free(struct rundata *rd)
 	run_allocs_free(&rd->allocs);
 	json_object_put(rd->allocs_doc);
 	json_object_put(rd->vmsize_doc);
+	run_memory_free(&rd->memory);
+	json_object_put(rd->memory_doc);
 	run_death_free(&rd->death);
 	json_object_put(rd->death_doc);
 	run_failures_free(&rd->failures);

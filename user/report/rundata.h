@@ -17,6 +17,7 @@
 #include "run/failures.h"
 #include "run/snapshot.h"
 #include "run/analysis.h"
+#include "run/memory.h"
 
 struct json_object;
 
@@ -89,6 +90,9 @@ struct rundata {
 	struct run_death death;         /* death.json read (have_death) */
 	struct run_failures failures;   /* failures.json read (have_failures) */
 	int have_death, have_failures;
+	struct json_object *memory_doc; /* memory.json as parsed */
+	struct run_memory memory;       /* memory.json read (have_memory) */
+	int have_memory;
 	struct rd_alloc *alloc_list;    /* allocs.json's allocations in time order, damaged ones left out */
 	size_t nalloc_list;
 	struct json_object **analyses;  /* dump-N.analysis.json, by N, as parsed */

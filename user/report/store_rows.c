@@ -97,6 +97,47 @@ static int snapshot_rows(struct store *s, const char *run_id, const char *snap, 
 	return 0;
 }
 
+/* A memory snapshot's growth by code: a row per stack, its bytes as its
+ * count; growth of mapped files is page cache, reclaimable, never a finding
+ * (known 0) */
+static int memory_rows(struct store *s, const char *run_id, const char *snap, const struct run_memory *m)
+{
+	for (size_t i = 0; i < m->ngroups; i++) {
+		const struct run_memory_group *g = &m->groups[i];
+		const char *kind = g->file > g->anon + g->shared ? "mapped file" : g->shared > g->anon ? "shared" : "anonymous";
+		char what[64], sig[STORE_SIG_LEN + 1];
+
+		snprintf(what, sizeof(what), "memory %s", kind);
+		store_signature(what, run_frames_for_signature(g->obj), sig);
+		if (store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(snap), STORE_TEXT("memory"), STORE_TEXT(kind),
+				 STORE_INT(g->bytes), STORE_TEXT(sig), STORE_TEXT(g->created_by),
+				 STORE_INT(g->created_by != NULL && strcmp(kind, "mapped file") != 0)))
+			return -1;
+	}
+	return 0;
+}
+
+/* A crossing's memory-N.json, read and stored (0 when it is none). */
+static int memory_crossing_rows(struct store *s, const struct rundata *rd, const char *run_id, const char *file)
+{
+	char path[4200];
+	struct json_object *doc;
+	struct run_memory m;
+	int bad = 0;
+
+	if (run_name_snapshot_kind(file) != SNAP_MEMORY)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", rd->dir, file);
+	if (!(doc = json_object_from_file(path)))
+		return 0;
+	if (run_memory_read(doc, &m) == 0) {
+		bad = memory_rows(s, run_id, file, &m);
+		run_memory_free(&m);
+	}
+	json_object_put(doc);
+	return bad;
+}
+
 static int crossing_rows(struct store *s, const struct rundata *rd, const char *run_id)
 {
 	int seq = 0;
@@ -113,6 +154,8 @@ static int crossing_rows(struct store *s, const struct rundata *rd, const char *
 			return -1;
 		/* its snapshot's groups (the fd and thread rules write one; not
 		 * kept: the first, the largest and the last are) */
+		if (e->file[0] && memory_crossing_rows(s, rd, run_id, e->file))
+			return -1;
 		if (!e->file[0] || run_snapshot_load(rd->dir, e->file, &doc, &snap))
 			continue;
 		{
@@ -263,12 +306,20 @@ int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id
 		   const char *started, const char *added)
 {
 	const char *how = rd->have_death ? rd->death.how : NULL;
+	char cause[96];
+
+	/* a memory kill by its killer: deaths are counted by cause and killer */
+	if (rd->have_death && rd->death.has_memory_kill && rd->death.memory_kill.killer && rd->death.cause &&
+	    !strcmp(rd->death.cause, "memory-killer"))
+		snprintf(cause, sizeof(cause), "%s: %s", rd->death.cause ? rd->death.cause : "?", rd->death.memory_kill.killer);
+	else
+		snprintf(cause, sizeof(cause), "%s", rd->have_death && rd->death.cause ? rd->death.cause : "");
 
 	struct store_val run[11] = {STORE_TEXT(run_id), STORE_TEXT(rd->start_rec.host), STORE_TEXT(real_dir),
 				    STORE_TEXT(rd->command), STORE_TEXT(rd->mode), STORE_INT(rd->pid), STORE_TEXT(started),
 				    STORE_REAL(rd->ended ? rd->end_t : -1),
 				    STORE_TEXT(how ? how : rd->ended ? rd->end_reason : NULL),
-				    STORE_TEXT(rd->have_death ? rd->death.cause : NULL), STORE_TEXT(added)};
+				    STORE_TEXT(cause[0] ? cause : NULL), STORE_TEXT(added)};
 
 	/* the runs row first: written or updated, it holds off another process
 	 * adding the same run until this transaction ends; then the run's rows
@@ -286,6 +337,7 @@ int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id
 				 STORE_TEXT(rd->start_rec.label_value[i])))
 			return -1;
 	if (crossing_rows(s, rd, run_id) || (rd->have_fds && snapshot_rows(s, run_id, RUN_FDS, &rd->fds)) ||
+	    (rd->have_memory && memory_rows(s, run_id, RUN_MEMORY, &rd->memory)) ||
 	    (rd->have_threads && snapshot_rows(s, run_id, RUN_THREADS, &rd->threads)) || failure_rows(s, rd, run_id) ||
 	    leak_rows(s, rd, run_id, started) || alloc_rows(s, rd, run_id) || run_findings(s, run_id))
 		return -1;

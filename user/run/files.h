@@ -22,6 +22,7 @@
 #define RUN_REPORT "report.html"
 #define RUN_TRACE "trace.json"
 #define RUN_PPROF "allocs.pb.gz"
+#define RUN_PPROF_MEMORY "memory.pb.gz" /* memory.json's growth by code as a pprof profile */
 #define RUN_CHILDREN "children"       /* a child process's run directory: children/PID-NAME */
 #define RUN_CHILD_TERMINAL ".terminal.txt" /* its terminal, beside it: children/PID-NAME.terminal.txt */
 

@@ -66,7 +66,7 @@ int ooms_memory_kill_explain(const struct killer_input *in, struct memory_kill *
 		    !ooms_memory_short(in->hist, in->nhist))
 			return 0;
 		d->cause = DEATH_MEM_KILLER;
-		snprintf(out->killer, sizeof(out->killer), "%s (PID %u)", d->sender_comm, d->sender_pid);
+		snprintf(out->killer, sizeof(out->killer), "%s", d->sender_comm);
 		out->known_by = "behaviour";
 		snprintf(d->sentence, sizeof(d->sentence),
 			 "killed by %s sent by PID %u (%s)%s while memory was short: a memory killer, by its behaviour",
