@@ -110,5 +110,7 @@ size_t mem_ranking_place(const struct mem_ranking *r, pid_t pid, enum mem_order 
 			place++;
 	}
 	*of = n;
-	return me ? place : 0;
+	/* a process at -1000 is no killer's pick: it has no place among those
+	 * counted (it was given 1, "the first", as nothing is counted before it) */
+	return me && me->adj > -1000 ? place : 0;
 }

@@ -35,7 +35,8 @@ const struct mem_proc *mem_ranking_find(const struct mem_ranking *r, pid_t pid);
  * below, else the one longest in the band, which /proc does not show). */
 enum mem_order { MEM_ORDER_SCORE, MEM_ORDER_ADJ_RSS };
 /* pid's place in order among the processes a killer may pick (adj above
- * -1000): 1 for the first; *of the count; 0 when pid is not in r. */
+ * -1000): 1 for the first; *of the count; 0 when pid is not in r or is
+ * at -1000 itself (no killer's pick). */
 size_t mem_ranking_place(const struct mem_ranking *r, pid_t pid, enum mem_order order, size_t *of);
 
 #endif
