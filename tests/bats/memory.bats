@@ -60,7 +60,8 @@ first_crossing() {
   # on the terminal: the crossing and the code that grew the memory
   [[ "$output" == *"!! memory"*"grown by leak_session_buffers"* ]] || { grep -E '^!!|grown' <<<"$output" >&3; false; }
   # the kill explained: the target's oom_score_adj and its place by oom_score
-  jq -e '.memory_kill.order == "oom_score" and .memory_kill.rank >= 1 and .memory_kill.ranked > 1
+  # (a memory cgroup's OOM killer picks among the cgroup's processes: the target alone there)
+  jq -e '.memory_kill.order == "oom_score in its memory cgroup" and .memory_kill.rank == 1 and .memory_kill.ranked == 1
          and .memory_kill.at_kill.system_total_kb > 0 and (.memory_kill.at_kill.oom_score_adj | type) == "number"' "$d/death.json"
   [[ "$output" == *"how it ended: PID "*"killed by the kernel's OOM killer (memory cgroup"* ]]
   [[ "$output" == *"memory then: MemAvailable"*"the target: oom_score_adj "* ]]
@@ -74,14 +75,14 @@ first_crossing() {
   # the target is the only process earlyoom may pick (oom_score_adj 1000, --prefer)
   avail=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
   min=$((avail - 600 * 1024))
-  start_bg t sh -c "echo 1000 > /proc/self/oom_score_adj && exec '$MT' -w -m malloc -r 64 -t 60"
+  start_bg t sh -c "echo 1000 > /proc/self/oom_score_adj && exec '$MT' -w -T -m malloc -r 64 -t 60"
   wait_for "$TMP/t.out" '^waiting pid=' 10
   local pid
   pid=$(sed -n 's/^waiting pid=//p' "$TMP/t.out")
   start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/run"
   wait_for "$TMP/run/timeline.jsonl" '"type":"start"' 20
   start_bg e earlyoom -M "$min" -s 100 --prefer '^mem_target$' -r 0
-  wait_for "$TMP/e.out" 'mem avail' 10 || true
+  wait_for "$TMP/e.out" 'sending SIGTERM when' 10
   kill -USR1 "$pid"
   wait_exit "$(cat "$TMP/w.pid")" 60
   d="$TMP/run"

@@ -1,12 +1,13 @@
 /* mem_target: grows its memory, for the memory rule and its growth by code.
- *   mem_target [-m malloc|mmap|cache] [-r MB/s] [-L MB] [-t SECS] [-w] [-f FILE]
+ *   mem_target [-m malloc|mmap|cache] [-r MB/s] [-L MB] [-t SECS] [-w] [-T] [-f FILE]
  * malloc: leak_session_buffers mallocs 1 MiB blocks and fills them (a native
  *   leak); mmap: map_scratch_regions maps 1 MiB anonymous regions and fills
  *   them; cache: fill_cache_file writes FILE (default a temporary file) and
  *   read_cache_file maps it and reads it back (its pages are file cache,
  *   reclaimable: no leak). At -r MB a second (default 32) up to -L MB
  *   (default: no limit), then holds. Prints "ready pid=N", then
- *   "grown MB" every second. Ends after -t SECS (60), or on SIGTERM. */
+ *   "grown MB" every second. Ends after -t SECS (60), or on SIGTERM (with
+ *   -T, SIGTERM kills it, as it does a program that does not catch it). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
@@ -94,20 +95,21 @@ int main(int argc, char **argv)
 {
 	const char *mode = "malloc", *file = NULL;
 	double rate = 32, secs = 60, limit = 0, start, last_say;
-	int wait = 0, opt;
+	int wait = 0, term_kills = 0, opt;
 	size_t grown = 0;
 	char tmp[] = "/tmp/mem_target.XXXXXX";
 
-	while ((opt = getopt(argc, argv, "m:r:L:t:wf:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:r:L:t:wTf:")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'r': rate = atof(optarg); break;
 		case 'L': limit = atof(optarg); break;
 		case 't': secs = atof(optarg); break;
 		case 'w': wait = 1; break;
+		case 'T': term_kills = 1; break;
 		case 'f': file = optarg; break;
 		default:
-			fprintf(stderr, "usage: mem_target [-m malloc|mmap|cache] [-r MB/s] [-L MB] [-t SECS] [-w] [-f FILE]\n");
+			fprintf(stderr, "usage: mem_target [-m malloc|mmap|cache] [-r MB/s] [-L MB] [-t SECS] [-w] [-T] [-f FILE]\n");
 			return 2;
 		}
 	}
@@ -119,7 +121,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mem_target: -r must be > 0\n");
 		return 2;
 	}
-	signal(SIGTERM, on_stop);
+	if (!term_kills)
+		signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
 	signal(SIGUSR1, on_go);
 	if (!strcmp(mode, "cache")) {

@@ -112,6 +112,7 @@ struct coll {
 	struct ooms_failures *fails;
 	int fail_snapped[FAIL_KIND_MAX]; /* the state at the first failure of each kind was written */
 	struct ooms_sample last_smp;    /* the last sample: limits for rules checked on events */
+	uint64_t fault_maps_ns;         /* when a sampled fault last had the maps read again */
 	const struct ooms_sample *snap_smp; /* the sample crossings are being written for (NULL: last_smp) */
 	int have_smp;
 	struct ooms_cgroup cg;          /* the target's cgroups at the last sample */

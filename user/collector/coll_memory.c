@@ -85,11 +85,14 @@ void coll_memory_lines(const char *path)
 	if (!doc)
 		return;
 	if (run_memory_read(doc, &m) == 0 && m.samples) {
-		for (size_t i = 0; i < m.ngroups && i < 3; i++) {
+		for (size_t i = 0, said = 0; i < m.ngroups && said < 3; i++) {
 			const struct run_memory_group *g = &m.groups[i];
 
+			if (!g->created_by || 100 * g->samples < m.samples)
+				continue; /* unnamed, or under 1 %: memory.json has them */
+			said++;
 			coll_print("           grown by %s: %.0f%% of the %" PRIu64 " sampled faults (~%.1f MB, %s)\n",
-				   text_term_safe(safe, sizeof(safe), g->created_by ? g->created_by : "?"),
+				   text_term_safe(safe, sizeof(safe), g->created_by),
 				   100.0 * (double)g->samples / (double)m.samples, m.samples, g->bytes / 1048576.0,
 				   g->file > g->anon + g->shared ? "mapped file" : g->shared > g->anon ? "shared memory"
 												    : "anonymous");

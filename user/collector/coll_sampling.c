@@ -174,6 +174,8 @@ int coll_take_sample(struct coll *c)
 	c->prev_vm_delta = vm_delta;
 	smp.threads_bpf = t->threads_live;
 	smp.fds_bpf = t->fds_live;
+	if (c->cg.mem_dir[0])
+		snprintf(c->mem.cg_procs, sizeof(c->mem.cg_procs), "%s/cgroup.procs", c->cg.mem_dir);
 	coll_memory_figures(&c->mem, &st, smp.t, &smp.mem);
 	coll_count_resources(c, &s, &st, &lim, full, fds, &smp);
 	smp.ringbuf_drops = t->ringbuf_drops + (c->jheap ? ooms_jheap_drops(c->jheap) : 0);

@@ -149,7 +149,7 @@ static enum verdict rule_trend(struct ooms_detector *d, int r, const struct ooms
 	const struct ooms_res_rules *cfg = &d->cfg.res[r];
 	struct ooms_res_history *h = &d->hist[r];
 	double slope, first, second, left;
-	int n, half;
+	int n, half, from = ooms_resources[r].trend_from_pct ? ooms_resources[r].trend_from_pct : 50;
 	char lim[96];
 
 	if (f->value < 0)
@@ -167,9 +167,9 @@ static enum verdict rule_trend(struct ooms_detector *d, int r, const struct ooms
 		return SKIP;
 	x->value = f->value;
 	x->limit = f->limit;
-	*hold_at = f->limit / 2;
+	*hold_at = (int64_t)((double)f->limit * from / 100);
 	n = h->n;
-	if (n < 4 || 2 * f->value < f->limit || f->value >= f->limit)
+	if (n < 4 || (double)f->value * 100 < (double)f->limit * from || f->value >= f->limit)
 		return NOT;
 	if (cfg->ratio > 0 && f->value >= ratio_threshold(cfg->ratio, f->limit))
 		return NOT; /* the ratio rule's: the trend warns before it */

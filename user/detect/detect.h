@@ -71,7 +71,8 @@ void ooms_detect_init(struct ooms_detector *d, const struct ooms_detect_config *
 /* Feed one sample. Writes up to max crossings into out; returns how many.
  * The trend (every resource's): its figure rose across the last samples
  * (at least 4, both halves of them rising), it is at least half of its
- * limit and under the ratio rule's line, and at the slope from the oldest
+ * limit (memory: a quarter, its row's trend_from_pct) and under the ratio
+ * rule's line, and at the slope from the oldest
  * to the newest the limit is nearer than trend_s (60 s).
  * A rule fires once when it starts to hold, then again only after its
  * figure stayed under 90 % of the threshold it crossed for rearm_s (30 s),

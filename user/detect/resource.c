@@ -55,6 +55,9 @@ const struct ooms_resource ooms_resources[RES_MAX] = {
 		.what = "kB of memory (anonymous, shared, swapped)", .limit_name = "the memory limit",
 		.title = "Memory (anonymous + shared + swapped)", .unit = "kB", .color = "#d84315", .chart = 1,
 		.snap = SNAP_MEMORY, .fail_kind = -1, .absolute = 1,
+		/* memory runs out fast (a leak of 32 MB/s fills 400 MB in 12 s):
+		 * its trend looks from a quarter of the limit on */
+		.trend_from_pct = 25,
 		.defaults = {.ratio = 0.85, .trend_s = 60},
 	},
 	/* Memory pressure, as lmkd and systemd-oomd watch it: the share of time

@@ -68,6 +68,7 @@ struct ooms_resource {
 	int fail_kind;          /* the failures that are it running out (enum ooms_fail_kind), -1: none */
 	int absolute;           /* the count rule is a limit crossed once (KOOM's VmSize), not a rising count */
 	int count_32bit_only;   /* that limit applies to 32-bit targets unless asked (VmSize) */
+	int trend_from_pct;     /* the trend looks from this share of the limit on (0: half) */
 	struct ooms_res_rules defaults;
 };
 

@@ -336,7 +336,9 @@ enum ooms_backing ooms_sym_backing(struct ooms_symbolizer *s, uint64_t addr)
 	const struct mapping *mp = s ? find_mapping(s, addr) : NULL;
 	const char *p;
 
-	if (!mp || !mp->mod || !(p = mp->mod->path) || p[0] == '[')
+	if (!mp)
+		return OOMS_BACK_UNKNOWN;
+	if (!mp->mod || !(p = mp->mod->path) || p[0] == '[')
 		return OOMS_BACK_ANON;
 	if (!strncmp(p, "/memfd:", 7) || !strncmp(p, "/dev/ashmem", 11) || !strncmp(p, "/SYSV", 5) ||
 	    !strncmp(p, "/dev/shm/", 9) || !strncmp(p, "/dev/zero", 9))

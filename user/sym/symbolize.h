@@ -53,8 +53,9 @@ int ooms_sym_read_code(struct ooms_symbolizer *s, uint64_t addr, void *buf, size
 int ooms_sym_is_exec(struct ooms_symbolizer *s, uint64_t addr);
 /* What backs addr in the maps last read: a file, shared memory (memfd,
  * ashmem, SysV, /dev/shm, a shared anonymous mapping), or anonymous memory
- * ([heap], [stack], [anon:...], an unnamed mapping, or one made since). */
-enum ooms_backing { OOMS_BACK_ANON = 0, OOMS_BACK_FILE, OOMS_BACK_SHARED };
+ * ([heap], [stack], [anon:...], an unnamed mapping), or unknown (in no
+ * mapping read: one made since). */
+enum ooms_backing { OOMS_BACK_ANON = 0, OOMS_BACK_FILE, OOMS_BACK_SHARED, OOMS_BACK_UNKNOWN /* in no mapping read */ };
 enum ooms_backing ooms_sym_backing(struct ooms_symbolizer *s, uint64_t addr);
 
 /* "libc.so.6 0x7f12... 0x7f10... + 123456 eventfd+16": crash-log form. */

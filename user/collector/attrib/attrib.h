@@ -92,6 +92,9 @@ uint32_t ooms_attrib_stack_scan(struct ooms_attrib *a, const struct ooms_event *
 				size_t nslice);
 void ooms_attrib_write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack);
 const char *ooms_attrib_culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len);
+/* The same for a stack whose first frame is the code itself (a sampled
+ * page fault's pc), not a call's return into it. */
+const char *ooms_attrib_culprit_pc(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len);
 /* The stack's frames in crash-log form, one "INDENT#NN text" line each. */
 void ooms_attrib_print_frames(FILE *out, struct ooms_attrib *a, uint32_t stack, const char *indent);
 

@@ -132,7 +132,7 @@ int ooms_attrib_write_memory(struct ooms_attrib *a, struct run_memory *m, const 
 		rg[i] = (struct run_memory_group){
 			.samples = g[i].samples, .anon = g[i].anon, .file = g[i].file, .shared = g[i].shared,
 			.bytes = (int64_t)(g[i].samples * a->fault_period_pages * page),
-			.created_by = g[i].stack ? ooms_attrib_culprit(a, g[i].stack, names[i], sizeof(names[i])) : NULL,
+			.created_by = g[i].stack ? ooms_attrib_culprit_pc(a, g[i].stack, names[i], sizeof(names[i])) : NULL,
 			.thread = g[i].comm[0] ? g[i].comm : NULL};
 		if (!g[i].stack)
 			rg[i].created_by = "(no stack)";

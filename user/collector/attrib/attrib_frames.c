@@ -11,7 +11,7 @@
 #include "util/text.h"
 
 static void write_frames(struct json *j, struct ooms_attrib *a, uint32_t stack);
-static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len);
+static const char *culprit(struct ooms_attrib *a, uint32_t stack, int first_is_code, char *buf, size_t len);
 
 void attrib_write_frame(struct json *j, struct ooms_attrib *a, uint64_t addr, int is_ret)
 {
@@ -43,7 +43,12 @@ void ooms_attrib_write_frames(struct json *j, struct ooms_attrib *a, uint32_t st
 
 const char *ooms_attrib_culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len)
 {
-	return culprit(a, stack, buf, len);
+	return culprit(a, stack, 0, buf, len);
+}
+
+const char *ooms_attrib_culprit_pc(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len)
+{
+	return culprit(a, stack, 1, buf, len);
 }
 
 void ooms_attrib_print_frames(FILE *out, struct ooms_attrib *a, uint32_t stack, const char *indent)
@@ -200,7 +205,9 @@ static const char *java_code_culprit(struct ooms_attrib *a, const struct ooms_fr
 /* The first frame outside the plumbing and the Java runtime: "who did it";
  * when every frame is theirs (a runtime's own threads), the first outside
  * the plumbing. */
-static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, size_t len)
+/* first_is_code: the first frame is the code itself (a page fault's pc),
+ * not where a call into a library was made from */
+static const char *culprit(struct ooms_attrib *a, uint32_t stack, int first_is_code, char *buf, size_t len)
 {
 	size_t n = 0;
 	const uint64_t *fr = ooms_stacks_get(a->stacks, stack, &n);
@@ -225,7 +232,7 @@ static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, siz
 			/* ART's compiled Java: named by its method, the platform's
 			 * passed over as the JVM's are */
 			art = ooms_art_frame_kind(base, f.symbol);
-			if (art == OOMS_ART_COMPILED && i > 0) {
+			if (art == OOMS_ART_COMPILED && (i > 0 || first_is_code)) {
 				if (!f.symbol || (!pass && java_is_platform(a, f.symbol, strlen(f.symbol))))
 					continue;
 				snprintf(buf, len, "%s (compiled Java, %s)", f.symbol, base);
@@ -237,7 +244,7 @@ static const char *culprit(struct ooms_attrib *a, uint32_t stack, char *buf, siz
 			}
 			/* the first frame is where the call was made from: a libc
 			 * wrapper, in a static executable its own module's */
-			if (is_plumbing(base) || (!pass && (is_runtime(base) || (i == 0 && n > 1))))
+			if (is_plumbing(base) || (!pass && (is_runtime(base) || (i == 0 && n > 1 && !first_is_code))))
 				continue;
 			if (f.symbol)
 				snprintf(buf, len, "%s (%s)", ooms_demangle(f.symbol, name, sizeof(name)), base);

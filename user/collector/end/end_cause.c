@@ -107,9 +107,20 @@ void ooms_death_classify(const struct ooms_death *d, const struct ooms_sig_rec *
 		return;
 	}
 	if ((status & 0x7f) == 0) {
+		const struct ooms_sig_rec *term = nsigs > SIGTERM ? &sigs[SIGTERM] : NULL;
+
 		r->cause = DEATH_EXIT;
 		r->code = (status >> 8) & 0xff;
 		snprintf(r->sentence, sizeof(r->sentence), "exited with code %d", r->code);
+		/* it ended itself, but on a memory killer's SIGTERM (within 10 s of
+		 * its end): the killer's death, said as an exit */
+		if (term && term->count && r->ts_ns && term->ts_ns <= r->ts_ns && r->ts_ns - term->ts_ns < 10000000000ull &&
+		    term->sender_tgid != (uint32_t)pid && ooms_memory_killer_name(term->sender_comm)) {
+			sender_of(r, term, pid);
+			r->signal = 0;
+			snprintf(r->sentence, sizeof(r->sentence), "exited with code %d after SIGTERM from %s (PID %u), a "
+				 "userspace memory killer", r->code, ooms_memory_killer_name(r->sender_comm), r->sender_pid);
+		}
 		return;
 	}
 	r->signal = status & 0x7f;

@@ -77,7 +77,13 @@ int ooms_memory_kill_explain(const struct killer_input *in, struct memory_kill *
 	}
 	out->order = order == MEM_ORDER_SCORE ? "oom_score" : "oom_score_adj, then RSS";
 	if (in->rank && in->rank->n) {
-		out->rank = mem_ranking_place(in->rank, in->pid, order, &out->ranked);
+		/* a memory cgroup's OOM killer picks among the cgroup's processes */
+		if (d->cause == DEATH_OOM_CGROUP) {
+			out->order = "oom_score in its memory cgroup";
+			out->rank = mem_ranking_place_cg(in->rank, in->pid, &out->ranked);
+		} else {
+			out->rank = mem_ranking_place(in->rank, in->pid, order, &out->ranked);
+		}
 		out->rank_t = in->rank->t;
 	}
 	if (f)
@@ -142,8 +148,8 @@ int ooms_memory_kill_explain(const struct killer_input *in, struct memory_kill *
 		off += (size_t)snprintf(out->sentence + off, sizeof(out->sentence) - off, "\n%s", line2);
 	if (out->rank && off < sizeof(out->sentence))
 		off += (size_t)snprintf(out->sentence + off, sizeof(out->sentence) - off,
-					"; the %zu%s of %zu processes by %s (%s's order)", out->rank, ordinal(out->rank),
-					out->ranked, out->order, out->killer);
+					"; the %zu%s of %zu process%s by %s (%s's order)", out->rank, ordinal(out->rank),
+					out->ranked, out->ranked == 1 ? "" : "es", out->order, out->killer);
 	if (out->nround && off < sizeof(out->sentence))
 		snprintf(out->sentence + off, sizeof(out->sentence) - off, "; %zu other process(es) killed by it within 30 s",
 			 out->nround);

@@ -85,7 +85,7 @@ void coll_memory_figures(struct coll_memory *m, const struct proc_status *st, do
 	/* the ranking, for a kill's explanation: while memory is short (a
 	 * quarter of it available, or tasks stalling), every sample */
 	if (t >= m->next_rank_t || out->sys_available_kb * 4 < out->sys_total_kb || psi.some.avg10 >= 2) {
-		mem_ranking_scan(&m->rank, t);
+		mem_ranking_scan(&m->rank, t, m->cg_procs[0] ? m->cg_procs : NULL);
 		m->next_rank_t = t + 10;
 	}
 }

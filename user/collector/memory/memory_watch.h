@@ -38,6 +38,7 @@ struct coll_memory {
 	 * short, else every 10 s */
 	struct mem_ranking rank;
 	double next_rank_t;
+	char cg_procs[600];   /* the target's memory cgroup's cgroup.procs ("": none known), set by the collector */
 };
 
 /* Opens the PSI trigger on /proc/pressure/memory for stalls of ms_per_s

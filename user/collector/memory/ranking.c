@@ -28,13 +28,33 @@ static int64_t statm_rss_kb(pid_t pid)
 	return (int64_t)(rss * (unsigned long long)sysconf(_SC_PAGESIZE) / 1024);
 }
 
-int mem_ranking_scan(struct mem_ranking *r, double t)
+/* Whether pid is listed in text (cgroup.procs: a PID a line). */
+static int listed(const char *text, pid_t pid)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (atoi(p) == (int)pid)
+			return 1;
+	return 0;
+}
+
+int mem_ranking_scan(struct mem_ranking *r, double t, const char *cg_procs)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
+	char *members = NULL;
 
 	if (!d)
 		return -errno;
+	if (cg_procs && (members = malloc(65536))) {
+		ssize_t n = proc_read_file(cg_procs, members, 65535);
+
+		if (n < 0) {
+			free(members);
+			members = NULL;
+		} else {
+			members[n] = 0;
+		}
+	}
 	r->n = 0;
 	while ((de = readdir(d)) && r->n < RANK_MAX_PROCS) {
 		struct mem_proc p = {0};
@@ -53,6 +73,7 @@ int mem_ranking_scan(struct mem_ranking *r, double t)
 		n = proc_read_file(path, p.comm, sizeof(p.comm) - 1);
 		p.comm[n > 0 ? (size_t)n : 0] = 0;
 		p.comm[strcspn(p.comm, "\n")] = 0;
+		p.in_cg = members && listed(members, p.pid);
 		if (r->n == r->cap) {
 			size_t cap = r->cap ? r->cap * 2 : 256;
 			struct mem_proc *q = realloc(r->procs, cap * sizeof(*q));
@@ -65,6 +86,7 @@ int mem_ranking_scan(struct mem_ranking *r, double t)
 		r->procs[r->n++] = p;
 	}
 	closedir(d);
+	free(members);
 	r->t = t;
 	return 0;
 }
@@ -94,7 +116,7 @@ static int before(const struct mem_proc *a, const struct mem_proc *b, enum mem_o
 	return a->rss_kb > b->rss_kb;
 }
 
-size_t mem_ranking_place(const struct mem_ranking *r, pid_t pid, enum mem_order order, size_t *of)
+static size_t place_among(const struct mem_ranking *r, pid_t pid, enum mem_order order, int only_cg, size_t *of)
 {
 	const struct mem_proc *me = mem_ranking_find(r, pid);
 	size_t place = 1, n = 0;
@@ -103,7 +125,7 @@ size_t mem_ranking_place(const struct mem_ranking *r, pid_t pid, enum mem_order 
 	for (size_t i = 0; i < r->n; i++) {
 		const struct mem_proc *p = &r->procs[i];
 
-		if (p->adj <= -1000)
+		if (p->adj <= -1000 || (only_cg && !p->in_cg))
 			continue;
 		n++;
 		if (me && p->pid != pid && before(p, me, order))
@@ -112,5 +134,15 @@ size_t mem_ranking_place(const struct mem_ranking *r, pid_t pid, enum mem_order 
 	*of = n;
 	/* a process at -1000 is no killer's pick: it has no place among those
 	 * counted (it was given 1, "the first", as nothing is counted before it) */
-	return me && me->adj > -1000 ? place : 0;
+	return me && me->adj > -1000 && (!only_cg || me->in_cg) ? place : 0;
+}
+
+size_t mem_ranking_place(const struct mem_ranking *r, pid_t pid, enum mem_order order, size_t *of)
+{
+	return place_among(r, pid, order, 0, of);
+}
+
+size_t mem_ranking_place_cg(const struct mem_ranking *r, pid_t pid, size_t *of)
+{
+	return place_among(r, pid, MEM_ORDER_SCORE, 1, of);
 }

@@ -14,6 +14,7 @@ struct mem_proc {
 	pid_t pid;
 	int adj, score;       /* oom_score_adj, oom_score */
 	int64_t rss_kb;
+	int in_cg;            /* in the target's memory cgroup (its cgroup.procs, when given) */
 	char comm[16];
 };
 
@@ -23,8 +24,10 @@ struct mem_ranking {
 	size_t n, cap;
 };
 
-/* Scans /proc into r (its list replaced). 0 or -errno. */
-int mem_ranking_scan(struct mem_ranking *r, double t);
+/* Scans /proc into r (its list replaced); cg_procs: the target's memory
+ * cgroup's cgroup.procs (NULL: none), whose members are marked in_cg. 0 or
+ * -errno. */
+int mem_ranking_scan(struct mem_ranking *r, double t, const char *cg_procs);
 void mem_ranking_free(struct mem_ranking *r);
 /* The process pid in r, or NULL. */
 const struct mem_proc *mem_ranking_find(const struct mem_ranking *r, pid_t pid);
@@ -38,5 +41,8 @@ enum mem_order { MEM_ORDER_SCORE, MEM_ORDER_ADJ_RSS };
  * -1000): 1 for the first; *of the count; 0 when pid is not in r or is
  * at -1000 itself (no killer's pick). */
 size_t mem_ranking_place(const struct mem_ranking *r, pid_t pid, enum mem_order order, size_t *of);
+/* The same among the processes of the target's memory cgroup (a memory
+ * cgroup's OOM killer picks among them). */
+size_t mem_ranking_place_cg(const struct mem_ranking *r, pid_t pid, size_t *of);
 
 #endif
