@@ -11,6 +11,7 @@ struct res_input {
 	const struct proc_limits *lim;
 	int full;                       /* s was read for this sample */
 	int64_t fds;                    /* /proc/PID/fd's count when s is not fresh, -1 unknown */
+	const struct ooms_memfig *mem;  /* the sample's memory figures (filled before) */
 };
 
 /* The tightest thread limit: threads-max, RLIMIT_NPROC, --thread-limit,
@@ -87,9 +88,9 @@ static void count_memfd(struct coll *c, const struct res_input *in, struct ooms_
  * reclaimed: page cache is reclaimed before its OOM killer acts), under
  * memory.high (where it is throttled), under the system's available memory
  * (what a system killer watches), or under RLIMIT_DATA (of VmData). */
-static void count_memory(struct coll *c, const struct res_input *in, const struct ooms_memfig *m,
-			 struct ooms_res_fig *f)
+static void count_memory(struct coll *c, const struct res_input *in, struct ooms_res_fig *f)
 {
+	const struct ooms_memfig *m = in->mem;
 	const struct ooms_cgroup *cg = &c->cg;
 	int64_t v, room;
 
@@ -123,9 +124,9 @@ static void count_memory(struct coll *c, const struct res_input *in, const struc
 
 /* Pressure: ms a second stalled on memory (PSI some avg10), or the
  * trigger's stall when it fired since the last sample. */
-static void count_memstall(struct coll *c, const struct ooms_memfig *m, struct ooms_res_fig *f)
+static void count_memstall(struct coll *c, const struct res_input *in, struct ooms_res_fig *f)
 {
-	f->value = coll_memory_stall_ms(&c->mem, m);
+	f->value = coll_memory_stall_ms(&c->mem, in->mem);
 	f->limit = f->value >= 0 ? 1000 : -1;
 	f->limit_src = c->mem.psi_fd >= 0 ? c->mem.trigger : NULL;
 }
@@ -135,19 +136,17 @@ static void (*const counters[RES_MAX])(struct coll *, const struct res_input *, 
 	[RES_FDS] = count_fds,
 	[RES_VMSIZE] = count_vmsize,
 	[RES_MEMFD] = count_memfd,
+	[RES_MEMORY] = count_memory,
+	[RES_MEMSTALL] = count_memstall,
 };
 
 void coll_count_resources(struct coll *c, const struct ooms_snapshot *s, const struct proc_status *st,
 			  const struct proc_limits *lim, int full, int64_t fds, struct ooms_sample *smp)
 {
-	struct res_input in = {s, st, lim, full, fds};
+	struct res_input in = {s, st, lim, full, fds, &smp->mem};
 
 	for (int r = 0; r < RES_MAX; r++) {
 		smp->res[r] = (struct ooms_res_fig){-1, -1, NULL};
-		if (counters[r])
-			counters[r](c, &in, &smp->res[r]);
+		counters[r](c, &in, &smp->res[r]);
 	}
-	/* the memory rows read the sample's memory figures (filled before) */
-	count_memory(c, &in, &smp->mem, &smp->res[RES_MEMORY]);
-	count_memstall(c, &smp->mem, &smp->res[RES_MEMSTALL]);
 }
