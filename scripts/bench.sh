@@ -18,8 +18,8 @@ loop=build/targets/bench_loop
 tmp=$(mktemp -d /tmp/oomscope-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-declare -A ITERS=([open]=200000 [mmap]=100000 [thread]=10000 [mix]=10000 [syscall]=300000)
-if [ "${QUICK:-0}" = 1 ]; then ITERS=([open]=50000 [mmap]=30000 [thread]=3000 [mix]=3000 [syscall]=100000); fi
+declare -A ITERS=([open]=200000 [mmap]=100000 [thread]=10000 [mix]=10000 [syscall]=300000 [touch]=600)
+if [ "${QUICK:-0}" = 1 ]; then ITERS=([open]=50000 [mmap]=30000 [thread]=3000 [mix]=3000 [syscall]=100000 [touch]=200); fi
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -35,7 +35,8 @@ ns_oomscope() {
 ns_strace()  { if command -v strace > /dev/null; then strace -f -c -o /dev/null "$loop" "$1" "$2" | awk '{print $4}'; else echo -; fi; }
 
 printf '%-24s %9s | %12s %12s %8s | %12s %8s | %s\n' mode iters "alone ns/it" "oomscope" ratio "strace -f -c" ratio "oomscope events (lost), its CPU s, s per M events"
-for row in open mmap thread thread:no-pthread-probe mix syscall; do
+# touch: page faults, one in every 2 MiB of them sampled with its stack (--fault-sample)
+for row in open mmap thread thread:no-pthread-probe mix syscall touch; do
   mode=${row%%:*}
   NO_PTHREAD_PROBE=0; [ "$row" != "$mode" ] && NO_PTHREAD_PROBE=1
   n=${ITERS[$mode]}

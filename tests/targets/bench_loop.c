@@ -1,7 +1,8 @@
 /* bench_loop: a syscall-heavy loop for `make bench`.
- *   bench_loop open|thread|mmap|mix|syscall ITERATIONS
+ *   bench_loop open|thread|mmap|mix|syscall|touch ITERATIONS
  * (syscall: getppid, a call oomscope never follows: what any process pays
- * while oomscope watches another)
+ * while oomscope watches another; touch: 1 MiB mapped, written page by
+ * page and unmapped: page faults, which --fault-sample samples)
  * prints: MODE ITERATIONS ELAPSED_NS NS_PER_ITER */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -43,6 +44,20 @@ static void one_mmap(void)
 	}
 }
 
+/* a page-touching loop: 1 MiB mapped, each page written (a page fault
+ * each: what --fault-sample samples), unmapped */
+static void one_touch(void)
+{
+	size_t len = 1 << 20, page = (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	for (size_t o = 0; o < len; o += page)
+		((volatile char *)p)[o] = 1;
+	munmap(p, len);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -58,14 +73,18 @@ int main(int argc, char **argv)
 	const char *mode;
 
 	if (argc != 3 || (n = atol(argv[2])) <= 0) {
-		fprintf(stderr, "usage: bench_loop open|thread|mmap|mix|syscall ITERATIONS\n");
+		fprintf(stderr, "usage: bench_loop open|thread|mmap|mix|syscall|touch ITERATIONS\n");
 		return 2;
 	}
 	mode = argv[1];
-	if (!strcmp(mode, "syscall")) {
+	if (!strcmp(mode, "syscall") || !strcmp(mode, "touch")) {
 		t0 = now_ns();
-		for (long i = 0; i < n; i++)
-			syscall(SYS_getppid);
+		for (long i = 0; i < n; i++) {
+			if (mode[0] == 's')
+				syscall(SYS_getppid);
+			else
+				one_touch();
+		}
 		dt = now_ns() - t0;
 		printf("%s %ld %llu %.1f\n", mode, n, (unsigned long long)dt, (double)dt / n);
 		return 0;
