@@ -98,6 +98,10 @@ first_crossing() {
   grep -q "how it ended: PID $pid killed by SIGTERM from earlyoom (PID" "$TMP/w.out"
   grep -q "the target: oom_score_adj 1000, oom_score [0-9]*, RSS .*; the 1st of [0-9]* processes by oom_score (earlyoom's order)" "$TMP/w.out" ||
     { cat "$TMP/w.out" >&3; false; }
+  # the lab's store counts deaths by cause and killer
+  "$OOMSCOPE" aggregate --db "$TMP/lab.db" "$d" >/dev/null
+  run "$OOMSCOPE" aggregate --db "$TMP/lab.db" --deaths
+  [[ "$output" == *"memory-killer: earlyoom"* ]] || { echo "$output" >&3; false; }
 }
 
 @test "an mmap leak: its crossing names the function that touched the regions" {
@@ -148,4 +152,35 @@ first_crossing() {
   [[ "$output" == *"memory"*"leak_session_buffers"* ]] || { echo "$output" >&3; false; }
   run "$OOMSCOPE" aggregate --db "$TMP/lab.db" --deaths
   [[ "$output" == *"oom-cgroup"* ]] || { echo "$output" >&3; false; }
+}
+
+@test "memory pressure: a PSI trigger wakes oomscope (memory_stall); an lmkd stand-in waiting on its own trigger kills the thrashing app; the death is lmkd's, in lmkd's order" {
+  local cg d pid x
+  [ -e /proc/pressure/memory ] || skip "this kernel has no PSI (/proc/pressure/memory)"
+  # a 64 MB cgroup reading a 128 MB file again and again: reclaim and refaults, stalls
+  cg=$(mem_cgroup $((64 << 20)))
+  start_bg t sh -c "echo \$\$ > '$cg/cgroup.procs' && echo 900 > /proc/self/oom_score_adj && exec '$MT' -w -m thrash -L 128 -f '$TMP/cache' -t 60"
+  wait_for "$TMP/t.out" '^waiting pid=' 30
+  pid=$(sed -n 's/^waiting pid=//p' "$TMP/t.out")
+  start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/run"
+  wait_for "$TMP/run/timeline.jsonl" '"type":"start"' 20
+  kill -USR1 "$pid"
+  d="$TMP/run"
+  # oomscope's trigger (100 ms a second) fires on the stalls, between samples
+  wait_for "$d/timeline.jsonl" '"rule":"memory_stall"' 40
+  x=$(first_crossing "$d" memory_stall)
+  grep '"type":"sample"' "$d/timeline.jsonl" | jq -e --argjson t "$(jq .t <<<"$x")" \
+    'select(.t == $t) | .memory_stall_ms >= 100 and (.memory_stall_limit_ms_src | startswith("PSI trigger (some "))' ||
+    { grep '"type":"sample"' "$d/timeline.jsonl" | tail -n 3 >&3; false; }
+  jq -e 'startswith("memory-")' <<<"$(jq .wrote <<<"$x")"
+  # then lmkd, as lmkd does: a trigger of its own, the highest adj band's heaviest
+  start_bg l "$TARGETS/lmkd" --psi 150 900 30
+  wait_exit "$(cat "$TMP/l.pid")" 40
+  grep -q "^lmkd killed $pid" "$TMP/l.out" || { cat "$TMP/l.out" >&3; false; }
+  wait_exit "$(cat "$TMP/w.pid")" 30
+  jq -e '.cause == "lmkd" and .signal == 9 and .sender.comm == "lmkd_reaper0"
+         and .memory_kill.killer == "lmkd" and .memory_kill.order == "oom_score_adj, then RSS"
+         and .memory_kill.rank == 1 and .memory_kill.at_kill.oom_score_adj == 900
+         and .memory_kill.minute_max_psi_some_avg10 > 0' "$d/death.json" || { jq . "$d/death.json" >&3; false; }
+  grep -q "the 1st of [0-9]* processes by oom_score_adj, then RSS (lmkd's order)" "$TMP/w.out" || { cat "$TMP/w.out" >&3; false; }
 }

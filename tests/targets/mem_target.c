@@ -1,10 +1,13 @@
 /* mem_target: grows its memory, for the memory rule and its growth by code.
- *   mem_target [-m malloc|mmap|cache] [-r MB/s] [-L MB] [-t SECS] [-w] [-T] [-f FILE]
+ *   mem_target [-m malloc|mmap|cache|thrash] [-r MB/s] [-L MB] [-t SECS] [-w] [-T] [-f FILE]
  * malloc: leak_session_buffers mallocs 1 MiB blocks and fills them (a native
  *   leak); mmap: map_scratch_regions maps 1 MiB anonymous regions and fills
  *   them; cache: fill_cache_file writes FILE (default a temporary file) and
  *   read_cache_file maps it and reads it back (its pages are file cache,
- *   reclaimable: no leak). At -r MB a second (default 32) up to -L MB
+ *   reclaimable: no leak); thrash: writes a file of -L MB (default 256) and
+ *   reads it again and again (thrash_cache_file), which in a memory cgroup
+ *   smaller than it stalls on reclaim and refaults: memory pressure.
+ *   At -r MB a second (default 32) up to -L MB
  *   (default: no limit), then holds. Prints "ready pid=N", then
  *   "grown MB" every second. Ends after -t SECS (60), or on SIGTERM (with
  *   -T, SIGTERM kills it, as it does a program that does not catch it). */
@@ -83,6 +86,20 @@ __attribute__((noinline)) static unsigned read_cache_file(void)
 	return sum;
 }
 
+/* the whole file mapped and read, page by page, again and again */
+__attribute__((noinline)) static unsigned thrash_cache_file(void)
+{
+	volatile unsigned sum = 0;
+	unsigned char *p = mmap(NULL, (size_t)cache_size, PROT_READ, MAP_SHARED, cache_fd, 0);
+
+	if (p == MAP_FAILED)
+		return 0;
+	for (off_t i = 0; i < cache_size; i += 4096)
+		sum += p[i];
+	munmap(p, (size_t)cache_size);
+	return sum;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -113,8 +130,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (strcmp(mode, "malloc") && strcmp(mode, "mmap") && strcmp(mode, "cache")) {
-		fprintf(stderr, "mem_target: -m malloc, mmap or cache\n");
+	if (strcmp(mode, "malloc") && strcmp(mode, "mmap") && strcmp(mode, "cache") && strcmp(mode, "thrash")) {
+		fprintf(stderr, "mem_target: -m malloc, mmap, cache or thrash\n");
 		return 2;
 	}
 	if (rate <= 0) {
@@ -125,7 +142,7 @@ int main(int argc, char **argv)
 		signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
 	signal(SIGUSR1, on_go);
-	if (!strcmp(mode, "cache")) {
+	if (!strcmp(mode, "cache") || !strcmp(mode, "thrash")) {
 		cache_fd = file ? open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : mkstemp(tmp);
 		if (cache_fd < 0) {
 			perror("mem_target: cache file");
@@ -138,6 +155,21 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (wait && !go && !stop)
 		pause();
+	if (!strcmp(mode, "thrash")) { /* the file first, then nothing but reading it */
+		for (double mb = limit ? limit : 256; cache_size < (off_t)mb * MB && !stop;)
+			fill_cache_file();
+		start = last_say = now();
+		while (!stop && now() - start < secs) {
+			thrash_cache_file();
+			grown++;
+			if (now() - last_say >= 1) {
+				printf("passes %zu\n", grown);
+				fflush(stdout);
+				last_say = now();
+			}
+		}
+		return 0;
+	}
 	start = last_say = now();
 	while (!stop && now() - start < secs) {
 		double t = now() - start;

@@ -126,9 +126,8 @@ static void count_memory(struct coll *c, const struct res_input *in, struct ooms
  * trigger's stall when it fired since the last sample. */
 static void count_memstall(struct coll *c, const struct res_input *in, struct ooms_res_fig *f)
 {
-	f->value = coll_memory_stall_ms(&c->mem, in->mem);
+	f->value = coll_memory_stall_ms(&c->mem, in->mem, &f->limit_src);
 	f->limit = f->value >= 0 ? 1000 : -1;
-	f->limit_src = c->mem.psi_fd >= 0 ? c->mem.trigger : NULL;
 }
 
 static void (*const counters[RES_MAX])(struct coll *, const struct res_input *, struct ooms_res_fig *) = {

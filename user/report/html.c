@@ -170,6 +170,25 @@ static void how_it_ended(FILE *f, const struct rundata *rd)
 			 g->called_by ? g->called_by : "an unknown caller");
 		kv(f, "last failure", buf);
 	}
+	if (d->has_memory_kill) {
+		const struct run_memory_kill *k = &d->memory_kill;
+
+		snprintf(buf, sizeof(buf), "%s (known by %s)", k->killer ? k->killer : "?", k->known_by ? k->known_by : "?");
+		kv(f, "memory killer", buf);
+		kv(f, "what it saw", k->sentence);
+		for (size_t i = 0; i < k->nround; i++) {
+			snprintf(buf, sizeof(buf), "PID %" PRId64 " (%s) at %.1f s%s", k->round[i].pid,
+				 k->round[i].comm ? k->round[i].comm : "?", k->round[i].t,
+				 k->round[i].rss_kb != RUN_NONE ? "" : ", its RSS unknown");
+			if (k->round[i].rss_kb != RUN_NONE) {
+				size_t n = strlen(buf);
+
+				snprintf(buf + n, sizeof(buf) - n, ", RSS %.1f MB, oom_score_adj %" PRId64,
+					 k->round[i].rss_kb / 1024.0, k->round[i].adj);
+			}
+			kv(f, i ? "" : "its round (30 s)", buf);
+		}
+	}
 	fprintf(f, "</table>\n");
 }
 

@@ -31,6 +31,7 @@ int coll_memory_start(struct coll_memory *m, pid_t pid, int64_t ms_per_s)
 	m->psi_fd = fd;
 	m->trigger_ms = ms_per_s;
 	snprintf(m->trigger, sizeof(m->trigger), "some %llu %llu", (unsigned long long)stall, (unsigned long long)window);
+	snprintf(m->trigger_src, sizeof(m->trigger_src), "PSI trigger (%s)", m->trigger);
 	return 0;
 }
 
@@ -90,12 +91,15 @@ void coll_memory_figures(struct coll_memory *m, const struct proc_status *st, do
 	}
 }
 
-int64_t coll_memory_stall_ms(struct coll_memory *m, const struct ooms_memfig *f)
+int64_t coll_memory_stall_ms(struct coll_memory *m, const struct ooms_memfig *f, const char **src)
 {
 	int64_t v = f->psi_some10 >= 0 ? (int64_t)(f->psi_some10 * 10 + 0.5) : -1;
 
-	if (m->fired && m->trigger_ms > v)
+	*src = v >= 0 ? "PSI some avg10" : NULL;
+	if (m->fired && m->trigger_ms > v) {
 		v = m->trigger_ms;
+		*src = m->trigger_src;
+	}
 	m->fired = 0;
 	return v;
 }
