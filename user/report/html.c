@@ -503,7 +503,7 @@ static void files(FILE *f, const struct rundata *rd)
 
 		char path[8300];
 
-		if (e->kind != REC_CROSSING || !e->file[0] || strchr(e->file, '/') || strstr(e->file, ".hprof"))
+		if (e->kind != REC_CROSSING || !e->file[0] || strchr(e->file, '/') || run_name_is_dump(e->file))
 			continue;
 		/* a rule keeps its first, largest and last snapshots */
 		snprintf(path, sizeof(path), "%s/%s", rd->dir, e->file);
@@ -522,7 +522,7 @@ static void files(FILE *f, const struct rundata *rd)
 
 		run_name_dump_analysis(txt, sizeof(txt), rd->analysis_seq[a], 1);
 		run_name_dump_analysis(json, sizeof(json), rd->analysis_seq[a], 0);
-		fprintf(f, "<li><a href=\"%s\">%s</a>, <a href=\"%s\">.json</a></li>\n", txt, txt, json);
+		fprintf(f, "<li><a href=\"%s\">%s</a>, <a href=\"%s\">JSON</a></li>\n", txt, txt, json);
 	}
 	fprintf(f, "</ul>\n<p class=\"sub\">trace.json opens in Perfetto (ui.perfetto.dev) and chrome://tracing; allocs.pb.gz and memory.pb.gz in pprof; "
 		   "dump-N.hprof.gz in VisualVM, MAT or Android Studio after <code>oomscope hprof restore</code>.</p>\n");

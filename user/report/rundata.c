@@ -281,7 +281,7 @@ int rundata_load(struct rundata *rd, const char *dir, struct ooms_err *err)
 	f = fopen(path, "re");
 	if (!f) {
 		e = -errno;
-		return ooms_err_set(err, e, "%s is not a run directory (no timeline.jsonl: %s)", dir, strerror(-e));
+		return ooms_err_set(err, e, "%s is not a run directory (no " RUN_TIMELINE ": %s)", dir, strerror(-e));
 	}
 	while ((n = getline(&line, &cap, f)) > 0) {
 		struct json_object *o = json_tokener_parse(line);

@@ -89,3 +89,8 @@ int run_name_dump_seq(const char *name, int *seq)
 	*seq = (int)v;
 	return 0;
 }
+
+int run_name_is_dump(const char *name)
+{
+	return !strncmp(name, "dump-", 5) && strstr(name, ".hprof") != NULL;
+}

@@ -46,5 +46,7 @@ int run_name_dump_analysis(char *out, size_t len, int seq, int text);
 /* SEQ of a dump's JSON analysis' name (dump-SEQ.analysis.json, SEQ an
  * int) into *seq: 0, or -1 for another name. */
 int run_name_dump_seq(const char *name, int *seq);
+/* Whether NAME is a heap dump's ("dump-3.hprof.gz", "dump-oom.hprof"). */
+int run_name_is_dump(const char *name);
 
 #endif

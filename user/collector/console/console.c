@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "collector/coll.h"
 #include "util/text.h"
+#include "run/files.h"
 
 void coll_print_header(void)
 {
@@ -80,7 +81,7 @@ void coll_print_death(struct coll *c, const struct ooms_death_rec *d)
 		fprintf(stderr, "  last failure%s: %s\n",
 			d->ts_ns > g->last_ns ? "" : " (after)", text_term_safe(safe, sizeof(safe), line));
 		if (d->ts_ns > g->last_ns)
-			fprintf(stderr, "  %.1f ms before the end; %" PRIu64 " failed call(s) in all (failures.json)\n",
+			fprintf(stderr, "  %.1f ms before the end; %" PRIu64 " failed call(s) in all (" RUN_FAILURES ")\n",
 				(d->ts_ns - g->last_ns) / 1e6, ooms_failures_total(c->fails));
 	}
 }
@@ -110,7 +111,7 @@ void coll_print_end(struct coll *c, const char *why, const struct ooms_death_rec
 			c->timeline_lost);
 	if (unseen)
 		fprintf(stderr, "oomscope: %zu fd(s) made while watched came with no creation event (lost in the kernel, or "
-			"oomscope's syscall hook did not run for them): fds.json lists them without a stack, as "
+			"oomscope's syscall hook did not run for them): " RUN_FDS " lists them without a stack, as "
 			"'creation event not received'\n", unseen);
 	coll_own_cost(&cpu, &rss);
 	if (rss)

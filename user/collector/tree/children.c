@@ -161,7 +161,7 @@ static int dir_story(const char *dir, char *buf, size_t len)
 	struct run_record r;
 	int notable = 1;
 
-	snprintf(buf, len, "no end recorded (see its terminal.txt)");
+	snprintf(buf, len, "no end recorded (see its %s)", RUN_CHILD_TERMINAL + 1);
 	snprintf(path, sizeof(path), "%s/" RUN_TIMELINE, dir);
 	if (run_timeline_last(path, REC_END, 0, &o, &r) == 0) {
 		const char *how = r.u.end.how ? r.u.end.how : r.u.end.reason ? r.u.end.reason : "?";
