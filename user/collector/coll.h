@@ -164,7 +164,7 @@ void coll_count_resources(struct coll *c, const struct ooms_snapshot *s, const s
 /* The memory snapshot at path (coll_memory.c), and under a crossing's line
  * the code that grew the memory most. */
 int coll_write_memory(struct coll *c, const char *path);
-void coll_memory_lines(const char *path);
+void coll_memory_lines(const char *dir, const char *name);
 int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum ooms_snap kind, const char *name);
 int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum ooms_snap kind, int seq, char *name,
 		      size_t name_len);

@@ -76,15 +76,15 @@ int coll_write_memory(struct coll *c, const char *path)
 
 /* Under a memory crossing's line: the code that grew the memory most, with
  * its share of the sampled bytes. */
-void coll_memory_lines(const char *path)
+void coll_memory_lines(const char *dir, const char *name)
 {
-	struct json_object *doc = json_object_from_file(path);
+	struct json_object *doc;
 	struct run_memory m;
 	char safe[512];
 
-	if (!doc)
+	if (run_memory_load(dir, name, &doc, &m))
 		return;
-	if (run_memory_read(doc, &m) == 0 && m.samples) {
+	if (m.samples) {
 		for (size_t i = 0, said = 0; i < m.ngroups && said < 3; i++) {
 			const struct run_memory_group *g = &m.groups[i];
 

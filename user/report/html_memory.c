@@ -217,7 +217,6 @@ static void memory_view(FILE *f, const struct run_memory *m, const char *file)
 void html_memory_section(FILE *f, const struct rundata *rd)
 {
 	const struct rd_event *x = NULL;
-	char path[4200];
 
 	for (size_t i = 0; i < rd->nevents && !x; i++)
 		if (rd->events[i].kind == REC_CROSSING && !strncmp(rd->events[i].rule, "memory", 6) && rd->events[i].file[0] &&
@@ -230,8 +229,7 @@ void html_memory_section(FILE *f, const struct rundata *rd)
 		struct json_object *doc;
 		struct run_memory at;
 
-		snprintf(path, sizeof(path), "%s/%s", rd->dir, x->file);
-		if ((doc = json_object_from_file(path)) && run_memory_read(doc, &at) == 0) {
+		if (run_memory_load(rd->dir, x->file, &doc, &at) == 0) {
 			fprintf(f, "<h3>At the crossing: %.1f s, ", x->t);
 			esc_html(f, x->rule);
 			fprintf(f, "</h3>\n<p>");

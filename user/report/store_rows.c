@@ -120,20 +120,14 @@ static int memory_rows(struct store *s, const char *run_id, const char *snap, co
 /* A crossing's memory-N.json, read and stored (0 when it is none). */
 static int memory_crossing_rows(struct store *s, const struct rundata *rd, const char *run_id, const char *file)
 {
-	char path[4200];
 	struct json_object *doc;
 	struct run_memory m;
-	int bad = 0;
+	int bad;
 
-	if (run_name_snapshot_kind(file) != SNAP_MEMORY)
+	if (run_memory_load(rd->dir, file, &doc, &m))
 		return 0;
-	snprintf(path, sizeof(path), "%s/%s", rd->dir, file);
-	if (!(doc = json_object_from_file(path)))
-		return 0;
-	if (run_memory_read(doc, &m) == 0) {
-		bad = memory_rows(s, run_id, file, &m);
-		run_memory_free(&m);
-	}
+	bad = memory_rows(s, run_id, file, &m);
+	run_memory_free(&m);
 	json_object_put(doc);
 	return bad;
 }

@@ -1,6 +1,7 @@
 /* memory.json's writer beside its reader (memory.h). */
 #include "run/memory.h"
 #include "run/fields.h"
+#include "run/files.h"
 #include "run/records.h"
 #include "run/timeline.h"
 #include "util/json.h"
@@ -207,4 +208,23 @@ void run_memory_free(struct run_memory *m)
 	m->maps = NULL;
 	m->groups = NULL;
 	m->ncats = m->nmaps = m->ngroups = 0;
+}
+
+int run_memory_load(const char *dir, const char *name, struct json_object **doc, struct run_memory *out)
+{
+	char path[4400];
+
+	*doc = NULL;
+	memset(out, 0, sizeof(*out));
+	if (run_name_snapshot_kind(name) != SNAP_MEMORY || strchr(name, '/'))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!(*doc = json_object_from_file(path)))
+		return -1;
+	if (run_memory_read(*doc, out)) {
+		json_object_put(*doc);
+		*doc = NULL;
+		return -1;
+	}
+	return 0;
 }

@@ -66,5 +66,11 @@ void run_memory_write(struct json *j, const struct run_memory *m,
 /* 0, -EINVAL (not a memory snapshot) or -ENOMEM; run_memory_free after. */
 int run_memory_read(struct json_object *doc, struct run_memory *out);
 void run_memory_free(struct run_memory *m);
+/* The memory snapshot NAME of run directory DIR (memory.json or a
+ * crossing's memory-N.json) read into *out; *doc holds its strings
+ * (json_object_put it after run_memory_free). 0, or -1 when NAME names no
+ * memory snapshot or it is absent or damaged. What the report, the store
+ * and the collector's crossing lines read it through. */
+int run_memory_load(const char *dir, const char *name, struct json_object **doc, struct run_memory *out);
 
 #endif
