@@ -195,7 +195,9 @@ sleep 10
 EOF
   chmod +x "$tmp/root/oomscope-stage2"
   mkfs.ext4 -q -F -d "$tmp/root" -L root "$out/root.img" 2500M
-  KDIR=$out VM_TIMEOUT=1500 boot "$out/root.img" "" /oomscope-stage2 > "$tmp/console" || true
+  # (about 10 min on a quiet machine; 25 min and more beside the x86_64 suite and
+  # the GKI kernel's build on a 2-CPU one: a first CI run once ran out of 1500 s)
+  KDIR=$out VM_TIMEOUT=2400 boot "$out/root.img" "" /oomscope-stage2 > "$tmp/console" || true
   grep -E '^vm: |^E: |^W: ' "$tmp/console" >&2 || true
   grep -q '^vm: stage2 exit 0' "$tmp/console" || die "debootstrap's second stage failed in the VM (above)"
 }
