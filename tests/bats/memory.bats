@@ -8,6 +8,8 @@ load helpers
 MT="$TARGETS/mem_target"
 
 teardown() {
+  local d
+  [ -f "$TMP/disk_dirs" ] && while read -r d; do rm -rf "$d"; done < "$TMP/disk_dirs"
   common_teardown
 }
 
@@ -20,8 +22,21 @@ mem_cgroup() {
     echo "$1" > "$cg/memory.limit_in_bytes"
   else
     echo "$1" > "$cg/memory.max"
+    echo 0 > "$cg/memory.swap.max" 2>/dev/null || true
   fi
   echo "$cg"
+}
+
+# A directory on a disk, for a file whose pages the cache may drop: $TMP,
+# unless /tmp is a tmpfs (the arm64 VM's), whose pages are memory
+disk_dir() {
+  if [ "$(stat -f -c %T /tmp)" = tmpfs ]; then
+    mkdir -p "$ROOT/.bats-disk-$$"
+    echo "$ROOT/.bats-disk-$$" >> "$TMP/disk_dirs"
+    echo "$ROOT/.bats-disk-$$"
+  else
+    echo "$TMP"
+  fi
 }
 
 # first_crossing DIR PREFIX: the first crossing record of a rule starting with PREFIX
@@ -159,7 +174,7 @@ first_crossing() {
   [ -e /proc/pressure/memory ] || skip "this kernel has no PSI (/proc/pressure/memory)"
   # a 64 MB cgroup reading a 128 MB file again and again: reclaim and refaults, stalls
   cg=$(mem_cgroup $((64 << 20)))
-  start_bg t sh -c "echo \$\$ > '$cg/cgroup.procs' && echo 900 > /proc/self/oom_score_adj && exec '$MT' -w -m thrash -L 128 -f '$TMP/cache' -t 60"
+  start_bg t sh -c "echo \$\$ > '$cg/cgroup.procs' && echo 900 > /proc/self/oom_score_adj && exec '$MT' -w -m thrash -L 128 -f '$(disk_dir)/cache' -t 60"
   wait_for "$TMP/t.out" '^waiting pid=' 30
   pid=$(sed -n 's/^waiting pid=//p' "$TMP/t.out")
   start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/run"
