@@ -25,8 +25,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 # every BATS file that needs no JVM (scale.bats at a tenth of its threads, with
 # 500,000 fds: root in the VM may raise RLIMIT_NOFILE; hostile.bats's tests
-# without a JVM); vm_kernel.bats is the x86_64 VM's own
-ARM64_BATS=(cli collect_fds collect_threads collect_vm big_alloc detect death drops faults btf android outputs hprof fuzz scale
+# without a JVM); vm_kernel.bats is the x86_64 VM's own; fuzz.bats's replays
+# and seeds (its libFuzzer harnesses are built for the host's arch only,
+# make fuzz-bins, and run in the x86_64 suite)
+ARM64_BATS=(cli collect_fds collect_threads collect_vm big_alloc detect death drops faults btf android outputs hprof scale
+  "tests/bats/fuzz.bats@^fuzz.(regressions|seeds|harnesses:.(the|restore|cut))"
   "tests/bats/hostile.bats@PID.reused|garbled")
 # the JVM files' tests that show what differs on arm64: the attach protocol, the shim and
 # its fork-dump, HotSpot's USDT arguments (thread names), the OutOfMemoryError probes and the
