@@ -129,6 +129,8 @@ no_drops_and_cost() { # RUNDIR MAX_CPU_S MAX_RSS_KB
   [ "$(jq '.groups[] | select(.name=="scale-worker") | .count' "$d/threads.json")" -eq "$WORKERS" ]
   [ "$(jq '.groups[] | select(.name=="scale-io") | .count' "$d/threads.json")" -eq "$IO" ]
   # one creation stack per group, all of it, through the named call site
+  jq -c '.groups[] | .name as $n | .stacks[] | {name: $n, count, created_by, unknown,
+         frames: [(.frames // [])[] | .symbol // .pc]}' "$d/threads.json" | head -n 8
   [ "$(jq '.groups[] | select(.name=="scale-worker") | .stacks | length' "$d/threads.json")" -eq 1 ]
   [ "$(jq '.groups[] | select(.name=="scale-io") | .stacks | length' "$d/threads.json")" -eq 1 ]
   [ "$(jq -r '.groups[] | select(.name=="scale-worker") | .stacks[0].start_routine.symbol' "$d/threads.json")" = worker_main ]
