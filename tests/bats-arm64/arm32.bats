@@ -67,14 +67,18 @@ T32="$ROOT/build/targets32"
   start_bg target "$T32/alloc_target"
   wait_for "$TMP/target.out" '^ready pid='
   local tpid; tpid=$(cat "$TMP/target.pid")
-  start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -d 8 --big-alloc 8M --big-alloc-mode uprobe -o "$TMP/run"
+  # watched until the target has made every block and freed the first (not
+  # for a fixed time: under emulation attaching alone may take seconds)
+  start_bg watch "$OOMSCOPE" watch -p "$tpid" --json -d 120 --big-alloc 8M --big-alloc-mode uprobe -o "$TMP/run"
   wait_for "$TMP/watch.out" '"type":"sample"' 60
   kill -USR1 "$tpid"
-  wait_for "$TMP/target.out" '^allocated' 30
+  wait_for "$TMP/target.out" '^freed' 30
+  kill -INT "$(cat "$TMP/watch.pid")"
   wait_exit "$(cat "$TMP/watch.pid")" 60
   [ "$(grep -c 'uprobes do not fire in 32-bit' "$TMP/watch.out")" -eq 1 ]
   local f="$TMP/run/allocs.json"
   [ "$(jq -r .mode "$f")" = syscall ]
+  jq -c '.allocations[] | {function, bytes, t, freed}' "$f"
   # the 40 MiB block and the 32 MiB direct mmap, at least
   [ "$(jq '[.allocations[] | select(.function == "mmap" and .bytes >= 40 * 1048576 and .bytes < 40 * 1048576 + 65536)] | length' "$f")" -eq 1 ]
   [ "$(jq '[.allocations[] | select(.function == "mmap" and .bytes == 33554432)] | length' "$f")" -eq 1 ]

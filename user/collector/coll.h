@@ -112,7 +112,10 @@ struct coll {
 	struct ooms_failures *fails;
 	int fail_snapped[FAIL_KIND_MAX]; /* the state at the first failure of each kind was written */
 	struct ooms_sample last_smp;    /* the last sample: limits for rules checked on events */
-	uint64_t fault_maps_ns;         /* when a sampled fault last had the maps read again */
+	/* sampled faults in mappings made since the maps were read, kept until
+	 * the next sample reads them again (coll_memory.c) */
+	struct ooms_event *faults_deferred;
+	size_t nfaults_deferred;
 	const struct ooms_sample *snap_smp; /* the sample crossings are being written for (NULL: last_smp) */
 	int have_smp;
 	struct ooms_cgroup cg;          /* the target's cgroups at the last sample */
@@ -164,6 +167,11 @@ void coll_count_resources(struct coll *c, const struct ooms_snapshot *s, const s
 /* The memory snapshot at path (coll_memory.c), and under a crossing's line
  * the code that grew the memory most. */
 int coll_write_memory(struct coll *c, const char *path);
+/* A sampled page fault, grouped by its stack and what backs its page; one
+ * in a mapping made since the maps were read waits for the next reading
+ * (coll_faults_flush, after a sample's). */
+void coll_fault_event(struct coll *c, const struct ooms_event *e);
+void coll_faults_flush(struct coll *c);
 void coll_memory_lines(const char *dir, const char *name);
 int coll_write_snap(struct coll *c, const struct ooms_snapshot *s, enum ooms_snap kind, const char *name);
 int coll_write_file(struct coll *c, const struct ooms_snapshot *s, enum ooms_snap kind, int seq, char *name,

@@ -182,16 +182,7 @@ int coll_handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	ooms_attrib_event(c->attrib, e);
 	if (e->version == OOMS_EVENT_VERSION && e->type == EV_FAULT) {
-		enum ooms_backing b = ooms_sym_backing(c->sym, (uint64_t)e->ret);
-
-		/* a page of a mapping made since the maps were read: read them
-		 * again (at most every 100 ms: they take the target's mmap lock) */
-		if (b == OOMS_BACK_UNKNOWN && coll_now_ns() - c->fault_maps_ns > 100000000ull) {
-			c->fault_maps_ns = coll_now_ns();
-			ooms_sym_refresh(c->sym);
-			b = ooms_sym_backing(c->sym, (uint64_t)e->ret);
-		}
-		ooms_attrib_fault(c->attrib, e, b == OOMS_BACK_UNKNOWN ? OOMS_BACK_ANON : b);
+		coll_fault_event(c, e);
 		return 0;
 	}
 	if (e->version == OOMS_EVENT_VERSION && (e->type == EV_MMAP_BIG || e->type == EV_MUNMAP_BIG))

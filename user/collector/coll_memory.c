@@ -24,6 +24,43 @@ static int64_t or_none(int64_t v)
 	return v >= 0 ? v : RUN_NONE;
 }
 
+/* At most this many faults wait for the maps (~1 KB each); past it they
+ * are counted as anonymous memory, as a mapping made since mostly is */
+#define FAULTS_DEFERRED_MAX 1024
+
+void coll_fault_event(struct coll *c, const struct ooms_event *e)
+{
+	enum ooms_backing b = ooms_sym_backing(c->sym, (uint64_t)e->ret);
+
+	/* Not read again from here: a burst of new threads is a burst of new
+	 * stacks, each a mapping; reading 60,000 mappings at every sampled
+	 * fault (each reading takes the target's mmap lock) once held the
+	 * collector for 30 s while the ring buffer overflowed. */
+	if (b == OOMS_BACK_UNKNOWN && c->nfaults_deferred < FAULTS_DEFERRED_MAX) {
+		if (!c->faults_deferred)
+			c->faults_deferred = malloc(FAULTS_DEFERRED_MAX * sizeof(*c->faults_deferred));
+		if (c->faults_deferred) {
+			c->faults_deferred[c->nfaults_deferred++] = *e;
+			return;
+		}
+	}
+	ooms_attrib_fault(c->attrib, e, b == OOMS_BACK_UNKNOWN ? OOMS_BACK_ANON : b);
+}
+
+/* The deferred faults, with the maps as last read: a mapped file's pages
+ * are a file's; a mapping still unknown (made and undone between two
+ * readings) is counted as anonymous. */
+void coll_faults_flush(struct coll *c)
+{
+	for (size_t i = 0; i < c->nfaults_deferred; i++) {
+		const struct ooms_event *e = &c->faults_deferred[i];
+		enum ooms_backing b = ooms_sym_backing(c->sym, (uint64_t)e->ret);
+
+		ooms_attrib_fault(c->attrib, e, b == OOMS_BACK_UNKNOWN ? OOMS_BACK_ANON : b);
+	}
+	c->nfaults_deferred = 0;
+}
+
 int coll_write_memory(struct coll *c, const char *path)
 {
 	const struct ooms_sample *smp = c->snap_smp ? c->snap_smp : &c->last_smp;
@@ -31,8 +68,12 @@ int coll_write_memory(struct coll *c, const char *path)
 	struct run_memory_cat cats[MEMCAT_MAX];
 	struct run_memory_map maps[PROC_SMAPS_TOP];
 	struct proc_smaps *sm = malloc(sizeof(*sm));
-	uint64_t sent = coll_k_totals(&c->k)->fault_samples, got = ooms_attrib_fault_samples(c->attrib);
+	uint64_t sent, got;
 	int e;
+
+	coll_faults_flush(c); /* the maps a sample read just before, or the last reading */
+	sent = coll_k_totals(&c->k)->fault_samples;
+	got = ooms_attrib_fault_samples(c->attrib);
 
 	m.pid = c->pid;
 	m.t = smp->t;

@@ -160,6 +160,7 @@ int coll_take_sample(struct coll *c)
 	}
 	c->force_full = 0;
 	maps_moved = refresh_symbols(c);
+	coll_faults_flush(c); /* the faults in mappings new to the last reading */
 	if (c->launched && c->samples == 0)
 		coll_k_attach_libc(&c->k); /* after exec the target may map another libc */
 

@@ -527,6 +527,7 @@ static void teardown(struct coll *c)
 	ooms_attrib_free(c->attrib);
 	ooms_sym_free(c->sym);
 	free(c->map_changes);
+	free(c->faults_deferred);
 	coll_children_free(&c->tree);
 	ooms_snapshot_free(&c->last);
 	if (c->pidfd >= 0)

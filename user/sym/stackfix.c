@@ -27,6 +27,7 @@ struct rule_slot {
 struct ooms_stackfix {
 	struct ooms_symbolizer *sym;
 	uint64_t last_refresh_ns;
+	uint64_t refresh_cost_ns; /* what the last reading took */
 	struct memo_slot memo[MEMO_SIZE];
 	struct rule_slot rules[MEMO_SIZE];
 };
@@ -36,18 +37,25 @@ struct ooms_stackfix {
 
 /* An address in no known mapping may be in code mapped since the maps were
  * read (a library loaded, or the exec of `oomscope run`): read them again,
- * at most every 20 ms, and forget the verdicts drawn from the old ones. */
+ * at most every 20 ms and at most a tenth of the time (a process with
+ * 30,000 threads has 60,000 mappings: a reading takes 100 ms and more, and
+ * read back to back they held the collector while its ring buffer
+ * overflowed), and forget the verdicts drawn from the old ones. */
 static int is_exec_fresh(struct ooms_stackfix *fx, uint64_t addr)
 {
-	uint64_t now;
+	uint64_t now, gap;
+	int err;
 
 	if (ooms_sym_is_exec(fx->sym, addr))
 		return 1;
 	now = mono_ns();
-	if (now - fx->last_refresh_ns < REFRESH_MIN_NS)
+	gap = fx->refresh_cost_ns * 10 > REFRESH_MIN_NS ? fx->refresh_cost_ns * 10 : REFRESH_MIN_NS;
+	if (now - fx->last_refresh_ns < gap)
 		return 0;
-	fx->last_refresh_ns = now;
-	if (ooms_sym_refresh(fx->sym) != 0)
+	err = ooms_sym_refresh(fx->sym);
+	fx->last_refresh_ns = mono_ns();
+	fx->refresh_cost_ns = fx->last_refresh_ns - now;
+	if (err)
 		return 0;
 	memset(fx->memo, 0, sizeof(fx->memo));
 	memset(fx->rules, 0, sizeof(fx->rules));
