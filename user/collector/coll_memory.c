@@ -28,6 +28,13 @@ static int64_t or_none(int64_t v)
  * are counted as anonymous memory, as a mapping made since mostly is */
 #define FAULTS_DEFERRED_MAX 1024
 
+/* A fault grouped by what backs its page in the maps as last read; one
+ * still in no mapping read counts as anonymous */
+static void fault_grouped(struct coll *c, const struct ooms_event *e, enum ooms_backing b)
+{
+	ooms_attrib_fault(c->attrib, e, b == OOMS_BACK_UNKNOWN ? OOMS_BACK_ANON : b);
+}
+
 void coll_fault_event(struct coll *c, const struct ooms_event *e)
 {
 	enum ooms_backing b = ooms_sym_backing(c->sym, (uint64_t)e->ret);
@@ -44,7 +51,7 @@ void coll_fault_event(struct coll *c, const struct ooms_event *e)
 			return;
 		}
 	}
-	ooms_attrib_fault(c->attrib, e, b == OOMS_BACK_UNKNOWN ? OOMS_BACK_ANON : b);
+	fault_grouped(c, e, b);
 }
 
 /* The deferred faults, with the maps as last read: a mapped file's pages
@@ -52,12 +59,8 @@ void coll_fault_event(struct coll *c, const struct ooms_event *e)
  * readings) is counted as anonymous. */
 void coll_faults_flush(struct coll *c)
 {
-	for (size_t i = 0; i < c->nfaults_deferred; i++) {
-		const struct ooms_event *e = &c->faults_deferred[i];
-		enum ooms_backing b = ooms_sym_backing(c->sym, (uint64_t)e->ret);
-
-		ooms_attrib_fault(c->attrib, e, b == OOMS_BACK_UNKNOWN ? OOMS_BACK_ANON : b);
-	}
+	for (size_t i = 0; i < c->nfaults_deferred; i++)
+		fault_grouped(c, &c->faults_deferred[i], ooms_sym_backing(c->sym, (uint64_t)c->faults_deferred[i].ret));
 	c->nfaults_deferred = 0;
 }
 
