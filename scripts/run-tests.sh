@@ -26,6 +26,8 @@ export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-900}
 pass=0 fail=0 skip=0
 run_t0=$(date +%s)
 log=$(mktemp -d /tmp/oomscope-tests.XXXXXX)
+# VisualVM's answer for a dump, computed once in this run (tests/hprof/retained_sizes.sh)
+export RETAINED_CACHE=${RETAINED_CACHE:-$log/retained}
 # kill_tree PID: PID and every process under it, by PID
 kill_tree() {
   local c
@@ -51,6 +53,13 @@ failing() { # $1: TAP output: its "not ok" lines, each with bats' file:line when
        END { if (l != "") print l }' "$1"
 }
 
+details() { # $1: TAP output: each "not ok" test's own lines after bats' file:line (what it showed), a few
+  awk '/^\[ *[0-9]+\.[0-9]+\]/ { next }
+       /^not ok/ { n = 0; on = 1; print "# details of: " substr($0, 8); next }
+       /^(ok|not ok) / || /^1\.\./ { on = 0; next }
+       on && /^#/ && n < 10 { print substr($0, 1, 200); n++ }' "$1"
+}
+
 failed() { # MESSAGE: a failure of the run itself (no TAP line of its own), said and counted
   echo "not ok - $1"
   failures+=("not ok - $1")
@@ -60,6 +69,7 @@ failed() { # MESSAGE: a failure of the run itself (no TAP line of its own), said
 count() { # $1: file with TAP output
   local p f s line
   while IFS= read -r line; do failures+=("$line"); done < <(failing "$1")
+  details "$1" >> "$log/details"
   p=$(grep -cE '^ok [0-9]+' "$1" | tr -d ' ')
   s=$(grep -cE '^ok [0-9]+.*# ?[Ss][Kk][Ii][Pp]' "$1" | tr -d ' ')
   f=$(grep -cE '^not ok [0-9]+' "$1" | tr -d ' ')
@@ -172,6 +182,7 @@ if [ -n "${OOMS_ARM64:-}" ]; then
     pass=$((pass + a_pass)); fail=$((fail + a_fail))
   fi
   while IFS= read -r line; do failures+=("arm64: $line"); done < <(failing "$log/arm64.out")
+  details "$log/arm64.out" | sed 's/^# details of: /# details of: arm64: /' >> "$log/details"
   if [ "$a_status" -ne 0 ] && [ "${a_fail:-0}" -eq 0 ]; then
     failed "the arm64 suite exited with status $a_status"
   fi
@@ -203,7 +214,9 @@ if [ ${#phases[@]} -gt 0 ]; then
     "$([ -n "${OOMS_ARM64:-}" ] && [ "${OOMS_ARM64_SERIAL:-0}" != 1 ] && echo "the arm64 VMs beside the x86_64 suite" || echo "one after the other")"
 fi
 
-# the failures again, together, just above the tally (a long run's log is read from its end)
+# the failures again, together, just above the tally (a long run's log is read from its end):
+# what each showed (at most 10 lines of it, the first 6 failures), then their names
+[ -s "$log/details" ] && awk '/^# details of: / { k++ } k <= 6' "$log/details"
 for line in "${failures[@]}"; do echo "# failed: ${line/not ok /}"; done
 
 if [ "$skip" -gt 0 ]; then

@@ -131,8 +131,10 @@ watch_in_cgroup() {
   fi
   # sampling each 60 s: the maps are read at attach, before the leak is let go, and not again
   # before the kill, so every block the leak maps is replayed (a sample that fell within the leak,
-  # as one did in the arm64 VM where it takes a second, read half of them: 33 replayed, not 50)
-  watch_in_cgroup "$cg" memory -i 60
+  # as one did in the arm64 VM where it takes a second, read half of them: 33 replayed, not 50).
+  # No PSI trigger either: the cgroup's reclaim stalls tasks, and on a loaded machine (CI's, the
+  # arm64 VMs beside it) the trigger woke a sample within the leak
+  watch_in_cgroup "$cg" memory -i 60 --rule memory_stall=0
   local d="$TMP/run" pid=$PID
   jq -e --argjson p "$pid" '.cause == "oom-cgroup" and .signal == 9 and .oom_killer.anon_rss_kb > 50000
          and .oom_killer.allocating_pid == $p and .memory_cgroup.limit_bytes == 67108864
@@ -142,6 +144,8 @@ watch_in_cgroup() {
   # sample taken after that sees it torn down)
   jq -e '.last_state.source == "oom_killer" and .last_state.rss_kb > 50000' "$d/death.json" ||
     { jq -c '.last_state' "$d/death.json" >&3; false; }
+  # no sample was taken, so no reading of the maps but the one at attach
+  ! grep -q '"type":"sample"' "$d/timeline.jsonl" || { grep '"type":"sample"' "$d/timeline.jsonl" | head -n 3 >&3; false; }
   # the mappings: the reading at attach with the large mmaps seen since: the leak's
   jq -e '.largest[0].bytes > 50000000 and .mappings_from == "proc+events" and .mappings_replayed >= 50' "$d/vmsize.json" ||
     { jq -c '{mappings_from, mappings_replayed, maps_replay_partial, largest: ((.largest // [])[0:3] | map({start, bytes}))}' \

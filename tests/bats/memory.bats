@@ -181,11 +181,13 @@ first_crossing() {
   wait_for "$TMP/run/timeline.jsonl" '"type":"start"' 20
   kill -USR1 "$pid"
   d="$TMP/run"
-  # oomscope's trigger (100 ms a second) fires on the stalls, between samples
+  # oomscope's trigger (100 ms a second) fires on the stalls, between samples. The crossing may be
+  # a timer's sample's, by avg10, when the machine stalled before (CI's, an OOM test just before);
+  # that the trigger woke samples is checked at the end
   wait_for "$d/timeline.jsonl" '"rule":"memory_stall"' 40
   x=$(first_crossing "$d" memory_stall)
   grep '"type":"sample"' "$d/timeline.jsonl" | jq -e --argjson t "$(jq .t <<<"$x")" \
-    'select(.t == $t) | .memory_stall_ms >= 100 and (.memory_stall_limit_ms_src | startswith("PSI trigger (some "))' ||
+    'select(.t == $t) | .memory_stall_ms >= 100 and (.memory_stall_limit_ms_src | startswith("PSI "))' ||
     { grep '"type":"sample"' "$d/timeline.jsonl" | tail -n 3 >&3; false; }
   jq -e 'startswith("memory-")' <<<"$(jq .wrote <<<"$x")"
   # then lmkd, as lmkd does: a trigger of its own, the highest adj band's heaviest
@@ -198,4 +200,7 @@ first_crossing() {
          and .memory_kill.rank == 1 and .memory_kill.at_kill.oom_score_adj == 900
          and .memory_kill.minute_max_psi_some_avg10 > 0' "$d/death.json" || { jq . "$d/death.json" >&3; false; }
   grep -q "the 1st of [0-9]* processes by oom_score_adj, then RSS (lmkd's order)" "$TMP/w.out" || { cat "$TMP/w.out" >&3; false; }
+  # the trigger woke the collector: samples between the timer's, named by it
+  grep '"type":"sample"' "$d/timeline.jsonl" | jq -e 'select(.memory_stall_limit_ms_src | test("PSI trigger \\(some [0-9]+ [0-9]+\\)")) | .memory_stall_ms >= 100' | grep -q true ||
+    { grep '"type":"sample"' "$d/timeline.jsonl" | jq -c '[.t, .memory_stall_ms, .memory_stall_limit_ms_src]' | tail -n 5 >&3; false; }
 }

@@ -336,6 +336,66 @@ static void paths(const char *path)
 	}
 }
 
+/* A running method's local holds a copy of a static's list (ArrayList.grow
+ * mid-copy): what the static holds is pathed through the static, however
+ * shorter the local's way; what only the local holds, through the local. */
+static void frame_locals_last(void)
+{
+	enum { C_OBJ = 0x1000, C_ARR = 0x1008, C_POOL = 0x1010, C_THREAD = 0x1018, C_LIST = 0x1020,
+	       L_LIST = 0x5000, L_NEW = 0x5008, L_OLD = 0x5010, I_0 = 0x5100, I_1 = 0x5108, I_LOCAL = 0x5110,
+	       T_0 = 0x5200 };
+	const struct hg_static s_pool[] = {{"POOL", HPROF_T_OBJECT, L_LIST}};
+	const struct hg_field f_list[] = {{"elementData", HPROF_T_OBJECT}};
+	struct ooms_index ix;
+	struct ooms_paths p;
+	struct ooms_err err = {0};
+	struct buf d = {0}, b;
+	struct hg g;
+
+	hg_begin(&g, 8, 0);
+	hg_load(&g, 1, C_OBJ, "java/lang/Object");
+	hg_load(&g, 2, C_ARR, "[Ljava/lang/Object;");
+	hg_load(&g, 3, C_POOL, "com/example/Pool");
+	hg_load(&g, 4, C_THREAD, "java/lang/Thread");
+	hg_load(&g, 5, C_LIST, "java/util/ArrayList");
+	hg_root(&g, HPROF_ROOT_THREAD_OBJECT, T_0, 1, 0);
+	hg_root(&g, HPROF_ROOT_JAVA_FRAME, L_OLD, 1, 0); /* the old array, a local of grow() */
+	for (uint64_t c = C_OBJ; c <= C_LIST; c += 8)
+		hg_root(&g, HPROF_ROOT_STICKY_CLASS, c, 0, 0);
+	hg_class(&g, C_OBJ, 0, 0, 0, NULL, 0, NULL, 0);
+	hg_class(&g, C_ARR, C_OBJ, 0, 0, NULL, 0, NULL, 0);
+	hg_class(&g, C_POOL, C_OBJ, 0, 0, s_pool, 1, NULL, 0);
+	hg_class(&g, C_THREAD, C_OBJ, 0, 0, NULL, 0, NULL, 0);
+	hg_class(&g, C_LIST, C_OBJ, 0, 8, NULL, 0, f_list, 1);
+	id(&d, L_NEW);
+	hg_inst(&g, L_LIST, C_LIST, &d);
+	hg_objarr(&g, L_NEW, C_ARR, 2, (const uint64_t[]){I_0, I_1});
+	hg_objarr(&g, L_OLD, C_ARR, 3, (const uint64_t[]){I_0, I_1, I_LOCAL});
+	hg_inst(&g, I_0, C_OBJ, &d);
+	hg_inst(&g, I_1, C_OBJ, &d);
+	hg_inst(&g, I_LOCAL, C_OBJ, &d);
+	hg_inst(&g, T_0, C_THREAD, &d);
+	free(d.p);
+	b = hg_end(&g);
+	if (ooms_index_build(&ix, hg_tmp_dump(&tmp, "frame.hprof", &b), &(struct ooms_index_opts){0}, &err) ||
+	    ooms_index_load_ids(&ix) || ooms_paths_compute(&ix, &p, 1)) {
+		TAP_OK(0, "the pool indexed and searched: %s", err.msg);
+		free(b.p);
+		return;
+	}
+	TAP_OK(ooms_paths_parent(&p, node_of(&ix, I_0)) == node_of(&ix, L_NEW) &&
+		       ooms_paths_parent(&p, node_of(&ix, I_1)) == node_of(&ix, L_NEW) &&
+		       ooms_paths_parent(&p, node_of(&ix, L_NEW)) == node_of(&ix, L_LIST) &&
+		       ooms_paths_parent(&p, node_of(&ix, L_LIST)) == cnode(&ix, "com.example.Pool"),
+	       "the pool's items by Pool.POOL's list (4 steps), not by the frame's old array (1)");
+	TAP_OK(ooms_paths_parent(&p, node_of(&ix, I_LOCAL)) == node_of(&ix, L_OLD) &&
+		       ooms_paths_parent(&p, node_of(&ix, L_OLD)) == 0,
+	       "what only the local holds: by the local, a root");
+	ooms_paths_free(&p);
+	ooms_index_free(&ix);
+	free(b.p);
+}
+
 /* Android's built-in rules on tests/tools' synthetic app (synth_android_app.h). */
 static void android(void)
 {
@@ -432,6 +492,7 @@ int main(void)
 	leak_ifs(path);
 	ignores(path);
 	paths(path);
+	frame_locals_last();
 	android();
 	bad_input(&b, path);
 	free(b.p);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "collector/end/end_cause.h"
 #include "collector/end/killer.h"
@@ -418,7 +419,7 @@ static void test_ranking_scan(void)
 	adj = atoi(buf);
 	TAP_OK(n > 0, "read /proc/self/oom_score_adj: %d", adj);
 
-	TAP_EQ_INT(mem_ranking_scan(&r, 7.5, NULL), 0, "mem_ranking_scan reads /proc");
+	TAP_EQ_INT(mem_ranking_scan(&r, 7.5, NULL, 0), 0, "mem_ranking_scan reads /proc");
 	TAP_OK(r.n > 0 && r.t == 7.5, "%zu processes, at t 7.5", r.n);
 	me = mem_ranking_find(&r, getpid());
 	TAP_OK(me != NULL, "this process is among them");
@@ -427,10 +428,26 @@ static void test_ranking_scan(void)
 		TAP_OK(me->rss_kb > 0 && me->score >= 0, "RSS %lld kB, oom_score %d", (long long)me->rss_kb, me->score);
 		TAP_EQ_STR(me->comm, "test_memory", "and its comm");
 	}
-	TAP_EQ_INT(mem_ranking_scan(&r, 8, NULL), 0, "scanned again");
+	TAP_EQ_INT(mem_ranking_scan(&r, 8, NULL, getpid()), 0, "scanned again");
 	for (size_t i = 0; i < r.n; i++)
 		mine += r.procs[i].pid == getpid();
 	TAP_EQ_INT(mine, 1, "the list replaced, not appended to");
+	/* a target killed since: the ranking that had it is the killer's view, kept */
+	pid_t child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	TAP_EQ_INT(mem_ranking_scan(&r, 9, NULL, child), 0, "a child scanned");
+	TAP_OK(child > 0 && mem_ranking_find(&r, child) != NULL, "the child is in it");
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	TAP_EQ_INT(mem_ranking_scan(&r, 10, NULL, child), 1, "the child killed: the scan that had it is kept");
+	TAP_OK(r.t == 9 && mem_ranking_find(&r, child) != NULL, "from t %.0f, with the child", r.t);
+	TAP_EQ_INT(mem_ranking_scan(&r, 11, NULL, 0), 0, "no target: replaced");
+	TAP_OK(r.t == 11 && !mem_ranking_find(&r, child), "at t 11, without the child");
 	mem_ranking_free(&r);
 	TAP_OK(!r.procs && !r.n, "mem_ranking_free");
 }

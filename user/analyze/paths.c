@@ -59,11 +59,14 @@ static void inherit(struct ooms_paths *p, uint32_t u, uint32_t v)
 
 /* The search's step from u: its strong references, then its class. A
  * referent that holds only as a last resort, and a library leak's
- * reference, are put aside in late. */
+ * reference, are put aside in late; a Java frame's local's references
+ * (frame_root: u is a root by a frame alone) in low, taken before late. */
 static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, uint32_t *queue, uint32_t *tail,
-		 uint8_t *seen, struct late_edge **late, size_t *nlate, size_t *late_cap)
+		 uint8_t *seen, struct late_edge **late, size_t *nlate, size_t *late_cap, const uint8_t *frame_root,
+		 struct late_edge **low, size_t *nlow, size_t *low_cap)
 {
 	uint32_t c = ooms_cls(ix, u);
+	int deferred = bit(frame_root, u);
 
 	for (uint32_t e = ix->off[u]; e < ix->off[u + 1]; e++) {
 		uint32_t v = ix->tgt[e];
@@ -83,6 +86,14 @@ static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, 
 		}
 		if (ooms_edge_is_weak(ix, u, e))
 			continue;
+		if (deferred) {
+			struct late_edge *l = VEC_PUSH(*low, *nlow, *low_cap);
+
+			if (!l)
+				return -ENOMEM;
+			*l = (struct late_edge){u, v, OOMS_MARK_NONE};
+			continue;
+		}
 		p->parent[v] = u;
 		inherit(p, u, v);
 		queue[(*tail)++] = v;
@@ -108,16 +119,17 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 	size_t n = ix->nodes;
 	uint32_t *queue = huge_malloc(n * sizeof(*queue)), head = 0, tail = 0;
 	size_t released = 0;
-	uint8_t *seen;
-	struct late_edge *late = NULL;
-	size_t nlate = 0, late_cap = 0;
+	uint8_t *seen, *frame_root = huge_calloc(n / 8 + 1, 1);
+	struct late_edge *late = NULL, *low = NULL;
+	size_t nlate = 0, late_cap = 0, nlow = 0, low_cap = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->honor_ignores = honor_ignores;
 
 	p->parent = huge_malloc(n * sizeof(*p->parent));
-	if (!queue || !p->parent) {
+	if (!queue || !p->parent || !frame_root) {
 		free(queue);
+		free(frame_root);
 		ooms_paths_free(p);
 		return -ENOMEM;
 	}
@@ -135,6 +147,7 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 
 				if (!l) {
 					free(queue);
+					free(frame_root);
 					ooms_paths_free(p);
 					return -ENOMEM;
 				}
@@ -142,11 +155,18 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 				continue;
 			}
 			p->parent[r] = 0;
+			/* a local of a running method: what it holds is reached
+			 * through it only when nothing lasting holds it (a method
+			 * copying a static's list must not stand for the static) */
+			if (root_rank(ix->roots[i].kind) == 3)
+				set_bit(frame_root, r);
 			queue[tail++] = r;
 		}
 	seen = huge_calloc(ix->nclasses / 8 + 1, 1);
 	if (!seen) {
 		free(queue);
+		free(frame_root);
+		free(late);
 		ooms_paths_free(p);
 		return -ENOMEM;
 	}
@@ -156,13 +176,30 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 
 			if (head % 65536 == 0)
 				release_below(queue, (size_t)head * sizeof(*queue), &released);
-			if (visit(ix, p, u, queue, &tail, seen, &late, &nlate, &late_cap)) {
+			if (visit(ix, p, u, queue, &tail, seen, &late, &nlate, &late_cap, frame_root, &low, &nlow,
+				  &low_cap)) {
 				free(queue);
 				free(seen);
 				free(late);
+				free(low);
+				free(frame_root);
 				ooms_paths_free(p);
 				return -ENOMEM;
 			}
+		}
+		/* then what frames' locals hold that nothing else did */
+		if (nlow) {
+			for (size_t i = 0; i < nlow; i++) {
+				uint32_t v = low[i].v, u = low[i].u;
+
+				if (p->parent[v] != OOMS_NONE)
+					continue;
+				p->parent[v] = u;
+				inherit(p, u, v);
+				queue[tail++] = v;
+			}
+			nlow = 0;
+			continue;
 		}
 		/* then what holds only as a last resort: finalizers' referents, and
 		 * library leaks' references (index.h); what they reach is marked */
@@ -171,6 +208,8 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 			free(queue);
 			free(seen);
 			free(late);
+			free(low);
+			free(frame_root);
 			ooms_paths_free(p);
 			return -ENOMEM;
 		}
@@ -189,6 +228,8 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 			break;
 	}
 	free(late);
+	free(low);
+	free(frame_root);
 	free(queue);
 	free(seen);
 	p->seconds = mono_s() - t0;

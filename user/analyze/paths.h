@@ -1,7 +1,10 @@
 /* Shortest strong paths from the GC roots: a breadth-first search over the
  * index's references (weak, soft, phantom and finalizer referents are not in
  * the graph: see index.c), from the roots in Shark's order (thread objects
- * first, so a thread's locals are reached through it; then by kind). */
+ * first, so a thread's locals are reached through it; then by kind). What
+ * a Java frame's local refers to is taken after every other strong path:
+ * a path through a running method's local (a list's old array mid-grow)
+ * is named only for what nothing lasting holds. */
 #ifndef OOMSCOPE_ANALYZE_PATHS_H
 #define OOMSCOPE_ANALYZE_PATHS_H
 

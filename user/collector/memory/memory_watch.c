@@ -32,6 +32,7 @@ int coll_memory_start(struct coll_memory *m, pid_t pid, int64_t ms_per_s)
 	m->trigger_ms = ms_per_s;
 	snprintf(m->trigger, sizeof(m->trigger), "some %llu %llu", (unsigned long long)stall, (unsigned long long)window);
 	snprintf(m->trigger_src, sizeof(m->trigger_src), "PSI trigger (%s)", m->trigger);
+	snprintf(m->trigger_avg_src, sizeof(m->trigger_avg_src), "PSI some avg10, PSI trigger (%s) fired", m->trigger);
 	return 0;
 }
 
@@ -86,7 +87,7 @@ void coll_memory_figures(struct coll_memory *m, const struct proc_status *st, do
 	/* the ranking, for a kill's explanation: while memory is short (a
 	 * quarter of it available, or tasks stalling), every sample */
 	if (t >= m->next_rank_t || out->sys_available_kb * 4 < out->sys_total_kb || psi.some.avg10 >= 2) {
-		mem_ranking_scan(&m->rank, t, m->cg_procs[0] ? m->cg_procs : NULL);
+		mem_ranking_scan(&m->rank, t, m->cg_procs[0] ? m->cg_procs : NULL, m->pid);
 		m->next_rank_t = t + 10;
 	}
 }
@@ -99,6 +100,8 @@ int64_t coll_memory_stall_ms(struct coll_memory *m, const struct ooms_memfig *f,
 	if (m->fired && m->trigger_ms > v) {
 		v = m->trigger_ms;
 		*src = m->trigger_src;
+	} else if (m->fired) { /* avg10 the larger: still said that the trigger woke this sample */
+		*src = m->trigger_avg_src;
 	}
 	m->fired = 0;
 	return v;

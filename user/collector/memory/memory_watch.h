@@ -31,6 +31,7 @@ struct coll_memory {
 	int64_t trigger_ms;
 	char trigger[64];
 	char trigger_src[80]; /* "PSI trigger (some 200000 2000000)": a sample's figure from it */
+	char trigger_avg_src[100]; /* the trigger fired, avg10 the larger figure */
 	int fired;
 	/* the system's memory, a moment each sample, oldest first from next */
 	struct mem_moment hist[MEM_HISTORY];
@@ -54,7 +55,9 @@ void coll_memory_fired(struct coll_memory *m);
 void coll_memory_figures(struct coll_memory *m, const struct proc_status *st, double t, struct ooms_memfig *out);
 /* The stall figure for the memory_stall rule: avg10 in ms a second, or the
  * trigger's own stall if it fired since the last sample (then cleared);
- * *src says which ("PSI some avg10", "PSI trigger (some ...)"). */
+ * *src says which ("PSI some avg10", "PSI trigger (some ...)"; "PSI some
+ * avg10, PSI trigger (some ...) fired" when the trigger woke the sample but
+ * avg10 is the larger). */
 int64_t coll_memory_stall_ms(struct coll_memory *m, const struct ooms_memfig *f, const char **src);
 /* The moments from t0 on, oldest first (at most MEM_HISTORY). */
 size_t coll_memory_history(const struct coll_memory *m, double t0, struct mem_moment *out);

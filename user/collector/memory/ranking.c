@@ -37,7 +37,7 @@ static int listed(const char *text, pid_t pid)
 	return 0;
 }
 
-int mem_ranking_scan(struct mem_ranking *r, double t, const char *cg_procs)
+static int scan(struct mem_ranking *r, double t, const char *cg_procs)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -88,6 +88,27 @@ int mem_ranking_scan(struct mem_ranking *r, double t, const char *cg_procs)
 	closedir(d);
 	free(members);
 	r->t = t;
+	return 0;
+}
+
+int mem_ranking_scan(struct mem_ranking *r, double t, const char *cg_procs, pid_t target)
+{
+	struct mem_ranking fresh = {.t = -1};
+	int e = scan(&fresh, t, cg_procs);
+
+	if (e) {
+		mem_ranking_free(&fresh);
+		return e;
+	}
+	/* the target torn down since (killed: its memory reaped, statm's RSS
+	 * 0) is in the kept ranking, not the new one: the kept one is the
+	 * killer's view */
+	if (target > 0 && r->t >= 0 && !mem_ranking_find(&fresh, target) && mem_ranking_find(r, target)) {
+		mem_ranking_free(&fresh);
+		return 1;
+	}
+	mem_ranking_free(r);
+	*r = fresh;
 	return 0;
 }
 

@@ -25,9 +25,10 @@ struct mem_ranking {
 };
 
 /* Scans /proc into r (its list replaced); cg_procs: the target's memory
- * cgroup's cgroup.procs (NULL: none), whose members are marked in_cg. 0 or
- * -errno. */
-int mem_ranking_scan(struct mem_ranking *r, double t, const char *cg_procs);
+ * cgroup's cgroup.procs (NULL: none), whose members are marked in_cg. When
+ * target (> 0) is in r but not in the new scan (killed, its memory reaped
+ * or being reaped: no RSS), r is kept: 1. Else 0, or -errno. */
+int mem_ranking_scan(struct mem_ranking *r, double t, const char *cg_procs, pid_t target);
 void mem_ranking_free(struct mem_ranking *r);
 /* The process pid in r, or NULL. */
 const struct mem_proc *mem_ranking_find(const struct mem_ranking *r, pid_t pid);
