@@ -151,6 +151,10 @@ define bpf_rule
 $(BUILD)/$(notdir $(1:.bpf.c=.bpf.o)): $(1) $(wildcard $(dir $(1))*.h) | $(DEPS_OK)
 	@mkdir -p $$(@D)
 	$$(CLANG) $$(BPF_CFLAGS) -c $$< -o $$@.tmp
+	@# no instruction Android 12's 5.10 refuses: the atomics of 5.12 (a fetch-add whose result is used, xchg...)
+	@if llvm-objdump -d $$@.tmp | grep -qE 'atomic_fetch|xchg|cmpxchg'; then \
+	  llvm-objdump -d $$@.tmp | grep -E 'atomic_fetch|xchg|cmpxchg' | head -n 3 >&2; \
+	  echo "$$<: an atomic that 5.10 kernels refuse (BPF_FETCH, 5.12): use __sync_fetch_and_add's result nowhere" >&2; rm -f $$@.tmp; exit 1; fi
 	llvm-strip -g $$@.tmp -o $$@ && rm -f $$@.tmp	# keep BTF, drop DWARF
 endef
 $(foreach f,$(BPF_SRCS),$(eval $(call bpf_rule,$(f))))

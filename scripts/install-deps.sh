@@ -61,6 +61,8 @@ ARM64_PKGS=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libbpf-dev:arm64 libelf-
   # 32-bit ARM test targets (static), and the arm64 VM (scripts/vm.sh): its
   # emulator, its initramfs (kmod's depmod, cpio)
   gcc-arm-linux-gnueabihf libc6-dev-armhf-cross qemu-system-arm kmod cpio
+  # the VM's 5.10 kernel: bullseye's package, fetched and checked as apt would (scripts/debian-pkg.sh)
+  curl gpgv debian-archive-keyring
   # the GKI-like arm64 kernel (scripts/gki-kernel.sh): its source and kbuild's tools
   linux-source-6.1 bc flex bison dwarves libelf-dev xz-utils)
 if [ "$arm64" -eq 1 ]; then

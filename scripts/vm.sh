@@ -30,7 +30,8 @@
 # VM_TIMEOUT (seconds, default 600) bounds a run; VM_JOB_MB (default 256) is
 # the size of the job's disk; VM_KERNEL=16k (arm64) boots Debian's 6.12
 # kernel built for 16 KiB pages instead of the root image's 6.1, and
-# VM_KERNEL=gki a 6.1 kernel configured as Android's GKI (scripts/gki-kernel.sh).
+# VM_KERNEL=gki a 6.1 kernel configured as Android's GKI (scripts/gki-kernel.sh),
+# VM_KERNEL=5.10 Debian bullseye's 5.10 (Android 12 and 13's GKI kernels are 5.10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=${VM_ARCH:-x86_64}
@@ -108,7 +109,7 @@ image_x86_64() {
   mkfs.ext4 -q -F -d "$tmp/root" -L root "$out/root.img" 1200M
 }
 
-# arm64_kernel TMP PKG OUT: Debian's arm64 kernel package PKG taken apart
+# arm64_kernel TMP PKG OUT: Debian's arm64 kernel package PKG (a name, or a .deb's path) taken apart
 # into OUT/vmlinuz (its Image, booted as is) and OUT/initrd.img (busybox and
 # the modules that reach the root disk); its modules stay in TMP/kernel,
 # their version in KVER
@@ -116,7 +117,12 @@ arm64_kernel() {
   local tmp=$1 pkg=$2 out=$3 m
   rm -rf "$tmp/deb" "$tmp/kernel" "$tmp/initrd" "$tmp/bb"
   mkdir -p "$tmp/deb" "$tmp/kernel"
-  (cd "$tmp/deb" && apt-get download -q "${pkg%%:*}:arm64" busybox-static:arm64 > /dev/null 2>&1) || die "could not download $pkg and busybox-static"
+  if [ -f "$pkg" ]; then # a .deb already fetched (another release's: scripts/debian-pkg.sh)
+    cp "$pkg" "$tmp/deb/"
+    (cd "$tmp/deb" && apt-get download -q busybox-static:arm64 > /dev/null 2>&1) || die "could not download busybox-static"
+  else
+    (cd "$tmp/deb" && apt-get download -q "${pkg%%:*}:arm64" busybox-static:arm64 > /dev/null 2>&1) || die "could not download $pkg and busybox-static"
+  fi
   dpkg-deb -x "$tmp"/deb/linux-image-*.deb "$tmp/kernel"
   KVER=$(ls "$tmp/kernel/lib/modules")
   depmod -b "$tmp/kernel" "$KVER"
@@ -237,6 +243,20 @@ kernel_16k() {
   arm64_kernel "$tmp" "$K16_PKG" "$1"
 }
 
+# kernel_510 OUT (VM_KERNEL=5.10, arm64): Debian bullseye's newest 5.10
+# arm64 kernel (BTF on; the kernel of Android 12 and 13's GKI line, android12-
+# and android13-5.10), from the mirror apt uses, checked as apt would
+# (scripts/debian-pkg.sh), booted on the arm64 root
+kernel_510() {
+  local tmp deb
+  tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
+  trap 'rm -rf "$tmp"' RETURN
+  deb=$(scripts/debian-pkg.sh "$MIRROR" bullseye arm64 'linux-image-5\.10\.0-[0-9]+-arm64' "$tmp/pkg") || die "no bullseye 5.10 kernel"
+  echo "vm: taking apart $(basename "$deb") for the 5.10 kernel" >&2
+  arm64_kernel "$tmp" "$deb" "$1"
+  basename "$deb" > "$1/package"
+}
+
 # cached NAME KEY BUILDER: sets CACHED to NAME's folder for KEY in the cache,
 # built by BUILDER OUT when absent or when its checksums do not match
 cached() {
@@ -297,6 +317,10 @@ image() {
     [ -n "$K16_PKG" ] || die "no linux-image-6.12.*-arm64-16k-unsigned in apt's lists (apt-get update?)"
     cached arm64-16k "builder=$BUILDER_VERSION kernel=$K16_PKG $(candidate "$K16_PKG:arm64") busybox $(candidate busybox-static:arm64)" kernel_16k
     KDIR=$CACHED
+  elif [ "${VM_KERNEL:-}" = 5.10 ]; then
+    # bullseye is no longer updated but by its LTS: the key names the line, the folder its package
+    cached arm64-5.10 "builder=$BUILDER_VERSION kernel=bullseye linux-image-5.10.0-N-arm64 busybox $(candidate busybox-static:arm64)" kernel_510
+    KDIR=$CACHED
   elif [ "${VM_KERNEL:-}" = gki ]; then
     # the key: the fragment, the build script, the source and the compiler
     cached arm64-gki "builder=$BUILDER_VERSION gki=$(cat scripts/gki.config scripts/gki-kernel.sh | sha256sum | cut -c1-16) source $(candidate linux-source-6.1) gcc $(candidate gcc-aarch64-linux-gnu) busybox $(candidate busybox-static:arm64)" kernel_gki
@@ -348,5 +372,5 @@ run() {
 case "${1:-}" in
   image) image; echo "$ROOTDIR" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: [VM_ARCH=arm64] [VM_KERNEL=16k|gki] scripts/vm.sh image | run JOBDIR" >&2; exit 2 ;;
+  *) echo "usage: [VM_ARCH=arm64] [VM_KERNEL=16k|gki|5.10] scripts/vm.sh image | run JOBDIR" >&2; exit 2 ;;
 esac

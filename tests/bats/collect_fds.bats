@@ -116,6 +116,33 @@ fds_exact() { # RUNDIR
   [ "$(jq -r '.groups[] | select(.kind=="anon_inode:[eventfd]") | .stacks[0].syscall' "$1/fds.json")" = eventfd2 ]
 }
 
+@test "a 5.10 kernel's BPF (no bpf_get_current_task_btf, no bpf_task_pt_regs: OOMSCOPE_FAULT=bpf_5_10 takes those paths here): each hook gives the same exact counts and stacks; the start record says what stood in" {
+  local h tr hooks=(raw) regs_size
+  tr=$(tracefs_dir)
+  [ -d "$tr/events/syscalls" ] && hooks+=(syscalls)
+  [ -e "$tr/kprobe_events" ] && hooks+=(kprobe)
+  regs_size=$(bpftool btf dump file /sys/kernel/btf/vmlinux | sed -n "s/.*STRUCT 'pt_regs' size=\([0-9]*\).*/\1/p" | head -n1)
+  [ -n "$regs_size" ]
+  for h in "${hooks[@]}"; do
+    OOMSCOPE_FAULT=bpf_5_10 run timeout 60 "$OOMSCOPE" run --json -v -d 2 --syscall-hook "$h" -o "$TMP/$h" -- "$TARGETS/fd_target" -n 100
+    [ "$status" -eq 0 ] || { echo "# --syscall-hook $h: $output" >&3; false; }
+    fds_exact "$TMP/$h" || { fds_diag "$TMP/$h"; false; }
+    # the stacks through the registers found without bpf_task_pt_regs: the caller named
+    group_symbols "$TMP/$h/fds.json" kind "anon_inode:[eventfd]" | grep -qx open_looper_pairs || { fds_diag "$TMP/$h"; false; }
+    head -n1 "$TMP/$h/timeline.jsonl" | jq -e '.bpf_fallbacks | startswith("bpf_get_current_task_btf (5.11): bpf_get_current_task; bpf_task_pt_regs (5.15): the user registers found")'
+    tail -n1 "$TMP/$h/timeline.jsonl" | jq -e '.syscalls_without_regs == 0'
+    # where they were found: the kernel stack's top (THREAD_SIZE, a power of two of 8 KiB and more)
+    # less the registers (x86_64 and arm64 alike)
+    [[ "$output" =~ "a task's user registers are at its kernel stack + "([0-9]+) ]]
+    local top=$((BASH_REMATCH[1] + regs_size))
+    [ "$top" -ge 8192 ] && [ $((top & (top - 1))) -eq 0 ] || { echo "# offset ${BASH_REMATCH[1]} + $regs_size" >&3; false; }
+  done
+  # a kernel that has them: nothing stood in
+  run timeout 60 "$OOMSCOPE" run --json -d 1 -o "$TMP/new" -- "$TARGETS/fd_target" -n 10
+  [ "$status" -eq 0 ]
+  head -n1 "$TMP/new/timeline.jsonl" | jq -e 'has("bpf_fallbacks") | not'
+}
+
 @test "--syscall-hook: each hook this kernel allows gives the same exact counts and stacks; the start record names it" {
   local h tr hooks=(raw) want
   tr=$(tracefs_dir)

@@ -42,6 +42,7 @@ void coll_emit_start(struct coll *c)
 		.interval_s = c->o->interval_s, .duration_s = c->o->duration_s,
 		.libc = c->k.libc_path[0] ? c->k.libc_path : NULL, .page_size = sysconf(_SC_PAGESIZE),
 		.ringbuf_bytes = coll_ringbuf_bytes(c->o), .wall_time = when, .syscall_hook = c->k.syscall_hook,
+		.bpf_fallbacks = c->k.fallbacks[0] ? c->k.fallbacks : NULL,
 		.settings = {
 			.vmsize_64bit = d->vmsize_limit_64bit, .big_alloc_bytes = c->o->big_alloc_bytes,
 			.big_alloc_mode = !c->o->big_alloc_bytes ? NULL
@@ -212,6 +213,7 @@ void coll_emit_end(struct coll *c, const char *reason, int exit_status, const st
 		.events_sent = t->events_sent, .events_received = ooms_attrib_events(c->attrib),
 		.timeline_lost = c->timeline_lost, .skipped_runs = skipped_runs,
 		.fds_without_event = fds_without_event, .crossings = coll_crossings(c), .call_fails = t->call_fails, .call_fails_sent = t->call_fails_sent,
+		.syscalls_without_regs = t->no_regs,
 	}};
 	struct run_end *e = &r.u.end;
 

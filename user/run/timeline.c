@@ -65,6 +65,7 @@ static const struct run_field start_fields[] = {
 	RF(RF_I64, struct run_start, page_size, "page_size"),
 	RF(RF_U64, struct run_start, ringbuf_bytes, "ringbuf_bytes"),
 	RF(RF_STR, struct run_start, syscall_hook, "syscall_hook"),
+	RF(RF_STR_SET, struct run_start, bpf_fallbacks, "bpf_fallbacks"),
 };
 
 /* after the sources */
@@ -623,6 +624,7 @@ static const struct run_field end_count_fields[] = {
 	RF(RF_I64, struct run_end, crossings, "crossings"),
 	RF(RF_U64, struct run_end, call_fails, "call_fails"),
 	RF(RF_U64, struct run_end, call_fails_sent, "call_fails_sent"),
+	RF(RF_U64, struct run_end, syscalls_without_regs, "syscalls_without_regs"),
 };
 
 /* written when a death was recorded */

@@ -53,6 +53,9 @@ struct run_start {
 	int64_t page_size;
 	uint64_t ringbuf_bytes;
 	const char *syscall_hook;    /* where syscall results come from ("fexit", "raw_syscalls") */
+	/* what this kernel's BPF lacks that oomscope would use, and how it
+	 * does without (NULL: nothing): "bpf_task_pt_regs: ..." */
+	const char *bpf_fallbacks;
 	struct run_settings settings;
 };
 
@@ -169,6 +172,9 @@ struct run_end {
 	struct { const char *rule; uint64_t times; } recurred[8];
 	int nrecurred;
 	uint64_t call_fails, call_fails_sent;
+	/* followed syscall returns lost for want of their registers (a kernel
+	 * before 5.15 whose registers' place was not learned) */
+	uint64_t syscalls_without_regs;
 	/* --syscall-hook kprobe: syscall returns the kernel's kretprobes missed
 	 * (all their instances taken); -1 with another hook */
 	int64_t probe_misses;

@@ -98,7 +98,11 @@ void coll_print_end(struct coll *c, const char *why, const struct ooms_death_rec
 	fprintf(stderr, "oomscope: stopped (%s) after %.1f s; %d crossing(s); %" PRIu64 " events, %" PRIu64
 		" lost in the kernel\n",
 		why, coll_since(c), coll_crossings(c), ooms_attrib_events(c->attrib),
-		(uint64_t)(t->ringbuf_drops + t->set_full_drops) + coll_k_kretprobes_missed(&c->k));
+		(uint64_t)(t->ringbuf_drops + t->set_full_drops + t->no_regs) + coll_k_kretprobes_missed(&c->k));
+	if (t->no_regs)
+		fprintf(stderr, "oomscope: %" PRIu64 " syscall return(s) not followed: this kernel has no bpf_task_pt_regs "
+			"(5.15) and where a task's registers sit was not learned (--syscall-hook raw reads them anyway)\n",
+			(uint64_t)t->no_regs);
 	if (coll_k_kretprobes_missed(&c->k))
 		fprintf(stderr, "oomscope: the kernel's kretprobes missed %" PRIu64 " syscall return(s): more calls were "
 			"in flight than their 4096 instances (--syscall-hook raw misses none)\n", coll_k_kretprobes_missed(&c->k));

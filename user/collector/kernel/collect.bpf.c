@@ -46,6 +46,15 @@ const volatile __u8 follow_children = 0; /* run (default) and watch --children *
  * mapping until the collector has read its maps (it sends SIGCONT), so a
  * process that dies within milliseconds still has its stacks named. */
 const volatile __u8 hold_code_maps = 0;
+/* What this kernel's BPF has, probed by user space before load (compat.c):
+ * without them the verifier never sees the calls (the branch is pruned). */
+const volatile __u8 have_task_btf = 1;     /* bpf_get_current_task_btf: 5.11 */
+const volatile __u8 have_task_pt_regs = 1; /* bpf_task_pt_regs: 5.15 */
+const volatile __u32 collector_tgid = 0;
+/* Without bpf_task_pt_regs: a task's saved user registers are at its
+ * kernel stack's base plus this (THREAD_SIZE less the registers, and any
+ * padding), learned by regs_learn from a syscall's own (0: not known) */
+__u64 regs_off = 0;
 
 struct ooms_totals totals = {};
 
@@ -117,6 +126,45 @@ __u32 children_pending = 0;
 /* Set when the target's last thread exits: a process given its PID later
  * is not the target (nothing of it is counted, its end is not the target's). */
 __u8 target_gone = 0;
+
+/* The current task, typed where the kernel can (5.11), else read through
+ * bpf_probe_read_kernel (BPF_CORE_READ) all the same. */
+static __always_inline struct task_struct *current_task(void)
+{
+	if (have_task_btf)
+		return bpf_get_current_task_btf();
+	return (struct task_struct *)bpf_get_current_task();
+}
+
+/* The current task's saved user registers (read with BPF_CORE_READ only),
+ * or NULL when this kernel has no bpf_task_pt_regs and their place is not
+ * known yet. */
+static __always_inline struct pt_regs *current_user_regs(void)
+{
+	void *stack;
+
+	if (have_task_pt_regs)
+		return (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!regs_off)
+		return NULL;
+	stack = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), stack);
+	return stack ? (struct pt_regs *)((char *)stack + regs_off) : NULL;
+}
+
+/* Attached for a moment at load where bpf_task_pt_regs is missing: the
+ * collector's own syscall shows where the user registers sit. */
+SEC("raw_tp/sys_exit")
+int BPF_PROG(regs_learn, struct pt_regs *regs, long ret)
+{
+	__u64 stack;
+
+	if (regs_off || (bpf_get_current_pid_tgid() >> 32) != collector_tgid)
+		return 0;
+	stack = (__u64)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), stack);
+	if (stack && (__u64)regs > stack && (__u64)regs - stack < (1 << 20))
+		regs_off = (__u64)regs - stack;
+	return 0;
+}
 
 static __always_inline int is_target(void)
 {
@@ -708,11 +756,17 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 SEC("tracepoint")
 int tp_sys_exit(struct trace_event_raw_sys_exit *args)
 {
+	struct pt_regs *regs;
+
 	if (follow_children)
 		child_hold();
 	if (!is_target())
 		return 0;
-	return on_sys_exit(args, (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), args->ret);
+	if (!(regs = current_user_regs())) {
+		__sync_fetch_and_add(&totals.no_regs, 1);
+		return 0;
+	}
+	return on_sys_exit(args, regs, args->ret);
 }
 
 /* fexit on the handlers of the followed syscalls only (__x64_sys_openat,
@@ -737,11 +791,17 @@ FX(40) FX(41) FX(42) FX(43) FX(44) FX(45) FX(46) FX(47)
 SEC("kretprobe")
 int BPF_KRETPROBE(krp_sys_exit, long ret)
 {
+	struct pt_regs *regs;
+
 	if (follow_children)
 		child_hold();
 	if (!is_target())
 		return 0;
-	return on_sys_exit(ctx, (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), ret);
+	if (!(regs = current_user_regs())) {
+		__sync_fetch_and_add(&totals.no_regs, 1);
+		return 0;
+	}
+	return on_sys_exit(ctx, regs, ret);
 }
 
 SEC("raw_tp/sched_process_fork")
@@ -766,8 +826,7 @@ int BPF_PROG(thread_new, struct task_struct *parent, struct task_struct *child)
 		if (!e)
 			return 0;
 		e->ret = child_pid;
-		event_stack(ctx, e, user_sp((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf())),
-			    user_lr((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf())));
+		event_stack(ctx, e, user_sp(current_user_regs()), user_lr(current_user_regs()));
 		event_send(e);
 		return 0;
 	}
@@ -794,12 +853,12 @@ int BPF_PROG(thread_new, struct task_struct *parent, struct task_struct *child)
 		__builtin_memcpy(e->slice, p->slice, sizeof(e->slice));
 		bpf_map_delete_elem(&pending_threads, &tid);
 	} else {
-		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		struct pt_regs *regs = current_user_regs();
 
 		event_stack(ctx, e, user_sp(regs), user_lr(regs));
 	}
 	/* the creator returns from its clone with these registers */
-	java_ask(e, (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
+	java_ask(e, current_user_regs());
 	event_send(e);
 	return 0;
 }
@@ -812,7 +871,7 @@ SEC("raw_tp/sched_process_exit")
 int BPF_PROG(thread_exit)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 
 	if (!is_target())
 		return 0;

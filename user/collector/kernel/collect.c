@@ -42,6 +42,15 @@ int coll_k_check(struct coll_kernel *ks)
 			return -1;
 		}
 	}
+	coll_kcompat_probe(&ks->compat);
+	/* the tests' way to take 5.10's paths on a newer kernel */
+	if (getenv("OOMSCOPE_FAULT") && strstr(getenv("OOMSCOPE_FAULT"), "bpf_5_10"))
+		ks->compat.task_btf = ks->compat.task_pt_regs = false;
+	if (!ks->compat.ringbuf) {
+		coll_err("this kernel has no BPF ring buffer (BPF_MAP_TYPE_RINGBUF, Linux 5.8; Android 11's 4.19 and 5.4 "
+			 "kernels lack it): oomscope needs it (docs/limits.md)");
+		return -1;
+	}
 	if (!ks->o->btf_path && access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
 		coll_err("this kernel has no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF); pass --btf FILE "
 		    "with the BTF of this exact kernel");
@@ -237,6 +246,10 @@ static int open_load(struct coll_kernel *ks, int hook, int quiet)
 	ks->skel->rodata->fault_period = ks->fault_period;
 	ks->skel->rodata->alloc_stack_bytes = (ks->o->stack_depth ? ks->o->stack_depth : 20) * 8;
 	ooms_syscall_classes(ks->arch, (uint8_t *)ks->skel->rodata->nr_class);
+	ks->skel->rodata->have_task_btf = ks->compat.task_btf;
+	ks->skel->rodata->have_task_pt_regs = ks->compat.task_pt_regs;
+	ks->skel->rodata->collector_tgid = (uint32_t)getpid();
+	autoload(ks, "regs_learn", !ks->compat.task_pt_regs);
 	bpf_map__set_max_entries(ks->skel->maps.events, coll_ringbuf_bytes(ks->o));
 	ks->fd_words = (fd_entries + 63) / 64;
 	bpf_map__set_max_entries(ks->skel->maps.live_fds, ks->fd_words);
@@ -349,6 +362,32 @@ static void unload(struct coll_kernel *ks)
 	ks->skel = NULL;
 }
 
+/* No bpf_task_pt_regs (before 5.15): regs_learn, attached with the rest,
+ * sees this process's next syscall return with its registers' address;
+ * then it goes. Without it, the syscall hooks that are not raw_syscalls
+ * lose each return they see (counted: no_regs) and a thread made by a
+ * clone that pthread_create's probe did not see has no stack. */
+static void learn_regs(struct coll_kernel *ks)
+{
+	for (int i = 0; i < 100 && !ks->skel->bss->regs_off; i++)
+		(void)getppid();
+	ks->regs_off = ks->skel->bss->regs_off;
+	bpf_link__destroy(ks->skel->links.regs_learn);
+	ks->skel->links.regs_learn = NULL;
+	snprintf(ks->fallbacks, sizeof(ks->fallbacks), "%sbpf_task_pt_regs (5.15): %s",
+		 ks->compat.task_btf ? "" : "bpf_get_current_task_btf (5.11): bpf_get_current_task; ",
+		 ks->regs_off ? "the user registers found at the kernel stack's base + a learned offset"
+			      : "none: the registers' place not learned, syscall returns lost (syscalls_without_regs)");
+	if (ks->regs_off && ks->o->verbose)
+		coll_err("this kernel has no bpf_task_pt_regs: a task's user registers are at its kernel stack + %llu",
+			 (unsigned long long)ks->regs_off);
+	if (!ks->regs_off)
+		coll_err("this kernel has no bpf_task_pt_regs (5.15) and where a task's registers sit could not be "
+			 "learned: syscall returns seen by --syscall-hook %s are not followed (counted at the end), and "
+			 "threads made without pthread_create have no stack",
+			 hook_names[ks->hook]);
+}
+
 /* Loads with one hook and attaches. 0, or a negative errno (said unless
  * quiet), with nothing left loaded. */
 static int load_attach(struct coll_kernel *ks, int hook, int quiet)
@@ -369,6 +408,8 @@ static int load_attach(struct coll_kernel *ks, int hook, int quiet)
 	}
 	ks->fd_bits = bits;
 	e = collect_bpf__attach(ks->skel);
+	if (!e && !ks->compat.task_pt_regs)
+		learn_regs(ks);
 	if (!e && ks->hook == OOMS_HOOK_SYSCALLS && (e = attach_syscall_events(ks, failed, sizeof(failed))) > 0)
 		e = 0;
 	if (!e && ks->hook == OOMS_HOOK_KPROBE && (e = coll_k_kretprobes_attach(ks, failed, sizeof(failed))) > 0)

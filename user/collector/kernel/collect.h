@@ -195,6 +195,9 @@ struct ooms_totals {
 	uint64_t direct_allocs;  /* Unsafe.allocateMemory/reallocateMemory returns seen (EV_DIRECT_ALLOC) */
 	uint64_t direct_frees;   /* Unsafe.freeMemory calls seen (EV_DIRECT_FREE) */
 	uint64_t fault_samples;  /* the target's sampled page faults (EV_FAULT), sent or not */
+	/* followed syscall returns not followed: no bpf_task_pt_regs (before
+	 * 5.15) and the registers' place not learned (compat.c) */
+	uint64_t no_regs;
 };
 
 /* Failures of one kind from one place: the first OOMS_FAIL_FULL are sent

@@ -35,7 +35,7 @@ static __always_inline void note_kill(int sig, struct task_struct *task)
  * before this tracepoint): keep its wait status, and wake the collector. */
 static __always_inline void target_died(__u32 tid)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	struct ooms_event *e;
 
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)

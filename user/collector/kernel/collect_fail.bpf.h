@@ -71,7 +71,12 @@ static __always_inline void call_failed(void *ctx, struct pt_regs *regs, long sl
 	first.last_sent_ns = now;
 	n = bpf_map_lookup_elem(&fail_counts, &key);
 	if (n) {
-		count = __sync_fetch_and_add(&n->count, 1) + 1;
+		/* the add's result unused: a plain atomic add (BPF_XADD, every
+		 * kernel); a fetch-add is BPF_FETCH, which 5.10 refuses ("BPF_STX
+		 * uses reserved fields"). The count sent is read after it: racing
+		 * threads may send the same, the map's stays exact */
+		__sync_fetch_and_add(&n->count, 1);
+		count = n->count;
 		/* racing threads may both pass: a few more sent, never fewer counted */
 		if (n->sent >= OOMS_FAIL_FULL && now - n->last_sent_ns < OOMS_FAIL_REFILL_NS)
 			return;

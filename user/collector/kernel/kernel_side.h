@@ -4,6 +4,7 @@
  * the ring buffer's callback, given at coll_k_ring_open, so records flow one
  * way and nothing here calls up into the code that handles them.
  *   collect.c      the kernel checked, the programs loaded and attached
+ *   compat.c       what this kernel's BPF has, probed (5.10 on)
  *   kprobe.c       --syscall-hook kprobe's kretprobes
  *   faults.c       the sampled page faults' perf events
  *   ring.c         the one reader of the ring buffer
@@ -18,6 +19,7 @@
 
 #include "collector/collector.h"
 #include "collector/kernel/collect.h"
+#include "collector/kernel/compat.h"
 #include "collector/kernel/set_snapshot.h"
 #include "collector/kernel/syscall_table.h"
 
@@ -54,6 +56,9 @@ struct coll_kernel {
 	size_t fd_words;
 	char tracefs[256];
 	int tracefs_mounted;
+	struct coll_kcompat compat; /* what this kernel's BPF has (coll_k_check) */
+	uint64_t regs_off;          /* no bpf_task_pt_regs: where user registers sit past the stack's base (0: not learned) */
+	char fallbacks[256];        /* what the kernel lacks and how oomscope does without, for the start record ("": nothing) */
 };
 
 /* Loading and attaching (collect.c): tracefs, BTF and the events needed
