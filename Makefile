@@ -188,6 +188,8 @@ $(SHIM): $(SHIM_OBJS)
 $(OOMS_BIN): $(OBJ)/user/main.o $(OBJ)/libooms.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# the shim's JVMTI header: the JDK's jni.h and jvmti.h
+$(OBJ)/tests/test_shim_jvmti: CPPFLAGS += -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
 $(OBJ)/tests/%: tests/unit/%.c $(OBJ)/libooms.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(OBJ)/libooms.a $(LDLIBS) -ldl

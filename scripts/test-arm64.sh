@@ -10,7 +10,9 @@
 # - a 6.1 kernel configured as Android's GKI (VM_KERNEL=gki,
 #   scripts/gki-kernel.sh: no syscall events, so the hook a phone gets):
 #   the phone-like root (tests/bats-arm64/phone.bats, make android's static
-#   build) and the fd and thread files (GKI_BATS).
+#   build) and the fd and thread files (GKI_BATS);
+# - Debian bullseye's 5.10 kernel (VM_KERNEL=5.10: Android 12 and 13's GKI
+#   line, without 5.11's and 5.15's BPF helpers): the same files (K510_BATS).
 # Each run is scripts/run-tests.sh inside the VM, two VMs at a time (one at
 # a time until OOMS_ARM64_WIDEN_WHEN's file exists, when set). Prints each
 # VM's console when it ends and ends with the sum of their tallies,
@@ -20,7 +22,8 @@
 #                                                    kernel, or the 16 KiB or
 #                                                    GKI one with
 #                                                    ARM64_KERNEL=16k|gki)
-# ARM64_16K=0 leaves the 16 KiB run out of the whole suite, ARM64_GKI=0 the GKI one.
+# ARM64_16K=0 leaves the 16 KiB run out of the whole suite, ARM64_GKI=0 the GKI one,
+# ARM64_510=0 the 5.10 one; ARM64_KERNEL=5.10 with named files runs those on 5.10.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # every BATS file that needs no JVM (scale.bats at a tenth of its threads, with
@@ -38,6 +41,7 @@ ARM64_BATS=(cli collect_fds collect_threads collect_vm big_alloc detect death dr
 JVM_BATS=("tests/bats/java_heap.bats@attach.protocol|load-shim|full.names" "tests/bats/java_oom.bats@low.thread.limit")
 PAGE16K_BATS=(collect_vm big_alloc collect_fds drops detect android tests/bats-arm64/tagged.bats)
 GKI_BATS=(tests/bats-arm64/phone.bats collect_fds collect_threads)
+K510_BATS=(tests/bats-arm64/phone.bats collect_fds collect_threads)
 explicit=0
 [ $# -gt 0 ] && { ARM64_BATS=("$@"); explicit=1; }
 [ -x build-arm64/oomscope ] || { echo "test-arm64: build-arm64/oomscope missing (make ARCH=arm64 all unit)" >&2; exit 2; }
@@ -207,6 +211,8 @@ if [ "$explicit" = 1 ] && [ "${ARM64_KERNEL:-}" = 16k ]; then
   lane "6.12, 16 KiB pages" 16k "${files[@]}"
 elif [ "$explicit" = 1 ] && [ "${ARM64_KERNEL:-}" = gki ]; then
   lane "6.1, GKI's config" gki "${files[@]}"
+elif [ "$explicit" = 1 ] && [ "${ARM64_KERNEL:-}" = 5.10 ]; then
+  lane "5.10, bullseye's" 5.10 "${files[@]}"
 else
   lane "6.1, 4 KiB pages" "" "${files[@]}"
 fi
@@ -217,6 +223,10 @@ fi
 if [ "${ARM64_GKI:-1}" != 0 ] && [ "$explicit" = 0 ]; then
   mapfile -t filesgki < <(bats_paths "${GKI_BATS[@]}")
   lane "6.1, GKI's config" gki "${filesgki[@]}"
+fi
+if [ "${ARM64_510:-1}" != 0 ] && [ "$explicit" = 0 ]; then
+  mapfile -t files510 < <(bats_paths "${K510_BATS[@]}")
+  lane "5.10, bullseye's" 5.10 "${files510[@]}"
 fi
 run_lanes
 echo "arm64: $pass passed, $fail failed"

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jvmti.h>
+#include "shim/jvmti_env.h"
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -447,6 +448,7 @@ int shim_control_start(void *vm_)
 	jclass tc;
 	jmethodID init;
 	jobject thread = NULL;
+	jint ti_version;
 	int s, n;
 
 	/* abstract: sun_path starts with a NUL, and its length is the name's */
@@ -463,10 +465,12 @@ int shim_control_start(void *vm_)
 		close(s);
 		return e;
 	}
-	if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK ||
+	if (shim_jvmti_env(vm, &jvmti, &ti_version) != JNI_OK ||
 	    ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK &&
 	     (*vm)->AttachCurrentThreadAsDaemon(vm, (void **)&jni, NULL) != JNI_OK)) {
-		snprintf(shim_init_error, sizeof(shim_init_error), "no JVMTI or JNI environment for the control thread");
+		snprintf(shim_init_error, sizeof(shim_init_error),
+			 "no JVMTI (neither 1.2 nor ART's 0x70010200: a release app on a user build takes no agent) "
+			 "or JNI environment for the control thread");
 		close(s);
 		return -ENOSYS;
 	}
