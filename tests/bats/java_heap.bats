@@ -274,6 +274,36 @@ stalled_walk() {
   "$OOMSCOPE" hprof check "$TMP/third.hprof" >/dev/null
 }
 
+@test "the app's cgroup killed whole while the dump child writes (Android's process-group kill): the child, moved out at once, finishes the dump" {
+  local cg pid child= st=0
+  cg=$(cgroup_dir pids)
+  # hold: the child pauses mid-walk until $TMP/release exists: the kill certainly comes mid-dump
+  OOMSCOPE_SHIM_FAULT="hold:$TMP/release" start_bg jvm sh -c "echo \$\$ > '$cg/cgroup.procs' && exec java -Xmx1g \
+    -agentpath:'$ROOT/build/liboomscope_shim.so' '$JAVA_DIR/BusyHeap.java' --live-mb 100 --threads 1"
+  wait_for "$TMP/jvm.out" '^ready pid=' 120
+  pid=$(cat "$TMP/jvm.pid")
+  start_bg d "$OOMSCOPE" dump -p "$pid" --method shim -o "$TMP/k.hprof.gz" --no-analyze
+  for _ in $(seq 1 300); do
+    child=$(cat /proc/"$pid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+$' | head -n 1)
+    [ -n "$child" ] && break
+    sleep 0.1
+  done
+  [ -n "$child" ]
+  STARTED_PIDS+=("$child")
+  # oomscope moves it to the hierarchies' roots as soon as the shim says "started"
+  for _ in $(seq 1 100); do grep -qx "$child" "$cg/cgroup.procs" || break; sleep 0.1; done
+  ! grep -qx "$child" "$cg/cgroup.procs" || { cat /proc/"$child"/cgroup >&3; false; }
+  grep -qx "$pid" "$cg/cgroup.procs"
+  # what Android's killProcessGroup does: every process of the app's cgroup killed
+  xargs -r kill -KILL < "$cg/cgroup.procs"
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  ! kill -0 "$pid" 2>/dev/null
+  touch "$TMP/release"
+  wait_exit "$(cat "$TMP/d.pid")" 120 || st=$?
+  [ "$st" -eq 0 ] || { cat "$TMP/d.out" >&3; false; }
+  "$OOMSCOPE" hprof check "$TMP/k.hprof.gz" > /dev/null
+}
+
 @test "the dump writer killed mid-dump: no partial file, the failure said in one line" {
   # hold: the child pauses mid-walk until $TMP/release exists: it is killed mid-dump
   OOMSCOPE_SHIM_FAULT="hold:$TMP/release" start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" \

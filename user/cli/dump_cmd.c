@@ -242,6 +242,10 @@ static void print_result(const struct dump_args *a, const struct ooms_dump_resul
 		       : !strcmp(res->walk, "jvmti") ? ", JVMTI walk"
 						      : "",
 		       !strcmp(res->forked_at, "gc_end") ? ", forked at a GC pause's end" : "");
+	if (res->child_moved_err) /* it shares the app's cgroups: killed or frozen with it */
+		printf("cgroups   the dump's child could not leave the app's cgroups (%s): a kill of the app's whole "
+		       "cgroup (Android's activity manager) or its freezing stops the dump too\n",
+		       strerror(-res->child_moved_err));
 	if (!a->analyze)
 		return;
 	if (ares->analyzed)

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "dump/dumper.h"
+#include "proc/cgroup.h"
 #include "util/clock.h"
 
 #include <errno.h>
@@ -157,6 +158,15 @@ static int shim_finish(const struct ooms_dump_request *rq, struct ooms_dump_resu
 
 	res->pause_ms = shim_line_num(line, "pause_ms", -1);
 	child = (pid_t)shim_line_num(line, "child", 0);
+	/* the child out of the app's cgroups at once (root: a watch is): when
+	 * the app is killed (lmkd, the activity manager's process-group kill)
+	 * or frozen, the dump begun goes on */
+	if (child > 0 && shim_line_is(line, SHIM_STARTED) && geteuid() == 0) {
+		int moved = ooms_cgroup_to_roots(child, &res->child_cgroups);
+
+		res->child_moved = moved > 0 ? moved : 0;
+		res->child_moved_err = moved < 0 ? moved : 0;
+	}
 	status(rq, "writing");
 	/* the child's answer in place of "started": the target died at its fork */
 	e = !shim_line_is(line, SHIM_STARTED) ? 0 : shim_client_line(conn, line, line_len, timeout_ms);

@@ -44,6 +44,10 @@ struct ooms_dump_result {
 	char walk[16];                 /* shim on HotSpot: "hotspot" (its dumper in the copy) or "jvmti" */
 	char forked_at[16];            /* HotSpot's dumper: "gc_end" (a GC pause's end) or "heap_walk" */
 	int target_exited;             /* the target was gone at the end */
+	/* shim: cgroup hierarchies the child was moved to the root of, of
+	 * those mounted (it outlives its app's cgroup being killed or frozen);
+	 * child_moved_err: -errno when none took it */
+	int child_moved, child_cgroups, child_moved_err;
 	char error[320];
 	char oom_kind[16];             /* the armed dump: what ran out, as the shim said ("heap", "direct", "metaspace") */
 };

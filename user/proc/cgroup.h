@@ -32,4 +32,12 @@ int ooms_cgroup_find(pid_t pid, struct ooms_cgroup *cg);
 /* Reads the figures again (the target may be gone; its cgroup stays). */
 void ooms_cgroup_refresh(struct ooms_cgroup *cg);
 
+/* Moves pid to the root of every cgroup hierarchy mounted (v2's and each
+ * v1 one's: cgroup_move.c), out of the cgroups it shares with its parent. For
+ * a dump's child: Android's activity manager kills an app's cgroup whole
+ * (killProcessGroup) and freezes it when cached, and a memory cgroup at
+ * its limit kills within it. The hierarchies it was moved in (*tried: those
+ * mounted), or the first -errno when none took it. */
+int ooms_cgroup_to_roots(pid_t pid, int *tried);
+
 #endif
