@@ -11,11 +11,16 @@ setup_file() {
   [ -x "$ROOT/build/android/x86_64/oomscope" ]
 }
 
-# android_run NAME ARGS...: the script in the background, with the fake adb
+# android_run NAME ARGS...: the script in the background, with the fake adb;
+# the device's /data/local/tmp is $TMP/stage, the shell user's (uid 2000), as
+# on a phone (with su, adb push and pull act as that user)
 android_run() {
   local name=$1; shift
+  chmod 711 "$TMP"
+  mkdir -p "$TMP/stage" && chown 2000:2000 "$TMP/stage" && chmod 771 "$TMP/stage"
   start_bg "$name" env ADB="$ROOT/tests/tools/fake-adb" FAKE_ADB_LOG="$TMP/adb.log" \
-    OOMSCOPE_ANDROID_DIR="$TMP/device" "$ROOT/scripts/oomscope-android" -s emulator-5554 -o "$TMP/host" "$@"
+    OOMSCOPE_ANDROID_DIR="$TMP/device" OOMSCOPE_ANDROID_STAGE="$TMP/stage" \
+    "$ROOT/scripts/oomscope-android" -s emulator-5554 -o "$TMP/host" "$@"
 }
 
 @test "oomscope-android: pushes the emulator's build, watches the app until Ctrl-C, pulls the run and its report" {
@@ -53,12 +58,36 @@ android_run() {
   start_bg t sleep 60
   FAKE_ADB_ROOT=su android_run su -- -p "$(cat "$TMP/t.pid")" -d 1
   wait_exit "$(cat "$TMP/su.pid")" 90
-  grep -q 'report.html$' "$TMP/su.out"
+  grep -q 'report.html$' "$TMP/su.out" || { cat "$TMP/su.out" >&3; false; }
   grep -q 'shell su -c' "$TMP/adb.log"
+  # root's directory, root's files: pushed through the shell user's, pulled back from there
+  [ "$(stat -c %u "$TMP/device")" = 0 ] && [ "$(stat -c %a "$TMP/device/oomscope")" = 755 ]
+  local run; run=$(dirname "$(sed -n 's/^oomscope-android: \(.*report\.html\)$/\1/p' "$TMP/su.out")")
+  jq -e '.pid > 0' "$run/timeline.jsonl" > /dev/null || head -n1 "$run/timeline.jsonl" | jq -e '.pid > 0'
+  # nothing left in either directory but the binaries
+  [ -z "$(ls -A "$TMP/stage")" ] && [ -z "$(ls "$TMP/device/runs")" ]
   FAKE_ADB_ROOT=none android_run none -- -p 1 -d 1
   wait_exit "$(cat "$TMP/none.pid")" 30 || true
   [ "$(cat "$TMP/none.out")" = "oomscope-android: neither adb root nor su works on this device: oomscope needs root (BPF)" ]
   FAKE_ADB_ABI=armeabi-v7a android_run abi -- -p 1 -d 1
   wait_exit "$(cat "$TMP/abi.pid")" 30 || true
   [ "$(cat "$TMP/abi.out")" = "oomscope-android: the device's ABI is armeabi-v7a; oomscope is built for arm64-v8a and x86_64" ]
+}
+
+@test "oomscope-android on a macOS-like host: no setsid, no sha256sum (shasum stands in); the run comes back" {
+  local d f
+  # this machine's commands, less the two macOS lacks
+  mkdir -p "$TMP/bin"
+  for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+    for f in "$d"/*; do
+      [ -x "$f" ] && [ ! -e "$TMP/bin/${f##*/}" ] && ln -s "$f" "$TMP/bin/${f##*/}"
+    done
+  done
+  rm -f "$TMP/bin/setsid" "$TMP/bin/sha256sum"
+  command -v shasum > /dev/null
+  start_bg t sleep 60
+  PATH="$TMP/bin" android_run mac -- -p "$(cat "$TMP/t.pid")" -d 1
+  wait_exit "$(cat "$TMP/mac.pid")" 90
+  grep -q 'report.html$' "$TMP/mac.out" || { cat "$TMP/mac.out" >&3; false; }
+  ! grep -q 'command not found' "$TMP/mac.out"
 }
