@@ -45,3 +45,29 @@ check_elf() {
   done
   file "$TARGETS/shim_load_musl" | grep -q 'interpreter /lib/ld-musl'
 }
+
+@test "its line reaches Android's log daemon as liblog writes it (a datagram on /dev/socket/logdw), sent with no stat() of the socket (SELinux lets apps write there, not read its attributes)" {
+  # logd's socket stood in for by a receiver of our own (the path made for this test only)
+  [ ! -e /dev/socket/logdw ] || skip "this machine has a /dev/socket/logdw of its own"
+  local made=
+  [ -d /dev/socket ] || { mkdir /dev/socket && made=1; }
+  start_bg logd python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/socket/logdw")
+print("listening", flush=True)
+s.settimeout(30)
+d = s.recv(4096)
+# the header: log id, tid (u16), sec, nsec; then priority, tag, text (NUL-ended)
+prio = d[11]; rest = d[12:].split(b"\0")
+print("prio=%d tag=%s text=%s" % (prio, rest[0].decode(), rest[1].decode()), flush=True)'
+  wait_for "$TMP/logd.out" '^listening' 10 || { rm -f /dev/socket/logdw; [ -z "$made" ] || rmdir /dev/socket; false; }
+  run strace -f -e trace=stat,lstat,newfstatat,statx,fstatat64 "$TARGETS/shim_load_glibc" "$ROOT/build/liboomscope_shim.so"
+  # the datagram is queued: the path can go (the receiver keeps its socket)
+  rm -f /dev/socket/logdw
+  [ -z "$made" ] || rmdir /dev/socket
+  wait_exit "$(cat "$TMP/logd.pid")" 30
+  grep -qx 'prio=5 tag=oomscope-shim text=not loaded: neither libjvm.so nor libart.so in this process' "$TMP/logd.out" ||
+    { cat "$TMP/logd.out" >&3; false; }
+  ! grep -q 'logdw' <<<"$output" || { grep logdw <<<"$output" >&3; false; }
+}
