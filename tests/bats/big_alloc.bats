@@ -138,21 +138,30 @@ EOF2
 }
 
 @test "a native target's crossing snapshots its live large allocations (its heap dump)" {
-  start_bg target "$TARGETS/alloc_target"
+  # the VmSize the target reaches once every block is made, from a run of its own (the same
+  # program, the same steps: the same size); held there (-h) until told
+  start_bg measure "$TARGETS/alloc_target" -h
+  wait_for "$TMP/measure.out" '^ready pid=' 10
+  kill -USR1 "$(cat "$TMP/measure.pid")"
+  wait_for "$TMP/measure.out" '^allocated' 60
+  local full; full=$(awk '/^VmSize/ {print $2}' /proc/"$(cat "$TMP/measure.pid")"/status)
+  kill "$(cat "$TMP/measure.pid")"
+  start_bg target "$TARGETS/alloc_target" -h
   wait_for "$TMP/target.out" '^ready pid=' 10
   local pid; pid=$(cat "$TMP/target.pid")
-  # a VmSize limit 100 MB above where it is now: the allocations cross it
-  local vm; vm=$(awk '/^VmSize/ {print $2}' /proc/"$pid"/status)
-  start_bg snap "$OOMSCOPE" watch -p "$pid" -d 20 -o "$TMP/snap" --big-alloc 8M --big-alloc-mode uprobe \
-    --big-alloc-live --vmsize-64bit --vmsize-limit $((vm + 100 * 1024)) --stop-on-crossing
+  # a VmSize limit that only the last step (sbrk of 16 MiB, after every block) crosses: the
+  # crossing's sample, whenever it comes, sees every block made, none freed
+  start_bg snap "$OOMSCOPE" watch -p "$pid" -d 60 -o "$TMP/snap" --big-alloc 8M --big-alloc-mode uprobe \
+    --big-alloc-live --vmsize-64bit --vmsize-limit $((full - 8 * 1024)) --stop-on-crossing
   wait_for "$TMP/snap.out" 'TIME\(s\)' 20
   kill -USR1 "$pid"
-  wait_exit "$(cat "$TMP/snap.pid")" 20
+  wait_exit "$(cat "$TMP/snap.pid")" 60
   local x; x=$(grep '"type":"crossing"' "$TMP/snap/timeline.jsonl" | head -n 1)
   jq -e '.rule == "vmsize" and .allocs == "allocs-1.json"' <<<"$x"
-  # the snapshot lists the live blocks with their stacks (on failure: what it
-  # holds, and what the kernel side sent: the arm64 VM's silent attach, docs/limits.md)
-  jq -e '[.allocations[] | select(.state == "live")] | length >= 5' "$TMP/snap/allocs-1.json" || {
+  # the snapshot lists the live blocks with their stacks: the 8 blocks of 8 MiB and over that are
+  # live once all are made (on failure: what it holds, and what the kernel side sent: the arm64
+  # VM's silent attach, docs/limits.md)
+  jq -e '[.allocations[] | select(.state == "live")] | length >= 8' "$TMP/snap/allocs-1.json" || {
     jq -c '[.allocations[] | {state, bytes, function}]' "$TMP/snap/allocs-1.json" >&3
     grep -E '"type":"(crossing|end)"' "$TMP/snap/timeline.jsonl" | cut -c1-400 >&3
     false

@@ -17,7 +17,8 @@
  *            grow_heap      sbrk            16 MiB
  * It prints "ready pid=N", waits for SIGUSR1, allocates (one thread after
  * another, so the order is known), prints "allocated", frees load_image's
- * block and prints "freed", then sleeps until killed. The blocks are freed
+ * block (with -h, only at a second SIGUSR1, else a second later) and prints
+ * "freed", then sleeps until killed. The blocks are freed
  * only after all are made: glibc raises its mmap threshold when an mmap-ed
  * block is freed, and later big blocks would come from the heap instead. */
 #define _GNU_SOURCE
@@ -112,8 +113,9 @@ static void in_thread(const char *name, void (**fns)(void))
 	pthread_join(t, NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int hold = argc > 1 && !strcmp(argv[1], "-h");
 	static void (*loader[])(void) = {load_image, NULL};
 	static void (*decoder[])(void) = {decode_frames, grow_buffer, NULL};
 	static void (*cache[])(void) = {make_pool, NULL};
@@ -132,7 +134,13 @@ int main(void)
 	grow_heap();
 	printf("allocated\n");
 	fflush(stdout);
-	sleep(1);
+	if (hold) {
+		go = 0;
+		while (!go)
+			pause();
+	} else {
+		sleep(1);
+	}
 	free(image);
 	printf("freed\n");
 	fflush(stdout);
