@@ -17,6 +17,17 @@ start_java() {
 # the dump child of a shim answer line "started child=N ..."
 child_of() { sed -n 's/^started child=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 
+# dump_child PID: the JVM's first child process (a fork-dump's), waited for up to 30 s; "" if none
+dump_child() {
+  local c=
+  for _ in $(seq 1 300); do
+    c=$(cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+$' | head -n 1)
+    [ -n "$c" ] && break
+    sleep 0.1
+  done
+  echo "$c"
+}
+
 @test "oomscope jcmd speaks the attach protocol to a live JVM; refuses what is not one" {
   start_java jvm "$JAVA_DIR/PlantedLeaks.java"
   local pid; pid=$(cat "$TMP/jvm.pid")
@@ -283,20 +294,16 @@ stalled_walk() {
   wait_for "$TMP/jvm.out" '^ready pid=' 120
   pid=$(cat "$TMP/jvm.pid")
   start_bg d "$OOMSCOPE" dump -p "$pid" --method shim -o "$TMP/k.hprof.gz" --no-analyze
-  for _ in $(seq 1 300); do
-    child=$(cat /proc/"$pid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+$' | head -n 1)
-    [ -n "$child" ] && break
-    sleep 0.1
-  done
+  child=$(dump_child "$pid")
   [ -n "$child" ]
   STARTED_PIDS+=("$child")
   # oomscope moves it to the hierarchies' roots as soon as the shim says "started"
-  for _ in $(seq 1 100); do grep -qx "$child" "$cg/cgroup.procs" || break; sleep 0.1; done
+  for _ in $(seq 1 300); do grep -qx "$child" "$cg/cgroup.procs" || break; sleep 0.1; done
   ! grep -qx "$child" "$cg/cgroup.procs" || { cat /proc/"$child"/cgroup >&3; false; }
   grep -qx "$pid" "$cg/cgroup.procs"
   # what Android's killProcessGroup does: every process of the app's cgroup killed
   xargs -r kill -KILL < "$cg/cgroup.procs"
-  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   ! kill -0 "$pid" 2>/dev/null
   touch "$TMP/release"
   wait_exit "$(cat "$TMP/d.pid")" 120 || st=$?
@@ -312,11 +319,7 @@ stalled_walk() {
   start_bg d "$OOMSCOPE" dump -p "$pid" --method shim -o "$TMP/k.hprof.gz" --no-analyze
   # the child is the JVM's only child process
   local child=
-  for _ in $(seq 1 300); do
-    child=$(cat /proc/"$pid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+$' | head -n 1)
-    [ -n "$child" ] && break
-    sleep 0.1
-  done
+  child=$(dump_child "$pid")
   [ -n "$child" ]
   kill -KILL "$child"
   local st=0

@@ -113,26 +113,41 @@ static int visit(const struct ooms_index *ix, struct ooms_paths *p, uint32_t u, 
 	return 0;
 }
 
+/* The edges put aside (u -> v) taken now where v is still unreached, and
+ * queued; with marks, v marked late or a library leak's by its edge. */
+static void take(struct ooms_paths *p, const struct late_edge *edges, size_t n, int marks, uint32_t *queue,
+		 uint32_t *tail)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = edges[i].v, u = edges[i].u;
+
+		if (p->parent[v] != OOMS_NONE)
+			continue;
+		p->parent[v] = u;
+		inherit(p, u, v);
+		if (marks)
+			set_bit(edges[i].mark >= OOMS_MARK_LIBRARY ? p->library : p->late, v);
+		queue[(*tail)++] = v;
+	}
+}
+
 int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int honor_ignores)
 {
 	double t0 = mono_s();
 	size_t n = ix->nodes;
 	uint32_t *queue = huge_malloc(n * sizeof(*queue)), head = 0, tail = 0;
 	size_t released = 0;
-	uint8_t *seen, *frame_root = huge_calloc(n / 8 + 1, 1);
+	uint8_t *seen = huge_calloc(ix->nclasses / 8 + 1, 1), *frame_root = huge_calloc(n / 8 + 1, 1);
 	struct late_edge *late = NULL, *low = NULL;
 	size_t nlate = 0, late_cap = 0, nlow = 0, low_cap = 0;
+	int e = -ENOMEM;
 
 	memset(p, 0, sizeof(*p));
 	p->honor_ignores = honor_ignores;
 
 	p->parent = huge_malloc(n * sizeof(*p->parent));
-	if (!queue || !p->parent || !frame_root) {
-		free(queue);
-		free(frame_root);
-		ooms_paths_free(p);
-		return -ENOMEM;
-	}
+	if (!queue || !p->parent || !frame_root || !seen)
+		goto out;
 	memset(p->parent, 0xff, n * sizeof(*p->parent));
 	p->parent[0] = 0;
 	for (int rank = 0; rank <= 8; rank++)
@@ -145,12 +160,8 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 			if (mark >= OOMS_MARK_LIBRARY) { /* a library's root: taken last */
 				struct late_edge *l = VEC_PUSH(late, nlate, late_cap);
 
-				if (!l) {
-					free(queue);
-					free(frame_root);
-					ooms_paths_free(p);
-					return -ENOMEM;
-				}
+				if (!l)
+					goto out;
 				*l = (struct late_edge){0, r, mark};
 				continue;
 			}
@@ -158,18 +169,10 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 			/* a local of a running method: what it holds is reached
 			 * through it only when nothing lasting holds it (a method
 			 * copying a static's list must not stand for the static) */
-			if (root_rank(ix->roots[i].kind) == 3)
+			if (ix->roots[i].kind == HPROF_ROOT_JAVA_FRAME)
 				set_bit(frame_root, r);
 			queue[tail++] = r;
 		}
-	seen = huge_calloc(ix->nclasses / 8 + 1, 1);
-	if (!seen) {
-		free(queue);
-		free(frame_root);
-		free(late);
-		ooms_paths_free(p);
-		return -ENOMEM;
-	}
 	for (;;) {
 		while (head < tail) {
 			uint32_t u = queue[head++];
@@ -177,63 +180,36 @@ int ooms_paths_compute(const struct ooms_index *ix, struct ooms_paths *p, int ho
 			if (head % 65536 == 0)
 				release_below(queue, (size_t)head * sizeof(*queue), &released);
 			if (visit(ix, p, u, queue, &tail, seen, &late, &nlate, &late_cap, frame_root, &low, &nlow,
-				  &low_cap)) {
-				free(queue);
-				free(seen);
-				free(late);
-				free(low);
-				free(frame_root);
-				ooms_paths_free(p);
-				return -ENOMEM;
-			}
+				  &low_cap))
+				goto out;
 		}
 		/* then what frames' locals hold that nothing else did */
 		if (nlow) {
-			for (size_t i = 0; i < nlow; i++) {
-				uint32_t v = low[i].v, u = low[i].u;
-
-				if (p->parent[v] != OOMS_NONE)
-					continue;
-				p->parent[v] = u;
-				inherit(p, u, v);
-				queue[tail++] = v;
-			}
+			take(p, low, nlow, 0, queue, &tail);
 			nlow = 0;
 			continue;
 		}
 		/* then what holds only as a last resort: finalizers' referents, and
 		 * library leaks' references (index.h); what they reach is marked */
 		if (nlate && ((!p->late && !(p->late = huge_calloc(n / 8 + 1, 1))) ||
-			      (!p->library && !(p->library = huge_calloc(n / 8 + 1, 1))))) {
-			free(queue);
-			free(seen);
-			free(late);
-			free(low);
-			free(frame_root);
-			ooms_paths_free(p);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < nlate; i++) {
-			uint32_t v = late[i].v, u = late[i].u;
-
-			if (p->parent[v] != OOMS_NONE)
-				continue;
-			p->parent[v] = u;
-			inherit(p, u, v);
-			set_bit(late[i].mark >= OOMS_MARK_LIBRARY ? p->library : p->late, v);
-			queue[tail++] = v;
-		}
+			      (!p->library && !(p->library = huge_calloc(n / 8 + 1, 1)))))
+			goto out;
+		take(p, late, nlate, 1, queue, &tail);
 		nlate = 0;
 		if (head == tail)
 			break;
 	}
+	p->seconds = mono_s() - t0;
+	e = 0;
+out:
 	free(late);
 	free(low);
 	free(frame_root);
 	free(queue);
 	free(seen);
-	p->seconds = mono_s() - t0;
-	return 0;
+	if (e)
+		ooms_paths_free(p);
+	return e;
 }
 
 void ooms_paths_free(struct ooms_paths *p)
