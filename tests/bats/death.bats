@@ -46,7 +46,7 @@ watch_in_cgroup() {
          and .called_by == "leak_fds (death_target)"' "$d/failures.json"
   jq -e '[.groups[0].frames[].symbol] | index("leak_fds") != null' "$d/failures.json"
   # the crossing was seen on an event, and its snapshot holds the burst with its stack
-  grep '"type":"crossing"' "$d/timeline.jsonl" | jq -e 'select(.rule == "fd_ratio") | .seen_at == "event" and .wrote == "fds-1.json"'
+  grep '"type":"crossing"' "$d/timeline.jsonl" | jq -se 'map(select(.rule == "fd_ratio")) | .[0] | .seen_at == "event" and .wrote == "fds-1.json"'
   jq -e '[.groups[].stacks[] | select(.created_by == "leak_fds (death_target)") | .count] | add >= 900' "$d/fds-1.json"
   # and so does the end's view, not the torn-down process's, each fd with the path its open was
   # given (taken in the kernel: the process was gone before /proc could name them)
@@ -81,7 +81,7 @@ watch_in_cgroup() {
          and .called_by == "spawn_workers (death_target)" and .threads == 40' "$d/failures.json"
   jq -e '[.groups[0].frames[].symbol] | index("pthread_create") != null' "$d/failures.json"
   # pids.max is the thread limit, and the ratio crossed on an event with every thread attributed
-  grep '"type":"crossing"' "$d/timeline.jsonl" | jq -e 'select(.rule == "thread_ratio") | .seen_at == "event"
+  grep '"type":"crossing"' "$d/timeline.jsonl" | jq -se 'map(select(.rule == "thread_ratio")) | .[0] | .seen_at == "event"
          and (.reason | test("pids.max"))'
   jq -e '[.groups[].stacks[] | select(.created_by == "spawn_workers (death_target)") | .count] | add >= 35' "$d/threads-1.json"
   jq -e '[.groups[].stacks[] | select(.created_by == null) | .count] | add == 1' "$d/threads-1.json"

@@ -186,9 +186,12 @@ first_crossing() {
   # that the trigger woke samples is checked at the end
   wait_for "$d/timeline.jsonl" '"rule":"memory_stall"' 40
   x=$(first_crossing "$d" memory_stall)
-  grep '"type":"sample"' "$d/timeline.jsonl" | jq -e --argjson t "$(jq .t <<<"$x")" \
-    'select(.t == $t) | .memory_stall_ms >= 100 and (.memory_stall_limit_ms_src | startswith("PSI "))' ||
-    { grep '"type":"sample"' "$d/timeline.jsonl" | tail -n 3 >&3; false; }
+  # the crossing's record is written before its sample's: that one waited for
+  wait_for "$d/timeline.jsonl" "^\\{\"type\":\"sample\",\"t\":$(jq .t <<<"$x")," 10
+  # (slurped: jq -e answers for the last input, which a select may have emptied)
+  grep '"type":"sample"' "$d/timeline.jsonl" | jq -se --argjson t "$(jq .t <<<"$x")" \
+    'map(select(.t == $t)) | length == 1 and (.[0] | .memory_stall_ms >= 100 and ((.memory_stall_limit_ms_src // "") | startswith("PSI ")))' ||
+    { echo "# the crossing: $x" >&3; grep '"type":"sample"' "$d/timeline.jsonl" | tail -n 3 >&3; false; }
   jq -e 'startswith("memory-")' <<<"$(jq .wrote <<<"$x")"
   # then lmkd, as lmkd does: a trigger of its own, the highest adj band's heaviest
   start_bg l "$TARGETS/lmkd" --psi 150 900 30
@@ -201,6 +204,6 @@ first_crossing() {
          and .memory_kill.minute_max_psi_some_avg10 > 0' "$d/death.json" || { jq . "$d/death.json" >&3; false; }
   grep -q "the 1st of [0-9]* processes by oom_score_adj, then RSS (lmkd's order)" "$TMP/w.out" || { cat "$TMP/w.out" >&3; false; }
   # the trigger woke the collector: samples between the timer's, named by it
-  grep '"type":"sample"' "$d/timeline.jsonl" | jq -e 'select(.memory_stall_limit_ms_src | test("PSI trigger \\(some [0-9]+ [0-9]+\\)")) | .memory_stall_ms >= 100' | grep -q true ||
+  grep '"type":"sample"' "$d/timeline.jsonl" | jq -se 'map(select(.memory_stall_limit_ms_src // "" | test("PSI trigger \\(some [0-9]+ [0-9]+\\)"))) | length > 0 and all(.memory_stall_ms >= 100)' ||
     { grep '"type":"sample"' "$d/timeline.jsonl" | jq -c '[.t, .memory_stall_ms, .memory_stall_limit_ms_src]' | tail -n 5 >&3; false; }
 }

@@ -93,7 +93,7 @@ no_drops_and_cost() { # RUNDIR MAX_CPU_S MAX_RSS_KB
   [ "$(jq .ringbuf_drops <<<"$end")" -eq 0 ]
   [ "$(jq .set_full_drops <<<"$end")" -eq 0 ]
   [ "$(jq .events_sent <<<"$end")" -eq "$(jq .events_received <<<"$end")" ]
-  ! grep '"type":"sample"' "$1/timeline.jsonl" | jq -e 'select(.ringbuf_drops != 0 or .set_full_drops != 0)' > /dev/null
+  grep '"type":"sample"' "$1/timeline.jsonl" | jq -se 'map(select(.ringbuf_drops != 0 or .set_full_drops != 0)) | length == 0' > /dev/null
   ! grep -q '"type":"drift"' "$1/timeline.jsonl"
   jq -e --argjson cpu "$2" --argjson rss "$3" \
     '.collector_cpu_s > 0 and .collector_cpu_s < $cpu and .collector_peak_rss_kb > 0 and .collector_peak_rss_kb < $rss' <<<"$end" > /dev/null
