@@ -60,7 +60,10 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) $(MUL
 TARGET_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
 TARGET_CXXFLAGS := -std=gnu++17 -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -pthread
 
-USER_SRCS := $(shell find user -name '*.c' ! -name '*.bpf.c' ! -path user/main.c ! -path 'user/shim/*' | sort)
+# (and of the shim's: the ART symbols' names, and the agent options that
+# carry them, which oomscope writes and the shim reads)
+USER_SRCS := $(shell find user -name '*.c' ! -name '*.bpf.c' ! -path user/main.c ! -path 'user/shim/*' | sort) \
+	user/shim/art_syms.c user/shim/elfsym.c
 USER_OBJS := $(USER_SRCS:%.c=$(OBJ)/%.o)
 # each BPF object beside the user code that loads it (x.bpf.c with x.c, as
 # libbpf-tools pairs them); objects and skeletons named by the stem alone

@@ -40,9 +40,18 @@ start_android_app() {
   GC_OFF=$(sym_offset "$LIBART" "$SYM_GC_RUN")
   mkdir -p "$r"
   # unshare execs (no fork): the shell, env and the app are one PID
-  start_bg target unshare --mount --propagation private -- sh -ec '
+  # APP_UID (optional): the app runs as that uid, named com.example.leakyapp, its data
+  # directory's code_cache owned by it and labelled as Android labels an app's data
+  start_bg target unshare --mount --propagation private -- env APP_UID="${APP_UID:-}" sh -ec '
     r=$1 lib=$2 libart=$3
     mount -t tmpfs android "$r"
+    if [ -n "$APP_UID" ]; then
+      d="$r/data/user/0/com.example.leakyapp"
+      mkdir -p "$d/code_cache"
+      chown -R "$APP_UID:$APP_UID" "$d"
+      chmod 0700 "$d"; chmod 0771 "$d/code_cache"
+      python3 -c "import os, sys; os.setxattr(sys.argv[1], \"security.selinux\", b\"u:object_r:app_data_file:s0:c123,c256,c512,c768\\0\")" "$d/code_cache"
+    fi
     mkdir -p "$r/usr" "$r/proc" "$r/apex/com.android.runtime/lib64/bionic" "$r/apex/com.android.art/lib64" \
       "$r/system/bin" "$r/system/lib64" "$r/system/framework/oat" "$r/data/app/com.example.leakyapp/oat"
     mount --rbind /usr "$r/usr"
@@ -64,6 +73,10 @@ start_android_app() {
     cd /
     umount -l /.old
     rmdir /.old
+    if [ -n "$APP_UID" ]; then
+      exec /usr/bin/setpriv --reuid="$APP_UID" --regid="$APP_UID" --clear-groups /usr/bin/env ANDROID_APP_NAME=com.example.leakyapp \
+        LD_LIBRARY_PATH=/apex/com.android.runtime/lib64/bionic /system/bin/android_app "$@"
+    fi
     exec /usr/bin/env LD_LIBRARY_PATH=/apex/com.android.runtime/lib64/bionic /system/bin/android_app "$@"
   ' sh "$r" "/usr/lib/$TRIPLET" "$LIBART" "$APP" /apex/com.android.art/lib64/libart.so "$HEAP_OFF" "$THREAD_OFF" "$GC_OFF" \
     /data/app/com.example.leakyapp/oat/base.odex /system/framework/oat/boot-framework.oat
@@ -121,4 +134,87 @@ start_android_app() {
           | select(.created_by == "app_start_worker (libandroid_app.so)" and .start_routine.symbol == "app_worker_main"
                    and .start_routine.module == "/system/lib64/libandroid_app.so")] | length == 1' "$TMP/w/threads.json"
   [ "$(tail -n1 "$tl" | jq -r .ringbuf_drops)" = 0 ]
+}
+
+# fake_cmd MODE: Android's `cmd` on PATH, as the activity manager answers attach-agent:
+# "ok" takes it (the app would load the agent later; no ART runs here, so nothing
+# answers), "refuse" as for a release app on a user build; its arguments in $TMP/cmd.args
+fake_cmd() {
+  mkdir -p "$TMP/bin"
+  {
+    echo '#!/bin/sh'
+    echo "printf '%s\\n' \"\$@\" > '$TMP/cmd.args'"
+    echo "echo x >> '$TMP/cmd.calls'"
+    # "late": the activity manager knows the process only from the third call on
+    # (an app held at its start, before it has attached to the activity manager)
+    if [ "$1" = late ]; then
+      echo "if [ \$(wc -l < '$TMP/cmd.calls') -lt 3 ]; then"
+      echo "  echo \"Exception occurred while executing 'attach-agent':\""
+      echo "  echo \"java.lang.IllegalArgumentException: Unknown process: \$3\""
+      echo "  exit 255"
+      echo "fi"
+    fi
+    if [ "$1" = refuse ]; then
+      echo "echo \"Exception occurred while executing 'attach-agent':\""
+      echo "echo \"java.lang.SecurityException: Process not debuggable: ProcessRecord{5c3a1 \$3:com.example.leakyapp/u0a123}\""
+      echo "echo '	at com.android.server.am.ActivityManagerService.attachAgent(ActivityManagerService.java:17702)'"
+      echo "exit 255"
+    fi
+  } > "$TMP/bin/cmd"
+  chmod +x "$TMP/bin/cmd"
+}
+
+@test "android layout: an app as it ships takes the shim: a copy in its code_cache, its uid's and its directory's label, attached by the activity manager with libart's symbols in the options" {
+  APP_UID=10123 start_android_app
+  [ "$(tr '\0' ' ' < /proc/"$PID"/cmdline | cut -d ' ' -f 1)" = com.example.leakyapp ]
+  fake_cmd ok
+  local t0=$SECONDS
+  PATH="$TMP/bin:$PATH" run timeout 60 "$OOMSCOPE" dump -p "$PID" --load-shim -o "$TMP/app.hprof"
+  echo "$output"
+  # no ART runs here: attached, the shim never answers, and the dump says so in one line
+  [ "$status" -eq 1 ]
+  [ "$(wc -l <<<"$output")" -eq 1 ]
+  [[ "$output" == "oomscope dump: the shim, put at /data/user/0/com.example.leakyapp/code_cache/liboomscope_shim.so and attached with \`cmd activity attach-agent\`, did not answer in 10 s"* ]]
+  [ $((SECONDS - t0)) -lt 30 ]
+  [ ! -e "$TMP/app.hprof" ]
+  # the copy, as the app sees it: the shim's bytes, the app's uid, r-x for it alone, the directory's label
+  local f=/proc/$PID/root/data/user/0/com.example.leakyapp/code_cache/liboomscope_shim.so
+  cmp "$f" "$BUILD_DIR/liboomscope_shim.so"
+  [ "$(stat -c '%u %g %a' "$f")" = "10123 10123 500" ]
+  [ "$(python3 -c 'import os, sys; print(os.getxattr(sys.argv[1], "security.selinux"))' "$f")" = "b'u:object_r:app_data_file:s0:c123,c256,c512,c768\x00'" ]
+  # nothing half-written left beside it
+  [ "$(ls -A "${f%/*}")" = liboomscope_shim.so ]
+  # the request: the process by its PID, the path the app sees, libart's symbols at nm's values
+  cat "$TMP/cmd.args"
+  [ "$(sed -n 1,3p "$TMP/cmd.args" | tr '\n' ' ')" = "activity attach-agent $PID " ]
+  local agent want; agent=$(sed -n 4p "$TMP/cmd.args")
+  [[ "$agent" == /data/user/0/com.example.leakyapp/code_cache/liboomscope_shim.so=* ]]
+  want=$(nm -D --defined-only "$LIBART" | awk '$3 == "_ZN3art5hprof8DumpHeapEPKcib" {print $1}' | sed 's/^0*//')
+  [ -n "$want" ]
+  [[ ",${agent#*=}," == *",_ZN3art5hprof8DumpHeapEPKcib=$want,"* ]]
+}
+
+@test "android layout: an app the activity manager will not give an agent: one line with its words and what would work" {
+  APP_UID=10123 start_android_app
+  fake_cmd refuse
+  PATH="$TMP/bin:$PATH" run timeout 60 "$OOMSCOPE" dump -p "$PID" --load-shim -o "$TMP/app.hprof"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ "$(wc -l <<<"$output")" -eq 1 ]
+  [[ "$output" == *"the activity manager refused the agent (java.lang.SecurityException: Process not debuggable: ProcessRecord{5c3a1 $PID:com.example.leakyapp/u0a123}): on a user build only a debuggable app takes one; any app does on a userdebug or eng build"* ]]
+  [ ! -e "$TMP/app.hprof" ]
+}
+
+@test "android layout: watch --shim on an app the activity manager does not know yet: attach tried again each sample until it is, then the shim awaited, said in one line" {
+  APP_UID=10123 start_android_app
+  fake_cmd late
+  PATH="$TMP/bin:$PATH" start_bg watch "$OOMSCOPE" watch -p "$PID" --shim -o "$TMP/w" -i 1
+  wait_for "$TMP/watch.out" 'did not answer in 10 s' 60
+  kill -INT "$(cat "$TMP/watch.pid")"
+  wait_exit "$(cat "$TMP/watch.pid")" 60
+  cat "$TMP/watch.out"
+  # refused twice as an unknown process, taken the third time
+  [ "$(wc -l < "$TMP/cmd.calls")" -eq 3 ]
+  [ "$(grep -c -- '--shim:' "$TMP/watch.out")" -eq 1 ]
+  grep -q -- "--shim: the shim, put at /data/user/0/com.example.leakyapp/code_cache/liboomscope_shim.so and attached with \`cmd activity attach-agent\`, did not answer in 10 s (the app's log says why: \`logcat -s oomscope-shim\`); dumps use \`am dumpheap\`" "$TMP/watch.out"
 }

@@ -11,6 +11,7 @@
 #include "tap.h"
 #include "sym/symbolize.h"
 #include "sym/art_frames.h"
+#include "runtime/art_agent.h"
 
 #include "shim/art_syms.c"
 #include "shim/elfsym.c"
@@ -201,6 +202,62 @@ static void test_art_frames(void)
 	TAP_EQ_INT(other, 0, "... and no GC or heap function is");
 }
 
+/* A libart whose functions only .gnu_debugdata names (a phone's may be so):
+ * oomscope finds them and writes them into the agent's options; the shim,
+ * which cannot read them itself, takes them from there. */
+static void test_art_options(const char *dir)
+{
+	char lib[400], syms[420], line[512], options[4096], small[40];
+	uint64_t want[ART_SYM_MAX] = {0};
+	struct ooms_err err = {0};
+	struct elfsym_lib l;
+	struct art_syms s;
+	int found = -1, n = 0, ok = 1;
+	FILE *f;
+
+	snprintf(lib, sizeof(lib), "%s/libart.so", dir);
+	snprintf(syms, sizeof(syms), "%s/libart.so.syms", dir);
+	f = fopen(syms, "r");
+	TAP_OK(f != NULL, "%s", syms);
+	while (f && fgets(line, sizeof(line), f)) {
+		char name[256];
+		unsigned long long v;
+
+		if (sscanf(line, "%255s %llx", name, &v) == 2)
+			for (int i = 0; i < ART_SYM_MAX; i++)
+				if (!strcmp(art_sym_names[i], name))
+					want[i] = v, n++;
+	}
+	if (f)
+		fclose(f);
+	TAP_EQ_INT(n, 5, "the library's 5 functions under libart's names, by nm of its unstripped build");
+	TAP_EQ_INT(elfsym_open_file(&l, lib), 0, "the shim opens %s", lib);
+	art_syms_resolve(&l, &s);
+	TAP_OK(!s.addr[ART_DUMP_HEAP] && !s.addr[ART_SSA_CTOR], "the shim's own reader finds none of them (xz)");
+	elfsym_close(&l);
+	TAP_EQ_INT(ooms_art_shim_options(getpid(), lib, options, sizeof(options), &found, &err), 0,
+		   "oomscope reads them through /proc/PID/root%s: %s", lib, err.msg);
+	TAP_EQ_INT(found, 5, "all 5 found in .gnu_debugdata; options \"%.80s...\"", options);
+	memset(&s, 0, sizeof(s));
+	TAP_EQ_INT(art_syms_from_options(&s, 0x7000000000, options), 5, "the shim takes all 5 from the options");
+	for (int i = 0; i < ART_SYM_MAX; i++)
+		if (want[i])
+			ok &= s.addr[i] == 0x7000000000 + want[i] && s.table[i] && !strcmp(s.table[i], "options");
+		else
+			ok &= s.addr[i] == 0;
+	TAP_OK(ok, "each at the load bias plus nm's value, from \"options\"; the rest absent");
+	s.addr[ART_DUMP_HEAP] = 0x1234;
+	s.addr[ART_SSA_CTOR] = 0;
+	TAP_EQ_INT(art_syms_from_options(&s, 0x7000000000, options), 1,
+		   "a symbol the shim found itself is kept; only the missing one taken");
+	TAP_OK(s.addr[ART_DUMP_HEAP] == 0x1234, "DumpHeap as the shim found it");
+	TAP_EQ_INT(art_syms_options_write(want, small, sizeof(small)), -1, "options that do not fit: -1");
+	TAP_OK(small[0] == 0, "... and nothing half-written");
+	TAP_OK(ooms_art_shim_options(getpid(), "/nonexistent/libart.so", options, sizeof(options), &found, &err) < 0 &&
+		       strstr(err.msg, "/nonexistent/libart.so"),
+	       "a missing libart: an error naming it (%s)", err.msg);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/test_art_syms.XXXXXX", cmd[512], elf[300];
@@ -218,6 +275,7 @@ int main(void)
 		snprintf(elf, sizeof(elf), "%s/minidebug", tmp);
 		TAP_EQ_INT(system(cmd), 0, "%s", cmd);
 		test_minidebug(elf);
+		test_art_options(tmp);
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
 		if (system(cmd) != 0)
 			printf("# could not remove %s\n", tmp);

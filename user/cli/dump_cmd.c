@@ -15,10 +15,12 @@
 #include "dump/fresh.h"
 #include "dump/dumper.h"
 #include "util/atomic_file.h"
+#include "util/clock.h"
 #include "util/tmpdir.h"
 #include "proc/procfs.h"
 #include "hprof/io.h"
 #include "hprof/transform.h"
+#include "runtime/art_agent.h"
 #include "runtime/runtime.h"
 #include "runtime/shim_client.h"
 
@@ -65,7 +67,7 @@ static const struct cli_opt options[] = {
 	{"out", 'o', required_argument, 'o', "FILE",
 	 "the dump (default oomscope-dump-PID-TIME.hprof.gz);\nthe analysis goes beside it as FILE.analysis.json/.txt"},
 	{"method", 0, required_argument, O_METHOD, "M", "auto, shim, jvm or am (see above)"},
-	{"load-shim", 0, no_argument, O_LOAD, NULL, "load the shim into a running HotSpot JVM first\n(attach protocol `load`), then fork-dump"},
+	{"load-shim", 0, no_argument, O_LOAD, NULL, "load the shim first, then fork-dump: into a HotSpot JVM\nby the attach protocol's `load`; into an Android app by a\ncopy in its code_cache and `cmd activity attach-agent`\n(a debuggable app, or any on a userdebug build)"},
 	{"mode", 0, required_argument, O_MODE, "M",
 	 "app (default: every object, primitive array contents\ndropped) or koom (also drops Android's zygote/image heaps)"},
 	{"no-strings", 0, no_argument, O_NOSTR, NULL,
@@ -168,12 +170,19 @@ static int check_target(struct dump_args *a, struct ooms_rt_target *rt)
 	}
 	if (!a->load)
 		return 0;
-	if (rt->kind != OOMS_RT_HOTSPOT) {
-		fprintf(stderr, "oomscope dump: --load-shim is for HotSpot JVMs; on Android use "
-				"`cmd activity attach-agent` (see docs/commands.md)\n");
-		return 1;
-	}
-	if (shim_client_load_hotspot((pid_t)a->pid, shim_client_library(), &err)) {
+	if (rt->kind == OOMS_RT_ART) {
+		/* an app: the shim put in its code_cache, attached by the activity manager */
+		struct ooms_art_loader l;
+		enum ooms_art_load_state st;
+
+		ooms_art_loader_init(&l, (pid_t)a->pid, rt->lib, shim_client_library(), (int64_t)mono_ns());
+		while ((st = ooms_art_loader_step(&l, (int64_t)mono_ns(), &err)) != ART_LOAD_DONE && st != ART_LOAD_FAILED)
+			usleep(500 * 1000);
+		if (st == ART_LOAD_FAILED) {
+			fprintf(stderr, "oomscope dump: %s\n", err.msg);
+			return 1;
+		}
+	} else if (shim_client_load_hotspot((pid_t)a->pid, shim_client_library(), &err)) {
 		fprintf(stderr, "oomscope dump: %s\n", err.msg);
 		return 1;
 	}

@@ -209,9 +209,7 @@ static int art_init(void *vm, int live)
 	if (elfsym_open_loaded(&lib, "libart.so") == 0) {
 		art_syms_resolve(&lib, &S);
 		/* symbols only in .gnu_debugdata, which oomscope read for the shim */
-		for (int i = 0; i < ART_SYM_MAX; i++)
-			if (!S.addr[i] && shim_option_value(art_sym_names[i]))
-				S.addr[i] = lib.base + shim_option_value(art_sym_names[i]), S.table[i] = "options";
+		art_syms_from_options(&S, lib.base, shim_options);
 		elfsym_close(&lib);
 	} else {
 		shim_log("libart.so is not mapped in this process");

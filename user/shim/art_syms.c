@@ -2,6 +2,8 @@
  * in Debian's libart.so. */
 #include "shim/art_syms.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const art_sym_names[ART_SYM_MAX] = {
@@ -43,6 +45,57 @@ int art_syms_resolve(struct elfsym_lib *lib, struct art_syms *s)
 	if (!s->addr[ART_GCCS_DTOR])
 		s->addr[ART_GCCS_DTOR] = s->addr[ART_GCCS_DTOR2];
 	return 0;
+}
+
+int art_syms_options_write(const uint64_t value[ART_SYM_MAX], char *out, size_t len)
+{
+	size_t at = 0;
+
+	if (!len)
+		return -1;
+	out[0] = 0;
+	for (int i = 0; i < ART_SYM_MAX; i++) {
+		int n;
+
+		if (!value[i])
+			continue;
+		n = snprintf(out + at, len - at, "%s%s=%llx", at ? "," : "", art_sym_names[i],
+			     (unsigned long long)value[i]);
+		if (n < 0 || (size_t)n >= len - at) {
+			out[0] = 0;
+			return -1;
+		}
+		at += (size_t)n;
+	}
+	return (int)at;
+}
+
+int art_syms_from_options(struct art_syms *s, uintptr_t base, const char *options)
+{
+	int taken = 0;
+
+	for (int i = 0; i < ART_SYM_MAX; i++) {
+		size_t k = strlen(art_sym_names[i]);
+
+		if (s->addr[i])
+			continue;
+		for (const char *o = options; o && *o;) {
+			size_t n = strcspn(o, ",");
+
+			if (n > k + 1 && !strncmp(o, art_sym_names[i], k) && o[k] == '=') {
+				uint64_t v = strtoull(o + k + 1, NULL, 16);
+
+				if (v) {
+					s->addr[i] = base + (uintptr_t)v;
+					s->table[i] = "options";
+					taken++;
+				}
+				break;
+			}
+			o += n + (o[n] == ',');
+		}
+	}
+	return taken;
 }
 
 int art_module_api_from_xml(const char *xml)

@@ -44,6 +44,17 @@ enum art_fork_path {
 };
 
 int art_syms_resolve(struct elfsym_lib *lib, struct art_syms *s);
+
+/* The agent's options carry what the shim cannot read itself (symbols only
+ * in libart's .gnu_debugdata: MiniDebugInfo is xz, and the shim links no
+ * liblzma): "NAME=HEX,NAME=HEX", each a symbol's value in the file.
+ * Written by oomscope (runtime/art_agent.c), read by the shim at its init.
+ * The writer: each value[i] != 0. The text's length, or -1 when len is too
+ * small (out then holds nothing). */
+int art_syms_options_write(const uint64_t value[ART_SYM_MAX], char *out, size_t len);
+/* The reader: each symbol s lacks taken from options (base + value, table
+ * "options"); how many were. */
+int art_syms_from_options(struct art_syms *s, uintptr_t base, const char *options);
 /* The API level of the active com.android.art module's train, from its
  * versionCode in the text of /apex/apex-info-list.xml (330000000 and up:
  * Android 13's, 34xxxxxxx: 14's...), or 0 when not there: ART is updated

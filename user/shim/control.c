@@ -421,20 +421,6 @@ static void JNICALL control_main(jvmtiEnv *env, JNIEnv *jni, void *arg)
 	}
 }
 
-uintptr_t shim_option_value(const char *name)
-{
-	size_t k = strlen(name);
-
-	for (const char *o = shim_options; o && *o;) {
-		size_t n = strcspn(o, ",");
-
-		if (n > k && !strncmp(o, name, k) && o[k] == '=')
-			return (uintptr_t)strtoull(o + k + 1, NULL, 16);
-		o += n + (o[n] == ',');
-	}
-	return 0;
-}
-
 const char *shim_options = "";
 char shim_init_error[200];
 

@@ -105,8 +105,6 @@ extern const struct shim_runtime_ops *shim_ops;
 /* Control socket and its thread (control.c), started from a thread the
  * runtime knows (it makes a Java thread). vm: a JavaVM*. 0 or -errno. */
 int shim_control_start(void *vm);
-/* The value of NAME in the agent's options as a number, or 0. */
-uintptr_t shim_option_value(const char *name);
 
 /* Heap figures from java.lang.Runtime (used = total - free), the calling
  * thread attached to vm (a JavaVM*) as a daemon. 0 or -errno. */

@@ -16,7 +16,9 @@
  * GarbageCollector::Run(NULL, 1, false). No ART runs here, so each faults
  * once past its first instructions (its relocations were never applied); the
  * fault is caught and reported, `art FN: signal S`. Then `done`; it ends on
- * SIGTERM or after 120 s. */
+ * SIGTERM or after 120 s. With ANDROID_APP_NAME in its environment it takes
+ * that name first, as zygote names an app's process: its command line (the
+ * arguments' memory overwritten) and its thread name (the last 15 bytes). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,6 +71,22 @@ int main(int argc, char **argv)
 	int fd, sig;
 
 	const void *const *app_oat = NULL, *const *boot_oat = NULL;
+	const char *name = getenv("ANDROID_APP_NAME");
+
+	if (name && argc > 0) {
+		/* the arguments kept, then their memory given to the name */
+		size_t area = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) - argv[0]), n = strlen(name);
+		char **copy = calloc((size_t)argc + 1, sizeof(*copy));
+
+		for (int i = 0; copy && i < argc; i++)
+			copy[i] = strdup(argv[i]);
+		if (!copy || n > area)
+			return fprintf(stderr, "android_app: cannot take the name %s\n", name), 1;
+		memset(argv[0], 0, area);
+		memcpy(argv[0], name, n);
+		argv = copy;
+		prctl(PR_SET_NAME, (unsigned long)(n > 15 ? name + n - 15 : name), 0, 0, 0);
+	}
 
 	if (argc != 5 && argc != 7)
 		return fprintf(stderr, "usage: android_app LIBART OFF_HEAP_OOM OFF_THREAD_OOM OFF_GC_RUN [BASE_ODEX BOOT_OAT]\n"), 2;

@@ -6,6 +6,7 @@
 #include "run/timeline.h"
 #include "runtime/art_oom.h"
 #include "runtime/oom_text.h"
+#include "util/clock.h"
 
 /* ---- events ---- */
 
@@ -287,7 +288,7 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = j->o.btf_path);
 	struct ooms_err err = {0};
-	char lib[1024], line[512];
+	char lib[1024];
 	long page = sysconf(_SC_PAGESIZE);
 	int e;
 
@@ -357,10 +358,13 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 	 * ResourceExhausted; ART's shim has no such hook yet) */
 	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT && j->o.rule.max_dumps > 0 && j->o.method != DUMP_JVM)
 		jheap_arm_start(j);
-	if (j->o.shim && j->rt.kind == OOMS_RT_ART && j->io.say &&
-	    shim_client_ask(j->pid, SHIM_REQ_PING, line, sizeof(line), 1000) != 0)
-		j->io.say(j->io.ctx, "--shim: load the shim into the app with `cmd activity attach-agent` (docs/commands.md); "
-				     "until it answers, dumps use `am dumpheap`");
+	/* an app as it ships: oomscope puts the shim in it (runtime/art_agent.h),
+	 * a step each sample: an app held at its start becomes known to the
+	 * activity manager only once it runs */
+	if (j->o.shim && j->rt.kind == OOMS_RT_ART && !j->shim_preloaded) {
+		ooms_art_loader_init(&j->art_loader, j->pid, j->rt.lib, shim_client_library(), (int64_t)mono_ns());
+		j->art_loading = 1;
+	}
 	return 0;
 }
 
@@ -386,6 +390,26 @@ int64_t ooms_jheap_direct_limit(const struct ooms_jheap *j)
 
 /* ---- samples and the rule ---- */
 
+static void art_load_step(struct ooms_jheap *j)
+{
+	struct ooms_err err = {0};
+
+	switch (ooms_art_loader_step(&j->art_loader, (int64_t)mono_ns(), &err)) {
+	case ART_LOAD_DONE:
+		j->art_loading = 0;
+		if (j->io.say && j->art_loader.tries)
+			j->io.say(j->io.ctx, "--shim: in the app (%s), attached with `cmd activity attach-agent`",
+				  j->art_loader.in.path);
+		break;
+	case ART_LOAD_FAILED:
+		j->art_loading = 0;
+		j->io.note(j->io.ctx, "--shim: %s; dumps use `am dumpheap`", err.msg);
+		break;
+	default:
+		break;
+	}
+}
+
 void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s)
 {
 	struct hsperf_heap h;
@@ -397,6 +421,8 @@ void ooms_jheap_sample(struct ooms_jheap *j, struct ooms_sample *s)
 	s->gc_pause_ms = j->gc_pause_ms;
 	if (!j->found)
 		return;
+	if (j->art_loading)
+		art_load_step(j);
 	if (j->rt.kind == OOMS_RT_HOTSPOT && (n = hsperf_read(j->pid, j->perf, sizeof(j->perf))) > 0 &&
 	    hsperf_heap_from(j->perf, (size_t)n, &h) == 0) {
 		s->heap_used = h.used;

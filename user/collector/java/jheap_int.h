@@ -21,6 +21,7 @@
 #include "hprof/io.h"
 #include "collector/java/jheap_events.h"
 #include "jheap.skel.h"
+#include "runtime/art_agent.h"
 #include "runtime/hsperf.h"
 #include "run/records.h"
 #include "runtime/shim_client.h"
@@ -66,6 +67,8 @@ struct ooms_jheap {
 	int64_t direct_used, direct_max;
 	int64_t direct_limit_seen; /* the last sample's direct memory limit (-1: none yet) */
 	int shim_preloaded;        /* the target loads the shim itself (-agentpath) */
+	int art_loading;           /* --shim on ART: oomscope puts it in the app, a step each sample */
+	struct ooms_art_loader art_loader;
 	struct ooms_gc_rule gc_rule;
 	/* dumps */
 	int efd;

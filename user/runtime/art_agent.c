@@ -1,0 +1,327 @@
+/* The shim into an Android app as it ships (art_agent.h). */
+#define _GNU_SOURCE
+#include "runtime/art_agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proc/procfs.h"
+#include "runtime/shim_client.h"
+#include "shim/art_syms.h"
+#include "shim/proto.h"
+#include "sym/symbolize.h"
+#include "util/clock.h"
+
+extern char **environ;
+
+#define SHIM_NAME "liboomscope_shim.so"
+#define SELINUX_XATTR "security.selinux"
+#define ATTACH_TIMEOUT_MS 20000
+
+int ooms_art_shim_options(pid_t pid, const char *libart, char *out, size_t len, int *found, struct ooms_err *err)
+{
+	uint64_t values[ART_SYM_MAX];
+	char path[1024];
+	int e, n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, libart);
+	e = ooms_sym_elf_values(path, (const char *const *)art_sym_names, ART_SYM_MAX, values);
+	if (e)
+		return ooms_err_set(err, e, "reading %s's symbols: %s", libart, strerror(-e));
+	for (int i = 0; i < ART_SYM_MAX; i++)
+		n += values[i] != 0;
+	if (found)
+		*found = n;
+	if (art_syms_options_write(values, out, len) < 0)
+		return ooms_err_set(err, -ENOSPC, "the shim's options for %s do not fit in %zu bytes", libart, len);
+	return 0;
+}
+
+/* The real uid from /proc/PID/status (an app that is not dumpable has its
+ * /proc/PID owned by root, so the directory's owner will not do). */
+static int proc_uid(pid_t pid, uid_t *uid)
+{
+	char path[64], buf[4096], *p;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	n = proc_read_file(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return (int)n;
+	buf[n] = 0;
+	p = strstr(buf, "\nUid:");
+	if (!p)
+		return -ENODATA;
+	*uid = (uid_t)strtoul(p + 5, NULL, 10);
+	return 0;
+}
+
+/* The package from the process's name: its command line's first word (an
+ * app's is its process name, "com.foo" or "com.foo:remote"), up to ':'. */
+static int package_of(pid_t pid, char *pkg, size_t len)
+{
+	char cmd[512];
+	size_t n;
+
+	if (proc_cmdline(pid, cmd, sizeof(cmd)) != 0)
+		return -ESRCH;
+	n = strcspn(cmd, ": ");
+	if (!n || n >= len || memchr(cmd, '/', n))
+		return -EINVAL;
+	memcpy(pkg, cmd, n);
+	pkg[n] = 0;
+	return 0;
+}
+
+static int copy_into(int src, int dst)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = read(src, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (ssize_t at = 0; at < n;) {
+			ssize_t w = write(dst, buf + at, (size_t)(n - at));
+
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				return -errno;
+			}
+			at += w;
+		}
+	}
+	return 0;
+}
+
+int ooms_art_install_shim(pid_t pid, const char *shim_file, struct ooms_art_install *out, struct ooms_err *err)
+{
+	char dir[400], rootdir[450], tmp[600], final[600], label[256];
+	struct stat st;
+	ssize_t lablen;
+	int src, fd, e;
+
+	memset(out, 0, sizeof(*out));
+	if ((e = proc_uid(pid, &out->uid)))
+		return ooms_err_set(err, e, "reading PID %d's uid: %s", (int)pid, strerror(-e));
+	if (package_of(pid, out->package, sizeof(out->package)))
+		return ooms_err_set(err, -EINVAL, "PID %d's command line names no app package: is it an app's process?",
+				    (int)pid);
+	/* the app's data directory as the app sees it: /data/user/N/PKG (N: the
+	 * Android user, uid / 100000), /data/data/PKG for user 0 on older builds */
+	snprintf(dir, sizeof(dir), "/data/user/%u/%s/code_cache", (unsigned)(out->uid / 100000), out->package);
+	snprintf(rootdir, sizeof(rootdir), "/proc/%d/root%s", (int)pid, dir);
+	if (stat(rootdir, &st) != 0 && out->uid / 100000 == 0) {
+		snprintf(dir, sizeof(dir), "/data/data/%s/code_cache", out->package);
+		snprintf(rootdir, sizeof(rootdir), "/proc/%d/root%s", (int)pid, dir);
+	}
+	if (stat(rootdir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return ooms_err_set(err, -ENOENT, "%s is not there in PID %d's namespace: is %s installed for Android user %u?",
+				    dir, (int)pid, out->package, (unsigned)(out->uid / 100000));
+	src = open(shim_file, O_RDONLY | O_CLOEXEC);
+	if (src < 0)
+		return ooms_err_set(err, -errno, "%s: %s", shim_file, strerror(errno));
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", rootdir, SHIM_NAME, (int)getpid());
+	snprintf(final, sizeof(final), "%s/%s", rootdir, SHIM_NAME);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0500);
+	if (fd < 0) {
+		e = -errno;
+		close(src);
+		return ooms_err_set(err, e, "writing into %s: %s", dir, strerror(-e));
+	}
+	e = copy_into(src, fd);
+	close(src);
+	/* the app's own file, as `run-as PKG cp` would have made it */
+	if (!e && fchown(fd, out->uid, st.st_gid) != 0)
+		e = -errno;
+	if (!e && fchmod(fd, 0500) != 0)
+		e = -errno;
+	/* the directory's label (app_data_file with the app's categories): a file
+	 * root makes gets root's level, which the app may not map executable */
+	lablen = e ? -1 : lgetxattr(rootdir, SELINUX_XATTR, label, sizeof(label));
+	if (lablen > 0) {
+		if (fsetxattr(fd, SELINUX_XATTR, label, (size_t)lablen, 0) != 0)
+			e = -errno;
+		else
+			out->labelled = 1;
+	}
+	if (close(fd) != 0 && !e)
+		e = -errno;
+	if (!e && rename(tmp, final) != 0)
+		e = -errno;
+	if (e) {
+		unlink(tmp);
+		return ooms_err_set(err, e, "putting the shim into %s: %s", dir, strerror(-e));
+	}
+	snprintf(out->path, sizeof(out->path), "%s/%s", dir, SHIM_NAME);
+	return 0;
+}
+
+/* Reads what the child writes until it closes, or the time is up. */
+static int read_until(int fd, char *buf, size_t len, int64_t deadline_ns)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (;;) {
+		int64_t left_ms = (deadline_ns - (int64_t)mono_ns()) / 1000000;
+		struct pollfd p = {fd, POLLIN, 0};
+		char scratch[512];
+		ssize_t n;
+
+		if (left_ms <= 0)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, (int)left_ms) <= 0)
+			continue;
+		n = read(fd, scratch, sizeof(scratch));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		for (ssize_t i = 0; i < n && at + 1 < len; i++)
+			buf[at++] = scratch[i];
+		buf[at] = 0;
+	}
+}
+
+/* The activity manager's words, one line: its exception's, else the first. */
+static void one_line(const char *text, char *line, size_t len)
+{
+	const char *p = strstr(text, "Exception:");
+	size_t n;
+
+	if (p)
+		while (p > text && p[-1] != '\n' && p[-1] != ' ')
+			p--;
+	else
+		p = text + strspn(text, "\n ");
+	n = strcspn(p, "\n");
+	snprintf(line, len, "%.*s", (int)n, p);
+}
+
+int ooms_art_attach_agent(pid_t pid, const char *path, const char *options, struct ooms_err *err)
+{
+	char pidtext[16], *agent, said[4096], line[400];
+	posix_spawn_file_actions_t fa;
+	int io[2], e, status = 0;
+	pid_t child;
+
+	snprintf(pidtext, sizeof(pidtext), "%d", (int)pid);
+	if (asprintf(&agent, "%s%s%s", path, options && *options ? "=" : "", options ? options : "") < 0)
+		return ooms_err_set(err, -ENOMEM, "out of memory");
+	if (pipe2(io, O_CLOEXEC) != 0) {
+		free(agent);
+		return ooms_err_set(err, -errno, "pipe: %s", strerror(errno));
+	}
+	{
+		char *argv[] = {"cmd", "activity", "attach-agent", pidtext, agent, NULL};
+
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, io[1], 1);
+		posix_spawn_file_actions_adddup2(&fa, io[1], 2);
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+		e = posix_spawnp(&child, "cmd", &fa, NULL, argv, environ);
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	free(agent);
+	close(io[1]);
+	if (e) {
+		close(io[0]);
+		if (e == ENOENT)
+			return ooms_err_set(err, -ENOENT, "no `cmd` on PATH: attach-agent is Android's activity manager's");
+		return ooms_err_set(err, -e, "running cmd: %s", strerror(e));
+	}
+	e = read_until(io[0], said, sizeof(said), (int64_t)mono_ns() + (int64_t)ATTACH_TIMEOUT_MS * 1000000);
+	close(io[0]);
+	if (e == -ETIMEDOUT)
+		kill(child, SIGKILL);
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (e == -ETIMEDOUT)
+		return ooms_err_set(err, -ETIMEDOUT, "`cmd activity attach-agent %d` did not answer in %d s", (int)pid,
+				    ATTACH_TIMEOUT_MS / 1000);
+	one_line(said, line, sizeof(line));
+	if (strstr(said, "SecurityException") || strstr(said, "not debuggable"))
+		return ooms_err_set(err, -EPERM,
+				    "the activity manager refused the agent (%s): on a user build only a debuggable app "
+				    "takes one; any app does on a userdebug or eng build", line);
+	if (strstr(said, "Exception") || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return ooms_err_set(err, -EIO, "`cmd activity attach-agent %d` failed%s%s", (int)pid, line[0] ? ": " : "",
+				    line);
+	return 0;
+}
+
+void ooms_art_loader_init(struct ooms_art_loader *l, pid_t pid, const char *libart, const char *shim_file,
+			  int64_t now_ns)
+{
+	memset(l, 0, sizeof(*l));
+	l->pid = pid;
+	l->libart = libart;
+	l->shim_file = shim_file;
+	l->give_up_ns = now_ns + (int64_t)ART_SHIM_TRY_MS * 1000000;
+	l->state = ART_LOAD_TRYING;
+}
+
+static int answers(pid_t pid, int timeout_ms)
+{
+	char line[256];
+
+	return shim_client_ask(pid, SHIM_REQ_PING, line, sizeof(line), timeout_ms) == 0;
+}
+
+enum ooms_art_load_state ooms_art_loader_step(struct ooms_art_loader *l, int64_t now_ns, struct ooms_err *err)
+{
+	char options[4096];
+	int found = 0, e;
+
+	switch (l->state) {
+	case ART_LOAD_TRYING:
+		if (answers(l->pid, 200)) /* loaded already (at launch, by hand, by an earlier watch) */
+			return l->state = ART_LOAD_DONE;
+		if (!l->shim_file) {
+			ooms_err_set(err, -ENOENT, "the shim library is not beside oomscope (set OOMSCOPE_SHIM to its path)");
+			return l->state = ART_LOAD_FAILED;
+		}
+		if ((e = ooms_art_shim_options(l->pid, l->libart, options, sizeof(options), &found, err)) ||
+		    (e = ooms_art_install_shim(l->pid, l->shim_file, &l->in, err)))
+			return l->state = ART_LOAD_FAILED;
+		l->tries++;
+		e = ooms_art_attach_agent(l->pid, l->in.path, options, err);
+		if (!e) {
+			l->answer_by_ns = now_ns + (int64_t)ART_SHIM_WAIT_MS * 1000000;
+			return l->state = ART_LOAD_WAITING;
+		}
+		/* refused, or no activity manager: trying again changes nothing */
+		if (e == -EPERM || e == -ENOENT || now_ns >= l->give_up_ns)
+			return l->state = ART_LOAD_FAILED;
+		return l->state;
+	case ART_LOAD_WAITING:
+		if (answers(l->pid, 200))
+			return l->state = ART_LOAD_DONE;
+		if (now_ns >= l->answer_by_ns) {
+			ooms_err_set(err, -ETIMEDOUT,
+				     "the shim, put at %s and attached with `cmd activity attach-agent`, did not answer in "
+				     "%d s (the app's log says why: `logcat -s oomscope-shim`)",
+				     l->in.path, ART_SHIM_WAIT_MS / 1000);
+			return l->state = ART_LOAD_FAILED;
+		}
+		return l->state;
+	default:
+		return l->state;
+	}
+}
