@@ -53,3 +53,36 @@ PAD=0123456789abcdef0123456789abcdef
   [ "$status" -eq 2 ]
   [[ "$output" == *"-p and --app name the target twice"* ]]
 }
+
+@test "watch --app: an app several Android users run: one line naming each, --user N chooses; PKG:process names one of its processes" {
+  local p=com.example.multi u
+  # uid / 100000 is the Android user: 10123 is user 0's app, 1010123 user 10's
+  start_bg u0 setpriv --reuid=10123 --regid=10123 --clear-groups bash -c "exec -a $p sleep 120"
+  start_bg u10 setpriv --reuid=1010123 --regid=1010123 --clear-groups bash -c "exec -a $p sleep 120"
+  start_bg remote setpriv --reuid=10123 --regid=10123 --clear-groups bash -c "exec -a $p:remote sleep 120"
+  local a b r
+  a=$(cat "$TMP/u0.pid") b=$(cat "$TMP/u10.pid") r=$(cat "$TMP/remote.pid")
+  for u in "$a:$p" "$b:$p" "$r:$p:remote"; do
+    for _ in $(seq 100); do
+      [ "$(tr '\0' '\n' < "/proc/${u%%:*}/cmdline" | head -n1)" = "${u#*:}" ] && break
+      sleep 0.1
+    done
+    [ "$(tr '\0' '\n' < "/proc/${u%%:*}/cmdline" | head -n1)" = "${u#*:}" ]
+  done
+  run timeout 60 "$OOMSCOPE" watch --app "$p" -d 1 -o "$TMP/r0"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ "$(wc -l <<<"$output")" -eq 1 ]
+  [[ "$output" == "oomscope watch: $p runs for more than one Android user: "*"; choose one with --user N" ]]
+  [[ "$output" == *"PID $a (user 0)"* && "$output" == *"PID $b (user 10)"* && "$output" != *"PID $r "* ]]
+  [ ! -e "$TMP/r0" ]
+  run timeout 60 "$OOMSCOPE" watch --app "$p" --user 10 -d 1 -o "$TMP/r10"
+  [ "$status" -eq 0 ]
+  grep -q "^oomscope: $p is PID $b\$" <<<"$output"
+  run timeout 60 "$OOMSCOPE" watch --app "$p:remote" -d 1 -o "$TMP/rr"
+  [ "$status" -eq 0 ]
+  grep -q "^oomscope: $p:remote is PID $r\$" <<<"$output"
+  run "$OOMSCOPE" watch --user 10 -p "$a"
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"--user chooses among the processes of --app PACKAGE: give --app too"* ]]
+}

@@ -60,11 +60,12 @@ enum {
 	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOSTRINGS, OPT_NOANALYZE, OPT_LEAKCLASS,
 	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT, OPT_NOJSTACKS, OPT_JPLATFORM, OPT_PERFMAP, OPT_NOPOOLRULES,
-	OPT_CHILDREN, OPT_NOCHILDREN, OPT_MAXCHILDREN, OPT_HELD, OPT_LABEL, OPT_FAULTSAMPLE,
+	OPT_CHILDREN, OPT_NOCHILDREN, OPT_MAXCHILDREN, OPT_HELD, OPT_LABEL, OPT_FAULTSAMPLE, OPT_APPUSER,
 };
 
 static const char *app_pkg;  /* --app */
 static int app_timeout_s;
+static int app_user = -1;    /* --user */
 
 static void app_waiting(const char *what)
 {
@@ -76,7 +77,11 @@ static const struct cli_opt options[] = {
 	{"app", 'a', required_argument, 'a', "PACKAGE",
 	 "the process of an Android app by its package (or any\nprocess by its command line's first word): the one\n"
 	 "running, else the next to start, held from the\nmoment it takes the name until the probes are\n"
-	 "attached, so nothing of its start is missed (watch)"},
+	 "attached, so nothing of its start is missed; one of\nan app's processes by its process name,\n"
+	 "com.example.app:remote (watch)"},
+	{"user", 0, required_argument, OPT_APPUSER, "N",
+	 "--app: the Android user's process (0: the device's\nowner; 10 and up: a work profile, a second user),\n"
+	 "needed when several users run the app"},
 	{"app-timeout", 0, required_argument, OPT_APPTIMEOUT, "SECS", "--app: wait at most this long (default: no limit)"},
 	{"interval", 'i', required_argument, 'i', "SECS", "sampling interval (default 1)"},
 	{"duration", 'd', required_argument, 'd', "SECS", "stop after SECS (default: until the target exits or Ctrl-C)"},
@@ -236,6 +241,11 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 			break;
 		case 'a':
 			app_pkg = optarg;
+			break;
+		case OPT_APPUSER:
+			if (parse_num(optarg, &v) || v < 0 || v > 21474)
+				return bad("invalid --user '%s' (an Android user number: 0, 10, 11...)", optarg);
+			app_user = (int)v;
 			break;
 		case OPT_APPTIMEOUT:
 			if (parse_num(optarg, &v) || v < 1 || v > 86400)
@@ -529,7 +539,7 @@ static size_t nfwd, fwd_cap;
 
 static int forward(int c, const char *arg)
 {
-	static const int own[] = {'p', 'a', OPT_APPTIMEOUT, 'o', OPT_JSON, 'q', OPT_HELD, OPT_CHILDREN,
+	static const int own[] = {'p', 'a', OPT_APPTIMEOUT, OPT_APPUSER, 'o', OPT_JSON, 'q', OPT_HELD, OPT_CHILDREN,
 				  OPT_NOCHILDREN, 'd'};
 	char buf[4200];
 	char **slot;
@@ -594,9 +604,11 @@ int cmd_watch_or_run(int argc, char **argv, int is_run)
 		if (!o.pid && !app_pkg)
 			return bad("%s", "watch needs -p PID or --app PACKAGE");
 	}
+	if (app_user >= 0 && !app_pkg)
+		return bad("%s", "--user chooses among the processes of --app PACKAGE: give --app too");
 	if (app_pkg && !is_run) {
 		struct ooms_err err = {0};
-		int e = ooms_app_find(app_pkg, app_timeout_s, &o.pid, &o.resume_target, app_waiting, &err);
+		int e = ooms_app_find(app_pkg, app_user, app_timeout_s, &o.pid, &o.resume_target, app_waiting, &err);
 
 		if (e) {
 			fprintf(stderr, "oomscope %s: %s\n", cmd_name, err.msg);

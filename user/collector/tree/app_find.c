@@ -20,7 +20,22 @@
 struct found {
 	pid_t pid;
 	int stopped;
+	int user; /* the Android user asked for, -1: any */
 };
+
+/* The Android user a process runs for: its uid / 100000 (AID_USER_OFFSET); -1 when unreadable. */
+static int android_user(pid_t pid)
+{
+	char path[64], buf[2048], *p;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((n = proc_read_file(path, buf, sizeof(buf) - 1)) <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "\nUid:");
+	return p ? (int)(strtoul(p + 5, NULL, 10) / 100000) : -1;
+}
 
 static int on_event(void *ctx, void *data, size_t size)
 {
@@ -29,6 +44,11 @@ static int on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
+	if (!f->pid && f->user >= 0 && android_user((pid_t)e->pid) != f->user) { /* another user's */
+		if (e->stopped)
+			kill((pid_t)e->pid, SIGCONT);
+		return 0;
+	}
 	if (f->pid) { /* another that took the name meanwhile: let it go */
 		if (e->stopped && (pid_t)e->pid != f->pid)
 			kill((pid_t)e->pid, SIGCONT);
@@ -48,14 +68,18 @@ static void names_of(const char *pkg, char head[16], char tail[16])
 	snprintf(tail, 16, "%s", n > 15 ? pkg + n - 15 : pkg);
 }
 
-/* A running process named PKG (command line first, then name), the newest. */
-static pid_t running(const char *pkg)
+/* A running process named PKG (command line first, then name), the newest;
+ * of Android user `user` when >= 0. 0 when none; -EEXIST when several users
+ * run it and none was asked for, who in err. */
+static pid_t running(const char *pkg, int user, struct ooms_err *err)
 {
 	char head[16], tail[16], path[64], buf[4096];
 	DIR *d = opendir("/proc");
 	struct dirent *de;
 	pid_t best = 0;
 	int64_t best_start = -1;
+	int best_user = -1, others = 0;
+	char who[256] = "";
 
 	if (!d)
 		return 0;
@@ -81,12 +105,29 @@ static pid_t running(const char *pkg)
 				match = (!strcmp(buf, head) || !strcmp(buf, tail)) && !strchr(buf, '/');
 			}
 		}
-		if (match && proc_start_time(pid) > best_start) {
-			best = pid;
-			best_start = proc_start_time(pid);
+		if (!match)
+			continue;
+		{
+			int u = android_user(pid);
+			size_t at = strlen(who);
+
+			if (user >= 0 && u != user)
+				continue;
+			if (at + 40 < sizeof(who))
+				snprintf(who + at, sizeof(who) - at, "%sPID %d (user %d)", at ? ", " : "", (int)pid, u);
+			if (best && u != best_user)
+				others = 1;
+			if (proc_start_time(pid) > best_start) {
+				best = pid;
+				best_start = proc_start_time(pid);
+				best_user = u;
+			}
 		}
 	}
 	closedir(d);
+	if (others)
+		return ooms_err_set(err, -EEXIST, "%s runs for more than one Android user: %s; choose one with --user N",
+				    pkg, who);
 	return best;
 }
 
@@ -108,12 +149,13 @@ static void await_stop(pid_t pid)
 	}
 }
 
-int ooms_app_find(const char *pkg, int timeout_s, pid_t *pid, int *stopped, void (*progress)(const char *what),
-		  struct ooms_err *err)
+int ooms_app_find(const char *pkg, int user, int timeout_s, pid_t *pid, int *stopped,
+		  void (*progress)(const char *what), struct ooms_err *err)
 {
 	struct app_find_bpf *k;
 	struct ring_buffer *rb = NULL;
-	struct found f = {0, 0};
+	struct found f = {0, 0, user};
+	pid_t now;
 	char head[16], tail[16];
 	struct timespec t0;
 	char tracefs[256];
@@ -143,7 +185,11 @@ int ooms_app_find(const char *pkg, int timeout_s, pid_t *pid, int *stopped, void
 		ooms_err_set(err, e, "cannot attach to task:task_rename to wait for %s: %s", pkg, strerror(-e));
 		goto out;
 	}
-	if ((*pid = running(pkg))) {
+	if ((now = running(pkg, user, err)) < 0) {
+		e = now;
+		goto out;
+	}
+	if ((*pid = now)) {
 		ring_buffer__consume(rb); /* it may have just renamed itself, and been stopped */
 		if (f.pid == *pid)
 			*stopped = f.stopped;

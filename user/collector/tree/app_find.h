@@ -12,10 +12,13 @@
 /* The process for PKG: one whose command line is PKG (its first word) or
  * whose name is PKG's first or last 15 characters, now; else the next that
  * takes such a name, waited for up to timeout_s (0: for ever), then held
- * stopped (*stopped 1: the caller sends SIGCONT once attached). progress
- * (may be NULL) is told once that it waits. 0, or -errno with err set
- * (-ETIMEDOUT: none came). */
-int ooms_app_find(const char *pkg, int timeout_s, pid_t *pid, int *stopped, void (*progress)(const char *what),
-		  struct ooms_err *err);
+ * stopped (*stopped 1: the caller sends SIGCONT once attached). PKG may name
+ * one of an app's processes, "com.foo:remote" (its process name). user >= 0:
+ * only that Android user's (uid / 100000); -1: any, but when several users
+ * run it now, -EEXIST with them listed in err. progress (may be NULL) is
+ * told once that it waits. 0, or -errno with err set (-ETIMEDOUT: none
+ * came). */
+int ooms_app_find(const char *pkg, int user, int timeout_s, pid_t *pid, int *stopped,
+		  void (*progress)(const char *what), struct ooms_err *err);
 
 #endif
