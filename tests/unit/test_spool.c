@@ -2,14 +2,21 @@
  * in order, whether held in memory or in the unlinked file beyond the
  * bound; with no folder the writer waits for the consumer instead; the
  * writer's error comes after its bytes; a consumer that gives up leaves
- * the writer unblocked. */
+ * the writer unblocked. And the pump over it: a runtime's own dump (ART's
+ * DumpHeap, which reports nothing) is whole only with its HEAP_DUMP_END. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include "dump/pump.h"
 #include "dump/spool.h"
+#include "hprof/io.h"
+#include "hprof/transform.h"
 #include "tap.h"
+#include "../tools/synth_hprof.h"
 
 #define CHUNK 65536
 #define CHUNKS 200 /* 12.5 MiB through a bound of 1 MiB */
@@ -126,6 +133,35 @@ int main(void)
 	write_all(&w);
 	TAP_OK(s.mem == 0 && !s.head, "discarded: nothing held");
 	spool_free(&s);
+
+	/* the pump: a segmented dump as ART writes it, whole, then cut after its
+	 * last segment (a DumpHeap that stopped between records) */
+	{
+		struct buf d = make_dump(4, 1);
+		char out[] = "/tmp/test_pump.XXXXXX";
+		int fd = mkstemp(out);
+
+		for (int cut = 0; cut < 2; cut++) {
+			struct dump_pump p;
+			size_t n = d.len - (cut ? 9 : 0); /* the END record: tag, time, length */
+
+			TAP_OK(fd >= 0 && ftruncate(fd, 0) == 0, "output %s", out);
+			TAP_EQ_INT(dump_pump_start(&p, fd, HPROF_OP_STRIP_APP, HPROF_PLAIN, 0, 0, -1, dir), 0, "pump started");
+			TAP_OK(write(p.wr, d.p, n) == (ssize_t)n, "%zu bytes written into the pipe", n);
+			dump_pump_handed_over(&p); /* closes the write end: the pump sees the end */
+			if (!cut) {
+				TAP_EQ_INT(dump_pump_finish(&p), 0, "whole: taken (%s)", p.msg);
+				TAP_OK(p.stripped_here && p.objects > 0, "stripped here, %llu objects",
+				       (unsigned long long)p.objects);
+			} else {
+				TAP_EQ_INT(dump_pump_finish(&p), -EPIPE, "no HEAP_DUMP_END: refused");
+				TAP_OK(strstr(p.msg, "stopped before its HEAP_DUMP_END record") != NULL, "%s", p.msg);
+			}
+		}
+		close(fd);
+		unlink(out);
+		free(d.p);
+	}
 
 	/* the folder is left empty (the file was never linked) */
 	TAP_OK(rmdir(dir) == 0, "no file left in the folder");

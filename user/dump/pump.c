@@ -2,6 +2,7 @@
 #include "dump/pump.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -123,6 +124,14 @@ static void *pump_main(void *arg)
 		spool_discard(&p->spool); /* the writer is not left blocked */
 	if (started && !p->err)
 		p->err = whole ? hprof_strip_stream_finish(&strip) : hprof_sink_finish(&sink);
+	/* the runtime's own dump (ART's DumpHeap) says nothing of how it went:
+	 * its stream does (ART ends it with HEAP_DUMP_END, then fails only on
+	 * the fdatasync a pipe refuses, after every byte is out) */
+	if (started && !p->err && whole && strip.t.segmented && !strip.t.heap_ended) {
+		p->err = -EPIPE;
+		snprintf(p->msg, sizeof(p->msg), "the runtime's dump stopped before its HEAP_DUMP_END record (%" PRIu64
+			 " bytes, %" PRIu64 " objects): incomplete", p->bytes_in, strip.t.objects);
+	}
 	if (started) {
 		if (whole && p->err && strip.msg[0])
 			snprintf(p->msg, sizeof(p->msg), "%s", strip.msg);

@@ -44,6 +44,8 @@ static int tr_record_begin(void *ctx, const struct hprof_record *r)
 	struct hprof_transform *t = ctx;
 
 	t->rec_time = r->time;
+	t->segmented |= r->tag == HPROF_HEAP_DUMP_SEGMENT;
+	t->heap_ended |= r->tag == HPROF_HEAP_DUMP_END;
 	if (is_heap(r->tag)) {
 		hprof_writer_heap_begin(t->w, r->tag);
 		return 0; /* its sub-records are written one by one */

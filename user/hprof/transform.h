@@ -36,6 +36,9 @@ struct hprof_transform {
 	uint32_t text_bytes;    /* char and byte arrays up to this size kept whole (0: none) */
 	uint64_t objects;       /* instance and array records read */
 	uint64_t dropped_objects, stripped_arrays, kept_arrays, kept_text;
+	/* a segmented dump (HEAP_DUMP_SEGMENT) is whole only with its
+	 * HEAP_DUMP_END: a writer that stopped between records leaves none */
+	int segmented, heap_ended;
 };
 
 /* Sets v to run t. keep_arrays only for matrix (may be NULL otherwise).
