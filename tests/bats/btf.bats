@@ -41,3 +41,23 @@ hide_btf() {
   [ "${#lines[@]}" -eq 1 ]
   [[ "$output" == *"$TMP/bad.btf"* ]]
 }
+
+@test "--btf with a minimal BTF made for oomscope's programs (scripts/min-btf.sh, as BTFHub's btfgen does): a few KiB, and the counts and stacks are exact" {
+  [ -r /sys/kernel/btf/vmlinux ]
+  run "$ROOT/scripts/min-btf.sh" /sys/kernel/btf/vmlinux "$TMP/min.btf" "$BUILD_DIR"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local size; size=$(stat -c %s "$TMP/min.btf")
+  [ "$size" -gt 0 ] && [ "$size" -lt 65536 ]
+  hide_btf
+  run timeout 90 "$OOMSCOPE" run --json -d 2 --btf "$TMP/min.btf" -o "$TMP/run" -- "$TARGETS/fd_target" -n 40
+  [ "$status" -eq 0 ]
+  local f="$TMP/run/fds.json"
+  [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$f")" -eq 40 ]
+  group_symbols "$f" kind "anon_inode:[eventfd]" | grep -qx open_looper_pairs
+  [ "$(tail -n1 "$TMP/run/timeline.jsonl" | jq -r .ringbuf_drops)" = 0 ]
+  # an empty file: one line, and no output left
+  printf '' > "$TMP/empty.btf"
+  run "$ROOT/scripts/min-btf.sh" "$TMP/empty.btf" "$TMP/none.btf" "$BUILD_DIR"
+  [ "$status" -ne 0 ] && [ ! -e "$TMP/none.btf" ]
+}
