@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The newcomer's demo, in two parts, each watched end to end by `oomscope run`
-# until it crosses a threshold; then where the run directory is and what it found:
+# until it crosses a threshold; then what it found, as `oomscope report DIR` tells it:
 #   1. a native service leaking threads and fds (build/targets/demo_leak);
 #   2. a Java service leaking objects (tests/java/LeakyService.java), with the
 #      shim: the heap rule fires, the heap is fork-dumped and analyzed.
@@ -20,17 +20,9 @@ echo
 ( ulimit -n 1024; exec ./oomscope run --stop-on-crossing -o "$dir" -- build/targets/demo_leak -t 120 ) \
   > >(grep -v '^t=' ) 
 echo
-echo "== what oomscope found (from $dir) =="
-jq -r 'select(.type=="crossing") | "crossing: \(.rule): \(.reason) -> \(.wrote)"' "$dir/timeline.jsonl"
+echo "== what oomscope found (oomscope report $dir) =="
+./oomscope report "$dir"
 echo
-snap=$(jq -r 'select(.type=="crossing" and (.rule | startswith("fd"))) | .wrote' "$dir/timeline.jsonl" | head -n 1)
-snap=${snap:-fds.json}
-echo "fd groups when the rule fired ($snap):"
-jq -r '.groups[] | "  \(.count)\t\(.kind)\t<- \(.stacks[0].created_by // .stacks[0].unknown)"' "$dir/$snap"
-echo "thread groups (threads.json):"
-jq -r '.groups[] | "  \(.count)\t\(.name)\t<- \(.stacks[0].created_by // .stacks[0].unknown)\(if .stacks[0].start_routine then " start routine " + .stacks[0].start_routine.symbol else "" end)"' "$dir/threads.json"
-echo
-echo "run directory: $dir (report.html, timeline.jsonl, $snap, fds.json, threads.json, vmsize.json)"
 
 dir2="runs/demo-java-$(date +%Y%m%d-%H%M%S)"
 echo
@@ -43,9 +35,6 @@ echo
   -- java -Xmx256m tests/java/LeakyService.java --leak-mb-per-s 25 --max-mb 215 \
   > >(grep -v '^leaked_mb=')
 echo
-echo "== what oomscope found (from $dir2) =="
-jq -r 'select(.type=="crossing") | "crossing: \(.rule): \(.reason) -> \(.wrote)"' "$dir2/timeline.jsonl"
-jq -r 'select(.type=="dump") | "dump: \(.file) by \(.method), the app paused \(.pause_ms) ms, \(.bytes_out) bytes"' "$dir2/timeline.jsonl"
-echo
-sed -n '/^leaks:/,/^top retainers/p' "$dir2/dump-1.analysis.txt" | sed '$d'
-echo "run directory: $dir2 (timeline.jsonl, dump-1.hprof.gz, dump-1.analysis.json/.txt)"
+echo "== what oomscope found (oomscope report $dir2) =="
+./oomscope report "$dir2"
+echo "the dump's analysis in full: $dir2/dump-1.analysis.txt"

@@ -310,3 +310,35 @@ db.commit()' "$TMP/v1.sqlite"
   grep -q '<a href="fds-1.json">fds-1.json</a>: the groups at the fd_count crossing' "$TMP/r/report.html"
   [ -s "$TMP/r/fds-1.json" ]
 }
+
+@test "oomscope report DIR tells the run's story on the terminal in at most 40 lines; -q the page's path only" {
+  # a native run: its fd crossing with the groups that held the fds then, made by their code
+  run timeout 60 "$OOMSCOPE" run -d 4 -o "$TMP/r" --fd-count 50 --fd-polls 1 -- "$TARGETS/fd_target" -n 40
+  [ "$status" -eq 0 ]
+  run "$OOMSCOPE" report "$TMP/r"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "${#lines[@]}" -le 41 ]
+  [[ "${lines[0]}" == "oomscope: PID "*" (${TARGETS}/fd_target -n 40), run on "* ]]
+  [ "${lines[1]}" = "how it ended: exited with code 0" ] || [[ "${lines[1]}" == "how it ended: the watch stopped"* ]]
+  grep -qE '^crossings \([0-9]+\):$' <<<"$output"
+  grep -qE '^ +[0-9.]+ s  fd_count: .* -> fds-1\.json$' <<<"$output"
+  # under the crossing: its snapshot's groups, the eventfds by the function that made them
+  sed -n '/ fd_count: /,/^[a-z]/p' <<<"$output" | grep -qE '^ +40 fds anon_inode:\[eventfd\] <- open_looper_pairs \(fd_target\)$'
+  [ "${lines[-1]}" = "$TMP/r/report.html" ]
+  ! grep -q 'null' <<<"$output"
+  # a JVM run: the dump, its leak by the --leak-if rule, retained size
+  fixture run-leakyservice j
+  run "$OOMSCOPE" report "$TMP/j"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "${#lines[@]}" -le 41 ]
+  grep -qx 'how it ended: the watch stopped (threshold crossed) after 11.9 s, the target still running' <<<"$output"
+  grep -qE '^ +11\.0 s  heap_fast_ratio: Java heap 244\.7 MB of 256\.0 MB .* -> dump-1\.hprof\.gz$' <<<"$output"
+  grep -qx 'heap dump 1: dump-1.hprof.gz (shim-fork, the app paused 30 ms)' <<<"$output"
+  grep -qx '  leak: 3440 LeakyService$Session (User Leak: LeakyService$Session.closed==true (--leak-if)), 225.6 MB retained' <<<"$output"
+  # -q: nothing but the path
+  run "$OOMSCOPE" report -q "$TMP/j"
+  [ "$status" -eq 0 ]
+  [ "$output" = "$TMP/j/report.html" ]
+}

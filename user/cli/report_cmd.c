@@ -16,7 +16,10 @@
 static const char report_usage[] =
 	"usage: oomscope report [-q] [--db FILE|CONNINFO] DIR\n"
 	"\n"
-	"Writes, from a run directory (what oomscope run/watch write; they also do this\n"
+	"Prints the run's story (at most 40 lines: how it ended and who ended it, each\n"
+	"rule's crossing with what held the resource then, failing calls, memory growth\n"
+	"by code, large allocations, the Java heap's leaks and suspects, the groups at\n"
+	"the end, what was lost) and writes, from a run directory (what oomscope run/watch write; they also do this\n"
 	"at the end of every run):\n"
 	"  DIR/report.html   one self-contained page, readable offline: memory, Java heap,\n"
 	"                    threads and fds over time with their thresholds, crossings,\n"
@@ -32,7 +35,7 @@ static const char report_usage[] =
 	"options:\n";
 
 static const struct cli_opt report_options[] = {
-	{"quiet", 'q', no_argument, 'q', NULL, "no progress on the terminal"},
+	{"quiet", 'q', no_argument, 'q', NULL, "no story and no progress on the terminal: the page's path only"},
 	{"db", 0, required_argument, 'd', "FILE|CONNINFO",
 	 "the lab's store (SQLite file or PostgreSQL connection string):\nthe run added, its findings seen across runs"},
 	{"help", 'h', no_argument, 'h', NULL, "this text"},
@@ -101,7 +104,7 @@ int cmd_report(int argc, char **argv)
 	struct ooms_err err = {0};
 	char shortopts[8];
 	const char *db = NULL;
-	int c;
+	int c, story = 1;
 
 	optind = 1;
 	if (cli_opts_getopt(report_options, longopts, sizeof(longopts) / sizeof(longopts[0]), "", shortopts,
@@ -110,6 +113,7 @@ int cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == 'q') {
 			p.on = 0;
+			story = 0;
 		} else if (c == 'd') {
 			db = optarg;
 		} else if (c == 'h') {
@@ -130,6 +134,14 @@ int cmd_report(int argc, char **argv)
 	}
 	if (p.on)
 		fprintf(stderr, "\r%50s\r", "");
+	if (story) {
+		struct rundata rd;
+
+		if (rundata_load(&rd, argv[optind], &err) == 0) {
+			ooms_report_story(&rd, stdout);
+			rundata_free(&rd);
+		}
+	}
 	printf("%s/report.html\n", argv[optind]);
 	return 0;
 }

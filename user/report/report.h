@@ -29,6 +29,11 @@ struct report_lab {
 	size_t n;
 };
 void ooms_report_html(const struct rundata *rd, const struct report_lab *lab, FILE *f);
+/* The run's story for a terminal (story.c): how it ended, each rule's first
+ * crossing with what held the resource, failing calls, memory growth, large
+ * allocations, the Java heap's leaks and suspects, the groups at the end,
+ * what was lost; at most 40 lines. */
+void ooms_report_story(const struct rundata *rd, FILE *f);
 void ooms_report_trace(const struct rundata *rd, FILE *f);
 /* The pprof profile, gzipped, to fd (nothing when the run has no allocs.json:
  * returns -ENOENT). 0 or -errno. */

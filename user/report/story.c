@@ -1,0 +1,303 @@
+/* The run's story on a terminal (report.h: ooms_report_story), as `perf
+ * report --stdio` tells a profile: how it ended, each rule that crossed and
+ * what held the resource then, the largest groups, the failing calls, the
+ * large allocations, the memory's growth by code, the Java heap's leaks and
+ * suspects, what was lost. Each part a few lines; the whole at most
+ * STORY_LINES. */
+#define _GNU_SOURCE
+#include "report/report.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define STORY_LINES 40
+#define PER_PART 3 /* items a part lists */
+
+struct story {
+	FILE *f;
+	int lines, cut;
+};
+
+static void say(struct story *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct story *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->lines >= STORY_LINES - 1) { /* the last line says what was left out */
+		s->cut++;
+		return;
+	}
+	va_start(ap, fmt);
+	vfprintf(s->f, fmt, ap);
+	va_end(ap);
+	fputc('\n', s->f);
+	s->lines++;
+}
+
+static const char *mb(double bytes, char *buf, size_t len)
+{
+	if (bytes >= 1e9)
+		snprintf(buf, len, "%.1f GB", bytes / 1e9);
+	else if (bytes >= 1e6)
+		snprintf(buf, len, "%.1f MB", bytes / 1e6);
+	else if (bytes >= 1e3)
+		snprintf(buf, len, "%.1f kB", bytes / 1e3);
+	else
+		snprintf(buf, len, "%.0f B", bytes);
+	return buf;
+}
+
+static const char *or_unknown(const char *s, const char *why)
+{
+	return s && *s ? s : why;
+}
+
+/* What a stack of a snapshot is known by: its code, or why none. */
+static const char *stack_by(const struct run_snap_stack *st)
+{
+	return st->created_by ? st->created_by : or_unknown(st->unknown, "code unknown");
+}
+
+static void snapshot_groups(struct story *s, const struct run_snapshot *snap, const char *indent)
+{
+	const char *what = snap->kind == SNAP_THREADS ? "thread" : "fd";
+
+	for (size_t i = 0; i < snap->ngroups && i < PER_PART; i++) {
+		const struct run_snap_group *g = &snap->groups[i];
+		const struct run_snap_stack *st = g->nstacks ? &g->stacks[0] : NULL;
+
+		say(s, "%s%6llu %s%s %s%s%s", indent, (unsigned long long)g->count, what, g->count == 1 ? "" : "s",
+		    or_unknown(g->name, "?"), st ? " <- " : "", st ? stack_by(st) : "");
+	}
+	if (snap->ngroups > PER_PART)
+		say(s, "%s       (%zu more group%s)", indent, snap->ngroups - PER_PART, snap->ngroups - PER_PART == 1 ? "" : "s");
+}
+
+static void how_it_ended(struct story *s, const struct rundata *rd)
+{
+	if (rd->have_death && rd->death.how) {
+		say(s, "how it ended: %s", rd->death.how);
+		if (rd->death.has_memory_kill && rd->death.memory_kill.sentence)
+			say(s, "  %s", rd->death.memory_kill.sentence);
+		if (rd->death.has_java_oom && rd->death.java_oom.message)
+			say(s, "  OutOfMemoryError (%lld): %s", (long long)rd->death.java_oom.count,
+			    rd->death.java_oom.message);
+	} else if (rd->ended) {
+		say(s, "how it ended: the watch stopped (%s) after %.1f s, the target still running",
+		    or_unknown(rd->end_reason, "?"), rd->end_t);
+	} else {
+		say(s, "how it ended: the run has no end record (oomscope itself was stopped)");
+	}
+}
+
+static void crossing_snapshot(struct story *s, const struct rundata *rd, const char *file)
+{
+	struct json_object *doc = NULL;
+	struct run_snapshot snap;
+	struct run_memory mem;
+
+	if (!file[0])
+		return;
+	if (run_snapshot_load(rd->dir, file, &doc, &snap) == 0) {
+		snapshot_groups(s, &snap, "    ");
+		run_snapshot_free(&snap);
+		json_object_put(doc);
+		return;
+	}
+	doc = NULL;
+	if (run_memory_load(rd->dir, file, &doc, &mem) == 0) {
+		char b[32];
+
+		for (size_t i = 0; i < mem.ngroups && i < PER_PART; i++)
+			say(s, "    ~%s grown by %s (%llu of %llu sampled faults)", mb((double)mem.groups[i].bytes, b, sizeof(b)),
+			    or_unknown(mem.groups[i].created_by, "code unknown"), (unsigned long long)mem.groups[i].samples,
+			    (unsigned long long)mem.samples);
+		run_memory_free(&mem);
+		json_object_put(doc);
+	}
+}
+
+static void crossings(struct story *s, const struct rundata *rd)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rd->nevents; i++)
+		n += rd->events[i].kind == REC_CROSSING;
+	if (!n) {
+		say(s, "crossings: none (no rule's limit was reached)");
+		return;
+	}
+	say(s, "crossings (%zu):", n);
+	for (size_t i = 0; i < rd->nevents; i++) {
+		const struct rd_event *e = &rd->events[i];
+		int seen = 0;
+
+		if (e->kind != REC_CROSSING)
+			continue;
+		for (size_t k = 0; k < i && !seen; k++) /* each rule once: its first crossing */
+			seen = rd->events[k].kind == REC_CROSSING && !strcmp(rd->events[k].rule, e->rule);
+		if (seen)
+			continue;
+		say(s, "  %7.1f s  %s: %s%s%s", e->t, e->rule, e->text, e->file[0] ? " -> " : "", e->file);
+		crossing_snapshot(s, rd, e->file);
+	}
+}
+
+static void at_the_end(struct story *s, const struct rundata *rd)
+{
+	if (rd->have_fds && rd->fds.ngroups) {
+		say(s, "fds at the end (%lld):", (long long)rd->fds.members);
+		snapshot_groups(s, &rd->fds, "  ");
+	}
+	if (rd->have_threads && rd->threads.ngroups) {
+		say(s, "threads at the end (%lld):", (long long)rd->threads.members);
+		snapshot_groups(s, &rd->threads, "  ");
+	}
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The failing calls by call, error and caller: the kernel keys one site by
+ * stack, and a program without frame pointers has many stacks a site. */
+static void failing_calls(struct story *s, const struct rundata *rd)
+{
+	struct { const struct run_fail_group *g; uint64_t count; } top[16];
+	size_t ntop = 0;
+
+	if (!rd->have_failures || !rd->failures.count)
+		return;
+	for (size_t i = 0; i < rd->failures.n; i++) {
+		const struct run_fail_group *g = &rd->failures.groups[i];
+		size_t k = 0;
+
+		while (k < ntop && !(same_str(top[k].g->syscall, g->syscall) && same_str(top[k].g->err, g->err) &&
+				     same_str(top[k].g->called_by, g->called_by)))
+			k++;
+		if (k == ntop) {
+			if (ntop == sizeof(top) / sizeof(top[0]))
+				continue;
+			top[ntop++] = (typeof(top[0])){g, 0};
+		}
+		top[k].count += g->count;
+	}
+	for (size_t i = 1; i < ntop; i++) /* most first */
+		for (size_t k = i; k > 0 && top[k].count > top[k - 1].count; k--) {
+			typeof(top[0]) t = top[k];
+
+			top[k] = top[k - 1];
+			top[k - 1] = t;
+		}
+	say(s, "failing calls (%llu):", (unsigned long long)rd->failures.count);
+	for (size_t i = 0; i < ntop && i < PER_PART; i++)
+		say(s, "  %6llu %s %s <- %s (thread %s)", (unsigned long long)top[i].count, or_unknown(top[i].g->syscall, "?"),
+		    or_unknown(top[i].g->err, "?"), or_unknown(top[i].g->called_by, "caller unknown"),
+		    or_unknown(top[i].g->thread, "?"));
+}
+
+static void large_allocations(struct story *s, const struct rundata *rd)
+{
+	char b[32];
+	size_t top[PER_PART] = {0}, ntop = 0;
+
+	if (!rd->nalloc_list)
+		return;
+	/* the largest few, in size order */
+	for (size_t i = 0; i < rd->nalloc_list; i++) {
+		size_t k = ntop < PER_PART ? ntop++ : PER_PART;
+
+		if (k == PER_PART) {
+			if (rd->alloc_list[i].bytes <= rd->alloc_list[top[PER_PART - 1]].bytes)
+				continue;
+			k = PER_PART - 1;
+		}
+		while (k > 0 && rd->alloc_list[top[k - 1]].bytes < rd->alloc_list[i].bytes) {
+			top[k] = top[k - 1];
+			k--;
+		}
+		top[k] = i;
+	}
+	say(s, "large allocations (%zu):", rd->nalloc_list);
+	for (size_t i = 0; i < ntop; i++) {
+		const struct rd_alloc *a = &rd->alloc_list[top[i]];
+
+		int state = a->state && strcmp(a->state, "unknown");
+
+		say(s, "  %9s %s <- %s at %.1f s%s%s", mb(a->bytes, b, sizeof(b)), or_unknown(a->function, "?"),
+		    or_unknown(a->by, "code unknown"), a->t, state ? ", " : "", state ? a->state : "");
+	}
+}
+
+static void memory_growth(struct story *s, const struct rundata *rd)
+{
+	char b[32];
+
+	if (!rd->have_memory || !rd->memory.ngroups)
+		return;
+	say(s, "memory grown by (sampled page faults, one each %s):", mb((double)rd->memory.period_bytes, b, sizeof(b)));
+	for (size_t i = 0; i < rd->memory.ngroups && i < PER_PART; i++) {
+		const struct run_memory_group *g = &rd->memory.groups[i];
+
+		say(s, "  ~%9s %s (%s)", mb((double)g->bytes, b, sizeof(b)), or_unknown(g->created_by, "code unknown"),
+		    g->anon >= g->file + g->shared ? "anonymous" : g->file >= g->shared ? "file-backed" : "shared");
+	}
+}
+
+static void java_heap(struct story *s, const struct rundata *rd)
+{
+	char b[32];
+
+	for (size_t i = 0; i < rd->nevents; i++) {
+		const struct rd_event *e = &rd->events[i];
+
+		if (e->kind == REC_DUMP && e->ok && !isnan(e->value))
+			say(s, "heap dump %d: %s (%s, the app paused %.0f ms)", e->seq, e->text, e->rule, e->value);
+		else if (e->kind == REC_DUMP)
+			say(s, "heap dump %d: %s%s (%s)", e->seq, e->ok ? "" : "failed: ", e->text, e->rule);
+	}
+	for (size_t i = 0; i < rd->nanalyses; i++) {
+		const struct run_analysis *an = &rd->an[i];
+
+		for (size_t k = 0; k < an->nleaks && k < PER_PART; k++)
+			say(s, "  leak: %.0f %s (%s), %s retained", an->leaks[k].instance_count,
+			    or_unknown(an->leaks[k].class_name, "?"), or_unknown(an->leaks[k].leak_reason, "by rule"),
+			    mb(an->leaks[k].retained_size_total, b, sizeof(b)));
+		for (size_t k = 0; k < an->nsuspects && k < PER_PART; k++)
+			say(s, "  suspect #%zu: %s", k + 1, or_unknown(an->suspects[k].description, "?"));
+	}
+}
+
+static void lost(struct story *s, const struct rundata *rd)
+{
+	double drops = (isnan(rd->ringbuf_drops) ? 0 : rd->ringbuf_drops) +
+		       (isnan(rd->set_full_drops) ? 0 : rd->set_full_drops) +
+		       (isnan(rd->runtime_drops) ? 0 : rd->runtime_drops);
+
+	if (drops > 0)
+		say(s, "lost: %.0f events the kernel could not deliver (counted; the figures above may be short)", drops);
+}
+
+void ooms_report_story(const struct rundata *rd, FILE *f)
+{
+	struct story s = {f, 0, 0};
+
+	say(&s, "oomscope: PID %d (%s), %s on %s %s, %.1f s", rd->pid, or_unknown(rd->command, "?"),
+	    or_unknown(rd->mode, "watch"), or_unknown(rd->kernel, "?"), or_unknown(rd->arch, ""),
+	    rd->ended ? rd->end_t : (rd->nsamples ? rd->samples[rd->nsamples - 1].t : 0.0));
+	how_it_ended(&s, rd);
+	crossings(&s, rd);
+	failing_calls(&s, rd);
+	memory_growth(&s, rd);
+	large_allocations(&s, rd);
+	java_heap(&s, rd);
+	at_the_end(&s, rd);
+	lost(&s, rd);
+	if (s.cut)
+		fprintf(f, "(%d lines more: report.html has everything)\n", s.cut);
+}
