@@ -57,6 +57,13 @@ run_in_cgroup() {
   dir=$(grep -oE "child [0-9]+ \(stress-ng[^)]*\) watched -> .*" <<<"$output" | head -n 1 | sed 's/.* -> //')
   [ -n "$dir" ] && [ -d "$dir" ]
   grep -qE "child [0-9]+ \(stress-ng[^)]*\): exited with code 0; [1-9][0-9]* crossing\(s\), [1-9][0-9]* failing call\(s\) -> $dir$" <<<"$output"
+  # the worker's crossing and its first failure said on the launcher's terminal as they came,
+  # before its end, each line with its PID
+  local said ended
+  said=$(grep -nE "^ +[0-9.]+ child [0-9]+ \(stress-ng[^)]*\): !! thread_ratio: .* -> $dir/threads-1\.json$" <<<"$output" | head -n1 | cut -d: -f1)
+  ended=$(grep -nE "child [0-9]+ \(stress-ng[^)]*\): exited with code 0" <<<"$output" | head -n1 | cut -d: -f1)
+  [ -n "$said" ] && [ -n "$ended" ] && [ "$said" -lt "$ended" ]
+  grep -qE "^ +[0-9.]+ child [0-9]+ \(stress-ng[^)]*\): !! failure: clone3 failed with EAGAIN" <<<"$output"
   # the thread limit is the cgroup's, crossed at 90 %
   grep '"type":"crossing"' "$dir/timeline.jsonl" | jq -c '{t, rule, value, reason}' >&3
   grep '"type":"crossing"' "$dir/timeline.jsonl" | jq -c 'select(.rule == "thread_ratio")' | head -n 1 |

@@ -4,6 +4,7 @@
 #include "cli/opts.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -60,7 +61,7 @@ enum {
 	OPT_RUNTIME, OPT_SHIM, OPT_HEAPRULE, OPT_HORIZON, OPT_NOFAIL, OPT_HEAPRATIO, OPT_HEAPPOLLS, OPT_HEAPINT, OPT_HUGERATIO, OPT_HUGEDELTA,
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOSTRINGS, OPT_NOANALYZE, OPT_LEAKCLASS,
 	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT, OPT_NOJSTACKS, OPT_JPLATFORM, OPT_PERFMAP, OPT_NOPOOLRULES,
-	OPT_CHILDREN, OPT_NOCHILDREN, OPT_MAXCHILDREN, OPT_HELD, OPT_LABEL, OPT_FAULTSAMPLE, OPT_APPUSER,
+	OPT_CHILDREN, OPT_NOCHILDREN, OPT_MAXCHILDREN, OPT_HELD, OPT_LABEL, OPT_FAULTSAMPLE, OPT_APPUSER, OPT_HEADLINES,
 };
 
 static const char *app_pkg;  /* --app */
@@ -92,6 +93,8 @@ static const struct cli_opt options[] = {
 	{"no-children", 0, no_argument, OPT_NOCHILDREN, NULL, "run: watch only the command, not the processes it starts"},
 	{"max-children", 0, required_argument, OPT_MAXCHILDREN, "N", "processes watched at once beside the target (8)"},
 	{"held", 0, no_argument, OPT_HELD, NULL, "the target is stopped (SIGSTOP) until attached: SIGCONT then\n(how a process tree's children are watched)"},
+	{"headlines", 0, required_argument, OPT_HEADLINES, "FD:T0",
+	 "crossings and failures also to fd FD, timed from T0 (how a\nwatched child's reach the launcher's terminal)"},
 	{"label", 0, required_argument, OPT_LABEL, "KEY=VALUE",
 	 "what the run is of, kept in its start record beside its id\n(repeatable: app version, build, device, test;\n"
 	 "KEY of letters, digits, '_', '.', '-'; at most 32)"},
@@ -207,6 +210,7 @@ static void defaults(struct ooms_watch_opts *o, struct heap_flags *hf)
 	memset(o, 0, sizeof(*o));
 	o->interval_s = 1;
 	o->max_children = 8;
+	o->headline_fd = -1;
 	o->big_map_bytes = 1 << 20;
 	o->fault_sample_bytes = 2 << 20;
 	o->big_alloc_mode = ALLOC_SYSCALL;
@@ -267,6 +271,18 @@ static int opt_collector(int c, struct ooms_watch_opts *o)
 		case OPT_CHILDREN: o->follow_children = 1; break;
 		case OPT_NOCHILDREN: o->follow_children = 0; break;
 		case OPT_HELD: o->resume_target = 1; break;
+		case OPT_HEADLINES: {
+			int fd;
+			long long t0;
+			char end;
+
+			if (sscanf(optarg, "%d:%lld%c", &fd, &t0, &end) != 2 || fd < 0 || t0 < 0 || fcntl(fd, F_GETFD) < 0)
+				return bad("invalid --headlines '%s' (FD:T0, FD open)", optarg);
+			fcntl(fd, F_SETFD, 0); /* passed on to the grandchildren's collectors */
+			o->headline_fd = fd;
+			o->headline_t0_ns = t0;
+			break;
+		}
 		case OPT_LABEL: {
 			char key[65];
 			const char *value;

@@ -185,6 +185,9 @@ void coll_print_row(const struct ooms_sample *s);
 /* The terminal (console/console.c), the only writer of the collector's
  * lines: coll_say's lead with the time; coll_print's are written as given. */
 void coll_say(void *ctx, const char *fmt, ...);
+/* A watched child's headline (a crossing, a failure) on the launcher's
+ * terminal too (o->headline_fd), "TIME child PID (NAME): WORDS", one write. */
+void coll_headline(struct coll *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void coll_progress(void *ctx, const char *what);
 void coll_print_death(struct coll *c, const struct ooms_death_rec *d);
 void coll_print_end(struct coll *c, const char *why, const struct ooms_death_rec *d, uint64_t skipped, size_t unseen);

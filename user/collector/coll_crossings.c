@@ -150,6 +150,8 @@ void coll_handle_crossings(struct coll *c, const struct ooms_snapshot *s, const 
 		if (!c->o->json) {
 			coll_print("!! %s: %s -> %s/%s\n", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir,
 				   cr->wrote ? cr->wrote : current);
+			coll_headline(c, "!! %s: %s -> %s/%s", ooms_rule_name(xs[i].rule), xs[i].reason, c->dir,
+				      cr->wrote ? cr->wrote : current);
 			if (kind == SNAP_MEMORY)
 				coll_memory_lines(c->dir, cr->wrote ? cr->wrote : current);
 		}

@@ -99,11 +99,15 @@ static void report_failure(struct coll *c, size_t i, uint64_t now_ns)
 		return;
 	ooms_failures_line(c->fails, g, line, sizeof(line));
 	text_term_safe(safe, sizeof(safe), line);
-	if (prev_ns)
+	if (prev_ns) {
 		coll_print("!! failure: %s (%s%" PRIu64 " more in %.0f s)\n", safe,
 			   ooms_failures_shared(c->fails, i) ? "~" : "", since, (double)(now_ns - prev_ns) / 1e9);
-	else
+		coll_headline(c, "!! failure: %s (%s%" PRIu64 " more in %.0f s)", safe,
+			      ooms_failures_shared(c->fails, i) ? "~" : "", since, (double)(now_ns - prev_ns) / 1e9);
+	} else {
 		coll_print("!! failure: %s%s%s\n", safe, l.wrote ? " -> " : "", l.wrote ? l.wrote : "");
+		coll_headline(c, "!! failure: %s%s%s", safe, l.wrote ? " -> " : "", l.wrote ? l.wrote : "");
+	}
 }
 
 /* Reads what the ring buffer holds, then acts on the crossings and

@@ -58,6 +58,12 @@ struct ooms_watch_opts {
 	int follow_children;
 	int max_children;
 	const char *const *child_args;
+	/* a watched child's headlines (crossings, failures) also on the
+	 * launcher's terminal, as they happen: written to this fd (-1: none;
+	 * the launcher's stdout, inherited as fd 3), their time counted from
+	 * the launcher's start (CLOCK_MONOTONIC ns) */
+	int headline_fd;
+	int64_t headline_t0_ns;
 	/* --label KEY=VALUE: what the run is of (app version, build, device,
 	 * test), kept in the start record beside the run's id */
 	char label_key[OOMS_MAX_LABELS][65];

@@ -3,6 +3,7 @@
 #include "collector/coll.h"
 #include "util/text.h"
 #include "run/files.h"
+#include "util/clock.h"
 
 void coll_print_header(void)
 {
@@ -38,6 +39,30 @@ void coll_say(void *ctx, const char *fmt, ...)
 	va_end(ap);
 	putchar('\n');
 	fflush(stdout);
+}
+
+void coll_headline(struct coll *c, const char *fmt, ...)
+{
+	char line[1200], name[64] = "";
+	va_list ap;
+	int n;
+
+	if (c->o->headline_fd < 0)
+		return;
+	if (proc_task_comm(c->pid, c->pid, name, sizeof(name)) != 0)
+		snprintf(name, sizeof(name), "?");
+	n = snprintf(line, sizeof(line), "%8.1f child %d (%s): ", (mono_ns() - c->o->headline_t0_ns) / 1e9, (int)c->pid,
+		     name);
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	/* one write: the launcher's and its other children's lines do not interleave with it */
+	if (write(c->o->headline_fd, line, (size_t)n) < 0) {
+		/* the launcher's terminal is gone: the child's own terminal has the line */
+	}
 }
 
 /* Progress of the phases that take a while, on a terminal only. From the

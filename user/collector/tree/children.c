@@ -68,14 +68,25 @@ static pid_t spawn_collector(struct coll_tree *t, pid_t child, const char *dir)
 	posix_spawn_file_actions_t fa;
 	pid_t pid = -1;
 
+	char headlines[48];
+	/* the child's headlines on the launcher's terminal: its stdout, or the
+	 * fd a child collector was given for it, as fd 3 */
+	int hl_src = t->o->json ? -1 : t->o->headline_fd >= 0 ? t->o->headline_fd : 1;
+
 	snprintf(pid_s, sizeof(pid_s), "%d", (int)child);
 	snprintf(log, sizeof(log), "%s" RUN_CHILD_TERMINAL, dir);
+	snprintf(headlines, sizeof(headlines), "3:%lld",
+		 (long long)(t->o->headline_fd >= 0 ? t->o->headline_t0_ns : (int64_t)t->start_ns));
 	argv[n++] = "oomscope";
 	argv[n++] = "watch";
 	argv[n++] = "--held";
 	argv[n++] = "--children";
 	for (size_t i = 0; t->o->child_args && t->o->child_args[i] && n < 88; i++)
 		argv[n++] = t->o->child_args[i];
+	if (hl_src >= 0) {
+		argv[n++] = "--headlines";
+		argv[n++] = headlines;
+	}
 	argv[n++] = "-p";
 	argv[n++] = pid_s;
 	argv[n++] = "-o";
@@ -83,7 +94,8 @@ static pid_t spawn_collector(struct coll_tree *t, pid_t child, const char *dir)
 	argv[n] = NULL;
 	if (posix_spawn_file_actions_init(&fa))
 		return -1;
-	if (!posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) &&
+	if ((hl_src < 0 || !posix_spawn_file_actions_adddup2(&fa, hl_src, 3)) &&
+	    !posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) &&
 	    !posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644) &&
 	    !posix_spawn_file_actions_adddup2(&fa, 1, 2) &&
 	    posix_spawn(&pid, "/proc/self/exe", &fa, NULL, (char *const *)argv, environ) != 0)
