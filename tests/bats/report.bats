@@ -104,10 +104,13 @@ fixture() { cp -r "$FIX/$1" "$TMP/$2"; }
   # adding a run again replaces it; the database remembers the rest
   run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" --json "$TMP/a"
   jq -e --arg s "$sig" '.runs == 3 and (.leaks[] | select(.signature == $s) | .runs == 2)' <<<"$output"
+  # the text, with no question: every finding by signature (the leaks among them)
   run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite"
   [ "$status" -eq 0 ]
-  [[ "${lines[0]}" == "3 run(s); leaks by signature, most runs first:" ]]
-  [[ "$output" == *"$sig     2 "* ]]
+  [[ "${lines[0]}" == "3 run(s); findings by signature, most runs first:" ]]
+  grep -qE "^leak +$sig +2 " <<<"$output"
+  grep -qE "^alloc +[0-9a-f]{16} +[0-9]+ " <<<"$output"
+  [ "$(sed 1,2d <<<"$output")" = "$("$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" --signatures | sed 1,2d)" ]
   # not a run directory: one line, exit 1
   run "$OOMSCOPE" aggregate "$TMP/nowhere"
   [ "$status" -eq 1 ]

@@ -43,14 +43,17 @@ static const struct cli_opt report_options[] = {
 };
 
 static const char aggregate_usage[] =
-	"usage: oomscope aggregate [--db FILE] [--json] [QUERY] [DIR...]\n"
+	"usage: oomscope aggregate [--db FILE|CONNINFO] [--json] [QUERY] [DIR...]\n"
 	"\n"
-	"Adds each run directory to the lab's store (an SQLite file with --db, kept\n"
-	"over weeks and machines: everything each run found, keyed by its run id, so\n"
-	"a run added again is stored once), then answers a question of it. Without a\n"
-	"QUERY: the Java leaks by signature (the same bug in many runs is one row):\n"
-	"how many runs saw it, when first and last, its largest retained size, an\n"
-	"example path. Without DIRs it asks what the database holds.\n"
+	"Adds each run directory to the lab's store (--db: an SQLite file, or a\n"
+	"PostgreSQL connection string for a store many machines share), kept over\n"
+	"weeks: everything each run found, keyed by its run id, so a run added again\n"
+	"is stored once. Then answers a question of it. Without a\n"
+	"QUERY: every finding by signature, as --signatures (Java leaks, fd and thread\n"
+	"groups, failing calls, large allocations, memory growth; the same bug in many\n"
+	"runs is one row): how many runs saw it, when first and last, its largest\n"
+	"figure; with --json, the Java leaks with an example path each (schema\n"
+	"oomscope-aggregate/1). Without DIRs it asks what the store holds.\n"
 	"\n"
 	"options:\n";
 
@@ -66,10 +69,11 @@ static const char aggregate_example[] =
 enum { AG_SIGNATURES = 256, AG_WHERE, AG_NEWIN, AG_SINCE, AG_HISTORY, AG_ACROSS, AG_DEATHS };
 
 static const struct cli_opt aggregate_options[] = {
-	{"db", 0, required_argument, 'd', "FILE", "the SQLite database (created if missing); default: memory only"},
+	{"db", 0, required_argument, 'd', "FILE|CONNINFO",
+	 "the lab's store: an SQLite file (created if missing) or a\nPostgreSQL connection string (\"host=... dbname=...\",\n\"postgresql://...\"); default: memory only"},
 	{"json", 0, no_argument, 'j', NULL, "JSON (schema oomscope-aggregate/1; a QUERY's: oomscope-query/1)"},
 	{"signatures", 0, no_argument, AG_SIGNATURES, NULL,
-	 "QUERY: every finding (leaks, fd and thread groups, failing calls,\nlarge allocations) by signature, most runs first"},
+	 "QUERY: every finding (leaks, fd and thread groups, failing calls,\nlarge allocations, memory growth) by signature, most runs first"},
 	{"where", 0, required_argument, AG_WHERE, "KEY=VALUE", "--signatures, --deaths: only runs with this label"},
 	{"new-in", 0, required_argument, AG_NEWIN, "KEY=VALUE",
 	 "QUERY: the signatures in runs with this label and in none\nwith --since's value"},

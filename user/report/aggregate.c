@@ -87,6 +87,15 @@ int ooms_aggregate(const char *dbpath, char *const *dirs, size_t ndirs, const st
 		ooms_err_set(err, -1, "query: %s", store_error(store));
 		goto out;
 	}
+	if (!as_json) {
+		/* the text answers with every finding (leaks, fd and thread groups,
+		 * failing calls, large allocations, memory growth): --signatures' table */
+		struct store_query all = {.kind = SQ_SIGNATURES};
+
+		fprintf(out, "%lld run(s); ", runs);
+		rc = store_query_run(store, &all, 0, out, err) < 0 ? -1 : 0;
+		goto out;
+	}
 	if (as_json) {
 		json_init(&t.j, out, 0);
 		json_obj(&t.j);
