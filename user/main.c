@@ -21,8 +21,10 @@ static const struct {
 	{"hprof", "hprof check|strip|restore", "heap dumps: validate, strip for analysis, restore", cmd_hprof},
 	{"analyze", "analyze [options] DUMP", "leaks, paths to GC roots, retained sizes of a heap dump", cmd_analyze},
 	{"symbolize", "symbolize REPORT DIR...", "names and source lines for a saved report's frames", cmd_symbolize},
-	{"report", "report DIR", "the run's page (report.html) and exports (trace.json, pprof)", cmd_report},
-	{"aggregate", "aggregate [--db F] DIR...", "many runs' leaks in one table, by signature (SQLite)", cmd_aggregate},
+	{"report", "report DIR", "the run's story on the terminal, its page (report.html)\nand exports (trace.json, pprof)",
+	 cmd_report},
+	{"aggregate", "aggregate [--db F] DIR...",
+	 "many runs' findings in one table, by signature\n(SQLite file or PostgreSQL)", cmd_aggregate},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
