@@ -30,23 +30,40 @@
 # COMPAT, SELinux, audit, INET and the drivers (left out: compile time);
 # PID_NS and USER_NS are on here though GKI has them off (the test suite).
 #
+# GKI_KERNEL=5.10 builds Android 12 and 13's line instead (android12- and
+# android13-5.10) from Debian bullseye's linux-source-5.10 (its 5.10 LTS),
+# fetched from the mirror apt uses and checked as apt would
+# (scripts/debian-pkg.sh; GKI_MIRROR names the mirror, else apt's own for
+# bookworm), with the same fragment less what 5.10 does not have (GKI_510_ABSENT
+# below: MGLRU, anonymous VMA names, EPAN, split BTF for modules, and the
+# shadow call stack, which 5.10 builds with clang only).
+#
 # Environment: GKI_BUILD_DIR (default /var/tmp/gki-build) holds the source
 # and the build tree, outside any clone; GKI_JOBS (default 2) for make -j.
 # The build runs under nice -n 19. Installs, when missing (root), the
 # packages it needs from the mirror apt is configured with.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:?usage: scripts/gki-kernel.sh OUT_DIR}
+out=${1:?usage: [GKI_KERNEL=6.1|5.10] scripts/gki-kernel.sh OUT_DIR}
 build=${GKI_BUILD_DIR:-/var/tmp/gki-build}
 jobs=${GKI_JOBS:-2}
+line=${GKI_KERNEL:-6.1}
 fragment=$here/gki.config
-src=$build/linux-source-6.1
-obj=$build/out
+GKI_510_ABSENT=(CONFIG_LRU_GEN CONFIG_LRU_GEN_ENABLED CONFIG_ANON_VMA_NAME CONFIG_ARM64_EPAN CONFIG_ARM64_PTR_AUTH_KERNEL
+  CONFIG_DEBUG_INFO_BTF_MODULES CONFIG_BPF_UNPRIV_DEFAULT_OFF CONFIG_SHADOW_CALL_STACK)
 
 die() { echo "gki-kernel: $*" >&2; exit 1; }
 
+case "$line" in
+  6.1) src=$build/linux-source-6.1 obj=$build/out ;;
+  5.10) src=$build/linux-source-5.10 obj=$build/out-5.10 ;;
+  *) die "GKI_KERNEL=$line: 6.1 or 5.10" ;;
+esac
+
 # --- packages: the source, the cross compiler, kbuild's host tools, pahole
-pkgs=(linux-source-6.1 gcc-aarch64-linux-gnu gcc make bc flex bison dwarves libelf-dev libc6-dev xz-utils)
+pkgs=(gcc-aarch64-linux-gnu gcc make bc flex bison dwarves libelf-dev libc6-dev xz-utils)
+[ "$line" = 6.1 ] && pkgs+=(linux-source-6.1)
+[ "$line" = 5.10 ] && pkgs+=(curl gpgv debian-archive-keyring)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f '${Status}' "$p" 2> /dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -56,17 +73,41 @@ if [ "${#missing[@]}" -gt 0 ]; then
   echo "gki-kernel: installing ${missing[*]}" >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" > /dev/null
 fi
-tarball=$(compgen -G '/usr/src/linux-source-6.1.tar.*' | head -n1 || true)
-[ -n "$tarball" ] || die "no /usr/src/linux-source-6.1.tar.* (linux-source-6.1 installed?)"
+mkdir -p "$build"
+if [ "$line" = 6.1 ]; then
+  tarball=$(compgen -G '/usr/src/linux-source-6.1.tar.*' | head -n1 || true)
+  [ -n "$tarball" ] || die "no /usr/src/linux-source-6.1.tar.* (linux-source-6.1 installed?)"
+  version=$(dpkg-query -W -f '${Version}' linux-source-6.1)
+else
+  mirror=${GKI_MIRROR:-$(apt-get indextargets --format '$(REPO_URI) $(CODENAME) $(COMPONENT) $(IDENTIFIER)' 2> /dev/null |
+    awk '$2 == "bookworm" && $3 == "main" && $4 == "Packages" { print $1; exit }')}
+  [ -n "$mirror" ] || die "no mirror for bullseye's linux-source-5.10: set GKI_MIRROR (apt has no bookworm main source)"
+  deb=$("$here/debian-pkg.sh" "${mirror%/}" bullseye arm64 'linux-source-5\.10' "$build/pkg-5.10") ||
+    die "could not fetch bullseye's linux-source-5.10"
+  version=$(basename "$deb")
+  if [ "$(cat "$build/source-version-5.10" 2> /dev/null)" != "$version" ] || [ ! -f "$src/Makefile" ]; then
+    rm -rf "$build/deb-5.10"
+    dpkg-deb -x "$deb" "$build/deb-5.10"
+  fi
+  tarball=$(compgen -G "$build/deb-5.10/usr/src/linux-source-5.10.tar.*" | head -n1 || true)
+fi
 
 # --- the source, extracted anew when the package's version changes
-version=$(dpkg-query -W -f '${Version}' linux-source-6.1)
-mkdir -p "$build"
-if [ "$(cat "$build/source-version" 2> /dev/null)" != "$version" ] || [ ! -f "$src/Makefile" ]; then
-  echo "gki-kernel: extracting linux-source-6.1 $version into $build" >&2
-  rm -rf "$src" "$obj" "$build/source-version"
+vfile=$build/source-version
+[ "$line" = 5.10 ] && vfile=$build/source-version-5.10
+if [ "$(cat "$vfile" 2> /dev/null)" != "$version" ] || [ ! -f "$src/Makefile" ]; then
+  [ -n "$tarball" ] || die "no linux-source-$line tarball"
+  echo "gki-kernel: extracting linux-source-$line $version into $build" >&2
+  rm -rf "$src" "$obj" "$vfile"
   tar -xf "$tarball" -C "$build"
-  echo "$version" > "$build/source-version"
+  echo "$version" > "$vfile"
+fi
+rm -rf "$build/deb-5.10"
+
+# --- the fragment: for 5.10, without the options it does not have
+if [ "$line" = 5.10 ]; then
+  grep -vE "^(# )?($(IFS='|'; echo "${GKI_510_ABSENT[*]}"))[= ]" "$fragment" > "$build/gki-5.10.config"
+  fragment=$build/gki-5.10.config
 fi
 
 kmake() { make -s -C "$src" O="$obj" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- "$@"; }

@@ -12,7 +12,9 @@
 #   the phone-like root (tests/bats-arm64/phone.bats, make android's static
 #   build) and the fd and thread files (GKI_BATS);
 # - Debian bullseye's 5.10 kernel (VM_KERNEL=5.10: Android 12 and 13's GKI
-#   line, without 5.11's and 5.15's BPF helpers): the same files (K510_BATS).
+#   line, without 5.11's and 5.15's BPF helpers): the same files (K510_BATS);
+# - bullseye's 5.10 source built with the GKI config (VM_KERNEL=gki-5.10):
+#   5.10's helpers and a phone's hook (no syscall events) at once, phone.bats.
 # Each run is scripts/run-tests.sh inside the VM, two VMs at a time (one at
 # a time until OOMS_ARM64_WIDEN_WHEN's file exists, when set). Prints each
 # VM's console when it ends and ends with the sum of their tallies,
@@ -23,7 +25,8 @@
 #                                                    GKI one with
 #                                                    ARM64_KERNEL=16k|gki)
 # ARM64_16K=0 leaves the 16 KiB run out of the whole suite, ARM64_GKI=0 the GKI one,
-# ARM64_510=0 the 5.10 one; ARM64_KERNEL=5.10 with named files runs those on 5.10.
+# ARM64_510=0 the 5.10 one, ARM64_GKI510=0 the GKI-config 5.10 one; ARM64_KERNEL=5.10
+# or gki-5.10 with named files runs those there.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # every BATS file that needs no JVM (scale.bats at a tenth of its threads, with
@@ -42,6 +45,7 @@ JVM_BATS=("tests/bats/java_heap.bats@attach.protocol|load-shim|full.names" "test
 PAGE16K_BATS=(collect_vm big_alloc collect_fds drops detect android tests/bats-arm64/tagged.bats)
 GKI_BATS=(tests/bats-arm64/phone.bats collect_fds collect_threads)
 K510_BATS=(tests/bats-arm64/phone.bats collect_fds collect_threads)
+GKI510_BATS=(tests/bats-arm64/phone.bats)
 explicit=0
 [ $# -gt 0 ] && { ARM64_BATS=("$@"); explicit=1; }
 [ -x build-arm64/oomscope ] || { echo "test-arm64: build-arm64/oomscope missing (make ARCH=arm64 all unit)" >&2; exit 2; }
@@ -213,6 +217,8 @@ elif [ "$explicit" = 1 ] && [ "${ARM64_KERNEL:-}" = gki ]; then
   lane "6.1, GKI's config" gki "${files[@]}"
 elif [ "$explicit" = 1 ] && [ "${ARM64_KERNEL:-}" = 5.10 ]; then
   lane "5.10, bullseye's" 5.10 "${files[@]}"
+elif [ "$explicit" = 1 ] && [ "${ARM64_KERNEL:-}" = gki-5.10 ]; then
+  lane "5.10, GKI's config" gki-5.10 "${files[@]}"
 else
   lane "6.1, 4 KiB pages" "" "${files[@]}"
 fi
@@ -227,6 +233,10 @@ fi
 if [ "${ARM64_510:-1}" != 0 ] && [ "$explicit" = 0 ]; then
   mapfile -t files510 < <(bats_paths "${K510_BATS[@]}")
   lane "5.10, bullseye's" 5.10 "${files510[@]}"
+fi
+if [ "${ARM64_GKI510:-1}" != 0 ] && [ "$explicit" = 0 ]; then
+  mapfile -t filesgki510 < <(bats_paths "${GKI510_BATS[@]}")
+  lane "5.10, GKI's config" gki-5.10 "${filesgki510[@]}"
 fi
 run_lanes
 echo "arm64: $pass passed, $fail failed"

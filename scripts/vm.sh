@@ -31,7 +31,8 @@
 # the size of the job's disk; VM_KERNEL=16k (arm64) boots Debian's 6.12
 # kernel built for 16 KiB pages instead of the root image's 6.1, and
 # VM_KERNEL=gki a 6.1 kernel configured as Android's GKI (scripts/gki-kernel.sh),
-# VM_KERNEL=5.10 Debian bullseye's 5.10 (Android 12 and 13's GKI kernels are 5.10).
+# VM_KERNEL=5.10 Debian bullseye's 5.10 (Android 12 and 13's GKI kernels are 5.10),
+# VM_KERNEL=gki-5.10 bullseye's 5.10 source built with the GKI config's options.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=${VM_ARCH:-x86_64}
@@ -217,8 +218,8 @@ kernel_gki() {
   local tmp
   tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
   trap 'rm -rf "$tmp"' RETURN
-  echo "vm: building the GKI-like kernel (scripts/gki-kernel.sh: ~12 CPU-minutes the first time)" >&2
-  scripts/gki-kernel.sh "$tmp/gki" >&2 || die "scripts/gki-kernel.sh failed"
+  echo "vm: building the GKI-like kernel ${GKI_KERNEL:-6.1} (scripts/gki-kernel.sh: ~12 CPU-minutes the first time)" >&2
+  GKI_MIRROR=$MIRROR scripts/gki-kernel.sh "$tmp/gki" >&2 || die "scripts/gki-kernel.sh failed"
   mkdir -p "$tmp/deb" "$tmp/initrd/bin" "$tmp/initrd/newroot" "$tmp/initrd/proc" "$tmp/initrd/dev" "$tmp/initrd/sys"
   (cd "$tmp/deb" && apt-get download -q busybox-static:arm64 > /dev/null 2>&1) || die "could not download busybox-static"
   dpkg-deb -x "$tmp"/deb/busybox-static_*.deb "$tmp/bb"
@@ -321,6 +322,10 @@ image() {
     # bullseye is no longer updated but by its LTS: the key names the line, the folder its package
     cached arm64-5.10 "builder=$BUILDER_VERSION kernel=bullseye linux-image-5.10.0-N-arm64 busybox $(candidate busybox-static:arm64)" kernel_510
     KDIR=$CACHED
+  elif [ "${VM_KERNEL:-}" = gki-5.10 ]; then
+    # Android 12 and 13's line with the GKI config: bullseye's 5.10 source, built once
+    GKI_KERNEL=5.10 cached arm64-gki-5.10 "builder=$BUILDER_VERSION gki=$(cat scripts/gki.config scripts/gki-kernel.sh | sha256sum | cut -c1-16) source bullseye linux-source-5.10 gcc $(candidate gcc-aarch64-linux-gnu) busybox $(candidate busybox-static:arm64)" kernel_gki
+    KDIR=$CACHED
   elif [ "${VM_KERNEL:-}" = gki ]; then
     # the key: the fragment, the build script, the source and the compiler
     cached arm64-gki "builder=$BUILDER_VERSION gki=$(cat scripts/gki.config scripts/gki-kernel.sh | sha256sum | cut -c1-16) source $(candidate linux-source-6.1) gcc $(candidate gcc-aarch64-linux-gnu) busybox $(candidate busybox-static:arm64)" kernel_gki
@@ -372,5 +377,5 @@ run() {
 case "${1:-}" in
   image) image; echo "$ROOTDIR" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: [VM_ARCH=arm64] [VM_KERNEL=16k|gki|5.10] scripts/vm.sh image | run JOBDIR" >&2; exit 2 ;;
+  *) echo "usage: [VM_ARCH=arm64] [VM_KERNEL=16k|gki|5.10|gki-5.10] scripts/vm.sh image | run JOBDIR" >&2; exit 2 ;;
 esac

@@ -61,14 +61,15 @@ in_phone() {
     [ ! -e "$r/tmp" ] && [ ! -e "$r/lib" ] && [ ! -e "$r/usr" ] && [ ! -e "$r/etc" ] && [ ! -e "$r/bin" ]
     [ -z "$(find "$r/system" "$r/data" -name "*.so*")" ]
     grep -q " $r/proc proc .*hidepid=" /proc/mounts || grep -q " $r/proc proc .*hidepid=invisible" /proc/mounts' sh "$R"
-  if [ "${OOMS_PHONE_KERNEL:-}" = gki ]; then
+  if [ "${OOMS_PHONE_KERNEL:-}" = gki ] || [ "${OOMS_PHONE_KERNEL:-}" = gki-5.10 ]; then
     # the kernel a phone has: no syscall events; BTF, kprobes and BPF all there
     [ ! -d /sys/kernel/tracing/events/syscalls ] && [ ! -d /sys/kernel/debug/tracing/events/syscalls ]
     zcat /proc/config.gz | grep -qx '# CONFIG_FTRACE_SYSCALLS is not set'
     zcat /proc/config.gz | grep -qx 'CONFIG_KPROBES=y'
     [ -s /sys/kernel/btf/vmlinux ]
     echo "# kernel: $(uname -r)" >&3
-  elif [ "${OOMS_PHONE_KERNEL:-}" = 5.10 ]; then
+  fi
+  if [[ "${OOMS_PHONE_KERNEL:-}" == *5.10 ]]; then
     # Android 12 and 13's kernel line: BTF, but not 5.11's and 5.15's helpers
     [[ "$(uname -r)" == 5.10.* ]] && [ -s /sys/kernel/btf/vmlinux ]
     echo "# kernel: $(uname -r)" >&3
@@ -103,7 +104,7 @@ in_phone() {
   jq -e --arg p "$PKG" '.type == "start" and .command == $p' <<<"$start"
   echo "# syscall hook: $(jq -r .syscall_hook <<<"$start")" >&3
   # on 5.10 what stood in for the newer helpers is said, and nothing was lost for it
-  if [ "${OOMS_PHONE_KERNEL:-}" = 5.10 ]; then
+  if [[ "${OOMS_PHONE_KERNEL:-}" == *5.10 ]]; then
     jq -e '.bpf_fallbacks | test("bpf_task_pt_regs \\(5.15\\): the user registers found")' <<<"$start" ||
       { jq -c .bpf_fallbacks <<<"$start" >&3; false; }
     jq -e '.syscalls_without_regs == 0' < <(tail -n1 "$d/timeline.jsonl")
