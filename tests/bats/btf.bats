@@ -17,6 +17,17 @@ hide_btf() {
   [ ! -e /sys/kernel/btf/vmlinux ]
 }
 
+# exact_with_btf FILE: fd_target -n 40 run with --btf FILE: its 40 eventfds (and 40 epolls)
+# counted and named by open_looper_pairs, nothing lost
+exact_with_btf() {
+  run timeout 90 "$OOMSCOPE" run --json -d 2 --btf "$1" -o "$TMP/run" -- "$TARGETS/fd_target" -n 40
+  [ "$status" -eq 0 ]
+  local f="$TMP/run/fds.json"
+  [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$f")" -eq 40 ]
+  group_symbols "$f" kind "anon_inode:[eventfd]" | grep -qx open_looper_pairs
+  [ "$(tail -n1 "$TMP/run/timeline.jsonl" | jq -r .ringbuf_drops)" = 0 ]
+}
+
 @test "no /sys/kernel/btf/vmlinux: without --btf one line says what to pass; with --btf FILE the counts and stacks are exact" {
   [ -r /sys/kernel/btf/vmlinux ]
   hide_btf
@@ -25,13 +36,7 @@ hide_btf() {
   [ "${#lines[@]}" -eq 1 ]
   [[ "$output" == *"no /sys/kernel/btf/vmlinux"*"--btf FILE"* ]]
 
-  run timeout 90 "$OOMSCOPE" run --json -d 2 --btf "$TMP/vmlinux.btf" -o "$TMP/run" -- "$TARGETS/fd_target" -n 40
-  [ "$status" -eq 0 ]
-  local f="$TMP/run/fds.json"
-  # fd_target -n 40: 40 eventfds, 40 epolls, from open_looper_pairs
-  [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$f")" -eq 40 ]
-  group_symbols "$f" kind "anon_inode:[eventfd]" | grep -qx open_looper_pairs
-  [ "$(tail -n1 "$TMP/run/timeline.jsonl" | jq -r .ringbuf_drops)" = 0 ]
+  exact_with_btf "$TMP/vmlinux.btf"
 }
 
 @test "--btf with a file that is not BTF: one line naming it" {
@@ -50,12 +55,7 @@ hide_btf() {
   local size; size=$(stat -c %s "$TMP/min.btf")
   [ "$size" -gt 0 ] && [ "$size" -lt 65536 ]
   hide_btf
-  run timeout 90 "$OOMSCOPE" run --json -d 2 --btf "$TMP/min.btf" -o "$TMP/run" -- "$TARGETS/fd_target" -n 40
-  [ "$status" -eq 0 ]
-  local f="$TMP/run/fds.json"
-  [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$f")" -eq 40 ]
-  group_symbols "$f" kind "anon_inode:[eventfd]" | grep -qx open_looper_pairs
-  [ "$(tail -n1 "$TMP/run/timeline.jsonl" | jq -r .ringbuf_drops)" = 0 ]
+  exact_with_btf "$TMP/min.btf"
   # an empty file: one line, and no output left
   printf '' > "$TMP/empty.btf"
   run "$ROOT/scripts/min-btf.sh" "$TMP/empty.btf" "$TMP/none.btf" "$BUILD_DIR"

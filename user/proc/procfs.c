@@ -31,6 +31,7 @@ int proc_read_status(pid_t pid, struct proc_status *st)
 		return -errno;
 	st->vmsize_kb = st->vmpeak_kb = st->rss_kb = st->threads = -1;
 	st->rss_anon_kb = st->rss_file_kb = st->rss_shmem_kb = st->swap_kb = st->vmdata_kb = -1;
+	st->uid = -1;
 	st->name[0] = 0;
 	while (fgets(line, sizeof(line), f)) {
 		long long v;
@@ -53,6 +54,8 @@ int proc_read_status(pid_t pid, struct proc_status *st)
 			st->swap_kb = v;
 		else if (sscanf(line, "VmData: %lld", &v) == 1)
 			st->vmdata_kb = v;
+		else if (sscanf(line, "Uid: %lld", &v) == 1)
+			st->uid = v;
 		else
 			sscanf(line, "Name: %63[^\n]", st->name);
 	}

@@ -11,6 +11,7 @@ struct proc_status {
 	int64_t vmsize_kb, vmpeak_kb, rss_kb, threads;
 	/* VmRSS's parts (4.5+; -1 on older kernels), VmSwap, VmData */
 	int64_t rss_anon_kb, rss_file_kb, rss_shmem_kb, swap_kb, vmdata_kb;
+	int64_t uid;                      /* the real uid (an app's: its Android user * 100000 + app id) */
 	char name[64];
 };
 

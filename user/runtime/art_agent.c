@@ -48,25 +48,6 @@ int ooms_art_shim_options(pid_t pid, const char *libart, char *out, size_t len, 
 	return 0;
 }
 
-/* The real uid from /proc/PID/status (an app that is not dumpable has its
- * /proc/PID owned by root, so the directory's owner will not do). */
-static int proc_uid(pid_t pid, uid_t *uid)
-{
-	char path[64], buf[4096], *p;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	n = proc_read_file(path, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return (int)n;
-	buf[n] = 0;
-	p = strstr(buf, "\nUid:");
-	if (!p)
-		return -ENODATA;
-	*uid = (uid_t)strtoul(p + 5, NULL, 10);
-	return 0;
-}
-
 /* The package from the process's name: its command line's first word (an
  * app's is its process name, "com.foo" or "com.foo:remote"), up to ':'. */
 static int package_of(pid_t pid, char *pkg, size_t len)
@@ -112,13 +93,16 @@ static int copy_into(int src, int dst)
 int ooms_art_install_shim(pid_t pid, const char *shim_file, struct ooms_art_install *out, struct ooms_err *err)
 {
 	char dir[400], rootdir[450], tmp[600], final[600], label[256];
+	struct proc_status ps;
 	struct stat st;
 	ssize_t lablen;
 	int src, fd, e;
 
 	memset(out, 0, sizeof(*out));
-	if ((e = proc_uid(pid, &out->uid)))
-		return ooms_err_set(err, e, "reading PID %d's uid: %s", (int)pid, strerror(-e));
+	/* the real uid (an app that is not dumpable has its /proc/PID owned by root) */
+	if ((e = proc_read_status(pid, &ps)) || ps.uid < 0)
+		return ooms_err_set(err, e ? e : -ENODATA, "reading PID %d's uid: %s", (int)pid, strerror(e ? -e : ENODATA));
+	out->uid = (uid_t)ps.uid;
 	if (package_of(pid, out->package, sizeof(out->package)))
 		return ooms_err_set(err, -EINVAL, "PID %d's command line names no app package: is it an app's process?",
 				    (int)pid);

@@ -26,15 +26,9 @@ struct found {
 /* The Android user a process runs for: its uid / 100000 (AID_USER_OFFSET); -1 when unreadable. */
 static int android_user(pid_t pid)
 {
-	char path[64], buf[2048], *p;
-	ssize_t n;
+	struct proc_status st;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((n = proc_read_file(path, buf, sizeof(buf) - 1)) <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strstr(buf, "\nUid:");
-	return p ? (int)(strtoul(p + 5, NULL, 10) / 100000) : -1;
+	return proc_read_status(pid, &st) == 0 && st.uid >= 0 ? (int)(st.uid / 100000) : -1;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
