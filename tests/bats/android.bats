@@ -192,6 +192,15 @@ fake_cmd() {
   want=$(nm -D --defined-only "$LIBART" | awk '$3 == "_ZN3art5hprof8DumpHeapEPKcib" {print $1}' | sed 's/^0*//')
   [ -n "$want" ]
   [[ ",${agent#*=}," == *",_ZN3art5hprof8DumpHeapEPKcib=$want,"* ]]
+  # an app whose code_cache is a link to a folder not its own: nothing written there, one line
+  local d=/proc/$PID/root/data/user/0/com.example.leakyapp
+  mkdir "$d/elsewhere"
+  mv "$d/code_cache" "$d/code_cache.real" && ln -s elsewhere "$d/code_cache"
+  PATH="$TMP/bin:$PATH" run timeout 60 "$OOMSCOPE" dump -p "$PID" --load-shim -o "$TMP/app.hprof"
+  echo "$output"
+  [ "$status" -eq 1 ] && [ "$(wc -l <<<"$output")" -eq 1 ]
+  [[ "$output" == *"code_cache in PID $PID's namespace is not a directory of the app's own (uid 10123): not written"* ]]
+  [ -z "$(ls -A "$d/elsewhere")" ]
 }
 
 @test "android layout: an app the activity manager will not give an agent: one line with its words and what would work" {

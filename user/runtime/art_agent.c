@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -65,38 +66,46 @@ static int package_of(pid_t pid, char *pkg, size_t len)
 	return 0;
 }
 
-static int copy_into(int src, int dst)
+/* The app's code_cache, opened as a directory the app owns: not a link
+ * (an app could point its own code_cache at a folder of the system's, for
+ * root to write into), so every step after works in what was checked.
+ * dir gets its path as the app sees it. The fd, or -errno. */
+static int open_code_cache(pid_t pid, const struct ooms_art_install *in, char *dir, size_t len, struct stat *st)
 {
-	char buf[65536];
-	ssize_t n;
+	char there[512];
+	int dfd = -1;
 
-	while ((n = read(src, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		for (ssize_t at = 0; at < n;) {
-			ssize_t w = write(dst, buf + at, (size_t)(n - at));
-
-			if (w < 0) {
-				if (errno == EINTR)
-					continue;
-				return -errno;
-			}
-			at += w;
-		}
+	/* /data/user/N/PKG (N: the Android user, uid / 100000); /data/data/PKG
+	 * for user 0 on older builds */
+	for (int i = 0; i < 2 && dfd < 0; i++) {
+		if (i)
+			snprintf(dir, len, "/data/data/%s/code_cache", in->package);
+		else
+			snprintf(dir, len, "/data/user/%u/%s/code_cache", (unsigned)(in->uid / 100000), in->package);
+		snprintf(there, sizeof(there), "/proc/%d/root%s", (int)pid, dir);
+		dfd = open(there, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0 && (errno == ELOOP || errno == ENOTDIR))
+			return -EPERM; /* there, but a link or not a directory */
+		if (in->uid / 100000 != 0)
+			break;
 	}
-	return 0;
+	if (dfd < 0)
+		return -ENOENT;
+	if (fstat(dfd, st) != 0 || st->st_uid != in->uid) {
+		close(dfd);
+		return -EPERM;
+	}
+	return dfd;
 }
 
 int ooms_art_install_shim(pid_t pid, const char *shim_file, struct ooms_art_install *out, struct ooms_err *err)
 {
-	char dir[400], rootdir[450], tmp[600], final[600], label[256];
+	char dir[400], tmp[64], label[256];
 	struct proc_status ps;
-	struct stat st;
+	struct stat st, src_st;
+	off_t off = 0;
 	ssize_t lablen;
-	int src, fd, e;
+	int src, fd, dfd, e = 0;
 
 	memset(out, 0, sizeof(*out));
 	/* the real uid (an app that is not dumpable has its /proc/PID owned by root) */
@@ -106,29 +115,26 @@ int ooms_art_install_shim(pid_t pid, const char *shim_file, struct ooms_art_inst
 	if (package_of(pid, out->package, sizeof(out->package)))
 		return ooms_err_set(err, -EINVAL, "PID %d's command line names no app package: is it an app's process?",
 				    (int)pid);
-	/* the app's data directory as the app sees it: /data/user/N/PKG (N: the
-	 * Android user, uid / 100000), /data/data/PKG for user 0 on older builds */
-	snprintf(dir, sizeof(dir), "/data/user/%u/%s/code_cache", (unsigned)(out->uid / 100000), out->package);
-	snprintf(rootdir, sizeof(rootdir), "/proc/%d/root%s", (int)pid, dir);
-	if (stat(rootdir, &st) != 0 && out->uid / 100000 == 0) {
-		snprintf(dir, sizeof(dir), "/data/data/%s/code_cache", out->package);
-		snprintf(rootdir, sizeof(rootdir), "/proc/%d/root%s", (int)pid, dir);
-	}
-	if (stat(rootdir, &st) != 0 || !S_ISDIR(st.st_mode))
+	dfd = open_code_cache(pid, out, dir, sizeof(dir), &st);
+	if (dfd == -EPERM)
+		return ooms_err_set(err, -EPERM, "%s in PID %d's namespace is not a directory of the app's own (uid %u): "
+				    "not written", dir, (int)pid, (unsigned)out->uid);
+	if (dfd < 0)
 		return ooms_err_set(err, -ENOENT, "%s is not there in PID %d's namespace: is %s installed for Android user %u?",
 				    dir, (int)pid, out->package, (unsigned)(out->uid / 100000));
 	src = open(shim_file, O_RDONLY | O_CLOEXEC);
-	if (src < 0)
-		return ooms_err_set(err, -errno, "%s: %s", shim_file, strerror(errno));
-	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", rootdir, SHIM_NAME, (int)getpid());
-	snprintf(final, sizeof(final), "%s/%s", rootdir, SHIM_NAME);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0500);
-	if (fd < 0) {
+	if (src < 0) {
 		e = -errno;
-		close(src);
-		return ooms_err_set(err, e, "writing into %s: %s", dir, strerror(-e));
+		close(dfd);
+		return ooms_err_set(err, e, "%s: %s", shim_file, strerror(-e));
 	}
-	e = copy_into(src, fd);
+	snprintf(tmp, sizeof(tmp), ".%s.%d", SHIM_NAME, (int)getpid());
+	unlinkat(dfd, tmp, 0); /* a leftover of an earlier run of this PID */
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0500);
+	if (fd < 0)
+		e = -errno;
+	else if (fstat(src, &src_st) != 0 || sendfile(fd, src, &off, (size_t)src_st.st_size) != src_st.st_size)
+		e = -EIO;
 	close(src);
 	/* the app's own file, as `run-as PKG cp` would have made it */
 	if (!e && fchown(fd, out->uid, st.st_gid) != 0)
@@ -137,21 +143,22 @@ int ooms_art_install_shim(pid_t pid, const char *shim_file, struct ooms_art_inst
 		e = -errno;
 	/* the directory's label (app_data_file with the app's categories): a file
 	 * root makes gets root's level, which the app may not map executable */
-	lablen = e ? -1 : lgetxattr(rootdir, SELINUX_XATTR, label, sizeof(label));
+	lablen = e ? -1 : fgetxattr(dfd, SELINUX_XATTR, label, sizeof(label));
 	if (lablen > 0) {
 		if (fsetxattr(fd, SELINUX_XATTR, label, (size_t)lablen, 0) != 0)
 			e = -errno;
 		else
 			out->labelled = 1;
 	}
-	if (close(fd) != 0 && !e)
+	if (fd >= 0 && close(fd) != 0 && !e)
 		e = -errno;
-	if (!e && rename(tmp, final) != 0)
+	if (!e && renameat(dfd, tmp, dfd, SHIM_NAME) != 0)
 		e = -errno;
-	if (e) {
-		unlink(tmp);
+	if (e)
+		unlinkat(dfd, tmp, 0);
+	close(dfd);
+	if (e)
 		return ooms_err_set(err, e, "putting the shim into %s: %s", dir, strerror(-e));
-	}
 	snprintf(out->path, sizeof(out->path), "%s/%s", dir, SHIM_NAME);
 	return 0;
 }

@@ -29,9 +29,10 @@ struct ooms_art_install {
 };
 
 /* Copies shim_file into process pid's app data directory's code_cache
- * (through /proc/PID/root), owned by the app's uid, mode 0500, with the
- * directory's SELinux label; written under a temporary name, renamed when
- * whole. 0, or -errno with err set. */
+ * (through /proc/PID/root; only a real directory the app's uid owns, never a
+ * link), owned by the app's uid, mode 0500, with the directory's SELinux
+ * label; written under a temporary name, renamed when whole. 0, or -errno
+ * with err set. */
 int ooms_art_install_shim(pid_t pid, const char *shim_file, struct ooms_art_install *out, struct ooms_err *err);
 
 /* `cmd activity attach-agent PID PATH[=OPTIONS]` (cmd found on PATH: on
