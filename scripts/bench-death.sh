@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The moment of death, measured (part of `make bench`):
 #  - how long a failing call (EMFILE) takes to reach the timeline on disk:
-#    fail_latency makes N failing opens, each from a new stack, and times
+#    fail_latency makes N failing opens, each from a call site of its own, and times
 #    each from just before the call to its "failure" record being readable;
 #  - what the failure path costs a call that succeeds: the open+close loop
 #    under `oomscope run` with failing calls recorded (the default) and with
@@ -22,7 +22,7 @@ got=$(grep -c . "$tmp/lat.txt" || true)
 sort -n "$tmp/lat.txt" > "$tmp/lat.sorted"
 p() { awk -v q="$1" '{a[NR]=$1} END {i=int(q*NR+0.999); if (i<1) i=1; print a[i]}' "$tmp/lat.sorted"; }
 printf '\n%-48s %10s %10s %10s %10s\n' "failing call -> record on disk (us)" median p90 max count
-printf '%-48s %10s %10s %10s %10s\n' "EMFILE open, a new stack each" "$(p 0.5)" "$(p 0.9)" "$(p 1.0)" "$N"
+printf '%-48s %10s %10s %10s %10s\n' "EMFILE open, a new call site each" "$(p 0.5)" "$(p 0.9)" "$(p 1.0)" "$N"
 
 on=() off=()
 for _ in $(seq 1 "$REPS"); do

@@ -1,9 +1,11 @@
 /* fail_latency: how long a failing call takes to reach oomscope's timeline
  * on disk. Run under `oomscope run -o DIR`:
  *   fail_latency TIMELINE N
- * lowers RLIMIT_NOFILE to 64, fills the table, then N times: a failing open()
- * from a different call depth (a new stack each time, so the kernel sends
- * every one in full), and waits for the Nth "failure" record in TIMELINE.
+ * lowers RLIMIT_NOFILE to 64, fills the table, then N times (N at most
+ * SITES): a failing open() from a call site of its own (oomscope records a
+ * call site's failures once each 5 s, so each must be new: another function,
+ * and another stack, so the kernel sends every one in full), and waits for
+ * the Nth "failure" record in TIMELINE.
  * Prints "latency_us" for each, from just before the call to the record
  * being readable; then exits. */
 #define _GNU_SOURCE
@@ -42,27 +44,28 @@ static int records(int fd)
 	return n;
 }
 
-int fail_at(int depth);
-/* called through a volatile pointer: the recursion stays real, one frame a level */
-static int (*volatile again)(int) = fail_at;
-
-__attribute__((noinline)) int fail_at(int depth)
-{
-	int fd;
-
-	if (depth > 0)
-		return again(depth - 1) + 1;
-	fd = open("/dev/null", O_RDONLY);
-	return fd < 0 ? -errno : fd;
-}
+/* SITES functions, each a call site of its own */
+#define SITE(k) \
+	__attribute__((noinline)) static int fail_site_##k(void) \
+	{ \
+		int fd = open("/dev/null", O_RDONLY); \
+		return fd < 0 ? -errno : fd; \
+	}
+#define SITES8(a) SITE(a##0) SITE(a##1) SITE(a##2) SITE(a##3) SITE(a##4) SITE(a##5) SITE(a##6) SITE(a##7)
+SITES8(1) SITES8(2) SITES8(3) SITES8(4) SITES8(5) SITES8(6) SITES8(7) SITES8(8)
+#define REF8(a) fail_site_##a##0, fail_site_##a##1, fail_site_##a##2, fail_site_##a##3, \
+		fail_site_##a##4, fail_site_##a##5, fail_site_##a##6, fail_site_##a##7
+/* called through a volatile table: no call is folded away */
+static int (*volatile const sites[])(void) = {REF8(1), REF8(2), REF8(3), REF8(4), REF8(5), REF8(6), REF8(7), REF8(8)};
+#define SITES ((int)(sizeof(sites) / sizeof(sites[0])))
 
 int main(int argc, char **argv)
 {
 	struct rlimit rl = {64, 64};
 	int n = argc > 2 ? atoi(argv[2]) : 10, tl = argc > 1 ? open(argv[1], O_RDONLY | O_CLOEXEC) : -1;
 
-	if (argc < 3 || tl < 0 || setrlimit(RLIMIT_NOFILE, &rl) != 0) {
-		fprintf(stderr, "usage: fail_latency TIMELINE N\n");
+	if (argc < 3 || tl < 0 || n < 1 || n > SITES || setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		fprintf(stderr, "usage: fail_latency TIMELINE N (N: 1 to %d)\n", SITES);
 		return 2;
 	}
 	while (open("/dev/null", O_RDONLY) >= 0)
@@ -75,7 +78,7 @@ int main(int argc, char **argv)
 		usleep(20 * 1000); /* past the kernel's per-stack refill (OOMS_FAIL_REFILL_NS) */
 		before = records(tl);
 		t0 = now_us();
-		fail_at(i + 1);
+		sites[i]();
 		while (records(tl) <= before) {
 			if (now_us() - t0 > 5e6) {
 				printf("latency_us timeout\n");
