@@ -118,3 +118,61 @@ perfmap_run() { # NAME JAVA_OPTIONS...
   grep -qE '^ +60 threads poller-\* +<- PollerApp.startPoller\(int\) \(compiled Java\)$' "$TMP/comp.out"
   grep -q 'PollerApp.startPoller(int) (compiled Java)' "$TMP/comp/report.html"
 }
+
+# Threads made before the collector's connection to the shim (issue 47): the
+# shim loaded at launch records who started each thread (Thread.start0
+# wrapped) and hands the records over when the collector connects.
+@test "run --shim: 60 threads started before the collector connects to the shim still carry startPoller's Java frames (the shim's record of their start)" {
+  mkdir -p "$TMP/cache" "$TMP/classes"
+  javac -d "$TMP/classes" "$JAVA_DIR/PollerApp.java"
+  # the collector connects only once the gate exists: after the app made its threads
+  OOMSCOPE_FAULT="java_stacks_gate=$TMP/gate" start_bg r "$OOMSCOPE" run --shim -o "$TMP/run" -- \
+    java -cp "$TMP/classes" PollerApp --go "$TMP/go" --dir "$TMP/cache"
+  wait_for "$TMP/r.out" '^ready pid=' 60
+  touch "$TMP/go"
+  wait_for "$TMP/r.out" '^done$' 60
+  ! grep -q 'Java stacks: the shim takes them' "$TMP/r.out" # not connected yet: no ask was possible
+  touch "$TMP/gate"
+  wait_for "$TMP/r.out" "started before the shim's connection" 60
+  kill -INT "$(cat "$TMP/r.pid")"
+  wait_exit "$(cat "$TMP/r.pid")" 60
+  local start_line main_line t="$TMP/run/threads.json"
+  start_line=$(grep -n 't.start();' "$JAVA_DIR/PollerApp.java" | cut -d: -f1)
+  main_line=$(grep -n 'startPoller(threads);' "$JAVA_DIR/PollerApp.java" | cut -d: -f1)
+  # every poller named by its starter: at least the 60 (the JVM's own threads started from Java too)
+  grep -qE "^oomscope: Java stacks: [0-9]+ live thread\(s\) started before the shim's connection; ([6-9][0-9]|[1-9][0-9]{2,}) named by the Java frames" "$TMP/r.out" ||
+    { grep 'Java stacks' "$TMP/r.out" >&3; false; }
+  jq -e '[.groups[] | select(.name == "poller-*") | .stacks[] | select(.created_by == "PollerApp.startPoller(PollerApp.java:'"$start_line"')") | .count] | add == 60' "$t" ||
+    { jq -c '.groups[] | select(.name == "poller-*") | [.stacks[] | {count, created_by, unknown}]' "$t" >&3; false; }
+  # the whole Java stack of the start, and the kernel's native one beside it (the event was seen)
+  jq -e '.groups[] | select(.name == "poller-*") | .stacks[0]
+         | (.java_frames[2] == "PollerApp.startPoller(PollerApp.java:'"$start_line"')")
+         and (.java_frames | index("PollerApp.main(PollerApp.java:'"$main_line"')") != null)
+         and ([.frames[].symbol] | index("JVM_StartThread") != null) and (.unknown == null)' "$t" ||
+    { jq -c '.groups[] | select(.name == "poller-*") | .stacks[0] | {java_frames, s: [.frames[].symbol]}' "$t" >&3; false; }
+  jq -e '.groups[] | select(.name == "poller-*") | .stacks[0].java_frames[0] == "java.lang.Thread.start0(Native Method)"' "$t"
+  grep -qE "^ +60 threads poller-\* +<- PollerApp.startPoller\(PollerApp.java:$start_line\)$" "$TMP/r.out"
+}
+
+@test "watch -p --shim of a JVM that loaded the shim at launch: its threads there at attach named by the Java code that started them" {
+  mkdir -p "$TMP/cache" "$TMP/classes"
+  javac -d "$TMP/classes" "$JAVA_DIR/PollerApp.java"
+  JAVA_TOOL_OPTIONS="-agentpath:$BUILD_DIR/liboomscope_shim.so" start_bg app java -cp "$TMP/classes" PollerApp --dir "$TMP/cache"
+  wait_for "$TMP/app.out" '^done$' 60
+  local pid; pid=$(sed -n 's/^ready pid=//p' "$TMP/app.out")
+  run timeout 120 "$OOMSCOPE" watch -p "$pid" --shim -d 6 -o "$TMP/run"
+  [ "$status" -eq 0 ] || { echo "$output" >&3; false; }
+  local start_line t="$TMP/run/threads.json"
+  start_line=$(grep -n 't.start();' "$JAVA_DIR/PollerApp.java" | cut -d: -f1)
+  grep -qE "Java stacks: [0-9]+ live thread\(s\) started before the shim's connection; ([6-9][0-9]|[1-9][0-9]{2,}) named" <<<"$output" ||
+    { grep 'Java stacks' <<<"$output" >&3; false; }
+  # no native stack (made before the watch), its Java one from the shim's record
+  jq -e '.groups[] | select(.name == "poller-*") | .count == 60 and (.stacks | length) == 1
+         and .stacks[0].unknown == "existed at attach"
+         and .stacks[0].created_by == "PollerApp.startPoller(PollerApp.java:'"$start_line"')"
+         and .stacks[0].java_frames[0] == "java.lang.Thread.start0(Native Method)"' "$t" ||
+    { jq -c '.groups[] | select(.name == "poller-*") | .stacks' "$t" >&3; false; }
+  # threads the JVM made itself (no Thread.start) stay "existed at attach" alone
+  jq -e '[.groups[] | select(.name | test("^(C[12] CompilerThre|VM Thread)")) | .stacks[] | select(.created_by == null and .unknown == "existed at attach")] | length >= 1' "$t"
+  grep -qE "PollerApp.startPoller\(PollerApp.java:$start_line\)" <("$OOMSCOPE" report "$TMP/run")
+}

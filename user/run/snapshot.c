@@ -154,7 +154,8 @@ void run_snap_stack_write(struct json *j, const struct run_snap_stack *s)
 	json_kuint(j, "count", s->count);
 	if (s->unknown) {
 		json_kstr(j, "unknown", s->unknown);
-		return;
+		if (!s->created_by) /* else: no native stack, its Java one known (a thread the shim saw start) */
+			return;
 	}
 	json_kstr(j, "created_by", s->created_by);
 	json_kstr(j, "creator_thread", s->creator_thread);

@@ -43,6 +43,7 @@
 #include "shim/elfsym.h"
 #include "shim/hs_layout.h"
 #include "shim/hs_jstack.h"
+#include "shim/hs_tstart.h"
 #include "shim/hs_jvmdump.h"
 #include "shim/hs_threads.h"
 #include "shim/libc/shim_libc.h"
@@ -1118,6 +1119,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 	(void)env;
 	(void)thread;
 	install_oomhook(jni);
+	hs_tstart_vm_init(jvmti);
 	if (shim_control_start(jvm))
 		shim_log("not serving: %s", shim_init_error);
 }
@@ -1126,6 +1128,7 @@ static int hs_init(void *vm, int live)
 {
 	jvmtiCapabilities caps;
 	jvmtiEventCallbacks ev;
+	int tstart;
 
 	fault_parse(shim_getenv("OOMSCOPE_SHIM_FAULT"));
 	jvm = vm;
@@ -1155,7 +1158,14 @@ static int hs_init(void *vm, int live)
 	memset(&caps, 0, sizeof(caps));
 	caps.can_retransform_classes = 1;
 	(*jvmti)->AddCapabilities(jvmti, &caps);
+	/* at launch: who started each thread, for a collector that connects later (hs_tstart.h) */
+	tstart = !live && hs_tstart_onload(jvmti) == 0;
 	memset(&ev, 0, sizeof(ev));
+	if (tstart) {
+		ev.NativeMethodBind = hs_tstart_bind;
+		ev.ThreadStart = hs_tstart_thread_start; /* enabled at VMInit */
+		ev.ThreadEnd = hs_tstart_thread_end;
+	}
 	ev.ResourceExhausted = shim_hs_on_exhausted;
 	ev.GarbageCollectionFinish = on_gc_finish; /* enabled only while a fork waits for a GC */
 	ev.ClassPrepare = hs_jstack_class_prepare; /* enabled once Java stacks are asked for */
@@ -1166,6 +1176,8 @@ static int hs_init(void *vm, int live)
 	if ((*jvmti)->SetEventCallbacks(jvmti, &ev, sizeof(ev)) != JVMTI_ERROR_NONE)
 		return -1;
 	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
+	if (tstart)
+		hs_tstart_enable_bind(jvmti);
 	if (live) {
 		install_oomhook(attach_thread());
 		return shim_control_start(jvm) ? -1 : 0;

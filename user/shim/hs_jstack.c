@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "shim/elfsym.h"
+#include "shim/hs_tstart.h"
 #include "shim/libc/shim_libc.h"
 
 #define JS_SIGNAL SIGPROF
@@ -55,6 +56,7 @@ static struct {
 	asgct_fn asgct;
 	int conn;             /* where the lines go (-1: none) */
 	int drainer;          /* the draining thread runs */
+	volatile int handover; /* the thread starts are due on the new connection */
 	jclass bits;          /* java.nio.Bits once seen loaded (a global ref) */
 	double next_bits_scan;
 	unsigned head, tail;
@@ -166,6 +168,32 @@ static int line_of(const struct js_method *x, jint bci)
 	return line;
 }
 
+/* Frame i (method m at bytecode index bci) appended at line + o, as Java
+ * prints a stack trace's frames, after a ';' when not the first: the new o. */
+static size_t append_frame(JNIEnv *jni, char *line, size_t size, size_t o, int i, jmethodID m, jint bci)
+{
+	const struct js_method *x = m ? method_of(jni, m) : NULL;
+	int l = x && x->nlines >= 0 ? line_of(x, bci) : -1;
+
+	if (!x)
+		o += (size_t)snprintf(line + o, size - o, "%s?", i ? ";" : "");
+	else if (x->nlines < 0)
+		o += (size_t)snprintf(line + o, size - o, "%s%s(Native Method)", i ? ";" : "", x->text);
+	else if (x->file && l > 0)
+		o += (size_t)snprintf(line + o, size - o, "%s%s(%s:%d)", i ? ";" : "", x->text, x->file, l);
+	else
+		o += (size_t)snprintf(line + o, size - o, "%s%s(%s)", i ? ";" : "", x->text, x->file ? x->file : "Unknown Source");
+	return o < size ? o : size - 1;
+}
+
+static void send_line(const char *line)
+{
+	if (JS.conn >= 0 && send(JS.conn, line, strlen(line), MSG_NOSIGNAL) < 0) {
+		close(JS.conn); /* oomscope has gone: the reports have no one to go to */
+		JS.conn = -1;
+	}
+}
+
 /* One line for slot s (its frames named), sent on the connection. */
 static void report(JNIEnv *jni, const struct js_slot *s)
 {
@@ -184,27 +212,36 @@ static void report(JNIEnv *jni, const struct js_slot *s)
 	} else {
 		/* the frames end the line: ';' and the newline are their only separators */
 		o += (size_t)snprintf(line + o, sizeof(line) - o, "frames=");
-		for (int i = 0; i < s->n && o + 700 < sizeof(line); i++) {
-			const struct js_method *x = s->frames[i].method_id ? method_of(jni, s->frames[i].method_id) : NULL;
-			int l = x && x->nlines >= 0 ? line_of(x, s->frames[i].lineno) : -1;
-
-			/* as Java prints a stack trace's frames */
-			if (!x)
-				o += (size_t)snprintf(line + o, sizeof(line) - o, "%s?", i ? ";" : "");
-			else if (x->nlines < 0)
-				o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s(Native Method)", i ? ";" : "", x->text);
-			else if (x->file && l > 0)
-				o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s(%s:%d)", i ? ";" : "", x->text, x->file, l);
-			else
-				o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s(%s)", i ? ";" : "", x->text,
-						      x->file ? x->file : "Unknown Source");
-		}
+		for (int i = 0; i < s->n && o + 700 < sizeof(line); i++)
+			o = append_frame(jni, line, sizeof(line), o, i, s->frames[i].method_id, s->frames[i].lineno);
 		snprintf(line + o, sizeof(line) - o, "\n");
 	}
-	if (JS.conn >= 0 && send(JS.conn, line, strlen(line), MSG_NOSIGNAL) < 0) {
-		close(JS.conn); /* oomscope has gone: the reports have no one to go to */
-		JS.conn = -1;
+	send_line(line);
+}
+
+/* The threads started before this connection, each with its starter's
+ * frames (hs_tstart.h), then a line saying how many:
+ *   jt tid=<tid> creator=<tid> frames=<Class.method(File.java:N)>;...
+ *   jt end count=<n> dropped=<n> */
+static void send_thread_starts(JNIEnv *jni)
+{
+	static char line[16384];
+	static struct hs_tstart_rec r;
+	unsigned cursor = 0, count = 0;
+
+	while (JS.conn >= 0 && hs_tstart_next(&cursor, &r)) {
+		size_t o = (size_t)snprintf(line, sizeof(line), SHIM_JT " tid=%d creator=%d frames=", (int)r.tid, (int)r.creator);
+
+		for (int i = 0; i < r.n && o + 700 < sizeof(line); i++)
+			o = append_frame(jni, line, sizeof(line), o, i, r.frames[i].method, (jint)r.frames[i].location);
+		snprintf(line + o, sizeof(line) - o, "\n");
+		if (r.n > 0) {
+			send_line(line);
+			count++;
+		}
 	}
+	snprintf(line, sizeof(line), SHIM_JT " end count=%u dropped=%lu\n", count, hs_tstart_dropped());
+	send_line(line);
 }
 
 /* java.nio.Bits, if the app has loaded it: looked for among the loaded
@@ -272,6 +309,8 @@ static void JNICALL drain_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 			__atomic_store_n(&s->state, 0, __ATOMIC_RELEASE);
 			any = 1;
 		}
+		if (__atomic_exchange_n(&JS.handover, 0, __ATOMIC_ACQ_REL) && JS.conn >= 0)
+			send_thread_starts(jni);
 		if (JS.conn >= 0 && shim_now_ms() >= next_pools) {
 			send_pools(jvmti, jni);
 			next_pools = shim_now_ms() + 1000;
@@ -367,6 +406,8 @@ int hs_jstack_arm(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *jni, int conn, int no_sta
 	if (JS.conn >= 0)
 		close(JS.conn);
 	JS.conn = conn;
+	if (!no_stacks && hs_tstart_active())
+		__atomic_store_n(&JS.handover, 1, __ATOMIC_RELEASE);
 	if (start_drainer(jvmti, jni)) {
 		snprintf(why, why_len, "cannot start the thread that names the frames");
 		JS.conn = -1;

@@ -10,6 +10,13 @@
  *   js tid=<tid> sp=<hex> pc=<hex> frames=<Class.method(File.java:N)>;...
  *   js tid=<tid> sp=<hex> pc=<hex> none=<why>        (no Java frames)
  *
+ * On each new connection it first sends the threads started before it,
+ * with the Java frames of their starters (the shim loaded at launch:
+ * hs_tstart.h), and a line that ends them:
+ *
+ *   jt tid=<tid> creator=<tid> frames=<Class.method(File.java:N)>;...
+ *   jt end count=<n> dropped=<n>
+ *
  * The same thread sends the pools' figures once a second (the runtime's
  * other bounded memory, read through JNI):
  *

@@ -214,6 +214,19 @@ void ooms_attrib_java_report(struct ooms_attrib *a, uint32_t tid, uint64_t sp, u
 	jp_push(a, &(struct jpend){tid, sp, pc, 0, 0, 0, 0, js});
 }
 
+int ooms_attrib_java_thread_started(struct ooms_attrib *a, uint32_t tid, const char *frames)
+{
+	struct thread_slot *t = attrib_thread_find(a, tid, 0);
+
+	/* a thread whose own ask is answered (or pending) keeps that answer */
+	if (!t || t->o.jstate != JS_NONE || !frames || !*frames)
+		return 0;
+	if (!(t->o.jstack = jstack_intern(a, frames)))
+		return 0;
+	t->o.jstate = JS_GOT;
+	return 1;
+}
+
 size_t ooms_attrib_java_pending(const struct ooms_attrib *a)
 {
 	size_t n = 0;

@@ -52,6 +52,11 @@ size_t ooms_attrib_fds_without_event(const struct ooms_attrib *a, const struct o
  * separated by ';', or NULL when the thread had none. */
 void ooms_attrib_java_report(struct ooms_attrib *a, uint32_t tid, uint64_t sp, uint64_t pc, const char *frames);
 /* Events whose Java stack was asked and has not come yet. */
+/* A thread started before the shim's connection, with the Java frames of
+ * the thread that started it (the shim's "jt" line): they become its
+ * creation's Java stack unless it has one. 1 when taken, 0 when not (a
+ * thread not known, gone, or with its own answer). */
+int ooms_attrib_java_thread_started(struct ooms_attrib *a, uint32_t tid, const char *frames);
 size_t ooms_attrib_java_pending(const struct ooms_attrib *a);
 /* Of those, the ones whose event came at or before until_ns (monotonic). */
 size_t ooms_attrib_java_pending_until(const struct ooms_attrib *a, uint64_t until_ns);

@@ -105,7 +105,11 @@ static void write_stack_groups(struct json *j, struct ooms_attrib *a, struct ite
 
 		if (!x->stack) {
 			rs.unknown = unknown_reason(x->seen);
+			/* a thread there at attach whose starter the shim recorded from the JVM's start */
+			rs.created_by = ooms_attrib_java_culprit(a, x->jstate, x->jstack, buf, sizeof(buf));
 			run_snap_stack_write(j, &rs);
+			if (rs.created_by)
+				ooms_attrib_write_java(j, a, x->jstate, x->jstack);
 		} else {
 			/* in Java code, the app's first Java frame; else the native code's */
 			rs.created_by = x->jstate == JS_GOT ? ooms_attrib_java_culprit(a, JS_GOT, x->jstack, buf, sizeof(buf))

@@ -22,13 +22,27 @@
 #include "sym/perfmap.h"
 #include <sys/stat.h>
 
+/* The tests' way to connect late on purpose (threads made before the
+ * connection): OOMSCOPE_FAULT=java_stacks_gate=PATH waits for PATH. */
+static int gate_closed(void)
+{
+	const char *f = getenv("OOMSCOPE_FAULT"), *g = f ? strstr(f, "java_stacks_gate=") : NULL;
+	char path[256];
+
+	if (!g)
+		return 0;
+	g += strlen("java_stacks_gate=");
+	snprintf(path, sizeof(path), "%.*s", (int)strcspn(g, ","), g);
+	return access(path, F_OK) != 0;
+}
+
 void coll_java_try(struct java_watch *jw)
 {
 	char line[256];
 	int conn, sig;
 
 	if (jw->conn >= 0 || !jw->o->java.shim || !jw->jheap || ooms_jheap_runtime(jw->jheap) != OOMS_RT_HOTSPOT ||
-	    mono_ns() < jw->next_try_ns)
+	    mono_ns() < jw->next_try_ns || gate_closed())
 		return;
 	jw->next_try_ns = mono_ns() + 1000000000ull;
 	/* with --no-java-stacks, the connection still brings the pools' figures */
@@ -50,6 +64,39 @@ void coll_java_try(struct java_watch *jw)
 			sig);
 }
 
+/* "jt tid=N creator=N frames=A.b(F.java:1);...": a thread started before the
+ * connection (the shim loaded at launch), then "jt end count=N dropped=N" */
+static void thread_started_line(struct java_watch *jw, const char *rest)
+{
+	const char *frames;
+	char *p;
+	unsigned long tid;
+
+	if (!strncmp(rest, "end", 3)) {
+		unsigned long long dropped = shim_line_num(rest, "dropped", 0);
+
+		if (!jw->o->json && !jw->o->quiet && jw->started_seen)
+			coll_err("Java stacks: %llu live thread(s) started before the shim's connection; %llu named "
+				 "by the Java frames of the thread that started them%s",
+				 (unsigned long long)jw->started_seen, (unsigned long long)jw->started_taken,
+				 dropped ? " (some starts not recorded: the shim's table was full)" : "");
+		jw->started_synced = 0;
+		jw->started_seen = jw->started_taken = 0;
+		return;
+	}
+	if (strncmp(rest, "tid=", 4))
+		return;
+	tid = strtoul(rest + 4, &p, 10);
+	if (!(frames = strstr(p, " frames=")))
+		return;
+	if (!jw->started_synced) { /* the threads' own creation events first */
+		coll_k_read_ring(jw->k);
+		jw->started_synced = 1;
+	}
+	jw->started_seen++;
+	jw->started_taken += (uint64_t)ooms_attrib_java_thread_started(jw->attrib, (uint32_t)tid, frames + 8);
+}
+
 /* "js tid=N sp=HEX pc=HEX frames=A.b(F.java:1);..." or "... none=WHY";
  * "pools direct_used=N direct_max=N" */
 static void java_line(struct java_watch *jw, char *line)
@@ -62,6 +109,10 @@ static void java_line(struct java_watch *jw, char *line)
 	if (shim_line_is(line, SHIM_POOLS)) { /* the shim's figures, once a second */
 		ooms_jheap_note_direct(jw->jheap, (int64_t)shim_line_num(line, "direct_used", -1),
 				       (int64_t)shim_line_num(line, "direct_max", -1));
+		return;
+	}
+	if (shim_line_is(line, SHIM_JT)) {
+		thread_started_line(jw, shim_line_rest(line, SHIM_JT));
 		return;
 	}
 	if (!shim_line_is(line, SHIM_JS) || strncmp(shim_line_rest(line, SHIM_JS), "tid=", 4))

@@ -34,6 +34,10 @@ struct java_watch {
 	size_t len;
 	uint64_t next_try_ns;
 	uint64_t reports;
+	/* the threads started before the connection ("jt" lines): in this
+	 * connection's handover, taken; the ring read before the first */
+	uint64_t started_seen, started_taken;
+	int started_synced;
 	/* HotSpot's perf map: when last asked for, the loaded one's mtime */
 	uint64_t pm_asked_ns;
 	int64_t pm_mtime_ns;
