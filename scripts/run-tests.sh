@@ -9,6 +9,8 @@
 # test` does), the unit tests and SAN_BATS run a second time, sanitized
 # (ASan + UBSan: the binaries in that folder), counted in the same line.
 # OOMS_STREAM=1 shows the BATS output as it runs, not when the files are done.
+# OOMS_NO_UNIT=1 leaves the unit tests out (the arm64 lanes that differ from
+# another only by their kernel).
 # OOMS_ARM64=1 runs the arm64 suite in its VM too, in the same count: beside
 # the x86_64 suite (the VM's emulated CPUs leave much of the host's idle
 # while the x86_64 tests wait on their targets), or after it with
@@ -93,6 +95,7 @@ suite() {
   phase_start
   for t in "$build"/tests/test_*; do
     [ -x "$t" ] || continue
+    [ "${OOMS_NO_UNIT:-0}" = 1 ] && break # a lane that tests the kernel, not the build (test-arm64.sh)
     name=$(basename "$t")
     echo "# ${label}unit: $name"
     args=()
@@ -159,7 +162,8 @@ bats_files=("$@")
 suite "" "$build" "${OOMSCOPE:-$PWD/oomscope}" "${bats_files[@]}"
 if [ -n "${OOMS_SAN_BUILD:-}" ]; then
   # LeakSanitizer too: a leak is a failure
-  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+  # (hprof.bats's strip and restore: each corpus file in one mode, each mode on some: OOMS_ROTATE_MODES)
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} OOMS_ROTATE_MODES=1 \
     suite "sanitized " "$OOMS_SAN_BUILD" "$PWD/$OOMS_SAN_BUILD/oomscope" "${SAN_BATS[@]}"
 fi
 

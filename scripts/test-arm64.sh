@@ -34,7 +34,9 @@ cd "$(dirname "$0")/.."
 # without a JVM); vm_kernel.bats is the x86_64 VM's own; fuzz.bats's replays
 # and seeds (its libFuzzer harnesses are built for the host's arch only,
 # make fuzz-bins, and run in the x86_64 suite)
-ARM64_BATS=(cli collect_fds collect_threads collect_vm big_alloc detect death drops faults btf android outputs hprof scale
+# (cli.bats and outputs.bats are not among them: their options, errors and
+# writers are the same C as on x86_64, with nothing of the arch's or kernel's)
+ARM64_BATS=(collect_fds collect_threads collect_vm big_alloc detect death drops faults btf android hprof scale
   "tests/bats/fuzz.bats@^fuzz.(regressions|seeds|harnesses:.(the|restore|cut))"
   "tests/bats/hostile.bats@PID.reused|garbled")
 # the JVM files' tests that show what differs on arm64: the attach protocol, the shim and
@@ -42,7 +44,13 @@ ARM64_BATS=(cli collect_fds collect_threads collect_vm big_alloc detect death dr
 # shim's hook at the throw (java_oom's thread limit; its heap leak at 60 MB/s is left out: under
 # emulation its dump at the throw once did not name the leak)
 JVM_BATS=("tests/bats/java_heap.bats@attach.protocol|load-shim|full.names" "tests/bats/java_oom.bats@low.thread.limit")
-PAGE16K_BATS=(collect_vm big_alloc collect_fds drops detect android tests/bats-arm64/tagged.bats)
+# where the page size shows: mappings and their sizes (collect_vm, big_alloc's
+# syscall and uprobe modes, a brk's growth, a crossing's live blocks), the ring
+# buffers' sizes (drops), ART's libraries at their ELF offsets (android),
+# tagged pointers; the rest of big_alloc and android (C++ operators,
+# symbolize, the activity manager's protocol) is the 6.1 lane's
+PAGE16K_BATS=(collect_vm "tests/bats/big_alloc.bats@^(syscall mode:|uprobe mode|a launched target's first brk|a native target's crossing)"
+  drops "tests/bats/android.bats@ART recognised|libraries are where Android" tests/bats-arm64/tagged.bats)
 GKI_BATS=(tests/bats-arm64/phone.bats collect_fds collect_threads)
 K510_BATS=(tests/bats-arm64/phone.bats collect_fds collect_threads)
 GKI510_BATS=(tests/bats-arm64/phone.bats)
@@ -85,7 +93,10 @@ bats_paths() {
   done
 }
 
-# lane LABEL KERNEL(""|16k|gki) FILES...: one VM run, queued. Lanes run
+# lane LABEL KERNEL(""|16k|gki|5.10|gki-5.10) FILES...: one VM run, queued;
+# with NO_UNIT=1 in its environment, without the unit tests (the lanes that
+# differ from the 6.1 one by their kernel alone: the same build, the same
+# page size). Lanes run
 # two at a time: one VM leaves about half of a 2-CPU host idle (the tests
 # inside wait on their targets), so a second one costs the first little.
 # With OOMS_ARM64_WIDEN_WHEN=FILE (scripts/run-tests.sh, while the x86_64
@@ -98,7 +109,7 @@ lane() {
   # the repository, linked (vm.sh copies the folder into the VM's disk at its start)
   cp -al "$job/repo" "$d/repo"
   cp -al "$job/shared" "$d/shared"
-  local label=$1 kernel=$2 args
+  local label=$1 kernel=$2 args no_unit=${NO_UNIT:-0}
   shift 2
   args=$(printf '%q ' "$@") # quoted for job.sh (FILE@REGEX has a |)
   cat > "$d/job.sh" << EOF
@@ -108,11 +119,14 @@ cd /job/repo || exit 1
 ulimit -n 20000
 # the controllers death.bats's cgroups use (no systemd here to enable them)
 echo "+pids +memory" > /sys/fs/cgroup/cgroup.subtree_control
-echo "vm: arm64 suite ($label): unit tests and $*"
+echo "vm: arm64 suite ($label): $([ "$no_unit" = 1 ] && echo "no unit tests (the 6.1 lane's)," || echo "unit tests and") $*"
 # qemu's TCG runs about 10 times slower than the host: tests that scale by it (scale.bats)
 export OOMS_EMULATED=10
 # the GKI-like kernel: phone.bats checks it is one
 export OOMS_PHONE_KERNEL=$kernel
+# emulated: hprof.bats strips each corpus file in one mode (x86_64 runs every pair)
+export OOMS_ROTATE_MODES=1
+export OOMS_NO_UNIT=$no_unit
 OOMS_STREAM=1 OOMS_BUILD=build OOMSCOPE=/job/repo/oomscope scripts/run-tests.sh $args
 EOF
   printf '%s\n' "$label" > "$job/lane$n.label"
@@ -228,15 +242,15 @@ if [ "${ARM64_16K:-1}" != 0 ] && [ "$explicit" = 0 ]; then
 fi
 if [ "${ARM64_GKI:-1}" != 0 ] && [ "$explicit" = 0 ]; then
   mapfile -t filesgki < <(bats_paths "${GKI_BATS[@]}")
-  lane "6.1, GKI's config" gki "${filesgki[@]}"
+  NO_UNIT=1 lane "6.1, GKI's config" gki "${filesgki[@]}"
 fi
 if [ "${ARM64_510:-1}" != 0 ] && [ "$explicit" = 0 ]; then
   mapfile -t files510 < <(bats_paths "${K510_BATS[@]}")
-  lane "5.10, bullseye's" 5.10 "${files510[@]}"
+  NO_UNIT=1 lane "5.10, bullseye's" 5.10 "${files510[@]}"
 fi
 if [ "${ARM64_GKI510:-1}" != 0 ] && [ "$explicit" = 0 ]; then
   mapfile -t filesgki510 < <(bats_paths "${GKI510_BATS[@]}")
-  lane "5.10, GKI's config" gki-5.10 "${filesgki510[@]}"
+  NO_UNIT=1 lane "5.10, GKI's config" gki-5.10 "${filesgki510[@]}"
 fi
 run_lanes
 echo "arm64: $pass passed, $fail failed"

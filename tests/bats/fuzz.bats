@@ -152,7 +152,8 @@ each_dump() {
 
 # Every harness built with libFuzzer (`make test` builds them) runs a few
 # seconds from its seeds and kept inputs: a harness that stops linking, or
-# an input that now crashes, fails the suite (OOMS_FUZZ_SECONDS, default 5).
+# an input that now crashes, fails the suite (OOMS_FUZZ_SECONDS, default 3;
+# make fuzz runs them for minutes).
 @test "fuzz harnesses: each, built with libFuzzer, ASan and UBSan, runs from its seeds without a failure" {
   local src name n=0
   for src in "$ROOT"/tests/fuzz/fuzz_*.c; do
@@ -160,7 +161,7 @@ each_dump() {
     [ -x "$ROOT/build/fuzz/$name" ] || { echo "# build/fuzz/$name is not built (make fuzz-bins)" >&3; return 1; }
     n=$((n + 1))
   done
-  run env FUZZ_SECONDS="${OOMS_FUZZ_SECONDS:-5}" "$ROOT/scripts/fuzz.sh" $(cd "$ROOT/tests/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')
+  run env FUZZ_SECONDS="${OOMS_FUZZ_SECONDS:-3}" "$ROOT/scripts/fuzz.sh" $(cd "$ROOT/tests/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')
   echo "$output" | grep -E "FOUND|executed_units" | sed 's/^/# /' >&3
   [ "$status" -eq 0 ]
   # each ran inputs
