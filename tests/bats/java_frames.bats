@@ -152,6 +152,12 @@ perfmap_run() { # NAME JAVA_OPTIONS...
     { jq -c '.groups[] | select(.name == "poller-*") | .stacks[0] | {java_frames, s: [.frames[].symbol]}' "$t" >&3; false; }
   jq -e '.groups[] | select(.name == "poller-*") | .stacks[0].java_frames[0] == "java.lang.Thread.start0(Native Method)"' "$t"
   grep -qE "^ +60 threads poller-\* +<- PollerApp.startPoller\(PollerApp.java:$start_line\)$" "$TMP/r.out"
+  # the story: the app's threads listed, the JVM's own (compiler, GC) said in one line
+  run "$OOMSCOPE" report "$TMP/run"
+  [ "$status" -eq 0 ]
+  grep -qE "^ +60 threads poller-\* <- PollerApp.startPoller\(PollerApp.java:$start_line\)$" <<<"$output" || { echo "$output" >&3; false; }
+  grep -qE "^ +\(.*and [0-9]+ threads the runtime made for itself\)$" <<<"$output"
+  ! grep -qE "^ +[0-9]+ threads? .*<- .*\(libjvm.so\)$" <<<"$output"
 }
 
 @test "watch -p --shim of a JVM that loaded the shim at launch: its threads there at attach named by the Java code that started them" {

@@ -62,19 +62,78 @@ static const char *stack_by(const struct run_snap_stack *st)
 	return st->created_by ? st->created_by : or_unknown(st->unknown, "code unknown");
 }
 
+/* Code a Java runtime or oomscope's shim runs for itself: its threads are
+ * the runtime's own, not the app's. */
+static int runtime_own(const char *by)
+{
+	static const char *const libs[] = {"(libjvm.so)", "(libart.so)", "(liboomscope_shim.so)"};
+	size_t n = by ? strlen(by) : 0;
+
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (n >= strlen(libs[i]) && !strcmp(by + n - strlen(libs[i]), libs[i]))
+			return 1;
+	return 0;
+}
+
+/* Does this stack name the code that made it (a Java frame with its file, a
+ * native function), rather than why it cannot? */
+static int named(const struct run_snap_stack *st)
+{
+	return st && st->created_by && strncmp(st->created_by, "Java code (", 11) &&
+	       strncmp(st->created_by, "interpreted Java (", 18);
+}
+
+/* The largest groups, at equal counts the ones whose code is named first;
+ * the threads a runtime made for itself (a JVM's compiler and GC threads)
+ * said in the last line, not listed. */
 static void snapshot_groups(struct story *s, const struct run_snapshot *snap, const char *indent)
 {
 	const char *what = snap->kind == SNAP_THREADS ? "thread" : "fd";
+	size_t top[PER_PART], ntop = 0, own_groups = 0, rest = 0;
+	uint64_t own = 0;
 
-	for (size_t i = 0; i < snap->ngroups && i < PER_PART; i++) {
+	for (size_t i = 0; i < snap->ngroups; i++) {
 		const struct run_snap_group *g = &snap->groups[i];
+		const struct run_snap_stack *st = g->nstacks ? &g->stacks[0] : NULL;
+		size_t k;
+
+		if (snap->kind == SNAP_THREADS && st && runtime_own(st->created_by)) {
+			own += g->count;
+			own_groups++;
+			continue;
+		}
+		rest++;
+		/* insert into the top few (groups come largest first: a later one
+		 * goes ahead only at an equal count with its code named) */
+		for (k = ntop; k > 0; k--) {
+			const struct run_snap_group *h = &snap->groups[top[k - 1]];
+
+			if (!(h->count < g->count ||
+			      (h->count == g->count && named(st) && !named(h->nstacks ? &h->stacks[0] : NULL))))
+				break;
+		}
+		if (k >= PER_PART)
+			continue;
+		if (ntop < PER_PART)
+			ntop++;
+		memmove(top + k + 1, top + k, (ntop - 1 - k) * sizeof(top[0]));
+		top[k] = i;
+	}
+	for (size_t i = 0; i < ntop; i++) {
+		const struct run_snap_group *g = &snap->groups[top[i]];
 		const struct run_snap_stack *st = g->nstacks ? &g->stacks[0] : NULL;
 
 		say(s, "%s%6llu %s%s %s%s%s", indent, (unsigned long long)g->count, what, g->count == 1 ? "" : "s",
 		    or_unknown(g->name, "?"), st ? " <- " : "", st ? stack_by(st) : "");
 	}
-	if (snap->ngroups > PER_PART)
-		say(s, "%s       (%zu more group%s)", indent, snap->ngroups - PER_PART, snap->ngroups - PER_PART == 1 ? "" : "s");
+	if (rest > ntop && own)
+		say(s, "%s       (%zu more group%s; and %llu thread%s the runtime made for itself)", indent, rest - ntop,
+		    rest - ntop == 1 ? "" : "s", (unsigned long long)own, own == 1 ? "" : "s");
+	else if (rest > ntop)
+		say(s, "%s       (%zu more group%s)", indent, rest - ntop, rest - ntop == 1 ? "" : "s");
+	else if (own)
+		say(s, "%s       (and %llu thread%s the runtime made for itself, in %zu group%s)", indent,
+		    (unsigned long long)own, own == 1 ? "" : "s", own_groups, own_groups == 1 ? "" : "s");
 }
 
 static void how_it_ended(struct story *s, const struct rundata *rd)
@@ -234,19 +293,41 @@ static void large_allocations(struct story *s, const struct rundata *rd)
 	}
 }
 
+/* The memory's growth by code: groups of one culprit and kind (stacks that
+ * differ below it) as one line, the largest first. */
 static void memory_growth(struct story *s, const struct rundata *rd)
 {
+	struct { const char *by, *kind; uint64_t bytes; } top[16];
+	size_t ntop = 0;
 	char b[32];
 
 	if (!rd->have_memory || !rd->memory.ngroups)
 		return;
-	say(s, "memory grown by (sampled page faults, one each %s):", mb((double)rd->memory.period_bytes, b, sizeof(b)));
-	for (size_t i = 0; i < rd->memory.ngroups && i < PER_PART; i++) {
+	for (size_t i = 0; i < rd->memory.ngroups; i++) {
 		const struct run_memory_group *g = &rd->memory.groups[i];
+		const char *kind = g->anon >= g->file + g->shared ? "anonymous" : g->file >= g->shared ? "file-backed" : "shared";
+		const char *by = or_unknown(g->created_by, "code unknown");
+		size_t k = 0;
 
-		say(s, "  ~%9s %s (%s)", mb((double)g->bytes, b, sizeof(b)), or_unknown(g->created_by, "code unknown"),
-		    g->anon >= g->file + g->shared ? "anonymous" : g->file >= g->shared ? "file-backed" : "shared");
+		while (k < ntop && !(!strcmp(top[k].by, by) && !strcmp(top[k].kind, kind)))
+			k++;
+		if (k == ntop) {
+			if (ntop == sizeof(top) / sizeof(top[0]))
+				continue;
+			top[ntop++] = (typeof(top[0])){by, kind, 0};
+		}
+		top[k].bytes += g->bytes;
 	}
+	for (size_t i = 1; i < ntop; i++)
+		for (size_t k = i; k > 0 && top[k].bytes > top[k - 1].bytes; k--) {
+			typeof(top[0]) t = top[k];
+
+			top[k] = top[k - 1];
+			top[k - 1] = t;
+		}
+	say(s, "memory grown by (sampled page faults, one each %s):", mb((double)rd->memory.period_bytes, b, sizeof(b)));
+	for (size_t i = 0; i < ntop && i < PER_PART; i++)
+		say(s, "  ~%9s %s (%s)", mb((double)top[i].bytes, b, sizeof(b)), top[i].by, top[i].kind);
 }
 
 static void java_heap(struct story *s, const struct rundata *rd)
