@@ -38,6 +38,18 @@ setup_file() {
   jq -c '[.groups[0:3][] | {syscall, errno, count, called_by}]' "$dir/failures.json" >&3
   jq -e '.count > 1000 and ([.groups[] | select(.errno == "EMFILE" and (.called_by | test("^stress-ng\\+0x[0-9a-f]+$")))] | length) > 0' \
     "$dir/failures.json"
+  # at the end (the worker gone, /proc unreadable), its files by the paths their opens were given,
+  # relative to its directory: files all the same, not a group a name
+  jq -c '[.groups[] | {kind, count}] | .[0:4]' "$dir/fds.json" >&3
+  jq -e '([.groups[] | select(.kind == "file") | .count] | add) > 1000 and ([.groups[] | select(.kind | startswith("stress-open"))] | length) == 0' "$dir/fds.json"
+  # the launcher's story names its child, how it went, and where its own story is
+  run "$OOMSCOPE" report "$TMP/run"
+  [ "$status" -eq 0 ]
+  grep -qE "^children watched \(1\), each a run of its own \(oomscope report $TMP/run/children/NAME\):$" <<<"$output" || { echo "$output" >&3; false; }
+  grep -qE "^  ${dir##*/}: exited with code 0; [1-9][0-9]* crossings?, [1-9][0-9]* failing calls?$" <<<"$output"
+  run "$OOMSCOPE" report "$dir"
+  [ "$status" -eq 0 ] && [ "${#lines[@]}" -le 40 ]
+  grep -qE "^ +[0-9]+ fds file <- stress-ng\+0x[0-9a-f]+$" <<<"$output" || { echo "$output" >&3; false; }
 }
 
 # run_in_cgroup NAME CGROUP CMD...: `oomscope run` of CMD moved into CGROUP

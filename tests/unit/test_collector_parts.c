@@ -106,6 +106,10 @@ static void test_fd_kind(void)
 	TAP_EQ_STR(ooms_fd_kind("/memfd:jit-cache (deleted)", buf, sizeof(buf)), "memfd", "memfd");
 	TAP_EQ_STR(ooms_fd_kind("/data/app/base.apk", buf, sizeof(buf)), "file", "regular files");
 	TAP_EQ_STR(ooms_fd_kind("net:[4026531840]", buf, sizeof(buf)), "net", "namespaces by type");
+	TAP_EQ_STR(ooms_fd_kind("user:[4026531837]", buf, sizeof(buf)), "user", "a user namespace");
+	/* a target gone before /proc was read: the path its open was given, relative to its directory */
+	TAP_EQ_STR(ooms_fd_kind("stress-open-7523-1005575960", buf, sizeof(buf)), "file", "a relative path is a file");
+	TAP_EQ_STR(ooms_fd_kind("cache/a:b[1]", buf, sizeof(buf)), "file", "a relative path with ':' and '[' is a file");
 }
 
 static void test_json(void)

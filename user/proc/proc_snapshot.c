@@ -150,11 +150,16 @@ const char *ooms_fd_kind(const char *target, char *buf, size_t len)
 		snprintf(buf, len, "%s", target);
 		return buf;
 	}
-	if (target[0] == '/')
-		return "file";
-	/* net:[...], mnt:[...] and other namespaces */
-	snprintf(buf, len, "%.*s", (int)strcspn(target, ":["), target);
-	return buf;
+	/* net:[...], mnt:[...] and other namespaces: a word before ":[" */
+	size_t w = strspn(target, "abcdefghijklmnopqrstuvwxyz_");
+
+	if (target[0] != '/' && w && !strncmp(target + w, ":[", 2)) {
+		snprintf(buf, len, "%.*s", (int)w, target);
+		return buf;
+	}
+	/* an absolute path, or the path an open was given when /proc could not
+	 * be read (relative to the opener's directory: stress-ng's files) */
+	return "file";
 }
 
 /* Cuts [lo, hi) out of s's maps (splitting one that holds it). */

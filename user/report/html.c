@@ -10,6 +10,7 @@
 
 #include "report/escape.h"
 #include "report/html_int.h"
+#include "report/kids.h"
 #include "report/store_query.h"
 #include "run/files.h"
 #include "report/report.h"
@@ -395,58 +396,21 @@ out:
 	free(drops);
 }
 
-/* A stack's frames as crash-log lines. */
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* One process's story in a line: how it ended, its crossings, its failing calls. */
-static void kid_story(FILE *f, const char *kdir)
-{
-	struct rundata kid;
-	size_t crossings = 0;
-
-	memset(&kid, 0, sizeof(kid));
-	if (rundata_load(&kid, kdir, NULL) != 0)
-		return;
-	for (size_t k = 0; k < kid.nevents; k++)
-		crossings += kid.events[k].kind == REC_CROSSING;
-	fprintf(f, ": ");
-	if (kid.have_death)
-		esc_html(f, kid.death.how);
-	else
-		esc_html(f, kid.ended ? kid.end_reason : "no end recorded");
-	fprintf(f, "; %zu crossing%s", crossings, crossings == 1 ? "" : "s");
-	if (kid.have_failures)
-		fprintf(f, ", %" PRIu64 " failing call%s", kid.failures.count, kid.failures.count == 1 ? "" : "s");
-	rundata_free(&kid);
-}
-
-#define TREE_DEPTH 8
-#define TREE_WIDTH 256
-
 /* The processes under dir (dir/children/PID-NAME, each with its report and
- * its own children/), as a nested list; rel: dir relative to the page. */
+ * its own children/), as a nested list, each told in a line (kids.h); rel:
+ * dir relative to the page. */
+#define TREE_DEPTH 8
+
 static size_t kid_tree(FILE *f, const char *dir, const char *rel, int depth)
 {
-	char path[4200], *names[TREE_WIDTH];
-	struct dirent *e;
-	size_t n = 0;
-	DIR *d;
+	char *names[KIDS_MAX];
+	size_t n = depth > TREE_DEPTH ? 0 : report_kids_list(dir, names);
 
-	snprintf(path, sizeof(path), "%s/" RUN_CHILDREN, dir);
-	if (depth > TREE_DEPTH || !(d = opendir(path)))
-		return 0;
-	while ((e = readdir(d)) && n < TREE_WIDTH)
-		if (e->d_name[0] != '.' && e->d_type == DT_DIR && (names[n] = strdup(e->d_name)))
-			n++;
-	closedir(d);
-	qsort(names, n, sizeof(*names), name_cmp);
 	if (n)
 		fprintf(f, "<ul>\n");
 	for (size_t i = 0; i < n; i++) {
 		char kdir[4400], krel[4400];
+		struct kid_summary ks;
 
 		snprintf(kdir, sizeof(kdir), "%s/" RUN_CHILDREN "/%s", dir, names[i]);
 		snprintf(krel, sizeof(krel), "%schildren/%s/", rel, names[i]);
@@ -455,14 +419,19 @@ static size_t kid_tree(FILE *f, const char *dir, const char *rel, int depth)
 		fprintf(f, "report.html\">");
 		esc_html(f, names[i]);
 		fprintf(f, "</a>");
-		kid_story(f, kdir);
+		if (report_kid_summary(kdir, &ks) == 0) {
+			fprintf(f, ": ");
+			esc_html(f, ks.how);
+			fprintf(f, "; %zu crossing%s", ks.crossings, ks.crossings == 1 ? "" : "s");
+			if (ks.have_failures)
+				fprintf(f, ", %" PRIu64 " failing call%s", ks.failures, ks.failures == 1 ? "" : "s");
+		}
 		kid_tree(f, kdir, krel, depth + 1); /* its own children, under it */
 		fprintf(f, "</li>\n");
 	}
 	if (n)
 		fprintf(f, "</ul>\n");
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
+	report_kids_free(names, n);
 	return n;
 }
 

@@ -6,6 +6,8 @@
  * STORY_LINES. */
 #define _GNU_SOURCE
 #include "report/report.h"
+#include "report/kids.h"
+#include "run/files.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -151,6 +153,32 @@ static void how_it_ended(struct story *s, const struct rundata *rd)
 	} else {
 		say(s, "how it ended: the run has no end record (oomscope itself was stopped)");
 	}
+}
+
+/* The processes the target started, each watched as a run of its own. */
+static void children(struct story *s, const struct rundata *rd)
+{
+	char *names[KIDS_MAX];
+	size_t n = report_kids_list(rd->dir, names);
+
+	if (n)
+		say(s, "children watched (%zu), each a run of its own (oomscope report %s/children/NAME):", n, rd->dir);
+	for (size_t i = 0; i < n && i < PER_PART + 2; i++) {
+		char kdir[4400];
+		struct kid_summary ks;
+
+		snprintf(kdir, sizeof(kdir), "%s/" RUN_CHILDREN "/%s", rd->dir, names[i]);
+		if (report_kid_summary(kdir, &ks) != 0)
+			say(s, "  %s: not a run directory", names[i]);
+		else if (ks.have_failures)
+			say(s, "  %s: %s; %zu crossing%s, %llu failing call%s", names[i], ks.how, ks.crossings,
+			    ks.crossings == 1 ? "" : "s", (unsigned long long)ks.failures, ks.failures == 1 ? "" : "s");
+		else
+			say(s, "  %s: %s; %zu crossing%s", names[i], ks.how, ks.crossings, ks.crossings == 1 ? "" : "s");
+	}
+	if (n > PER_PART + 2)
+		say(s, "  (%zu more)", n - PER_PART - 2);
+	report_kids_free(names, n);
 }
 
 static void crossing_snapshot(struct story *s, const struct rundata *rd, const char *file)
@@ -372,6 +400,7 @@ void ooms_report_story(const struct rundata *rd, FILE *f)
 	    or_unknown(rd->mode, "watch"), or_unknown(rd->kernel, "?"), or_unknown(rd->arch, ""),
 	    rd->ended ? rd->end_t : (rd->nsamples ? rd->samples[rd->nsamples - 1].t : 0.0));
 	how_it_ended(&s, rd);
+	children(&s, rd);
 	crossings(&s, rd);
 	failing_calls(&s, rd);
 	memory_growth(&s, rd);
