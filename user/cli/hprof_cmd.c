@@ -78,7 +78,12 @@ static void usage(FILE *f)
 	cli_opts_help(check_options, f);
 	cli_opts_help(strip_options, f);
 	cli_opts_help(restore_options, f);
-	fputs("\nOutput files are created 0600 and appear only when complete.\n", f);
+	fputs("\nOutput files are created 0600 and appear only when complete.\n"
+	      "\n"
+	      "examples:\n"
+	      "  oomscope hprof check app.hprof\n"
+	      "  oomscope hprof strip --xz app.hprof app.hprof.xz\n"
+	      "  oomscope hprof restore app.hprof.xz restored.hprof\n", f);
 }
 
 #define bad(fmt, arg) cli_usage_error("hprof", fmt, arg)

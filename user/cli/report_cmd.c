@@ -57,6 +57,12 @@ static const char aggregate_usage[] =
 	"\n"
 	"options:\n";
 
+static const char report_example[] =
+	"\n"
+	"examples:\n"
+	"  oomscope report runs/svc\n"
+	"  oomscope report --db lab.sqlite runs/svc\n";
+
 static const char aggregate_example[] =
 	"\n"
 	"examples:\n"
@@ -123,6 +129,7 @@ int cmd_report(int argc, char **argv)
 		} else if (c == 'h') {
 			fputs(report_usage, stdout);
 			cli_opts_help(report_options, stdout);
+			fputs(report_example, stdout);
 			return 0;
 		} else {
 			return cli_opts_error("report", c, argv);

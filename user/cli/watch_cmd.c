@@ -42,6 +42,22 @@ static const char usage_tail[] =
 	"death.json, allocs.json and allocs.txt with --big-alloc (see docs/run-directory.md\n"
 	"for the schemas). `oomscope symbolize` names a saved report's frames later.\n";
 
+/* Each command's own; tests/bats/help_examples.bats runs every one as written. */
+static const char watch_examples[] =
+	"\n"
+	"examples:\n"
+	"  oomscope watch -p 4242 -o runs/app-4242\n"
+	"  oomscope watch -p 4242 -i 5 -d 3600 --json\n"
+	"  oomscope watch -p 4242 --fd-count 500 --stop-on-crossing\n"
+	"  oomscope watch -p 4242 --shim --max-dumps 1\n";
+
+static const char run_examples[] =
+	"\n"
+	"examples:\n"
+	"  oomscope run -o runs/svc -- ./server --port 8080\n"
+	"  oomscope run --fd-count 500 --stop-on-crossing -- ./server --port 8080\n"
+	"  oomscope run --shim -o runs/svc -- java -Xmx256m -jar service.jar\n";
+
 static const char *cmd_name = "watch"; /* or "run": the usage errors name it */
 #define bad(fmt, arg) cli_usage_error(cmd_name, fmt, arg)
 
@@ -193,6 +209,7 @@ static void usage(void)
 	fputs(usage_head, stdout);
 	cli_opts_help(options, stdout);
 	fputs(usage_tail, stdout);
+	fputs(strcmp(cmd_name, "run") ? watch_examples : run_examples, stdout);
 }
 
 /* The heap rule's figures given on the command line, laid over the
