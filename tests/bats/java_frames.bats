@@ -133,15 +133,21 @@ perfmap_run() { # NAME JAVA_OPTIONS...
   wait_for "$TMP/r.out" '^done$' 60
   ! grep -q 'Java stacks: the shim takes them' "$TMP/r.out" # not connected yet: no ask was possible
   touch "$TMP/gate"
-  wait_for "$TMP/r.out" "started before the shim's connection" 60
+  wait_for "$TMP/r.out" "made before the shim's connection" 60
   kill -INT "$(cat "$TMP/r.pid")"
   wait_exit "$(cat "$TMP/r.pid")" 60
   local start_line main_line t="$TMP/run/threads.json"
   start_line=$(grep -n 't.start();' "$JAVA_DIR/PollerApp.java" | cut -d: -f1)
   main_line=$(grep -n 'startPoller(threads);' "$JAVA_DIR/PollerApp.java" | cut -d: -f1)
-  # every poller named by its starter: at least the 60 (the JVM's own threads started from Java too)
-  grep -qE "^oomscope: Java stacks: [0-9]+ live thread\(s\) started before the shim's connection; ([6-9][0-9]|[1-9][0-9]{2,}) named by the Java frames" "$TMP/r.out" ||
+  # every poller named by its starter (and the JVM's own threads started from Java), every cache
+  # file by its opener: at least the 60 and the 61
+  grep -qE "^oomscope: Java stacks: made before the shim's connection, [0-9]+ live thread\(s\) \(([6-9][0-9]|[1-9][0-9]{2,}) named by the Java frames that started them\) and [0-9]+ fd\(s\) \(([6-9][0-9]|[1-9][0-9]{2,}) named by those that opened them\)$" "$TMP/r.out" ||
     { grep 'Java stacks' "$TMP/r.out" >&3; false; }
+  local open_line f="$TMP/run/fds.json"
+  open_line=$(grep -n 'CACHE.add(new FileInputStream(f));' "$JAVA_DIR/PollerApp.java" | cut -d: -f1)
+  jq -e '[.groups[] | select(.kind == "file") | .stacks[] | select(.created_by == "PollerApp.openCache(PollerApp.java:'"$open_line"')") | .count] | add == 61' "$f" ||
+    { jq -c '[.groups[] | select(.kind == "file") | .stacks[] | {count, created_by, java_stack}]' "$f" >&3; false; }
+  jq -e '[.groups[] | select(.kind == "file") | .stacks[] | select((.created_by // "") | startswith("PollerApp.openCache")) | .java_frames[0]][0] == "java.io.FileInputStream.open0(Native Method)"' "$f"
   jq -e '[.groups[] | select(.name == "poller-*") | .stacks[] | select(.created_by == "PollerApp.startPoller(PollerApp.java:'"$start_line"')") | .count] | add == 60' "$t" ||
     { jq -c '.groups[] | select(.name == "poller-*") | [.stacks[] | {count, created_by, unknown}]' "$t" >&3; false; }
   # the whole Java stack of the start, and the kernel's native one beside it (the event was seen)
@@ -170,7 +176,7 @@ perfmap_run() { # NAME JAVA_OPTIONS...
   [ "$status" -eq 0 ] || { echo "$output" >&3; false; }
   local start_line t="$TMP/run/threads.json"
   start_line=$(grep -n 't.start();' "$JAVA_DIR/PollerApp.java" | cut -d: -f1)
-  grep -qE "Java stacks: [0-9]+ live thread\(s\) started before the shim's connection; ([6-9][0-9]|[1-9][0-9]{2,}) named" <<<"$output" ||
+  grep -qE "Java stacks: made before the shim's connection, [0-9]+ live thread\(s\) \(([6-9][0-9]|[1-9][0-9]{2,}) named" <<<"$output" ||
     { grep 'Java stacks' <<<"$output" >&3; false; }
   # no native stack (made before the watch), its Java one from the shim's record
   jq -e '.groups[] | select(.name == "poller-*") | .count == 60 and (.stacks | length) == 1

@@ -15,6 +15,7 @@
 
 #include "shim/elfsym.h"
 #include "shim/hs_tstart.h"
+#include "shim/hs_fdopen.h"
 #include "shim/libc/shim_libc.h"
 
 #define JS_SIGNAL SIGPROF
@@ -191,6 +192,7 @@ static void send_line(const char *line)
 	if (JS.conn >= 0 && send(JS.conn, line, strlen(line), MSG_NOSIGNAL) < 0) {
 		close(JS.conn); /* oomscope has gone: the reports have no one to go to */
 		JS.conn = -1;
+		hs_fdopen_connected(0); /* the next collector learns of the fds opened meanwhile */
 	}
 }
 
@@ -219,15 +221,18 @@ static void report(JNIEnv *jni, const struct js_slot *s)
 	send_line(line);
 }
 
-/* The threads started before this connection, each with its starter's
- * frames (hs_tstart.h), then a line saying how many:
+/* The threads started and the fds opened from Java before this connection,
+ * each with its maker's frames (hs_tstart.h, hs_fdopen.h), then a line
+ * saying how many:
  *   jt tid=<tid> creator=<tid> frames=<Class.method(File.java:N)>;...
- *   jt end count=<n> dropped=<n> */
+ *   jf fd=<fd> tid=<tid> ns=<CLOCK_MONOTONIC> frames=...
+ *   jt end count=<n> dropped=<n> fds=<n> fds_dropped=<n> */
 static void send_thread_starts(JNIEnv *jni)
 {
 	static char line[16384];
 	static struct hs_tstart_rec r;
-	unsigned cursor = 0, count = 0;
+	static struct hs_fdopen_rec f;
+	unsigned cursor = 0, count = 0, fds = 0;
 
 	while (JS.conn >= 0 && hs_tstart_next(&cursor, &r)) {
 		size_t o = (size_t)snprintf(line, sizeof(line), SHIM_JT " tid=%d creator=%d frames=", (int)r.tid, (int)r.creator);
@@ -240,7 +245,18 @@ static void send_thread_starts(JNIEnv *jni)
 			count++;
 		}
 	}
-	snprintf(line, sizeof(line), SHIM_JT " end count=%u dropped=%lu\n", count, hs_tstart_dropped());
+	for (cursor = 0; JS.conn >= 0 && hs_fdopen_next(&cursor, &f);) {
+		size_t o = (size_t)snprintf(line, sizeof(line), SHIM_JF " fd=%d tid=%d ns=%llu frames=", f.fd, (int)f.tid,
+					    (unsigned long long)f.ns);
+
+		for (int i = 0; i < f.n && o + 700 < sizeof(line); i++)
+			o = append_frame(jni, line, sizeof(line), o, i, f.frames[i].method, (jint)f.frames[i].location);
+		snprintf(line + o, sizeof(line) - o, "\n");
+		send_line(line);
+		fds++;
+	}
+	snprintf(line, sizeof(line), SHIM_JT " end count=%u dropped=%lu fds=%u fds_dropped=%lu\n", count,
+		 hs_tstart_dropped(), fds, hs_fdopen_dropped());
 	send_line(line);
 }
 
@@ -408,6 +424,10 @@ int hs_jstack_arm(JavaVM *vm, jvmtiEnv *jvmti, JNIEnv *jni, int conn, int no_sta
 	JS.conn = conn;
 	if (!no_stacks && hs_tstart_active())
 		__atomic_store_n(&JS.handover, 1, __ATOMIC_RELEASE);
+	/* from now on each open's Java stack comes by the signal: the wrappers keep
+	 * none (those kept so far are handed over first) */
+	if (!no_stacks)
+		hs_fdopen_connected(1);
 	if (start_drainer(jvmti, jni)) {
 		snprintf(why, why_len, "cannot start the thread that names the frames");
 		JS.conn = -1;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "shim/elfsym.h"
+#include "shim/hs_fdopen.h"
 #include "shim/libc/shim_libc.h"
 
 #define TS_SLOTS 4096
@@ -109,13 +110,12 @@ static void JNICALL start_thread(JNIEnv *jni, jobject thread)
 void JNICALL hs_tstart_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method, void *address,
 			    void **new_address)
 {
-	(void)jvmti;
-	(void)jni;
 	(void)thread;
-	(void)method;
 	/* called in the primordial phase too, where JNI cannot name the method: its address says it */
-	if (!TS.jvm_start_thread || (uintptr_t)address != TS.jvm_start_thread || !new_address)
+	if (!TS.jvm_start_thread || (uintptr_t)address != TS.jvm_start_thread || !new_address) {
+		hs_fdopen_bind(jvmti, jni, method, address, new_address); /* the natives that make fds */
 		return;
+	}
 	TS.orig = (start_thread_fn)address;
 	*new_address = (void *)start_thread;
 }

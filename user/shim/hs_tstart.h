@@ -26,7 +26,8 @@
  * (NativeMethodBind events). 0, or -1 when the JVM refuses it. */
 int hs_tstart_onload(jvmtiEnv *jvmti);
 /* The callbacks to set (after a successful onload) and the events to
- * enable: NativeMethodBind now, ThreadStart and ThreadEnd at VMInit. */
+ * enable: NativeMethodBind now (it also binds hs_fdopen.h's wrappers),
+ * ThreadStart and ThreadEnd at VMInit. */
 void JNICALL hs_tstart_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method, void *address,
 			    void **new_address);
 void JNICALL hs_tstart_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread);

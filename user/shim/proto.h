@@ -29,6 +29,7 @@
 #define SHIM_ARMED "armed"         /* armoom taken */
 #define SHIM_OOM "oom"             /* an OutOfMemoryError (armoom's connection) */
 #define SHIM_JS "js"               /* a thread's Java stack (javastacks' connection) */
+#define SHIM_JF "jf"               /* an fd opened from Java before the connection, its opener's Java stack (javastacks') */
 #define SHIM_JT "jt"               /* a thread started before the connection, its starter's Java stack (javastacks') */
 #define SHIM_POOLS "pools"         /* direct memory's figures (javastacks' connection) */
 

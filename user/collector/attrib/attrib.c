@@ -227,6 +227,23 @@ int ooms_attrib_java_thread_started(struct ooms_attrib *a, uint32_t tid, const c
 	return 1;
 }
 
+int ooms_attrib_java_fd_opened(struct ooms_attrib *a, int64_t fd, uint32_t tid, uint64_t ns, const char *frames)
+{
+	struct origin *o = fd >= 0 && (size_t)fd < a->nfds ? &a->fds[fd] : NULL;
+	uint32_t js;
+
+	/* the open this kernel saw, by the same thread, returning just before
+	 * the shim's clock read: not an older fd of that number */
+	if (!o || o->seen != 1 || o->jstate != JS_NONE || o->tid != tid || ns < o->ts_ns ||
+	    ns - o->ts_ns > OOMS_JAVA_FD_MATCH_NS || !frames || !*frames)
+		return 0;
+	if (!(js = jstack_intern(a, frames)))
+		return 0;
+	o->jstate = JS_GOT;
+	o->jstack = js;
+	return 1;
+}
+
 size_t ooms_attrib_java_pending(const struct ooms_attrib *a)
 {
 	size_t n = 0;

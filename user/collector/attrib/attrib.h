@@ -57,6 +57,13 @@ void ooms_attrib_java_report(struct ooms_attrib *a, uint32_t tid, uint64_t sp, u
  * creation's Java stack unless it has one. 1 when taken, 0 when not (a
  * thread not known, gone, or with its own answer). */
 int ooms_attrib_java_thread_started(struct ooms_attrib *a, uint32_t tid, const char *frames);
+/* An fd opened from Java before the shim's connection (its "jf" line): the
+ * opener's frames become the fd's creation's Java stack when the kernel's
+ * open of that fd was by thread tid and returned at most
+ * OOMS_JAVA_FD_MATCH_NS before ns (both CLOCK_MONOTONIC), and it has none.
+ * 1 when taken. */
+#define OOMS_JAVA_FD_MATCH_NS 50000000ull
+int ooms_attrib_java_fd_opened(struct ooms_attrib *a, int64_t fd, uint32_t tid, uint64_t ns, const char *frames);
 size_t ooms_attrib_java_pending(const struct ooms_attrib *a);
 /* Of those, the ones whose event came at or before until_ns (monotonic). */
 size_t ooms_attrib_java_pending_until(const struct ooms_attrib *a, uint64_t until_ns);

@@ -75,13 +75,16 @@ static void thread_started_line(struct java_watch *jw, const char *rest)
 	if (!strncmp(rest, "end", 3)) {
 		unsigned long long dropped = shim_line_num(rest, "dropped", 0);
 
-		if (!jw->o->json && !jw->o->quiet && jw->started_seen)
-			coll_err("Java stacks: %llu live thread(s) started before the shim's connection; %llu named "
-				 "by the Java frames of the thread that started them%s",
+		unsigned long long fds_dropped = shim_line_num(rest, "fds_dropped", 0);
+
+		if (!jw->o->json && !jw->o->quiet && (jw->started_seen || jw->opened_seen))
+			coll_err("Java stacks: made before the shim's connection, %llu live thread(s) (%llu named by the "
+				 "Java frames that started them) and %llu fd(s) (%llu named by those that opened them)%s",
 				 (unsigned long long)jw->started_seen, (unsigned long long)jw->started_taken,
-				 dropped ? " (some starts not recorded: the shim's table was full)" : "");
+				 (unsigned long long)jw->opened_seen, (unsigned long long)jw->opened_taken,
+				 dropped || fds_dropped ? "; some not recorded: the shim's tables were full" : "");
 		jw->started_synced = 0;
-		jw->started_seen = jw->started_taken = 0;
+		jw->started_seen = jw->started_taken = jw->opened_seen = jw->opened_taken = 0;
 		return;
 	}
 	if (strncmp(rest, "tid=", 4))
@@ -97,6 +100,26 @@ static void thread_started_line(struct java_watch *jw, const char *rest)
 	jw->started_taken += (uint64_t)ooms_attrib_java_thread_started(jw->attrib, (uint32_t)tid, frames + 8);
 }
 
+/* "jf fd=N tid=N ns=N frames=...": an fd opened from Java before the
+ * connection, matched with the kernel's open by fd, thread and time */
+static void fd_opened_line(struct java_watch *jw, const char *rest)
+{
+	const char *frames = strstr(rest, " frames=");
+	long long fd = (long long)shim_line_num(rest, "fd", -1);
+	unsigned long tid = (unsigned long)shim_line_num(rest, "tid", 0);
+	const char *nsp = strstr(rest, " ns=");
+	unsigned long long ns = nsp ? strtoull(nsp + 4, NULL, 10) : 0; /* exact: not through a double */
+
+	if (!frames || fd < 0 || !tid || !ns)
+		return;
+	if (!jw->started_synced) { /* the opens' own events first */
+		coll_k_read_ring(jw->k);
+		jw->started_synced = 1;
+	}
+	jw->opened_seen++;
+	jw->opened_taken += (uint64_t)ooms_attrib_java_fd_opened(jw->attrib, fd, (uint32_t)tid, ns, frames + 8);
+}
+
 /* "js tid=N sp=HEX pc=HEX frames=A.b(F.java:1);..." or "... none=WHY";
  * "pools direct_used=N direct_max=N" */
 static void java_line(struct java_watch *jw, char *line)
@@ -109,6 +132,10 @@ static void java_line(struct java_watch *jw, char *line)
 	if (shim_line_is(line, SHIM_POOLS)) { /* the shim's figures, once a second */
 		ooms_jheap_note_direct(jw->jheap, (int64_t)shim_line_num(line, "direct_used", -1),
 				       (int64_t)shim_line_num(line, "direct_max", -1));
+		return;
+	}
+	if (shim_line_is(line, SHIM_JF)) {
+		fd_opened_line(jw, shim_line_rest(line, SHIM_JF));
 		return;
 	}
 	if (shim_line_is(line, SHIM_JT)) {

@@ -36,7 +36,7 @@ struct java_watch {
 	uint64_t reports;
 	/* the threads started before the connection ("jt" lines): in this
 	 * connection's handover, taken; the ring read before the first */
-	uint64_t started_seen, started_taken;
+	uint64_t started_seen, started_taken, opened_seen, opened_taken;
 	int started_synced;
 	/* HotSpot's perf map: when last asked for, the loaded one's mtime */
 	uint64_t pm_asked_ns;
