@@ -324,7 +324,7 @@ db.commit()' "$TMP/v1.sqlite"
   [ "${#lines[@]}" -le 41 ]
   [[ "${lines[0]}" == "oomscope: PID "*" (${TARGETS}/fd_target -n 40), run on "* ]]
   [ "${lines[1]}" = "how it ended: exited with code 0" ] || [[ "${lines[1]}" == "how it ended: the watch stopped"* ]]
-  grep -qE '^crossings \([0-9]+\):$' <<<"$output"
+  grep -qE '^crossings \([0-9]+(, by 1 rule; each rule.s first)?\):$' <<<"$output"
   grep -qE '^ +[0-9.]+ s  fd_count: .* -> fds-1\.json$' <<<"$output"
   # under the crossing: its snapshot's groups, the eventfds by the function that made them
   sed -n '/ fd_count: /,/^[a-z]/p' <<<"$output" | grep -qE '^ +40 fds anon_inode:\[eventfd\] <- open_looper_pairs \(fd_target\)$'

@@ -142,8 +142,14 @@ static void how_it_ended(struct story *s, const struct rundata *rd)
 {
 	if (rd->have_death && rd->death.how) {
 		say(s, "how it ended: %s", rd->death.how);
-		if (rd->death.has_memory_kill && rd->death.memory_kill.sentence)
-			say(s, "  %s", rd->death.memory_kill.sentence);
+		if (rd->death.has_memory_kill && rd->death.memory_kill.sentence) /* each of its lines under it */
+			for (const char *l = rd->death.memory_kill.sentence; *l;) {
+				int n = (int)strcspn(l, "\n");
+
+				if (n)
+					say(s, "  %.*s", n, l);
+				l += n + (l[n] == '\n');
+			}
 		if (rd->death.has_java_oom && rd->death.java_oom.message)
 			say(s, "  OutOfMemoryError (%lld): %s", (long long)rd->death.java_oom.count,
 			    rd->death.java_oom.message);
@@ -218,7 +224,19 @@ static void crossings(struct story *s, const struct rundata *rd)
 		say(s, "crossings: none (no rule's limit was reached)");
 		return;
 	}
-	say(s, "crossings (%zu):", n);
+	size_t rules = 0;
+
+	for (size_t i = 0; i < rd->nevents; i++) { /* the rules that crossed: each listed once */
+		int seen = rd->events[i].kind != REC_CROSSING;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = rd->events[k].kind == REC_CROSSING && !strcmp(rd->events[k].rule, rd->events[i].rule);
+		rules += !seen;
+	}
+	if (rules < n)
+		say(s, "crossings (%zu, by %zu rule%s; each rule's first):", n, rules, rules == 1 ? "" : "s");
+	else
+		say(s, "crossings (%zu):", n);
 	for (size_t i = 0; i < rd->nevents; i++) {
 		const struct rd_event *e = &rd->events[i];
 		int seen = 0;
