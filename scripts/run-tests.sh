@@ -28,12 +28,13 @@ export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-900}
 pass=0 fail=0 skip=0
 run_t0=$(date +%s)
 log=$(mktemp -d /tmp/oomscope-tests.XXXXXX)
-# VisualVM's answer for a dump (tests/hprof/retained_sizes.sh), computed once
-# per machine and kept beside the VM images, keyed by the dump's bytes, the
-# reader's source, VisualVM's library and the JVM: the corpus does not change
-# between runs, so neither does the independent answer we compare with (about
-# 80 s of each run otherwise); answers unused for 30 days are let go. Where
-# that folder cannot be written, in this run's folder.
+# The independent implementations' answers for a dump (VisualVM's heap
+# library, the MAT-graph reference: tests/hprof/ref_cache.sh), computed once
+# per machine and kept beside the VM images, keyed by everything each answer
+# depends on (the dump's bytes, the reader's source, the library, the JVM):
+# the corpus does not change between runs, so neither do the answers we
+# compare with; answers unused for 30 days are let go. Where that folder
+# cannot be written, in this run's folder.
 vv_cache=${OOMS_VM_CACHE:-/var/cache/oomscope/vm}/../retained
 if [ -z "${RETAINED_CACHE:-}" ] && mkdir -p "$vv_cache" 2> /dev/null && [ -w "$vv_cache" ]; then
   RETAINED_CACHE=$(cd "$vv_cache" && pwd)
