@@ -11,7 +11,7 @@
  * wrappers (NativeMethodBind): each calls the JDK's own, then, while no
  * collector is connected, keeps the fd, the thread, the time and the
  * caller's Java stack (JVMTI GetStackTrace), for at most 256 opens a second
- * (the rest counted as dropped). Once one is connected its own
+ * (a sample: the rest pass through). Once one is connected its own
  * signal takes each open's Java stack, and the wrappers only call through. */
 #ifndef OOMSCOPE_SHIM_HS_FDOPEN_H
 #define OOMSCOPE_SHIM_HS_FDOPEN_H
