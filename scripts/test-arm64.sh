@@ -16,10 +16,13 @@
 # - bullseye's 5.10 source built with the GKI config (VM_KERNEL=gki-5.10):
 #   5.10's helpers and a phone's hook (no syscall events) at once, phone.bats.
 # Each run is scripts/run-tests.sh inside the VM, two VMs at a time (one at
-# a time until OOMS_ARM64_WIDEN_WHEN's file exists, when set). Prints each
+# a time until OOMS_ARM64_WIDEN_WHEN's file exists, when set), in the order
+# below but each only once its image is ready (on a new machine the GKI
+# kernels are built last). Prints each
 # VM's console when it ends and ends with the sum of their tallies,
 # "arm64: N passed, N failed"; exits
 # non-zero when a test failed or a VM did not finish.
+#   scripts/test-arm64.sh --images   (each lane's image made ready, no test)
 #   scripts/test-arm64.sh [BATS_NAME|BATS_FILE...]   (those only, on the 6.1
 #                                                    kernel, or the 16 KiB or
 #                                                    GKI one with
@@ -54,6 +57,19 @@ PAGE16K_BATS=(collect_vm "tests/bats/big_alloc.bats@^(syscall mode:|uprobe mode|
 GKI_BATS=(tests/bats-arm64/phone.bats collect_fds collect_threads)
 K510_BATS=(tests/bats-arm64/phone.bats collect_fds collect_threads)
 GKI510_BATS=(tests/bats-arm64/phone.bats)
+# --images: each lane's VM image made ready, nothing run (scripts/vm-images.sh,
+# which make test starts beside its build); the kernels are the lanes' below
+if [ "${1:-}" = --images ]; then
+  kernels=("")
+  [ "${ARM64_16K:-1}" = 0 ] || kernels+=(16k)
+  [ "${ARM64_GKI:-1}" = 0 ] || kernels+=(gki)
+  [ "${ARM64_510:-1}" = 0 ] || kernels+=(5.10)
+  [ "${ARM64_GKI510:-1}" = 0 ] || kernels+=(gki-5.10)
+  st=0
+  for k in "${kernels[@]}"; do VM_ARCH=arm64 VM_KERNEL=$k scripts/vm.sh image > /dev/null & done
+  for k in "${kernels[@]}"; do wait -n || st=1; done
+  exit $st
+fi
 explicit=0
 [ $# -gt 0 ] && { ARM64_BATS=("$@"); explicit=1; }
 [ -x build-arm64/oomscope ] || { echo "test-arm64: build-arm64/oomscope missing (make ARCH=arm64 all unit)" >&2; exit 2; }
@@ -185,23 +201,39 @@ images_beside() {
   local k t0
   t0=$(date +%s)
   while IFS= read -r k; do
+    # (ready-K: the lanes on that kernel may start; a failed image too, whose lanes then fail at once)
     (VM_ARCH=arm64 VM_KERNEL=$k scripts/vm.sh image > "$job/image-${k:-6.1}.out" 2>&1 &&
       echo "# arm64 VM image (${k:-6.1}): ready after $(($(date +%s) - t0)) s" ||
-      echo "# arm64 VM image (${k:-6.1}): failed after $(($(date +%s) - t0)) s: $(tail -n1 "$job/image-${k:-6.1}.out")") &
+      echo "# arm64 VM image (${k:-6.1}): failed after $(($(date +%s) - t0)) s: $(tail -n1 "$job/image-${k:-6.1}.out")"
+      touch "$job/ready-${k:-6.1}") &
     image_pids+=($!)
   done < <(for d in "${lanes[@]}"; do cat "$d.kernel"; done | sort -u)
 }
 
+# next_ready: the first lane not yet started whose image is ready ("" if none):
+# on a new machine the GKI kernels build long after the root image, and a
+# lane waiting for its image would hold a place another could use
+next_ready() {
+  local d k
+  for d in "${lanes[@]}"; do
+    [ -e "$d.started" ] && continue
+    k=$(cat "$d.kernel")
+    [ -e "$job/ready-${k:-6.1}" ] && { echo "$d"; return; }
+  done
+}
+
 run_lanes() {
-  local next=0 width d i t0
+  local left=${#lanes[@]} width d i t0
   t0=$(date +%s)
   images_beside
-  while [ "$next" -lt ${#lanes[@]} ] || [ ${#running[@]} -gt 0 ]; do
+  while [ "$left" -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
     width=2
     [ -n "${OOMS_ARM64_WIDEN_WHEN:-}" ] && [ ! -e "$OOMS_ARM64_WIDEN_WHEN" ] && width=1
-    if [ "$next" -lt ${#lanes[@]} ] && [ ${#running[@]} -lt "$width" ]; then
-      d=${lanes[$next]}
-      next=$((next + 1))
+    d=
+    [ "$left" -gt 0 ] && [ ${#running[@]} -lt "$width" ] && d=$(next_ready)
+    if [ -n "$d" ]; then
+      touch "$d.started"
+      left=$((left - 1))
       echo "# arm64 VM ($(cat "$d.label")): started at +$(($(date +%s) - t0)) s"
       run_lane "$d" &
       lane_pids+=($!)

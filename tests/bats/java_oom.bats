@@ -74,8 +74,9 @@ leak_named() {
 }
 
 @test "fast leaks from 5 to 150 MB/s, with and without the shim: a dump that names the leak before the JVM dies" {
+  # the ends of the range, with the default rules (60 MB/s, between them, is the two tests above with rules of their own; scripts/oom-matrix.sh measures 5, 20, 60 and 150)
   local rate mode OOM_XMX
-  for rate in 5 20 150; do
+  for rate in 5 150; do
     # the slowest leak in a 128 MB heap: full in about 25 s instead of 50
     # (scripts/oom-matrix.sh measures every rate in 256 MB)
     OOM_XMX=$([ "$rate" = 5 ] && echo 128m || echo 256m)

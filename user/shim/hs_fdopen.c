@@ -66,7 +66,6 @@ static void note(int fd)
 	struct fd_slot *s = NULL;
 	uint64_t oldest = UINT64_MAX;
 	int expect;
-
 	uint64_t ns;
 	unsigned c;
 
@@ -86,19 +85,19 @@ static void note(int fd)
 	if (c >= FD_PER_SECOND)
 		return;
 	for (unsigned k = 0; k < FD_PROBE; k++) {
-		struct fd_slot *c = &FD.slots[((unsigned)fd + k) % FD_SLOTS];
-		int st = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
+		struct fd_slot *slot = &FD.slots[((unsigned)fd + k) % FD_SLOTS];
+		int st = __atomic_load_n(&slot->state, __ATOMIC_ACQUIRE);
 
-		if (st == FD_FULL && c->rec.fd == fd) {
-			s = c;
+		if (st == FD_FULL && slot->rec.fd == fd) {
+			s = slot;
 			break;
 		}
 		if (st == FD_FREE && oldest) {
-			s = c;
+			s = slot;
 			oldest = 0;
-		} else if (st == FD_FULL && c->rec.ns < oldest) {
-			s = c;
-			oldest = c->rec.ns;
+		} else if (st == FD_FULL && slot->rec.ns < oldest) {
+			s = slot;
+			oldest = slot->rec.ns;
 		}
 	}
 	expect = s ? __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) : FD_WRITING;

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Every VM image `make test` boots, made ready at once: the x86_64 one
+# (scripts/vm.sh image) and, with --arm64, each arm64 lane's
+# (scripts/test-arm64.sh --images). `make test` starts this beside its build:
+# on a new machine debootstrap's downloads and the GKI kernels' compiles
+# (niced) then begin with the compiler, not after it; on a machine that has
+# the images each is only checked. The suite's own `vm.sh image` calls wait
+# for each image's lock and find it made.
+#   scripts/vm-images.sh [--arm64]   (exits non-zero when an image failed;
+#                                     each builder's messages on stderr)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+t0=$(date +%s)
+n=1
+scripts/vm.sh image > /dev/null &
+if [ "${1:-}" = --arm64 ]; then
+  scripts/test-arm64.sh --images &
+  n=2
+fi
+st=0
+for _ in $(seq "$n"); do wait -n || st=1; done
+echo "vm-images: done after $(($(date +%s) - t0)) s (status $st)" >&2
+exit $st
