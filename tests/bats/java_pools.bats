@@ -146,9 +146,11 @@ direct_sites() {
   pool_run plain direct 88 -- -XX:MaxDirectMemorySize=96m
   crossing_then_dump plain '^direct_(ratio|trend)$'
   grep '"type":"crossing"' "$TMP/plain/timeline.jsonl" | jq -e '.limit == 100663296'
-  # the kernel side's count of the blocks Unsafe.allocateMemory made (1 MiB each), against the flag
+  # the kernel side's count of the blocks Unsafe.allocateMemory made (the leak's of
+  # 1 MiB each, and the JDK's own few KB when it made them after the probes went
+  # in: 10 KB in a run on a machine loaded by a kernel build), against the flag
   [ "$(grep '"type":"sample"' "$TMP/plain/timeline.jsonl" | jq -s '[.[] | .java_pools.direct |
-       select(.max == 100663296 and .used >= 1048576 and .used % 1048576 == 0)] | length')" -gt 1 ]
+       select(.max == 100663296 and .used >= 1048576 and .used % 1048576 < 65536)] | length')" -gt 1 ]
   jq -e '.gcPaths[0] | .className == "java.nio.DirectByteBuffer" and .nativeSizeTotal >= 50331648' "$TMP/plain/dump-1.analysis.json"
   grep -q 'OutOfMemoryError: Cannot reserve' "$TMP/plain.out"
   grep '"type":"oom"' "$TMP/plain/timeline.jsonl" | jq -se 'length == 1 and .[0].source == "stderr"
