@@ -8,13 +8,16 @@ load helpers
 MiB=1048576
 
 # watch_allocs NAME OPTIONS...: alloc_target (or $TARGET) watched with OPTIONS
-# until it has freed its first block; the run directory is $TMP/NAME.
+# until it has freed its first block; the run directory is $TMP/NAME. The
+# watch ends by SIGINT once the target says so; its -d only guards against a
+# hang (an -d 8 once ended it first, in the arm64 VM beside a kernel build,
+# and the allocations after it were missing).
 watch_allocs() {
   local name=$1; shift
   start_bg target "$TARGETS/${TARGET:-alloc_target}"
   wait_for "$TMP/target.out" '^ready pid=' 10
   local pid; pid=$(cat "$TMP/target.pid")
-  start_bg "$name" "$OOMSCOPE" watch -p "$pid" -d 8 -o "$TMP/$name" "$@"
+  start_bg "$name" "$OOMSCOPE" watch -p "$pid" -d 120 -o "$TMP/$name" "$@"
   wait_for "$TMP/$name.out" 'TIME\(s\)|"type":"start"' 20
   kill -USR1 "$pid"
   wait_for "$TMP/target.out" '^freed' 20
@@ -210,7 +213,7 @@ EOF2
   start_bg target "$TMP/alloc_stripped"
   wait_for "$TMP/target.out" '^ready pid=' 10
   local pid; pid=$(cat "$TMP/target.pid")
-  start_bg w "$OOMSCOPE" watch -p "$pid" -d 8 -o "$TMP/run" --big-alloc 30M --big-alloc-mode uprobe
+  start_bg w "$OOMSCOPE" watch -p "$pid" -d 120 -o "$TMP/run" --big-alloc 30M --big-alloc-mode uprobe
   wait_for "$TMP/w.out" 'TIME\(s\)' 20
   kill -USR1 "$pid"
   wait_for "$TMP/target.out" '^freed' 20
