@@ -268,11 +268,12 @@ $(OBJ)/liboomscope_shim.so: $(SHIM)
 else
 # the build is timed as the first of the phases run-tests.sh lists; the VM
 # images are made ready beside it (scripts/vm-images.sh, in a session of its
-# own: ended with the recipe when the build fails)
+# own, out of the terminal's Ctrl-C: ended with the recipe when the build fails
+# or it is interrupted, and then it ends every process under it)
 test: $(DEPS_OK)
 	@t0=$$(date +%s); mkdir -p build; \
 	setsid scripts/vm-images.sh $(if $(filter 1,$(ARM64)),--arm64) > build/vm-images.log 2>&1 & images=$$!; \
-	trap 'kill -TERM -'$$images' 2> /dev/null' EXIT; trap 'exit 130' INT TERM; \
+	trap 'kill -TERM '$$images' 2> /dev/null' EXIT; trap 'exit 130' INT TERM; \
 	$(MAKE) -j$(NPROC) all unit fuzz-bins && $(MAKE) -j$(NPROC) SAN=1 all unit \
 	  $(if $(filter 1,$(ARM64)),&& $(MAKE) -j$(NPROC) ARCH=arm64 all unit) && $(MAKE) android || exit 1; \
 	OOMS_BUILD_SECONDS=$$(($$(date +%s) - t0)) OOMS_VM_IMAGES=1 OOMS_SAN_BUILD=build-san $(if $(filter 1,$(ARM64)),OOMS_ARM64=1) \

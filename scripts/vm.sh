@@ -101,6 +101,7 @@ image_x86_64() {
   local out=$1 tmp
   tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
   trap 'rm -rf "$tmp"' RETURN
+  trap 'rm -rf "$tmp"; exit 143' TERM INT HUP # (ended: its temp folder goes too)
   echo "vm: building the x86_64 root image (debootstrap bookworm with its kernel from $MIRROR; about 90 s)" >&2
   debootstrap --variant=minbase --include="$PKGS" bookworm "$tmp/root" "$MIRROR" \
     > "$tmp/debootstrap.log" 2>&1 || { tail -5 "$tmp/debootstrap.log" >&2; die "debootstrap failed"; }
@@ -181,6 +182,7 @@ image_arm64() {
   local out=$1 tmp
   tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
   trap 'rm -rf "$tmp"' RETURN
+  trap 'rm -rf "$tmp"; exit 143' TERM INT HUP # (ended: its temp folder goes too)
   command -v depmod > /dev/null && command -v cpio > /dev/null || die "depmod or cpio missing (scripts/install-deps.sh installs kmod and cpio)"
   echo "vm: building the arm64 root image (debootstrap bookworm from $MIRROR, its second stage in the VM; about 10 min)" >&2
   debootstrap --foreign --arch=arm64 --variant=minbase --include="$PKGS" bookworm "$tmp/root" "$MIRROR" \
@@ -218,6 +220,7 @@ kernel_gki() {
   local tmp
   tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
   trap 'rm -rf "$tmp"' RETURN
+  trap 'rm -rf "$tmp"; exit 143' TERM INT HUP # (ended: its temp folder goes too)
   echo "vm: building the GKI-like kernel ${GKI_KERNEL:-6.1} (scripts/gki-kernel.sh: ~12 CPU-minutes the first time)" >&2
   GKI_MIRROR=$MIRROR scripts/gki-kernel.sh "$tmp/gki" >&2 || die "scripts/gki-kernel.sh failed"
   mkdir -p "$tmp/deb" "$tmp/initrd/bin" "$tmp/initrd/newroot" "$tmp/initrd/proc" "$tmp/initrd/dev" "$tmp/initrd/sys"
@@ -240,6 +243,7 @@ kernel_16k() {
   local tmp
   tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
   trap 'rm -rf "$tmp"' RETURN
+  trap 'rm -rf "$tmp"; exit 143' TERM INT HUP # (ended: its temp folder goes too)
   echo "vm: taking apart $K16_PKG for the 16 KiB-page kernel" >&2
   arm64_kernel "$tmp" "$K16_PKG" "$1"
 }
@@ -252,6 +256,7 @@ kernel_510() {
   local tmp deb
   tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
   trap 'rm -rf "$tmp"' RETURN
+  trap 'rm -rf "$tmp"; exit 143' TERM INT HUP # (ended: its temp folder goes too)
   deb=$(scripts/debian-pkg.sh "$MIRROR" bullseye arm64 'linux-image-5\.10\.0-[0-9]+-arm64' "$tmp/pkg") || die "no bullseye 5.10 kernel"
   echo "vm: taking apart $(basename "$deb") for the 5.10 kernel" >&2
   arm64_kernel "$tmp" "$deb" "$1"
@@ -269,6 +274,8 @@ cached() {
   # root, its kernels and the x86_64 root, beside the tests on a new machine)
   exec {lock}> "$cache/.lock-$name"
   flock "$lock"
+  # a builder of this image ended before its end left its folder (none runs: the lock is ours)
+  rm -rf "$cache/.build-$name".*
   # CRC (cksum) and not SHA-256: 0.4 s for a 2.5 GB image against 13 s
   if [ -f "$d/CKSUMS" ] && [ "${OOMS_VM_VERIFY:-1}" != 0 ] &&
     ! (cd "$d" && cksum $(awk '{ print $3 }' CKSUMS) 2> /dev/null | cmp -s - CKSUMS); then
@@ -362,6 +369,7 @@ run() {
   image
   tmp=$(mktemp -d /tmp/oomscope-vm.XXXXXX)
   trap 'rm -rf "$tmp"' RETURN
+  trap 'rm -rf "$tmp"; exit 143' TERM INT HUP # (ended: its temp folder goes too)
   mkfs.ext4 -q -F -d "$job" "$tmp/job.img" "${VM_JOB_MB:-256}M" > /dev/null
   # snapshot=on: the root image is never written
   set +e
