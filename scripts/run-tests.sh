@@ -41,12 +41,7 @@ if [ -z "${RETAINED_CACHE:-}" ] && mkdir -p "$vv_cache" 2> /dev/null && [ -w "$v
   find "$RETAINED_CACHE" -maxdepth 1 -type f -atime +30 -delete 2> /dev/null || true
 fi
 export RETAINED_CACHE=${RETAINED_CACHE:-$log/retained}
-# kill_tree PID: PID and every process under it, by PID
-kill_tree() {
-  local c
-  for c in $(ps -o pid= --ppid "$1" 2> /dev/null); do kill_tree "$c"; done
-  kill "$1" 2> /dev/null || true
-}
+. scripts/kill-tree.bash
 arm64_pid=
 # an interrupted run leaves no VM behind
 trap '[ -z "$arm64_pid" ] || kill_tree "$arm64_pid"; rm -rf "$log"' EXIT

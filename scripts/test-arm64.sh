@@ -185,11 +185,7 @@ lane_report() {
 running=()
 lane_pids=()
 trap 'for p in "${lane_pids[@]}" "${image_pids[@]}"; do kill_tree "$p"; done; rm -rf "$job"' EXIT
-kill_tree() {
-  local c
-  for c in $(ps -o pid= --ppid "$1" 2> /dev/null); do kill_tree "$c"; done
-  kill "$1" 2> /dev/null || true
-}
+. scripts/kill-tree.bash
 # images_beside: each queued lane's VM image made ready in the background,
 # all at once (vm.sh locks each image: a lane whose image is still being
 # built waits for it; on a machine that has them, each is only checked).

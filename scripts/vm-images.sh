@@ -14,11 +14,7 @@ t0=$(date +%s)
 # ended (make test's recipe when its build fails or it is interrupted): every
 # process under this one, by PID (timeout(1), which bounds the arm64 root's
 # VM, runs in a process group of its own)
-kill_tree() {
-  local c
-  for c in $(ps -o pid= --ppid "$1" 2> /dev/null); do kill_tree "$c"; done
-  kill "$1" 2> /dev/null || true
-}
+. scripts/kill-tree.bash
 trap 'for c in $(ps -o pid= --ppid $$); do kill_tree "$c"; done; exit 143' TERM INT HUP
 n=1
 scripts/vm.sh image > /dev/null &
