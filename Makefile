@@ -120,6 +120,9 @@ TARGET_BINS += $(BUILD)/targets-static/zygote $(BUILD)/targets-static/lmkd
 ifeq ($(CROSS),)
 TARGET_BINS += $(BUILD)/targets/shim_load_musl $(BUILD)/targets/shim_load_glibc
 endif
+# a program and the library it dlopens (hostile.bats garbles the library on disk
+# while it is mapped), built here for either arch: the arm64 VM compiles nothing
+TARGET_BINS += $(BUILD)/targets/dlopen/dlopen_target $(BUILD)/targets/dlopen/libevil.so
 DEPS_OK := $(BUILD)/.deps-ok
 # The shim: a JVMTI agent loaded into the target, with the hprof library in
 # it. It links no libc (user/shim/libc/ has what it needs, hidden), so one
@@ -201,6 +204,13 @@ $(BUILD)/targets/%: tests/targets/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
 
+$(BUILD)/targets/dlopen/dlopen_target: tests/targets/dlopen/main.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) -O1 -g -fno-omit-frame-pointer -o $@ $<
+$(BUILD)/targets/dlopen/libevil.so: tests/targets/dlopen/lib.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) -O1 -g -fno-omit-frame-pointer -fPIC -shared -o $@ $<
+
 $(BUILD)/targets/android/libandroid_app.so: tests/targets/android/libapp.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(TARGET_CFLAGS) -fPIC -shared -o $@ $<
@@ -248,6 +258,23 @@ $(OBJ)/tools/shimctl: tests/tools/shimctl.c $(OBJ)/libooms.a
 
 unit: $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
 
+# The test apps in tests/java compiled once (class files run on either arch:
+# test-arm64.sh copies them into the VM's tree): java's source launcher
+# compiled each app at every launch, about 1.2 s of CPU here and ten times
+# that emulated. The apps the BATS files run; the readers needing a jar
+# (VisualVM's), hook/ (whose tests compile what they load) and the fixtures'
+# makers (tests/hprof/) are left as they are.
+JAVA_APPS := BusyHeap GarbageHeap LeakyService ManySmall NamedThreads PlantedLeaks PollerApp PoolLeaker ThreadBomb
+JAVA_STAMP := build/classes/.built
+ifeq ($(CROSS),)
+unit: $(JAVA_STAMP)
+endif
+$(JAVA_STAMP): $(JAVA_APPS:%=tests/java/%.java) | $(DEPS_OK)
+	rm -rf build/classes.tmp && mkdir -p build/classes.tmp
+	javac -Xlint:-removal -d build/classes.tmp $^
+	@touch build/classes.tmp/.built
+	rm -rf build/classes && mv build/classes.tmp build/classes
+
 # `make test`: the whole suite, then the unit tests and three BATS files
 # again under the sanitizers (scripts/run-tests.sh); `make test SAN=1`: the
 # whole suite sanitized. `make test` then runs the arm64 suite in its VM
@@ -286,7 +313,7 @@ demo: all
 # the arm64 build tested in an arm64 VM (scripts/test-arm64.sh); the VM's
 # root image is made once under build/vm/arm64 (about 10 min)
 test-arm64:
-	$(MAKE) ARCH=arm64 all unit
+	$(MAKE) ARCH=arm64 all unit && $(MAKE) $(JAVA_STAMP)
 	scripts/test-arm64.sh
 
 bench: all

@@ -18,7 +18,7 @@
 # Each run is scripts/run-tests.sh inside the VM, two VMs at a time (one at
 # a time until OOMS_ARM64_WIDEN_WHEN's file exists, when set), in the order
 # below but each only once its image is ready (on a new machine the GKI
-# kernels are built last). Prints each
+# kernels, built beside the suites at nice 5, may be ready last). Prints each
 # VM's console when it ends and ends with the sum of their tallies,
 # "arm64: N passed, N failed"; exits
 # non-zero when a test failed or a VM did not finish.
@@ -74,6 +74,7 @@ explicit=0
 [ $# -gt 0 ] && { ARM64_BATS=("$@"); explicit=1; }
 [ -x build-arm64/oomscope ] || { echo "test-arm64: build-arm64/oomscope missing (make ARCH=arm64 all unit)" >&2; exit 2; }
 [ -x build/android/arm64-v8a/oomscope ] || { echo "test-arm64: build/android/arm64-v8a/oomscope missing (make android)" >&2; exit 2; }
+[ -f build/classes/.built ] || { echo "test-arm64: build/classes missing (make unit)" >&2; exit 2; }
 
 job=$(mktemp -d /tmp/oomscope-arm64.XXXXXX)
 trap 'rm -rf "$job"' EXIT
@@ -85,6 +86,8 @@ mkdir -p "$job/repo/tests"
 for d in tests/*; do [ "$d" = tests/js ] || cp -a "$d" "$job/repo/tests/"; done
 cp -a build-arm64 "$job/repo/build"
 rm -rf "$job/repo/build/pic"
+# the Java apps' class files (make's, in build/classes: they run on either arch)
+cp -a build/classes "$job/repo/build/classes"
 # make android's arm64 build, as on a phone (phone.bats)
 mkdir -p "$job/repo/build/android"
 cp -a build/android/arm64-v8a "$job/repo/build/android/"

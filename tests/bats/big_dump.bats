@@ -10,7 +10,7 @@ JAVA_DIR="$ROOT/tests/java"
 
 setup_file() {
   export BIG_TMP="$BATS_FILE_TMPDIR"
-  java -Xmx1g -XX:+UseG1GC "$JAVA_DIR/ManySmall.java" --millions 10.5 > "$BIG_TMP/jvm.out" 2>&1 &
+  java -Xmx1g -XX:+UseG1GC -cp "$JAVA_CLASSES" ManySmall --millions 10.5 > "$BIG_TMP/jvm.out" 2>&1 &
   echo $! > "$BIG_TMP/jvm.pid"
   local i
   for i in $(seq 1 1800); do

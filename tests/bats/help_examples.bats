@@ -12,15 +12,15 @@
 # placeholder (as written)  what the example gets instead
 #   4242                    the PID of a target started for the example: for
 #                           dump, jcmd and a line with --shim, a JVM running
-#                           tests/java/PlantedLeaks.java --seconds 10 (it ends
+#                           PlantedLeaks (build/classes) --seconds 10 (it ends
 #                           10 s after its "ready"); else build/targets/fd_target
 #                           -n 1000 -r 200 -t 8 (2,000+ fds over 5 s, and it
 #                           ends by itself at 8 s: a watch with no -d, or a -d
 #                           longer than that, ends with it)
 #   ./server --port 8080    build/targets/fd_target -n 1000 -r 200 -t 8 (a
 #                           service that opens fds and ends by itself)
-#   -jar service.jar        tests/java/PlantedLeaks.java --seconds 10 (java's
-#                           source launcher runs it as a jar would be)
+#   -jar service.jar        -cp build/classes PlantedLeaks --seconds 10 (the
+#                           class files make compiled, as a jar would be)
 #   com.example.Screen      PlantedLeaks$Screen (its `destroyed` field is true in
 #                           3 leaked instances)
 #   oomscope-1234-          oomscope-PID-, PID that of the target whose watch
@@ -205,7 +205,7 @@ example_words() {
 substitute() {
   local l=$1 cls='PlantedLeaks$Screen'
   l=${l//'./server --port 8080'/"$(printf %q "$TARGETS/fd_target") $FD_TARGET_ARGS"}
-  l=${l//'-jar service.jar'/"$(printf %q "$ROOT/tests/java/PlantedLeaks.java") --seconds $JAVA_SECONDS"}
+  l=${l//'-jar service.jar'/"-cp $(printf %q "$JAVA_CLASSES") PlantedLeaks --seconds $JAVA_SECONDS"}
   l=${l//com.example.Screen/"$cls"}
   l=${l//oomscope-1234-/"oomscope-$(cat "$FIX/sympid")-"}
   [ -z "$2" ] || l=${l//4242/$2}
@@ -238,7 +238,7 @@ run_example() {
   done <<<"$kinds"
   if [[ $line == *4242* ]]; then
     if needs_jvm "$cmd" "$line"; then
-      start_bg "target$N" java -Xmx256m "$ROOT/tests/java/PlantedLeaks.java" --seconds "$JAVA_SECONDS"
+      start_bg "target$N" java -Xmx256m -cp "$JAVA_CLASSES" PlantedLeaks --seconds "$JAVA_SECONDS"
       wait_for "$TMP/target$N.out" '^ready pid=' 120
     else
       # shellcheck disable=SC2086

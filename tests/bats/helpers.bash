@@ -7,6 +7,8 @@ ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 OOMSCOPE="${OOMSCOPE:-$ROOT/oomscope}"
 BUILD_DIR="$ROOT/${OOMS_BUILD:-build}"
 TARGETS="$ROOT/build/targets"
+# the Java apps of tests/java, compiled once by make (run: java -cp "$JAVA_CLASSES" PlantedLeaks)
+JAVA_CLASSES="$ROOT/build/classes"
 
 setup() {
   TMP="$(mktemp -d /tmp/oomscope-bats.XXXXXX)"
@@ -35,6 +37,13 @@ common_teardown() {
   [ "$TRACEFS_BEFORE" = mounted ] || [ "$(tracefs_state)" = unmounted ] || umount /sys/kernel/tracing 2>/dev/null || true
   [ "$(tracefs_state)" = "$TRACEFS_BEFORE" ] || echo "# tracefs state changed: $TRACEFS_BEFORE -> $(tracefs_state)" >&3
   teardown_cgroups
+  # a JVM killed leaves its attach socket (/tmp/.java_pidN): those made during
+  # this test (after bats made its folder, which the tests leave as it is)
+  # whose process is gone
+  local s
+  for s in $(find /tmp -maxdepth 1 -name '.java_pid*' -newer "$BATS_TEST_TMPDIR" 2>/dev/null); do
+    kill -0 "${s#/tmp/.java_pid}" 2>/dev/null || rm -f "$s"
+  done
   rm -rf "$TMP"
 }
 

@@ -122,7 +122,7 @@ start_java_hidden() {
 }
 
 @test "the shim copied into the JVM's /tmp: the file it mapped is the one written (inode checked), the copy then removed" {
-  start_java_hidden jvm "$JAVA_DIR/PlantedLeaks.java"
+  start_java_hidden jvm -cp "$JAVA_CLASSES" PlantedLeaks
   local pid; pid=$(cat "$TMP/jvm.pid")
   run timeout 120 bash -c 'echo $$ > "$0/oomscope.pid"; exec "$1" dump -p "$2" --load-shim -q --no-analyze -o "$0/s.hprof.gz"' \
     "$TMP" "$OOMSCOPE" "$pid"
@@ -136,7 +136,7 @@ start_java_hidden() {
 }
 
 @test "a file or symlink planted at the shim copy's name in the JVM's /tmp: O_EXCL refuses in one line, the planted file untouched, no shim loaded" {
-  start_java_hidden jvm "$JAVA_DIR/PlantedLeaks.java"
+  start_java_hidden jvm -cp "$JAVA_CLASSES" PlantedLeaks
   local pid; pid=$(cat "$TMP/jvm.pid")
   echo precious > "$TMP/victim"
   local kind
@@ -166,7 +166,7 @@ start_java_hidden() {
 }
 
 @test "a socket at the shim's abstract name served by another process: never taken for the shim" {
-  start_java jvm "$JAVA_DIR/PlantedLeaks.java"
+  start_java jvm -cp "$JAVA_CLASSES" PlantedLeaks
   local pid; pid=$(cat "$TMP/jvm.pid")
   ! grep -q " @oomscope-shim.$pid\$" /proc/net/unix
   # an impostor of the JVM's network namespace: answers every request as a shim would ("ok ...")
@@ -204,7 +204,7 @@ while True:
 }
 
 @test "a symlink planted at the dump path or at analyze -o: refused in one line before anything is done, the file it names untouched" {
-  start_java jvm "$JAVA_DIR/PlantedLeaks.java"
+  start_java jvm -cp "$JAVA_CLASSES" PlantedLeaks
   local pid; pid=$(cat "$TMP/jvm.pid")
   echo precious > "$TMP/victim"
   ln -s "$TMP/victim" "$TMP/d.hprof.gz"
@@ -270,8 +270,8 @@ PY
 
 @test "a library of the target garbled on disk while it is mapped (absurd header, absurd sections, cut short, noise): its frames stay unsymbolized, the run and symbolize finish" {
   mkdir "$TMP/lib" "$TMP/bin"
-  cc -O1 -g -fno-omit-frame-pointer -fPIC -shared -o "$TMP/bin/libevil.so" "$ROOT/tests/targets/dlopen/lib.c"
-  cc -O1 -g -fno-omit-frame-pointer -o "$TMP/bin/dlopen_target" "$ROOT/tests/targets/dlopen/main.c"
+  # built by make (tests/targets/dlopen/): the file garbled is a copy
+  cp "$TARGETS/dlopen/libevil.so" "$TARGETS/dlopen/dlopen_target" "$TMP/bin/"
   local how st g tpid
   # ehdr and shdrs leave the code as it was: garbled before the library's
   # code runs, so oomscope reads only the garbled file; trunc after (code
@@ -310,7 +310,7 @@ PY
 jvm_children() { cat /proc/"$1"/task/*/children 2> /dev/null | tr ' ' '\n' | grep -E '^[0-9]+$' || true; }
 
 @test "the target SIGKILLed while the JVM's own dumper writes: one line, no file at the dump path, no temp file, no FIFO left in its /tmp, non-zero" {
-  start_java jvm -Xmx1g "$JAVA_DIR/BusyHeap.java" --live-mb 400 --threads 1
+  start_java jvm -Xmx1g -cp "$JAVA_CLASSES" BusyHeap --live-mb 400 --threads 1
   local pid; pid=$(cat "$TMP/jvm.pid")
   start_bg d timeout 300 "$OOMSCOPE" dump -p "$pid" --method jvm -o "$TMP/j.hprof.gz" --no-analyze
   # killed once the JVM's dump is streaming (the stripped temp file grows)
@@ -332,7 +332,7 @@ jvm_children() { cat /proc/"$1"/task/*/children 2> /dev/null | tr ' ' '\n' | gre
 @test "the target SIGKILLed during a shim fork-dump: the child finishes its copy, the dump is whole and said so, no child or temp file left" {
   # hold: the dump child pauses mid-walk until $TMP/release exists
   OOMSCOPE_SHIM_FAULT="hold:$TMP/release" start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" \
-    "$JAVA_DIR/BusyHeap.java" --live-mb 100 --threads 1
+    -cp "$JAVA_CLASSES" BusyHeap --live-mb 100 --threads 1
   local pid; pid=$(cat "$TMP/jvm.pid")
   start_bg d timeout 300 "$OOMSCOPE" dump -p "$pid" --method shim -o "$TMP/s.hprof.gz" --no-analyze
   local child= i

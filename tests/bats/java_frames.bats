@@ -16,12 +16,11 @@ poller_run() {
   while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
   [ $# -gt 0 ] && shift
   app=("$@")
-  mkdir -p "$TMP/cache" "$TMP/classes"
-  # compiled first: the source launcher's javac would open hundreds of files
+  mkdir -p "$TMP/cache"
+  # compiled by make: the source launcher's javac would open hundreds of files
   # at the same native place as the app's opens, in the first asks' bucket
-  javac -d "$TMP/classes" "$JAVA_DIR/PollerApp.java"
   start_bg r "$OOMSCOPE" run --shim "${opts[@]}" -o "$TMP/run" -- \
-    java -cp "$TMP/classes" PollerApp --go "$TMP/go" --dir "$TMP/cache" "${app[@]}"
+    java -cp "$JAVA_CLASSES" PollerApp --go "$TMP/go" --dir "$TMP/cache" "${app[@]}"
   wait_for "$TMP/r.out" 'Java stacks: the shim takes them' 120
   touch "$TMP/go"
   wait_for "$TMP/r.out" '^done$' 60
@@ -86,10 +85,9 @@ poller_run() {
 # pointers kept: every method compiled at its first call)
 perfmap_run() { # NAME JAVA_OPTIONS...
   local name=$1; shift
-  mkdir -p "$TMP/classes" "$TMP/cache-$name"
-  [ -f "$TMP/classes/PollerApp.class" ] || javac -d "$TMP/classes" "$JAVA_DIR/PollerApp.java"
+  mkdir -p "$TMP/cache-$name"
   start_bg "$name" "$OOMSCOPE" run --perf-map -o "$TMP/$name" -- \
-    java "$@" -cp "$TMP/classes" PollerApp --dir "$TMP/cache-$name" --files 1
+    java "$@" -cp "$JAVA_CLASSES" PollerApp --dir "$TMP/cache-$name" --files 1
   wait_for "$TMP/$name.out" '^done$' 120
   kill -INT "$(cat "$TMP/$name.pid")"
   wait_exit "$(cat "$TMP/$name.pid")" 60
@@ -123,11 +121,10 @@ perfmap_run() { # NAME JAVA_OPTIONS...
 # shim loaded at launch records who started each thread (Thread.start0
 # wrapped) and hands the records over when the collector connects.
 @test "run --shim: 60 threads started before the collector connects to the shim still carry startPoller's Java frames (the shim's record of their start)" {
-  mkdir -p "$TMP/cache" "$TMP/classes"
-  javac -d "$TMP/classes" "$JAVA_DIR/PollerApp.java"
+  mkdir -p "$TMP/cache"
   # the collector connects only once the gate exists: after the app made its threads
   OOMSCOPE_FAULT="java_stacks_gate=$TMP/gate" start_bg r "$OOMSCOPE" run --shim -o "$TMP/run" -- \
-    java -cp "$TMP/classes" PollerApp --go "$TMP/go" --dir "$TMP/cache"
+    java -cp "$JAVA_CLASSES" PollerApp --go "$TMP/go" --dir "$TMP/cache"
   wait_for "$TMP/r.out" '^ready pid=' 60
   touch "$TMP/go"
   wait_for "$TMP/r.out" '^done$' 60
@@ -167,9 +164,8 @@ perfmap_run() { # NAME JAVA_OPTIONS...
 }
 
 @test "watch -p --shim of a JVM that loaded the shim at launch: its threads there at attach named by the Java code that started them" {
-  mkdir -p "$TMP/cache" "$TMP/classes"
-  javac -d "$TMP/classes" "$JAVA_DIR/PollerApp.java"
-  JAVA_TOOL_OPTIONS="-agentpath:$BUILD_DIR/liboomscope_shim.so" start_bg app java -cp "$TMP/classes" PollerApp --dir "$TMP/cache"
+  mkdir -p "$TMP/cache"
+  JAVA_TOOL_OPTIONS="-agentpath:$BUILD_DIR/liboomscope_shim.so" start_bg app java -cp "$JAVA_CLASSES" PollerApp --dir "$TMP/cache"
   wait_for "$TMP/app.out" '^done$' 60
   local pid; pid=$(sed -n 's/^ready pid=//p' "$TMP/app.out")
   run timeout 120 "$OOMSCOPE" watch -p "$pid" --shim -d 6 -o "$TMP/run"

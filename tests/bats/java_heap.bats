@@ -29,7 +29,7 @@ dump_child() {
 }
 
 @test "oomscope jcmd speaks the attach protocol to a live JVM; refuses what is not one" {
-  start_java jvm "$JAVA_DIR/PlantedLeaks.java"
+  start_java jvm -cp "$JAVA_CLASSES" PlantedLeaks
   local pid; pid=$(cat "$TMP/jvm.pid")
   run "$OOMSCOPE" jcmd -p "$pid" VM.version
   [ "$status" -eq 0 ]
@@ -49,7 +49,7 @@ dump_child() {
 }
 
 @test "dump --method jvm: the JVM's own dumper through a FIFO, stripped as it streams, analyzed" {
-  start_java jvm "$JAVA_DIR/PlantedLeaks.java"
+  start_java jvm -cp "$JAVA_CLASSES" PlantedLeaks
   local pid; pid=$(cat "$TMP/jvm.pid")
   run "$OOMSCOPE" dump -p "$pid" --method jvm -q -o "$TMP/j.hprof.gz" --leak-if 'PlantedLeaks$Screen.destroyed==true'
   [ "$status" -eq 0 ]
@@ -62,7 +62,7 @@ dump_child() {
 }
 
 @test "dump --load-shim: the shim loaded into a running JVM (attach load); its fork-dump agrees with the JVM's dumper" {
-  start_java jvm "$JAVA_DIR/PlantedLeaks.java"
+  start_java jvm -cp "$JAVA_CLASSES" PlantedLeaks
   local pid; pid=$(cat "$TMP/jvm.pid")
   local rule='PlantedLeaks$Dialog.destroyed==true'
   run "$OOMSCOPE" dump -p "$pid" --load-shim -q -o "$TMP/s.hprof.gz" --leak-if "$rule"
@@ -92,7 +92,7 @@ dump_child() {
 }
 
 @test "the fork-dump's copy runs HotSpot's own dumper; the JVMTI walk (OOMSCOPE_SHIM_WALK=jvmti) and the JVM's dump agree with it" {
-  start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/PlantedLeaks.java"
+  start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" -cp "$JAVA_CLASSES" PlantedLeaks
   local pid; pid=$(cat "$TMP/jvm.pid")
   local rule='PlantedLeaks$Dialog.destroyed==true' f
   run "$OOMSCOPE" dump -p "$pid" --method shim -o "$TMP/h.hprof.gz" --leak-if "$rule"
@@ -126,7 +126,7 @@ dump_child() {
 }
 
 @test "the shim refuses a client that is neither root nor the JVM's user (SO_PEERCRED), and bad requests" {
-  start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/PlantedLeaks.java"
+  start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" -cp "$JAVA_CLASSES" PlantedLeaks
   local pid; pid=$(cat "$TMP/jvm.pid")
   # an abstract socket (no file, no permissions): anyone of its network
   # namespace may connect, so the peer check alone stands in the way
@@ -151,7 +151,7 @@ dump_child() {
 }
 
 @test "dumps into /dev/null (shim by path, oomscope dump by either method) leave it the null device" {
-  start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/PlantedLeaks.java"
+  start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" -cp "$JAVA_CLASSES" PlantedLeaks
   local pid; pid=$(cat "$TMP/jvm.pid")
   run "$SHIMCTL" "$pid" dump /dev/null app none
   [ "$status" -eq 0 ]
@@ -170,7 +170,7 @@ dump_child() {
   # gc_wait_ms: the dump waits for a GC's end as long as it takes (2 s by
   # default, then it forks at once): with three threads allocating, one comes
   OOMSCOPE_SHIM_FAULT=gc_wait_ms:120000 start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" \
-    "$JAVA_DIR/BusyHeap.java" --live-mb 150 --threads 3
+    -cp "$JAVA_CLASSES" BusyHeap --live-mb 150 --threads 3
   local pid; pid=$(cat "$TMP/jvm.pid")
   run timeout 300 "$OOMSCOPE" dump -p "$pid" --method shim --plain --no-analyze -o "$TMP/busy.hprof"
   echo "# $output" >&3
@@ -194,7 +194,7 @@ dump_child() {
 @test "other collectors: Shenandoah and Parallel fork-dump as the JVM's dumper does; ZGC is refused in one line and auto takes the JVM's dumper" {
   local rule='PlantedLeaks$Dialog.destroyed==true' gc
   for gc in UseShenandoahGC UseParallelGC; do
-    start_java "$gc" -XX:+"$gc" -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/PlantedLeaks.java"
+    start_java "$gc" -XX:+"$gc" -agentpath:"$ROOT/build/liboomscope_shim.so" -cp "$JAVA_CLASSES" PlantedLeaks
     local pid; pid=$(cat "$TMP/$gc.pid")
     run "$OOMSCOPE" dump -p "$pid" --method shim -q -o "$TMP/s-$gc.hprof.gz" --leak-if "$rule"
     [ "$status" -eq 0 ]
@@ -206,7 +206,7 @@ dump_child() {
     kill "$pid"
   done
   # ZGC, with threads allocating: the fork-dump once crashed such an app; now refused
-  start_java zgc -XX:+UseZGC -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 100 --threads 2
+  start_java zgc -XX:+UseZGC -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" -cp "$JAVA_CLASSES" BusyHeap --live-mb 100 --threads 2
   pid=$(cat "$TMP/zgc.pid")
   run "$OOMSCOPE" dump -p "$pid" --method shim --no-analyze -o "$TMP/z1.hprof.gz"
   [ "$status" -eq 1 ]
@@ -228,7 +228,7 @@ dump_child() {
 # vanished thread does; a walk blocked 3 s is a stall (10 s by default).
 # WALK: hotspot (HotSpot's dumper in the copy, the default) or jvmti.
 stalled_walk() {
-  OOMSCOPE_SHIM_FAULT=stall:4,stall_ms:3000 start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/PlantedLeaks.java"
+  OOMSCOPE_SHIM_FAULT=stall:4,stall_ms:3000 start_java jvm -agentpath:"$ROOT/build/liboomscope_shim.so" -cp "$JAVA_CLASSES" PlantedLeaks
   local pid; pid=$(cat "$TMP/jvm.pid")
   export OOMSCOPE_SHIM_WALK=$1
   # three forks, three stalls: the dump fails, clearly, and leaves nothing
@@ -268,7 +268,7 @@ stalled_walk() {
   # hold: each dump child pauses mid-walk until $TMP/release exists, so the
   # second request certainly comes while the first runs
   OOMSCOPE_SHIM_FAULT="hold:$TMP/release" start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" \
-    "$JAVA_DIR/BusyHeap.java" --live-mb 200 --threads 1
+    -cp "$JAVA_CLASSES" BusyHeap --live-mb 200 --threads 1
   local pid; pid=$(cat "$TMP/jvm.pid")
   start_bg first timeout 300 "$SHIMCTL" -f "$TMP/first.hprof" "$pid" dumpfd app none
   wait_for "$TMP/first.out" '^started' 30
@@ -290,7 +290,7 @@ stalled_walk() {
   cg=$(cgroup_dir pids)
   # hold: the child pauses mid-walk until $TMP/release exists: the kill certainly comes mid-dump
   OOMSCOPE_SHIM_FAULT="hold:$TMP/release" start_bg jvm sh -c "echo \$\$ > '$cg/cgroup.procs' && exec java -Xmx1g \
-    -agentpath:'$ROOT/build/liboomscope_shim.so' '$JAVA_DIR/BusyHeap.java' --live-mb 100 --threads 1"
+    -agentpath:'$ROOT/build/liboomscope_shim.so' -cp '$JAVA_CLASSES' BusyHeap --live-mb 100 --threads 1"
   wait_for "$TMP/jvm.out" '^ready pid=' 120
   pid=$(cat "$TMP/jvm.pid")
   start_bg d "$OOMSCOPE" dump -p "$pid" --method shim -o "$TMP/k.hprof.gz" --no-analyze
@@ -314,7 +314,7 @@ stalled_walk() {
 @test "the dump writer killed mid-dump: no partial file, the failure said in one line" {
   # hold: the child pauses mid-walk until $TMP/release exists: it is killed mid-dump
   OOMSCOPE_SHIM_FAULT="hold:$TMP/release" start_java jvm -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" \
-    "$JAVA_DIR/BusyHeap.java" --live-mb 100 --threads 1
+    -cp "$JAVA_CLASSES" BusyHeap --live-mb 100 --threads 1
   local pid; pid=$(cat "$TMP/jvm.pid")
   start_bg d "$OOMSCOPE" dump -p "$pid" --method shim -o "$TMP/k.hprof.gz" --no-analyze
   # the child is the JVM's only child process
@@ -341,7 +341,7 @@ stalled_walk() {
 killed_during_dump() {
   # hold: the dump child pauses mid-walk until $TMP/release exists
   OOMSCOPE_SHIM_FAULT="hold:$TMP/release,$1:$TMP/started" start_java jvm -Xmx1g \
-    -agentpath:"$ROOT/build/liboomscope_shim.so" "$JAVA_DIR/BusyHeap.java" --live-mb 100 --threads 1
+    -agentpath:"$ROOT/build/liboomscope_shim.so" -cp "$JAVA_CLASSES" BusyHeap --live-mb 100 --threads 1
   local pid; pid=$(cat "$TMP/jvm.pid")
   # a rule that holds at once: dump now, once
   start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/run" --heap-ratio 0.01 --heap-polls 1 --heap-interval 0.5 \
@@ -384,7 +384,7 @@ killed_during_dump() {
   # (the heap rule's test: GC distress, which may see this leak first, is java_pools.bats's)
   run timeout 180 "$OOMSCOPE" run --shim -o "$TMP/e2e" -d 40 --stop-on-crossing --heap-interval 1 --no-pool-rules \
     --leak-if 'LeakyService$Session.closed==true' \
-    -- java -Xmx256m "$JAVA_DIR/LeakyService.java" --leak-mb-per-s 25 --max-mb 215
+    -- java -Xmx256m -cp "$JAVA_CLASSES" LeakyService --leak-mb-per-s 25 --max-mb 215
   [ "$status" -eq 0 ]
   local tl="$TMP/e2e/timeline.jsonl"
   # the runtime, its probes, heap figures from hsperfdata, GC pauses
@@ -405,7 +405,7 @@ killed_during_dump() {
 }
 
 @test "watch -p PID --shim: a JVM started without it gets the shim by dynamic attach" {
-  start_java jvm -Xmx256m "$JAVA_DIR/LeakyService.java" --leak-mb-per-s 25 --max-mb 215
+  start_java jvm -Xmx256m -cp "$JAVA_CLASSES" LeakyService --leak-mb-per-s 25 --max-mb 215
   local pid; pid=$(cat "$TMP/jvm.pid")
   run timeout 180 "$OOMSCOPE" watch -p "$pid" --shim -o "$TMP/w" -d 60 --stop-on-crossing --heap-interval 1 \
     --leak-if 'LeakyService$Session.closed==true'
@@ -416,7 +416,7 @@ killed_during_dump() {
 }
 
 @test "Java threads keep their full names (HotSpot's thread__start), not the kernel's 15 characters" {
-  start_java jvm "$JAVA_DIR/NamedThreads.java" --count 8 --go "$TMP/go"
+  start_java jvm -cp "$JAVA_CLASSES" NamedThreads --count 8 --go "$TMP/go"
   local pid; pid=$(cat "$TMP/jvm.pid")
   start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/nt"
   wait_for "$TMP/w.out" 'Java runtime: hotspot' 60

@@ -17,7 +17,7 @@ oom_run() {
   local dir=$1 rate=$2 go="$TMP/go-${1##*/}" ready='Java runtime: hotspot'; shift 2
   [[ " $* " == *" --shim "* ]] && ready='the shim is armed'
   start_bg oom timeout 240 "$OOMSCOPE" run -o "$dir" "${LEAK_IF[@]}" "$@" \
-    -- java "-Xmx${OOM_XMX:-256m}" "$JAVA_DIR/LeakyService.java" --leak-mb-per-s "$rate" --max-mb 100000 --go "$go"
+    -- java "-Xmx${OOM_XMX:-256m}" -cp "$JAVA_CLASSES" LeakyService --leak-mb-per-s "$rate" --max-mb 100000 --go "$go"
   wait_for "$TMP/oom.out" "$ready" 120
   touch "$go"
   status=0
@@ -90,7 +90,7 @@ leak_named() {
 @test "a JVM under a low thread limit: the failing clone, the OutOfMemoryError with its message, and (shim) the Java code" {
   local cg; cg=$(cgroup_dir pids)
   echo 70 > "$cg/pids.max"
-  start_bg jvm sh -c "echo \$\$ > '$cg/cgroup.procs' && exec java -Xss256k '$JAVA_DIR/ThreadBomb.java' --go '$TMP/go'"
+  start_bg jvm sh -c "echo \$\$ > '$cg/cgroup.procs' && exec java -Xss256k -cp '$JAVA_CLASSES' ThreadBomb --go '$TMP/go'"
   wait_for "$TMP/jvm.out" '^ready pid=' 120
   local pid; pid=$(cat "$TMP/jvm.pid")
   start_bg w "$OOMSCOPE" watch -p "$pid" --shim -o "$TMP/t"

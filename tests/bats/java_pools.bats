@@ -17,7 +17,7 @@ pool_run() {
   [ "${1:-}" = -- ] && shift
   jopts=("$@")
   start_bg "$name" timeout 240 "$OOMSCOPE" run -o "$TMP/$name" "${opts[@]}" \
-    -- java "${jopts[@]}" "$JAVA_DIR/PoolLeaker.java" "$mode" --mb-per-s 20 --hold-at-mb "$hold" \
+    -- java "${jopts[@]}" -cp "$JAVA_CLASSES" PoolLeaker "$mode" --mb-per-s 20 --hold-at-mb "$hold" \
     --release "$TMP/$name.release" --go "$TMP/$name.go"
   wait_for "$TMP/$name/timeline.jsonl" '"type":"runtime"' 120
   # with the shim, the leak begins once it takes Java stacks (oomscope connects to it
@@ -123,7 +123,7 @@ crossing_then_dump() {
 
 # The line of PoolLeaker.java that allocates the direct buffers.
 alloc_line() {
-  grep -n 'ByteBuffer.allocateDirect(1 << 20)' "$JAVA_DIR/PoolLeaker.java" | cut -d: -f1
+  grep -n 'ByteBuffer.allocateDirect(1 << 20)' -cp "$JAVA_CLASSES" PoolLeaker | cut -d: -f1
 }
 
 # Run NAME's direct-memory crossing named its snapshot, and the snapshot
@@ -178,7 +178,7 @@ direct_sites() {
 @test "--no-pool-rules: the same Metaspace leak, no crossing, no dump" {
   pool_run_quiet() {
     start_bg q timeout 240 "$OOMSCOPE" run -o "$TMP/q" --no-pool-rules \
-      -- java -XX:MaxMetaspaceSize=48m "$JAVA_DIR/PoolLeaker.java" metaspace --mb-per-s 20 --hold-at-mb 44 \
+      -- java -XX:MaxMetaspaceSize=48m -cp "$JAVA_CLASSES" PoolLeaker metaspace --mb-per-s 20 --hold-at-mb 44 \
       --release "$TMP/q.release"
   }
   pool_run_quiet

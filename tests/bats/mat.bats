@@ -35,7 +35,7 @@ compare_mat() { # DUMP OURS.tsv
 # A JVM running GarbageHeap, built after a full GC in a young generation
 # that no collection empties before the dump.
 start_garbage() {
-  start_bg jvm java -XX:+UseSerialGC -Xms700m -Xmx700m -Xmn600m "$JAVA_DIR/GarbageHeap.java" \
+  start_bg jvm java -XX:+UseSerialGC -Xms700m -Xmx700m -Xmn600m -cp "$JAVA_CLASSES" GarbageHeap \
     --sessions 2000 --session-kb 16
   wait_for "$TMP/jvm.out" '^ready pid=' 120
   grep -q ' collections=0$' "$TMP/jvm.out" || { echo "# a collection ran: $(cat "$TMP/jvm.out")" >&3; return 1; }
