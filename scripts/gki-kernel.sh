@@ -40,9 +40,7 @@
 #
 # Environment: GKI_BUILD_DIR (default /var/tmp/gki-build) holds the source
 # and the build tree, outside any clone; GKI_JOBS (default 2) for make -j.
-# The build runs under nice -n 5 (at 19, beside make test's suites on a new
-# machine, it got almost nothing until they ended, and its lanes came last:
-# 5 finishes it beside them). Installs, when missing (root), the
+# The build runs under nice -n 19. Installs, when missing (root), the
 # packages it needs from the mirror apt is configured with.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -143,9 +141,9 @@ done < "$fragment"
 [ "${#bad[@]}" -eq 0 ] || die "$(printf 'not in the final .config:\n'; printf '  %s\n' "${bad[@]}")"
 
 # --- the build: the Image only (no Image.gz, no module is =m)
-echo "gki-kernel: building in $obj (nice -n 5, make -j$jobs)" >&2
+echo "gki-kernel: building in $obj (nice -n 19, make -j$jobs)" >&2
 start=$(date +%s)
-nice -n 5 make -s -C "$src" O="$obj" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- -j"$jobs" Image
+nice -n 19 make -s -C "$src" O="$obj" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- -j"$jobs" Image
 echo "gki-kernel: built $(cat "$obj/include/config/kernel.release") in $(($(date +%s) - start)) s" >&2
 # (grep without -q: it would end readelf early, a failure under pipefail)
 aarch64-linux-gnu-readelf -S "$obj/vmlinux" | grep -E ' \.BTF +PROGBITS' > /dev/null || die "vmlinux has no .BTF section"

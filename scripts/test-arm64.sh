@@ -18,7 +18,7 @@
 # Each run is scripts/run-tests.sh inside the VM, two VMs at a time (one at
 # a time until OOMS_ARM64_WIDEN_WHEN's file exists, when set), in the order
 # below but each only once its image is ready (on a new machine the GKI
-# kernels, built beside the suites at nice 5, may be ready last). Prints each
+# kernels, built at nice 19, may be ready last). Prints each
 # VM's console when it ends and ends with the sum of their tallies,
 # "arm64: N passed, N failed"; exits
 # non-zero when a test failed or a VM did not finish.

@@ -123,7 +123,7 @@ crossing_then_dump() {
 
 # The line of PoolLeaker.java that allocates the direct buffers.
 alloc_line() {
-  grep -n 'ByteBuffer.allocateDirect(1 << 20)' -cp "$JAVA_CLASSES" PoolLeaker | cut -d: -f1
+  grep -n 'ByteBuffer.allocateDirect(1 << 20)' "$JAVA_DIR/PoolLeaker.java" | cut -d: -f1
 }
 
 # Run NAME's direct-memory crossing named its snapshot, and the snapshot
