@@ -31,9 +31,7 @@ def symbols(paths):
     out = subprocess.run(["nm", "-A", *paths], capture_output=True, text=True, check=True).stdout
     found = {p: (set(), set()) for p in paths}
     for line in out.splitlines():
-        path, _, rest = line.partition(": ")
-        if path not in found:  # "path:addr T sym" when nm pads no space
-            path, _, rest = line.partition(":")
+        path, _, rest = line.partition(":")  # "path:addr T sym", "path:   U sym"
         parts = rest.split()
         defined, used = found[path]
         if len(parts) == 2 and parts[0] == "U":
