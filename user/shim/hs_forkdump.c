@@ -188,6 +188,7 @@ static struct {
 	uint64_t unlisted_mirrors; /* Class objects not among them (primitive types, new classes) */
 	volatile uint64_t callbacks;
 	volatile int in_callback;
+	int fault_fired;           /* a stall or hold fault has been taken (once a walk) */
 	pid_t vm_tid;
 	double start_ms;
 	int err;
@@ -633,10 +634,15 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
 		return JVMTI_VISIT_ABORT;
 	W.in_callback = 1;
 	W.callbacks++;
-	if (W.callbacks == 5000 && forks_made <= fault_stall_forks)
-		fault_stall();
-	if (W.callbacks == 5000 && fault_hold[0])
-		fault_hold_here();
+	/* from the 5000th callback on, at the first reference: the other
+	 * callbacks count too, so the 5000th itself may not be one */
+	if (W.callbacks >= 5000 && !W.fault_fired) {
+		W.fault_fired = 1;
+		if (forks_made <= fault_stall_forks)
+			fault_stall();
+		if (fault_hold[0])
+			fault_hold_here();
+	}
 	t = reach(tag_ptr, class_tag, length);
 	if (!referrer_tag_ptr) {
 		emit_root(kind, info, t);
