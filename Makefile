@@ -260,6 +260,18 @@ $(OBJ)/tools/shimctl: tests/tools/shimctl.c $(OBJ)/libooms.a
 
 unit: $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
 
+# test_symbolize's and test_art_syms's MiniDebugInfo files (a stripped
+# program and a libart.so whose names are only in .gnu_debugdata), built for
+# each arch with its compiler and binutils: the arm64 VM, where its unit
+# tests run, has no compiler. The sanitized build's tests read the plain one.
+MINIDEBUG_STAMP := $(BUILD)/minidebug/.built
+unit: $(MINIDEBUG_STAMP)
+$(MINIDEBUG_STAMP): tests/unit/make_minidebuginfo.sh tests/unit/minidebug_src.c tests/unit/art_minidebug_src.c | $(DEPS_OK)
+	rm -rf $(@D).tmp
+	CC="$(CC)" CROSS="$(CROSS)" sh $< $(@D).tmp > /dev/null
+	@touch $(@D).tmp/.built
+	rm -rf $(@D) && mv $(@D).tmp $(@D)
+
 # The test apps in tests/java compiled once (class files run on either arch:
 # test-arm64.sh copies them into the VM's tree): java's source launcher
 # compiled each app at every launch, about 1.2 s of CPU here and ten times

@@ -42,9 +42,11 @@ case "$arch" in
     QEMU=qemu-system-x86_64 ;;
   arm64)
     # the kernel comes apart (its initramfs is made here, not by
-    # initramfs-tools, which takes ~15 min emulated); the rest runs the suite
-    # (gcc: the unit tests build their MiniDebugInfo files, make_minidebuginfo.sh)
-    PKGS=libbpf1,libelf1,libdw1,libjson-c5,libsqlite3-0,liblzma5,zlib1g,libbz2-1.0,procps,bpftool,bats,jq,python3,util-linux,binutils,kmod,file,xz-utils,gzip,bc,gcc,libc6-dev,android-libart,openjdk-17-jdk-headless
+    # initramfs-tools, which takes ~15 min emulated); the rest runs the suite,
+    # which compiles nothing in the VM (make builds its programs, the unit
+    # tests' MiniDebugInfo files and the Java apps' classes on the host): no
+    # compiler, the JRE and not the JDK; binutils for the unit tests' nm
+    PKGS=libbpf1,libelf1,libdw1,libjson-c5,libsqlite3-0,liblzma5,zlib1g,libbz2-1.0,procps,bpftool,bats,jq,python3,util-linux,binutils,kmod,file,xz-utils,gzip,bc,android-libart,openjdk-17-jre-headless
     QEMU=qemu-system-aarch64 ;;
   *) echo "vm: VM_ARCH is x86_64 or arm64, not $arch" >&2; exit 2 ;;
 esac

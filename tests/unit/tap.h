@@ -8,6 +8,11 @@
 
 static int tap_n, tap_failed;
 
+/* The MiniDebugInfo files make builds (tests/unit/make_minidebuginfo.sh into
+ * $(BUILD)/minidebug), from the repository's top, where the unit tests run;
+ * build-arm64/ is the arm64 VM's build/. */
+#define MINIDEBUG_DIR "build/minidebug"
+
 #define TAP_OK(cond, ...)                                                      \
 	do {                                                                   \
 		int tap_c_ = !!(cond);                                         \

@@ -260,7 +260,7 @@ static void test_art_options(const char *dir)
 
 int main(void)
 {
-	char tmp[] = "/tmp/test_art_syms.XXXXXX", cmd[512], elf[300];
+	char *dir, elf[300];
 
 	TAP_EQ_INT(elfsym_open_file(&(struct elfsym_lib){0}, "/nonexistent/libart.so"), -2, "a missing file: -ENOENT");
 	test_apex_info();
@@ -270,15 +270,15 @@ int main(void)
 	} else {
 		TAP_OK(0, "%s missing: scripts/install-deps.sh installs android-libart", LIBART);
 	}
-	if (mkdtemp(tmp)) {
-		snprintf(cmd, sizeof(cmd), "sh tests/unit/make_minidebuginfo.sh %s >/dev/null", tmp);
-		snprintf(elf, sizeof(elf), "%s/minidebug", tmp);
-		TAP_EQ_INT(system(cmd), 0, "%s", cmd);
+	/* built by make (tests/unit/make_minidebuginfo.sh); absolute: oomscope
+	 * reads the library through /proc/PID/root */
+	dir = realpath(MINIDEBUG_DIR, NULL);
+	if (dir && strlen(dir) < 256 && (snprintf(elf, sizeof(elf), "%s/minidebug", dir), access(elf, R_OK) == 0)) {
 		test_minidebug(elf);
-		test_art_options(tmp);
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
-		if (system(cmd) != 0)
-			printf("# could not remove %s\n", tmp);
+		test_art_options(dir);
+	} else {
+		TAP_OK(0, "%s/minidebug missing: make unit builds it", MINIDEBUG_DIR);
 	}
+	free(dir);
 	return tap_done();
 }
