@@ -26,6 +26,7 @@ teardown_file() {
   local pid; pid=$(cat "$BIG_TMP/jvm.pid")
   kill -KILL "$pid" 2> /dev/null || true
   wait "$pid" 2> /dev/null || true
+  rm -f "/tmp/.java_pid$pid" # its attach socket, which the killed JVM leaves
 }
 
 # check_big DUMP ANALYSIS_JSON: the dump holds over 10 million objects in many

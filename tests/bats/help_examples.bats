@@ -118,6 +118,7 @@ teardown_file() {
   local p
   while read -r p; do
     kill -KILL "$p" 2>/dev/null || true
+    rm -f "/tmp/.java_pid$p" # a killed JVM leaves its attach socket
   done < "$FIX/pids"
   rm -rf "$FIX"
 }

@@ -14,7 +14,8 @@ mkfifo -m 600 "$fifo"
 exec 3<> "$fifo" # the app's standard input, held open here
 java -Xmx${JAVA_XMX:-256m} -XX:+UseG1GC "$here/$cls.java" "$@" < "$fifo" > "$log" 2>&1 &
 pid=$!
-cleanup() { kill -KILL "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; exec 3>&-; rm -f "$log" "$fifo"; }
+# a JVM killed leaves the attach socket jcmd made it open: removed with it
+cleanup() { kill -KILL "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; exec 3>&-; rm -f "$log" "$fifo" "/tmp/.java_pid$pid"; }
 trap cleanup EXIT
 for _ in $(seq 1 3000); do
   grep -q '^ready pid=' "$log" && break
