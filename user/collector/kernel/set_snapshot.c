@@ -47,39 +47,80 @@ static long find_last(const struct by_num *ix, size_t n, int num)
 	return hit ? (long)hit->i : -1;
 }
 
-static int held_threads(const struct ooms_held_sets *h, struct ooms_snapshot *s)
+static int tid_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The thread set's members, each once. Walked while threads come and go:
+ * when the key last read is deleted meanwhile, the kernel starts the walk
+ * again from the first key, so members come back (a pids cgroup of 100
+ * once listed 155); hence sorted and deduplicated, the walk bounded. */
+static int held_tids(int map_fd, uint32_t **tids, size_t *n)
 {
 	uint32_t key, next, *prev = NULL;
-	size_t cap = 0, nix = 0;
+	size_t cap = 0, k = 0;
+
+	*tids = NULL;
+	*n = 0;
+	for (size_t steps = 0; steps < (1u << 22) && bpf_map_get_next_key(map_fd, prev, &next) == 0; steps++) {
+		uint32_t *t = VEC_PUSH(*tids, *n, cap);
+
+		if (!t)
+			return -ENOMEM;
+		*t = next;
+		key = next;
+		prev = &key;
+	}
+	if (*n)
+		qsort(*tids, *n, sizeof(**tids), tid_cmp);
+	for (size_t i = 0; i < *n; i++)
+		if (!k || (*tids)[k - 1] != (*tids)[i])
+			(*tids)[k++] = (*tids)[i];
+	*n = k;
+	return 0;
+}
+
+static int held_threads(const struct ooms_held_sets *h, struct ooms_snapshot *s)
+{
+	size_t cap = 0, nix = 0, ntids;
 	struct by_num *ix = NULL;
+	uint32_t *tids;
 	int indexed = 0;
 
-	while (bpf_map_get_next_key(h->threads_map_fd, prev, &next) == 0) {
+	if (held_tids(h->threads_map_fd, &tids, &ntids)) {
+		free(tids);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < ntids; j++) {
+		uint32_t tid = tids[j];
 		struct snap_thread *t;
 		char comm[OOMS_COMM_LEN];
 		const char *known;
 
 		if (!(t = VEC_PUSH(s->threads, s->nthreads, cap))) {
 			free(ix);
+			free(tids);
 			return -ENOMEM;
 		}
-		t->tid = (int)next;
+		t->tid = (int)tid;
 		/* the name it died with, else what /proc says, else the last sample's */
-		if (h->names_map_fd >= 0 && bpf_map_lookup_elem(h->names_map_fd, &next, comm) == 0) {
+		if (h->names_map_fd >= 0 && bpf_map_lookup_elem(h->names_map_fd, &tid, comm) == 0) {
 			snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(comm), comm);
-		} else if (proc_task_comm(h->pid, (int)next, t->comm, sizeof(t->comm)) != 0) {
+		} else if (proc_task_comm(h->pid, (int)tid, t->comm, sizeof(t->comm)) != 0) {
 			long i;
 
 			if (!indexed++)
 				ix = index_last(h->last, 0, &nix);
-			i = find_last(ix, nix, (int)next);
+			i = find_last(ix, nix, (int)tid);
 			known = i >= 0 ? h->last->threads[i].comm : NULL;
 			snprintf(t->comm, sizeof(t->comm), "%s", known ? known : "?");
 		}
-		key = next;
-		prev = &key;
 	}
 	free(ix);
+	free(tids);
 	return 0;
 }
 
