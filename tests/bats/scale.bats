@@ -142,9 +142,11 @@ no_drops_and_cost() { # RUNDIR MAX_CPU_S MAX_RSS_KB
   # fds: what it made, and what it inherited (existed at attach)
   inherited=$(jq '[.groups[].stacks[] | select(.unknown == "existed at attach") | .count] | add' "$d/fds.json")
   [ "$inherited" -ge 3 ] && [ "$inherited" -lt 64 ]
-  [ "$(jq .fds <<<"$s")" -eq $((MADE + inherited)) ]
-  [ "$(jq .fds_bpf <<<"$s")" -eq $((MADE + inherited)) ]
-  [ "$(jq .fds "$d/fds.json")" -eq $((MADE + inherited)) ]
+  [ "$(jq .fds <<<"$s")" -eq $((MADE + inherited)) ] && [ "$(jq .fds_bpf <<<"$s")" -eq $((MADE + inherited)) ] &&
+    [ "$(jq .fds "$d/fds.json")" -eq $((MADE + inherited)) ] ||
+    { echo "# made $MADE, inherited $inherited; fds.json $(jq .fds "$d/fds.json")" >&3
+      grep -E '"type":"(sample|end|drift)"' "$d/timeline.jsonl" | tail -n 4 | jq -c '{type, t, fds, fds_bpf, threads, reason}' >&3
+      jq -c '.groups[] | {kind, count, stacks: [.stacks[] | {count, created_by, unknown, syscall}]}' "$d/fds.json" >&3; false; }
   groups_reconcile "$d/fds.json" fds
   # every fd it made has its creation stack: only the inherited have none
   [ "$(jq '[.groups[].stacks[] | select(.unknown != null) | .count] | add' "$d/fds.json")" -eq "$inherited" ]
