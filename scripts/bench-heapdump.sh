@@ -15,7 +15,8 @@ XMX=${XMX:-4g}
 tmp=$(mktemp -d /tmp/oomscope-bench-dump.XXXXXX)
 app=
 cleanup() {
-  if [ -n "$app" ]; then kill -KILL "$app" 2>/dev/null || true; wait "$app" 2>/dev/null || true; fi
+  # (a killed JVM leaves the attach socket an attach made it open)
+  if [ -n "$app" ]; then kill -KILL "$app" 2>/dev/null || true; wait "$app" 2>/dev/null || true; rm -f "/tmp/.java_pid$app"; fi
   exec 7>&- 2>/dev/null || true
   rm -rf "$tmp"
 }

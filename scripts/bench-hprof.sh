@@ -8,6 +8,8 @@ tmp=$(mktemp -d /tmp/oomscope-bench-hprof.XXXXXX)
 jvm_pid=
 cleanup() {
   [ -n "$jvm_pid" ] && { kill -KILL "$jvm_pid" 2>/dev/null || true; wait "$jvm_pid" 2>/dev/null || true; }
+  # the attach socket jcmd made the JVM open outlives it when it is killed
+  [ -n "$jvm_pid" ] && rm -f "/tmp/.java_pid$jvm_pid"
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -40,7 +42,7 @@ jvm_dumps() {
   grep -q "Heap dump file created" "$tmp/jcmd1" && grep -q "Heap dump file created" "$tmp/jcmd2" ||
     { echo "bench: jcmd failed: $(cat "$tmp/jcmd1" "$tmp/jcmd2")" >&2; exit 1; }
   JCMD_GZ_SIZE=$(size "$tmp/jvm.hprof.gz")
-  kill -KILL "$jvm_pid"; wait "$jvm_pid" 2>/dev/null || true; jvm_pid=
+  kill -KILL "$jvm_pid"; wait "$jvm_pid" 2>/dev/null || true; rm -f "/tmp/.java_pid$jvm_pid"; jvm_pid=
 }
 
 row() { # NAME FILE JCMD_GZ_SIZE_OR_EMPTY
