@@ -290,8 +290,10 @@ PY
     [ "$st" -eq 0 ] || { echo "# $how: run exit $st" >&3; sed 's/^/#   /' "$TMP/run-$how.out" >&3; false; }
     g=$(jq -c '.groups[] | select(.kind == "anon_inode:[eventfd]")' "$TMP/run-$how/fds.json")
     [ "$(jq .count <<<"$g")" -eq 30 ]
-    # the program's and libc's frames still named
-    jq -e '[.stacks[].frames[].symbol] | index("main") != null' <<<"$g"
+    # the program's and libc's frames still named (every stack has frames)
+    jq -e '[.stacks[].frames[]?.symbol] | index("main") != null' <<<"$g" && jq -e 'all(.stacks[]; .frames != null)' <<<"$g" > /dev/null ||
+      { echo "# $how: $(jq -c '[.stacks[] | {count, unknown, created_by, frames: [(.frames // [])[] | .symbol // .module]}]' <<<"$g")" >&3
+        echo "# $(tail -n1 "$TMP/run-$how/timeline.jsonl" | jq -c '{events_sent, events_received, ringbuf_drops, skipped_runs, fds_without_event}')" >&3; false; }
     # the library's frame by module and offset, no name from the garbled file
     [ "$how" = trunc ] || jq -e '[.stacks[].frames[] | select(.module | endswith("/libevil.so"))] | length > 0 and all(.symbol == null and .offset > 0)' <<<"$g"
   done

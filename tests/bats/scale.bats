@@ -145,7 +145,7 @@ no_drops_and_cost() { # RUNDIR MAX_CPU_S MAX_RSS_KB
   [ "$(jq .fds <<<"$s")" -eq $((MADE + inherited)) ] && [ "$(jq .fds_bpf <<<"$s")" -eq $((MADE + inherited)) ] &&
     [ "$(jq .fds "$d/fds.json")" -eq $((MADE + inherited)) ] ||
     { echo "# made $MADE, inherited $inherited; fds.json $(jq .fds "$d/fds.json")" >&3
-      grep -E '"type":"(sample|end|drift)"' "$d/timeline.jsonl" | tail -n 4 | jq -c '{type, t, fds, fds_bpf, threads, reason}' >&3
+      grep -E '"type":"(sample|end|drift)"' "$d/timeline.jsonl" | tail -n 4 | jq -c '{type, t, fds, fds_bpf, threads, reason, events_sent, events_received, ringbuf_drops, skipped_runs, fds_without_event}' >&3
       jq -c '.groups[] | {kind, count, stacks: [.stacks[] | {count, created_by, unknown, syscall}]}' "$d/fds.json" >&3; false; }
   groups_reconcile "$d/fds.json" fds
   # every fd it made has its creation stack: only the inherited have none
