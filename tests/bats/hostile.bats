@@ -278,13 +278,18 @@ PY
   # cut short would fault), when its symbols were read already
   for how in ehdr shdrs trunc; do
     cp "$TMP/bin/libevil.so" "$TMP/lib/libevil.so"
-    start_bg "run-$how" timeout 60 "$OOMSCOPE" run -i 0.5 -d 4 -o "$TMP/run-$how" -- "$TMP/bin/dlopen_target" "$TMP/lib/libevil.so" 30
+    # ended by SIGINT once the fds are made (and the file garbled), not at
+    # a duration that a loaded machine can reach before the fds are made
+    # (-d: a hang guard; timeout --foreground: the SIGINT reaches oomscope
+    # alone, which then ends the target)
+    start_bg "run-$how" timeout --foreground 60 "$OOMSCOPE" run -i 0.5 -d 50 -o "$TMP/run-$how" -- "$TMP/bin/dlopen_target" "$TMP/lib/libevil.so" 30
     wait_for "$TMP/run-$how.out" '^loaded pid=' 20
     tpid=$(sed -n 's/^loaded pid=//p' "$TMP/run-$how.out")
     [ "$how" = trunc ] || garble "$TMP/lib/libevil.so" "$how"
     kill -USR1 "$tpid"
     wait_for "$TMP/run-$how.out" '^opened 30$' 10
     [ "$how" != trunc ] || garble "$TMP/lib/libevil.so" "$how"
+    kill -INT "$(cat "$TMP/run-$how.pid")"
     st=0
     wait_exit "$(cat "$TMP/run-$how.pid")" 40 || st=$?
     [ "$st" -eq 0 ] || { echo "# $how: run exit $st" >&3; sed 's/^/#   /' "$TMP/run-$how.out" >&3; false; }

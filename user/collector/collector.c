@@ -553,6 +553,24 @@ static void await_death(struct coll *c, int timeout_ms)
 	coll_consume(c);
 }
 
+/* An fd is in /proc's list from the moment the kernel installs it; its
+ * creation event is sent when the call returns, a moment later. The end's
+ * lists may so hold an fd whose event is on its way (a target making fds
+ * as the run ends; a moment longer when its CPU is taken from it): the ring
+ * is read until every fd listed, made while watched, has its event, for at
+ * most 200 ms (an fd the syscall hook never sees, one passed over a socket,
+ * keeps none, and is said as such). */
+static void await_creation_events(struct coll *c)
+{
+	uint64_t until = coll_now_ns() + 200 * 1000000ull;
+
+	coll_consume(c);
+	while (c->last_full && ooms_attrib_fds_without_event(c->attrib, &c->last) && coll_now_ns() < until) {
+		poll(NULL, 0, 10);
+		coll_consume(c);
+	}
+}
+
 int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 {
 	struct coll c;
@@ -602,7 +620,7 @@ int ooms_collect(const struct ooms_watch_opts *o, char *dir, size_t dir_len)
 	}
 	if (ended)
 		await_death(&c, 10000);
-	coll_consume(&c);
+	await_creation_events(&c);
 	ended = ended || death_seen(&c);
 	if (ended) {
 		why = "target exited";
