@@ -9,7 +9,7 @@ load ../bats/helpers
 T32="$ROOT/build/targets32"
 
 @test "arm32: fd_target's fds counted exactly through the compat syscalls, grouped by kind, the target marked 32-bit" {
-  run timeout 120 "$OOMSCOPE" run --json -d 3 -o "$TMP/run" -- "$T32/fd_target" -n 40
+  run_ready '^opened ' "$OOMSCOPE" run --json -d 100 -o "$TMP/run" -- "$T32/fd_target" -n 40
   [ "$status" -eq 0 ]
   local d="$TMP/run" f="$TMP/run/fds.json" s
   head -n1 "$d/timeline.jsonl" | jq -e '.target_32bit == true and .arch == "arm64" and .syscall_hook == "raw_syscalls:sys_exit"'
@@ -42,7 +42,7 @@ T32="$ROOT/build/targets32"
 }
 
 @test "arm32: threads counted and grouped; the pthread probe says in one line that uprobes do not fire in AArch32" {
-  run timeout 120 "$OOMSCOPE" run --json -d 3 -o "$TMP/run" -- "$T32/thread_target" -m 20
+  run_ready '^threads worker-pool=' "$OOMSCOPE" run --json -d 100 -o "$TMP/run" -- "$T32/thread_target" -m 20
   [ "$status" -eq 0 ]
   local f="$TMP/run/threads.json" s
   [ "$(grep -c 'uprobes do not fire in 32-bit' <<<"$output")" -eq 1 ]
@@ -56,7 +56,7 @@ T32="$ROOT/build/targets32"
 }
 
 @test "arm32: the VmSize rule (what kills 32-bit apps) crosses on the 32-bit target's mappings" {
-  run timeout 120 "$OOMSCOPE" run --json -d 4 --vmsize-limit 400000 -o "$TMP/run" -- "$T32/map_target" -k 6 -s 100 -u 0
+  run_ready '^mapped=' "$OOMSCOPE" run --json -d 100 --vmsize-limit 400000 -o "$TMP/run" -- "$T32/map_target" -k 6 -s 100 -u 0
   [ "$status" -eq 0 ]
   grep '"type":"crossing"' "$TMP/run/timeline.jsonl" | jq -e -s 'any(.[]; .rule == "vmsize")'
   local s; s=$(last_sample "$TMP/run/timeline.jsonl")

@@ -4,7 +4,7 @@ load helpers
 
 @test "run: fd_target's fds are counted, grouped and attributed to open_looper_pairs" {
   local t0=$SECONDS
-  run timeout 60 "$OOMSCOPE" run --json -d 3 -o "$TMP/run" -- "$TARGETS/fd_target" -n 100
+  run_ready '^opened ' "$OOMSCOPE" run --json -d 100 -o "$TMP/run" -- "$TARGETS/fd_target" -n 100
   [ "$status" -eq 0 ]
   local cpu_bound=$(( (SECONDS - t0 + 1) * $(nproc) ))
   local d="$TMP/run"

@@ -3,7 +3,7 @@
 load helpers
 
 @test "run: thread_target's threads are grouped by name with their creator" {
-  run timeout 60 "$OOMSCOPE" run --json -d 3 -o "$TMP/run" -- "$TARGETS/thread_target" -m 20
+  run_ready '^threads worker-pool=' "$OOMSCOPE" run --json -d 100 -o "$TMP/run" -- "$TARGETS/thread_target" -m 20
   [ "$status" -eq 0 ]
   local f="$TMP/run/threads.json"
   # main thread + 20 worker-pool + 5 io-thread

@@ -3,7 +3,7 @@
 load helpers
 
 @test "run: map_target's big regions are listed with map_big_regions' stack" {
-  run timeout 60 "$OOMSCOPE" run --json -d 3 -o "$TMP/run" -- "$TARGETS/map_target" -k 8 -s 16 -u 3
+  run_ready '^mapped=' "$OOMSCOPE" run --json -d 100 -o "$TMP/run" -- "$TARGETS/map_target" -k 8 -s 16 -u 3
   [ "$status" -eq 0 ]
   local f="$TMP/run/vmsize.json"
   # 5 live regions of 16 MiB made by map_big_regions (adjacent ones merge into one mapping)
@@ -31,7 +31,7 @@ load helpers
 }
 
 @test "timeline samples VmSize close to the BPF estimate while mapping" {
-  run timeout 60 "$OOMSCOPE" run --json -i 0.5 -d 3 -o "$TMP/run" -- "$TARGETS/map_target" -k 8 -s 16 -u 3
+  run_ready '^mapped=' "$OOMSCOPE" run --json -i 0.5 -d 100 -o "$TMP/run" -- "$TARGETS/map_target" -k 8 -s 16 -u 3
   [ "$status" -eq 0 ]
   # after the first sample, each estimate is within 1 MiB of /proc's VmSize
   grep '"type":"sample"' "$TMP/run/timeline.jsonl" | tail -n +2 | while read -r s; do

@@ -96,6 +96,29 @@ start_bg() {
   echo "$pid" > "$TMP/$name.pid"
 }
 
+# run_ready REGEX CMD...: bats' run for an `oomscope run` whose target says
+# REGEX once it has made what the test then reads: oomscope gets SIGINT at
+# that line, so the run ends after it however slow the machine (a duration
+# is a guard only: a loaded machine can reach a short one first); within
+# 120 s in all. Sets status and output as run does.
+run_ready() {
+  local re=$1 f pid i; shift
+  f=$(mktemp "$TMP/run_ready.XXXXXX")
+  # --foreground: the SIGINT reaches oomscope alone, which then ends its target
+  timeout --foreground 120 "$@" > "$f" 2>&1 &
+  pid=$!
+  STARTED_PIDS+=("$pid")
+  for i in $(seq 1 1100); do
+    grep -qE "$re" "$f" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -INT "$pid" 2>/dev/null || true
+  status=0
+  wait "$pid" || status=$?
+  output=$(cat "$f")
+}
+
 # wait_for FILE REGEX [SECS]: until a line of FILE matches.
 wait_for() {
   local file=$1 re=$2 secs=${3:-10} i

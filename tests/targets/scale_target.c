@@ -28,6 +28,7 @@
 static volatile sig_atomic_t stop;
 static void on_stop(int s) { (void)s; stop = 1; }
 static int never; /* threads sleep on this futex word, which nobody wakes */
+static int named; /* threads that have taken their name: "ready" waits for all */
 
 static void park(void)
 {
@@ -39,6 +40,7 @@ void *worker_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "scale-worker");
+	__atomic_add_fetch(&named, 1, __ATOMIC_SEQ_CST);
 	park();
 	return NULL;
 }
@@ -47,6 +49,7 @@ void *io_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "scale-io");
+	__atomic_add_fetch(&named, 1, __ATOMIC_SEQ_CST);
 	park();
 	return NULL;
 }
@@ -148,6 +151,13 @@ int main(int argc, char **argv)
 	workers = start_workers(m - m / 10, (size_t)kib << 10);
 	io = start_io_threads(m / 10, (size_t)kib << 10);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* ready once every thread has its name (what the test reads at the end) */
+	end = time(NULL) + secs;
+	while (__atomic_load_n(&named, __ATOMIC_SEQ_CST) < workers + io && time(NULL) < end) {
+		struct timespec ts = {0, 1000 * 1000};
+
+		nanosleep(&ts, NULL);
+	}
 
 	printf("ready pid=%d dups=%d eventfds=%d pipefds=%d workers=%d io=%d\n", (int)getpid(), dups, evs, pipes,
 	       workers, io);

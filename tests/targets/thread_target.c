@@ -14,6 +14,7 @@ static volatile sig_atomic_t go, stop;
 static void on_usr1(int s) { (void)s; go = 1; }
 static void on_stop(int s) { (void)s; stop = 1; }
 static int park[2]; /* threads block reading this pipe until the process ends */
+static int named;   /* threads that have taken their name: "ready" waits for all */
 
 static void block_forever(void)
 {
@@ -27,6 +28,7 @@ void *worker_pool_main(void *arg)
 {
 	(void)arg;
 	pthread_setname_np(pthread_self(), "worker-pool");
+	__atomic_add_fetch(&named, 1, __ATOMIC_SEQ_CST);
 	block_forever();
 	return NULL;
 }
@@ -35,6 +37,7 @@ void *io_thread_main(void *arg)
 {
 	(void)arg;
 	pthread_setname_np(pthread_self(), "io-thread");
+	__atomic_add_fetch(&named, 1, __ATOMIC_SEQ_CST);
 	block_forever();
 	return NULL;
 }
@@ -113,6 +116,9 @@ int main(int argc, char **argv)
 			sleep_ms(100);
 	}
 	io = start_io_threads(m / 4 > 0 ? m / 4 : 1);
+	/* ready once every thread has its name (what a test reads at the end) */
+	while (__atomic_load_n(&named, __ATOMIC_SEQ_CST) < workers + io && !stop && time(NULL) < end)
+		sleep_ms(1);
 	if (!rate)
 		printf("ready pid=%d\n", (int)getpid());
 	printf("threads worker-pool=%d io-thread=%d\n", workers, io);
