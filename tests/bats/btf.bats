@@ -20,7 +20,7 @@ hide_btf() {
 # exact_with_btf FILE: fd_target -n 40 run with --btf FILE: its 40 eventfds (and 40 epolls)
 # counted and named by open_looper_pairs, nothing lost
 exact_with_btf() {
-  run timeout 90 "$OOMSCOPE" run --json -d 2 --btf "$1" -o "$TMP/run" -- "$TARGETS/fd_target" -n 40
+  run_ready '^opened ' "$OOMSCOPE" run --json -d 100 --btf "$1" -o "$TMP/run" -- "$TARGETS/fd_target" -n 40
   [ "$status" -eq 0 ]
   local f="$TMP/run/fds.json"
   [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$f")" -eq 40 ]

@@ -124,7 +124,7 @@ fds_exact() { # RUNDIR
   regs_size=$(bpftool btf dump file /sys/kernel/btf/vmlinux | sed -n "s/.*STRUCT 'pt_regs' size=\([0-9]*\).*/\1/p" | head -n1)
   [ -n "$regs_size" ]
   for h in "${hooks[@]}"; do
-    OOMSCOPE_FAULT=bpf_5_10 run timeout 60 "$OOMSCOPE" run --json -v -d 2 --syscall-hook "$h" -o "$TMP/$h" -- "$TARGETS/fd_target" -n 100
+    OOMSCOPE_FAULT=bpf_5_10 run_ready '^opened ' "$OOMSCOPE" run --json -v -d 100 --syscall-hook "$h" -o "$TMP/$h" -- "$TARGETS/fd_target" -n 100
     [ "$status" -eq 0 ] || { echo "# --syscall-hook $h: $output" >&3; false; }
     fds_exact "$TMP/$h" || { fds_diag "$TMP/$h"; false; }
     # the stacks through the registers found without bpf_task_pt_regs: the caller named
@@ -155,7 +155,7 @@ fds_exact() { # RUNDIR
   [ -d "$tr/events/syscalls" ] && hooks+=(syscalls)
   [ -e "$tr/kprobe_events" ] && hooks+=(kprobe)
   for h in "${hooks[@]}"; do
-    run timeout 60 "$OOMSCOPE" run --json -d 2 --syscall-hook "$h" -o "$TMP/$h" -- "$TARGETS/fd_target" -n 100
+    run_ready '^opened ' "$OOMSCOPE" run --json -d 100 --syscall-hook "$h" -o "$TMP/$h" -- "$TARGETS/fd_target" -n 100
     [ "$status" -eq 0 ] || { echo "# --syscall-hook $h: $output" >&3; false; }
     fds_exact "$TMP/$h"
   done
@@ -173,7 +173,7 @@ fds_exact() { # RUNDIR
     [ "$status" -ne 0 ] && [ "$(grep -c . <<<"$output")" -le 2 ]
   fi
   # auto takes the cheapest that loads: fexit, else the syscalls' own events, else kretprobes, else raw
-  run timeout 60 "$OOMSCOPE" run --json -d 2 -o "$TMP/auto" -- "$TARGETS/fd_target" -n 100
+  run_ready '^opened ' "$OOMSCOPE" run --json -d 100 -o "$TMP/auto" -- "$TARGETS/fd_target" -n 100
   [ "$status" -eq 0 ]
   fds_exact "$TMP/auto"
   local chosen; chosen=$(head -n1 "$TMP/auto/timeline.jsonl" | jq -r .syscall_hook)
@@ -181,7 +181,7 @@ fds_exact() { # RUNDIR
   # programs (EPERM), arm64's 6.1 cannot attach them: fexit is checked where
   # it loads (vm_kernel.bats, on Debian's x86_64 kernel) and must fail in one
   # clear line where not
-  run timeout 60 "$OOMSCOPE" run --json -d 2 --syscall-hook fexit -o "$TMP/fexit" -- "$TARGETS/fd_target" -n 100
+  run_ready '^opened ' "$OOMSCOPE" run --json -d 100 --syscall-hook fexit -o "$TMP/fexit" -- "$TARGETS/fd_target" -n 100
   if [ "$status" -eq 0 ]; then
     fds_exact "$TMP/fexit"
     [[ "$(head -n1 "$TMP/fexit/timeline.jsonl" | jq -r .syscall_hook)" == "fexit on "* ]]

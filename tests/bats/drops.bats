@@ -5,7 +5,7 @@ load helpers
 @test "a ring buffer too small for the burst: every lost event is counted" {
   # fd_target -n 400 makes 920 fd events in a burst (800 eventfd/epoll, 40 files,
   # 40 socketpairs, 40 pipes); an 8 KiB ring holds about a dozen
-  run timeout 60 "$OOMSCOPE" run --json -d 2 --ringbuf-size 8K -o "$TMP/run" -- "$TARGETS/fd_target" -n 400
+  run_ready '^opened ' "$OOMSCOPE" run --json -d 100 --ringbuf-size 8K -o "$TMP/run" -- "$TARGETS/fd_target" -n 400
   [ "$status" -eq 0 ]
   local e; e=$(tail -n1 "$TMP/run/timeline.jsonl")
   [ "$(jq -r .type <<<"$e")" = end ]
