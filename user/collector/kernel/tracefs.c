@@ -29,8 +29,17 @@ int tracefs_ensure(char *buf, size_t len, int *mounted_by_us)
 			return 0;
 		}
 	}
-	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) != 0)
-		return -errno;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) != 0) {
+		int e = errno;
+
+		/* another tool (another oomscope started beside this one) mounted
+		 * it in the meantime: EBUSY, and it is there to use */
+		if (is_tracefs("/sys/kernel/tracing")) {
+			snprintf(buf, len, "/sys/kernel/tracing");
+			return 0;
+		}
+		return -e;
+	}
 	*mounted_by_us = 1;
 	snprintf(buf, len, "/sys/kernel/tracing");
 	return 0;
