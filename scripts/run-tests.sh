@@ -61,11 +61,16 @@ failing() { # $1: TAP output: its "not ok" lines, each with bats' file:line when
        END { if (l != "") print l }' "$1"
 }
 
-details() { # $1: TAP output: each "not ok" test's own lines after bats' file:line (what it showed), a few
+# details: $1: TAP output: each "not ok" test's own lines, a few: what it wrote to fd 3 while it ran
+# (bats prints those before the "not ok" line: a test's diagnostics), then what follows bats' file:line
+details() {
   awk '/^\[ *[0-9]+\.[0-9]+\]/ { next }
-       /^not ok/ { n = 0; on = 1; print "# details of: " substr($0, 8); next }
-       /^(ok|not ok) / || /^1\.\./ { on = 0; next }
-       on && /^#/ && n < 10 { print substr($0, 1, 200); n++ }' "$1"
+       /^not ok/ { n = 0; on = 1; print "# details of: " substr($0, 8)
+                   for (i = (b > 12 ? b - 12 : 0); i < b; i++) print substr(pre[i], 1, 200)
+                   b = 0; next }
+       /^(ok|not ok) / || /^1\.\./ { on = 0; b = 0; next }
+       on && /^#/ && n < 10 { print substr($0, 1, 200); n++; next }
+       !on && /^#/ { pre[b++] = $0 }' "$1"
 }
 
 failed() { # MESSAGE: a failure of the run itself (no TAP line of its own), said and counted
