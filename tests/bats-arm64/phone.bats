@@ -54,6 +54,16 @@ in_phone() {
   start_bg "$name" nsenter -t "$HOLDER" -m -- env -i "${vars[@]}" "$(command -v chroot)" "$R" "$@"
 }
 
+# run_diag RUNDIR: what a failed check of the app's fds or threads needs (to fd 3): the hook, the
+# samples' counts and the end's counters, and the last of what the watch printed
+run_diag() {
+  jq -c 'if .type == "start" then {syscall_hook, bpf_fallbacks}
+         else {type, t, fds, fds_bpf, threads, threads_bpf, events, syscalls, events_sent, events_received,
+               ringbuf_drops, skipped_runs, probe_misses, syscalls_without_regs} end' "$1/timeline.jsonl" |
+    sed 's/^/# /' >&3 || true
+  tail -n 12 "$TMP/w.out" | sed 's/^/# w: /' >&3
+}
+
 @test "phone-like root: the static build attaches to the app by its package, names its fd and thread leaks, and its death by lmkd" {
   # nothing of a distribution in it: no libc, no loader, no /tmp
   nsenter -t "$HOLDER" -m -- sh -ec '
@@ -94,9 +104,9 @@ in_phone() {
   local d="/proc/$HOLDER/root$R/data/local/tmp/run"
   [ -s "$d/fds.json" ] || { tail -5 "$TMP/w.out" >&3; false; }
   jq -e '[.groups[] | .stacks[] | select(.created_by == "app_open_cache (zygote)") | .count] | add == 30' "$d/fds.json" || { jq -c '[.groups[].stacks[0].frames[]?.text]' "$d/fds.json" >&3; false; } ||
-    { jq -c '[.groups[] | {kind, count, s: [.stacks[] | {count, created_by}]}]' "$d/fds.json" >&3; false; }
+    { jq -c '[.groups[] | {kind, count, s: [.stacks[] | {count, created_by}]}]' "$d/fds.json" >&3; run_diag "$d"; false; }
   jq -e '[.groups[] | .stacks[] | select(.created_by == "app_start_workers (zygote)") | .count] | add == 4' "$d/threads.json" ||
-    { jq -c '[.groups[] | {name, count, s: [.stacks[] | {count, created_by, f: [.frames[]?.text]}]}]' "$d/threads.json" >&3; false; }
+    { jq -c '[.groups[] | {name, count, s: [.stacks[] | {count, created_by, f: [.frames[]?.text]}]}]' "$d/threads.json" >&3; run_diag "$d"; false; }
   jq -e '.cause == "lmkd" and .signal == 9 and .sender.comm == "lmkd_reaper0"' "$d/death.json" ||
     { jq -c '{cause, signal, sender, how}' "$d/death.json" >&3; false; }
   grep -q "how it ended: PID $app killed by SIGKILL from Android's low memory killer (lmkd" "$TMP/w.out"
