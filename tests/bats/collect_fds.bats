@@ -107,7 +107,8 @@ watch_burst() {
 }
 
 # fd_target -n 100's fds (250) with what it inherited, from a run's files
-# (when they are not, the figures are said to fd 3: the run's directory names its hook)
+# (when they are not, the figures, the groups and the end's counters are said to fd 3 (fds_diag):
+# the run's directory names its hook)
 fds_exact() { # RUNDIR
   local inherited s ev
   inherited=$(jq '[.groups[].stacks[] | select(.unknown == "existed at attach") | .count] | add' "$1/fds.json")
@@ -118,6 +119,7 @@ fds_exact() { # RUNDIR
     return 0
   fi
   echo "# ${1##*/}: 250 made + $inherited inherited; last sample at t=$(jq .t <<<"$s"): fds $(jq .fds <<<"$s"), fds_bpf $(jq .fds_bpf <<<"$s"); eventfd stacks $ev" >&3
+  fds_diag "$1"
   return 1
 }
 
@@ -131,7 +133,7 @@ fds_exact() { # RUNDIR
   for h in "${hooks[@]}"; do
     OOMSCOPE_FAULT=bpf_5_10 run_ready '^opened ' "$OOMSCOPE" run --json -v -d 100 --syscall-hook "$h" -o "$TMP/$h" -- "$TARGETS/fd_target" -n 100
     [ "$status" -eq 0 ] || { echo "# --syscall-hook $h: $output" >&3; false; }
-    fds_exact "$TMP/$h" || { fds_diag "$TMP/$h"; false; }
+    fds_exact "$TMP/$h"
     # the stacks through the registers found without bpf_task_pt_regs: the caller named
     group_symbols "$TMP/$h/fds.json" kind "anon_inode:[eventfd]" | grep -qx open_looper_pairs || { fds_diag "$TMP/$h"; false; }
     head -n1 "$TMP/$h/timeline.jsonl" | jq -e '.bpf_fallbacks | startswith("bpf_get_current_task_btf (5.11): bpf_get_current_task; bpf_task_pt_regs (5.15): the user registers found")'
@@ -162,7 +164,7 @@ fds_exact() { # RUNDIR
   for h in "${hooks[@]}"; do
     run_ready '^opened ' "$OOMSCOPE" run --json -d 100 --syscall-hook "$h" -o "$TMP/$h" -- "$TARGETS/fd_target" -n 100
     [ "$status" -eq 0 ] || { echo "# --syscall-hook $h: $output" >&3; false; }
-    fds_exact "$TMP/$h" || { fds_diag "$TMP/$h"; false; }
+    fds_exact "$TMP/$h"
   done
   [ "$(head -n1 "$TMP/raw/timeline.jsonl" | jq -r .syscall_hook)" = "raw_syscalls:sys_exit" ]
   [ ! -d "$TMP/syscalls" ] || [[ "$(head -n1 "$TMP/syscalls/timeline.jsonl" | jq -r .syscall_hook)" =~ ^"syscalls:sys_exit_* ("[0-9]+" events)"$ ]]
@@ -180,7 +182,7 @@ fds_exact() { # RUNDIR
   # auto takes the cheapest that loads: fexit, else the syscalls' own events, else kretprobes, else raw
   run_ready '^opened ' "$OOMSCOPE" run --json -d 100 -o "$TMP/auto" -- "$TARGETS/fd_target" -n 100
   [ "$status" -eq 0 ]
-  fds_exact "$TMP/auto" || { fds_diag "$TMP/auto"; false; }
+  fds_exact "$TMP/auto"
   local chosen; chosen=$(head -n1 "$TMP/auto/timeline.jsonl" | jq -r .syscall_hook)
   # fexit needs BPF trampolines; this machine's kernel refuses tracing
   # programs (EPERM), arm64's 6.1 cannot attach them: fexit is checked where
@@ -188,7 +190,7 @@ fds_exact() { # RUNDIR
   # clear line where not
   run_ready '^opened ' "$OOMSCOPE" run --json -d 100 --syscall-hook fexit -o "$TMP/fexit" -- "$TARGETS/fd_target" -n 100
   if [ "$status" -eq 0 ]; then
-    fds_exact "$TMP/fexit" || { fds_diag "$TMP/fexit"; false; }
+    fds_exact "$TMP/fexit"
     [[ "$(head -n1 "$TMP/fexit/timeline.jsonl" | jq -r .syscall_hook)" == "fexit on "* ]]
     [[ "$chosen" == "fexit on "* ]]
   else
