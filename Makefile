@@ -116,9 +116,12 @@ endif
 # the phone-like root's programs (tests/bats-arm64/phone.bats): static, as
 # no libc is there
 TARGET_BINS += $(BUILD)/targets-static/zygote $(BUILD)/targets-static/lmkd
-# the shim loaded by a program of each libc the machine has (it links none)
+# the shim loaded by a program of each libc the machine has (it links none);
+# the arm64 VM's lanes load it with glibc's, a copy aligned to 4 KiB beside it
+# (the 16 KiB kernel's loader refuses that one: shim_libc.bats)
+TARGET_BINS += $(BUILD)/targets/shim_load_glibc $(BUILD)/targets/liboomscope_shim_4k.so
 ifeq ($(CROSS),)
-TARGET_BINS += $(BUILD)/targets/shim_load_musl $(BUILD)/targets/shim_load_glibc
+TARGET_BINS += $(BUILD)/targets/shim_load_musl
 endif
 # a program and the library it dlopens (hostile.bats garbles the library on disk
 # while it is mapped), built here for either arch: the arm64 VM compiles nothing
@@ -184,12 +187,25 @@ $(BUILD)/pic/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SHIM_CFLAGS) -c $< -o $@
 
+# What a device loads is aligned to its page size or more: bionic's loader
+# (and the kernel's, and glibc's) refuses a segment aligned to less than the
+# page, and Android 15 and later run 16 KiB pages (phones, and the x86_64
+# emulator's 16 KiB images). binutils aligns aarch64 to 64 KiB already;
+# x86_64's default is 4 KiB.
+PAGE_LDFLAGS_x86 := -Wl,-z,max-page-size=16384
+PAGE_LDFLAGS := $(PAGE_LDFLAGS_$(ARCH))
+
 # only Agent_OnLoad/Agent_OnAttach are exported (JNIEXPORT); libgcc for the
 # compiler's own helpers (aarch64's outline atomics); a SONAME and both hash
 # tables, as bionic's loader wants
 $(SHIM): $(SHIM_OBJS)
 	$(CC) -shared -nostdlib -Wl,-z,defs -Wl,-soname,liboomscope_shim.so -Wl,--hash-style=both \
-		-Wl,-z,noexecstack -Wl,-z,relro -o $@ $^ -lgcc
+		-Wl,-z,noexecstack -Wl,-z,relro $(PAGE_LDFLAGS) -o $@ $^ -lgcc
+
+$(BUILD)/targets/liboomscope_shim_4k.so: $(SHIM_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -shared -nostdlib -Wl,-z,defs -Wl,-soname,liboomscope_shim.so -Wl,--hash-style=both \
+		-Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,max-page-size=4096 -o $@ $^ -lgcc
 
 $(OOMS_BIN): $(OBJ)/user/main.o $(OBJ)/libooms.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
@@ -345,7 +361,7 @@ bench-arm64:
 # the shim beside it (it links no libc), both stripped
 $(OBJ)/static/oomscope: $(OBJ)/user/main.o $(OBJ)/libooms.a
 	@mkdir -p $(@D)
-	$(CC) -static $(CFLAGS) -o $@ $^ $(LDLIBS) 2>&1 | { grep -v -e 'statically linked applications requires at runtime' -e 'in function' || true; }
+	$(CC) -static $(CFLAGS) $(PAGE_LDFLAGS) -o $@ $^ $(LDLIBS) 2>&1 | { grep -v -e 'statically linked applications requires at runtime' -e 'in function' || true; }
 	@test -x $@
 
 android:

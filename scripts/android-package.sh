@@ -16,6 +16,14 @@ pack() { # ABI BUILD STRIP
   ! readelf -lW "$d/oomscope" | grep -q 'Requesting program interpreter' || die "$d/oomscope asks for a loader"
   ! readelf -dW "$d/oomscope" 2> /dev/null | grep -q NEEDED || die "$d/oomscope needs a library"
   ! readelf -dW "$d/liboomscope_shim.so" | grep -q NEEDED || die "$d/liboomscope_shim.so needs a library"
+  # every segment aligned to 16 KiB or more: a device of 16 KiB pages (Android 15+,
+  # and the x86_64 emulator's 16 KiB images) refuses a file aligned to less
+  local f a
+  for f in "$d/oomscope" "$d/liboomscope_shim.so"; do
+    for a in $(readelf -lW "$f" | awk '$1 == "LOAD" {print $NF}'); do
+      [ $((a)) -ge 16384 ] || die "$f has a LOAD segment aligned to $a, under 16 KiB pages' 0x4000 (-Wl,-z,max-page-size)"
+    done
+  done
   printf '%-10s oomscope %6d KiB, liboomscope_shim.so %4d KiB  (%s)\n' "$abi" \
     $(( $(stat -c %s "$d/oomscope") / 1024 )) $(( $(stat -c %s "$d/liboomscope_shim.so") / 1024 )) "$d"
 }

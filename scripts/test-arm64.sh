@@ -41,7 +41,7 @@ cd "$(dirname "$0")/.."
 # writers are the same C as on x86_64, with nothing of the arch's or kernel's)
 ARM64_BATS=(collect_fds collect_threads collect_vm big_alloc detect death drops faults btf android hprof scale
   "tests/bats/fuzz.bats@^fuzz.(regressions|seeds|harnesses:.(the|restore|cut))"
-  "tests/bats/hostile.bats@PID.reused|garbled")
+  "tests/bats/hostile.bats@PID.reused|garbled" "tests/bats/shim_libc.bats@page size")
 # the JVM files' tests that show what differs on arm64: the attach protocol, the shim and
 # its fork-dump, HotSpot's USDT arguments (thread names), the OutOfMemoryError probes and the
 # shim's hook at the throw (java_oom's thread limit; its heap leak at 60 MB/s is left out: under
@@ -50,10 +50,11 @@ JVM_BATS=("tests/bats/java_heap.bats@attach.protocol|load-shim|full.names" "test
 # where the page size shows: mappings and their sizes (collect_vm, big_alloc's
 # syscall and uprobe modes, a brk's growth, a crossing's live blocks), the ring
 # buffers' sizes (drops), ART's libraries at their ELF offsets (android),
-# tagged pointers; the rest of big_alloc and android (C++ operators,
+# tagged pointers, make android's shim loaded at 16 KiB pages; the rest of big_alloc and android (C++ operators,
 # symbolize, the activity manager's protocol) is the 6.1 lane's
 PAGE16K_BATS=(collect_vm "tests/bats/big_alloc.bats@^(syscall mode:|uprobe mode|a launched target's first brk|a native target's crossing)"
-  drops "tests/bats/android.bats@ART recognised|libraries are where Android" tests/bats-arm64/tagged.bats)
+  drops "tests/bats/android.bats@ART recognised|libraries are where Android" tests/bats-arm64/tagged.bats
+  "tests/bats/shim_libc.bats@page size")
 GKI_BATS=(tests/bats-arm64/phone.bats collect_fds collect_threads)
 K510_BATS=(tests/bats-arm64/phone.bats collect_fds collect_threads)
 GKI510_BATS=(tests/bats-arm64/phone.bats)

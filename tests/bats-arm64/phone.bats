@@ -93,6 +93,10 @@ run_diag() {
   local app; app=$(sed -n 's/^app pid=\([0-9]*\) done.*/\1/p' "$TMP/zygote.out")
   STARTED_PIDS+=("$app")
   grep -q "$PKG is PID $app (held from its start until attached)" "$TMP/w.out"
+  # the hold, stopped at its name (the activity manager's process-start timeout: 10 s)
+  local held; held=$(sed -n 's/^app pid=[0-9]* done.* held_ms=\([0-9]*\).*/\1/p' "$TMP/zygote.out")
+  echo "# held from its name to its release: $held ms" >&3
+  [ "$held" -ge 1 ]
   [ "$(stat -c %u "/proc/$app")" -eq "$APP_UID" ]
   wait_for "$TMP/w.out" 'TIME\(s\)' 60
   # lmkd's reaper kills it; oomscope sees it end and stops

@@ -40,14 +40,20 @@ start_android_app() {
   GC_OFF=$(sym_offset "$LIBART" "$SYM_GC_RUN")
   mkdir -p "$r"
   # unshare execs (no fork): the shell, env and the app are one PID
-  # APP_UID (optional): the app runs as that uid, named com.example.leakyapp, its data
-  # directory's code_cache owned by it and labelled as Android labels an app's data
-  start_bg target unshare --mount --propagation private -- env APP_UID="${APP_UID:-}" sh -ec '
+  # APP_UID (optional): the app runs as that uid, named com.example.leakyapp (or
+  # APP_NAME), its data directory's code_cache owned by it and labelled as Android
+  # labels an app's data, the package in /data/system/packages.list (debuggable when
+  # APP_DEBUGGABLE=1); APP_DUMPABLE=0: not dumpable, as zygote leaves an app without JDWP
+  start_bg target unshare --mount --propagation private -- env APP_UID="${APP_UID:-}" \
+    APP_NAME="${APP_NAME:-com.example.leakyapp}" APP_DEBUGGABLE="${APP_DEBUGGABLE:-0}" APP_DUMPABLE="${APP_DUMPABLE:-1}" sh -ec '
     r=$1 lib=$2 libart=$3
     mount -t tmpfs android "$r"
     if [ -n "$APP_UID" ]; then
       d="$r/data/user/0/com.example.leakyapp"
-      mkdir -p "$d/code_cache"
+      mkdir -p "$d/code_cache" "$r/data/system"
+      printf "%s\n" "com.android.settings 1000 0 /data/user_de/0/com.android.settings platform:privapp 3002,3003 0 34 1 @system" \
+        "com.example.leakyapp $APP_UID $APP_DEBUGGABLE /data/user/0/com.example.leakyapp default:targetSdkVersion=34 3003 0 1 0 @null" \
+        > "$r/data/system/packages.list"
       chown -R "$APP_UID:$APP_UID" "$d"
       chmod 0700 "$d"; chmod 0771 "$d/code_cache"
       python3 -c "import os, sys; os.setxattr(sys.argv[1], \"security.selinux\", b\"u:object_r:app_data_file:s0:c123,c256,c512,c768\\0\")" "$d/code_cache"
@@ -74,7 +80,8 @@ start_android_app() {
     umount -l /.old
     rmdir /.old
     if [ -n "$APP_UID" ]; then
-      exec /usr/bin/setpriv --reuid="$APP_UID" --regid="$APP_UID" --clear-groups /usr/bin/env ANDROID_APP_NAME=com.example.leakyapp \
+      exec /usr/bin/setpriv --reuid="$APP_UID" --regid="$APP_UID" --clear-groups /usr/bin/env ANDROID_APP_NAME="$APP_NAME" \
+        ANDROID_APP_DUMPABLE="$APP_DUMPABLE" \
         LD_LIBRARY_PATH=/apex/com.android.runtime/lib64/bionic /system/bin/android_app "$@"
     fi
     exec /usr/bin/env LD_LIBRARY_PATH=/apex/com.android.runtime/lib64/bionic /system/bin/android_app "$@"
@@ -138,7 +145,11 @@ start_android_app() {
 
 # fake_cmd MODE: Android's `cmd` on PATH, as the activity manager answers attach-agent:
 # "ok" takes it (the app would load the agent later; no ART runs here, so nothing
-# answers), "refuse" as for a release app on a user build; its arguments in $TMP/cmd.args
+# answers), "refuse" as for a release app on a user build; its arguments in $TMP/cmd.args.
+# With $TMP/art_refuses there, the app's ART refuses the agent as Android 14 and later
+# do in an app without JDWP: VMDebug.attachAgent throws SecurityException on the app's
+# main thread, ActivityThread catches only IOException, and the app dies (its uncaught
+# exception handler kills it); the activity manager has answered 0 all the same
 fake_cmd() {
   mkdir -p "$TMP/bin"
   {
@@ -160,14 +171,38 @@ fake_cmd() {
       echo "echo '	at com.android.server.am.ActivityManagerService.attachAgent(ActivityManagerService.java:17702)'"
       echo "exit 255"
     fi
+    # FAKE_CMD_CG: the app's cgroup, whose freezer state the request found is kept
+    echo "[ -z \"\${FAKE_CMD_CG:-}\" ] || grep '^frozen' \"\$FAKE_CMD_CG/cgroup.events\" > '$TMP/cmd.frozen'"
+    echo "[ ! -e '$TMP/art_refuses' ] || kill -9 \"\$3\""
+    echo "exit 0"
   } > "$TMP/bin/cmd"
   chmod +x "$TMP/bin/cmd"
+}
+
+# fake_getprop SDK TYPE RO_DEBUGGABLE JDWP: Android's getprop on PATH, the device's
+# build: ro.build.version.sdk, ro.build.type, ro.debuggable and
+# persist.debug.dalvik.vm.jdwp.enabled, among others, as getprop prints them
+fake_getprop() {
+  mkdir -p "$TMP/bin"
+  {
+    echo '#!/bin/sh'
+    echo "cat <<'EOF'"
+    echo "[dalvik.vm.heapgrowthlimit]: [192m]"
+    [ "$4" = "" ] || echo "[persist.debug.dalvik.vm.jdwp.enabled]: [$4]"
+    echo "[ro.build.type]: [$2]"
+    echo "[ro.build.version.sdk]: [$1]"
+    echo "[ro.debuggable]: [$3]"
+    echo "[ro.product.cpu.abi]: [x86_64]"
+    echo "EOF"
+  } > "$TMP/bin/getprop"
+  chmod +x "$TMP/bin/getprop"
 }
 
 @test "android layout: an app as it ships takes the shim: a copy in its code_cache, its uid's and its directory's label, attached by the activity manager with libart's symbols in the options" {
   APP_UID=10123 start_android_app
   [ "$(tr '\0' ' ' < /proc/"$PID"/cmdline | cut -d ' ' -f 1)" = com.example.leakyapp ]
   fake_cmd ok
+  fake_getprop 33 userdebug 1 ""
   local t0=$SECONDS
   PATH="$TMP/bin:$PATH" run timeout 60 "$OOMSCOPE" dump -p "$PID" --load-shim -o "$TMP/app.hprof"
   echo "$output"
@@ -206,6 +241,8 @@ fake_cmd() {
 @test "android layout: an app the activity manager will not give an agent: one line with its words and what would work" {
   APP_UID=10123 start_android_app
   fake_cmd refuse
+  # a build that gives every app JDWP, whose activity manager refuses all the same
+  fake_getprop 33 userdebug 1 ""
   PATH="$TMP/bin:$PATH" run timeout 60 "$OOMSCOPE" dump -p "$PID" --load-shim -o "$TMP/app.hprof"
   echo "$output"
   [ "$status" -eq 1 ]
@@ -217,6 +254,7 @@ fake_cmd() {
 @test "android layout: watch --shim on an app the activity manager does not know yet: attach tried again each sample until it is, then the shim awaited, said in one line" {
   APP_UID=10123 start_android_app
   fake_cmd late
+  fake_getprop 33 userdebug 1 ""
   PATH="$TMP/bin:$PATH" start_bg watch "$OOMSCOPE" watch -p "$PID" --shim -o "$TMP/w" -i 1
   wait_for "$TMP/watch.out" 'did not answer in 10 s' 60
   kill -INT "$(cat "$TMP/watch.pid")"
@@ -226,4 +264,90 @@ fake_cmd() {
   [ "$(wc -l < "$TMP/cmd.calls")" -eq 3 ]
   [ "$(grep -c -- '--shim:' "$TMP/watch.out")" -eq 1 ]
   grep -q -- "--shim: the shim, put at /data/user/0/com.example.leakyapp/code_cache/liboomscope_shim.so and attached with \`cmd activity attach-agent\`, did not answer in 10 s (the app's log says why: \`logcat -s oomscope-shim\`); dumps use \`am dumpheap\`" "$TMP/watch.out"
+}
+
+@test "android layout: Android 14+ userdebug without the JDWP property: a release app is not asked to load the agent (ART would throw on its main thread and kill it); one line says what to set; the app lives" {
+  APP_UID=10123 APP_DUMPABLE=0 start_android_app
+  fake_cmd ok
+  touch "$TMP/art_refuses"
+  fake_getprop 34 userdebug 1 0
+  PATH="$TMP/bin:$PATH" run timeout 60 "$OOMSCOPE" dump -p "$PID" --load-shim -o "$TMP/app.hprof"
+  echo "$output"
+  [ "$status" -eq 1 ] && [ "$(wc -l <<<"$output")" -eq 1 ]
+  [[ "$output" == "oomscope dump: not attached (ART would refuse the agent, which kills the app): com.example.leakyapp is not debuggable, and on Android 14 and later (SDK 34) a userdebug build"* ]]
+  [[ "$output" == *'`adb shell setprop persist.debug.dalvik.vm.jdwp.enabled 1`, reboot, start the app again; or build it with android:debuggable'* ]]
+  # the activity manager never asked, nothing put in the app's code_cache, the app alive
+  [ ! -e "$TMP/cmd.calls" ]
+  [ -z "$(ls -A /proc/"$PID"/root/data/user/0/com.example.leakyapp/code_cache)" ]
+  kill -0 "$PID"
+  # a watch goes on without the shim and says so once; the app lives through it
+  PATH="$TMP/bin:$PATH" run timeout 60 "$OOMSCOPE" watch -p "$PID" --shim -o "$TMP/w" -i 1 -d 2
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(grep -c -- '--shim: not attached (ART would refuse the agent' <<<"$output")" -eq 1 ]
+  [ ! -e "$TMP/cmd.calls" ]
+  kill -0 "$PID"
+  # a user build: a release app never takes one (said before the activity manager refuses)
+  fake_getprop 35 user 0 ""
+  PATH="$TMP/bin:$PATH" run timeout 60 "$OOMSCOPE" dump -p "$PID" --load-shim -o "$TMP/app.hprof"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"com.example.leakyapp is not debuggable and this is a user build (ro.debuggable 0)"* ]]
+  # no getprop (not told what the build is): not attached either
+  rm "$TMP/bin/getprop"
+  PATH="$TMP/bin:$PATH" run timeout 60 "$OOMSCOPE" dump -p "$PID" --load-shim -o "$TMP/app.hprof"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"could not be told (no \`getprop\` on PATH to read the build's properties)"* ]]
+  [ ! -e "$TMP/cmd.calls" ]
+  kill -0 "$PID"
+}
+
+@test "android layout: the JDWP property set since the last boot: the app's process has no JDWP (not dumpable), so it is not attached, said" {
+  APP_UID=10123 APP_DUMPABLE=0 start_android_app
+  fake_cmd ok
+  touch "$TMP/art_refuses"
+  fake_getprop 34 userdebug 1 1
+  PATH="$TMP/bin:$PATH" run timeout 60 "$OOMSCOPE" dump -p "$PID" --load-shim -o "$TMP/app.hprof"
+  echo "$output"
+  [ "$status" -eq 1 ] && [ "$(wc -l <<<"$output")" -eq 1 ]
+  [[ "$output" == *"com.example.leakyapp's process is not debuggable (not dumpable: its zygote gave it no JDWP, though the properties would now); persist.debug.dalvik.vm.jdwp.enabled was set after the last boot?: reboot the device and start the app again"* ]]
+  [ ! -e "$TMP/cmd.calls" ]
+  kill -0 "$PID"
+}
+
+@test "android layout: a debuggable app on a user build, in a process named without ':' (com.example.process.leaky): its package found by its uid, the shim put in that package's code_cache and attached" {
+  APP_UID=10123 APP_DEBUGGABLE=1 APP_NAME=com.example.process.leaky start_android_app
+  [ "$(tr '\0' ' ' < /proc/"$PID"/cmdline | cut -d ' ' -f 1)" = com.example.process.leaky ]
+  fake_cmd ok
+  fake_getprop 35 user 0 ""
+  PATH="$TMP/bin:$PATH" run timeout 60 "$OOMSCOPE" dump -p "$PID" --load-shim -o "$TMP/app.hprof"
+  echo "$output"
+  # taken by the activity manager; nothing answers (no ART runs here)
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"the shim, put at /data/user/0/com.example.leakyapp/code_cache/liboomscope_shim.so and attached"* ]]
+  [ "$(wc -l < "$TMP/cmd.calls")" -eq 1 ]
+  [[ "$(sed -n 4p "$TMP/cmd.args")" == /data/user/0/com.example.leakyapp/code_cache/liboomscope_shim.so=* ]]
+  cmp /proc/"$PID"/root/data/user/0/com.example.leakyapp/code_cache/liboomscope_shim.so "$BUILD_DIR/liboomscope_shim.so"
+  kill -0 "$PID"
+}
+
+@test "android layout: a frozen (cached) app is thawed for the attach, so that its main thread can load the agent, and frozen again when the load ends" {
+  APP_UID=10123 start_android_app
+  local cg; cg=$(cgroup2_dir)
+  echo "$PID" > "$cg/cgroup.procs"
+  echo 1 > "$cg/cgroup.freeze"
+  local i; for i in $(seq 1 100); do grep -qx 'frozen 1' "$cg/cgroup.events" && break; sleep 0.05; done
+  grep -qx 'frozen 1' "$cg/cgroup.events"
+  fake_cmd ok
+  fake_getprop 33 userdebug 1 ""
+  FAKE_CMD_CG=$cg PATH="$TMP/bin:$PATH" run timeout 60 "$OOMSCOPE" dump -p "$PID" --load-shim -o "$TMP/app.hprof"
+  echo "$output"
+  # no ART runs here: nothing answers; but the request found the app running
+  [[ "$output" == *"did not answer in 10 s"* ]]
+  [ "$(cat "$TMP/cmd.frozen")" = "frozen 0" ]
+  # frozen again after
+  for i in $(seq 1 100); do grep -qx 'frozen 1' "$cg/cgroup.events" && break; sleep 0.05; done
+  grep -qx 'frozen 1' "$cg/cgroup.events"
+  [ "$(cat "$cg/cgroup.freeze")" = 1 ]
+  echo 0 > "$cg/cgroup.freeze"
 }

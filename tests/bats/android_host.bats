@@ -91,3 +91,17 @@ android_run() {
   grep -q 'report.html$' "$TMP/mac.out" || { cat "$TMP/mac.out" >&3; false; }
   ! grep -q 'command not found' "$TMP/mac.out"
 }
+
+@test "oomscope-android runs on macOS's bash 3.2: no array is expanded as \"\${a[@]}\" unguarded (3.2 under set -u refuses an empty one: 'unbound variable'; bash 5 here accepts it)" {
+  local s="$ROOT/scripts/oomscope-android" bad
+  # each "${name[@]}" must sit in its guard ${name[@]+"${name[@]}"} (comments aside)
+  bad=$(grep -v '^ *#' "$s" | sed -E 's/\$\{([A-Za-z_][A-Za-z_0-9]*)\[@\]\+"\$\{\1\[@\]\}"\}//g' | grep -nE '\$\{[A-Za-z_][A-Za-z_0-9]*\[@\]\}' || true)
+  [ -z "$bad" ] || { echo "# unguarded: $bad" >&3; false; }
+  # and the guard gives what the plain form does, for an empty array and a full one
+  run bash -uc 'a=(); set -- ${a[@]+"${a[@]}"}; echo $#; a=("x y" z); set -- ${a[@]+"${a[@]}"}; echo "$# $1"'
+  [ "$output" = $'0\n2 x y' ]
+  # the device side without -s (its array empty) reaches adb with no -s
+  run env ADB="$ROOT/tests/tools/fake-adb" FAKE_ADB_LOG="$TMP/adb.log" bash -u "$s" --on-device "" "" "echo on-device"
+  [ "$status" -eq 0 ]
+  [ "$output" = on-device ]
+}

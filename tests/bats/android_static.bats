@@ -22,6 +22,17 @@ ANDROID="$ROOT/build/android"
   file "$ANDROID/arm64-v8a/oomscope" | grep -q 'ARM aarch64'
 }
 
+@test "make android: every file it puts on a device, of every ABI, aligned for 16 KiB pages (Android 15+ phones and the x86_64 emulator's 16 KiB images: bionic's loader refuses less)" {
+  local f a n=0
+  for f in "$ANDROID"/*/oomscope "$ANDROID"/*/liboomscope_shim.so; do
+    for a in $(readelf -lW "$f" | awk '$1 == "LOAD" {print $NF}'); do
+      [ $((a)) -ge 16384 ] || { echo "# $f: a LOAD segment aligned to $a" >&3; false; }
+      n=$((n + 1))
+    done
+  done
+  [ "$n" -ge 8 ]
+}
+
 @test "the static x86_64 oomscope alone in an empty root (/proc and /sys mounted, no /tmp, no libc): watches a process and names its fd leak" {
   local r="$TMP/root"
   mkdir -p "$r/proc" "$r/sys" "$r/out"

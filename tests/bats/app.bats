@@ -19,6 +19,11 @@ PAD=0123456789abcdef0123456789abcdef
   local app; app=$(sed -n 's/^app pid=\([0-9]*\) done.*/\1/p' "$TMP/zygote.out")
   STARTED_PIDS+=("$app")
   grep -q "$PKG is PID $app (held from its start until attached)" "$TMP/w.out"
+  # how long it was held, stopped at its rename: the activity manager kills an app that has
+  # not attached to it within its process-start timeout (10 s), which the hold eats into
+  local held; held=$(sed -n 's/^app pid=[0-9]* done.* held_ms=\([0-9]*\).*/\1/p' "$TMP/zygote.out")
+  echo "# held from its name to its release: $held ms" >&3
+  [ "$held" -ge 1 ]
   [ "$(tr '\0' '\n' < "/proc/$app/cmdline" | head -n1)" = "$PKG" ]
   [ "$(cat "/proc/$app/comm")" = "example.leakyapp" ] || [ "$(cat "/proc/$app/comm")" = "${PKG: -15}" ]
   # it runs on (SIGCONT after the attach)

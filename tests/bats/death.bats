@@ -152,3 +152,15 @@ watch_in_cgroup() {
         "$d/vmsize.json" >&3; ls "$d" >&3; grep -E '"type":"(end|death)"' "$d/timeline.jsonl" >&3; false; }
   grep -q "how it ended: PID $pid killed by the kernel's OOM killer (memory cgroup .* at its limit of 64.0 MB)" "$TMP/w.out"
 }
+
+@test "a kill from lmkd's watchdog thread (lmkd_watchdog, when lmkd's main loop hangs): lmkd's, as from its reapers" {
+  start_bg target sleep 60
+  local pid; pid=$(cat "$TMP/target.pid")
+  start_bg w "$OOMSCOPE" watch -p "$pid" -o "$TMP/run" -d 60
+  wait_for "$TMP/run/timeline.jsonl" '"type":"start"' 20
+  LMKD_THREAD=lmkd_watchdog run timeout 30 "$TARGETS/lmkd" "$pid"
+  [[ "$output" == "lmkd killed $pid"* ]]
+  wait_exit "$(cat "$TMP/w.pid")" 30
+  jq -e '.cause == "lmkd" and .signal == 9 and .sender.comm == "lmkd_watchdog"' "$TMP/run/death.json" || { jq . "$TMP/run/death.json" >&3; false; }
+  grep -q "how it ended: PID $pid killed by SIGKILL from Android's low memory killer (lmkd" "$TMP/w.out"
+}

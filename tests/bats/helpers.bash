@@ -64,6 +64,20 @@ cgroup_dir() {
   echo "$dir"
 }
 
+# cgroup2_dir: a fresh cgroup of ours in the v2 hierarchy (the unified one
+# beside v1's where both are mounted); removed in teardown_cgroups. Fails
+# where no cgroup2 is mounted.
+cgroup2_dir() {
+  local mnt rel dir
+  mnt=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)
+  [ -n "$mnt" ] || return 1
+  rel=$(awk -F: '$1 == "0" {print $3; exit}' /proc/self/cgroup)
+  dir="$mnt${rel%/}/oomscope-test-$$-v2"
+  mkdir -p "$dir"
+  echo "$dir" >> "$TMP/cgroups"
+  echo "$dir"
+}
+
 teardown_cgroups() {
   local d
   [ -f "$TMP/cgroups" ] || return 0

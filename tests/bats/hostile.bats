@@ -361,3 +361,38 @@ jvm_children() { cat /proc/"$1"/task/*/children 2> /dev/null | tr ' ' '\n' | gre
   for i in $(seq 1 50); do [ -e /proc/"$child" ] || break; sleep 0.1; done
   [ ! -e /proc/"$child" ]
 }
+
+@test "the app's process group and cgroup killed during a shim fork-dump, as Android's activity manager and lmkd kill an app (libprocessgroup: every PID in its cgroup, then kill(-pid)): the child, in a session of its own and out of the cgroup, finishes the dump" {
+  local cg; cg=$(cgroup2_dir)
+  # the JVM leads its own process group (as an app does), in a cgroup of its own
+  OOMSCOPE_SHIM_FAULT="hold:$TMP/release" start_bg jvm setsid sh -c 'echo $$ > "$1"; shift; exec "$@"' sh "$cg/cgroup.procs" \
+    java -Xmx1g -agentpath:"$ROOT/build/liboomscope_shim.so" -cp "$JAVA_CLASSES" BusyHeap --live-mb 100 --threads 1
+  wait_for "$TMP/jvm.out" '^ready pid=' 120
+  local pid; pid=$(cat "$TMP/jvm.pid")
+  [ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ]
+  grep -qx "$pid" "$cg/cgroup.procs"
+  start_bg d timeout 300 "$OOMSCOPE" dump -p "$pid" --method shim -o "$TMP/s.hprof.gz" --no-analyze
+  local child= i
+  for i in $(seq 1 600); do
+    child=$(jvm_children "$pid" | head -n 1)
+    [ -n "$child" ] && ! grep -qx "$child" "$cg/cgroup.procs" && break
+    sleep 0.05
+  done
+  [ -n "$child" ]
+  ! grep -qx "$child" "$cg/cgroup.procs"
+  # in a session and process group of its own
+  [ "$(ps -o sid= -p "$child" | tr -d ' ')" = "$child" ]
+  [ "$(ps -o pgid= -p "$child" | tr -d ' ')" = "$child" ]
+  # killed as libprocessgroup's DoKillProcessGroupOnce does: each PID in the cgroup, then the group
+  for p in $(cat "$cg/cgroup.procs"); do kill -KILL "$p" 2> /dev/null || true; done
+  kill -KILL -- "-$pid"
+  touch "$TMP/release"
+  local st=0
+  wait_exit "$(cat "$TMP/d.pid")" 280 || st=$?
+  cat "$TMP/d.out"
+  [ "$st" -eq 0 ]
+  grep -q "^dump      $TMP/s.hprof.gz (shim-fork): .* (the target has exited since)$" "$TMP/d.out"
+  "$OOMSCOPE" hprof check "$TMP/s.hprof.gz" > /dev/null
+  for i in $(seq 1 50); do [ -e /proc/"$child" ] || break; sleep 0.1; done
+  [ ! -e /proc/"$child" ]
+}

@@ -71,3 +71,23 @@ print("prio=%d tag=%s text=%s" % (prio, rest[0].decode(), rest[1].decode()), flu
     { cat "$TMP/logd.out" >&3; false; }
   ! grep -q 'logdw' <<<"$output" || { grep logdw <<<"$output" >&3; false; }
 }
+
+@test "make android's shim for this machine's ABI loads into a process at this kernel's page size; a copy aligned to 4 KiB only where pages are 4 KiB (the 16 KiB lane's loader refuses it, as bionic's does)" {
+  local abi page lib a
+  case "$(uname -m)" in x86_64) abi=x86_64 ;; aarch64) abi=arm64-v8a ;; *) skip "no Android ABI for $(uname -m)" ;; esac
+  page=$(getconf PAGESIZE)
+  lib="$ROOT/build/android/$abi/liboomscope_shim.so"
+  [ -e "$lib" ] || { echo "# $lib missing (make android)" >&3; false; }
+  for a in $(readelf -lW "$lib" | awk '$1 == "LOAD" {print $NF}'); do [ $((a)) -ge "$page" ]; done
+  run "$TARGETS/shim_load_glibc" "$lib"
+  echo "# page size $page: $output" >&3
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"loaded"*"Agent_OnLoad=-1"* ]]
+  run "$TARGETS/shim_load_glibc" "$TARGETS/liboomscope_shim_4k.so"
+  if [ "$page" -eq 4096 ]; then
+    [[ "$output" == *"loaded"* ]]
+  else
+    [ "$status" -eq 1 ]
+    [[ "$output" == "dlopen failed: "*"ELF load command alignment not page-aligned"* ]]
+  fi
+}

@@ -11,7 +11,9 @@
  * cached apps), within it the heaviest, and kills it. At most SECS (60).
  * Prints "lmkd killed PID (mrelease: ok|ERRNO)" or "lmkd: ..." on failure;
  * with --psi first "lmkd: pressure: <the trigger>, picking from adj MIN_ADJ".
- * Built static too (phone.bats: a root with no libc). */
+ * LMKD_THREAD names the killing thread another of lmkd's (lmkd_watchdog:
+ * its watchdog's kill when the main loop hangs). Built static too
+ * (phone.bats: a root with no libc). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -44,7 +46,7 @@ static void *reaper_main(void *arg)
 	int pidfd;
 
 	(void)arg;
-	prctl(PR_SET_NAME, (unsigned long)"lmkd_reaper0", 0, 0, 0);
+	prctl(PR_SET_NAME, (unsigned long)(getenv("LMKD_THREAD") ? getenv("LMKD_THREAD") : "lmkd_reaper0"), 0, 0, 0);
 	pidfd = (int)syscall(SYS_pidfd_open, victim, 0);
 	if (pidfd < 0) {
 		printf("lmkd: pidfd_open %d: %s\n", victim, strerror(errno));

@@ -159,6 +159,12 @@ static void test_apex_info(void)
 	TAP_EQ_INT(art_module_api_from_xml("<apex-info-list></apex-info-list>"), 0, "no ART module listed: 0");
 	TAP_EQ_INT(art_module_api_from_xml("<apex-info moduleName=\"com.android.art\" versionCode=\"1\" isActive=\"true\" />"),
 		   0, "a version code that names no train: 0");
+	/* the fork-dump child's time, by the heap it dumps (DumpHeap walks it twice) */
+	TAP_EQ_INT(art_child_alarm_s(-1), 60, "child alarm: heap unknown, 60 s");
+	TAP_EQ_INT(art_child_alarm_s(64ll << 20), 76, "... a 64 MB heap: 76 s");
+	TAP_OK(art_child_alarm_s(512ll << 20) > 150, "... a 512 MB heap (a phone's largeHeap): %u s, not 60",
+	       art_child_alarm_s(512ll << 20));
+	TAP_EQ_INT(art_child_alarm_s(64ll << 30), 1800, "... at most 1800 s");
 }
 
 /* The frames that say "ART's Java": oat files by name, and the interpreters

@@ -544,6 +544,7 @@ static void test_killer_names(void)
 	TAP_EQ_STR(ooms_memory_killer_name("oomd"), "oomd", "oomd by name");
 	TAP_EQ_STR(ooms_memory_killer_name("lmkd"), "lmkd", "lmkd by name");
 	TAP_EQ_STR(ooms_memory_killer_name("lmkd_reaper1"), "lmkd", "lmkd's reaper thread is lmkd");
+	TAP_EQ_STR(ooms_memory_killer_name("lmkd_watchdog"), "lmkd", "lmkd's watchdog thread is lmkd");
 	TAP_OK(ooms_memory_killer_name("bash") == NULL, "bash is no memory killer");
 	TAP_OK(ooms_memory_killer_name("earlyoomx") == NULL, "a name that only starts like earlyoom's is not");
 }
@@ -697,6 +698,9 @@ static void test_explain_lmkd_exit_oom(void)
 	struct ooms_death dx = {.ts_ns = START_NS + 100 * SEC, .exit_code = 1 << 8, .last_tid = TARGET};
 	struct ooms_oom_victim oom = {.ts_ns = START_NS + 100 * SEC, .anon_rss_kb = 1000, .killer_tgid = 321};
 
+	/* lmkd's watchdog thread (its kill when lmkd's main loop hangs) */
+	died_by(SIGKILL, 321, "lmkd_watchdog", 100, &d);
+	TAP_EQ_STR(ooms_death_cause_name(d.cause), "lmkd", "lmkd_watchdog's SIGKILL: lmkd's");
 	/* (e) lmkd's reaper thread */
 	died_by(SIGKILL, 321, "lmkd_reaper0", 100, &d);
 	TAP_EQ_STR(ooms_death_cause_name(d.cause), "lmkd", "lmkd_reaper0's SIGKILL: lmkd's");

@@ -92,6 +92,7 @@ struct dump_args {
 	size_t nclasses, nifs;
 	char out[4096];
 	int load, analyze, quiet, level;
+	int thawed_for_load; /* the target was frozen: thawed for the shim's load */
 	long pid;
 };
 
@@ -182,7 +183,8 @@ static int check_target(struct dump_args *a, struct ooms_rt_target *rt)
 			fprintf(stderr, "oomscope dump: %s\n", err.msg);
 			return 1;
 		}
-	} else if (shim_client_load_hotspot((pid_t)a->pid, shim_client_library(), &err)) {
+		a->thawed_for_load = l.thawed;
+	} else if (shim_client_load_hotspot((pid_t)a->pid, shim_client_library(), &a->thawed_for_load, &err)) {
 		fprintf(stderr, "oomscope dump: %s\n", err.msg);
 		return 1;
 	}
@@ -251,6 +253,10 @@ static void print_result(const struct dump_args *a, const struct ooms_dump_resul
 		       : !strcmp(res->walk, "jvmti") ? ", JVMTI walk"
 						      : "",
 		       !strcmp(res->forked_at, "gc_end") ? ", forked at a GC pause's end" : "");
+	if (res->thawed) /* a cached app, frozen: the dump needed it running */
+		printf("frozen    PID %ld was frozen (%s): thawed for %sthe dump, %s\n", a->pid, res->thaw_where,
+		       a->thawed_for_load ? "the shim's load and " : "",
+		       res->refrozen ? "frozen again after" : res->refreeze_note[0] ? res->refreeze_note : "not frozen again");
 	if (res->child_moved_err) /* it shares the app's cgroups: killed or frozen with it */
 		printf("cgroups   the dump's child could not leave the app's cgroups (%s): a kill of the app's whole "
 		       "cgroup (Android's activity manager) or its freezing stops the dump too\n",

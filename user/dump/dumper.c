@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "dump/dumper.h"
 #include "proc/cgroup.h"
+#include "proc/freezer.h"
 #include "util/clock.h"
 
 #include <errno.h>
@@ -486,6 +487,8 @@ out:
 }
 
 /* A dump's end (e: how it went). */
+static int take(const struct ooms_dump_request *rq, enum ooms_dump_method m, struct ooms_dump_result *res);
+
 static int dump_done(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int e, double t0)
 {
 	res->dump_ms = mono_ms() - t0;
@@ -500,10 +503,35 @@ int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *
 {
 	enum ooms_dump_method m = rq->method;
 	double t0 = mono_ms();
-	char line[128];
+	struct ooms_thaw thaw;
+	struct ooms_err terr = {0};
 	int e;
 
 	memset(res, 0, sizeof(*res));
+	/* a frozen process (a cached Android app) answers nothing: thawed for
+	 * the dump, frozen again after */
+	if ((e = ooms_thaw(rq->pid, &thaw, &terr)) < 0) {
+		snprintf(res->error, sizeof(res->error), "%.319s", terr.msg);
+		ooms_refreeze(&thaw, NULL, 0);
+		return dump_done(rq, res, e, t0);
+	}
+	if (e == 1) {
+		res->thawed = 1;
+		ooms_thaw_where(&thaw, res->thaw_where, sizeof(res->thaw_where));
+		status(rq, "thawed");
+	}
+	e = take(rq, m, res);
+	if (res->thawed)
+		res->refrozen = ooms_refreeze(&thaw, res->refreeze_note, sizeof(res->refreeze_note)) == 1;
+	return dump_done(rq, res, e, t0);
+}
+
+/* The dump by method m (AUTO: the best the target offers). */
+static int take(const struct ooms_dump_request *rq, enum ooms_dump_method m, struct ooms_dump_result *res)
+{
+	char line[128];
+	int e;
+
 	if (m == DUMP_AUTO) {
 		if (shim_client_ask(rq->pid, SHIM_REQ_PING, line, sizeof(line), 2000) == 0 && shim_line_is(line, SHIM_OK) &&
 		    !(rq->runtime == OOMS_RT_HOTSPOT && hotspot_zgc(rq->pid)))
@@ -529,7 +557,7 @@ int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *
 	}
 	if (!res->attempts)
 		res->attempts = 1;
-	return dump_done(rq, res, e, t0);
+	return e;
 }
 
 int ooms_dump_armed(const struct ooms_dump_request *rq, struct ooms_dump_result *res, int cancel_fd,

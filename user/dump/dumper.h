@@ -48,12 +48,18 @@ struct ooms_dump_result {
 	 * those mounted (it outlives its app's cgroup being killed or frozen);
 	 * child_moved_err: -errno when none took it */
 	int child_moved, child_cgroups, child_moved_err;
+	/* the target was frozen (a cached Android app): thawed for the dump
+	 * (where), frozen again after (refrozen), or left running (why) */
+	int thawed, refrozen;
+	char thaw_where[300], refreeze_note[160];
 	char error[320];
 	char oom_kind[16];             /* the armed dump: what ran out, as the shim said ("heap", "direct", "metaspace") */
 };
 
 /* 0 when the dump was written (res->ok); -errno otherwise, res->error says
- * why in one line. */
+ * why in one line. A target frozen by a cgroup freezer is thawed for the
+ * dump and frozen again after (proc/freezer.h), or refused in one line when
+ * it cannot be thawed. */
 int ooms_dump_take(const struct ooms_dump_request *rq, struct ooms_dump_result *res);
 /* The last-chance dump: arms the shim (armoom) to fork-dump the heap into
  * rq->out_path from the thread whose allocation fails, before the

@@ -17,14 +17,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc/freezer.h"
 #include "proc/procfs.h"
+#include "runtime/art_app.h"
 #include "runtime/shim_client.h"
 #include "shim/art_syms.h"
 #include "shim/proto.h"
 #include "sym/symbolize.h"
 #include "util/clock.h"
-
-extern char **environ;
+#include "util/run_cmd.h"
 
 #define SHIM_NAME "liboomscope_shim.so"
 #define SELINUX_XATTR "security.selinux"
@@ -49,20 +50,68 @@ int ooms_art_shim_options(pid_t pid, const char *libart, char *out, size_t len, 
 	return 0;
 }
 
-/* The package from the process's name: its command line's first word (an
- * app's is its process name, "com.foo" or "com.foo:remote"), up to ':'. */
-static int package_of(pid_t pid, char *pkg, size_t len)
+/* The process's name: its command line's first word (an app's is its
+ * process name, "com.foo", "com.foo:remote", or any name its manifest
+ * gives, "com.google.process.gapps"). */
+static int process_name(pid_t pid, char *name, size_t len)
 {
 	char cmd[512];
 	size_t n;
 
 	if (proc_cmdline(pid, cmd, sizeof(cmd)) != 0)
 		return -ESRCH;
-	n = strcspn(cmd, ": ");
+	n = strcspn(cmd, " ");
 	if (!n || n >= len || memchr(cmd, '/', n))
 		return -EINVAL;
-	memcpy(pkg, cmd, n);
-	pkg[n] = 0;
+	memcpy(name, cmd, n);
+	name[n] = 0;
+	return 0;
+}
+
+int ooms_art_app_read(pid_t pid, struct ooms_art_app *app, struct ooms_err *err)
+{
+	struct proc_status ps;
+	struct art_pkg pkg;
+	struct ooms_err why = {0};
+	int e;
+
+	memset(app, 0, sizeof(*app));
+	app->debuggable = -1;
+	/* the real uid (an app that is not dumpable has its /proc/PID owned by root) */
+	if ((e = proc_read_status(pid, &ps)) || ps.uid < 0)
+		return ooms_err_set(err, e ? e : -ENODATA, "reading PID %d's uid: %s", (int)pid, strerror(e ? -e : ENODATA));
+	app->uid = (uid_t)ps.uid;
+	if (process_name(pid, app->process, sizeof(app->process)))
+		return ooms_err_set(err, -EINVAL, "PID %d's command line names no app package: is it an app's process?",
+				    (int)pid);
+	if (art_pkg_of(pid, app->process, app->uid, &pkg, &why) == 0) {
+		snprintf(app->package, sizeof(app->package), "%s", pkg.name);
+		app->debuggable = pkg.debuggable;
+		app->listed = 1;
+	} else { /* no list to read: the process's name up to its ':' */
+		snprintf(app->package, sizeof(app->package), "%.*s", (int)strcspn(app->process, ":"), app->process);
+		snprintf(app->unlisted, sizeof(app->unlisted), "%.199s", why.msg);
+	}
+	app->dumpable = art_proc_dumpable(pid, app->uid);
+	return 0;
+}
+
+int ooms_art_app_check(pid_t pid, struct ooms_art_app *app, struct ooms_err *err)
+{
+	char why[400];
+	struct ooms_err e2 = {0};
+	int e;
+
+	if ((e = ooms_art_app_read(pid, app, err)))
+		return e;
+	if (app->debuggable != 1 && (e = art_build_read(&app->build, &e2)))
+		return ooms_err_set(err, -EPERM,
+				    "not attached: whether ART in PID %d (%s) takes an agent could not be told (%s), and an "
+				    "agent it refuses kills the app on Android 14 and later",
+				    (int)pid, app->package, e2.msg);
+	if (!art_agent_allowed(&app->build, app->debuggable, app->dumpable, app->package, &app->v12, why, sizeof(why)))
+		return ooms_err_set(err, -EPERM, "not attached (ART would refuse the agent, which kills the app): %s%s%s",
+				    why, app->listed ? "" : "; its debuggable flag unread: ", app->unlisted);
 	return 0;
 }
 
@@ -98,23 +147,18 @@ static int open_code_cache(pid_t pid, const struct ooms_art_install *in, char *d
 	return dfd;
 }
 
-int ooms_art_install_shim(pid_t pid, const char *shim_file, struct ooms_art_install *out, struct ooms_err *err)
+int ooms_art_install_shim(pid_t pid, const struct ooms_art_app *app, const char *shim_file,
+			  struct ooms_art_install *out, struct ooms_err *err)
 {
 	char dir[400], tmp[64], label[256];
-	struct proc_status ps;
 	struct stat st, src_st;
 	off_t off = 0;
 	ssize_t lablen;
 	int src, fd, dfd, e = 0;
 
 	memset(out, 0, sizeof(*out));
-	/* the real uid (an app that is not dumpable has its /proc/PID owned by root) */
-	if ((e = proc_read_status(pid, &ps)) || ps.uid < 0)
-		return ooms_err_set(err, e ? e : -ENODATA, "reading PID %d's uid: %s", (int)pid, strerror(e ? -e : ENODATA));
-	out->uid = (uid_t)ps.uid;
-	if (package_of(pid, out->package, sizeof(out->package)))
-		return ooms_err_set(err, -EINVAL, "PID %d's command line names no app package: is it an app's process?",
-				    (int)pid);
+	out->uid = app->uid;
+	snprintf(out->package, sizeof(out->package), "%s", app->package);
 	dfd = open_code_cache(pid, out, dir, sizeof(dir), &st);
 	if (dfd == -EPERM)
 		return ooms_err_set(err, -EPERM, "%s in PID %d's namespace is not a directory of the app's own (uid %u): "
@@ -163,33 +207,6 @@ int ooms_art_install_shim(pid_t pid, const char *shim_file, struct ooms_art_inst
 	return 0;
 }
 
-/* Reads what the child writes until it closes, or the time is up. */
-static int read_until(int fd, char *buf, size_t len, int64_t deadline_ns)
-{
-	size_t at = 0;
-
-	buf[0] = 0;
-	for (;;) {
-		int64_t left_ms = (deadline_ns - (int64_t)mono_ns()) / 1000000;
-		struct pollfd p = {fd, POLLIN, 0};
-		char scratch[512];
-		ssize_t n;
-
-		if (left_ms <= 0)
-			return -ETIMEDOUT;
-		if (poll(&p, 1, (int)left_ms) <= 0)
-			continue;
-		n = read(fd, scratch, sizeof(scratch));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return 0;
-		for (ssize_t i = 0; i < n && at + 1 < len; i++)
-			buf[at++] = scratch[i];
-		buf[at] = 0;
-	}
-}
-
 /* The activity manager's words, one line: its exception's, else the first. */
 static void one_line(const char *text, char *line, size_t len)
 {
@@ -208,44 +225,24 @@ static void one_line(const char *text, char *line, size_t len)
 int ooms_art_attach_agent(pid_t pid, const char *path, const char *options, struct ooms_err *err)
 {
 	char pidtext[16], *agent, said[4096], line[400];
-	posix_spawn_file_actions_t fa;
-	int io[2], e, status = 0;
-	pid_t child;
+	int e, status = 0;
 
 	snprintf(pidtext, sizeof(pidtext), "%d", (int)pid);
 	if (asprintf(&agent, "%s%s%s", path, options && *options ? "=" : "", options ? options : "") < 0)
 		return ooms_err_set(err, -ENOMEM, "out of memory");
-	if (pipe2(io, O_CLOEXEC) != 0) {
-		free(agent);
-		return ooms_err_set(err, -errno, "pipe: %s", strerror(errno));
-	}
 	{
 		char *argv[] = {"cmd", "activity", "attach-agent", pidtext, agent, NULL};
 
-		posix_spawn_file_actions_init(&fa);
-		posix_spawn_file_actions_adddup2(&fa, io[1], 1);
-		posix_spawn_file_actions_adddup2(&fa, io[1], 2);
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-		e = posix_spawnp(&child, "cmd", &fa, NULL, argv, environ);
-		posix_spawn_file_actions_destroy(&fa);
+		e = run_capture(argv, said, sizeof(said), ATTACH_TIMEOUT_MS, &status);
 	}
 	free(agent);
-	close(io[1]);
-	if (e) {
-		close(io[0]);
-		if (e == ENOENT)
-			return ooms_err_set(err, -ENOENT, "no `cmd` on PATH: attach-agent is Android's activity manager's");
-		return ooms_err_set(err, -e, "running cmd: %s", strerror(e));
-	}
-	e = read_until(io[0], said, sizeof(said), (int64_t)mono_ns() + (int64_t)ATTACH_TIMEOUT_MS * 1000000);
-	close(io[0]);
-	if (e == -ETIMEDOUT)
-		kill(child, SIGKILL);
-	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-		;
+	if (e == -ENOENT)
+		return ooms_err_set(err, -ENOENT, "no `cmd` on PATH: attach-agent is Android's activity manager's");
 	if (e == -ETIMEDOUT)
 		return ooms_err_set(err, -ETIMEDOUT, "`cmd activity attach-agent %d` did not answer in %d s", (int)pid,
 				    ATTACH_TIMEOUT_MS / 1000);
+	if (e)
+		return ooms_err_set(err, e, "running cmd: %s", strerror(-e));
 	one_line(said, line, sizeof(line));
 	if (strstr(said, "SecurityException") || strstr(said, "not debuggable"))
 		return ooms_err_set(err, -EPERM,
@@ -275,6 +272,14 @@ static int answers(pid_t pid, int timeout_ms)
 	return shim_client_ask(pid, SHIM_REQ_PING, line, sizeof(line), timeout_ms) == 0;
 }
 
+/* The load ends in state st: a frozen app thawed for it is frozen again. */
+static enum ooms_art_load_state load_end(struct ooms_art_loader *l, enum ooms_art_load_state st)
+{
+	if (l->thawed)
+		l->refrozen = ooms_refreeze(&l->thaw, l->refreeze_note, sizeof(l->refreeze_note)) == 1;
+	return l->state = st;
+}
+
 enum ooms_art_load_state ooms_art_loader_step(struct ooms_art_loader *l, int64_t now_ns, struct ooms_err *err)
 {
 	char options[4096];
@@ -282,15 +287,26 @@ enum ooms_art_load_state ooms_art_loader_step(struct ooms_art_loader *l, int64_t
 
 	switch (l->state) {
 	case ART_LOAD_TRYING:
+		/* a frozen app (cached) runs nothing, its main thread that would
+		 * load the agent neither: thawed until the load ends */
+		if (!l->thaw_tried) {
+			l->thaw_tried = 1;
+			if ((e = ooms_thaw(l->pid, &l->thaw, err)) < 0)
+				return load_end(l, ART_LOAD_FAILED);
+			l->thawed = e == 1;
+		}
 		if (answers(l->pid, 200)) /* loaded already (at launch, by hand, by an earlier watch) */
-			return l->state = ART_LOAD_DONE;
+			return load_end(l, ART_LOAD_DONE);
 		if (!l->shim_file) {
 			ooms_err_set(err, -ENOENT, "the shim library is not beside oomscope (set OOMSCOPE_SHIM to its path)");
-			return l->state = ART_LOAD_FAILED;
+			return load_end(l, ART_LOAD_FAILED);
 		}
+		/* once: whether ART would take it (one it refuses kills the app) */
+		if (!l->tries && ooms_art_app_check(l->pid, &l->app, err))
+			return load_end(l, ART_LOAD_FAILED);
 		if ((e = ooms_art_shim_options(l->pid, l->libart, options, sizeof(options), &found, err)) ||
-		    (e = ooms_art_install_shim(l->pid, l->shim_file, &l->in, err)))
-			return l->state = ART_LOAD_FAILED;
+		    (e = ooms_art_install_shim(l->pid, &l->app, l->shim_file, &l->in, err)))
+			return load_end(l, ART_LOAD_FAILED);
 		l->tries++;
 		e = ooms_art_attach_agent(l->pid, l->in.path, options, err);
 		if (!e) {
@@ -299,17 +315,17 @@ enum ooms_art_load_state ooms_art_loader_step(struct ooms_art_loader *l, int64_t
 		}
 		/* refused, or no activity manager: trying again changes nothing */
 		if (e == -EPERM || e == -ENOENT || now_ns >= l->give_up_ns)
-			return l->state = ART_LOAD_FAILED;
+			return load_end(l, ART_LOAD_FAILED);
 		return l->state;
 	case ART_LOAD_WAITING:
 		if (answers(l->pid, 200))
-			return l->state = ART_LOAD_DONE;
+			return load_end(l, ART_LOAD_DONE);
 		if (now_ns >= l->answer_by_ns) {
 			ooms_err_set(err, -ETIMEDOUT,
 				     "the shim, put at %s and attached with `cmd activity attach-agent`, did not answer in "
 				     "%d s (the app's log says why: `logcat -s oomscope-shim`)",
 				     l->in.path, ART_SHIM_WAIT_MS / 1000);
-			return l->state = ART_LOAD_FAILED;
+			return load_end(l, ART_LOAD_FAILED);
 		}
 		return l->state;
 	default:

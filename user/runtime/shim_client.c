@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc/freezer.h"
 #include "runtime/hs_attach.h"
 #include "shim/proto.h"
 
@@ -459,7 +460,26 @@ static int shim_mapped_ours(pid_t pid, const char *path, const struct stat *st, 
 			    (int)pid, why.msg);
 }
 
-int shim_client_load_hotspot(pid_t pid, const char *shim, struct ooms_err *err)
+static int load_hotspot(pid_t pid, const char *shim, struct ooms_err *err);
+
+int shim_client_load_hotspot(pid_t pid, const char *shim, int *thawed, struct ooms_err *err)
+{
+	struct ooms_thaw thaw;
+	int e;
+
+	/* a frozen JVM answers no attach: thawed for the load, frozen again after */
+	*thawed = 0;
+	if ((e = ooms_thaw(pid, &thaw, err)) < 0) {
+		ooms_refreeze(&thaw, NULL, 0);
+		return e;
+	}
+	*thawed = e == 1;
+	e = load_hotspot(pid, shim, err);
+	ooms_refreeze(&thaw, NULL, 0);
+	return e;
+}
+
+static int load_hotspot(pid_t pid, const char *shim, struct ooms_err *err)
 {
 	struct hs_attach_result r;
 	char path[PATH_MAX], line[128];

@@ -55,9 +55,10 @@ const char *shim_client_walk_words(void);
 
 /* Loads the shim into running HotSpot JVM pid through the attach protocol
  * (its `load` command), copying it into the target's /tmp when the target's
- * mount namespace cannot see shim_path. Waits for the socket. 0, or -errno
- * with one line in err. */
-int shim_client_load_hotspot(pid_t pid, const char *shim_path, struct ooms_err *err);
+ * mount namespace cannot see shim_path. Waits for the socket. A JVM frozen
+ * by a cgroup freezer is thawed for the load (*thawed 1) and frozen again
+ * after. 0, or -errno with one line in err. */
+int shim_client_load_hotspot(pid_t pid, const char *shim_path, int *thawed, struct ooms_err *err);
 /* After the load: does the process whose /proc/PID/maps text is maps map
  * the file named base (the last element of its path) only from the inode
  * dev:ino that oomscope wrote or checked? 1 yes; 0 no (a mapping of that

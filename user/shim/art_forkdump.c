@@ -13,7 +13,8 @@
  * from bionic's TLS slot for ART (as KOOM does); a thread without one is
  * refused. The child starts no thread (bionic's fork leaves its thread-list
  * lock as it was, and a thread start in the child could wait on it
- * forever): it names itself, sets a 60 s alarm, calls
+ * forever): it names itself, sets an alarm scaled with the heap
+ * (art_child_alarm_s: 60 s and a second per 4 MB), calls
  * art::hprof::DumpHeap(name, fd, false) straight into the output (the
  * reader strips and compresses) and _exits. Which path: by the ART
  * module's own version where /apex/apex-info-list.xml gives it (ART is
@@ -34,7 +35,6 @@
 #include "shim/elfsym.h"
 #include "shim/libc/shim_libc.h"
 
-#define CHILD_ALARM_S 60
 #define GC_CAUSE_HPROF 15 /* kGcCauseHprof, every version */
 #define TLS_SLOT_ART_THREAD_SELF 7 /* bionic's tls_defines.h, on arm, arm64, x86 and x86_64 */
 
@@ -42,6 +42,7 @@ static JavaVM *jvm;
 static struct art_syms S;
 static struct shim_dump_req child_req;
 static int api_level;
+static unsigned child_alarm_s; /* set before the fork, read by the child */
 
 /* kCollectorTypeHprof: 15 up to Android 10 and from 14, 13 on 11-13. It is
  * only recorded (logs, waits), so a wrong value does no harm. */
@@ -100,7 +101,7 @@ static void child_dump(const struct shim_dump_req *req)
 	double t0 = shim_now_ms();
 
 	shim_malloc_after_fork();
-	shim_child_setup(CHILD_ALARM_S);
+	shim_child_setup(child_alarm_s);
 	prctl(PR_SET_NAME, (unsigned long)"oomscope-dump", 0, 0, 0);
 	dump("oomscope", req->fd, 0);
 	shim_child_finish(req, 0, NULL, 0, 0, 0, t0);
@@ -123,6 +124,8 @@ static int art_dump(const struct shim_dump_req *req, struct shim_dump_result *re
 	double t0;
 	pid_t pid;
 
+	int64_t used = -1, committed, max;
+
 	child_req = *req; /* the child reads it from memory no thread of its reuses */
 	if (path == ART_PATH_NONE) {
 		snprintf(res->error, sizeof(res->error), "libart.so lacks the symbols for a fork-dump on API %d",
@@ -134,6 +137,9 @@ static int art_dump(const struct shim_dump_req *req, struct shim_dump_result *re
 		snprintf(res->error, sizeof(res->error), "cannot attach the control thread to ART");
 		return -1;
 	}
+	if (shim_jni_heap(jvm, &used, &committed, &max) != 0)
+		used = -1;
+	child_alarm_s = art_child_alarm_s(used);
 	self = art_thread_self();
 	if (!self && path != ART_PATH_SUSPEND_VM) {
 		snprintf(res->error, sizeof(res->error), "the control thread has no art::Thread in bionic's TLS slot %d",

@@ -134,3 +134,10 @@ enum art_fork_path art_fork_path_for(const struct art_syms *s, int api)
 		       ? ART_PATH_MUTATOR_LOCK : ART_PATH_NONE;
 }
 
+
+unsigned art_child_alarm_s(int64_t used_bytes)
+{
+	int64_t s = 60 + (used_bytes > 0 ? used_bytes / (4 << 20) : 0);
+
+	return (unsigned)(s > 1800 ? 1800 : s);
+}

@@ -63,4 +63,10 @@ int art_module_api_from_xml(const char *xml);
 /* api: the device's API level, 0 when unknown (then by the symbols found). */
 enum art_fork_path art_fork_path_for(const struct art_syms *s, int api);
 
+/* The fork-dump child's alarm, in seconds, for a heap of used_bytes (-1:
+ * unknown): ART's DumpHeap walks the heap twice (counting, then writing),
+ * into a pipe whose reader compresses on the same phone. 60 s, and a second
+ * for every 4 MB of the heap past nothing, at most 1800 (HotSpot's child's). */
+unsigned art_child_alarm_s(int64_t used_bytes);
+
 #endif

@@ -30,6 +30,10 @@ void shim_child_setup(unsigned secs)
 		sigaction(dflt[i], &sa, NULL);
 		sigaddset(&set, dflt[i]);
 	}
+	/* a session and process group of its own: Android kills an app's
+	 * process group with it (libprocessgroup's kill(-pid)), besides its
+	 * cgroup, which oomscope moves the child out of */
+	setsid();
 	sa.sa_handler = SIG_IGN; /* a client that hung up must not kill the writer */
 	sigaction(SIGPIPE, &sa, NULL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);

@@ -18,7 +18,10 @@
  * fault is caught and reported, `art FN: signal S`. Then `done`; it ends on
  * SIGTERM or after 120 s. With ANDROID_APP_NAME in its environment it takes
  * that name first, as zygote names an app's process: its command line (the
- * arguments' memory overwritten) and its thread name (the last 15 bytes). */
+ * arguments' memory overwritten) and its thread name (the last 15 bytes).
+ * With ANDROID_APP_DUMPABLE=0 it is not dumpable, as zygote leaves a
+ * process it gave no JDWP (a release app on a user build, or on Android 14
+ * and later without the JDWP property at boot). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -88,6 +91,8 @@ int main(int argc, char **argv)
 		prctl(PR_SET_NAME, (unsigned long)(n > 15 ? name + n - 15 : name), 0, 0, 0);
 	}
 
+	if (getenv("ANDROID_APP_DUMPABLE") && !strcmp(getenv("ANDROID_APP_DUMPABLE"), "0"))
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (argc != 5 && argc != 7)
 		return fprintf(stderr, "usage: android_app LIBART OFF_HEAP_OOM OFF_THREAD_OOM OFF_GC_RUN [BASE_ODEX BOOT_OAT]\n"), 2;
 	if (argc == 7) {

@@ -44,8 +44,9 @@ static const char *fault_what(int sig)
 
 const char *ooms_memory_killer_name(const char *comm)
 {
-	/* lmkd kills from its main thread or from its reaper threads (lmkd_reaper0...) */
-	if (!strcmp(comm, "lmkd") || !strncmp(comm, "lmkd_reaper", 11))
+	/* lmkd kills from its main thread, its reaper threads (lmkd_reaper0...)
+	 * and its watchdog (lmkd_watchdog: a kill when lmkd's main loop hangs) */
+	if (!strcmp(comm, "lmkd") || !strncmp(comm, "lmkd_reaper", 11) || !strcmp(comm, "lmkd_watchdog"))
 		return "lmkd";
 	if (!strcmp(comm, "earlyoom"))
 		return "earlyoom";

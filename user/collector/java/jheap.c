@@ -349,10 +349,15 @@ int ooms_jheap_attach(struct ooms_jheap *j, struct ring_buffer *rb)
 
 		j->io.emit(j->io.ctx, run_record_body, &r);
 	}
-	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT && !j->shim_preloaded &&
-	    shim_client_load_hotspot(j->pid, shim_client_library(), &err)) {
-		j->io.note(j->io.ctx, "--shim: %s", err.msg);
-		return -1;
+	if (j->o.shim && j->rt.kind == OOMS_RT_HOTSPOT && !j->shim_preloaded) {
+		int thawed = 0;
+
+		if (shim_client_load_hotspot(j->pid, shim_client_library(), &thawed, &err)) {
+			j->io.note(j->io.ctx, "--shim: %s", err.msg);
+			return -1;
+		}
+		if (thawed)
+			j->io.note(j->io.ctx, "--shim: the JVM was frozen (a cgroup freezer): thawed for the load, frozen again");
 	}
 	/* the shim dumps the heap at the first OutOfMemoryError (HotSpot: JVMTI
 	 * ResourceExhausted; ART's shim has no such hook yet) */
@@ -390,6 +395,19 @@ int64_t ooms_jheap_direct_limit(const struct ooms_jheap *j)
 
 /* ---- samples and the rule ---- */
 
+/* A frozen app thawed for the load: said once it ends. */
+static void art_load_thawed(struct ooms_jheap *j)
+{
+	const struct ooms_art_loader *l = &j->art_loader;
+	char where[400];
+
+	if (!l->thawed)
+		return;
+	ooms_thaw_where(&l->thaw, where, sizeof(where));
+	j->io.note(j->io.ctx, "--shim: the app was frozen (%s): thawed for the attach, %s", where,
+		   l->refrozen ? "frozen again" : l->refreeze_note[0] ? l->refreeze_note : "not frozen again");
+}
+
 static void art_load_step(struct ooms_jheap *j)
 {
 	struct ooms_err err = {0};
@@ -400,10 +418,12 @@ static void art_load_step(struct ooms_jheap *j)
 		if (j->io.say && j->art_loader.tries)
 			j->io.say(j->io.ctx, "--shim: in the app (%s), attached with `cmd activity attach-agent`",
 				  j->art_loader.in.path);
+		art_load_thawed(j);
 		break;
 	case ART_LOAD_FAILED:
 		j->art_loading = 0;
 		j->io.note(j->io.ctx, "--shim: %s; dumps use `am dumpheap`", err.msg);
+		art_load_thawed(j);
 		break;
 	default:
 		break;

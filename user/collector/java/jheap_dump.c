@@ -89,6 +89,9 @@ static void report_dump(struct ooms_jheap *j, int seq, const struct ooms_fresh_r
 	emit_dump(j, seq, arq, r, ar, out, json, when);
 	if (!j->io.say)
 		return;
+	if (r->thawed) /* a cached app, frozen: the dump needed it running */
+		j->io.say(j->io.ctx, "dump %d: the target was frozen (%s): thawed for the dump, %s", seq, r->thaw_where,
+			  r->refrozen ? "frozen again after" : r->refreeze_note[0] ? r->refreeze_note : "not frozen again");
 	if (!r->ok) {
 		j->io.say(j->io.ctx, "!! dump %d%s%s failed: %s", seq, when ? " " : "", when ? when : "", r->error);
 		return;

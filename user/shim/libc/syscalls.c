@@ -68,6 +68,7 @@ int pipe(int fds[2]) { return pipe2(fds, 0); }
 int dup(int fd) { return (int)ret(sys1(SYS_dup, fd)); }
 pid_t getpid(void) { return (pid_t)sys0(SYS_getpid); }
 pid_t gettid(void) { return (pid_t)sys0(SYS_gettid); }
+pid_t setsid(void) { return (pid_t)ret(sys0(SYS_setsid)); }
 uid_t geteuid(void) { return (uid_t)sys0(SYS_geteuid); }
 int prctl(int op, ...)
 {
