@@ -334,7 +334,8 @@ test: $(DEPS_OK)
 	trap 'kill -TERM '$$images' 2> /dev/null' EXIT; trap 'exit 130' INT TERM; \
 	$(MAKE) -j$(NPROC) all unit fuzz-bins && $(MAKE) -j$(NPROC) SAN=1 all unit \
 	  $(if $(filter 1,$(ARM64)),&& $(MAKE) -j$(NPROC) ARCH=arm64 all unit) && $(MAKE) android || exit 1; \
-	OOMS_BUILD_SECONDS=$$(($$(date +%s) - t0)) OOMS_VM_IMAGES=1 OOMS_SAN_BUILD=build-san $(if $(filter 1,$(ARM64)),OOMS_ARM64=1) \
+	OOMS_BUILD_SECONDS=$$(($$(date +%s) - t0)) OOMS_VM_IMAGES=1 OOMS_SAN_BUILD=build-san OOMS_JOBS=$${OOMS_JOBS:-2} \
+	  $(if $(filter 1,$(ARM64)),OOMS_ARM64=1) \
 	  scripts/run-tests.sh $(BATS_FILES)
 endif
 

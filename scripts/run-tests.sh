@@ -9,6 +9,14 @@
 # test` does), the unit tests and SAN_BATS run a second time, sanitized
 # (ASan + UBSan: the binaries in that folder), counted in the same line.
 # OOMS_STREAM=1 shows the BATS output as it runs, not when the files are done.
+# OOMS_JOBS=N (`make test`: 2, as the machine has two CPUs and the files wait on
+# their targets more than they run): the BATS files run N at a time, each file
+# whole in a bats of its own (the sanitized ones too, in the same pool), the
+# longest first by their last run's times (kept beside the VM images); the files
+# that change the machine for everyone (ALONE_BATS) run first, one at a time,
+# with tracefs as the machine has it; the pool runs with tracefs mounted (by
+# this script when it was not, unmounted after), so that no test's oomscope
+# mounts or unmounts it under another's.
 # OOMS_NO_UNIT=1 leaves the unit tests out (the arm64 lanes that differ from
 # another only by their kernel).
 # OOMS_ARM64=1 runs the arm64 suite in its VM too, in the same count: beside
@@ -20,6 +28,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SAN_BATS=(tests/bats/hprof.bats tests/bats/analyze.bats tests/bats/report.bats)
+# what changes the machine for every process on it, or reads what every process does to it:
+# btf hides the kernel's BTF, scale raises sysctls and makes 30,000 threads, hostile steers
+# PIDs through ns_last_pid, memory reads the system's available memory and PSI (and earlyoom
+# and lmkd's stand-in pick from every process), third_party drives stress-ng and redis to
+# their limits, faults checks that no BPF program or tracefs probe is left
+ALONE_BATS=(btf scale hostile memory third_party faults)
+JOBS=${OOMS_JOBS:-1}
 # A test that hangs fails alone, named, after 15 minutes (bats kills it and
 # goes on: the slowest test takes under 4 in the arm64 VM); the suite's own
 # cap (3600 s) then never cuts the files after it
@@ -44,7 +59,8 @@ export RETAINED_CACHE=${RETAINED_CACHE:-$log/retained}
 . scripts/kill-tree.bash
 arm64_pid=
 # an interrupted run leaves no VM behind
-trap '[ -z "$arm64_pid" ] || kill_tree "$arm64_pid"; rm -rf "$log"' EXIT
+job_of_pid=() # the pool's running jobs (OOMS_JOBS)
+trap '[ -z "$arm64_pid" ] || kill_tree "$arm64_pid"; for p in "${!job_of_pid[@]}"; do kill_tree "$p"; done; rm -rf "$log"' EXIT
 
 failures=() # each failing test's line, repeated at the end
 phases=()   # "SECONDS NAME" of each phase, printed above the tally
@@ -116,6 +132,15 @@ suite() {
   done
   phase_end "${label}unit tests"
   ls tests/bats/*.bats > /dev/null 2>&1 || return 0
+  if [ "$JOBS" -gt 1 ]; then # into the pool, run by pool_run
+    local f g
+    for f in "$@"; do
+      if [ -d "$f" ]; then for g in "$f"/*.bats; do queue "$label" "$build" "$bin" "" "$g"; done
+      elif [[ "$f" == *@* ]]; then queue "$label" "$build" "$bin" "${f#*@}" "${f%%@*}"
+      else queue "$label" "$build" "$bin" "" "$f"; fi
+    done
+    return 0
+  fi
   phase_start
   # FILE@REGEX: only FILE's tests whose names match REGEX, in a bats run of their own
   local plain=() f
@@ -143,6 +168,93 @@ run_bats() {
   fi
   # each test's time (bats --timing: "ok N name in 123ms"), for the slowest list
   sed -nE "s/^(not )?ok [0-9]+ (.*) in ([0-9]+)ms$/\3 ${label}\2/p" "$log/bats.tap" >> "$log/times"
+}
+
+# ---- the pool (OOMS_JOBS > 1) ----
+# each job: a label, a build, a binary, the environment it was queued in, a filter, a file
+q_label=() q_build=() q_bin=() q_env=() q_filter=() q_file=()
+queue() { # LABEL BUILD OOMSCOPE FILTER FILE
+  q_label+=("$1"); q_build+=("$2"); q_bin+=("$3"); q_filter+=("$4"); q_file+=("$5")
+  q_env+=("ASAN_OPTIONS=${ASAN_OPTIONS:-} UBSAN_OPTIONS=${UBSAN_OPTIONS:-} OOMS_ROTATE_MODES=${OOMS_ROTATE_MODES:-}")
+}
+# each job's wall time in its last run, longest first next time (per machine)
+times_db=${OOMS_VM_CACHE:-/var/cache/oomscope/vm}/../bats-times
+job_key() { echo "${q_label[$1]}${q_file[$1]}@${q_filter[$1]}"; }
+job_last_s() { [ -r "$times_db" ] && awk -F'\t' -v k="$(job_key "$1")" '$1 == k {s = $2} END {print s + 0}' "$times_db" || echo 0; }
+
+# start_job I: job I in the background, its TAP and status in $log/job.I.*
+start_job() {
+  local i=$1 args=(--tap --timing)
+  [ -z "${q_filter[$i]}" ] || args+=(--filter "${q_filter[$i]}")
+  (
+    t0=$(date +%s)
+    # shellcheck disable=SC2086 # the queued environment, word by word
+    env ${q_env[$i]} OOMS_BUILD="${q_build[$i]}" OOMSCOPE="${q_bin[$i]}" timeout 3600 bats "${args[@]}" "${q_file[$i]}" \
+      > "$log/job.$i.tap" 2>&1
+    echo $? > "$log/job.$i.status"
+    echo $(($(date +%s) - t0)) > "$log/job.$i.secs"
+  ) &
+  job_of_pid[$!]=$i
+}
+
+# end_job I: job I's TAP shown and tallied, its time kept
+end_job() {
+  local i=$1 label=${q_label[$1]}
+  echo "# ${label}bats: ${q_filter[$i]:+--filter ${q_filter[$i]} }${q_file[$i]} ($(cat "$log/job.$i.secs") s)"
+  tally bats "$(cat "$log/job.$i.status")" "$log/job.$i.tap"
+  [ -z "${q_filter[$i]}" ] || ! grep -q '^1\.\.0$' "$log/job.$i.tap" || failed "${q_file[$i]}@${q_filter[$i]}: no test matches"
+  sed -nE "s/^(not )?ok [0-9]+ (.*) in ([0-9]+)ms$/\3 ${label}\2/p" "$log/job.$i.tap" >> "$log/times"
+  printf '%s\t%s\n' "$(job_key "$i")" "$(cat "$log/job.$i.secs")" >> "$log/job-times"
+}
+
+pool_run() {
+  local i n=${#q_file[@]} alone=() rest=() running=0 done_pid mounted=
+  [ "$n" -gt 0 ] || return 0
+  phase_start
+  for ((i = 0; i < n; i++)); do
+    if [ -z "${q_label[$i]}" ] && [[ " ${ALONE_BATS[*]} " == *" $(basename "${q_file[$i]}" .bats) "* ]]; then
+      alone+=("$i")
+    else
+      rest+=("$i")
+    fi
+  done
+  for i in "${alone[@]}"; do
+    start_job "$i"
+    wait "$!"
+    unset "job_of_pid[$!]"
+    end_job "$i"
+  done
+  phase_end "BATS (x86_64): the files that change the machine (${#alone[@]}), one at a time"
+  phase_start
+  # the rest, longest first (never run: first of all)
+  mapfile -t rest < <(for i in "${rest[@]}"; do s=$(job_last_s "$i"); [ "$s" -gt 0 ] || s=99999; echo "$s $i"; done |
+    sort -k1,1nr -k2,2n | cut -d' ' -f2)
+  if ! grep -q ' /sys/kernel/tracing tracefs' /proc/mounts; then
+    mount -t tracefs tracefs /sys/kernel/tracing && mounted=1
+  fi
+  for i in "${rest[@]}"; do
+    while [ "$running" -ge "$JOBS" ]; do
+      wait -n -p done_pid
+      end_job "${job_of_pid[$done_pid]}"
+      unset "job_of_pid[$done_pid]"
+      running=$((running - 1))
+    done
+    start_job "$i"
+    running=$((running + 1))
+  done
+  while [ "$running" -gt 0 ]; do
+    wait -n -p done_pid
+    end_job "${job_of_pid[$done_pid]}"
+    unset "job_of_pid[$done_pid]"
+    running=$((running - 1))
+  done
+  [ -z "$mounted" ] || umount /sys/kernel/tracing 2> /dev/null || umount -l /sys/kernel/tracing
+  phase_end "BATS (x86_64 and sanitized), $JOBS at a time"
+  # the times kept for the next run: this run's, the others' as they were
+  if mkdir -p "$(dirname "$times_db")" 2> /dev/null && [ -w "$(dirname "$times_db")" ]; then
+    { [ -r "$times_db" ] && awk -F'\t' 'NR == FNR {seen[$1] = 1; print; next} !($1 in seen)' "$log/job-times" "$times_db" ||
+        cat "$log/job-times"; } > "$times_db.$$" && mv "$times_db.$$" "$times_db"
+  fi
 }
 
 # OOMS_VM_IMAGES=1 (`make test`): the x86_64 VM's image first, found in the
@@ -177,6 +289,7 @@ if [ -n "${OOMS_SAN_BUILD:-}" ]; then
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} OOMS_ROTATE_MODES=1 \
     suite "sanitized " "$OOMS_SAN_BUILD" "$PWD/$OOMS_SAN_BUILD/oomscope" "${SAN_BATS[@]}"
 fi
+pool_run
 
 # OOMS_ARM64=1 (`make test` does): the arm64 build in the arm64 VM too
 # (scripts/test-arm64.sh), its tally added to this one

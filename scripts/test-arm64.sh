@@ -45,8 +45,10 @@ ARM64_BATS=(collect_fds collect_threads collect_vm big_alloc detect death drops 
 # the JVM files' tests that show what differs on arm64: the attach protocol, the shim and
 # its fork-dump, HotSpot's USDT arguments (thread names), the OutOfMemoryError probes and the
 # shim's hook at the throw (java_oom's thread limit; its heap leak at 60 MB/s is left out: under
-# emulation its dump at the throw once did not name the leak)
-JVM_BATS=("tests/bats/java_heap.bats@attach.protocol|load-shim|full.names" "tests/bats/java_oom.bats@low.thread.limit")
+# emulation its dump at the throw once did not name the leak), a dump of a JVM frozen by the
+# cgroup v2 freezer (the VM has v2 alone, as Android does)
+JVM_BATS=("tests/bats/java_heap.bats@attach.protocol|load-shim|full.names" "tests/bats/java_oom.bats@low.thread.limit"
+  "tests/bats/frozen.bats@with the shim")
 # where the page size shows: mappings and their sizes (collect_vm, big_alloc's
 # syscall and uprobe modes, a brk's growth, a crossing's live blocks), the ring
 # buffers' sizes (drops), ART's libraries at their ELF offsets (android),
