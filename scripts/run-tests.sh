@@ -95,9 +95,14 @@ failed() { # MESSAGE: a failure of the run itself (no TAP line of its own), said
   fail=$((fail + 1))
 }
 
-count() { # $1: file with TAP output
+# lane_tag LABEL: how a failure names where it ran: the lane (OOMS_LANE, set by test-arm64.sh
+# in each VM: "arm64 6.1, 4 KiB pages"...; else this machine's arch), sanitized or not
+lane_tag() { echo "[${OOMS_LANE:-$(uname -m)}${1:+, ${1% }}] "; }
+CUR_TAG=$(lane_tag "")
+
+count() { # $1: file with TAP output; its failures named with CUR_TAG
   local p f s line
-  while IFS= read -r line; do failures+=("$line"); done < <(failing "$1")
+  while IFS= read -r line; do failures+=("${line/#not ok /not ok $CUR_TAG}"); done < <(failing "$1")
   details "$1" >> "$log/details"
   p=$(grep -cE '^ok [0-9]+' "$1" | tr -d ' ')
   s=$(grep -cE '^ok [0-9]+.*# ?[Ss][Kk][Ii][Pp]' "$1" | tr -d ' ')
@@ -119,6 +124,7 @@ tally() {
 suite() {
   local label=$1 build=$2 bin=$3 t name args
   shift 3
+  CUR_TAG=$(lane_tag "$label")
   phase_start
   for t in "$build"/tests/test_*; do
     [ -x "$t" ] || continue
@@ -200,6 +206,7 @@ start_job() {
 # end_job I: job I's TAP shown and tallied, its time kept
 end_job() {
   local i=$1 label=${q_label[$1]}
+  CUR_TAG=$(lane_tag "$label")
   echo "# ${label}bats: ${q_filter[$i]:+--filter ${q_filter[$i]} }${q_file[$i]} ($(cat "$log/job.$i.secs") s)"
   tally bats "$(cat "$log/job.$i.status")" "$log/job.$i.tap"
   [ -z "${q_filter[$i]}" ] || ! grep -q '^1\.\.0$' "$log/job.$i.tap" || failed "${q_file[$i]}@${q_filter[$i]}: no test matches"
@@ -309,7 +316,8 @@ if [ -n "${OOMS_ARM64:-}" ]; then
     read -r a_pass a_fail < <(sed -E 's/^arm64: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' <<<"$a_tally")
     pass=$((pass + a_pass)); fail=$((fail + a_fail))
   fi
-  while IFS= read -r line; do failures+=("arm64: $line"); done < <(failing "$log/arm64.out")
+  # (each failure names its lane: test-arm64.sh tags its VMs' lines)
+  while IFS= read -r line; do failures+=("$line"); done < <(failing "$log/arm64.out")
   details "$log/arm64.out" | sed 's/^# details of: /# details of: arm64: /' >> "$log/details"
   if [ "$a_status" -ne 0 ] && [ "${a_fail:-0}" -eq 0 ]; then
     failed "the arm64 suite exited with status $a_status"

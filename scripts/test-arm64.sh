@@ -149,6 +149,7 @@ export OOMS_PHONE_KERNEL=$kernel
 # emulated: hprof.bats strips each corpus file in one mode (x86_64 runs every pair)
 export OOMS_ROTATE_MODES=1
 export OOMS_NO_UNIT=$no_unit
+export OOMS_LANE="arm64 $label"
 OOMS_STREAM=1 OOMS_BUILD=build OOMSCOPE=/job/repo/oomscope scripts/run-tests.sh $args
 EOF
   printf '%s\n' "$label" > "$job/lane$n.label"
@@ -173,7 +174,8 @@ lane_report() {
   local d=$1 label status secs tally p f
   label=$(cat "$d.label")
   read -r status secs < "$d.done"
-  cat "$d.console"
+  # each failing test named with its lane
+  sed -E "s/^not ok ([0-9]+) /not ok \1 [arm64 $label] /" "$d.console"
   tally=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$d.console" | tail -n1)
   echo "# arm64 VM ($label): $secs s wall, $tally"
   if [ -z "$tally" ]; then

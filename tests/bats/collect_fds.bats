@@ -155,6 +155,30 @@ fds_exact() { # RUNDIR
   fi
 }
 
+@test "the 5.10 path learns where the registers sit every time: 50 runs under two busy loops, not one syscall return lost" {
+  local i out by_tp=0 by_kp=0 n=${OOMS_LEARN_RUNS:-50}
+  start_bg busy1 sh -c 'while :; do :; done'
+  start_bg busy2 sh -c 'while :; do :; done'
+  for i in $(seq 1 "$n"); do
+    out="$TMP/r$i"
+    OOMSCOPE_FAULT=bpf_5_10 run_ready '^opened ' "$OOMSCOPE" run --json -v -d 100 -o "$out" -- "$TARGETS/fd_target" -n 5
+    [ "$status" -eq 0 ] || { echo "# run $i: $output" >&3; false; }
+    local learned; learned=$(grep -o "a task's user registers are at its kernel stack + .*" <<<"$output" | head -n1)
+    tail -n1 "$out/timeline.jsonl" | jq -e '.syscalls_without_regs == 0' > /dev/null ||
+      { echo "# run $i lost returns: $learned" >&3; tail -n1 "$out/timeline.jsonl" >&3; false; }
+    head -n1 "$out/timeline.jsonl" | jq -e '.bpf_fallbacks | test("the user registers found")' > /dev/null ||
+      { echo "# run $i: $(head -n1 "$out/timeline.jsonl" | jq -c .bpf_fallbacks) $learned" >&3; false; }
+    [ "$(jq '.groups[] | select(.kind=="anon_inode:[eventfd]") | .count' "$out/fds.json")" -eq 5 ] || { fds_diag "$out"; false; }
+    case "$learned" in
+      *"learned by the sys_exit tracepoint"*) by_tp=$((by_tp + 1)) ;;
+      *"learned by a kprobe on getppid"*) by_kp=$((by_kp + 1)); echo "# run $i: by the kprobe: $learned" >&3 ;;
+    esac
+    rm -rf "$out"
+  done
+  echo "# $n runs: learned by the tracepoint $by_tp, by the kprobe $by_kp ($(uname -r))" >&3
+  [ $((by_tp + by_kp)) -eq "$n" ]
+}
+
 @test "--syscall-hook: each hook this kernel allows gives the same exact counts and stacks; the start record names it" {
   local h tr hooks=(raw) want
   tr=$(tracefs_dir)

@@ -55,6 +55,13 @@ const volatile __u32 collector_tgid = 0;
  * kernel stack's base plus this (THREAD_SIZE less the registers, and any
  * padding), learned by regs_learn from a syscall's own (0: not known) */
 __u64 regs_off = 0;
+/* how it was learned, for the start record and the tests: the runs of each
+ * learner on the collector's own syscalls, and which learned it (1: the
+ * sys_exit tracepoint, 2: the getppid kprobe); the collector thread's
+ * thread_info flags as the kprobe saw them (TIF_SYSCALL_TRACEPOINT: whether
+ * the tracepoint could have run for it) */
+__u32 learn_tp_runs = 0, learn_kp_runs = 0, learned_by = 0;
+__u64 learn_kp_tif = 0;
 
 struct ooms_totals totals = {};
 
@@ -160,9 +167,37 @@ int BPF_PROG(regs_learn, struct pt_regs *regs, long ret)
 
 	if (regs_off || (bpf_get_current_pid_tgid() >> 32) != collector_tgid)
 		return 0;
+	__sync_fetch_and_add(&learn_tp_runs, 1);
 	stack = (__u64)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), stack);
-	if (stack && (__u64)regs > stack && (__u64)regs - stack < (1 << 20))
+	if (stack && (__u64)regs > stack && (__u64)regs - stack < (1 << 20)) {
 		regs_off = (__u64)regs - stack;
+		learned_by = 1;
+	}
+	return 0;
+}
+
+/* The same from a kprobe on the architecture's getppid handler, attached
+ * beside it: the syscall wrappers (__arm64_sys_getppid, __x64_sys_getppid)
+ * take the saved user registers as their argument. It needs no syscall
+ * tracepoint: on 5.10 in the VM, under load, the tracepoint above was in
+ * some attaches never run on the collector's returns. */
+SEC("kprobe")
+int BPF_KPROBE(regs_learn_kp, struct pt_regs *uregs)
+{
+	struct task_struct *task;
+	__u64 stack;
+
+	if (regs_off || (bpf_get_current_pid_tgid() >> 32) != collector_tgid)
+		return 0;
+	__sync_fetch_and_add(&learn_kp_runs, 1);
+	task = (struct task_struct *)bpf_get_current_task();
+	if (bpf_core_field_exists(task->thread_info.flags))
+		learn_kp_tif = BPF_CORE_READ(task, thread_info.flags);
+	stack = (__u64)BPF_CORE_READ(task, stack);
+	if (stack && (__u64)uregs > stack && (__u64)uregs - stack < (1 << 20)) {
+		regs_off = (__u64)uregs - stack;
+		learned_by = 2;
+	}
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 
 #include <bpf/btf.h>
 #include "proc/maps.h"
+#include "util/clock.h"
 
 int coll_k_check(struct coll_kernel *ks)
 {
@@ -250,6 +251,7 @@ static int open_load(struct coll_kernel *ks, int hook, int quiet)
 	ks->skel->rodata->have_task_pt_regs = ks->compat.task_pt_regs;
 	ks->skel->rodata->collector_tgid = (uint32_t)getpid();
 	autoload(ks, "regs_learn", !ks->compat.task_pt_regs);
+	autoload(ks, "regs_learn_kp", !ks->compat.task_pt_regs);
 	bpf_map__set_max_entries(ks->skel->maps.events, coll_ringbuf_bytes(ks->o));
 	ks->fd_words = (fd_entries + 63) / 64;
 	bpf_map__set_max_entries(ks->skel->maps.live_fds, ks->fd_words);
@@ -362,45 +364,60 @@ static void unload(struct coll_kernel *ks)
 	ks->skel = NULL;
 }
 
-/* No bpf_task_pt_regs (before 5.15): regs_learn, attached with the rest,
- * sees this process's next syscall return with its registers' address;
- * then it goes. Without it, the syscall hooks that are not raw_syscalls
- * lose each return they see (counted: no_regs) and a thread made by a
- * clone that pthread_create's probe did not see has no stack.
- * On 5.10 (Debian's, and the GKI-config build, in the arm64 VM) about one
- * attach in 40 was never run on this process's returns, for 2 s of
- * syscalls; attached again, it was at once: why is not known (the
- * tracepoint's per-thread flag, set when its first user comes, is the
- * suspect), so it is attached anew up to 4 times. */
-static void learn_regs(struct coll_kernel *ks)
-{
-	int attaches = 1;
+/* No bpf_task_pt_regs (before 5.15): where a task's saved user registers
+ * sit past its kernel stack's base is learned from this process's own
+ * getppid calls, by two programs at once: regs_learn on raw_syscalls:sys_exit
+ * (attached with the rest) and regs_learn_kp, a kprobe on the
+ * architecture's getppid handler (its argument is the user registers). On
+ * 5.10 in the VM, under load, the tracepoint alone was in about one attach
+ * of 40 never run on the collector's returns for seconds (its cause not
+ * found: the kprobe's record of the thread's flags, learn_kp_tif, says
+ * whether TIF_SYSCALL_TRACEPOINT was set); the kprobe does not go through
+ * it. Unlearned after a second: -EAGAIN, and the caller takes the raw hook,
+ * which the tracepoint hands the registers; said. */
+#define LEARN_MS 1000
 
-	for (;;) {
-		for (int i = 0; i < 100 && !ks->skel->bss->regs_off; i++)
+static int learn_regs(struct coll_kernel *ks)
+{
+	char sym[64];
+	struct bpf_link *kp;
+	double t0 = mono_ms();
+	const char *by;
+
+	snprintf(sym, sizeof(sym), "%s", ks->arch == ARCH_X86_64 ? "__x64_sys_getppid" : "__arm64_sys_getppid");
+	kp = bpf_program__attach_kprobe(ks->skel->progs.regs_learn_kp, false, sym);
+	while (!ks->skel->bss->regs_off && mono_ms() - t0 < LEARN_MS) {
+		for (int i = 0; i < 20 && !ks->skel->bss->regs_off; i++)
 			(void)getppid();
-		if (ks->skel->bss->regs_off || attaches == 5)
-			break;
-		bpf_link__destroy(ks->skel->links.regs_learn);
-		if (!(ks->skel->links.regs_learn = bpf_program__attach(ks->skel->progs.regs_learn)))
-			break;
-		attaches++;
+		if (!ks->skel->bss->regs_off)
+			usleep(1000);
 	}
+	bpf_link__destroy(kp);
 	ks->regs_off = ks->skel->bss->regs_off;
 	bpf_link__destroy(ks->skel->links.regs_learn);
 	ks->skel->links.regs_learn = NULL;
-	snprintf(ks->fallbacks, sizeof(ks->fallbacks), "%sbpf_task_pt_regs (5.15): %s",
+	by = ks->skel->bss->learned_by == 1 ? "the sys_exit tracepoint" : "a kprobe on getppid";
+	snprintf(ks->fallbacks, sizeof(ks->fallbacks), "%sbpf_task_pt_regs (5.15): %s%s%s",
 		 ks->compat.task_btf ? "" : "bpf_get_current_task_btf (5.11): bpf_get_current_task; ",
-		 ks->regs_off ? "the user registers found at the kernel stack's base + a learned offset"
-			      : "none: the registers' place not learned, syscall returns lost (syscalls_without_regs)");
-	if (ks->regs_off && ks->o->verbose)
-		coll_err("this kernel has no bpf_task_pt_regs: a task's user registers are at its kernel stack + %llu"
-			 " (learned on attach %d)", (unsigned long long)ks->regs_off, attaches);
+		 ks->regs_off ? "the user registers found at the kernel stack's base + a learned offset (by "
+			      : "none: the registers' place not learned within 1 s",
+		 ks->regs_off ? by : "", ks->regs_off ? ")" : "");
+	if (ks->o->verbose)
+		coll_err("this kernel has no bpf_task_pt_regs: a task's user registers are at its kernel stack + %llu, "
+			 "learned by %s (sys_exit tracepoint runs %u, getppid kprobe runs %u%s, its thread flags 0x%llx)",
+			 (unsigned long long)ks->regs_off, ks->regs_off ? by : "neither", ks->skel->bss->learn_tp_runs,
+			 ks->skel->bss->learn_kp_runs, kp ? "" : ": not attached", (unsigned long long)ks->skel->bss->learn_kp_tif);
+	if (!ks->regs_off && ks->hook != OOMS_HOOK_RAW && ks->hook != OOMS_HOOK_FEXIT) {
+		coll_err("this kernel has no bpf_task_pt_regs (5.15) and where a task's registers sit was not learned "
+			 "within 1 s (%s: sys_exit tracepoint runs %u, getppid kprobe runs %u): --syscall-hook %s needs "
+			 "it; taking raw, which the tracepoint hands the registers",
+			 sym, ks->skel->bss->learn_tp_runs, ks->skel->bss->learn_kp_runs, hook_names[ks->hook]);
+		return -EAGAIN;
+	}
 	if (!ks->regs_off)
-		coll_err("this kernel has no bpf_task_pt_regs (5.15) and where a task's registers sit could not be "
-			 "learned: syscall returns seen by --syscall-hook %s are not followed (counted at the end), and "
-			 "threads made without pthread_create have no stack",
-			 hook_names[ks->hook]);
+		coll_err("this kernel has no bpf_task_pt_regs (5.15) and where a task's registers sit was not learned "
+			 "within 1 s: threads made without pthread_create have no stack");
+	return 0;
 }
 
 /* Loads with one hook and attaches. 0, or a negative errno (said unless
@@ -423,8 +440,10 @@ static int load_attach(struct coll_kernel *ks, int hook, int quiet)
 	}
 	ks->fd_bits = bits;
 	e = collect_bpf__attach(ks->skel);
-	if (!e && !ks->compat.task_pt_regs)
-		learn_regs(ks);
+	if (!e && !ks->compat.task_pt_regs && (e = learn_regs(ks)) == -EAGAIN) {
+		unload(ks);
+		return e;
+	}
 	if (!e && ks->hook == OOMS_HOOK_SYSCALLS && (e = attach_syscall_events(ks, failed, sizeof(failed))) > 0)
 		e = 0;
 	if (!e && ks->hook == OOMS_HOOK_KPROBE && (e = coll_k_kretprobes_attach(ks, failed, sizeof(failed))) > 0)
@@ -476,6 +495,8 @@ int coll_k_load(struct coll_kernel *ks)
 
 	if (asked != OOMS_HOOK_AUTO) {
 		e = load_attach(ks, asked, 0);
+		if (e == -EAGAIN) /* the registers' place unlearned: said; the hook that needs none */
+			e = load_attach(ks, OOMS_HOOK_RAW, 0);
 	} else {
 		for (int h = ks->aarch32 ? OOMS_HOOK_RAW : OOMS_HOOK_FEXIT; h <= OOMS_HOOK_RAW && e; h++)
 			e = load_attach(ks, h, h != OOMS_HOOK_RAW);
