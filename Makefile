@@ -324,12 +324,15 @@ $(OBJ)/liboomscope_shim.so: $(SHIM)
 	@mkdir -p $(@D)
 	cp $< $@
 else
-# the build is timed as the first of the phases run-tests.sh lists; the VM
-# images are made ready beside it (scripts/vm-images.sh, in a session of its
+# the build is timed as the first of the phases run-tests.sh lists; the arm64
+# packages first (the VM images' builders need apt to know arm64: on a new
+# machine they failed at once and were made later, in front of their lanes);
+# the VM images are made ready beside it (scripts/vm-images.sh, in a session of its
 # own, out of the terminal's Ctrl-C: ended with the recipe when the build fails
 # or it is interrupted, and then it ends every process under it)
 test: $(DEPS_OK)
 	@t0=$$(date +%s); mkdir -p build; \
+	$(if $(filter 1,$(ARM64)),scripts/install-deps.sh --arm64 || exit 1;) \
 	setsid scripts/vm-images.sh $(if $(filter 1,$(ARM64)),--arm64) > build/vm-images.log 2>&1 & images=$$!; \
 	trap 'kill -TERM '$$images' 2> /dev/null' EXIT; trap 'exit 130' INT TERM; \
 	$(MAKE) -j$(NPROC) all unit fuzz-bins && $(MAKE) -j$(NPROC) SAN=1 all unit \

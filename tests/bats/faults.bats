@@ -139,3 +139,44 @@ held_ids() { # PID prog|link
   local child; child=$(sed -n 's/^ready pid=//p' "$TMP/child.out")
   kill "$child" 2> /dev/null || true
 }
+
+@test "tracefs shared by two oomscopes: the first mounts it, the first to end leaves it to the other, the last unmounts it; one mounted by someone else is never unmounted" {
+  start_bg target "$TARGETS/fd_target" -w -n 10 -t 600
+  wait_for "$TMP/target.out" '^waiting pid='
+  local tpid; tpid=$(cat "$TMP/target.pid")
+  # in a mount namespace of its own, where tracefs can be unmounted without touching the machine's
+  cat > "$TMP/ns.sh" << 'EOS'
+set -e
+o=$1 t=$2 tp=$3
+umount /sys/kernel/tracing 2> /dev/null || true
+! grep -q ' /sys/kernel/tracing tracefs' /proc/mounts
+mounted() { grep -q ' /sys/kernel/tracing tracefs' /proc/mounts; }
+# started at once (both may try to mount it: the second finds it there), stopped one by one
+"$o" watch -p "$tp" -i 0.5 -o "$t/one" > "$t/one.out" 2>&1 & one=$!
+"$o" watch -p "$tp" -i 0.5 -o "$t/two" > "$t/two.out" 2>&1 & two=$!
+for i in $(seq 1 300); do grep -q '"type":"sample"' "$t/one/timeline.jsonl" "$t/two/timeline.jsonl" 2> /dev/null &&
+  [ "$(grep -l '"type":"sample"' "$t/one/timeline.jsonl" "$t/two/timeline.jsonl" | wc -l)" -eq 2 ] && break; sleep 0.1; done
+grep '/sys/kernel/tracing tracefs' /proc/mounts | cut -d' ' -f1 > "$t/source"
+kill -INT "$one"; wait "$one" || true
+mounted && echo "after the first: mounted" || echo "after the first: unmounted"
+kill -USR1 "$tp"
+sleep 1
+kill -INT "$two"; wait "$two" || true
+mounted && echo "after the second: mounted" || echo "after the second: unmounted"
+# one mounted by someone else (the administrator's): used, never unmounted
+mount -t tracefs tracefs /sys/kernel/tracing
+"$o" watch -p "$tp" -i 0.5 -d 2 -o "$t/three" > "$t/three.out" 2>&1 || true
+mounted && echo "theirs after a watch: mounted" || echo "theirs after a watch: unmounted"
+umount /sys/kernel/tracing
+EOS
+  run timeout 120 unshare --mount --propagation private bash "$TMP/ns.sh" "$OOMSCOPE" "$TMP" "$tpid"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(cat "$TMP/source")" = oomscope-tracefs ]
+  grep -qx 'after the first: mounted' <<<"$output"
+  grep -qx 'after the second: unmounted' <<<"$output"
+  grep -qx 'theirs after a watch: mounted' <<<"$output"
+  # the second kept watching after the first ended: the fds opened then are named
+  jq -e '[.groups[] | select(.kind == "anon_inode:[eventfd]") | .stacks[].created_by] | index("open_looper_pairs (fd_target)") != null' "$TMP/two/fds.json" ||
+    { jq -c '[.groups[] | {kind, count, s: [.stacks[] | .created_by]}]' "$TMP/two/fds.json" >&3; false; }
+}
