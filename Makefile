@@ -146,7 +146,7 @@ endif
 SHIM_LIBC_CFLAGS := -ffreestanding -fno-builtin -fno-tree-loop-distribute-patterns
 
 .SECONDARY:
-.PHONY: all deps test test-arm64 unit demo bench bench-arm64 clean install android fuzz fuzz-bins fuzz-replay
+.PHONY: all deps test test-arm64 unit demo bench bench-arm64 clean install android fuzz fuzz-bins fuzz-replay corpus
 PREFIX ?= /usr/local
 all: $(OOMS_BIN) $(SHIM) $(TARGET_BINS)
 
@@ -275,6 +275,13 @@ $(OBJ)/tools/shimctl: tests/tools/shimctl.c $(OBJ)/libooms.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJ)/libooms.a $(LDLIBS)
 
 unit: $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
+
+# the heap dumps the tests read, laid out in build/corpus/ (scripts/corpus.sh):
+# the world's from tests/corpus/, javac's made once per machine and cached;
+# nothing to do when it is up to date
+unit: corpus
+corpus: | $(DEPS_OK)
+	scripts/corpus.sh
 
 # test_symbolize's and test_art_syms's MiniDebugInfo files (a stripped
 # program and a libart.so whose names are only in .gnu_debugdata), built for

@@ -65,7 +65,8 @@ if [ "${SHAPES_ONLY:-0}" != 1 ]; then
   echo "analyze: oomscope analyze vs VisualVM's heap library (load + retained sizes), same files, same run"
   printf '%-22s %9s %11s | %8s %8s | %9s %8s | %7s %7s | %s\n' dump "dump MB" objects "ours s" "RSS MB" \
     "VisualVM s" "RSS MB" speedup "RSS/dump" "retained sizes"
-  for f in ../shared/corpus/hprof/*.hprof ../shared/corpus/hprof-world/*.hprof; do
+  scripts/corpus.sh # build/corpus, as make corpus lays it out
+  for f in build/corpus/hprof/*.hprof build/corpus/hprof-world/*.hprof; do
     row "$(basename "$f" .hprof)" "$f"
   done
   JAVA_XMX=$((LIVE_MB * 3 + 512))m tests/hprof/java_dump.sh "$tmp/big.hprof" HeapFiller --live-mb "$LIVE_MB" --seconds 900

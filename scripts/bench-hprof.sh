@@ -75,7 +75,9 @@ echo "hprof strip: sizes in MB; speeds in MB/s of input on one core (page cache)
 printf '%-16s %8s | %7s %7s %7s | %7s %7s %7s | %7s %7s %7s | %8s %8s %8s %8s | %7s | %s\n' \
   dump original app koom matrix "app+gz" "koom+gz" "mtx+gz" "app+xz" "koom+xz" "mtx+xz" \
   "->null" "->file" "+gzip" "+xz" "RSS MB" "jcmd -gz=1 on the same heap"
-for f in ../shared/corpus/hprof/*.hprof; do
+# the corpus's own JDK dump (make corpus: javac's, made on this machine)
+scripts/corpus.sh
+for f in build/corpus/hprof/*.hprof; do
   row "$(basename "$f" .hprof)" "$f"
 done
 jvm_dumps

@@ -13,8 +13,8 @@ status=0
 seeds() {
   local f d
   case $1 in
-  hprof_parser | strip_restore | analyze)
-    for f in ../shared/corpus/hprof/*.hprof ../shared/corpus/hprof-world/*.hprof; do
+  hprof_parser | strip_restore | analyze) # the corpus's small dumps (make corpus)
+    for f in build/corpus/hprof/*.hprof build/corpus/hprof-world/*.hprof; do
       [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 4000000 ] && cp -n "$f" "$2/" 2>/dev/null
     done ;;
   rundata) # each fixture run directory packed as the harness reads it (tests/fuzz/pack-run.sh)
@@ -43,6 +43,8 @@ child_cpu() {
 }
 
 mkdir -p build/fuzz
+# the corpus the hprof harnesses' seeds come from (build/corpus)
+scripts/corpus.sh || echo "fuzz: no corpus (make corpus): the hprof harnesses start from their regressions alone" >&2
 for name in "$@"; do
   corpus=build/fuzz/corpus-$name found=build/fuzz/found-$name
   mkdir -p "$corpus" "$found"

@@ -78,15 +78,17 @@ explicit=0
 [ -x build-arm64/oomscope ] || { echo "test-arm64: build-arm64/oomscope missing (make ARCH=arm64 all unit)" >&2; exit 2; }
 [ -x build/android/arm64-v8a/oomscope ] || { echo "test-arm64: build/android/arm64-v8a/oomscope missing (make android)" >&2; exit 2; }
 [ -f build/classes/.built ] || { echo "test-arm64: build/classes missing (make unit)" >&2; exit 2; }
+[ -f build/corpus/.key ] || { echo "test-arm64: build/corpus missing (make corpus)" >&2; exit 2; }
 
 job=$(mktemp -d /tmp/oomscope-arm64.XXXXXX)
 trap 'rm -rf "$job"' EXIT
-# the repository's layout as the tests expect it: ROOT/oomscope, ROOT/build,
-# ROOT/../shared (test_hprof.args and hprof.bats read the corpus from there)
-mkdir -p "$job/repo" "$job/shared/corpus"
+# the repository's layout as the tests expect it: ROOT/oomscope, ROOT/build
+# (test_hprof.args and hprof.bats read the corpus from ROOT/build/corpus)
+mkdir -p "$job/repo"
 cp -a scripts "$job/repo/"
 mkdir -p "$job/repo/tests"
-for d in tests/*; do [ "$d" = tests/js ] || cp -a "$d" "$job/repo/tests/"; done
+# (not tests/corpus: the VM reads the corpus as make corpus laid it out, below)
+for d in tests/*; do [ "$d" = tests/js ] || [ "$d" = tests/corpus ] || cp -a "$d" "$job/repo/tests/"; done
 cp -a build-arm64 "$job/repo/build"
 rm -rf "$job/repo/build/pic"
 # the Java apps' class files (make's, in build/classes: they run on either arch)
@@ -102,9 +104,8 @@ cp build-arm64/oomscope "$job/repo/oomscope"
 # hprof library on arm64, which the rest covers (the 14 MB dump itself too,
 # compressed: its .hprof.gz is 3 MB)
 for d in hprof hprof-world; do
-  [ -d "../shared/corpus/$d" ] || continue
-  mkdir -p "$job/shared/corpus/$d"
-  find "../shared/corpus/$d" -maxdepth 1 -type f -size -10M -exec cp -a {} "$job/shared/corpus/$d/" \;
+  mkdir -p "$job/repo/build/corpus/$d"
+  find "build/corpus/$d" -maxdepth 1 -type f -size -10M -exec cp -a {} "$job/repo/build/corpus/$d/" \;
 done
 size=$(du -sm "$job" | cut -f1)
 
@@ -130,7 +131,6 @@ lane() {
   mkdir -p "$d"
   # the repository, linked (vm.sh copies the folder into the VM's disk at its start)
   cp -al "$job/repo" "$d/repo"
-  cp -al "$job/shared" "$d/shared"
   local label=$1 kernel=$2 args no_unit=${NO_UNIT:-0}
   shift 2
   args=$(printf '%q ' "$@") # quoted for job.sh (FILE@REGEX has a |)

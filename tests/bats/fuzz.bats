@@ -3,9 +3,7 @@
 # input kept under tests/fuzz/regressions/ (what `make fuzz` once found, and
 # small seeds) and some of the corpus: each is handled, none crashes.
 load helpers
-
-CORPUS="$ROOT/../shared/corpus/hprof"
-WORLD="$ROOT/../shared/corpus/hprof-world"
+load corpus
 
 @test "fuzz regressions: every kept input of every harness goes through it without a crash" {
   local src name f n=0 k
@@ -69,6 +67,7 @@ reading() {
 # Every corpus dump up to 20 MB through the harness NAME; at least 5 of them.
 each_dump() {
   local f n=0
+  corpus_ready
   for f in "$CORPUS"/*.hprof "$WORLD"/*.hprof; do
     [ "$(stat -c %s "$f")" -le 20000000 ] || continue
     timeout 120 "$BUILD_DIR/fuzz/replay_$1" "$f"
@@ -86,6 +85,7 @@ each_dump() {
 }
 
 @test "fuzz harnesses: cut and flipped dumps are answered or refused, never a crash" {
+  corpus_ready
   local f="$WORLD/mat-oracle_jdk8_05_x64.hprof" size cut
   size=$(stat -c %s "$f")
   for cut in 19 31 1000 50000 $((size / 2)) $((size - 1)); do

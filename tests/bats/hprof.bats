@@ -1,11 +1,9 @@
 #!/usr/bin/env bats
-# oomscope hprof check|strip|restore on the shared corpora (every *.hprof in
-# both folders: this project's JDK and the world's producers) and on damaged
+# oomscope hprof check|strip|restore on the corpus (build/corpus: every *.hprof
+# in both folders: this project's JDK and the world's producers) and on damaged
 # copies: clean one-line errors, no output file.
 load helpers
-
-CORPUS="$ROOT/../shared/corpus/hprof"
-WORLD="$ROOT/../shared/corpus/hprof-world"
+load corpus
 
 # every dump of both folders, plain ones first (tests that take one take a
 # plain one), then the gzipped copies
@@ -30,10 +28,12 @@ manifest_field() { # FILE COLUMN(2=instances, 4=classes)
 }
 
 @test "corpus: there are dumps to test" {
+  corpus_ready
   [ "$(corpus_files | wc -l)" -ge 1 ]
 }
 
 @test "check: every corpus dump parses whole; objects and classes as the MANIFEST says" {
+  corpus_ready
   local f want
   for f in $(corpus_files); do
     run "$OOMSCOPE" hprof check --json "$f"
@@ -53,6 +53,7 @@ manifest_field() { # FILE COLUMN(2=instances, 4=classes)
 }
 
 @test "check: the human summary names the format, records and heaps" {
+  corpus_ready
   local f; f=$(corpus_files | head -n1)
   run "$OOMSCOPE" hprof check "$f"
   [ "$status" -eq 0 ]
@@ -63,6 +64,7 @@ manifest_field() { # FILE COLUMN(2=instances, 4=classes)
 }
 
 @test "strip every mode, then restore: objects kept, lengths back, files 0600 and marked" {
+  corpus_ready
   local f m modes=(app koom matrix) k=0
   for f in $(corpus_files); do
     local orig; orig=$("$OOMSCOPE" hprof check --json "$f")
@@ -96,6 +98,7 @@ manifest_field() { # FILE COLUMN(2=instances, 4=classes)
 }
 
 @test "strings: every mode keeps char and byte arrays up to 1 KiB (String contents); --no-strings drops them; matrix keeps String arrays of any size" {
+  corpus_ready
   local f m names
   # a HotSpot dump with named threads (javac-oom here; in the arm64 VM, whose
   # corpus leaves it out, a world one)
@@ -126,6 +129,7 @@ manifest_field() { # FILE COLUMN(2=instances, 4=classes)
 }
 
 @test "gzip and xz: streams that gzip/xz accept, read back by check and restore" {
+  corpus_ready
   local f; f=$(corpus_files | head -n1)
   "$OOMSCOPE" hprof strip "$f" "$TMP/s.hprof"
   "$OOMSCOPE" hprof strip --gzip "$f" "$TMP/s.hprof.gz"
@@ -143,6 +147,7 @@ manifest_field() { # FILE COLUMN(2=instances, 4=classes)
 }
 
 @test "standard input and output: '-' works in both places" {
+  corpus_ready
   local f; f=$(corpus_files | head -n1)
   "$OOMSCOPE" hprof strip "$f" "$TMP/a.hprof"
   cat "$f" | "$OOMSCOPE" hprof strip - - > "$TMP/b.hprof"
@@ -155,6 +160,7 @@ manifest_field() { # FILE COLUMN(2=instances, 4=classes)
 }
 
 @test "damaged dumps: one clean line with the offset, no output file" {
+  corpus_ready
   local f size off; f=$(corpus_files | head -n1); size=$(stat -c %s "$f")
   for off in 5 30 40 1000 77777 $((size / 3)) $((size / 2 + 13)) $((size - 5)); do
     head -c "$off" "$f" > "$TMP/t.hprof"
@@ -192,6 +198,7 @@ manifest_field() { # FILE COLUMN(2=instances, 4=classes)
 }
 
 @test "refusals: restore of a whole dump, strip of a stripped one, same file, bad options" {
+  corpus_ready
   local f; f=$(corpus_files | head -n1)
   run "$OOMSCOPE" hprof restore "$f" "$TMP/r.hprof"
   [ "$status" -eq 1 ]

@@ -7,9 +7,7 @@
 # into the live set (a list and a map that grew and left their old arrays
 # behind), from `jcmd GC.heap_dump -all` and from oomscope's own fork-dump.
 load helpers
-
-CORPUS="$ROOT/../shared/corpus/hprof"
-WORLD="$ROOT/../shared/corpus/hprof-world"
+load corpus
 MAT="$ROOT/tests/hprof/mat_retained.sh"
 JAVA_DIR="$ROOT/tests/java"
 
@@ -58,6 +56,7 @@ check_garbage_answer() { # ANALYSIS.json
 }
 
 @test "every corpus dump (both folders, .hprof and .hprof.gz): retained sizes equal an independent MAT-graph computation, object by object; the same objects unreachable" {
+  corpus_ready
   local f n=0
   for f in "$CORPUS"/*.hprof "$CORPUS"/*.hprof.gz "$WORLD"/*.hprof "$WORLD"/*.hprof.gz; do
     [ -e "$f" ] || continue

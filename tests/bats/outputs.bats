@@ -3,20 +3,23 @@
 # never renamed over (an earlier writer replaced /dev/null with a regular
 # file); bytes from a hostile file reach the terminal escaped, on one line.
 load helpers
+load corpus
 
-SMALL="$ROOT/../shared/corpus/hprof-world/ahat-RI.hprof"
+SMALL="$WORLD/ahat-RI.hprof"
 
 devnull_intact() {
   [ -c /dev/null ] && [ "$(stat -c '%t:%T' /dev/null)" = "1:3" ]
 }
 
 @test "analyze -o /dev/null leaves /dev/null a character device" {
+  corpus_ready
   "$OOMSCOPE" analyze -q --json -o /dev/null "$SMALL"
   devnull_intact
   ! ls /dev/null.tmp.* 2>/dev/null
 }
 
 @test "hprof strip and restore into /dev/null leave it a character device" {
+  corpus_ready
   "$OOMSCOPE" hprof strip "$SMALL" /dev/null
   devnull_intact
   "$OOMSCOPE" hprof strip "$SMALL" "$TMP/s.hprof"
@@ -25,6 +28,7 @@ devnull_intact() {
 }
 
 @test "analyze and strip write whole output into a FIFO, read as it is written" {
+  corpus_ready
   mkfifo "$TMP/fifo"
   cat "$TMP/fifo" > "$TMP/got.json" &
   local reader=$!
@@ -48,6 +52,7 @@ devnull_intact() {
 }
 
 @test "analyze -o /dev/stdout writes to the pipe it names" {
+  corpus_ready
   run bash -c "'$OOMSCOPE' analyze -q --json -o /dev/stdout '$SMALL' | jq -r '.topRetainers | length'"
   [ "$status" -eq 0 ]
   [ "$output" -gt 0 ]

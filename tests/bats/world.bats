@@ -1,14 +1,15 @@
 #!/usr/bin/env bats
-# The analyzer on the world's dumps (../shared/corpus/hprof-world): dumps
+# The analyzer on the world's dumps (build/corpus/hprof-world): dumps
 # from producers other than this project's JDK. Object-by-object agreement
 # with VisualVM on every corpus dump is in analyze.bats; here, what is
 # particular to these producers.
 load helpers
+load corpus
 
-WORLD="$ROOT/../shared/corpus/hprof-world"
 RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
 
 @test "Android (Dalvik) dumps: every object's shallow size is VisualVM's, class objects as java.lang.Class instances" {
+  corpus_ready
   local f n=0
   for f in "$WORLD"/*.hprof; do
     head -c 18 "$f" | grep -q 'JAVA PROFILE 1.0.3' || continue
@@ -27,6 +28,7 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
 }
 
 @test "a referent of Dalvik's FinalizerReference holds, as in VisualVM (no WeakReference family class holds it)" {
+  corpus_ready
   # In the Dialer dump this FileOutputStream is held only by a
   # java.lang.ref.FinalizerReference; VisualVM counts it reachable, retaining 156 B
   "$OOMSCOPE" analyze -q -o /dev/null --retained-model visualvm --retained-tsv "$TMP/ours.tsv" "$WORLD/perflib-dialer-kitkat.hprof"
@@ -38,6 +40,7 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
 }
 
 @test "--retained-model: MAT's by default; VisualVM's sums (a Dalvik class object retains 0 B) and dominated sums on request" {
+  corpus_ready
   local f="$WORLD/perflib-dialer-kitkat.hprof"
   "$OOMSCOPE" analyze -q --json -o "$TMP/m.json" --retained-tsv "$TMP/mat.tsv" "$f"
   jq -e '.runningInfo.retainedModel == "mat"' "$TMP/m.json"
@@ -62,6 +65,7 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
 }
 
 @test "a file with two heap dumps (the hprof agent's): the first is analyzed, as VisualVM reads it" {
+  corpus_ready
   local f="$WORLD/mat-sun_jdk6_31_hprofagent_compressedOops.hprof"
   "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --retained-model visualvm --retained-tsv "$TMP/ours.tsv" "$f"
   # 2,456 instances and 377 classes (the second dump repeats the ids with emptied arrays)
@@ -73,6 +77,7 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
 }
 
 @test "LeakCanary 1.x: the object its KeyedWeakReference watches, still strongly reachable, is a leak" {
+  corpus_ready
   "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" "$WORLD/leakcanary1-leak_service_binder.hprof"
   jq -e '[.gcPaths[] | select(.className == "com.example.leakcanary.LeakyService" and .instanceCount == 1 and
           (.leakReason | startswith("LeakCanary Leak: watched by a com.squareup.leakcanary.KeyedWeakReference")))] | length == 1' "$TMP/a.json"
@@ -89,11 +94,12 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
   run "$OOMSCOPE" analyze -q "$WORLD/leakcanary1-leak_service_binder.hprof"
   [[ "$output" == *"LeakCanary watch: key b3abfae6-2c53-42e1-b8c1-96b0558dbeae"* ]]
   # no LeakCanary in a plain JVM dump: nothing reported by those rules
-  "$OOMSCOPE" analyze -q --json -o "$TMP/j.json" "$ROOT/../shared/corpus/hprof/javac-oom.hprof"
+  "$OOMSCOPE" analyze -q --json -o "$TMP/j.json" "$CORPUS/javac-oom.hprof"
   jq -e '[.gcPaths[] | select(.leakReason | startswith("LeakCanary"))] | length == 0' "$TMP/j.json"
 }
 
 @test "an object reached only across Dalvik's FinalizerReference is never a leak (pending finalization), though it is reachable" {
+  corpus_ready
   local f="$WORLD/perflib-dialer-kitkat.hprof"
   "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --retained-tsv "$TMP/ours.tsv" --leak-class java.io.FileOutputStream "$f"
   # both FileOutputStreams are held only by FinalizerReferences: reachable (retained 156 B each) ...
@@ -103,6 +109,7 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
 }
 
 @test "--ignore cuts a reference out of path finding (retained sizes stay VisualVM's), and refuses names that match nothing" {
+  corpus_ready
   local f="$WORLD/leakcanary1-leak_service_binder.hprof" ig='com.example.leakcanary.LeakyService$MyBinder#service'
   "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --retained-tsv "$TMP/a.tsv" "$f"
   "$OOMSCOPE" analyze -q --json -o "$TMP/b.json" --retained-tsv "$TMP/b.tsv" --ignore "$ig" "$f"
@@ -120,6 +127,7 @@ RETAINED="$ROOT/tests/hprof/retained_sizes.sh"
 }
 
 @test "a leak reached only from a Binder's JNI global root is a library leak; --library-leak/--ignore CLASS mark roots by class" {
+  corpus_ready
   local f="$WORLD/leakcanary1-leak_service_binder.hprof"
   # cut the static field: the binder's JNI global root is the only way left
   "$OOMSCOPE" analyze -q --json -o "$TMP/a.json" --ignore 'com.example.leakcanary.LeakyService#leakAllTheBinders' "$f"
