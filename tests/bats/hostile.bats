@@ -273,26 +273,31 @@ PY
   # built by make (tests/targets/dlopen/): the file garbled is a copy
   cp "$TARGETS/dlopen/libevil.so" "$TARGETS/dlopen/dlopen_target" "$TMP/bin/"
   local how st g tpid
-  # ehdr and shdrs leave the code as it was: garbled before the library's
-  # code runs, so oomscope reads only the garbled file; trunc after (code
-  # cut short would fault), when its symbols were read already
+  # ehdr and shdrs leave the code as it was: garbled once the target has
+  # mapped the library and before oomscope attaches (watch -p), so it can
+  # only ever read the garbled file (a run, attached from the start, might
+  # read the library's good bytes when it maps it, before the test garbles
+  # it: once in CI, under load, its frames were named); trunc after the fds
+  # are made (code cut short would fault), when the symbols may have been
+  # read already
   for how in ehdr shdrs trunc; do
     cp "$TMP/bin/libevil.so" "$TMP/lib/libevil.so"
-    # ended by SIGINT once the fds are made (and the file garbled), not at
-    # a duration that a loaded machine can reach before the fds are made
-    # (-d: a hang guard; timeout --foreground: the SIGINT reaches oomscope
-    # alone, which then ends the target)
-    start_bg "run-$how" timeout --foreground 60 "$OOMSCOPE" run -i 0.5 -d 50 -o "$TMP/run-$how" -- "$TMP/bin/dlopen_target" "$TMP/lib/libevil.so" 30
-    wait_for "$TMP/run-$how.out" '^loaded pid=' 20
-    tpid=$(sed -n 's/^loaded pid=//p' "$TMP/run-$how.out")
+    start_bg "target-$how" "$TMP/bin/dlopen_target" "$TMP/lib/libevil.so" 30
+    wait_for "$TMP/target-$how.out" '^loaded pid=' 20
+    tpid=$(sed -n 's/^loaded pid=//p' "$TMP/target-$how.out")
     [ "$how" = trunc ] || garble "$TMP/lib/libevil.so" "$how"
+    # ended by SIGINT once the fds are made, not at a duration a loaded
+    # machine can reach first (-d: a hang guard)
+    start_bg "run-$how" timeout --foreground 60 "$OOMSCOPE" watch -p "$tpid" -i 0.5 -d 50 -o "$TMP/run-$how"
+    wait_for "$TMP/run-$how/timeline.jsonl" '"type":"start"' 30
     kill -USR1 "$tpid"
-    wait_for "$TMP/run-$how.out" '^opened 30$' 10
+    wait_for "$TMP/target-$how.out" '^opened 30$' 10
     [ "$how" != trunc ] || garble "$TMP/lib/libevil.so" "$how"
     kill -INT "$(cat "$TMP/run-$how.pid")"
     st=0
     wait_exit "$(cat "$TMP/run-$how.pid")" 40 || st=$?
-    [ "$st" -eq 0 ] || { echo "# $how: run exit $st" >&3; sed 's/^/#   /' "$TMP/run-$how.out" >&3; false; }
+    [ "$st" -eq 0 ] || { echo "# $how: watch exit $st" >&3; sed 's/^/#   /' "$TMP/run-$how.out" >&3; false; }
+    kill "$tpid"
     g=$(jq -c '.groups[] | select(.kind == "anon_inode:[eventfd]")' "$TMP/run-$how/fds.json")
     [ "$(jq .count <<<"$g")" -eq 30 ]
     # the program's and libc's frames still named (every stack has frames)
@@ -300,7 +305,8 @@ PY
       { echo "# $how: $(jq -c '[.stacks[] | {count, unknown, created_by, frames: [(.frames // [])[] | .symbol // .module]}]' <<<"$g")" >&3
         echo "# $(tail -n1 "$TMP/run-$how/timeline.jsonl" | jq -c '{events_sent, events_received, ringbuf_drops, skipped_runs, fds_without_event}')" >&3; false; }
     # the library's frame by module and offset, no name from the garbled file
-    [ "$how" = trunc ] || jq -e '[.stacks[].frames[] | select(.module | endswith("/libevil.so"))] | length > 0 and all(.symbol == null and .offset > 0)' <<<"$g"
+    [ "$how" = trunc ] || jq -e '[.stacks[].frames[] | select(.module | endswith("/libevil.so"))] | length > 0 and all(.symbol == null and .offset > 0)' <<<"$g" ||
+      { echo "# $how: $(jq -c '[.stacks[].frames[] | select(.module | endswith("/libevil.so"))]' <<<"$g")" >&3; false; }
   done
   # offline: each garbling of the file, found by name in the directory given
   for how in trunc noise ehdr shdrs; do

@@ -159,9 +159,11 @@ direct_sites() {
   grep -q 'after java.lang.OutOfMemoryError: Cannot reserve' "$TMP/plain.out"
   # every block followed: none past the kernel side's table
   grep '"type":"end"' "$TMP/plain/timeline.jsonl" | jq -e '.unsafe_untracked == 0'
-  # the call sites by native stack (no Java stacks without the shim)
+  # the call sites by native stack (no Java stacks without the shim): the leak's 48 MiB over them
+  # (one site while the leaking loop is interpreted; once it is JIT-compiled, its return addresses
+  # in the compiled code make another stack: when that happens depends on the machine's load)
   direct_sites plain
-  jq -e '.sites[0] | .bytes >= 50331648 and (has("java_frames") | not)' "$TMP/plain/direct-1.json"
+  jq -e '([.sites[].bytes] | add) >= 50331648 and all(.sites[]; has("java_frames") | not)' "$TMP/plain/direct-1.json"
 }
 
 @test "GC distress: Shenandoah collecting back to back over a heap half full of humongous blocks, one dump, one crossing" {
