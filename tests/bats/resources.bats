@@ -66,7 +66,7 @@ crossings() {
   [ "$(crossings "$TMP/v" | wc -l)" -eq 1 ]
   crossings "$TMP/v" | jq -e '.rule == "vmsize_trend" and .limit == 4194304 and .value >= 2097152 and .value < 3774874
     and .wrote == "vmsize-1.json"
-    and (.reason | test("^[0-9]+ kB of VmSize, rising [0-9.]+ a second: RLIMIT_AS 4194304 exhausted in [0-9]+ s"))'
+    and (.reason | test("^[0-9.]+ (MB|GB) of VmSize, rising [0-9.]+ (MB|GB)/s: RLIMIT_AS of 4.00 GB exhausted in [0-9]+ s"))'
   last_sample "$TMP/v/timeline.jsonl" | jq -e '.rlimit_as_kb == 4194304'
 }
 

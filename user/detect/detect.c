@@ -1,6 +1,7 @@
 /* Threshold detectors (detect.h): one small function per rule, run from a
  * table. Pure: the only state is struct ooms_detector; no I/O. */
 #include "detect/detect.h"
+#include "util/units.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -81,11 +82,54 @@ static int64_t ratio_threshold(double ratio, int64_t limit)
 	return (double)i < t ? i + 1 : i;
 }
 
-/* The limit's words in a reason: " (threads-max)" after the thread limit. */
+/* A memory limit named for what it is, by the file it came from. */
+static const char *limit_named(const char *src)
+{
+	static const struct {
+		const char *src, *words;
+	} names[] = {
+		{"memory.max", "the memory cgroup's limit (memory.max)"},
+		{"memory.limit_in_bytes", "the memory cgroup's limit (memory.limit_in_bytes)"},
+		{"memory.high", "the memory cgroup's high mark (memory.high)"},
+		{"MemAvailable", "the system's available memory (MemAvailable)"},
+	};
+
+	for (size_t i = 0; src && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(src, names[i].src))
+			return names[i].words;
+	return NULL;
+}
+
+/* The limit's words in a reason: "RLIMIT_NOFILE 1024", "the thread limit
+ * 4096 (threads-max)", "the memory cgroup's limit (memory.max) of 300.0 MB". */
 static void limit_words(const struct ooms_resource *res, const struct ooms_res_fig *f, char *buf, size_t len)
 {
+	char b[32];
+
+	if (res->kb) {
+		const char *named = limit_named(f->limit_src);
+
+		if (named)
+			snprintf(buf, len, "%s of %s", named, units_bytes((double)f->limit * 1024, b, sizeof(b)));
+		else
+			snprintf(buf, len, "%s of %s", f->limit_src ? f->limit_src : res->limit_name,
+				 units_bytes((double)f->limit * 1024, b, sizeof(b)));
+		return;
+	}
 	snprintf(buf, len, "%s %lld%s%s%s", res->limit_name, (long long)f->limit, f->limit_src ? " (" : "",
 		 f->limit_src ? f->limit_src : "", f->limit_src ? ")" : "");
+}
+
+/* A figure in a reason: "533 open fds", "75.7 MB of memory (...)". */
+static const char *figure_words(const struct ooms_resource *res, int64_t v, char *buf, size_t len)
+{
+	char b[32];
+
+	if (res->kb)
+		snprintf(buf, len, "%s %s", units_bytes((double)v * 1024, b, sizeof(b)), res->what);
+	else
+		snprintf(buf, len, "%lld %s", (long long)v, res->what);
+	return buf;
 }
 
 /* KOOM's count rules: a rising count (threads, fds), or VmSize over its
@@ -110,11 +154,19 @@ static enum verdict rule_count(struct ooms_detector *d, int r, const struct ooms
 	x->limit = cfg->count_limit;
 	if (res->count_32bit_only ? x->value <= x->limit : x->value < x->limit)
 		return NOT;
-	if (res->count_32bit_only)
-		snprintf(x->reason, sizeof(x->reason), "%lld %s > %lld (%s target)", (long long)v, res->what,
-			 (long long)x->limit, s->is_32bit ? "32-bit" : "64-bit");
-	else
-		snprintf(x->reason, sizeof(x->reason), "%lld %s >= %lld", (long long)v, res->what, (long long)x->limit);
+	{
+		char fig[128], lim[32];
+
+		figure_words(res, v, fig, sizeof(fig));
+		if (res->kb)
+			units_bytes((double)x->limit * 1024, lim, sizeof(lim));
+		else
+			snprintf(lim, sizeof(lim), "%lld", (long long)x->limit);
+		if (res->count_32bit_only)
+			snprintf(x->reason, sizeof(x->reason), "%s > %s (%s target)", fig, lim, s->is_32bit ? "32-bit" : "64-bit");
+		else
+			snprintf(x->reason, sizeof(x->reason), "%s >= %s", fig, lim);
+	}
 	return HOLDS;
 }
 
@@ -124,7 +176,7 @@ static enum verdict rule_ratio(struct ooms_detector *d, int r, const struct ooms
 {
 	const struct ooms_res_fig *f = &s->res[r];
 	double ratio = d->cfg.res[r].ratio;
-	char lim[96];
+	char lim[128];
 
 	(void)hold_at;
 	/* !(r > 0) also turns a NaN ratio off */
@@ -135,8 +187,12 @@ static enum verdict rule_ratio(struct ooms_detector *d, int r, const struct ooms
 	if (x->value < x->limit)
 		return NOT;
 	limit_words(&ooms_resources[r], f, lim, sizeof(lim));
-	snprintf(x->reason, sizeof(x->reason), "%lld %s >= %g%% of %s", (long long)f->value, ooms_resources[r].what,
-		 ratio * 100, lim);
+	{
+		char fig[128];
+
+		snprintf(x->reason, sizeof(x->reason), "%s >= %g%% of %s",
+			 figure_words(&ooms_resources[r], f->value, fig, sizeof(fig)), ratio * 100, lim);
+	}
 	return HOLDS;
 }
 
@@ -150,7 +206,7 @@ static enum verdict rule_trend(struct ooms_detector *d, int r, const struct ooms
 	struct ooms_res_history *h = &d->hist[r];
 	double slope, first, second, left;
 	int n, half, from = ooms_resources[r].trend_from_pct ? ooms_resources[r].trend_from_pct : 50;
-	char lim[96];
+	char lim[128];
 
 	if (f->value < 0)
 		return SKIP;
@@ -184,8 +240,16 @@ static enum verdict rule_trend(struct ooms_detector *d, int r, const struct ooms
 	if (left >= cfg->trend_s)
 		return NOT;
 	limit_words(&ooms_resources[r], f, lim, sizeof(lim));
-	snprintf(x->reason, sizeof(x->reason), "%lld %s, rising %.1f a second: %s exhausted in %.0f s (under %.0f s)",
-		 (long long)f->value, ooms_resources[r].what, slope, lim, left, cfg->trend_s);
+	{
+		char fig[128], rate[40];
+
+		if (ooms_resources[r].kb)
+			units_rate(slope * 1024, rate, sizeof(rate));
+		else
+			snprintf(rate, sizeof(rate), "%.1f a second", slope);
+		snprintf(x->reason, sizeof(x->reason), "%s, rising %s: %s exhausted in %.0f s (under %.0f s)",
+			 figure_words(&ooms_resources[r], f->value, fig, sizeof(fig)), rate, lim, left, cfg->trend_s);
+	}
 	return HOLDS;
 }
 

@@ -34,7 +34,7 @@ struct ooms_crossing {
 	enum ooms_rule rule;
 	int64_t value;     /* the figure that crossed */
 	int64_t limit;     /* what it was compared against (a trend: the limit it heads for) */
-	char reason[192];
+	char reason[320];
 };
 
 struct ooms_rule_state {

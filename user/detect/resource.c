@@ -27,7 +27,7 @@ const struct ooms_resource ooms_resources[RES_MAX] = {
 	 * for); RLIMIT_AS, where one is set, is a limit on either */
 	[RES_VMSIZE] = {
 		.name = "vmsize_kb", .limit_key = "rlimit_as_kb", .rules = {"vmsize", "vmsize_ratio", "vmsize_trend"},
-		.what = "kB of VmSize", .limit_name = "RLIMIT_AS",
+		.what = "of VmSize", .limit_name = "RLIMIT_AS", .kb = 1,
 		.title = "Address space (VmSize)", .unit = "kB", .color = "#6b7385",
 		.snap = SNAP_VMSIZE, .fail_kind = FAIL_MEMORY, .absolute = 1, .count_32bit_only = 1,
 		.defaults = {.count_limit = 3650000, .count_polls = 1, .ratio = 0.90, .trend_s = 60},
@@ -52,7 +52,7 @@ const struct ooms_resource ooms_resources[RES_MAX] = {
 	 * native monitors look for leaks, not limits: a ratio, and the trend. */
 	[RES_MEMORY] = {
 		.name = "memory_kb", .limit_key = "memory_limit_kb", .rules = {"memory", "memory_ratio", "memory_trend"},
-		.what = "kB of memory (anonymous, shared, swapped)", .limit_name = "the memory limit",
+		.what = "of memory (anonymous, shared, swapped)", .limit_name = "the memory limit", .kb = 1,
 		.title = "Memory (anonymous + shared + swapped)", .unit = "kB", .color = "#d84315", .chart = 1,
 		.snap = SNAP_MEMORY, .fail_kind = -1, .absolute = 1,
 		/* memory runs out fast (a leak of 32 MB/s fills 400 MB in 12 s):

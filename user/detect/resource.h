@@ -58,7 +58,7 @@ struct ooms_resource {
 	const char *name;       /* the sample record's key, the settings' and the charts' id: "fds" */
 	const char *limit_key;  /* the sample record's key of its limit: "fd_limit" */
 	const char *rules[RK_MAX]; /* the rules' names: "fd_count", "fd_ratio", "fd_trend" */
-	const char *what;       /* the figure in a reason: "open fds" */
+	const char *what;       /* the figure in a reason: "open fds" (kb: after its size, "of VmSize") */
 	const char *limit_name; /* the limit in a reason when the figure names none: "RLIMIT_NOFILE" */
 	const char *title;      /* the chart's title */
 	const char *unit;       /* the chart's unit */
@@ -69,6 +69,7 @@ struct ooms_resource {
 	int absolute;           /* the count rule is a limit crossed once (KOOM's VmSize), not a rising count */
 	int count_32bit_only;   /* that limit applies to 32-bit targets unless asked (VmSize) */
 	int trend_from_pct;     /* the trend looks from this share of the limit on (0: half) */
+	int kb;                 /* the figure and its limit are in kB: said in MB or GB, a rate in MB/s */
 	struct ooms_res_rules defaults;
 };
 
