@@ -146,7 +146,7 @@ endif
 SHIM_LIBC_CFLAGS := -ffreestanding -fno-builtin -fno-tree-loop-distribute-patterns
 
 .SECONDARY:
-.PHONY: all deps test test-arm64 unit demo bench bench-arm64 clean install android fuzz fuzz-bins fuzz-replay corpus
+.PHONY: all deps test test-arm64 unit demo bench bench-arm64 clean install android fuzz fuzz-bins fuzz-replay corpus art
 PREFIX ?= /usr/local
 all: $(OOMS_BIN) $(SHIM) $(TARGET_BINS)
 
@@ -275,6 +275,11 @@ $(OBJ)/tools/shimctl: tests/tools/shimctl.c $(OBJ)/libooms.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJ)/libooms.a $(LDLIBS)
 
 unit: $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
+
+# real ART (Android's runtime) for this machine, built once and cached (scripts/art.sh):
+# build/art/bin/dalvikvm and build/art/bin/dex
+art: | $(DEPS_OK)
+	scripts/art.sh
 
 # the heap dumps the tests read, laid out in build/corpus/ (scripts/corpus.sh):
 # the world's from tests/corpus/, javac's made once per machine and cached;

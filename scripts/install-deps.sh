@@ -43,8 +43,13 @@ PKGS=(
   bpfcc-tools "linux-headers-$(dpkg --print-architecture)"
   # hprof tests and bench: a JVM (jcmd), VisualVM's heap library, AOSP's hprof-conv
   openjdk-17-jdk-headless visualvm hprof-conv
-  # the ART fork-dump's symbols are checked against Debian's libart.so
-  android-libart
+  # the ART fork-dump's symbols are checked against Debian's libart.so; real ART runs the
+  # Android side's tests (scripts/art.sh builds what Debian does not ship from its source
+  # packages: their build tools and libraries, ICU4J renamed by jarjar, and dx's checker)
+  android-libart dpkg-dev curl gpgv debian-archive-keyring zip unzip android-libbase-dev
+  android-liblog-dev android-libnativehelper-dev android-libcutils-dev android-libziparchive-dev
+  android-libbacktrace-dev android-libnativebridge android-libnativeloader android-libunwind
+  p7zip-full liblz4-dev libicu-dev libssl-dev libexpat1-dev libcap-dev libicu4j-java libjarjar-java
   # report tests: the page rendered in headless Chromium (Node.js, below, runs
   # the independent readers in tests/js: playwright-core, pprof-format)
   chromium

@@ -66,6 +66,7 @@ struct coll {
 	int pidfd;                 /* the target pinned from the start (-1 when the kernel has no pidfd) */
 	int64_t start_time;        /* its /proc/PID/stat start time: a reused PID has another */
 	struct launch launch;
+	char *art_args[256];       /* run --shim of ART's launcher: its command with the agent added */
 	struct coll_kernel k;       /* the kernel side (kernel/) */
 	int launched;
 	struct ooms_symbolizer *sym;

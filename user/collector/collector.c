@@ -292,6 +292,31 @@ static const char *loop(struct coll *c)
 	return why;
 }
 
+/* run's command with the shim as an agent when it starts ART's launcher
+ * (dalvikvm, dalvikvm64...: -Xplugin:libopenjdkjvmti.so -agentpath:SHIM
+ * after its name), else as it is; NULL when it does not fit in out[n]. */
+static char *const *art_argv(char *const *argv, const char *shim, char **out, size_t n)
+{
+	static char plugin[] = "-Xplugin:libopenjdkjvmti.so", agent[4200];
+	const char *base = strrchr(argv[0], '/');
+	size_t i = 0;
+
+	base = base ? base + 1 : argv[0];
+	if (strncmp(base, "dalvikvm", 8))
+		return argv;
+	snprintf(agent, sizeof(agent), "-agentpath:%s", shim);
+	out[i++] = argv[0];
+	out[i++] = plugin;
+	out[i++] = agent;
+	for (char *const *a = argv + 1; *a; a++) {
+		if (i + 1 >= n)
+			return NULL;
+		out[i++] = *a;
+	}
+	out[i] = NULL;
+	return out;
+}
+
 /* Before anything is attached: root, the signals, the shim for `run`, the
  * target (launched and held before its exec, or an existing PID). 0 or 1. */
 static int prepare(struct coll *c)
@@ -309,6 +334,8 @@ static int prepare(struct coll *c)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
+	char *const *argv = o->argv;
+
 	if (o->argv && o->java.shim) {
 		/* the JVM loads the shim as an agent at start (-agentpath) */
 		const char *shim = shim_client_library(), *old = getenv("JAVA_TOOL_OPTIONS");
@@ -320,9 +347,15 @@ static int prepare(struct coll *c)
 		}
 		snprintf(opt, sizeof(opt), "%s%s-agentpath:%s", old ? old : "", old ? " " : "", shim);
 		setenv("JAVA_TOOL_OPTIONS", opt, 1);
+		/* ART reads no JAVA_TOOL_OPTIONS: its launcher (dalvikvm) takes the
+		 * agent and ART's JVMTI plugin on its command line */
+		if (!(argv = art_argv(o->argv, shim, c->art_args, sizeof(c->art_args) / sizeof(c->art_args[0])))) {
+			coll_err("--shim: the command line is too long to add the agent to");
+			return 1;
+		}
 	}
 	if (o->argv) {
-		e = launch_prepare(&c->launch, o->argv);
+		e = launch_prepare(&c->launch, argv);
 		if (e) {
 			coll_err("cannot start %s: %s", o->argv[0], strerror(-e));
 			return 1;

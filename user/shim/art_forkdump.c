@@ -33,6 +33,7 @@
 
 #include "shim/art_syms.h"
 #include "shim/elfsym.h"
+#include "shim/jvmti_env.h"
 #include "shim/libc/shim_libc.h"
 
 #define GC_CAUSE_HPROF 15 /* kGcCauseHprof, every version */
@@ -42,6 +43,7 @@ static JavaVM *jvm;
 static struct art_syms S;
 static struct shim_dump_req child_req;
 static int api_level;
+static int on_bionic; /* bionic's __system_property_get found: an Android process */
 static unsigned child_alarm_s; /* set before the fork, read by the child */
 
 /* kCollectorTypeHprof: 15 up to Android 10 and from 14, 13 on 11-13. It is
@@ -63,6 +65,7 @@ static int platform_api_level(void)
 		get = (int (*)(const char *, char *))elfsym_find(&lib, "__system_property_get", NULL);
 		elfsym_close(&lib);
 	}
+	on_bionic = get != NULL;
 	if (get && get("ro.build.version.sdk", v) > 0)
 		return atoi(v);
 	return 0; /* not Android (Debian's libart on Linux): decide by the symbols */
@@ -78,11 +81,16 @@ static int art_module_api_level(void)
 	return art_module_api_from_xml(xml);
 }
 
-/* The calling thread's art::Thread*, from bionic's TLS slot for it. */
+/* The calling thread's art::Thread*: from bionic's TLS slot for it (as
+ * KOOM reads it); off Android (Debian's libart on glibc, whose TLS slot 7 is
+ * glibc's pointer guard) art::Thread::CurrentFromGdb(), which reads ART's
+ * own thread-local. */
 static void *art_thread_self(void)
 {
 	void **tls;
 
+	if (!on_bionic)
+		return S.addr[ART_THREAD_CURRENT] ? ((void *(*)(void))S.addr[ART_THREAD_CURRENT])() : NULL;
 #if defined(__aarch64__)
 	__asm__("mrs %0, tpidr_el0" : "=r"(tls));
 #elif defined(__x86_64__)
@@ -142,8 +150,8 @@ static int art_dump(const struct shim_dump_req *req, struct shim_dump_result *re
 	child_alarm_s = art_child_alarm_s(used);
 	self = art_thread_self();
 	if (!self && path != ART_PATH_SUSPEND_VM) {
-		snprintf(res->error, sizeof(res->error), "the control thread has no art::Thread in bionic's TLS slot %d",
-			 TLS_SLOT_ART_THREAD_SELF);
+		snprintf(res->error, sizeof(res->error), "the control thread has no art::Thread (%s)",
+			 on_bionic ? "bionic's TLS slot 7" : "art::Thread::CurrentFromGdb");
 		shim_log("fork-dump refused: %s", res->error);
 		return -1;
 	}
@@ -200,11 +208,25 @@ static int art_heap(int64_t *used, int64_t *committed, int64_t *max)
 	return shim_jni_heap(jvm, used, committed, max);
 }
 
+/* At launch (-agentpath): the socket opens once the VM is up. Before VMInit
+ * ART runs Java code in its unstarted runtime, which aborts on a call it
+ * does not know ("Check failed: tables_initialized_"), as the control
+ * thread's start (a java.lang.Thread made through JNI) was at OnLoad. */
+static void JNICALL art_on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
+{
+	(void)env;
+	(void)jni;
+	(void)thread;
+	if (shim_control_start(jvm))
+		shim_log("not serving: %s", shim_init_error);
+}
+
 static int art_init(void *vm, int live)
 {
 	struct elfsym_lib lib;
-
-	(void)live;
+	jvmtiEventCallbacks ev;
+	jvmtiEnv *ti = NULL;
+	jint ti_version;
 	int module;
 
 	jvm = vm;
@@ -220,7 +242,21 @@ static int art_init(void *vm, int live)
 	} else {
 		shim_log("libart.so is not mapped in this process");
 	}
-	return shim_control_start(jvm) ? -1 : 0;
+	if (live)
+		return shim_control_start(jvm) ? -1 : 0;
+	if (shim_jvmti_env(jvm, &ti, &ti_version) != JNI_OK) {
+		snprintf(shim_init_error, sizeof(shim_init_error),
+			 "no JVMTI environment (neither 1.2 nor ART's 0x70010200): is -Xplugin:libopenjdkjvmti.so given?");
+		return -1;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.VMInit = art_on_vm_init;
+	if ((*ti)->SetEventCallbacks(ti, &ev, sizeof(ev)) != JVMTI_ERROR_NONE ||
+	    (*ti)->SetEventNotificationMode(ti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL) != JVMTI_ERROR_NONE) {
+		snprintf(shim_init_error, sizeof(shim_init_error), "ART refused the VMInit event");
+		return -1;
+	}
+	return 0;
 }
 
 const struct shim_runtime_ops shim_art_ops = {"art", art_init, art_heap, art_dump, NULL};

@@ -565,10 +565,20 @@ void ooms_jheap_check(struct ooms_jheap *j, const struct ooms_sample *s)
 static void check_trend(struct ooms_jheap *j, double t)
 {
 	struct ooms_heap_decision d;
-	int64_t max, live = pools_used(j, &max);
+	int64_t max = -1, live = -1, committed;
 	double horizon = j->o.rule.horizon_s;
 
-	if (!j->npools || max <= 0)
+	if (j->npools) {
+		live = pools_used(j, &max);
+	} else if (j->rt.kind == OOMS_RT_ART && j->o.shim && !j->art_loading) {
+		/* ART's heap after the GC, as the shim reads it (Runtime's figures,
+		 * asked at once: what the app allocated since is little). Its
+		 * probes see GarbageCollector::Run; the heap's fields are not
+		 * where BPF could read them */
+		if (shim_client_heap(j->pid, &live, &committed, &max, 100) != 0)
+			return;
+	}
+	if (live < 0 || max <= 0)
 		return;
 	if (j->res.ok && 3 * j->res.dump_ms / 1000 > horizon)
 		horizon = 3 * j->res.dump_ms / 1000;
