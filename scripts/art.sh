@@ -16,7 +16,8 @@ cache=${OOMS_ART_CACHE:-${OOMS_VM_CACHE:-/var/cache/oomscope/vm}/../art}
 die() { echo "art: $*" >&2; exit 1; }
 
 # what it is made of: the scripts, and the versions of the packages it builds from and with
-key=$({ find scripts/art -type f -print0 | sort -z | xargs -0 sha256sum
+# (the wrappers in scripts/art/bin are not: they are put in place at every run)
+key=$({ find scripts/art -type f ! -path 'scripts/art/bin/*' -print0 | sort -z | xargs -0 sha256sum
   dpkg-query -W -f '${Package} ${Version}\n' android-libart android-libbase-dev android-libnativehelper-dev \
     libicu4j-java libicu-dev libssl-dev clang openjdk-17-jdk-headless 2> /dev/null
   echo "android-platform-art 11.0.0+r48-5 android-platform-libcore 10.0.0+r36-1 dalvik-exchange bullseye"
@@ -50,6 +51,8 @@ if ! current; then
   # the builds of other keys, unused for 30 days, go
   find "$cache" -maxdepth 1 -name 'art-*' ! -name "art-$key" -mtime +30 -exec rm -rf {} + 2> /dev/null || true
 fi
+# the wrappers as they are now
+install -m 755 scripts/art/bin/dalvikvm scripts/art/bin/dex "$dir/bin/"
 touch "$dir"
 ln -sfn "$(readlink -f "$dir")" "$link.tmp" && mv -T "$link.tmp" "$link"
 echo "$link"
