@@ -1,7 +1,7 @@
 // An app for real ART (build/art: Java 8 language, no lambdas, libcore 10's
 // classes), as tests/bats/art.bats runs it:
 //   ArtApp [--leak-mb-per-s R] [--max-mb M] [--go FILE] [--attach-fifo FIFO]
-//          [--fds N] [--threads N] [--seconds S]
+//          [--fds N] [--threads N] [--seconds S] [--dump-at-mb N PATH]
 // Prints "ready pid=N". With --go FILE, waits for FILE before it starts its
 // work: N files opened from Java (CacheLoader.openAll), N threads started
 // (WorkerPool.startAll), each printed ("opened N", "started N"); then it leaks
@@ -14,6 +14,9 @@
 // only IOException as ActivityThread.attemptAttachAgent does: a
 // SecurityException (ART refusing the agent) reaches the uncaught handler,
 // which kills the app as Android's does (exit 10).
+// --dump-at-mb N PATH: once N MB have leaked, ART's own heap dump into PATH
+// (dalvik.system.VMDebug.dumpHprofData: what `am dumpheap` runs in the app),
+// printed "dumped PATH in T ms" (the app stands still for all of it).
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.FileInputStream;
@@ -92,7 +95,8 @@ public class ArtApp {
         long maxMb = Long.MAX_VALUE, seconds = 600;
         int fds = 0, threads = 0;
         File go = null;
-        String fifo = null;
+        String fifo = null, dumpPath = null;
+        long dumpAtMb = -1;
         for (int i = 0; i + 1 < args.length; i += 2) {
             String a = args[i], v = args[i + 1];
             if (a.equals("--leak-mb-per-s")) rate = Double.parseDouble(v);
@@ -102,6 +106,7 @@ public class ArtApp {
             else if (a.equals("--attach-fifo")) fifo = v;
             else if (a.equals("--fds")) fds = Integer.parseInt(v);
             else if (a.equals("--threads")) threads = Integer.parseInt(v);
+            else if (a.equals("--dump-at-mb") && i + 2 < args.length) { dumpAtMb = Long.parseLong(v); dumpPath = args[i + 2]; i++; }
             else throw new IllegalArgumentException("unknown option " + a);
         }
         // an exception nobody caught kills the app, as Android's KillApplicationHandler does
@@ -141,6 +146,13 @@ public class ArtApp {
                 s.closed = true;
                 SessionCache.CLOSED.add(s);
                 leaked += sessionBytes;
+            }
+            if (dumpPath != null && (leaked >> 20) >= dumpAtMb) {
+                long t0 = System.nanoTime();
+                dalvik.system.VMDebug.dumpHprofData(dumpPath);
+                System.out.println("dumped " + dumpPath + " in " + (System.nanoTime() - t0) / 1000000 + " ms");
+                System.out.flush();
+                dumpPath = null;
             }
             if (elapsedMs / 1000 != lastReport) {
                 lastReport = elapsedMs / 1000;

@@ -265,11 +265,17 @@ void ooms_art_loader_init(struct ooms_art_loader *l, pid_t pid, const char *liba
 	l->state = ART_LOAD_TRYING;
 }
 
-static int answers(pid_t pid, int timeout_ms)
+/* Whether the shim answers; the JVMTI version it got kept ("1.2", or "art":
+ * ART's kArtTiVersion, what a runtime that is not debuggable gives a late agent). */
+static int answers(struct ooms_art_loader *l, int timeout_ms)
 {
-	char line[256];
+	char line[256], *v;
 
-	return shim_client_ask(pid, SHIM_REQ_PING, line, sizeof(line), timeout_ms) == 0;
+	if (shim_client_ask(l->pid, SHIM_REQ_PING, line, sizeof(line), timeout_ms) != 0)
+		return 0;
+	if ((v = strstr(line, " jvmti=")))
+		snprintf(l->jvmti, sizeof(l->jvmti), "%.*s", (int)strcspn(v + 7, " \n"), v + 7);
+	return 1;
 }
 
 /* The load ends in state st: a frozen app thawed for it is frozen again. */
@@ -295,7 +301,7 @@ enum ooms_art_load_state ooms_art_loader_step(struct ooms_art_loader *l, int64_t
 				return load_end(l, ART_LOAD_FAILED);
 			l->thawed = e == 1;
 		}
-		if (answers(l->pid, 200)) /* loaded already (at launch, by hand, by an earlier watch) */
+		if (answers(l, 200)) /* loaded already (at launch, by hand, by an earlier watch) */
 			return load_end(l, ART_LOAD_DONE);
 		if (!l->shim_file) {
 			ooms_err_set(err, -ENOENT, "the shim library is not beside oomscope (set OOMSCOPE_SHIM to its path)");
@@ -318,7 +324,7 @@ enum ooms_art_load_state ooms_art_loader_step(struct ooms_art_loader *l, int64_t
 			return load_end(l, ART_LOAD_FAILED);
 		return l->state;
 	case ART_LOAD_WAITING:
-		if (answers(l->pid, 200))
+		if (answers(l, 200))
 			return load_end(l, ART_LOAD_DONE);
 		if (now_ns >= l->answer_by_ns) {
 			ooms_err_set(err, -ETIMEDOUT,

@@ -83,6 +83,7 @@ struct ooms_art_loader {
 	struct ooms_art_app app;
 	struct ooms_art_install in;
 	/* a frozen app, thawed from the first step to the end (freezer.h) */
+	char jvmti[8];            /* the JVMTI version the shim got: "1.2" or "art" (kArtTiVersion) */
 	int thaw_tried, thawed, refrozen;
 	struct ooms_thaw thaw;
 	char refreeze_note[160];

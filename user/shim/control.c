@@ -30,6 +30,7 @@
 #include "shim/request.h"
 
 static volatile pid_t busy_child;   /* the dump child while it runs */
+static jint jvmti_taken;            /* the JVMTI version the control thread got (ping says it) */
 static int busy_done_fd = -1;       /* the child writes a byte here once it has answered */
 #define BUSY_WAIT_MS 5000
 /* how long the dump at an OutOfMemoryError waits for one still writing */
@@ -362,9 +363,9 @@ static int serve(int c)
 	if (shim_request_parse(line, fd >= 0, &r, reply, sizeof(reply))) {
 		shim_reply(c, "%s", reply);
 	} else if (r.cmd == SHIM_CMD_PING) {
-		shim_reply(c, SHIM_OK " oomscope-shim %d runtime=%s pid=%d", SHIM_PROTOCOL,
-			   shim_ops ? shim_ops->name : "none",
-			   (int)getpid());
+		shim_reply(c, SHIM_OK " oomscope-shim %d runtime=%s pid=%d jvmti=%s", SHIM_PROTOCOL,
+			   shim_ops ? shim_ops->name : "none", (int)getpid(),
+			   jvmti_taken == SHIM_ART_TI_VERSION ? "art" : "1.2");
 	} else if (r.cmd == SHIM_CMD_HEAP) {
 		int64_t used = -1, committed = -1, max = -1;
 		int e = shim_ops ? shim_ops->heap(&used, &committed, &max) : -ENOSYS;
@@ -460,6 +461,7 @@ int shim_control_start(void *vm_)
 		close(s);
 		return -ENOSYS;
 	}
+	jvmti_taken = ti_version;
 	tc = (*jni)->FindClass(jni, "java/lang/Thread");
 	init = tc ? (*jni)->GetMethodID(jni, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
 	if (init)

@@ -416,8 +416,10 @@ static void art_load_step(struct ooms_jheap *j)
 	case ART_LOAD_DONE:
 		j->art_loading = 0;
 		if (j->io.say && j->art_loader.tries)
-			j->io.say(j->io.ctx, "--shim: in the app (%s), attached with `cmd activity attach-agent`",
-				  j->art_loader.in.path);
+			j->io.say(j->io.ctx, "--shim: in the app (%s), attached with `cmd activity attach-agent`; JVMTI %s",
+				  j->art_loader.in.path,
+				  !strcmp(j->art_loader.jvmti, "art") ? "kArtTiVersion (1.2 refused: the app is not debuggable)"
+								       : "1.2");
 		art_load_thawed(j);
 		break;
 	case ART_LOAD_FAILED:
