@@ -110,6 +110,9 @@ scripts/bench-java.sh
 # the heap dump pause table
 scripts/bench-heapdump.sh
 
+# the same on real ART (make art): ART's own dump against the fork-dump
+scripts/bench-art-dump.sh
+
 # the analyzer's table
 scripts/bench-analyze.sh
 

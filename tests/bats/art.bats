@@ -59,6 +59,8 @@ app_lines() { grep -v '^dalvikvm.bin [VDIWEF] ' "$1"; }
   grep '"type":"oom"' "$tl" | jq -se 'map(select(.kind == "heap" and (.message | startswith("Failed to allocate a ")) and .thread == "main")) | length >= 1'
   jq -se '[.[] | select(.type == "dump" and .ok and .seq == 2)] | length == 1' "$tl"
   jq -e '.java_oom.message | startswith("Failed to allocate a ")' "$TMP/r/death.json"
+  # the memory's growth by the code that touched it: sampled page faults in an ART process
+  jq -e '.faults.samples > 0 and (.faults.groups | length > 0)' "$TMP/r/memory.json"
 }
 
 # start_art_app NAME [APP ARGS...]: ArtApp as an Android app: in a mount namespace whose root
