@@ -160,7 +160,7 @@ static void world_suspects(const char *path)
 
 		ooms_analysis_suspect_line(&a, 0, line, sizeof(line));
 		TAP_EQ_STR(line, "1 `com.example.Bag` referenced by static `com.example.Holder.sessions` accumulates 9 "
-				 "`com.example.Session`, 9.3 kB, 47 % of the heap", "the first suspect in one sentence");
+				 "`com.example.Session`, 9.3 KB, 47 % of the heap", "the first suspect in one sentence");
 		ooms_analysis_suspect_line(&a, 2, line, sizeof(line));
 		TAP_OK(strstr(line, "accumulates 20 `byte[]` along a chain of 20 `com.example.Node`") != NULL, "a chain's: %s", line);
 		TAP_OK(ooms_analysis_suspect_line(&a, 3, line, sizeof(line)) == -1, "no fourth suspect: -1");

@@ -3,6 +3,7 @@
  * path's reference texts and its KOOM-style JSON, a node's class, sizes for
  * people. */
 #include "analyze/findings_int.h"
+#include "util/units.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -103,10 +104,5 @@ void report_json_path(struct json *j, const struct ooms_analysis *a, const uint3
 
 void report_human_bytes(uint64_t b, char *buf, size_t len)
 {
-	if (b >= 1ull << 20)
-		snprintf(buf, len, "%.1f MB", b / 1048576.0);
-	else if (b >= 1ull << 10)
-		snprintf(buf, len, "%.1f kB", b / 1024.0);
-	else
-		snprintf(buf, len, "%" PRIu64 " B", b);
+	units_bytes((double)b, buf, len);
 }

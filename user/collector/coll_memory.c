@@ -6,6 +6,7 @@
 #include "collector/coll.h"
 #include "proc/smaps.h"
 #include "run/memory.h"
+#include "util/units.h"
 #include "run/records.h"
 #include "run/timeline.h"
 #include "util/text.h"
@@ -118,8 +119,9 @@ int coll_write_memory(struct coll *c, const char *path)
 	return e;
 }
 
-/* Under a memory crossing's line: the code that grew the memory most, with
- * its share of the sampled bytes. */
+/* Under a memory crossing's line: the code that grew the memory most (by
+ * culprit: each once, whatever stacks reach it), with its share of the
+ * sampled bytes. */
 void coll_memory_lines(const char *dir, const char *name)
 {
 	struct json_object *doc;
@@ -128,19 +130,22 @@ void coll_memory_lines(const char *dir, const char *name)
 
 	if (run_memory_load(dir, name, &doc, &m))
 		return;
-	if (m.samples) {
-		for (size_t i = 0, said = 0; i < m.ngroups && said < 3; i++) {
-			const struct run_memory_group *g = &m.groups[i];
+	struct run_memory_culprit *c = NULL;
+	size_t nc = 0;
 
-			if (!g->created_by || 100 * g->samples < m.samples)
+	if (m.samples && run_memory_culprits(&m, &c, &nc) == 0) {
+		for (size_t i = 0, said = 0; i < nc && said < 3; i++) {
+			char b[32];
+
+			if (!c[i].created_by || 100 * c[i].samples < m.samples)
 				continue; /* unnamed, or under 1 %: memory.json has them */
 			said++;
-			coll_print("           grown by %s: %.0f%% of the %" PRIu64 " sampled faults (~%.1f MB, %s)\n",
-				   text_term_safe(safe, sizeof(safe), g->created_by),
-				   100.0 * (double)g->samples / (double)m.samples, m.samples, g->bytes / 1048576.0,
-				   g->file > g->anon + g->shared ? "mapped file" : g->shared > g->anon ? "shared memory"
-												    : "anonymous");
+			coll_print("           grown by %s: %.0f%% of the %" PRIu64 " sampled faults (~%s, %s)\n",
+				   text_term_safe(safe, sizeof(safe), c[i].created_by),
+				   100.0 * (double)c[i].samples / (double)m.samples, m.samples,
+				   units_bytes((double)c[i].bytes, b, sizeof(b)), run_memory_backing(c[i].anon, c[i].file, c[i].shared));
 		}
+		run_memory_culprits_free(c, nc);
 	}
 	run_memory_free(&m);
 	json_object_put(doc);

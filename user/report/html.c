@@ -519,7 +519,14 @@ static void lab_section(FILE *f, const struct report_lab *lab)
 		esc_html(f, r->kind);
 		fprintf(f, "</td><td>");
 		esc_html(f, r->what);
-		fprintf(f, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td>", r->measure, r->others);
+		if (!strcmp(r->kind, "leak") || !strcmp(r->kind, "memory") || !strcmp(r->kind, "alloc")) {
+			char b[32];
+
+			fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%.0f</td><td>", html_bytes(r->measure, b, sizeof(b)),
+				r->others);
+		} else {
+			fprintf(f, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td>", r->measure, r->others);
+		}
 		esc_html(f, r->others > 0 ? r->since : "new: no other run");
 		fprintf(f, "</td><td><code>");
 		esc_html(f, r->signature);

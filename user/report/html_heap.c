@@ -9,19 +9,15 @@
 
 #include "report/escape.h"
 #include "report/html_int.h"
+#include "util/units.h"
 
+/* The one way bytes are printed (util/units.c), "-" for unknown. */
 const char *html_bytes(double b, char *buf, size_t len)
 {
 	if (isnan(b))
 		snprintf(buf, len, "-");
-	else if (b >= 1024.0 * 1024 * 1024)
-		snprintf(buf, len, "%.2f GB", b / (1024.0 * 1024 * 1024));
-	else if (b >= 1024.0 * 1024)
-		snprintf(buf, len, "%.1f MB", b / (1024.0 * 1024));
-	else if (b >= 1024)
-		snprintf(buf, len, "%.1f kB", b / 1024);
 	else
-		snprintf(buf, len, "%.0f B", b);
+		units_bytes(b, buf, len);
 	return buf;
 }
 

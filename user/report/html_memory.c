@@ -132,16 +132,12 @@ static void icicle(FILE *f, const struct run_memory *m, struct run_frames *fr)
 	free(ic.v);
 }
 
-static const char *backing(const struct run_memory_group *g)
-{
-	return g->file > g->anon + g->shared ? "mapped file (reclaimable)" : g->shared > g->anon ? "shared memory"
-											  : "anonymous";
-}
-
 static void memory_view(FILE *f, const struct run_memory *m, const char *file)
 {
 	char a[32], b[32];
 	struct run_frames *fr = calloc(m->ngroups + 1, sizeof(*fr));
+	struct run_memory_culprit *cu = NULL;
+	size_t ncu = 0;
 
 	fprintf(f, "<p>%s of memory no reclaim can take back (anonymous, shared, swapped)",
 		html_bytes(m->memory_kb * 1024.0, a, sizeof(a)));
@@ -185,30 +181,44 @@ static void memory_view(FILE *f, const struct run_memory *m, const char *file)
 		run_frames_read(m->groups[i].obj, &fr[i]);
 	if (fr)
 		icicle(f, m, fr);
+	/* a row per culprit (the first frame of the program's own code), the
+	 * stacks that reach it under it */
+	if (run_memory_culprits(m, &cu, &ncu))
+		ncu = 0;
 	fprintf(f, "<table class=\"memory-growth\"><tr><th>share</th><th>bytes (est.)</th><th>touched by</th>"
-		   "<th>memory</th><th>stack</th></tr>\n");
-	for (size_t i = 0; i < m->ngroups && i < TOP_GROUPS; i++) {
-		const struct run_memory_group *g = &m->groups[i];
+		   "<th>memory</th><th>stacks</th></tr>\n");
+	for (size_t i = 0; i < ncu && i < TOP_GROUPS; i++) {
+		const struct run_memory_culprit *c = &cu[i];
+		const struct run_memory_group *g0 = &m->groups[c->stacks[0]];
 
 		fprintf(f, "<tr><td class=\"n\">%.1f %%</td><td class=\"n\">%s</td><td>",
-			100.0 * (double)g->samples / (double)m->samples, html_bytes((double)g->bytes, a, sizeof(a)));
-		esc_html(f, g->created_by ? g->created_by : "-");
-		if (g->thread) {
+			100.0 * (double)c->samples / (double)m->samples, html_bytes((double)c->bytes, a, sizeof(a)));
+		esc_html(f, c->created_by ? c->created_by : "-");
+		if (g0->thread) {
 			fprintf(f, "<br><small>thread ");
-			esc_html(f, g->thread);
+			esc_html(f, g0->thread);
 			fprintf(f, "</small>");
 		}
-		fprintf(f, "</td><td>%s</td><td>", backing(g));
-		if (fr)
-			html_frame_lines(f, &fr[i]);
+		fprintf(f, "</td><td>%s</td><td>", run_memory_backing(c->anon, c->file, c->shared));
+		for (size_t k = 0; fr && k < c->nstacks; k++) {
+			const struct run_memory_group *g = &m->groups[c->stacks[k]];
+
+			if (c->nstacks > 1)
+				fprintf(f, "<details%s><summary>%" PRIu64 " sample%s</summary>", k ? "" : " open", g->samples,
+					g->samples == 1 ? "" : "s");
+			html_frame_lines(f, &fr[c->stacks[k]]);
+			if (c->nstacks > 1)
+				fprintf(f, "</details>");
+		}
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
-	if (m->ngroups > TOP_GROUPS) {
-		fprintf(f, "<p class=\"sub\">%zu more in ", m->ngroups - TOP_GROUPS);
+	if (ncu > TOP_GROUPS) {
+		fprintf(f, "<p class=\"sub\">%zu more in ", ncu - TOP_GROUPS);
 		esc_html(f, file);
 		fprintf(f, ".</p>\n");
 	}
+	run_memory_culprits_free(cu, ncu);
 	for (size_t i = 0; fr && i < m->ngroups; i++)
 		run_frames_free(&fr[i]);
 	free(fr);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "report/store_int.h"
+#include "util/units.h"
 #include "util/json.h"
 
 
@@ -77,6 +78,17 @@ static const struct jfield HISTORY_FIELDS[] = {{"value", 0, 0},	  {"runs", 1, 1}
 static const struct jfield DEATH_FIELDS[] = {{"value", 0, 0}, {"cause", 1, 0}, {"runs", 2, 1}, {"example", 3, 0},
 					     {NULL, 0, 0}};
 
+/* A finding's measure as a person reads it: bytes in MB or GB for the kinds
+ * measured in bytes (a leak's retained size, memory grown, allocations), a
+ * count for the rest (fds, threads, failed calls). */
+static const char *measure_text(const char *kind, double v, char *buf, size_t len)
+{
+	if (!strcmp(kind, "leak") || !strcmp(kind, "memory") || !strcmp(kind, "alloc"))
+		return units_bytes(v, buf, len);
+	snprintf(buf, len, "%.0f", v);
+	return buf;
+}
+
 static int print_row(void *ctx, int n, const char *const *c)
 {
 	struct printer *p = ctx;
@@ -96,11 +108,15 @@ static int print_row(void *ctx, int n, const char *const *c)
 				json_kstr(&p->j, f->key, col(c, n, f->col));
 		json_obj_end(&p->j);
 	} else if (q->kind == SQ_SIGNATURES || q->kind == SQ_NEW_IN) {
-		fprintf(out, "%-9s %-16s %5.0f %14.0f %-20s %-20s  %s\n", col(c, n, 0), col(c, n, 1), num(c, n, 3),
-			num(c, n, 4), col(c, n, 5), col(c, n, 6), col(c, n, 2));
+		char m[32];
+
+		fprintf(out, "%-9s %-16s %5.0f %14s %-20s %-20s  %s\n", col(c, n, 0), col(c, n, 1), num(c, n, 3),
+			measure_text(col(c, n, 0), num(c, n, 4), m, sizeof(m)), col(c, n, 5), col(c, n, 6), col(c, n, 2));
 	} else if (q->kind == SQ_HISTORY) {
-		fprintf(out, "%-20s %5.0f %5.0f %14.0f  %s\n", col(c, n, 0), num(c, n, 1), num(c, n, 2), num(c, n, 3),
-			col(c, n, 5));
+		char m[32];
+
+		fprintf(out, "%-20s %5.0f %5.0f %14s  %s\n", col(c, n, 0), num(c, n, 1), num(c, n, 2),
+			measure_text(col(c, n, 4), num(c, n, 3), m, sizeof(m)), col(c, n, 5));
 	} else {
 		fprintf(out, "%-20s %-16s %5.0f  %s\n", col(c, n, 0), col(c, n, 1), num(c, n, 2), col(c, n, 3));
 	}

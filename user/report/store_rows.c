@@ -97,24 +97,31 @@ static int snapshot_rows(struct store *s, const char *run_id, const char *snap, 
 	return 0;
 }
 
-/* A memory snapshot's growth by code: a row per stack, its bytes as its
- * count; growth of mapped files is page cache, reclaimable, never a finding
- * (known 0) */
+/* A memory snapshot's growth by code: a row per culprit (the first frame of
+ * the program's own code: the stacks that reach it are one finding), its
+ * bytes as its count; growth of mapped files is page cache, reclaimable,
+ * never a finding (known 0) */
 static int memory_rows(struct store *s, const char *run_id, const char *snap, const struct run_memory *m)
 {
-	for (size_t i = 0; i < m->ngroups; i++) {
-		const struct run_memory_group *g = &m->groups[i];
-		const char *kind = g->file > g->anon + g->shared ? "mapped file" : g->shared > g->anon ? "shared" : "anonymous";
+	struct run_memory_culprit *c;
+	size_t nc;
+	int e = 0;
+
+	if (run_memory_culprits(m, &c, &nc))
+		return -1;
+	for (size_t i = 0; i < nc && !e; i++) {
+		const char *kind = run_memory_backing(c[i].anon, c[i].file, c[i].shared);
+		const char *by = c[i].created_by;
 		char what[64], sig[STORE_SIG_LEN + 1];
 
 		snprintf(what, sizeof(what), "memory %s", kind);
-		store_signature(what, run_frames_for_signature(g->obj), sig);
-		if (store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(snap), STORE_TEXT("memory"), STORE_TEXT(kind),
-				 STORE_INT(g->bytes), STORE_TEXT(sig), STORE_TEXT(g->created_by),
-				 STORE_INT(g->created_by != NULL && strcmp(kind, "mapped file") != 0)))
-			return -1;
+		sign(what, by ? &by : NULL, by ? 1 : 0, sig);
+		e = store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(snap), STORE_TEXT("memory"), STORE_TEXT(kind),
+				 STORE_INT(c[i].bytes), STORE_TEXT(sig), STORE_TEXT(by),
+				 STORE_INT(by != NULL && strcmp(kind, "mapped file") != 0));
 	}
-	return 0;
+	run_memory_culprits_free(c, nc);
+	return e ? -1 : 0;
 }
 
 /* A crossing's memory-N.json, read and stored (0 when it is none). */

@@ -8,6 +8,7 @@
 #include "report/report.h"
 #include "report/kids.h"
 #include "run/files.h"
+#include "util/units.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -42,15 +43,7 @@ static void say(struct story *s, const char *fmt, ...)
 
 static const char *mb(double bytes, char *buf, size_t len)
 {
-	if (bytes >= 1e9)
-		snprintf(buf, len, "%.1f GB", bytes / 1e9);
-	else if (bytes >= 1e6)
-		snprintf(buf, len, "%.1f MB", bytes / 1e6);
-	else if (bytes >= 1e3)
-		snprintf(buf, len, "%.1f kB", bytes / 1e3);
-	else
-		snprintf(buf, len, "%.0f B", bytes);
-	return buf;
+	return units_bytes(bytes, buf, len);
 }
 
 static const char *or_unknown(const char *s, const char *why)
@@ -203,12 +196,18 @@ static void crossing_snapshot(struct story *s, const struct rundata *rd, const c
 	}
 	doc = NULL;
 	if (run_memory_load(rd->dir, file, &doc, &mem) == 0) {
+		struct run_memory_culprit *c;
+		size_t nc;
 		char b[32];
 
-		for (size_t i = 0; i < mem.ngroups && i < PER_PART; i++)
-			say(s, "    ~%s grown by %s (%llu of %llu sampled faults)", mb((double)mem.groups[i].bytes, b, sizeof(b)),
-			    or_unknown(mem.groups[i].created_by, "code unknown"), (unsigned long long)mem.groups[i].samples,
-			    (unsigned long long)mem.samples);
+		/* by culprit: each once, whatever stacks reach it */
+		if (run_memory_culprits(&mem, &c, &nc) == 0) {
+			for (size_t i = 0; i < nc && i < PER_PART; i++)
+				say(s, "    ~%s grown by %s (%llu of %llu sampled faults)", mb((double)c[i].bytes, b, sizeof(b)),
+				    or_unknown(c[i].created_by, "code unknown"), (unsigned long long)c[i].samples,
+				    (unsigned long long)mem.samples);
+			run_memory_culprits_free(c, nc);
+		}
 		run_memory_free(&mem);
 		json_object_put(doc);
 	}
@@ -339,41 +338,21 @@ static void large_allocations(struct story *s, const struct rundata *rd)
 	}
 }
 
-/* The memory's growth by code: groups of one culprit and kind (stacks that
- * differ below it) as one line, the largest first. */
+/* The memory's growth by code: the stacks of one culprit as one line, the
+ * largest first. */
 static void memory_growth(struct story *s, const struct rundata *rd)
 {
-	struct { const char *by, *kind; uint64_t bytes; } top[16];
-	size_t ntop = 0;
+	struct run_memory_culprit *c;
+	size_t nc;
 	char b[32];
 
-	if (!rd->have_memory || !rd->memory.ngroups)
+	if (!rd->have_memory || !rd->memory.ngroups || run_memory_culprits(&rd->memory, &c, &nc))
 		return;
-	for (size_t i = 0; i < rd->memory.ngroups; i++) {
-		const struct run_memory_group *g = &rd->memory.groups[i];
-		const char *kind = g->anon >= g->file + g->shared ? "anonymous" : g->file >= g->shared ? "file-backed" : "shared";
-		const char *by = or_unknown(g->created_by, "code unknown");
-		size_t k = 0;
-
-		while (k < ntop && !(!strcmp(top[k].by, by) && !strcmp(top[k].kind, kind)))
-			k++;
-		if (k == ntop) {
-			if (ntop == sizeof(top) / sizeof(top[0]))
-				continue;
-			top[ntop++] = (typeof(top[0])){by, kind, 0};
-		}
-		top[k].bytes += g->bytes;
-	}
-	for (size_t i = 1; i < ntop; i++)
-		for (size_t k = i; k > 0 && top[k].bytes > top[k - 1].bytes; k--) {
-			typeof(top[0]) t = top[k];
-
-			top[k] = top[k - 1];
-			top[k - 1] = t;
-		}
 	say(s, "memory grown by (sampled page faults, one each %s):", mb((double)rd->memory.period_bytes, b, sizeof(b)));
-	for (size_t i = 0; i < ntop && i < PER_PART; i++)
-		say(s, "  ~%9s %s (%s)", mb((double)top[i].bytes, b, sizeof(b)), top[i].by, top[i].kind);
+	for (size_t i = 0; i < nc && i < PER_PART; i++)
+		say(s, "  ~%9s %s (%s)", mb((double)c[i].bytes, b, sizeof(b)), or_unknown(c[i].created_by, "code unknown"),
+		    run_memory_backing(c[i].anon, c[i].file, c[i].shared));
+	run_memory_culprits_free(c, nc);
 }
 
 static void java_heap(struct story *s, const struct rundata *rd)

@@ -70,6 +70,75 @@ static const struct run_field group_fields[] = {
 	RF(RF_STR, struct run_memory_group, thread, "thread"),
 };
 
+static const struct run_field culprit_fields[] = {
+	RF(RF_STR, struct run_memory_culprit, created_by, "created_by"),
+	RF(RF_U64, struct run_memory_culprit, samples, "samples"),
+	RF(RF_I64, struct run_memory_culprit, bytes, "bytes_estimated"),
+	RF(RF_U64, struct run_memory_culprit, anon, "anon_samples"),
+	RF(RF_U64, struct run_memory_culprit, file, "file_samples"),
+	RF(RF_U64, struct run_memory_culprit, shared, "shared_samples"),
+};
+
+const char *run_memory_backing(uint64_t anon, uint64_t file, uint64_t shared)
+{
+	return file > anon + shared ? "mapped file" : shared > anon ? "shared memory" : "anonymous";
+}
+
+static int culprit_cmp(const void *x, const void *y)
+{
+	const struct run_memory_culprit *a = x, *b = y;
+
+	return a->samples != b->samples ? (a->samples > b->samples ? -1 : 1) : 0;
+}
+
+static int same_culprit(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+int run_memory_culprits(const struct run_memory *m, struct run_memory_culprit **out, size_t *n)
+{
+	struct run_memory_culprit *c = m->ngroups ? calloc(m->ngroups, sizeof(*c)) : NULL;
+	size_t nc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (m->ngroups && !c)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->ngroups; i++) {
+		const struct run_memory_group *g = &m->groups[i];
+		size_t k = 0;
+
+		while (k < nc && !same_culprit(c[k].created_by, g->created_by))
+			k++;
+		if (k == nc) {
+			c[nc].created_by = g->created_by;
+			if (!(c[nc].stacks = calloc(m->ngroups - i, sizeof(*c[nc].stacks)))) {
+				run_memory_culprits_free(c, nc);
+				return -ENOMEM;
+			}
+			nc++;
+		}
+		c[k].samples += g->samples;
+		c[k].anon += g->anon;
+		c[k].file += g->file;
+		c[k].shared += g->shared;
+		c[k].bytes += g->bytes;
+		c[k].stacks[c[k].nstacks++] = i;
+	}
+	qsort(c, nc, sizeof(*c), culprit_cmp);
+	*out = c;
+	*n = nc;
+	return 0;
+}
+
+void run_memory_culprits_free(struct run_memory_culprit *c, size_t n)
+{
+	for (size_t i = 0; c && i < n; i++)
+		free(c[i].stacks);
+	free(c);
+}
+
 static void hex_key(struct json *j, const char *key, uint64_t v)
 {
 	char buf[24];
@@ -128,6 +197,28 @@ void run_memory_write(struct json *j, const struct run_memory *m,
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	/* the same by culprit, each with its stacks (the groups' indices) */
+	{
+		struct run_memory_culprit *c;
+		size_t nc;
+
+		if (run_memory_culprits(m, &c, &nc) == 0) {
+			json_key(j, "culprits");
+			json_arr(j);
+			for (size_t i = 0; i < nc; i++) {
+				json_obj(j);
+				run_fields_write(j, &c[i], culprit_fields, RUN_FIELDS_N(culprit_fields));
+				json_key(j, "stacks");
+				json_arr(j);
+				for (size_t k = 0; k < c[i].nstacks; k++)
+					json_int(j, (int64_t)c[i].stacks[k]);
+				json_arr_end(j);
+				json_obj_end(j);
+			}
+			json_arr_end(j);
+			run_memory_culprits_free(c, nc);
+		}
+	}
 	json_obj_end(j);
 	json_obj_end(j);
 }

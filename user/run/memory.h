@@ -36,6 +36,17 @@ struct run_memory_group {
 	struct json_object *obj;     /* read: the group, its "frames" (run_frames_read) */
 };
 
+/* The faults by culprit: the groups (one a stack) whose first frame of the
+ * program's own code (created_by) is the same, as one: what a person reads
+ * (a crossing's lines, the story, the store: one line or row a culprit),
+ * each stack kept under it (memory.json's "culprits": the groups' indices). */
+struct run_memory_culprit {
+	const char *created_by;      /* NULL: no stack */
+	uint64_t samples, anon, file, shared;
+	int64_t bytes;
+	size_t *stacks, nstacks;     /* indices into groups, the largest first */
+};
+
 struct run_memory {
 	int64_t pid;
 	double t;
@@ -58,6 +69,13 @@ struct run_memory {
 	struct run_memory_group *groups;
 	size_t ngroups;
 };
+
+/* The groups merged by culprit, the largest first: *out (free with
+ * run_memory_culprits_free), *n of them. 0 or -ENOMEM. */
+int run_memory_culprits(const struct run_memory *m, struct run_memory_culprit **out, size_t *n);
+void run_memory_culprits_free(struct run_memory_culprit *c, size_t n);
+/* "anonymous", "mapped file" or "shared memory": what most of the samples' pages were. */
+const char *run_memory_backing(uint64_t anon, uint64_t file, uint64_t shared);
 
 /* The whole file's object; frames(j, i, ctx) writes group i's "frames" key
  * and array. */
