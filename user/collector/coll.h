@@ -67,6 +67,7 @@ struct coll {
 	int64_t start_time;        /* its /proc/PID/stat start time: a reused PID has another */
 	struct launch launch;
 	char *art_args[256];       /* run --shim of ART's launcher: its command with the agent added */
+	uint64_t java_heap_lo, java_heap_hi; /* the JVM's heap reservation, once a fault found it */
 	struct coll_kernel k;       /* the kernel side (kernel/) */
 	int launched;
 	struct ooms_symbolizer *sym;

@@ -29,11 +29,32 @@ static int64_t or_none(int64_t v)
  * are counted as anonymous memory, as a mapping made since mostly is */
 #define FAULTS_DEFERRED_MAX 1024
 
+/* Whether addr is in a JVM's heap: the run of anonymous mappings holding
+ * it is the heap's reservation, as large as the heap's maximum within a
+ * 64th (HotSpot reserves that, committing parts of it; a -Xmx256m heap read
+ * 254 MB of anonymous memory next to each other here); kept once found. */
+static int in_java_heap(struct coll *c, uint64_t addr)
+{
+	int64_t max = c->last_smp.heap_max;
+	uint64_t lo, hi;
+
+	if (addr >= c->java_heap_lo && addr < c->java_heap_hi)
+		return 1;
+	if (max <= 0 || ooms_sym_anon_run(c->sym, addr, &lo, &hi))
+		return 0;
+	if (hi - lo < (uint64_t)max - (uint64_t)max / 64 || hi - lo > (uint64_t)max + (uint64_t)max / 64)
+		return 0;
+	c->java_heap_lo = lo;
+	c->java_heap_hi = hi;
+	return 1;
+}
+
 /* A fault grouped by what backs its page in the maps as last read; one
  * still in no mapping read counts as anonymous */
 static void fault_grouped(struct coll *c, const struct ooms_event *e, enum ooms_backing b)
 {
-	ooms_attrib_fault(c->attrib, e, b == OOMS_BACK_UNKNOWN ? OOMS_BACK_ANON : b);
+	ooms_attrib_fault(c->attrib, e, b == OOMS_BACK_UNKNOWN ? OOMS_BACK_ANON : b,
+			  b != OOMS_BACK_FILE && b != OOMS_BACK_SHARED && in_java_heap(c, (uint64_t)e->ret));
 }
 
 void coll_fault_event(struct coll *c, const struct ooms_event *e)

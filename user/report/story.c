@@ -349,9 +349,20 @@ static void memory_growth(struct story *s, const struct rundata *rd)
 	if (!rd->have_memory || !rd->memory.ngroups || run_memory_culprits(&rd->memory, &c, &nc))
 		return;
 	say(s, "memory grown by (sampled page faults, one each %s):", mb((double)rd->memory.period_bytes, b, sizeof(b)));
-	for (size_t i = 0; i < nc && i < PER_PART; i++)
+	for (size_t i = 0; i < nc && i < PER_PART; i++) {
 		say(s, "  ~%9s %s (%s)", mb((double)c[i].bytes, b, sizeof(b)), or_unknown(c[i].created_by, "code unknown"),
 		    run_memory_backing(c[i].anon, c[i].file, c[i].shared));
+		/* the Java heap grew: what holds it, as the last dump's analysis says */
+		if (c[i].created_by && !strcmp(c[i].created_by, RUN_MEMORY_JAVA_HEAP) && rd->nanalyses) {
+			const struct run_analysis *an = &rd->an[rd->nanalyses - 1];
+
+			if (an->nleaks)
+				say(s, "              what holds it (the last heap dump): %.0f %s, %s retained", an->leaks[0].instance_count,
+				    or_unknown(an->leaks[0].class_name, "?"), mb(an->leaks[0].retained_size_total, b, sizeof(b)));
+			else if (an->nsuspects)
+				say(s, "              what holds it (the last heap dump): %s", or_unknown(an->suspects[0].description, "?"));
+		}
+	}
 	run_memory_culprits_free(c, nc);
 }
 

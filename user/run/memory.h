@@ -36,6 +36,12 @@ struct run_memory_group {
 	struct json_object *obj;     /* read: the group, its "frames" (run_frames_read) */
 };
 
+/* The culprit of faults in a Java heap (its reservation, or a stack of the
+ * runtime's own heap work: its collector copying into fresh regions): what
+ * grew is the heap, whoever touched its pages; a heap dump says what holds
+ * it. The report puts the heap's figures and the dumps' findings beside it. */
+#define RUN_MEMORY_JAVA_HEAP "the Java heap"
+
 /* The faults by culprit: the groups (one a stack) whose first frame of the
  * program's own code (created_by) is the same, as one: what a person reads
  * (a crossing's lines, the story, the store: one line or row a culprit),

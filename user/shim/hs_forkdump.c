@@ -25,6 +25,7 @@
 #include "shim/shim.h"
 #include "util/vec.h"
 #include "shim/hs_oom.h"
+#include "shim/hs_perfmap.h"
 
 #include <errno.h>
 #include <jvmti.h>
@@ -1126,6 +1127,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 	(void)thread;
 	install_oomhook(jni);
 	hs_tstart_vm_init(jvmti);
+	hs_perfmap_start(jvmti);
 	if (shim_control_start(jvm))
 		shim_log("not serving: %s", shim_init_error);
 }
@@ -1134,7 +1136,7 @@ static int hs_init(void *vm, int live)
 {
 	jvmtiCapabilities caps;
 	jvmtiEventCallbacks ev;
-	int tstart;
+	int tstart, perfmap;
 
 	fault_parse(shim_getenv("OOMSCOPE_SHIM_FAULT"));
 	jvm = vm;
@@ -1179,8 +1181,12 @@ static int hs_init(void *vm, int live)
 	ev.ClassFileLoadHook = shim_hs_oomhook_cflh; /* enabled only while the hook is put in */
 	if (!live)
 		ev.VMInit = on_vm_init; /* at launch: the socket opens once the VM is up */
+	/* the JIT's code named in a perf map (a JVM that refuses has none) */
+	perfmap = hs_perfmap_onload(jvmti, &ev) == 0;
 	if ((*jvmti)->SetEventCallbacks(jvmti, &ev, sizeof(ev)) != JVMTI_ERROR_NONE)
 		return -1;
+	if (live && perfmap)
+		hs_perfmap_start(jvmti);
 	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL);
 	if (tstart)
 		hs_tstart_enable_bind(jvmti);

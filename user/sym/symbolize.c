@@ -346,6 +346,23 @@ enum ooms_backing ooms_sym_backing(struct ooms_symbolizer *s, uint64_t addr)
 	return p[0] == '/' ? OOMS_BACK_FILE : OOMS_BACK_ANON;
 }
 
+int ooms_sym_anon_run(struct ooms_symbolizer *s, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	const struct mapping *mp = s ? find_mapping(s, addr) : NULL;
+	size_t i, lo, hi;
+
+	if (!mp || mp->mod)
+		return -ENOENT;
+	i = (size_t)(mp - s->maps);
+	for (lo = i; lo > 0 && !s->maps[lo - 1].mod && s->maps[lo - 1].end == s->maps[lo].start; lo--)
+		;
+	for (hi = i; hi + 1 < s->nmaps && !s->maps[hi + 1].mod && s->maps[hi + 1].start == s->maps[hi].end; hi++)
+		;
+	*start = s->maps[lo].start;
+	*end = s->maps[hi].end;
+	return 0;
+}
+
 void ooms_sym_set_perfmap(struct ooms_symbolizer *s, struct ooms_perfmap *pm)
 {
 	struct ooms_perfmap **slot;

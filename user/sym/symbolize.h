@@ -57,6 +57,10 @@ int ooms_sym_is_exec(struct ooms_symbolizer *s, uint64_t addr);
  * mapping read: one made since). */
 enum ooms_backing { OOMS_BACK_ANON = 0, OOMS_BACK_FILE, OOMS_BACK_SHARED, OOMS_BACK_UNKNOWN /* in no mapping read */ };
 enum ooms_backing ooms_sym_backing(struct ooms_symbolizer *s, uint64_t addr);
+/* The run of anonymous mappings next to each other that holds addr (a
+ * reservation split by what is committed: a JVM's heap), as last read: 0
+ * with *start and *end set, -ENOENT when addr is in no anonymous mapping. */
+int ooms_sym_anon_run(struct ooms_symbolizer *s, uint64_t addr, uint64_t *start, uint64_t *end);
 
 /* "libc.so.6 0x7f12... 0x7f10... + 123456 eventfd+16": crash-log form. */
 int ooms_frame_format(const struct ooms_frame *f, char *buf, size_t len);

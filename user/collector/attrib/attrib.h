@@ -130,7 +130,8 @@ int ooms_attrib_direct_lines(struct ooms_attrib *a, size_t top, char *buf, size_
  * memory-N.json at path: m (the head: figures, categories, mappings) with
  * the groups of stacks that touched the most pages. 0 or -errno. */
 struct run_memory;
-void ooms_attrib_fault(struct ooms_attrib *a, const struct ooms_event *e, enum ooms_backing backing);
+/* java_heap: the page is in the Java heap's reservation (the collector tells) */
+void ooms_attrib_fault(struct ooms_attrib *a, const struct ooms_event *e, enum ooms_backing backing, int java_heap);
 uint64_t ooms_attrib_fault_samples(const struct ooms_attrib *a);
 int ooms_attrib_write_memory(struct ooms_attrib *a, struct run_memory *m, const char *path);
 

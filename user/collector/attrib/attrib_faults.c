@@ -49,7 +49,7 @@ static struct fault_group *fault_find(struct ooms_attrib *a, uint32_t stack, int
 	}
 }
 
-void ooms_attrib_fault(struct ooms_attrib *a, const struct ooms_event *e, enum ooms_backing backing)
+void ooms_attrib_fault(struct ooms_attrib *a, const struct ooms_event *e, enum ooms_backing backing, int java_heap)
 {
 	struct origin o = {0};
 	struct fault_group *g;
@@ -67,6 +67,7 @@ void ooms_attrib_fault(struct ooms_attrib *a, const struct ooms_event *e, enum o
 		g->comm[sizeof(g->comm) - 1] = 0;
 	}
 	g->samples++;
+	g->java_heap += java_heap != 0;
 	if (backing == OOMS_BACK_FILE)
 		g->file++;
 	else if (backing == OOMS_BACK_SHARED)
@@ -132,7 +133,11 @@ int ooms_attrib_write_memory(struct ooms_attrib *a, struct run_memory *m, const 
 		rg[i] = (struct run_memory_group){
 			.samples = g[i].samples, .anon = g[i].anon, .file = g[i].file, .shared = g[i].shared,
 			.bytes = (int64_t)(g[i].samples * a->fault_period_pages * page),
-			.created_by = g[i].stack ? ooms_attrib_culprit_pc(a, g[i].stack, names[i], sizeof(names[i])) : NULL,
+			/* pages of the Java heap: what grew is the heap, whoever touched
+			 * them (the app's allocations, the collector copying into
+			 * fresh regions); the stack says who */
+			.created_by = 2 * g[i].java_heap > g[i].samples ? RUN_MEMORY_JAVA_HEAP
+				      : g[i].stack ? ooms_attrib_culprit_pc(a, g[i].stack, names[i], sizeof(names[i])) : NULL,
 			.thread = g[i].comm[0] ? g[i].comm : NULL};
 		if (!g[i].stack)
 			rg[i].created_by = "(no stack)";

@@ -4,6 +4,7 @@
  * and attrib_write.c, which all write stacks. */
 #define _GNU_SOURCE
 #include "collector/attrib/attrib_int.h"
+#include "run/memory.h"
 #include "run/frames.h"
 #include "util/vec.h"
 #include "sym/perfmap.h"
@@ -186,7 +187,7 @@ static const char *java_code_culprit(struct ooms_attrib *a, const struct ooms_fr
 	if (!f->jit)
 		return pass || !a->java_runtime || !ooms_sym_is_exec(a->sym, f->addr)
 			       ? NULL
-			       : (snprintf(buf, len, "Java code (JIT-compiled or interpreted: --perf-map or --shim names it)"),
+			       : (snprintf(buf, len, "Java code (JIT-compiled or interpreted; unnamed: no perf map, which --shim or --perf-map gives)"),
 				  buf);
 	switch (ooms_perfmap_kind(f->symbol, method, sizeof(method))) {
 	case OOMS_PM_METHOD:
@@ -202,6 +203,38 @@ static const char *java_code_culprit(struct ooms_attrib *a, const struct ooms_fr
 	}
 }
 
+/* A stack of a Java runtime's own heap work: its collector copying, marking
+ * or compacting the heap, or its allocator filling it (HotSpot's collectors
+ * by their classes, ART's by its namespace). A page it touches is the Java
+ * heap growing: the heap, not the collector, is what grew (the heap dump
+ * says why); the JIT's and the runtime's other native memory are not this. */
+static int java_heap_work(struct ooms_attrib *a, const uint64_t *fr, size_t n)
+{
+	static const char *const gc[] = {
+		"G1", "PS", "ParallelCompact", "ParallelScavenge", "MarkSweep", "Serial", "DefNew", "Tenured",
+		"CardTable", "Shenandoah", "ZHeap", "ZPage", "ZMark", "ZRelocate", "ZCollectedHeap", "ZDriver",
+		"CollectedHeap", "GenCollectedHeap", "Epsilon", "MemAllocator", "ObjAllocator", "ObjArrayAllocator",
+		"ThreadLocalAllocBuffer", "Copy::", "oopDesc::", "art::gc::", NULL,
+	};
+
+	for (size_t i = 0; i < n && i < 12; i++) {
+		struct ooms_frame f;
+		const char *base;
+		char name[256];
+
+		memset(&f, 0, sizeof(f));
+		if (ooms_sym_resolve(a->sym, fr[i], i > 0, &f) != 0 || !f.module || !f.symbol)
+			continue;
+		base = strrchr(f.module, '/');
+		if (!is_runtime(base ? base + 1 : f.module))
+			continue;
+		if (prefixed(gc, ooms_demangle(f.symbol, name, sizeof(name)), strlen(name)))
+			return 1;
+	}
+	return 0;
+}
+
+
 /* The first frame outside the plumbing and the Java runtime: "who did it";
  * when every frame is theirs (a runtime's own threads), the first outside
  * the plumbing. */
@@ -212,7 +245,13 @@ static const char *culprit(struct ooms_attrib *a, uint32_t stack, int first_is_c
 	size_t n = 0;
 	const uint64_t *fr = ooms_stacks_get(a->stacks, stack, &n);
 
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 2; pass++) {
+		/* no code of the app's: a runtime's own thread; a page its heap
+		 * work touches is the Java heap's */
+		if (pass == 1 && first_is_code && a->java_runtime && fr && java_heap_work(a, fr, n)) {
+			snprintf(buf, len, "%s", RUN_MEMORY_JAVA_HEAP);
+			return buf;
+		}
 		for (size_t i = 0; fr && i < n; i++) {
 			struct ooms_frame f;
 			const char *base;
@@ -252,6 +291,7 @@ static const char *culprit(struct ooms_attrib *a, uint32_t stack, int first_is_c
 				snprintf(buf, len, "%s+0x%" PRIx64, base, f.offset);
 			return buf;
 		}
+	}
 	return NULL;
 }
 

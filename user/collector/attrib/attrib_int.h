@@ -79,6 +79,7 @@ struct direct_block {
 struct fault_group {
 	uint32_t stack;
 	uint64_t samples, anon, file, shared;
+	uint64_t java_heap;       /* of those, in a Java heap's reservation */
 	char comm[OOMS_COMM_LEN]; /* the first thread seen touching them */
 };
 
