@@ -304,11 +304,14 @@ static void resource_chart(FILE *f, const struct rundata *rd, int r, const doubl
 	char lim[128], ratio_name[96], id[32], prefix[32];
 	struct svg_chart ch;
 
+	/* figures in kB drawn in MB, as a person reads memory */
+	double scale = res->kb ? 1.0 / 1024 : 1;
+
 	for (size_t i = 0; i < n; i++) {
 		const struct rd_sample *s = &rd->samples[i];
 
-		ys[i] = s->res[r];
-		ratio_line[i] = rules->ratio > 0 && !isnan(s->res_limit[r]) ? floor(s->res_limit[r] * rules->ratio) : NAN;
+		ys[i] = s->res[r] * scale;
+		ratio_line[i] = rules->ratio > 0 && !isnan(s->res_limit[r]) ? floor(s->res_limit[r] * rules->ratio) * scale : NAN;
 		seen |= ys[i] > 0;
 	}
 	if (!seen)
@@ -321,14 +324,14 @@ static void resource_chart(FILE *f, const struct rundata *rd, int r, const doubl
 	memset(&ch, 0, sizeof(ch));
 	ch.id = id;
 	ch.title = res->title;
-	ch.unit = res->unit;
+	ch.unit = res->kb ? "MB" : res->unit;
 	ch.ts = ts;
 	ch.n = n;
 	ch.series[0] = (struct svg_series){res->name, res->color, ys, 0};
 	if (rules->ratio > 0)
 		ch.series[ns++] = (struct svg_series){ratio_name, "#b3261e", ratio_line, 1};
 	ch.nseries = ns;
-	ch.limit = rules->count_limit > 0 ? (double)rules->count_limit : NAN;
+	ch.limit = rules->count_limit > 0 ? (double)rules->count_limit * scale : NAN;
 	ch.limit_label = lim;
 	ch.crossing_prefix = prefix;
 	ch.t_end = t_end;

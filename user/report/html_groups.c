@@ -25,7 +25,7 @@ void html_frame_lines(FILE *f, const struct run_frames *fr)
 	fprintf(f, "<details><summary>%zu frame%s</summary><pre>", fr->n, fr->n == 1 ? "" : "s");
 	for (size_t i = 0; i < fr->n; i++) {
 		fprintf(f, "#%02zu ", i);
-		esc_html(f, fr->v[i].text);
+		esc_html(f, fr->v[i].label);
 		fputc('\n', f);
 	}
 	fprintf(f, "</pre></details>");

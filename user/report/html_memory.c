@@ -110,7 +110,7 @@ static void icicle(FILE *f, const struct run_memory *m, struct run_frames *fr)
 
 		ic.v[0].samples += m->groups[g].samples;
 		for (size_t k = fr[g].n; k-- > 0;) {
-			size_t c = child_of(&ic, node, fr[g].v[k].text);
+			size_t c = child_of(&ic, node, fr[g].v[k].label);
 
 			if (!c)
 				break;

@@ -200,6 +200,28 @@ static int64_t whole(double v)
 	return isnan(v) ? 0 : (int64_t)v;
 }
 
+/* What a suspect is, for a person reading the store: what accumulates where
+ * ("LeakyService$Session in LeakyService$SessionCache.CLOSED": the class it
+ * accumulates, in the field nearest the accumulation point that is static,
+ * else an instance field), else the class of the object it is about. */
+static void suspect_what(const struct run_an_suspect *g, char *out, size_t len)
+{
+	const char *where = NULL;
+
+	for (size_t k = g->path.nsteps; k-- > 0 && !where;)
+		if (g->path.steps[k].reference_type && !strcmp(g->path.steps[k].reference_type, "STATIC_FIELD"))
+			where = g->path.steps[k].reference;
+	for (size_t k = g->path.nsteps; k-- > 0 && !where;)
+		if (g->path.steps[k].reference_type && !strcmp(g->path.steps[k].reference_type, "INSTANCE_FIELD"))
+			where = g->path.steps[k].reference;
+	if (g->accumulates && where)
+		snprintf(out, len, "%s in %s", g->accumulates, where);
+	else if (g->accumulates)
+		snprintf(out, len, "%s in a %s", g->accumulates, g->class_name ? g->class_name : "?");
+	else
+		snprintf(out, len, "%s", g->class_name ? g->class_name : "?");
+}
+
 /* The leak groups (by rule) and the suspects (no rule) of each dump's analysis. */
 static int leak_rows(struct store *s, const struct rundata *rd, const char *run_id, const char *started)
 {
@@ -220,11 +242,13 @@ static int leak_rows(struct store *s, const struct rundata *rd, const char *run_
 		}
 		for (size_t i = 0; i < an->nsuspects; i++) {
 			const struct run_an_suspect *g = &an->suspects[i];
+			char what[600];
 
 			snprintf(why, sizeof(why), "leak suspect (no rule): %s", g->description ? g->description : "?");
 			path_line(&g->path, line, sizeof(line));
+			suspect_what(g, what, sizeof(what));
 			if (store_insert(s, "leaks", run_id, 10, STORE_INT(rd->analysis_seq[a]),
-					 STORE_TEXT(g->signature ? g->signature : "?"), STORE_TEXT(g->class_name),
+					 STORE_TEXT(g->signature ? g->signature : "?"), STORE_TEXT(what),
 					 STORE_INT(whole(g->count)), STORE_INT(whole(g->retained_size)), STORE_TEXT(why),
 					 STORE_TEXT(g->path.gc_root), STORE_TEXT(line), STORE_INT(1), STORE_TEXT(started)))
 				return -1;

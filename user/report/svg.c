@@ -40,8 +40,24 @@ static double nice_step(double span, int n)
 	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
+/* A figure on a chart: a whole number as it is (no exponent: 20604000,
+ * not 2.0604e+07), a fraction with a decimal or two */
+static const char *num_text(double v, char *buf, size_t len)
+{
+	double a = fabs(v);
+
+	if (a >= 100 || a == floor(a))
+		snprintf(buf, len, "%.0f", v);
+	else if (a >= 1)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.2f", v);
+	return buf;
+}
+
 static void axes(FILE *f, const struct svg_chart *c, const struct scale *s)
 {
+	char tick[32];
 	double st = nice_step(s->y1 - s->y0, 4), tt = nice_step(s->t1 - s->t0, 8);
 
 	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"plot\"/>\n", LEFT, TOP,
@@ -49,7 +65,8 @@ static void axes(FILE *f, const struct svg_chart *c, const struct scale *s)
 	for (double y = ceil(s->y0 / st) * st; y <= s->y1 + 1e-9; y += st) {
 		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>", LEFT, W - RIGHT,
 			sy(s, y), sy(s, y));
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"ytick\">%g</text>\n", LEFT - 6, sy(s, y) + 4, y);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"ytick\">%s</text>\n", LEFT - 6, sy(s, y) + 4,
+			num_text(y, tick, sizeof(tick)));
 	}
 	for (double t = ceil(s->t0 / tt) * tt; t <= s->t1 + 1e-9; t += tt)
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"xtick\">%gs</text>\n", sx(s, t), H - BOTTOM + 16, t);
@@ -350,17 +367,20 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 			sx(&s, c->ts[i]), TOP - 1, drops[i] - drops[from], c->ts[i]);
 		from = i;
 	}
-	/* legend */
+	/* legend: right of the title, never under it */
 	{
-		double x = LEFT + 240;
+		double x = LEFT + 7.2 * (double)(strlen(c->title) + strlen(c->unit) + 3) + 24;
+		char v[32];
 
+		if (x < LEFT + 240)
+			x = LEFT + 240;
 		for (int k = 0; k < c->nseries; k++) {
 			fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"14\" y2=\"14\" stroke=\"%s\" class=\"legend%s\"/>", x,
 				x + 18, c->series[k].color, c->series[k].dashed ? " limit" : "");
 			fprintf(f, "<text x=\"%.0f\" y=\"18\" class=\"legendtext\">", x + 22);
 			esc_html(f, c->series[k].name);
 			if (!drawn[k])
-				fprintf(f, " (%g: above)", smax[k]);
+				fprintf(f, " (%s: above)", num_text(smax[k], v, sizeof(v)));
 			fprintf(f, "</text>");
 			x += 46 + 6.2 * (double)strlen(c->series[k].name) + (drawn[k] ? 0 : 80);
 		}

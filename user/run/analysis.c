@@ -71,6 +71,12 @@ static int read_suspect(struct json_object *o, void *dst)
 	s->class_name = jr_str(o, "className");
 	s->count = jr_num(o, "count", NAN);
 	s->retained_size = jr_num(o, "retainedSize", NAN);
+	{
+		struct json_object *acc = jr_arr(o, "accumulates");
+
+		if (acc && json_object_array_length(acc) > 0)
+			s->accumulates = jr_str(json_object_array_get_idx(acc, 0), "className");
+	}
 	return read_path(o, &s->path);
 }
 

@@ -222,6 +222,7 @@ struct run_an_leak {             /* a gcPaths entry: a leak group by rule */
 
 struct run_an_suspect {          /* found with no rule: what accumulates where */
 	const char *description, *signature, *class_name;
+	const char *accumulates;         /* the class it accumulates most of (NULL: not said) */
 	double count, retained_size;
 	struct run_an_path path;
 };

@@ -1,5 +1,8 @@
 /* A stack's frames in the run directory's files: writer beside reader. */
 #include "run/frames.h"
+
+#include <inttypes.h>
+#include <stdio.h>
 #include "util/json.h"
 #include "util/jsonread.h"
 
@@ -55,6 +58,19 @@ void run_frame_read(struct json_object *o, struct run_frame *f)
 	f->sym_offset = jr_int64(o, "sym_offset", -1);
 	f->build_id = jr_str(o, "build_id");
 	f->text = jr_str(o, "text");
+	{
+		const char *base = f->module ? strrchr(f->module, '/') : NULL, *name = f->demangled ? f->demangled : f->symbol;
+
+		base = base ? base + 1 : f->module;
+		if (name && base)
+			snprintf(f->label, sizeof(f->label), "%s (%s)", name, base);
+		else if (name)
+			snprintf(f->label, sizeof(f->label), "%s", name);
+		else if (base)
+			snprintf(f->label, sizeof(f->label), "%s+0x%" PRIx64, base, f->offset);
+		else
+			snprintf(f->label, sizeof(f->label), "0x%" PRIx64, f->addr);
+	}
 }
 
 int run_frames_read(struct json_object *obj, struct run_frames *out)

@@ -23,6 +23,8 @@ struct run_frame {
 	int jit;                     /* named by a JIT's perf map */
 	const char *build_id;        /* the module's GNU build id, hex; NULL none */
 	const char *text;            /* "symbol+0x12 (module+0x3f0)": the frame for people */
+	char label[240];             /* read: as the terminal names it: "Thread_native_entry(Thread*) (libjvm.so)",
+				      * else "libc.so.6+0x891f5", else the address (run_frame_read) */
 };
 
 struct run_frames {
