@@ -438,8 +438,8 @@ check_aggregate() {
       if grep -qE 'leak_fds|LeakyService' "$EX/out"; then return 1; fi ;;
     *--history*)
       has '^signature 42d7bacc254e7927 across build'
-      has '^4311 +1 +2 +[0-9]+ +LeakyService\$Session$'
-      has '^4312 +1 +3 +[0-9]+ +LeakyService\$Session$' ;;
+      has '^4311 +1 +2 +[0-9.]+ (B|KB|MB|GB) +LeakyService\$Session$'
+      has '^4312 +1 +3 +[0-9.]+ (B|KB|MB|GB) +LeakyService\$Session$' ;;
     *--deaths*)
       has '^how runs ended, by device:$'
       has '^pixel7 +self-signal +2 +killed by SIGABRT' ;;

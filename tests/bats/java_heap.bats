@@ -84,7 +84,7 @@ dump_child() {
   grep -qx oomscope-shim /proc/"$pid"/task/*/comm
   run "$SHIMCTL" "$pid" ping
   [ "$status" -eq 0 ]
-  [[ "$output" == "ok oomscope-shim 2 runtime=hotspot pid=$pid" ]]
+  [[ "$output" == "ok oomscope-shim 2 runtime=hotspot pid=$pid jvmti=1.2" ]]
   # no library besides itself: the shim links no libc
   ! readelf -d "$ROOT/build/liboomscope_shim.so" | grep -q NEEDED
   run "$SHIMCTL" "$pid" heap
@@ -447,4 +447,29 @@ killed_during_dump() {
   [ "$status" -eq 2 ]
   run "$OOMSCOPE" watch --help
   [[ "$output" == *"--heap-rule"* && "$output" == *"--shim"* ]]
+}
+
+@test "the demo's Java service under run --shim, as a person reads its memory: the Java heap named as what grew (not the collector's functions), the JIT's code named, a page without mangled names or raw addresses a symbol names, one store row per culprit" {
+  run timeout 120 "$OOMSCOPE" run --shim --stop-on-crossing --heap-interval 1 -o "$TMP/d" \
+    --leak-if 'LeakyService$Session.closed==true' -- java -Xmx256m -cp "$JAVA_CLASSES" LeakyService --leak-mb-per-s 25 --max-mb 215
+  [ "$status" -eq 0 ] || { echo "$output" | tail -n 20 >&3; false; }
+  # the memory's growth: the Java heap first, none of it a libjvm function's
+  jq -e '.faults.culprits[0].created_by == "the Java heap"' "$TMP/d/memory.json" ||
+    { jq -c '[.faults.culprits[:5][] | {created_by, samples}]' "$TMP/d/memory.json" >&3; false; }
+  ! jq -e '[.faults.culprits[:3][] | .created_by // "" | test("G1|libjvm")] | any' "$TMP/d/memory.json"
+  run "$OOMSCOPE" report "$TMP/d"
+  grep -q '^  ~ *[0-9.]* MB the Java heap (anonymous)$' <<<"$output" || { echo "$output" >&3; false; }
+  ! grep -q 'Java code (JIT-compiled or interpreted' <<<"$output"
+  ! grep -q 'Java code (JIT-compiled or interpreted' "$TMP/d/memory.json" "$TMP/d/fds.json" "$TMP/d/threads.json"
+  # report.html: frames as the terminal names them
+  ! grep -qE '_ZN[0-9]|_ZL[0-9]' "$TMP/d/report.html"
+  ! grep -qE 'libc\.so\.6 0x[0-9a-f]+ 0x[0-9a-f]+ \+ [0-9]+' "$TMP/d/report.html"
+  # two runs in the store: at most one memory row per culprit and run
+  cp -a "$TMP/d" "$TMP/d2"
+  sed -i 's/"run_id":"[0-9a-f]*"/"run_id":"0123456789abcdef0123456789abcdef"/' "$TMP/d2/timeline.jsonl"
+  "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite" "$TMP/d" "$TMP/d2" > /dev/null
+  [ "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$TMP/lab.sqlite" \
+       "SELECT COUNT(*) FROM (SELECT run_id, created_by FROM resource_groups WHERE resource = 'memory' GROUP BY run_id, created_by HAVING COUNT(*) > 1)")" -eq 0 ]
+  run "$OOMSCOPE" aggregate --db "$TMP/lab.sqlite"
+  ! grep -E '^memory ' <<<"$output" | awk '{ print $4 }' | grep -qE '^[0-9]+$'
 }

@@ -74,6 +74,14 @@ first_crossing() {
   jq -e '.smaps.categories[0].category == "anonymous" and .smaps.categories[0].pss_kb > 100000' "$f"
   # on the terminal: the crossing and the code that grew the memory
   [[ "$output" == *"!! memory"*"grown by leak_session_buffers"* ]] || { grep -E '^!!|grown' <<<"$output" >&3; false; }
+  # in MB and MB/s, the limit named for what it is; under each crossing each culprit once,
+  # whatever stacks reach it (memory.json's culprits)
+  jq -e '.reason | test("^[0-9.]+ MB of memory \\(anonymous, shared, swapped\\)(, rising [0-9.]+ MB/s:| >= [0-9]+% of) the memory cgroup.s limit \\(memory\\.(max|limit_in_bytes)\\) of [0-9.]+ MB")' <<<"$x" ||
+    { jq -r .reason <<<"$x" >&3; false; }
+  awk '/!! memory/ { delete seen; next } /grown by / { sub(/.*grown by /, ""); sub(/: [0-9]+%.*/, ""); if (seen[$0]++) { print "twice: " $0; bad = 1 } }
+       END { exit bad }' <<<"$output"
+  jq -e '.faults.culprits[0] | (.created_by | test("leak_session_buffers")) and (.stacks | length >= 1)
+         and .samples == ([.stacks[] as $i | $f.faults.groups[$i].samples] | add)' --argjson f "$(cat "$f")" "$f"
   # the kill explained: the target's oom_score_adj and its place by oom_score
   # (a memory cgroup's OOM killer picks among the cgroup's processes: the target alone there)
   jq -e '.memory_kill.order == "oom_score in its memory cgroup" and .memory_kill.rank == 1 and .memory_kill.ranked == 1

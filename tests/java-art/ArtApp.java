@@ -2,6 +2,7 @@
 // classes), as tests/bats/art.bats runs it:
 //   ArtApp [--leak-mb-per-s R] [--max-mb M] [--go FILE] [--attach-fifo FIFO]
 //          [--fds N] [--threads N] [--seconds S] [--dump-at-mb N PATH]
+//          [--hold-after-oom FILE]
 // Prints "ready pid=N". With --go FILE, waits for FILE before it starts its
 // work: N files opened from Java (CacheLoader.openAll), N threads started
 // (WorkerPool.startAll), each printed ("opened N", "started N"); then it leaks
@@ -14,6 +15,10 @@
 // only IOException as ActivityThread.attemptAttachAgent does: a
 // SecurityException (ART refusing the agent) reaches the uncaught handler,
 // which kills the app as Android's does (exit 10).
+// --hold-after-oom FILE: the first OutOfMemoryError of the leak is caught,
+// "caught OutOfMemoryError" printed, FILE waited for, then the error thrown
+// on (as an app whose handler logs it before it dies, only for as long as
+// the test says).
 // --dump-at-mb N PATH: once N MB have leaked, ART's own heap dump into PATH
 // (dalvik.system.VMDebug.dumpHprofData: what `am dumpheap` runs in the app),
 // printed "dumped PATH in T ms" (the app stands still for all of it).
@@ -95,7 +100,7 @@ public class ArtApp {
         long maxMb = Long.MAX_VALUE, seconds = 600;
         int fds = 0, threads = 0;
         File go = null;
-        String fifo = null, dumpPath = null;
+        String fifo = null, dumpPath = null, holdAfterOom = null;
         long dumpAtMb = -1;
         for (int i = 0; i + 1 < args.length; i += 2) {
             String a = args[i], v = args[i + 1];
@@ -105,6 +110,7 @@ public class ArtApp {
             else if (a.equals("--go")) go = new File(v);
             else if (a.equals("--attach-fifo")) fifo = v;
             else if (a.equals("--fds")) fds = Integer.parseInt(v);
+            else if (a.equals("--hold-after-oom")) holdAfterOom = v;
             else if (a.equals("--threads")) threads = Integer.parseInt(v);
             else if (a.equals("--dump-at-mb") && i + 2 < args.length) { dumpAtMb = Long.parseLong(v); dumpPath = args[i + 2]; i++; }
             else throw new IllegalArgumentException("unknown option " + a);
@@ -141,11 +147,21 @@ public class ArtApp {
             long want = (long) (rate * elapsedMs / 1000.0 * 1024 * 1024);
             if (maxMb < (Long.MAX_VALUE >> 20))
                 want = Math.min(want, maxMb << 20);
-            while (leaked < want) {
-                Session s = new Session(id++, sessionBytes);
-                s.closed = true;
-                SessionCache.CLOSED.add(s);
-                leaked += sessionBytes;
+            try {
+                while (leaked < want) {
+                    Session s = new Session(id++, sessionBytes);
+                    s.closed = true;
+                    SessionCache.CLOSED.add(s);
+                    leaked += sessionBytes;
+                }
+            } catch (OutOfMemoryError e) {
+                if (holdAfterOom == null)
+                    throw e;
+                System.out.println("caught OutOfMemoryError");
+                System.out.flush();
+                while (!new File(holdAfterOom).exists())
+                    Thread.sleep(20);
+                throw e;
             }
             if (dumpPath != null && (leaked >> 20) >= dumpAtMb) {
                 long t0 = System.nanoTime();

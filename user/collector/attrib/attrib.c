@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <sys/uio.h>
 #include "collector/attrib/attrib_int.h"
 #include "util/vec.h"
 
@@ -378,6 +379,28 @@ static const char *socket_desc(uint64_t arg1, char *buf, size_t len)
 	return buf;
 }
 
+/* A path the kernel side could not read (its page was not present then):
+ * read from the target's memory now, while it lives; NULL when it cannot be. */
+static char *path_from_memory(pid_t pid, uint64_t at)
+{
+	char buf[OOMS_PATH_LEN + 1];
+	struct iovec local = {buf, OOMS_PATH_LEN}, remote = {(void *)(uintptr_t)at, OOMS_PATH_LEN};
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	if (n <= 0) { /* the string may end before a page that is not mapped: a byte at a time */
+		for (n = 0; n < OOMS_PATH_LEN; n++) {
+			struct iovec l1 = {buf + n, 1}, r1 = {(void *)(uintptr_t)(at + (uint64_t)n), 1};
+
+			if (process_vm_readv(pid, &l1, 1, &r1, 1, 0) != 1 || !buf[n])
+				break;
+		}
+	}
+	if (n <= 0)
+		return NULL;
+	buf[n < OOMS_PATH_LEN ? n : OOMS_PATH_LEN] = 0;
+	return buf[0] ? strndup(buf, OOMS_PATH_LEN) : NULL;
+}
+
 void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 {
 	struct origin *o;
@@ -395,8 +418,11 @@ void ooms_attrib_event(struct ooms_attrib *a, const struct ooms_event *e)
 				char desc[64];
 
 				o->path = strdup(socket_desc(e->arg1, desc, sizeof(desc)));
+			} else if (e->path[0]) {
+				o->path = strndup(e->path, sizeof(e->path));
 			} else {
-				o->path = e->path[0] ? strndup(e->path, sizeof(e->path)) : NULL;
+				o->path = (e->arg1 & OOMS_PATH_PTR_TAG) ? path_from_memory(a->pid, e->arg1 & (OOMS_PATH_PTR_TAG - 1))
+									: NULL;
 			}
 		}
 		if ((int64_t)e->arg0 >= 0 && (o = attrib_fd_origin(a, (int64_t)e->arg0))) {

@@ -418,11 +418,16 @@ static __always_inline void fd_added_cls(void *ctx, struct pt_regs *regs, long n
 	e->arg0 = fd2;
 	e->live = totals.fds_live;
 	e->nr = nr;
-	if (cls == SC_FD_PATH_A0)
-		bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)PT_REGS_PARM1_CORE_SYSCALL(regs));
-	else if (cls == SC_FD_PATH_A1)
-		bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)PT_REGS_PARM2_CORE_SYSCALL(regs));
-	else if (cls == SC_FD_SOCKET)
+	if (cls == SC_FD_PATH_A0 || cls == SC_FD_PATH_A1) {
+		__u64 at = cls == SC_FD_PATH_A0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) : PT_REGS_PARM2_CORE_SYSCALL(regs);
+
+		/* a page not present (reclaimed since the kernel read it) cannot
+		 * be faulted in here: its address goes, user space reads it */
+		if (bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)at) <= 0) {
+			e->path[0] = 0;
+			e->arg1 = OOMS_PATH_PTR_TAG | (at & (OOMS_PATH_PTR_TAG - 1));
+		}
+	} else if (cls == SC_FD_SOCKET)
 		e->arg1 = OOMS_SOCKET_TAG | (PT_REGS_PARM1_CORE_SYSCALL(regs) & 0xffff) << 32 |
 			  (PT_REGS_PARM2_CORE_SYSCALL(regs) & 0xffffffff);
 	event_stack(ctx, e, user_sp(regs), user_lr(regs));

@@ -116,7 +116,10 @@ struct ooms_event {
 	int64_t ret;          /* new fd, new thread id, or mapped address */
 	uint64_t arg0;        /* EV_FD_OPEN: second fd of a pair or -1; EV_MMAP_BIG: length */
 	uint64_t arg1;        /* EV_THREAD_NEW: pthread start routine or 0; EV_MMAP_BIG: flags;
-			       * EV_FD_OPEN of a socket: OOMS_SOCKET_TAG | domain << 32 | type */
+			       * EV_FD_OPEN of a socket: OOMS_SOCKET_TAG | domain << 32 | type;
+			       * EV_FD_OPEN whose path BPF could not read (its page not present:
+			       * copy_from_user_nofault does not fault): OOMS_PATH_PTR_TAG | the
+			       * path's address, for user space to read from the target's memory */
 	int64_t live;         /* EV_FD_OPEN, EV_CALL_FAIL on fds: open fds; EV_THREAD_NEW, EV_CALL_FAIL on
 			       * clone: live threads; just after the event (rules are checked on it) */
 	uint32_t nr;          /* syscall number (as seen, compat offset applied) or 0 */
@@ -136,6 +139,7 @@ struct ooms_event {
 };
 
 #define OOMS_SOCKET_TAG (1ull << 63)
+#define OOMS_PATH_PTR_TAG (1ull << 62)
 
 /* The name the shim gives its fork-dump child (SHIM_CHILD_NAME): never
  * held or followed as a child process of the target. */
