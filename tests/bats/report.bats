@@ -339,7 +339,7 @@ db.commit()' "$TMP/v1.sqlite"
   grep -qx 'how it ended: the watch stopped (threshold crossed) after 11.9 s, the target still running' <<<"$output"
   grep -qE '^ +11\.0 s  heap_fast_ratio: Java heap 244\.7 MB of 256\.0 MB .* -> dump-1\.hprof\.gz$' <<<"$output"
   grep -qx 'heap dump 1: dump-1.hprof.gz (shim-fork, the app paused 30 ms)' <<<"$output"
-  grep -qx '  leak: 3440 LeakyService$Session (User Leak: LeakyService$Session.closed==true (--leak-if)), 225.6 MB retained' <<<"$output"
+  grep -qx '  leak: 3440 LeakyService$Session (User Leak: LeakyService$Session.closed==true (--leak-if)), 215.2 MB retained' <<<"$output"
   # -q: nothing but the path
   run "$OOMSCOPE" report -q "$TMP/j"
   [ "$status" -eq 0 ]
