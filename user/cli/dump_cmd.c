@@ -17,6 +17,7 @@
 #include "util/atomic_file.h"
 #include "util/clock.h"
 #include "util/tmpdir.h"
+#include "proc/freezer.h"
 #include "proc/procfs.h"
 #include "hprof/io.h"
 #include "hprof/transform.h"
@@ -288,7 +289,9 @@ int cmd_dump(int argc, char **argv)
 	struct ooms_fresh_result ares = {0};
 	struct ooms_rt_target rt;
 	char shortopts[16], json[4200], txt[4200];
-	int c, r, shown;
+	struct ooms_thaw thaw = {0};
+	struct ooms_err terr = {0};
+	int c, r, shown, thawed;
 
 	memset(&a, 0, sizeof(a));
 	a.rq.op = HPROF_OP_STRIP_APP;
@@ -308,15 +311,29 @@ int cmd_dump(int argc, char **argv)
 		return bad("unexpected argument", argv[optind]);
 	if (a.out[0] && refused_link(a.out)) /* before the target is touched */
 		return 1;
-	if (check_target(&a, &rt))
+	/* a frozen target (a cached app) thawed once for the shim's load and
+	 * the dump both, frozen again at the end (the load and the dump thaw
+	 * what is frozen themselves, so nothing freezes it between them) */
+	if (a.load && (r = ooms_thaw((pid_t)a.pid, &thaw, &terr)) < 0) {
+		ooms_refreeze(&thaw, NULL, 0);
+		fprintf(stderr, "oomscope dump: %s\n", terr.msg);
 		return 1;
-	fill_request(&a, &rt, json, txt, sizeof(json));
-	if (refused_link(a.out))
+	}
+	thawed = a.load && r == 1;
+	if (check_target(&a, &rt) || (fill_request(&a, &rt, json, txt, sizeof(json)), refused_link(a.out))) {
+		ooms_refreeze(&thaw, NULL, 0);
 		return 1;
+	}
 	shown = !a.quiet && isatty(2);
 	a.rq.status = a.arq.status = show_status;
 	a.rq.sctx = a.arq.sctx = &shown;
 	r = ooms_dump_take(&a.rq, &res);
+	if (thawed) { /* said as the dump's own thaw is */
+		res.thawed = 1;
+		a.thawed_for_load = 1;
+		ooms_thaw_where(&thaw, res.thaw_where, sizeof(res.thaw_where));
+		res.refrozen = ooms_refreeze(&thaw, res.refreeze_note, sizeof(res.refreeze_note)) == 1;
+	}
 	if (!r && a.analyze) /* the analysis failing does not fail the dump */
 		ooms_fresh_analyze(a.out, NULL, &a.arq, &ares);
 	if (shown)

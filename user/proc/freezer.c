@@ -149,14 +149,18 @@ int ooms_thaw(pid_t pid, struct ooms_thaw *t, struct ooms_err *err)
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	find_dirs(pid, &d);
-	/* v2: each level whose cgroup.freeze is 1, from the process's cgroup up */
-	if (d.v2[0] && keyed_is(d.v2, "cgroup.events", "frozen", 1)) {
-		frozen2 = 1;
+	/* v2: each level whose cgroup.freeze is 1, from the process's cgroup up
+	 * (asked to freeze: frozen, or still freezing, which cgroup.events does
+	 * not say yet: a freeze just asked would stop the dump half way) */
+	if (d.v2[0]) {
 		snprintf(dir, sizeof(dir), "%s", d.v2);
 		do {
-			if (read_line(dir, "cgroup.freeze", v, sizeof(v)) == 0 && !strcmp(v, "1"))
+			if (read_line(dir, "cgroup.freeze", v, sizeof(v)) == 0 && !strcmp(v, "1")) {
 				record(t, dir, 0);
+				frozen2 = 1;
+			}
 		} while (parent(dir, d.v2_root));
+		frozen2 |= keyed_is(d.v2, "cgroup.events", "frozen", 1);
 	}
 	/* v1: each level that froze itself (freezer.self_freezing 1) */
 	if (d.v1[0] && read_line(d.v1, "freezer.state", v, sizeof(v)) == 0 && strcmp(v, "THAWED")) {
