@@ -204,3 +204,32 @@ EOF
   done
   grep -q 'accept4() failed (24: Too many open files)' "$TMP/ng/error.log"
 }
+
+@test "redis-server (Debian's) filling a 300 MB memory cgroup until the kernel's OOM killer takes it: its memory said in MB and MB/s against the cgroup's limit, each crossing's culprit once, in the terminal and the story" {
+  command -v redis-server > /dev/null || { echo "# redis-server is not installed: scripts/install-deps.sh installs it" >&3; false; }
+  local cg port=$((20000 + $$ % 10000)) i
+  cg=$(cgroup_dir memory)
+  if [ -f "$cg/memory.limit_in_bytes" ]; then echo $((300 << 20)) > "$cg/memory.limit_in_bytes"
+  else echo $((300 << 20)) > "$cg/memory.max"; echo 0 > "$cg/memory.swap.max" 2>/dev/null || true; fi
+  start_bg r timeout 180 "$OOMSCOPE" run -o "$TMP/r" -- sh -c "echo \$\$ > '$cg/cgroup.procs' && exec redis-server --port $port --save '' --appendonly no --enable-debug-command yes"
+  for i in $(seq 1 100); do redis-cli -p "$port" ping 2> /dev/null | grep -q PONG && break; sleep 0.1; done
+  # keys added until the kernel kills it: 20 million of 100 bytes, far past 300 MB
+  redis-cli -p "$port" DEBUG POPULATE 20000000 key 100 > /dev/null 2>&1 || true
+  wait_exit "$(cat "$TMP/r.pid")" 150
+  local out; out=$(cat "$TMP/r.out")
+  jq -e '.cause == "oom-cgroup"' "$TMP/r/death.json" || { tail -n 20 "$TMP/r.out" >&3; false; }
+  # each memory crossing in MB and MB/s, the limit named for what it is
+  grep '"type":"crossing"' "$TMP/r/timeline.jsonl" | jq -se 'map(select(.rule == "memory" or .rule == "memory_ratio" or .rule == "memory_trend")) | length >= 1 and
+    all(.reason | test("^[0-9.]+ MB of memory \\(anonymous, shared, swapped\\)(, rising [0-9.]+ MB/s:| >= [0-9]+% of) the memory cgroup.s limit \\(memory\\.(max|limit_in_bytes)\\) of [0-9.]+ MB( \\(up from [0-9.]+ MB at the last crossing\\))?"))' ||
+    { grep '"type":"crossing"' "$TMP/r/timeline.jsonl" | jq -r .reason >&3; false; }
+  ! grep -qE '[0-9]+ kB of memory|rising [0-9.]+ a second: the memory|up from [0-9]+ at the last' <<<"$out"
+  # under each crossing each culprit once, on the terminal and in the story
+  awk '/!! memory/ { delete seen; next } /grown by / { sub(/.*grown by /, ""); sub(/: [0-9]+%.*/, ""); if (seen[$0]++) { print "twice: " $0; bad = 1 } }
+       END { exit bad }' <<<"$out"
+  run "$OOMSCOPE" report "$TMP/r"
+  [ "$status" -eq 0 ]
+  awk '/ memory(_ratio|_trend)?: / { delete seen; inx = 1; next } inx && /^ +~.* grown by / { sub(/.* grown by /, ""); sub(/ \([0-9]+ of [0-9]+ sampled.*/, ""); if (seen[$0]++) { print "twice: " $0; bad = 1 } }
+       /^[a-z]/ { inx = 0 } END { exit bad }' <<<"$output" || { echo "$output" >&3; false; }
+  # what grew is redis's own code (its allocator under its key space), named by symbol
+  grep -qE ' grown by .*(redis-server|libjemalloc|zmalloc|dictAdd|the process)' <<<"$output" || { echo "$output" >&3; false; }
+}

@@ -393,9 +393,13 @@ static size_t feed(struct ooms_detector *d, const struct ooms_sample *s, struct 
 			continue;
 		if (step) {
 			size_t len = strlen(x.reason);
+			char was[32];
 
-			snprintf(x.reason + len, sizeof(x.reason) - len, " (up from %lld at the last crossing)",
-				 (long long)st->fired_value);
+			if (ooms_resources[r / RK_MAX].kb)
+				units_bytes((double)st->fired_value * 1024, was, sizeof(was));
+			else
+				snprintf(was, sizeof(was), "%lld", (long long)st->fired_value);
+			snprintf(x.reason + len, sizeof(x.reason) - len, " (up from %s at the last crossing)", was);
 		}
 		st->armed = 0;
 		st->below_since = -1;
