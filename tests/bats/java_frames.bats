@@ -103,7 +103,7 @@ perfmap_run() { # NAME JAVA_OPTIONS...
   local ti="$TMP/interp/threads.json" tc="$TMP/comp/threads.json"
   # interpreted: the group says so, its frames are the interpreter's, none dropped
   jq -e '.groups[] | select(.name == "poller-*") | .count == 60 and (.stacks | length) == 1
-         and .stacks[0].created_by == "interpreted Java (--shim names its methods)"
+         and .stacks[0].created_by == "interpreted Java (methods unnamed here; --shim names them for threads and fds)"
          and ([.stacks[0].frames[] | select(.jit and .symbol == "Interpreter")] | length) >= 1' "$ti" ||
     { jq -c '.groups[] | select(.name == "poller-*") | [.stacks[] | {count, created_by, f: [.frames[].text]}]' "$ti" >&3; false; }
   grep -qE '^ +60 threads poller-\* +<- interpreted Java' "$TMP/interp.out"

@@ -196,7 +196,7 @@ static const char *java_code_culprit(struct ooms_attrib *a, const struct ooms_fr
 		snprintf(buf, len, "%s (compiled Java)", method);
 		return buf;
 	case OOMS_PM_INTERPRETER:
-		snprintf(buf, len, "interpreted Java (--shim names its methods)");
+		snprintf(buf, len, "interpreted Java (methods unnamed here; --shim names them for threads and fds)");
 		return pass ? NULL : buf;
 	default:
 		return NULL; /* a stub */
@@ -207,7 +207,10 @@ static const char *java_code_culprit(struct ooms_attrib *a, const struct ooms_fr
  * or compacting the heap, or its allocator filling it (HotSpot's collectors
  * by their classes, ART's by its namespace). A page it touches is the Java
  * heap growing: the heap, not the collector, is what grew (the heap dump
- * says why); the JIT's and the runtime's other native memory are not this. */
+ * says why); the JIT's and the runtime's other native memory are not this.
+ * Only the frames above the first of the app's own (native or Java) count:
+ * an allocation the interpreter or the app's code asked for is the heap's
+ * (the page was the heap's), a GC frame below the app's code is not. */
 static int java_heap_work(struct ooms_attrib *a, const uint64_t *fr, size_t n)
 {
 	static const char *const gc[] = {
@@ -223,12 +226,18 @@ static int java_heap_work(struct ooms_attrib *a, const uint64_t *fr, size_t n)
 		char name[256];
 
 		memset(&f, 0, sizeof(f));
-		if (ooms_sym_resolve(a->sym, fr[i], i > 0, &f) != 0 || !f.module || !f.symbol)
+		if (ooms_sym_resolve(a->sym, fr[i], i > 0, &f) != 0)
 			continue;
+		if (!f.module)
+			return 0; /* the JIT's or the interpreter's code: the app's */
 		base = strrchr(f.module, '/');
-		if (!is_runtime(base ? base + 1 : f.module))
-			continue;
-		if (prefixed(gc, ooms_demangle(f.symbol, name, sizeof(name)), strlen(name)))
+		base = base ? base + 1 : f.module;
+		if (!is_runtime(base)) {
+			if (is_plumbing(base))
+				continue;
+			return 0;
+		}
+		if (f.symbol && prefixed(gc, ooms_demangle(f.symbol, name, sizeof(name)), strlen(name)))
 			return 1;
 	}
 	return 0;
@@ -246,9 +255,9 @@ static const char *culprit(struct ooms_attrib *a, uint32_t stack, int first_is_c
 	const uint64_t *fr = ooms_stacks_get(a->stacks, stack, &n);
 
 	for (int pass = 0; pass < 2; pass++) {
-		/* no code of the app's: a runtime's own thread; a page its heap
-		 * work touches is the Java heap's */
-		if (pass == 1 && first_is_code && a->java_runtime && fr && java_heap_work(a, fr, n)) {
+		/* a page the runtime's heap work touched, above any code of the
+		 * app's: the Java heap's */
+		if (pass == 0 && first_is_code && a->java_runtime && fr && java_heap_work(a, fr, n)) {
 			snprintf(buf, len, "%s", RUN_MEMORY_JAVA_HEAP);
 			return buf;
 		}
