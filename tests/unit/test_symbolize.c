@@ -6,6 +6,7 @@
  *   tests/unit/make_minidebuginfo.sh OUT_DIR (with MINIDEBUG_ELF.syms next to
  *   it). Without it, the one make built (MINIDEBUG_DIR). */
 #define _GNU_SOURCE
+#include "sym/demangle.h"
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -394,6 +395,22 @@ static void test_perfmap(void)
 	}
 }
 
+static void test_demangle(void)
+{
+	char buf[64], tiny[4];
+	const char *longer = "_ZN3art7HashSetISt4pairIjtENS_3dex15DexFileVerifier20OffsetTypeMapEmptyFnENS_14HashMapWrapperINS4_"
+			     "26OffsetTypeMapHashCompareFnEEES8_SaIS2_EE6ResizeEm";
+	const char *d;
+
+	TAP_EQ_STR(ooms_demangle("_ZL11build_indexv", buf, sizeof(buf)), "build_index()", "demangled");
+	TAP_EQ_STR(ooms_demangle("main", buf, sizeof(buf)), "main", "a C name as it is");
+	d = ooms_demangle(longer, buf, sizeof(buf));
+	TAP_OK(d == buf && strlen(d) == sizeof(buf) - 1 && !strncmp(d, "art::HashSet<std::pair<", 23) &&
+		       !strcmp(d + strlen(d) - 3, "..."),
+	       "a name longer than the buffer: demangled, cut with '...' (%s)", d);
+	TAP_OK(ooms_demangle(longer, tiny, sizeof(tiny)) == longer, "a buffer under 8 bytes: the name as it is");
+}
+
 int main(int argc, char **argv)
 {
 	struct ooms_symbolizer *s = ooms_sym_new(getpid());
@@ -409,6 +426,7 @@ int main(int argc, char **argv)
 	TAP_OK(ooms_sym_new(-5) == NULL && errno == ENOENT, "ooms_sym_new(bad pid) fails");
 
 	test_format();
+	test_demangle();
 	test_corrupt("/proc/self/exe");
 	test_perfmap();
 

@@ -15,11 +15,16 @@ const char *ooms_demangle(const char *name, char *buf, size_t len)
 	if (!d)
 		return name;
 	n = strlen(d);
-	if (n >= len) {
+	if (n >= len && len < 8) {
 		free(d);
 		return name;
 	}
-	memcpy(buf, d, n + 1);
+	if (n >= len) { /* cut, said with "...": still more readable than the mangled name */
+		memcpy(buf, d, len - 4);
+		memcpy(buf + len - 4, "...", 4);
+	} else {
+		memcpy(buf, d, n + 1);
+	}
 	free(d);
 	return buf;
 }

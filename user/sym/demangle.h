@@ -5,8 +5,9 @@
 
 #include <stddef.h>
 
-/* name demangled into buf ("_ZL11build_indexv" -> "build_index()"); name
- * itself (not copied) when it is not a mangled C++ name or does not fit. */
+/* name demangled into buf ("_ZL11build_indexv" -> "build_index()"), cut to
+ * buf with "..." at its end when longer; name itself (not copied) when it is
+ * not a mangled C++ name (or buf is under 8 bytes). */
 const char *ooms_demangle(const char *name, char *buf, size_t len);
 
 #endif

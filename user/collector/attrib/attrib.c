@@ -263,9 +263,9 @@ size_t ooms_attrib_java_pending_until(const struct ooms_attrib *a, uint64_t unti
 	return n;
 }
 
-void ooms_attrib_java_runtime(struct ooms_attrib *a, int yes)
+void ooms_attrib_java_runtime(struct ooms_attrib *a, int kind)
 {
-	a->java_runtime = yes;
+	a->java_runtime = kind;
 }
 
 uint64_t ooms_attrib_java_unmatched(const struct ooms_attrib *a)

@@ -88,8 +88,9 @@ void ooms_attrib_write_java(struct json *j, struct ooms_attrib *a, int jstate, u
 
 /* The target runs a Java runtime (HotSpot, ART): frames in its anonymous
  * executable memory are Java code, named by the symbolizer's perf map when
- * it has one. */
-void ooms_attrib_java_runtime(struct ooms_attrib *a, int yes);
+ * it has one. kind: 0 (none), or which runtime. */
+enum { ATTRIB_JAVA_HOTSPOT = 1, ATTRIB_JAVA_ART = 2 };
+void ooms_attrib_java_runtime(struct ooms_attrib *a, int kind);
 
 /* For other recorders of events with stacks (allocs.c): the event's stack,
  * repaired (through slice, a copy of the stack from e->sp) and cut to depth

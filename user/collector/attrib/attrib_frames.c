@@ -95,6 +95,10 @@ static int is_plumbing(const char *base)
 		"libstdc++.so", "libc++.so", "libc++abi.so", "libjemalloc", "libtcmalloc", "libmimalloc",
 	};
 
+	/* a frame in [stack] or [heap] is no code: a leaf function without a
+	 * frame of its own left the unwinder reading its caller's slot */
+	if (base[0] == '[' && strcmp(base, "[vdso]"))
+		return 1;
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
 			return 1;
@@ -167,7 +171,9 @@ static int is_runtime(const char *base)
 {
 	static const char *const prefixes[] = {"libjvm.so", "libjava.so", "libjli.so", "libnio.so", "libnet.so", "libzip.so",
 					       "libart.so", "libartbase.so", "libopenjdk.so", "libopenjdkjvm.so",
-					       "libjavacore.so", "libandroid_runtime.so"};
+					       "libjavacore.so", "libandroid_runtime.so",
+					       /* ART's launchers: a phone's zygote, the host's */
+					       "app_process", "dalvikvm"};
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
@@ -184,11 +190,14 @@ static const char *java_code_culprit(struct ooms_attrib *a, const struct ooms_fr
 {
 	char method[512];
 
-	if (!f->jit)
-		return pass || !a->java_runtime || !ooms_sym_is_exec(a->sym, f->addr)
-			       ? NULL
-			       : (snprintf(buf, len, "Java code (JIT-compiled or interpreted; unnamed: no perf map, which --shim or --perf-map gives)"),
-				  buf);
+	if (!f->jit) {
+		if (pass || !a->java_runtime || !ooms_sym_is_exec(a->sym, f->addr))
+			return NULL;
+		snprintf(buf, len, "%s", a->java_runtime == ATTRIB_JAVA_ART
+					 ? "Java code (ART's JIT; its methods are not named here)"
+					 : "Java code (JIT-compiled or interpreted; unnamed: no perf map, which --shim or --perf-map gives)");
+		return buf;
+	}
 	switch (ooms_perfmap_kind(f->symbol, method, sizeof(method))) {
 	case OOMS_PM_METHOD:
 		if (!pass && java_is_platform(a, method, strlen(method)))
@@ -228,8 +237,11 @@ static int java_heap_work(struct ooms_attrib *a, const uint64_t *fr, size_t n)
 		memset(&f, 0, sizeof(f));
 		if (ooms_sym_resolve(a->sym, fr[i], i > 0, &f) != 0)
 			continue;
-		if (!f.module)
-			return 0; /* the JIT's or the interpreter's code: the app's */
+		if (!f.module) {
+			if (f.jit)
+				return 0; /* the JIT's or the interpreter's code: the app's */
+			continue; /* anonymous code no map names: ART's stubs as often as the app's */
+		}
 		base = strrchr(f.module, '/');
 		base = base ? base + 1 : f.module;
 		if (!is_runtime(base)) {

@@ -105,7 +105,7 @@ struct ooms_attrib {
 	uint64_t java_unmatched; /* reports whose event never came, or asks never answered */
 	const char *const *platform; /* Java class prefixes that are the platform's, not the app's */
 	int platform_add;            /* ... in addition to the default ones */
-	int java_runtime;            /* the target runs Java: its anonymous code is Java's */
+	int java_runtime;            /* the target runs Java (ATTRIB_JAVA_HOTSPOT or _ART): its anonymous code is Java's */
 	struct direct_block *direct; /* open addressing by address (attrib_direct.c) */
 	size_t ndirect_slots, ndirect;
 	uint64_t direct_bytes;       /* the live blocks' bytes */

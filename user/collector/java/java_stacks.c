@@ -241,7 +241,7 @@ void coll_java_perfmap(struct java_watch *jw, int ask, int alive)
 		if (ooms_rt_detect(jw->pid, OOMS_RT_AUTO, &t) == 0)
 			rt = t.kind;
 	}
-	ooms_attrib_java_runtime(jw->attrib, rt == OOMS_RT_HOTSPOT || rt == OOMS_RT_ART);
+	ooms_attrib_java_runtime(jw->attrib, rt == OOMS_RT_HOTSPOT ? ATTRIB_JAVA_HOTSPOT : rt == OOMS_RT_ART ? ATTRIB_JAVA_ART : 0);
 	if (rt != OOMS_RT_HOTSPOT)
 		return;
 	if (ask && jw->o->java_perf_map && alive && mono_ns() - jw->pm_asked_ns > 2000000000ull) {
