@@ -24,6 +24,24 @@ BUILD := build-arm64
 DEPS_ARGS := --arm64
 endif
 
+# ccache when installed (scripts/install-deps.sh installs it): a fresh clone's
+# build takes the objects this machine compiled before, as make test's from a
+# new clone in CI; keyed by the sources, flags and compiler, paths made
+# relative (CCACHE_BASEDIR), so another clone's directory still hits.
+# OOMS_CCACHE=0 turns it off; OOMS_CCACHE_DIR moves its cache.
+ifneq ($(OOMS_CCACHE),0)
+ifneq ($(wildcard /usr/lib/ccache/gcc),)
+export PATH := /usr/lib/ccache:$(PATH)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+ifneq ($(OOMS_CCACHE_DIR),)
+export CCACHE_DIR := $(OOMS_CCACHE_DIR)
+else ifneq ($(shell test -w /var/cache && echo w),)
+export CCACHE_DIR := /var/cache/oomscope/ccache
+endif
+endif
+endif
+
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 # SAN=1: oomscope, the unit tests, the test tools and the fuzz replays built
 # with ASan + UBSan in build-san/ (the BPF objects, the test targets and the
@@ -345,7 +363,7 @@ else
 test: $(DEPS_OK)
 	@t0=$$(date +%s); mkdir -p build; \
 	$(if $(filter 1,$(ARM64)),scripts/install-deps.sh --arm64 || exit 1;) \
-	setsid scripts/vm-images.sh $(if $(filter 1,$(ARM64)),--arm64) > build/vm-images.log 2>&1 & images=$$!; \
+	CCACHE_DISABLE=1 setsid scripts/vm-images.sh $(if $(filter 1,$(ARM64)),--arm64) > build/vm-images.log 2>&1 & images=$$!; \
 	trap 'kill -TERM '$$images' 2> /dev/null' EXIT; trap 'exit 130' INT TERM; \
 	$(MAKE) -j$(NPROC) all unit fuzz-bins && $(MAKE) -j$(NPROC) SAN=1 all unit \
 	  $(if $(filter 1,$(ARM64)),&& $(MAKE) -j$(NPROC) ARCH=arm64 all unit) && $(MAKE) android || exit 1; \

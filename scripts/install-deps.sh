@@ -17,7 +17,7 @@ done
 
 PKGS=(
   # build
-  make gcc g++ clang llvm pkg-config libbpf-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libjson-c-dev libiberty-dev bpftool
+  make ccache gcc g++ clang llvm pkg-config libbpf-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libjson-c-dev libiberty-dev bpftool
   libsqlite3-dev
   # the lab's store in PostgreSQL: libpq's header (libpq.so.5 is loaded at run time); the tests
   # start a throwaway server of their own

@@ -149,7 +149,10 @@ held_ids() { # PID prog|link
 set -e
 o=$1 t=$2 tp=$3
 umount /sys/kernel/tracing 2> /dev/null || true
-! grep -q ' /sys/kernel/tracing tracefs' /proc/mounts
+# debugfs's own tracefs too (an earlier test, or the machine, may have mounted debugfs): none left to find
+umount /sys/kernel/debug/tracing 2> /dev/null || true
+umount -l /sys/kernel/debug 2> /dev/null || true
+! grep -qE ' /sys/kernel/(debug/)?tracing tracefs' /proc/mounts
 mounted() { grep -q ' /sys/kernel/tracing tracefs' /proc/mounts; }
 # started at once (both may try to mount it: the second finds it there), stopped one by one
 "$o" watch -p "$tp" -i 0.5 -o "$t/one" > "$t/one.out" 2>&1 & one=$!
