@@ -63,3 +63,22 @@ load helpers
   [ "$(jq .fds <<<"$s")" -eq "$(jq .fds_bpf <<<"$s")" ]
   [ "$(jq .fds <<<"$s")" -eq "$(ls /proc/$tpid/fd | wc -l)" ]
 }
+
+@test "what the collector does not know is counted and said, never dropped silently: events of an unknown type or version, a snapshot of an unknown kind, a failure with an errno it does not name (OOMSCOPE_FAULT=unknown_input hands them over)" {
+  OOMSCOPE_FAULT=unknown_input run timeout 60 "$OOMSCOPE" run -d 3 -o "$TMP/u" -- "$TARGETS/fd_target" -n 5 -t 5
+  [ "$status" -eq 0 ] || { echo "$output" | tail -n 20 >&3; false; }
+  # each said at once, in one line, and again at the end with its count
+  grep -qx 'oomscope: the kernel side sent an event this collector does not know (type [0-9]*, version [0-9]*; it knows types 1 to [0-9]* of version [0-9]*): dropped, and counted to the end (is the BPF object of another build?)' <<<"$output"
+  grep -qx "oomscope: a snapshot of a kind this collector has no writer for (6): $TMP/u/unknown-kind.json not written, and such snapshots counted to the end" <<<"$output"
+  grep -qx 'oomscope: 2 event(s) of a type this collector does not know (the first: type [0-9]*) were dropped' <<<"$output"
+  grep -qx 'oomscope: 1 snapshot(s) of a kind this collector has no writer for (the first: 6) were not written' <<<"$output"
+  grep -qx "oomscope: 1 failed call(s) with an errno this collector does not name (the first: 28) are in failures.json as 'errno N'" <<<"$output"
+  # nothing half-written for the unknown kind; the failure kept under its number
+  [ ! -e "$TMP/u/unknown-kind.json" ]
+  jq -e '[.groups[] | select(.syscall == "openat" and .errno == "errno 28")] | length == 1' "$TMP/u/failures.json"
+  # the end record counts each, with the first of each
+  tail -n 1 "$TMP/u/timeline.jsonl" | jq -e '.type == "end" and .unknown == {"events": 2, "event_type": .unknown.event_type,
+    "syscall_classes": 0, "snapshot_kinds": 1, "snapshot_kind": 6, "errnos": 1, "errno": 28} and .unknown.event_type > 15'
+  # and the run went on: the target's fds are there
+  jq -e '.fds >= 5' "$TMP/u/fds.json"
+}

@@ -79,6 +79,9 @@ struct coll {
 	char dir[4096];
 	FILE *timeline;            /* its fd is written whole records at a time */
 	uint64_t timeline_lost;    /* records that could not be written (a full disk) */
+	/* what this collector was handed and does not know (an event type, a
+	 * snapshot kind): counted, the first of each said at once and at the end */
+	struct { uint64_t events, snap_kinds; int event_type, snap_kind; } unknown;
 	struct ooms_snapshot last; /* the latest snapshot of a live target */
 	struct coll_tree tree;     /* the children watched (tree/) */
 	struct coll_memory mem;    /* the system's memory and its pressure (memory/) */
@@ -155,6 +158,9 @@ int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s);
 void coll_check_drift(struct coll *c, const struct ooms_snapshot *s, const struct ooms_sample *smp);
 void coll_consume(struct coll *c);
 int coll_handle_event(void *ctx, void *data, size_t size);
+/* The tests' way to hand the collector what it does not know
+ * (OOMSCOPE_FAULT=unknown_input): at the first sample. */
+void coll_fault_unknown(struct coll *c);
 /* Crossings (coll_crossings.c): decided on an event and kept pending, the
  * pending ones acted on, a snapshot written as DIR/name or as BASE.json /
  * BASE-SEQ.json, and crossings handled (their files, records and lines). */
@@ -182,6 +188,9 @@ void coll_handle_crossings(struct coll *c, const struct ooms_snapshot *s, const 
 			     const struct ooms_crossing *xs, size_t nx, const char *seen_at);
 void coll_seed_limits(struct coll *c);
 int coll_take_sample(struct coll *c);
+/* What the collector was handed and did not know (coll_records.c). */
+struct run_end;
+void coll_unknown_counts(struct coll *c, struct run_end *e);
 void coll_print_header(void);
 void coll_print_row(const struct ooms_sample *s);
 /* The terminal (console/console.c), the only writer of the collector's

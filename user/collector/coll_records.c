@@ -202,6 +202,22 @@ void coll_write_failures(struct coll *c)
 		coll_err("cannot write %s: %s", path, strerror(-e));
 }
 
+/* What the collector was handed and does not know, from each room that
+ * counts it: into the end record's unknown fields. */
+void coll_unknown_counts(struct coll *c, struct run_end *e)
+{
+	volatile struct ooms_totals *t = coll_k_totals(&c->k);
+	int err = 0;
+
+	e->unknown_events = c->unknown.events + (c->jheap ? ooms_jheap_unknown_events(c->jheap) : 0);
+	e->unknown_event_type = c->unknown.events ? c->unknown.event_type : RUN_NONE;
+	e->unknown_classes = t ? t->unknown_class : 0;
+	e->unknown_snap_kinds = c->unknown.snap_kinds;
+	e->unknown_snap_kind = c->unknown.snap_kinds ? c->unknown.snap_kind : RUN_NONE;
+	e->unknown_errnos = ooms_failures_unknown(c->fails, &err);
+	e->unknown_errno = e->unknown_errnos ? err : RUN_NONE;
+}
+
 /* The end record: why the run stopped, and what was lost on the way. */
 void coll_emit_end(struct coll *c, const char *reason, int exit_status, const struct ooms_death_rec *death,
 		   uint64_t skipped_runs, uint64_t fds_without_event)
@@ -243,6 +259,7 @@ void coll_emit_end(struct coll *c, const char *reason, int exit_status, const st
 	e->java_sampled_out = t->java_sampled_out;
 	e->java_reported = c->java.reports;
 	e->java_unmatched = ooms_attrib_java_unmatched(c->attrib);
+	coll_unknown_counts(c, e);
 	coll_own_cost(&e->collector_cpu_s, &e->collector_peak_rss_kb);
 	coll_emit(c, run_record_body, &r);
 }

@@ -223,6 +223,8 @@ int coll_take_sample(struct coll *c)
 	ooms_snapshot_free(&c->last);
 	c->last = s;
 	c->last_full = full;
+	if (!c->samples)
+		coll_fault_unknown(c);
 	c->samples++;
 	c->last_sample_ns = coll_now_ns();
 	return 0;

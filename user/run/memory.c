@@ -126,7 +126,8 @@ int run_memory_culprits(const struct run_memory *m, struct run_memory_culprit **
 		c[k].bytes += g->bytes;
 		c[k].stacks[c[k].nstacks++] = i;
 	}
-	qsort(c, nc, sizeof(*c), culprit_cmp);
+	if (nc)
+		qsort(c, nc, sizeof(*c), culprit_cmp); /* c is NULL when there are none */
 	*out = c;
 	*n = nc;
 	return 0;

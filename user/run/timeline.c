@@ -652,6 +652,17 @@ static const struct run_field end_java_fields[] = {
 	RF(RF_U64, struct run_end, java_unmatched, "unmatched"),
 };
 
+/* unknown: written when the collector was handed anything it does not know */
+static const struct run_field end_unknown_fields[] = {
+	RF(RF_U64, struct run_end, unknown_events, "events"),
+	RF(RF_I64, struct run_end, unknown_event_type, "event_type"),
+	RF(RF_U64, struct run_end, unknown_classes, "syscall_classes"),
+	RF(RF_U64, struct run_end, unknown_snap_kinds, "snapshot_kinds"),
+	RF(RF_I64, struct run_end, unknown_snap_kind, "snapshot_kind"),
+	RF(RF_U64, struct run_end, unknown_errnos, "errnos"),
+	RF(RF_I64, struct run_end, unknown_errno, "errno"),
+};
+
 static const struct run_field end_cost_fields[] = {
 	RF(RF_DBL_SET, struct run_end, collector_cpu_s, "collector_cpu_s"),
 	RF(RF_U64_SET, struct run_end, collector_peak_rss_kb, "collector_peak_rss_kb"),
@@ -685,6 +696,12 @@ static void write_end(struct json *j, const struct run_end *r)
 		run_fields_write(j, r, end_java_fields, RUN_FIELDS_N(end_java_fields));
 		json_obj_end(j);
 	}
+	if (r->unknown_events || r->unknown_classes || r->unknown_snap_kinds || r->unknown_errnos) {
+		json_key(j, "unknown");
+		json_obj(j);
+		run_fields_write(j, r, end_unknown_fields, RUN_FIELDS_N(end_unknown_fields));
+		json_obj_end(j);
+	}
 	run_fields_write(j, r, end_cost_fields, RUN_FIELDS_N(end_cost_fields));
 	json_obj_end(j);
 }
@@ -715,6 +732,9 @@ static void read_end(struct json_object *o, struct run_end *r)
 
 		if (js && json_object_is_type(js, json_type_object))
 			run_fields_read(js, r, end_java_fields, RUN_FIELDS_N(end_java_fields));
+		js = jr_get(o, "unknown");
+		if (js && json_object_is_type(js, json_type_object))
+			run_fields_read(js, r, end_unknown_fields, RUN_FIELDS_N(end_unknown_fields));
 	}
 	run_fields_read(o, r, end_cost_fields, RUN_FIELDS_N(end_cost_fields));
 }

@@ -187,6 +187,13 @@ struct run_end {
 	 * out (over a place's limit), reported, and asked but never joined with
 	 * their event; written when any was asked or sampled out */
 	uint64_t java_asked, java_sampled_out, java_reported, java_unmatched;
+	/* what the collector was handed and does not know, dropped but counted:
+	 * events of a type or version it has no case for (both ring buffers),
+	 * syscall returns of a class the BPF object has no case for, snapshots
+	 * of a kind it has no writer for, failures of an errno it does not name;
+	 * with the first type, kind and errno seen */
+	uint64_t unknown_events, unknown_classes, unknown_snap_kinds, unknown_errnos;
+	int64_t unknown_event_type, unknown_snap_kind, unknown_errno;
 	/* oomscope's own cost over the run (getrusage): NAN / 0 when not known */
 	double collector_cpu_s;
 	uint64_t collector_peak_rss_kb;

@@ -3,6 +3,7 @@
 #include "run/failures.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/atomic_file.h"
@@ -29,7 +30,17 @@ struct ooms_failures {
 	size_t *pend;                /* groups failed since the list was last taken */
 	size_t npend, pend_cap;
 	int seen_kind[FAIL_KIND_MAX];
+	uint64_t unknown_errnos; /* failures with an errno errno_name does not know */
+	int unknown_errno;       /* the first of them */
 };
+
+/* The errnos the kernel side reports as a resource running out
+ * (collect_fail.bpf.h's resource_error); another (a class of error added
+ * there alone) is named by its number, and counted (ooms_failures_unknown). */
+static int errno_known(int e)
+{
+	return e == EMFILE || e == ENFILE || e == EAGAIN || e == ENOMEM;
+}
 
 struct ooms_failures *ooms_failures_new(struct ooms_attrib *a, enum ooms_arch arch)
 {
@@ -122,6 +133,8 @@ const struct ooms_fail_group *ooms_failures_event(struct ooms_failures *f, const
 			*is_first = 1;
 		}
 	}
+	if (!errno_known(k.err) && !f->unknown_errnos++)
+		f->unknown_errno = k.err;
 	g->count++;
 	g->sent++;
 	if (e->ts_ns > g->last_ns)
@@ -289,13 +302,19 @@ uint64_t ooms_failures_total(const struct ooms_failures *f)
 
 static const char *errno_name(int e)
 {
+	static char other[512][16];
+
 	switch (e) {
 	case EMFILE: return "EMFILE";
 	case ENFILE: return "ENFILE";
 	case EAGAIN: return "EAGAIN";
 	case ENOMEM: return "ENOMEM";
 	}
-	return "E?";
+	if (e < 0 || e >= 512)
+		return "errno out of range";
+	if (!other[e][0])
+		snprintf(other[e], sizeof(other[e]), "errno %d", e);
+	return other[e];
 }
 
 void ooms_failures_line(struct ooms_failures *f, const struct ooms_fail_group *g, char *buf, size_t len)
@@ -396,4 +415,11 @@ int ooms_failures_write(struct ooms_failures *f, const char *path, uint64_t star
 	json_end_line(&j);
 	free(sorted);
 	return atomic_commit(&af);
+}
+
+uint64_t ooms_failures_unknown(const struct ooms_failures *f, int *first)
+{
+	if (first)
+		*first = f ? f->unknown_errno : 0;
+	return f ? f->unknown_errnos : 0;
 }

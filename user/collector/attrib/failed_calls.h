@@ -70,6 +70,9 @@ int ooms_failures_shared(const struct ooms_failures *f, size_t i);
 /* The newest failure of the run, or NULL. */
 const struct ooms_fail_group *ooms_failures_last(const struct ooms_failures *f);
 uint64_t ooms_failures_total(const struct ooms_failures *f);
+/* Failures whose errno this code does not name (said as "errno N"), and
+ * the first such errno. */
+uint64_t ooms_failures_unknown(const struct ooms_failures *f, int *first);
 
 const char *ooms_fail_kind_name(enum ooms_fail_kind k); /* "fds", "threads", "memory" */
 /* "openat failed with EMFILE (1024 fds open) in fd-burst (tid 12) <- leak_fds (death_target)" */

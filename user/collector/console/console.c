@@ -3,6 +3,7 @@
 #include "collector/coll.h"
 #include "util/text.h"
 #include "run/files.h"
+#include "run/timeline.h"
 #include "util/clock.h"
 
 void coll_print_header(void)
@@ -113,6 +114,26 @@ void coll_print_death(struct coll *c, const struct ooms_death_rec *d)
 
 /* The end's lines: why it stopped, what the kernel or the disk lost, its
  * own cost, how the target ended, the largest groups and allocations. */
+/* What the collector was handed and did not know: each kind in a line. */
+static void unknown_lines(struct coll *c)
+{
+	struct run_end e = {0};
+
+	coll_unknown_counts(c, &e);
+	if (e.unknown_events)
+		fprintf(stderr, "oomscope: %" PRIu64 " event(s) of a type this collector does not know (the first: type %" PRId64
+			") were dropped\n", e.unknown_events, e.unknown_event_type);
+	if (e.unknown_classes)
+		fprintf(stderr, "oomscope: %" PRIu64 " syscall return(s) of a class the BPF object has no case for were "
+			"not followed\n", e.unknown_classes);
+	if (e.unknown_snap_kinds)
+		fprintf(stderr, "oomscope: %" PRIu64 " snapshot(s) of a kind this collector has no writer for (the first: %"
+			PRId64 ") were not written\n", e.unknown_snap_kinds, e.unknown_snap_kind);
+	if (e.unknown_errnos)
+		fprintf(stderr, "oomscope: %" PRIu64 " failed call(s) with an errno this collector does not name (the first: %"
+			PRId64 ") are in " RUN_FAILURES " as 'errno N'\n", e.unknown_errnos, e.unknown_errno);
+}
+
 void coll_print_end(struct coll *c, const char *why, const struct ooms_death_rec *d, uint64_t skipped, size_t unseen)
 {
 	volatile struct ooms_totals *t = coll_k_totals(&c->k);
@@ -138,6 +159,7 @@ void coll_print_end(struct coll *c, const char *why, const struct ooms_death_rec
 	if (c->timeline_lost)
 		fprintf(stderr, "oomscope: the timeline lacks %" PRIu64 " record(s) that could not be written\n",
 			c->timeline_lost);
+	unknown_lines(c);
 	if (unseen)
 		fprintf(stderr, "oomscope: %zu fd(s) made while watched came with no creation event (lost in the kernel, or "
 			"oomscope's syscall hook did not run for them): " RUN_FDS " lists them without a stack, as "

@@ -167,9 +167,18 @@ void ooms_death_classify(const struct ooms_death *d, const struct ooms_sig_rec *
 		snprintf(r->sentence, sizeof(r->sentence), "killed by %s sent by PID %u (%s)", ooms_signal_name(r->signal),
 			 r->sender_pid, r->sender_comm);
 		break;
-	default:
+	case DEATH_KERNEL:
 		snprintf(r->sentence, sizeof(r->sentence), "killed by %s from the kernel%s", ooms_signal_name(r->signal),
 			 r->core ? ", core dumped" : "");
+		break;
+	/* each cause named, no default: a cause added to end_cause.h does not
+	 * build until its sentence is written here */
+	case DEATH_UNKNOWN:
+	case DEATH_EXIT:
+	case DEATH_OOM_GLOBAL:
+	case DEATH_OOM_CGROUP:
+		snprintf(r->sentence, sizeof(r->sentence), "killed by %s (cause %s, which has no sentence here)",
+			 ooms_signal_name(r->signal), ooms_death_cause_name(r->cause));
 		break;
 	}
 }

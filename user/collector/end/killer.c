@@ -72,7 +72,13 @@ int ooms_memory_kill_explain(const struct killer_input *in, struct memory_kill *
 			 "killed by %s sent by PID %u (%s)%s while memory was short: a memory killer, by its behaviour",
 			 ooms_signal_name(d->signal), d->sender_pid, d->sender_comm, in->sender_root == 1 ? ", a root process," : "");
 		break;
-	default:
+	/* no memory killer's (each cause named, no default: a cause added to
+	 * end_cause.h does not build until it is placed here or above) */
+	case DEATH_UNKNOWN:
+	case DEATH_EXIT:
+	case DEATH_SELF_SIGNAL:
+	case DEATH_FAULT:
+	case DEATH_KERNEL:
 		return 0;
 	}
 	out->order = order == MEM_ORDER_SCORE ? "oom_score" : "oom_score_adj, then RSS";

@@ -94,10 +94,18 @@ static int handle_rt(void *ctx, void *data, size_t size)
 	const struct ooms_rt_event *e = data;
 	double t = jheap_now(j);
 
-	if (size < sizeof(*e) || e->version != OOMS_RT_VERSION)
+	if (size < sizeof(*e) || e->version != OOMS_RT_VERSION || e->type == 0 || e->type >= RT_TYPE_MAX) {
+		/* another build's BPF object: never acted on, counted, the first said */
+		if (!j->unknown_events++)
+			j->io.note(j->io.ctx, "the runtime's probes sent an event this collector does not know (type %u, version %u; "
+					      "it knows types 1 to %d of version %d): dropped, and counted to the end",
+				   size >= sizeof(*e) ? e->type : 0, size >= sizeof(*e) ? e->version : 0, RT_TYPE_MAX - 1,
+				   OOMS_RT_VERSION);
 		return 0;
+	}
 	j->events++;
-	switch (e->type) {
+	/* every type named (no default): a type added to jheap_events.h does not build until it is handled here */
+	switch ((enum ooms_rt_type)e->type) {
 	case RT_GC_BEGIN:
 		j->gc_begin_ns = e->ts_ns;
 		j->gc_full = j->rt.kind == OOMS_RT_HOTSPOT && e->a0;
@@ -198,8 +206,8 @@ static int handle_rt(void *ctx, void *data, size_t size)
 			j->io.thread_name(j->io.ctx, (uint32_t)e->a1, e->type == RT_THREAD_START ? name : NULL);
 		break;
 	}
-	default:
-		break;
+	case RT_TYPE_MAX:
+		break; /* refused above */
 	}
 	return 0;
 }
@@ -625,6 +633,11 @@ int64_t ooms_jheap_unsafe_untracked(const struct ooms_jheap *j)
 uint64_t ooms_jheap_events(const struct ooms_jheap *j)
 {
 	return j->events;
+}
+
+uint64_t ooms_jheap_unknown_events(const struct ooms_jheap *j)
+{
+	return j->unknown_events;
 }
 
 struct ooms_jheap *ooms_jheap_new(pid_t pid, const struct ooms_jheap_opts *o, const char *dir,

@@ -97,5 +97,7 @@ uint64_t ooms_jheap_drops(const struct ooms_jheap *j);
 /* Unsafe.allocateMemory blocks the kernel side could not follow, or -1 when not followed. */
 int64_t ooms_jheap_unsafe_untracked(const struct ooms_jheap *j);
 uint64_t ooms_jheap_events(const struct ooms_jheap *j);
+/* Events of a type or version this collector does not know: dropped. */
+uint64_t ooms_jheap_unknown_events(const struct ooms_jheap *j);
 
 #endif

@@ -58,6 +58,7 @@ struct ooms_jheap {
 	struct pool pools[MAX_POOLS];
 	int npools;
 	uint64_t events;
+	uint64_t unknown_events; /* of a type or version this collector does not know */
 	/* the rule */
 	struct ooms_heap_rule rule;
 	double last_poll_t;

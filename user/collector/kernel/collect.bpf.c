@@ -778,6 +778,13 @@ static __noinline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret)
 	case SC_BRK:
 		brk_done(ctx, regs, slot, cls, ret);
 		break;
+	case SC_CLONE:
+		break; /* its successes: sched_process_fork's (threads, children) */
+	default:
+		/* a class user space put in nr_class that this program has no
+		 * case for: counted (the end record's unknown.syscall_classes) */
+		__sync_fetch_and_add(&totals.unknown_class, 1);
+		break;
 	}
 	return 0;
 }
@@ -819,11 +826,15 @@ int tp_sys_exit(struct trace_event_raw_sys_exit *args)
 	{                                                                      \
 		return on_sys_exit(ctx, regs, ret);                            \
 	}
+/* ten programs fx_T0..fx_T9 */
+#define FX10(t) FX(t##0) FX(t##1) FX(t##2) FX(t##3) FX(t##4) FX(t##5) FX(t##6) FX(t##7) FX(t##8) FX(t##9)
 FX(0) FX(1) FX(2) FX(3) FX(4) FX(5) FX(6) FX(7) FX(8) FX(9)
-FX(10) FX(11) FX(12) FX(13) FX(14) FX(15) FX(16) FX(17) FX(18) FX(19)
-FX(20) FX(21) FX(22) FX(23) FX(24) FX(25) FX(26) FX(27) FX(28) FX(29)
-FX(30) FX(31) FX(32) FX(33) FX(34) FX(35) FX(36) FX(37) FX(38) FX(39)
+FX10(1) FX10(2) FX10(3)
 FX(40) FX(41) FX(42) FX(43) FX(44) FX(45) FX(46) FX(47)
+/* the programs above are fx_0..fx_47: the slots user space names */
+#if OOMS_FEXIT_SLOTS != 48
+#error "OOMS_FEXIT_SLOTS must match the fx_N programs made here"
+#endif
 
 /* kretprobes on the same handlers, for kernels with neither trampolines nor
  * syscall events (Android's GKI on arm64): user space makes them in tracefs

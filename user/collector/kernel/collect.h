@@ -21,7 +21,7 @@
 #define OOMS_COMM_LEN 16
 #define OOMS_NR_SLOTS 1024    /* syscall class table: native nr, then compat nr + 512 */
 #define OOMS_COMPAT_BASE 512
-#define OOMS_FEXIT_SLOTS 48   /* fexit programs for syscall handlers (collect.bpf.c) */
+#define OOMS_FEXIT_SLOTS 48   /* fexit programs for syscall handlers (collect.bpf.c's fx_0..fx_47: checked there) */
 
 /* What a syscall number means to the collector. User space fills the
  * nr -> class table from its per-architecture number tables, so the BPF
@@ -202,6 +202,9 @@ struct ooms_totals {
 	/* followed syscall returns not followed: no bpf_task_pt_regs (before
 	 * 5.15) and the registers' place not learned (compat.c) */
 	uint64_t no_regs;
+	/* followed syscall returns of a class this BPF object has no case for
+	 * (user space's table and the object of different builds) */
+	uint64_t unknown_class;
 };
 
 /* Failures of one kind from one place: the first OOMS_FAIL_FULL are sent

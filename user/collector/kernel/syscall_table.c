@@ -2,6 +2,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include "collector/kernel/collect.h"
 
 struct sysent {
@@ -116,6 +117,13 @@ enum ooms_arch ooms_host_arch(void)
 #endif
 }
 
+/* Each followed syscall of the native tables takes one of the kernel side's
+ * slots under the fexit, syscalls and kprobe hooks (collect.bpf.c's fx_N, the
+ * links' arrays): one more than the slots must not build, rather than go
+ * unfollowed under those hooks. */
+_Static_assert(N(x86_64) <= OOMS_FEXIT_SLOTS, "x86_64 follows more syscalls than OOMS_FEXIT_SLOTS: raise it");
+_Static_assert(N(arm64) <= OOMS_FEXIT_SLOTS, "arm64 follows more syscalls than OOMS_FEXIT_SLOTS: raise it");
+
 const char *ooms_syscall_nth(enum ooms_arch arch, unsigned i)
 {
 	if (arch == ARCH_X86_64)
@@ -126,4 +134,15 @@ const char *ooms_syscall_nth(enum ooms_arch arch, unsigned i)
 void ooms_syscall_handler(enum ooms_arch arch, const char *name, char *out, size_t len)
 {
 	snprintf(out, len, "%s%s", arch == ARCH_X86_64 ? "__x64_sys_" : "__arm64_sys_", name);
+}
+
+uint32_t ooms_syscall_nr(enum ooms_arch arch, const char *name)
+{
+	const struct sysent *t = arch == ARCH_X86_64 ? x86_64 : arm64;
+	size_t n = arch == ARCH_X86_64 ? N(x86_64) : N(arm64);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name))
+			return (uint32_t)t[i].nr;
+	return 0;
 }

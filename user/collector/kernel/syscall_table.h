@@ -14,6 +14,8 @@ void ooms_syscall_classes(enum ooms_arch arch, uint8_t *classes);
 
 /* Name of a syscall slot (as in events' nr), or "?" */
 const char *ooms_syscall_name(enum ooms_arch arch, uint32_t slot);
+/* The native syscall named name's number on arch, or 0 when not followed. */
+uint32_t ooms_syscall_nr(enum ooms_arch arch, const char *name);
 
 enum ooms_arch ooms_host_arch(void);
 
