@@ -11,6 +11,7 @@
 #include "report/escape.h"
 #include "report/html_int.h"
 #include "report/kids.h"
+#include "report/run_files.h"
 #include "report/store_query.h"
 #include "run/files.h"
 #include "report/report.h"
@@ -38,18 +39,9 @@ static const char CSS[] =
 	".chart .drop{fill:#000}.chart .legend{stroke-width:2.5}.chart .legend.limit{stroke-dasharray:5 3}"
 	".chart .legendtext{font-size:11px;fill:#1d2330}";
 
-static void kv(FILE *f, const char *k, const char *v)
-{
-	fprintf(f, "<tr><th>");
-	esc_html(f, k);
-	fprintf(f, "</th><td>");
-	esc_html(f, v && *v ? v : "-");
-	fprintf(f, "</td></tr>\n");
-}
-
 static void setting_row(void *f, const char *key, const char *value)
 {
-	kv(f, key, value);
+	html_kv(f, key, value);
 }
 
 static void header(FILE *f, const struct rundata *rd)
@@ -61,33 +53,33 @@ static void header(FILE *f, const struct rundata *rd)
 	esc_html(f, rd->command[0] ? rd->command : "(unknown command)");
 	fprintf(f, "</h1>\n<p class=\"sub\">PID %d, %s, %s</p>\n<table class=\"kv\">\n", rd->pid,
 		rd->mode[0] ? rd->mode : "?", rd->wall_time[0] ? rd->wall_time : "start time not recorded");
-	kv(f, "command", rd->command);
+	html_kv(f, "command", rd->command);
 	snprintf(buf, sizeof(buf), "%d", rd->pid);
-	kv(f, "PID", buf);
+	html_kv(f, "PID", buf);
 	snprintf(buf, sizeof(buf), "%s%s%.400s%s", rd->runtime[0] ? rd->runtime : "native",
 		 rd->runtime_lib[0] ? " (" : "", rd->runtime_lib, rd->runtime_lib[0] ? ")" : "");
-	kv(f, "runtime", buf);
+	html_kv(f, "runtime", buf);
 	snprintf(buf, sizeof(buf), "Linux %s, %s", rd->kernel, rd->arch);
-	kv(f, "kernel", buf);
-	kv(f, "started (UTC)", rd->wall_time);
+	html_kv(f, "kernel", buf);
+	html_kv(f, "started (UTC)", rd->wall_time);
 	if (rd->ended)
 		snprintf(buf, sizeof(buf), "%.1f s, ended: %s", rd->end_t, rd->end_reason);
 	else
 		snprintf(buf, sizeof(buf), "%.1f s so far (no end record: the run is going on, or oomscope was killed)",
 			 rd->nsamples ? rd->samples[rd->nsamples - 1].t : 0.0);
-	kv(f, "length", buf);
+	html_kv(f, "length", buf);
 	snprintf(buf, sizeof(buf), "every %.2g s", rd->interval_s);
-	kv(f, "samples", buf);
+	html_kv(f, "samples", buf);
 	if (rd->ended) {
 		snprintf(buf, sizeof(buf), "%.0f sent, %.0f received; %.0f lost in the kernel (ring buffer %.0f, full sets %.0f, runtime probes %.0f)",
 			 rd->events_sent, rd->events_received, lost, rd->ringbuf_drops, rd->set_full_drops,
 			 rd->runtime_drops);
-		kv(f, "events", buf);
+		html_kv(f, "events", buf);
 		if (rd->skipped_runs > 0) {
 			snprintf(buf, sizeof(buf), "%.0f runs of oomscope's programs skipped by the kernel (another BPF "
 				 "program held the CPU): up to as many events, of this process or another, not sent",
 				 rd->skipped_runs);
-			kv(f, "skipped", buf);
+			html_kv(f, "skipped", buf);
 		}
 		if (!isnan(rd->collector_cpu_s)) {
 			int len = snprintf(buf, sizeof(buf), "%.2f s of CPU (%.1f %% of one core over the run)",
@@ -99,12 +91,12 @@ static void header(FILE *f, const struct rundata *rd)
 			if (!isnan(rd->collector_peak_rss_kb) && len > 0 && (size_t)len < sizeof(buf))
 				snprintf(buf + len, sizeof(buf) - (size_t)len, "; peak RSS %.1f MB",
 					 rd->collector_peak_rss_kb / 1024);
-			kv(f, "oomscope's own cost", buf);
+			html_kv(f, "oomscope's own cost", buf);
 		}
 	}
 	if (rd->bad_lines) {
 		snprintf(buf, sizeof(buf), "%zu timeline line(s) did not parse and were left out", rd->bad_lines);
-		kv(f, "timeline", buf);
+		html_kv(f, "timeline", buf);
 	}
 	fprintf(f, "</table>\n");
 	if (rd->start) {
@@ -114,114 +106,6 @@ static void header(FILE *f, const struct rundata *rd)
 	}
 }
 
-
-/* "How it ended", at the top: the death record (death.json). */
-static void how_it_ended(FILE *f, const struct rundata *rd)
-{
-	const struct run_death *d = &rd->death;
-	char buf[512];
-
-	if (!rd->have_death)
-		return;
-	fprintf(f, "<h2>How it ended</h2>\n<p class=\"bad\">%.3f s: PID %" PRId64 " ", d->t, d->pid);
-	esc_html(f, d->how);
-	fprintf(f, "</p>\n<table class=\"kv\">\n");
-	kv(f, "cause", d->cause);
-	if (d->signal) {
-		snprintf(buf, sizeof(buf), "%s from PID %" PRId64 " (%s), si_code %" PRId64,
-			 d->signal_name ? d->signal_name : "?", d->sender.pid, d->sender.comm ? d->sender.comm : "?",
-			 d->sender.si_code);
-		kv(f, "signal", buf);
-	}
-	if (d->has_oom_killer) {
-		snprintf(buf, sizeof(buf), "at %.3f s: anon RSS %.1f MB, file RSS %.1f MB, total VM %.1f MB, oom_score_adj %" PRId64,
-			 d->oom_killer.t, d->oom_killer.anon_rss_kb / 1024.0, d->oom_killer.file_rss_kb / 1024.0,
-			 d->oom_killer.total_vm_kb / 1024.0, d->oom_killer.oom_score_adj);
-		kv(f, "OOM killer", buf);
-	}
-	if (d->has_memory_cgroup && d->memory_cgroup.limit_bytes > 0) {
-		snprintf(buf, sizeof(buf), "%s (%s): limit %.1f MB, hit %" PRId64 " times, %" PRId64 " OOM kill(s)",
-			 d->memory_cgroup.path ? d->memory_cgroup.path : "?",
-			 d->memory_cgroup.version ? d->memory_cgroup.version : "?", d->memory_cgroup.limit_bytes / 1048576.0,
-			 d->memory_cgroup.limit_hits, d->memory_cgroup.oom_kills);
-		kv(f, "memory cgroup", buf);
-	}
-	if (d->has_last_state) {
-		snprintf(buf, sizeof(buf), "RSS %.1f MB, VmSize %.1f MB (read at %.3f s); %" PRId64 " threads of %" PRId64
-			 "; %" PRId64 " fds of %" PRId64,
-			 d->last_state.rss_kb / 1024.0, d->last_state.vmsize_kb / 1024.0, d->last_state.t_sample,
-			 d->last_state.threads, d->last_state.thread_limit, d->last_state.fds, d->last_state.fd_limit);
-		kv(f, "last state", buf);
-	}
-	if (d->has_java_oom) {
-		const char *dump = d->java_oom.dump;
-
-		snprintf(buf, sizeof(buf), "%s (thread %s, %.3f s; %" PRId64 " in all); %s%s",
-			 d->java_oom.message ? d->java_oom.message : "?", d->java_oom.thread ? d->java_oom.thread : "?",
-			 d->java_oom.t_last, d->java_oom.count,
-			 dump ? "the heap was dumped at the throw: " : "no heap dump at the throw (run with --shim for one)",
-			 dump ? dump : "");
-		kv(f, "OutOfMemoryError", buf);
-	}
-	if (d->has_last_failure) {
-		const struct run_fail_group *g = &d->last_failure;
-
-		snprintf(buf, sizeof(buf), "%s failed with %s at %.3f s (%.1f ms before the end), called by %s",
-			 g->syscall ? g->syscall : "?", g->err ? g->err : "?", g->t_last, (d->t - g->t_last) * 1000,
-			 g->called_by ? g->called_by : "an unknown caller");
-		kv(f, "last failure", buf);
-	}
-	if (d->has_memory_kill) {
-		const struct run_memory_kill *k = &d->memory_kill;
-
-		snprintf(buf, sizeof(buf), "%s (known by %s)", k->killer ? k->killer : "?", k->known_by ? k->known_by : "?");
-		kv(f, "memory killer", buf);
-		kv(f, "what it saw", k->sentence);
-		for (size_t i = 0; i < k->nround; i++) {
-			snprintf(buf, sizeof(buf), "PID %" PRId64 " (%s) at %.1f s%s", k->round[i].pid,
-				 k->round[i].comm ? k->round[i].comm : "?", k->round[i].t,
-				 k->round[i].rss_kb != RUN_NONE ? "" : ", its RSS unknown");
-			if (k->round[i].rss_kb != RUN_NONE) {
-				size_t n = strlen(buf);
-
-				snprintf(buf + n, sizeof(buf) - n, ", RSS %.1f MB, oom_score_adj %" PRId64,
-					 k->round[i].rss_kb / 1024.0, k->round[i].adj);
-			}
-			kv(f, i ? "" : "its round (30 s)", buf);
-		}
-	}
-	fprintf(f, "</table>\n");
-}
-
-/* Calls that failed for want of a resource (failures.json). */
-static void failures(FILE *f, const struct rundata *rd)
-{
-	const struct run_failures *fl = &rd->failures;
-
-	if (!rd->have_failures || !fl->n)
-		return;
-	fprintf(f, "<h2>Failed calls</h2>\n<p class=\"sub\">%" PRIu64 " call(s) failed for want of fds, threads or memory; "
-		   "the kernel sends the first few of each kind from each place with a stack and counts the rest.</p>\n",
-		fl->count);
-	fprintf(f, "<table><tr><th>call</th><th>error</th><th>count</th><th>first, last (s)</th><th>called by</th>"
-		   "<th>stack</th></tr>\n");
-	for (size_t i = 0; i < fl->n && i < TOP_GROUPS; i++) {
-		const struct run_fail_group *g = &fl->groups[i];
-
-		fprintf(f, "<tr><td>");
-		esc_html(f, g->syscall);
-		fprintf(f, "</td><td>");
-		esc_html(f, g->err);
-		fprintf(f, "</td><td class=\"n\">%" PRIu64 "</td><td>%.3f, %.3f</td><td>", g->count, g->t_first, g->t_last);
-		esc_html(f, g->called_by ? g->called_by : "-");
-		fprintf(f, "<br><small>in ");
-		esc_html(f, g->thread);
-		fprintf(f, "</small></td><td>");
-		html_frame_lines(f, &g->frames);
-		fprintf(f, "</td></tr>\n");
-	}
-	fprintf(f, "</table>\n");
-}
 
 static void findings(FILE *f, const struct rundata *rd)
 {
@@ -456,20 +340,11 @@ static void children(FILE *f, const struct rundata *rd)
 
 static void files(FILE *f, const struct rundata *rd)
 {
-	static const char *const names[] = {RUN_TIMELINE, RUN_TRACE, RUN_PPROF, RUN_PPROF_MEMORY, RUN_ALLOCS,
-					    RUN_ALLOCS_TEXT, RUN_THREADS, RUN_FDS, RUN_VMSIZE, RUN_MEMORY, RUN_DEATH,
-					    RUN_FAILURES};
-
 	children(f, rd);
 	fprintf(f, "<h2>Files</h2>\n<ul>\n");
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if ((!strcmp(names[i], RUN_PPROF) && !rd->have_allocs) || (!strcmp(names[i], RUN_DEATH) && !rd->have_death) ||
-		    (!strcmp(names[i], RUN_FAILURES) && !rd->have_failures) ||
-		    (!strcmp(names[i], RUN_PPROF_MEMORY) && !(rd->have_memory && rd->memory.ngroups)) ||
-		    (!strcmp(names[i], RUN_MEMORY) && !rd->have_memory))
-			continue;
-		fprintf(f, "<li><a href=\"%s\">%s</a></li>\n", names[i], names[i]);
-	}
+	for (const struct rd_file *const *r = rd_files; *r; r++)
+		if (rd_file_linked(rd, *r))
+			fprintf(f, "<li><a href=\"%s\">%s</a></li>\n", (*r)->name, (*r)->name);
 	for (size_t i = 0; i < rd->nevents; i++) { /* the crossings' snapshots */
 		const struct rd_event *e = &rd->events[i];
 
@@ -545,16 +420,15 @@ void ooms_report_html(const struct rundata *rd, const struct report_lab *lab, FI
 	esc_html(f, rd->command[0] ? rd->command : "run");
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n", CSS);
 	header(f, rd);
-	how_it_ended(f, rd);
+	/* the run directory's files each add their section (run_files.c), in
+	 * its table's order: how it ended first, the groups at the end last */
+	rd_files_page(f, rd, RD_HEAD);
 	findings(f, rd);
 	lab_section(f, lab);
 	charts(f, rd);
-	html_memory_section(f, rd);
+	rd_files_page(f, rd, RD_BODY);
 	html_heap_section(f, rd);
-	failures(f, rd);
-	html_allocations(f, rd);
-	html_groups(f, rd, rd->have_threads ? &rd->threads : NULL, "Threads", SNAP_THREADS);
-	html_groups(f, rd, rd->have_fds ? &rd->fds : NULL, "File descriptors", SNAP_FDS);
+	rd_files_page(f, rd, RD_TAIL);
 	files(f, rd);
 	fprintf(f, "<p class=\"sub\">written by oomscope report</p>\n</body></html>\n");
 }

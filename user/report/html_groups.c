@@ -165,4 +165,12 @@ void html_allocations(FILE *f, const struct rundata *rd)
 	fprintf(f, "</table>\n");
 }
 
+void html_threads(FILE *f, const struct rundata *rd)
+{
+	html_groups(f, rd, rd->have_threads ? &rd->threads : NULL, "Threads", SNAP_THREADS);
+}
 
+void html_fds(FILE *f, const struct rundata *rd)
+{
+	html_groups(f, rd, rd->have_fds ? &rd->fds : NULL, "File descriptors", SNAP_FDS);
+}

@@ -1,4 +1,5 @@
-/* What the parts of report.html share (html.c, html_heap.c, html_groups.c). */
+/* What the parts of report.html share (html.c, html_heap.c, html_groups.c,
+ * html_memory.c, html_end.c). */
 #ifndef OOMSCOPE_REPORT_HTML_INT_H
 #define OOMSCOPE_REPORT_HTML_INT_H
 
@@ -22,5 +23,13 @@ void html_groups(FILE *f, const struct rundata *rd, const struct run_snapshot *e
 void html_allocations(FILE *f, const struct rundata *rd);
 /* Memory: the rule's figure, by category, and what grew it (html_memory.c). */
 void html_memory_section(FILE *f, const struct rundata *rd);
+/* threads.json's and fds.json's groups (html_groups.c). */
+void html_threads(FILE *f, const struct rundata *rd);
+void html_fds(FILE *f, const struct rundata *rd);
+/* A row of a key-value table (html_end.c). */
+void html_kv(FILE *f, const char *k, const char *v);
+/* How it ended (death.json), the failed calls (failures.json): html_end.c. */
+void html_death(FILE *f, const struct rundata *rd);
+void html_failures(FILE *f, const struct rundata *rd);
 
 #endif

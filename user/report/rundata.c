@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "report/rundata.h"
+#include "report/run_files.h"
 #include "run/records.h"
 #include "run/timeline.h"
 #include "run/files.h"
@@ -241,32 +242,6 @@ static void load_analyses(struct rundata *rd)
 	}
 }
 
-static int alloc_by_time(const void *a, const void *b)
-{
-	const struct rd_alloc *x = a, *y = b;
-
-	return (x->t > y->t) - (x->t < y->t);
-}
-
-static void load_alloc_list(struct rundata *rd)
-{
-	size_t n;
-
-	rd->have_allocs = rd->allocs_doc && run_allocs_read(rd->allocs_doc, &rd->allocs) == 0;
-	n = rd->have_allocs ? rd->allocs.nallocations : 0;
-	if (!n || !(rd->alloc_list = calloc(n, sizeof(*rd->alloc_list))))
-		return;
-	for (size_t i = 0; i < n; i++) {
-		const struct run_alloc *a = &rd->allocs.allocations[i];
-		struct rd_alloc r = {a->t, (double)a->bytes, (double)a->tid, a->function, a->thread, a->allocated_by,
-				     a->state};
-
-		if (!isnan(r.t) && r.t >= 0)
-			rd->alloc_list[rd->nalloc_list++] = r;
-	}
-	qsort(rd->alloc_list, rd->nalloc_list, sizeof(*rd->alloc_list), alloc_by_time);
-}
-
 int rundata_load(struct rundata *rd, const char *dir, struct ooms_err *err)
 {
 	char path[4400], *line = NULL;
@@ -302,19 +277,21 @@ int rundata_load(struct rundata *rd, const char *dir, struct ooms_err *err)
 		rundata_free(rd);
 		return e;
 	}
-	rd->threads_doc = load_json(dir, RUN_THREADS);
-	rd->have_threads = rd->threads_doc && run_snapshot_read(rd->threads_doc, SNAP_THREADS, &rd->threads) == 0;
-	rd->fds_doc = load_json(dir, RUN_FDS);
-	rd->have_fds = rd->fds_doc && run_snapshot_read(rd->fds_doc, SNAP_FDS, &rd->fds) == 0;
-	rd->allocs_doc = load_json(dir, RUN_ALLOCS);
-	load_alloc_list(rd);
-	rd->vmsize_doc = load_json(dir, RUN_VMSIZE);
-	rd->memory_doc = load_json(dir, RUN_MEMORY);
-	rd->have_memory = rd->memory_doc && run_memory_read(rd->memory_doc, &rd->memory) == 0;
-	rd->death_doc = load_json(dir, RUN_DEATH);
-	rd->have_death = rd->death_doc && run_death_read(rd->death_doc, &rd->death) == 0;
-	rd->failures_doc = load_json(dir, RUN_FAILURES);
-	rd->have_failures = rd->failures_doc && run_failures_read(rd->failures_doc, &rd->failures) == 0;
+	/* each file the table reads: parsed, then read by its row (a file
+	 * that does not read as its kind is left as absent) */
+	for (size_t i = 0; rd_files[i]; i++) {
+		const struct rd_file *r = rd_files[i];
+
+		if (!r->load || !(rd->file_docs[i] = load_json(dir, r->name)))
+			continue;
+		if (r->load(rd, rd->file_docs[i], &rd->file_slots[i])) {
+			if (r->free)
+				r->free(rd, rd->file_slots[i]);
+			rd->file_slots[i] = NULL;
+			json_object_put(rd->file_docs[i]);
+			rd->file_docs[i] = NULL;
+		}
+	}
 	load_analyses(rd);
 	return 0;
 }
@@ -322,19 +299,11 @@ int rundata_load(struct rundata *rd, const char *dir, struct ooms_err *err)
 void rundata_free(struct rundata *rd)
 {
 	json_object_put(rd->start);
-	run_snapshot_free(&rd->threads);
-	json_object_put(rd->threads_doc);
-	run_snapshot_free(&rd->fds);
-	json_object_put(rd->fds_doc);
-	run_allocs_free(&rd->allocs);
-	json_object_put(rd->allocs_doc);
-	json_object_put(rd->vmsize_doc);
-	run_memory_free(&rd->memory);
-	json_object_put(rd->memory_doc);
-	run_death_free(&rd->death);
-	json_object_put(rd->death_doc);
-	run_failures_free(&rd->failures);
-	json_object_put(rd->failures_doc);
+	for (size_t i = 0; rd_files[i]; i++) {
+		if (rd->file_docs[i] && rd_files[i]->free)
+			rd_files[i]->free(rd, rd->file_slots[i]);
+		json_object_put(rd->file_docs[i]);
+	}
 	for (size_t i = 0; i < rd->nanalyses; i++) {
 		run_analysis_free(&rd->an[i]);
 		json_object_put(rd->analyses[i]);
@@ -342,7 +311,6 @@ void rundata_free(struct rundata *rd)
 	free(rd->an);
 	free(rd->analyses);
 	free(rd->analysis_seq);
-	free(rd->alloc_list);
 	free(rd->samples);
 	free(rd->events);
 	memset(rd, 0, sizeof(*rd));

@@ -21,6 +21,8 @@
 
 struct json_object;
 
+#define RD_FILES_MAX 32 /* rows of run_files.c's table */
+
 /* One sample; NAN where the figure is unknown. */
 struct rd_sample {
 	double t;
@@ -80,17 +82,17 @@ struct rundata {
 	struct rd_event *events;
 	size_t nevents;
 	size_t bad_lines;               /* timeline lines that did not parse */
-	/* the files beside the timeline (NULL when absent) */
-	struct json_object *threads_doc, *fds_doc, *allocs_doc, *vmsize_doc;
+	/* the files beside the timeline as parsed, by their row in run_files.c's
+	 * table (NULL when absent), and a row's data where it has no field below */
+	struct json_object *file_docs[RD_FILES_MAX];
+	void *file_slots[RD_FILES_MAX];
 	struct run_snapshot threads, fds; /* threads.json, fds.json read (have_threads, have_fds) */
 	int have_threads, have_fds;
 	struct run_allocs allocs;       /* allocs.json read (have_allocs) */
 	int have_allocs;
-	struct json_object *death_doc, *failures_doc; /* death.json, failures.json as parsed */
 	struct run_death death;         /* death.json read (have_death) */
 	struct run_failures failures;   /* failures.json read (have_failures) */
 	int have_death, have_failures;
-	struct json_object *memory_doc; /* memory.json as parsed */
 	struct run_memory memory;       /* memory.json read (have_memory) */
 	int have_memory;
 	struct rd_alloc *alloc_list;    /* allocs.json's allocations in time order, damaged ones left out */
@@ -101,7 +103,8 @@ struct rundata {
 	size_t nanalyses;
 };
 
-/* Reads dir. 0, or -errno with err set (no timeline.jsonl: not a run directory). */
+/* Reads dir: the timeline, then each file of run_files.c's table. 0, or
+ * -errno with err set (no timeline.jsonl: not a run directory). */
 int rundata_load(struct rundata *rd, const char *dir, struct ooms_err *err);
 void rundata_free(struct rundata *rd);
 

@@ -65,6 +65,10 @@ int store_insert(struct store *s, const char *table, const char *run_id, int n, 
  * with "symbol" and "module", or Java frames as strings): 16 hex digits. */
 struct json_object;
 void store_signature(const char *what, struct json_object *frames, char out[STORE_SIG_LEN + 1]);
+/* The same from a stack read (struct run_frames), and from names given. */
+struct run_frames;
+void store_frames_signature(const char *what, const struct run_frames *fr, char out[STORE_SIG_LEN + 1]);
+void store_sign(const char *what, const char *const *names, size_t n, char out[STORE_SIG_LEN + 1]);
 /* The run's id: its start record's, or one derived for a run from before ids. */
 void store_run_id(const struct rundata *rd, char out[RUN_ID_LEN + 1]);
 /* Every row of the run. */

@@ -7,6 +7,8 @@
  * name, never by an address or an offset). */
 #define _GNU_SOURCE
 #include "report/store_int.h"
+#include "report/run_files.h"
+#include "report/store_files.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -18,126 +20,6 @@
 #include "run/snapshot.h"
 #include "run/run_id.h"
 #include "util/hash.h"
-
-#define SIG_FRAMES 5
-
-/* The module's file name of a frame ("libc.so.6" of "/usr/lib/x86_64-linux-gnu/libc.so.6"). */
-static const char *base_name(const char *path)
-{
-	const char *slash = path ? strrchr(path, '/') : NULL;
-
-	return slash ? slash + 1 : path;
-}
-
-static void sign(const char *what, const char *const *names, size_t n, char out[STORE_SIG_LEN + 1])
-{
-	uint64_t h = fnv1a_str(FNV1A_BASIS, what);
-
-	for (size_t i = 0, used = 0; i < n && used < SIG_FRAMES; i++) {
-		if (!names[i])
-			continue;
-		h = fnv1a_str(fnv1a_str(h, "|"), names[i]);
-		used++;
-	}
-	snprintf(out, STORE_SIG_LEN + 1, "%016llx", (unsigned long long)h);
-}
-
-void store_signature(const char *what, struct json_object *frames, char out[STORE_SIG_LEN + 1])
-{
-	const char *names[SIG_FRAMES];
-	size_t n = frames && json_object_is_type(frames, json_type_array) ? json_object_array_length(frames) : 0, k = 0;
-
-	for (size_t i = 0; i < n && k < SIG_FRAMES; i++) {
-		int is_module;
-		const char *name = run_frames_sig_name(frames, i, &is_module);
-
-		if ((name = is_module ? base_name(name) : name))
-			names[k++] = name;
-	}
-	sign(what, names, k, out);
-}
-
-/* The same of a stack read: each frame's symbol, else its module's name. */
-static void frames_signature(const char *what, const struct run_frames *fr, char out[STORE_SIG_LEN + 1])
-{
-	const char *names[SIG_FRAMES];
-	size_t k = 0;
-
-	for (size_t i = 0; i < fr->n && k < SIG_FRAMES; i++) {
-		const char *name = fr->v[i].symbol ? fr->v[i].symbol : base_name(fr->v[i].module);
-
-		if (name)
-			names[k++] = name;
-	}
-	sign(what, names, k, out);
-}
-
-/* The groups of one snapshot file (threads: by name; fds: by kind), one
- * row per creation stack. */
-static int snapshot_rows(struct store *s, const char *run_id, const char *snap, const struct run_snapshot *doc)
-{
-	const char *resource = ooms_snap_base[doc->kind];
-
-	for (size_t i = 0; i < doc->ngroups; i++) {
-		const struct run_snap_group *g = &doc->groups[i];
-
-		for (size_t k = 0; k < g->nstacks; k++) {
-			const struct run_snap_stack *x = &g->stacks[k];
-			char what[300], sig[STORE_SIG_LEN + 1];
-
-			snprintf(what, sizeof(what), "%s %s %s", resource, g->name ? g->name : "?", x->syscall ? x->syscall : "");
-			store_signature(what, run_frames_for_signature(x->obj), sig);
-			/* known: made while watched, with its creation stack (not "existed at attach") */
-			if (store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(snap), STORE_TEXT(resource),
-					 STORE_TEXT(g->name), STORE_INT((int64_t)x->count), STORE_TEXT(sig),
-					 STORE_TEXT(x->created_by ? x->created_by : x->unknown), STORE_INT(x->created_by != NULL)))
-				return -1;
-		}
-	}
-	return 0;
-}
-
-/* A memory snapshot's growth by code: a row per culprit (the first frame of
- * the program's own code: the stacks that reach it are one finding), its
- * bytes as its count; growth of mapped files is page cache, reclaimable,
- * never a finding (known 0) */
-static int memory_rows(struct store *s, const char *run_id, const char *snap, const struct run_memory *m)
-{
-	struct run_memory_culprit *c;
-	size_t nc;
-	int e = 0;
-
-	if (run_memory_culprits(m, &c, &nc))
-		return -1;
-	for (size_t i = 0; i < nc && !e; i++) {
-		const char *kind = run_memory_backing(c[i].anon, c[i].file, c[i].shared);
-		const char *by = c[i].created_by;
-		char what[64], sig[STORE_SIG_LEN + 1];
-
-		snprintf(what, sizeof(what), "memory %s", kind);
-		sign(what, by ? &by : NULL, by ? 1 : 0, sig);
-		e = store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(snap), STORE_TEXT("memory"), STORE_TEXT(kind),
-				 STORE_INT(c[i].bytes), STORE_TEXT(sig), STORE_TEXT(by),
-				 STORE_INT(by != NULL && strcmp(kind, "mapped file") != 0));
-	}
-	run_memory_culprits_free(c, nc);
-	return e ? -1 : 0;
-}
-
-/* A crossing's memory-N.json, read and stored (0 when it is none). */
-static int memory_crossing_rows(struct store *s, const struct rundata *rd, const char *run_id, const char *file)
-{
-	struct json_object *doc;
-	struct run_memory m;
-	int bad;
-
-	if (run_memory_load(rd->dir, file, &doc, &m))
-		return 0;
-	bad = memory_rows(s, run_id, file, &m);
-	run_memory_free(&m);
-	json_object_put(doc);
-	return bad;
-}
 
 static int crossing_rows(struct store *s, const struct rundata *rd, const char *run_id)
 {
@@ -155,33 +37,18 @@ static int crossing_rows(struct store *s, const struct rundata *rd, const char *
 			return -1;
 		/* its snapshot's groups (the fd and thread rules write one; not
 		 * kept: the first, the largest and the last are) */
-		if (e->file[0] && memory_crossing_rows(s, rd, run_id, e->file))
+		if (e->file[0] && store_memory_crossing_rows(s, rd, run_id, e->file))
 			return -1;
 		if (!e->file[0] || run_snapshot_load(rd->dir, e->file, &doc, &snap))
 			continue;
 		{
-			int bad = snapshot_rows(s, run_id, e->file, &snap);
+			int bad = store_snapshot_rows(s, run_id, e->file, &snap);
 
 			run_snapshot_free(&snap);
 			json_object_put(doc);
 			if (bad)
 				return -1;
 		}
-	}
-	return 0;
-}
-
-static int failure_rows(struct store *s, const struct rundata *rd, const char *run_id)
-{
-	for (size_t i = 0; rd->have_failures && i < rd->failures.n; i++) {
-		const struct run_fail_group *g = &rd->failures.groups[i];
-		char what[200], sig[STORE_SIG_LEN + 1];
-
-		snprintf(what, sizeof(what), "failure %s %s", g->syscall ? g->syscall : "?", g->err ? g->err : "?");
-		store_signature(what, run_frames_for_signature(g->obj), sig);
-		if (store_insert(s, "failures", run_id, 6, STORE_TEXT(g->kind), STORE_TEXT(g->syscall), STORE_TEXT(g->err),
-				 STORE_INT((int64_t)g->count), STORE_TEXT(sig), STORE_TEXT(g->called_by)))
-			return -1;
 	}
 	return 0;
 }
@@ -253,20 +120,6 @@ static int leak_rows(struct store *s, const struct rundata *rd, const char *run_
 					 STORE_TEXT(g->path.gc_root), STORE_TEXT(line), STORE_INT(1), STORE_TEXT(started)))
 				return -1;
 		}
-	}
-	return 0;
-}
-
-static int alloc_rows(struct store *s, const struct rundata *rd, const char *run_id)
-{
-	for (size_t i = 0; rd->have_allocs && i < rd->allocs.ngroups; i++) {
-		const struct run_alloc_group *g = &rd->allocs.groups[i];
-		char sig[STORE_SIG_LEN + 1];
-
-		frames_signature("alloc", &g->frames, sig);
-		if (store_insert(s, "allocs", run_id, 5, STORE_INT((int64_t)g->count), STORE_INT((int64_t)g->total_bytes),
-				 STORE_INT((int64_t)g->largest_bytes), STORE_TEXT(sig), STORE_TEXT(g->allocated_by)))
-			return -1;
 	}
 	return 0;
 }
@@ -361,10 +214,9 @@ int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id
 		if (store_insert(s, "labels", run_id, 2, STORE_TEXT(rd->start_rec.label_key[i]),
 				 STORE_TEXT(rd->start_rec.label_value[i])))
 			return -1;
-	if (crossing_rows(s, rd, run_id) || (rd->have_fds && snapshot_rows(s, run_id, RUN_FDS, &rd->fds)) ||
-	    (rd->have_memory && memory_rows(s, run_id, RUN_MEMORY, &rd->memory)) ||
-	    (rd->have_threads && snapshot_rows(s, run_id, RUN_THREADS, &rd->threads)) || failure_rows(s, rd, run_id) ||
-	    leak_rows(s, rd, run_id, started) || alloc_rows(s, rd, run_id) || run_findings(s, run_id))
+	/* the run directory's files each add their rows (run_files.c) */
+	if (crossing_rows(s, rd, run_id) || rd_files_store(s, rd, run_id) || leak_rows(s, rd, run_id, started) ||
+	    run_findings(s, run_id))
 		return -1;
 	return 0;
 }
