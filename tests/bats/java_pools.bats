@@ -119,6 +119,17 @@ crossing_then_dump() {
          and (.java_frames | map(select(startswith("java.nio.ByteBuffer.allocateDirect"))) | length == 1)' \
     "$TMP/direct/direct-1.json"
   grep -qE "^ +[0-9.]+ MB in [0-9]+ blocks <- PoolLeaker\.step\(PoolLeaker\.java:$(alloc_line)\)$" "$TMP/direct.out"
+  # direct.json read back by the report (its row in report/run_files.c): a part of the story, a
+  # section and a link on the page, its sites in the store beside the other resources' groups
+  run "$OOMSCOPE" report --db "$TMP/lab.sqlite" "$TMP/direct"
+  [ "$status" -eq 0 ] || { echo "$output" >&3; false; }
+  grep -qE '^direct buffer memory at the end: [0-9.]+ MB in [0-9]+ blocks? \(MaxDirectMemorySize 96\.0 MB\)$' <<<"$output" ||
+    { echo "$output" >&3; false; }
+  grep -qE "^ +[0-9.]+ MB in [0-9]+ <- PoolLeaker\.step\(PoolLeaker\.java:$(alloc_line)\)$" <<<"$output"
+  grep -q '<h2>Direct buffer memory</h2>' "$TMP/direct/report.html"
+  grep -q '<a href="direct.json">direct.json</a>' "$TMP/direct/report.html"
+  [ "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$TMP/lab.sqlite" \
+       "SELECT COUNT(*) FROM resource_groups WHERE resource = 'direct' AND created_by LIKE 'PoolLeaker.step(%' AND known = 1")" -ge 1 ]
 }
 
 # The line of PoolLeaker.java that allocates the direct buffers.

@@ -115,36 +115,56 @@ static void free_failures(struct rundata *rd, void *slot)
 	run_failures_free(&rd->failures);
 }
 
+/* ---- the parts that need no slot (their data in rundata's fields) ---- */
+
+#define STORY(fn) \
+	static void fn##_(struct story *s, const struct rundata *rd, const void *slot) { (void)slot; fn(s, rd); }
+#define PAGE(fn) \
+	static void fn##_(FILE *f, const struct rundata *rd, const void *slot) { (void)slot; fn(f, rd); }
+#define STORE(fn) \
+	static int fn##_(struct store *s, const struct rundata *rd, const char *run_id, const void *slot) \
+	{ (void)slot; return fn(s, rd, run_id); }
+STORY(story_death) STORY(story_failures) STORY(story_memory) STORY(story_allocs) STORY(story_fds) STORY(story_threads)
+PAGE(html_death) PAGE(html_failures) PAGE(html_memory_section) PAGE(html_allocations) PAGE(html_fds) PAGE(html_threads)
+STORE(store_failures_rows) STORE(store_memory_file_rows) STORE(store_allocs_rows) STORE(store_fds_rows)
+STORE(store_threads_rows)
+
 /* ---- when the page links a file ---- */
 
-static int always(const struct rundata *rd)
+static int always(const struct rundata *rd, const void *slot)
 {
+	(void)slot;
 	(void)rd;
 	return 1;
 }
 
-static int has_allocs(const struct rundata *rd)
+static int has_allocs(const struct rundata *rd, const void *slot)
 {
+	(void)slot;
 	return rd->have_allocs;
 }
 
-static int has_memory(const struct rundata *rd)
+static int has_memory(const struct rundata *rd, const void *slot)
 {
+	(void)slot;
 	return rd->have_memory;
 }
 
-static int has_memory_growth(const struct rundata *rd)
+static int has_memory_growth(const struct rundata *rd, const void *slot)
 {
+	(void)slot;
 	return rd->have_memory && rd->memory.ngroups;
 }
 
-static int has_death(const struct rundata *rd)
+static int has_death(const struct rundata *rd, const void *slot)
 {
+	(void)slot;
 	return rd->have_death;
 }
 
-static int has_failures(const struct rundata *rd)
+static int has_failures(const struct rundata *rd, const void *slot)
 {
+	(void)slot;
 	return rd->have_failures;
 }
 
@@ -152,28 +172,29 @@ static int has_failures(const struct rundata *rd)
 
 static const struct rd_file timeline = {.name = RUN_TIMELINE, .linked = always};
 static const struct rd_file death = {.name = RUN_DEATH, .part = RD_HEAD, .load = load_death, .free = free_death,
-				     .linked = has_death, .story = story_death, .page = html_death};
+				     .linked = has_death, .story = story_death_, .page = html_death_};
 static const struct rd_file failures = {.name = RUN_FAILURES, .part = RD_BODY, .load = load_failures,
-					.free = free_failures, .linked = has_failures, .story = story_failures,
-					.page = html_failures, .store = store_failures_rows};
+					.free = free_failures, .linked = has_failures, .story = story_failures_,
+					.page = html_failures_, .store = store_failures_rows_};
 static const struct rd_file memory = {.name = RUN_MEMORY, .part = RD_BODY, .load = load_memory, .free = free_memory,
-				      .linked = has_memory, .story = story_memory, .page = html_memory_section,
-				      .store = store_memory_file_rows};
+				      .linked = has_memory, .story = story_memory_, .page = html_memory_section_,
+				      .store = store_memory_file_rows_};
 static const struct rd_file memory_pprof = {.name = RUN_PPROF_MEMORY, .linked = has_memory_growth};
 static const struct rd_file allocs = {.name = RUN_ALLOCS, .part = RD_BODY, .load = load_allocs, .free = free_allocs,
-				      .story = story_allocs, .page = html_allocations, .store = store_allocs_rows};
+				      .story = story_allocs_, .page = html_allocations_, .store = store_allocs_rows_};
 static const struct rd_file allocs_text = {.name = RUN_ALLOCS_TEXT};
 static const struct rd_file allocs_pprof = {.name = RUN_PPROF, .linked = has_allocs};
 static const struct rd_file fds = {.name = RUN_FDS, .part = RD_TAIL, .load = load_fds, .free = free_fds,
-				   .story = story_fds, .page = html_fds, .store = store_fds_rows};
+				   .story = story_fds_, .page = html_fds_, .store = store_fds_rows_};
 static const struct rd_file threads = {.name = RUN_THREADS, .part = RD_TAIL, .load = load_threads,
-				       .free = free_threads, .story = story_threads, .page = html_threads,
-				       .store = store_threads_rows};
+				       .free = free_threads, .story = story_threads_, .page = html_threads_,
+				       .store = store_threads_rows_};
 static const struct rd_file vmsize = {.name = RUN_VMSIZE};
 static const struct rd_file trace = {.name = RUN_TRACE, .linked = always}; /* written after the page */
+extern const struct rd_file rd_file_direct; /* rf_direct.c */
 
 const struct rd_file *const rd_files[] = {
-	&timeline, &death, &failures, &memory, &memory_pprof, &allocs, &allocs_text, &allocs_pprof,
+	&timeline, &death, &failures, &memory, &memory_pprof, &rd_file_direct, &allocs, &allocs_text, &allocs_pprof,
 	&fds, &threads, &vmsize, &trace, NULL,
 };
 
@@ -181,42 +202,38 @@ _Static_assert(sizeof(rd_files) / sizeof(rd_files[0]) - 1 <= RD_FILES_MAX, "rund
 
 /* ---- walking it ---- */
 
-int rd_file_index(const struct rd_file *f)
-{
-	for (int i = 0; rd_files[i]; i++)
-		if (rd_files[i] == f)
-			return i;
-	return -1;
-}
-
 int rd_file_linked(const struct rundata *rd, const struct rd_file *f)
 {
 	char path[4400];
 
-	if (f->linked)
-		return f->linked(rd);
+	if (f->linked) {
+		for (size_t i = 0; rd_files[i]; i++)
+			if (rd_files[i] == f)
+				return f->linked(rd, rd->file_slots[i]);
+		return f->linked(rd, NULL);
+	}
 	snprintf(path, sizeof(path), "%s/%s", rd->dir, f->name);
 	return access(path, F_OK) == 0;
 }
 
 void rd_files_story(struct story *s, const struct rundata *rd, enum rd_part part)
 {
-	for (const struct rd_file *const *r = rd_files; *r; r++)
-		if ((*r)->story && (*r)->part == part)
-			(*r)->story(s, rd);
+	for (size_t i = 0; rd_files[i]; i++)
+		if (rd_files[i]->story && rd_files[i]->part == part)
+			rd_files[i]->story(s, rd, rd->file_slots[i]);
 }
 
 void rd_files_page(FILE *f, const struct rundata *rd, enum rd_part part)
 {
-	for (const struct rd_file *const *r = rd_files; *r; r++)
-		if ((*r)->page && (*r)->part == part)
-			(*r)->page(f, rd);
+	for (size_t i = 0; rd_files[i]; i++)
+		if (rd_files[i]->page && rd_files[i]->part == part)
+			rd_files[i]->page(f, rd, rd->file_slots[i]);
 }
 
 int rd_files_store(struct store *s, const struct rundata *rd, const char *run_id)
 {
-	for (const struct rd_file *const *r = rd_files; *r; r++)
-		if ((*r)->store && (*r)->store(s, rd, run_id))
+	for (size_t i = 0; rd_files[i]; i++)
+		if (rd_files[i]->store && rd_files[i]->store(s, rd, run_id, rd->file_slots[i]))
 			return -1;
 	return 0;
 }

@@ -28,19 +28,18 @@ struct rd_file {
 	int (*load)(struct rundata *rd, struct json_object *doc, void **slot);
 	void (*free)(struct rundata *rd, void *slot);
 	/* whether the page links it (NULL: when the file is in the directory) */
-	int (*linked)(const struct rundata *rd);
+	int (*linked)(const struct rundata *rd, const void *slot);
 	/* its part of the story, its section of the page, its rows in the
-	 * store (each NULL: none); each says nothing when the run lacks it */
-	void (*story)(struct story *s, const struct rundata *rd);
-	void (*page)(FILE *f, const struct rundata *rd);
-	int (*store)(struct store *s, const struct rundata *rd, const char *run_id);
+	 * store (each NULL: none); each says nothing when the run lacks it.
+	 * slot: what load put there (NULL when it did not, or the file is absent) */
+	void (*story)(struct story *s, const struct rundata *rd, const void *slot);
+	void (*page)(FILE *f, const struct rundata *rd, const void *slot);
+	int (*store)(struct store *s, const struct rundata *rd, const char *run_id, const void *slot);
 };
 
 /* The rows, NULL-terminated, in the order the story and the page tell them. */
 extern const struct rd_file *const rd_files[];
 
-/* The row's index in rd_files (rundata's slots and documents), -1 none. */
-int rd_file_index(const struct rd_file *f);
 /* Whether report.html links the file. */
 int rd_file_linked(const struct rundata *rd, const struct rd_file *f);
 /* Each row's part of the story, the page and the store, for one part. */
