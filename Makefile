@@ -95,11 +95,12 @@ FUZZ_SECONDS ?= 60
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
 FUZZ_LIB_SRCS := $(wildcard user/hprof/*.c user/graph/*.c user/analyze/*.c user/util/*.c) user/run/analysis_write.c
-FUZZ_LIBS := -lpthread -lz -llzma -lm -ljson-c -ldw -lelf
+FUZZ_LIBS := -lpthread -lz -llzma -lm -ljson-c -ldw -lelf -lsqlite3 -ldl
 # what each harness links besides its own file: FUZZ_SRCS_NAME (the hprof,
 # analyze and util libraries when not set); the replays link libooms.a and
 # FUZZ_REPLAY_SRCS_NAME (the shim's sources, which libooms.a does not hold)
-FUZZ_SRCS_rundata := user/report/rundata.c user/run/timeline.c user/run/records.c user/util/json.c user/util/text.c
+# rundata reads through run_files.c's table, whose rows also write the story, the page and the store
+FUZZ_SRCS_rundata := $(wildcard user/report/*.c) user/run/timeline.c user/run/records.c user/util/json.c user/util/text.c
 FUZZ_SRCS_elf := user/sym/elf.c user/shim/elfsym.c
 FUZZ_REPLAY_SRCS_elf := user/shim/elfsym.c
 FUZZ_SRCS_shim_control := user/shim/request.c
@@ -420,6 +421,7 @@ $(call fuzz_obj,$(1)): $(1) | $(DEPS_OK)
 	$$(CLANG) $$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $$@ $$<
 endef
 $(foreach f,$(FUZZ_ALL_SRCS),$(eval $(call fuzz_obj_rule,$(f))))
+$(call fuzz_obj,user/report/store_pg.c): FUZZ_CFLAGS += -I/usr/include/postgresql
 
 $(FUZZ_LIB): $(FUZZ_OBJS)
 	rm -f $@ && ar rcs $@ $^

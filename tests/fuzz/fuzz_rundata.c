@@ -155,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		printf("files=%zu pid=%d mode=%s samples=%zu events=%zu bad_lines=%zu ended=%d reason=%s "
 		       "threads=%d fds=%d allocs=%zu analyses=%zu first_analysis=%d\n",
 		       files, rd.pid, rd.mode, rd.nsamples, rd.nevents, rd.bad_lines, rd.ended, rd.end_reason,
-		       rd.threads_doc != NULL, rd.fds_doc != NULL, rd.nalloc_list, rd.nanalyses,
+		       rd.have_threads, rd.have_fds, rd.nalloc_list, rd.nanalyses,
 		       rd.nanalyses ? rd.analysis_seq[0] : -1);
 	rundata_free(&rd);
 	return 0;

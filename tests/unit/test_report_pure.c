@@ -117,7 +117,7 @@ static void simple_chart(void)
 	double xs[16], ys[16], drops[6] = {0, 0, 3, 3, 10, 10};
 	size_t moves, n;
 	struct svg_chart c = {.id = "memory", .title = "Memory <RSS>", .unit = "MB", .ts = ts, .n = 6, .nseries = 2,
-			      .limit = 80, .limit_label = "limit & more", .crossing_prefix = "vm", .gc_ticks = 1, .dumps = 1,
+			      .limit = 80, .limit_label = "limit & more", .crossing_rules = {"vm_trend"}, .gc_ticks = 1, .dumps = 1,
 			      .t_end = 5};
 	struct rd_event ev[6] = {
 		{.t = 2.5, .kind = REC_CROSSING, .rule = "vm_trend", .text = "rising <fast>"},

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const ooms_heap_rules[HEAP_R_MAX + 1] = {"heap_ratio", "heap_fast_ratio", "heap_fast_delta", "heap_trend", NULL};
+
 #define MB (1024.0 * 1024.0)
 
 void ooms_heap_rule_defaults(struct ooms_heap_rule_config *cfg, enum ooms_heap_variant v)
@@ -110,20 +112,20 @@ enum ooms_heap_verdict ooms_heap_rule_feed(struct ooms_heap_rule *r, const struc
 	}
 	if (r->count >= polls) {
 		holds = 1;
-		d->rule = "heap_ratio";
+		d->rule = ooms_heap_rules[HEAP_R_RATIO];
 		snprintf(d->reason, sizeof(d->reason),
 			 "Java heap %.1f MB of %.1f MB (%.1f%%) over %.0f%% for %d polls in a row (%s)",
 			 p->used / MB, p->max / MB, ratio * 100, thr * 100, r->count, ooms_heap_variant_name(c->variant));
 	} else if (c->variant == HEAP_RULE_KOOM2 && c->huge_ratio > 0 && ratio > c->huge_ratio) {
 		holds = 1;
-		d->rule = "heap_fast_ratio";
+		d->rule = ooms_heap_rules[HEAP_R_FAST_RATIO];
 		d->threshold = c->huge_ratio;
 		snprintf(d->reason, sizeof(d->reason), "Java heap %.1f MB of %.1f MB (%.1f%%) over %.0f%%: dump at once",
 			 p->used / MB, p->max / MB, ratio * 100, c->huge_ratio * 100);
 	} else if (c->variant == HEAP_RULE_KOOM2 && c->huge_delta > 0 && r->last_used >= 0 &&
 		   p->used - r->last_used > c->huge_delta) {
 		holds = 1;
-		d->rule = "heap_fast_delta";
+		d->rule = ooms_heap_rules[HEAP_R_FAST_DELTA];
 		snprintf(d->reason, sizeof(d->reason),
 			 "Java heap rose %.1f MB since the last poll (to %.1f MB of %.1f MB), more than %.0f MB: dump at once",
 			 (p->used - r->last_used) / MB, p->used / MB, p->max / MB, c->huge_delta / MB);
@@ -212,7 +214,7 @@ enum ooms_heap_verdict ooms_heap_rule_gc(struct ooms_heap_rule *r, double t, int
 		return d->verdict = HEAP_QUIET;
 	tte = ((double)max - (double)live) / slope;
 	holds = tte < horizon && d->ratio >= 0.5;
-	d->rule = "heap_trend";
+	d->rule = ooms_heap_rules[HEAP_R_TREND];
 	snprintf(d->reason, sizeof(d->reason),
 		 "Java heap live set %.1f MB of %.1f MB after GC, rising %.1f MB/s over the last %d GCs: exhausted in "
 		 "%.1f s, under the %.0f s horizon",

@@ -78,6 +78,10 @@ struct ooms_heap_rule {
 	int suppressed;      /* a suppressed crossing was reported and the rule still holds */
 };
 
+/* The heap rules' names, as crossings carry them (NULL-ended). */
+enum { HEAP_R_RATIO, HEAP_R_FAST_RATIO, HEAP_R_FAST_DELTA, HEAP_R_TREND, HEAP_R_MAX };
+extern const char *const ooms_heap_rules[HEAP_R_MAX + 1];
+
 /* The variant's defaults (polls, tolerance, fast-huge figures, interval);
  * rate limits: 3 dumps per run, 300 s apart; the trend on, 10 s horizon. */
 void ooms_heap_rule_defaults(struct ooms_heap_rule_config *cfg, enum ooms_heap_variant v);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "detect/heap_rule.h"
 #include "report/escape.h"
 #include "report/html_int.h"
 #include "report/kids.h"
@@ -175,6 +176,14 @@ static void findings(FILE *f, const struct rundata *rd)
 	fprintf(f, "</ul>\n");
 }
 
+/* Marks the crossings of every rule of res on chart c, by their names. */
+static void resource_rules(struct svg_chart *c, const struct ooms_resource *res)
+{
+	_Static_assert(RK_MAX < sizeof(c->crossing_rules) / sizeof(c->crossing_rules[0]), "room for the NULL end");
+	for (int k = 0; k < RK_MAX; k++)
+		c->crossing_rules[k] = res->rules[k];
+}
+
 /* Resource r's chart (detect/resource.h's row): its figure, the line of
  * its ratio rule, its count rule's limit, its crossings marked. Drawn when
  * some sample has a figure over 0 (a run from before its row has none). */
@@ -200,7 +209,7 @@ static void resource_chart(FILE *f, const struct rundata *rd, int r, const doubl
 	}
 	if (!seen)
 		return;
-	/* "fd_ratio" -> "fd": the crossings of every rule of the resource */
+	/* "fd_ratio" -> "fd", for the limit's words */
 	snprintf(prefix, sizeof(prefix), "%.*s", (int)(strlen(res->rules[RK_RATIO]) - strlen("_ratio")), res->rules[RK_RATIO]);
 	snprintf(id, sizeof(id), "%s", res->name);
 	snprintf(lim, sizeof(lim), "%s rule %.0f", prefix, rules->count_limit > 0 ? (double)rules->count_limit : NAN);
@@ -217,7 +226,7 @@ static void resource_chart(FILE *f, const struct rundata *rd, int r, const doubl
 	ch.nseries = ns;
 	ch.limit = rules->count_limit > 0 ? (double)rules->count_limit * scale : NAN;
 	ch.limit_label = lim;
-	ch.crossing_prefix = prefix;
+	resource_rules(&ch, res);
 	ch.t_end = t_end;
 	svg_chart_write(f, &ch, rd->events, rd->nevents, drops);
 }
@@ -256,19 +265,23 @@ static void charts(FILE *f, const struct rundata *rd)
 		int64_t vm_kb = rd->set.res[RES_VMSIZE].count_limit;
 		double vm_lim = vm_kb > 0 ? vm_kb / 1024.0 : NAN;
 
-		snprintf(lim, sizeof(lim), "VmSize limit %.0f MB", vm_lim);
-		svg_chart_write(f, &(struct svg_chart){
+		struct svg_chart mem = {
 			.id = "memory", .title = "Memory", .unit = "MB", .ts = ts, .n = n,
 			.series = {{"RSS", "#2c5fb8", ys[0], 0}, {"VmSize", "#6b7385", ys[1], 0}}, .nseries = 2,
-			.limit = vm_on ? vm_lim : NAN, .limit_label = lim, .crossing_prefix = "vmsize", .dumps = 1,
-			.t_end = t_end, .allocs = rd->alloc_list, .nallocs = rd->nalloc_list}, rd->events, rd->nevents, drops);
+			.limit = vm_on ? vm_lim : NAN, .limit_label = lim, .dumps = 1,
+			.t_end = t_end, .allocs = rd->alloc_list, .nallocs = rd->nalloc_list};
+
+		snprintf(lim, sizeof(lim), "VmSize limit %.0f MB", vm_lim);
+		resource_rules(&mem, &ooms_resources[RES_VMSIZE]);
+		svg_chart_write(f, &mem, rd->events, rd->nevents, drops);
 	}
 	if (heap)
 		svg_chart_write(f, &(struct svg_chart){
 			.id = "heap", .title = "Java heap", .unit = "MB", .ts = ts, .n = n,
 			.series = {{"heap used", "#2e7d32", ys[2], 0}, {"heap max", "#6b7385", ys[3], 0},
 				   {"heap rule threshold", "#b3261e", ys[4], 1}},
-			.nseries = 3, .limit = NAN, .crossing_prefix = "heap", .gc_ticks = 1, .dumps = 1, .t_end = t_end},
+			.nseries = 3, .limit = NAN, .crossing_rules = {ooms_heap_rules[HEAP_R_RATIO], ooms_heap_rules[HEAP_R_FAST_RATIO],
+					   ooms_heap_rules[HEAP_R_FAST_DELTA], ooms_heap_rules[HEAP_R_TREND]}, .gc_ticks = 1, .dumps = 1, .t_end = t_end},
 			rd->events, rd->nevents, drops);
 	else
 		fprintf(f, "<p class=\"none\">No Java heap in this run: the target mapped neither libjvm.so nor libart.so.</p>\n");

@@ -268,6 +268,15 @@ static void alloc_ticks(FILE *f, const struct scale *s, const struct svg_chart *
 	alloc_tick_flush(f, s, c, &a, max_bytes);
 }
 
+/* Is rule one of the chart's own? */
+static int crossing_marked(const struct svg_chart *c, const char *rule)
+{
+	for (size_t i = 0; i < sizeof(c->crossing_rules) / sizeof(c->crossing_rules[0]) && c->crossing_rules[i]; i++)
+		if (!strcmp(rule, c->crossing_rules[i]))
+			return 1;
+	return 0;
+}
+
 /* Over 100 lines on purpose: the chart's layers in drawing order (axes,
  * series, thresholds, marks, legend), each a few lines of SVG. */
 void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *ev, size_t nev, const double *drops)
@@ -317,8 +326,7 @@ void svg_chart_write(FILE *f, const struct svg_chart *c, const struct rd_event *
 		const struct rd_event *e = &ev[i];
 		double x = sx(&s, e->t);
 
-		if (e->kind == REC_CROSSING && c->crossing_prefix &&
-		    !strncmp(e->rule, c->crossing_prefix, strlen(c->crossing_prefix))) {
+		if (e->kind == REC_CROSSING && crossing_marked(c, e->rule)) {
 			fprintf(f, "<line class=\"crossing\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"><title>", x, x,
 				TOP, H - BOTTOM);
 			esc_html(f, e->rule);

@@ -28,7 +28,10 @@ struct svg_chart {
 	int nseries;
 	double limit;           /* a constant threshold line (NAN: none) */
 	const char *limit_label;
-	const char *crossing_prefix; /* crossings whose rule starts with this are marked ("fd", "heap", ...) */
+	/* the rules whose crossings are marked, by their names (NULL-ended):
+	 * the resource's own, never another's that shares a prefix ("memory"
+	 * and "memory_stall") */
+	const char *crossing_rules[5];
 	int gc_ticks;           /* mark GC pauses */
 	int dumps;              /* mark dumps */
 	double t_end;
