@@ -175,7 +175,7 @@ static void test_death(void)
 {
 	struct run_death d = {
 		.t = 9.5, .pid = 4242, .cause = "oom-cgroup", .how = "killed by the kernel's OOM killer", .wait_status = 9,
-		.exit_code = -1, .signal = 9, .signal_name = "SIGKILL", .core_dumped = 0, .sender = {0, NULL, 128},
+		.exit_code = -1, .signal = 9, .signal_name = "SIGKILL", .core_dumped = 0, .has_sender = 1, .sender = {0, NULL, 128},
 		.has_oom_killer = 1,
 		.oom_killer = {9.25, 66000, 63000, 100, 0, 200, 0, 4242, "leaker"},
 		.has_memory_cgroup = 1, .memory_cgroup = {"/x", "v2", 64 << 20, 3, 1},

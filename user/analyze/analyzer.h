@@ -1,6 +1,6 @@
 /* One analysis of one dump: index, dominators and retained sizes, shortest
  * paths, leak rules, paths merged by signature, class histogram. What
- * `oomscope analyze` prints (report.c) comes from here. */
+ * `oomscope analyze` writes (findings.c, through run/analysis.h) comes from here. */
 #ifndef OOMSCOPE_ANALYZE_ANALYSIS_H
 #define OOMSCOPE_ANALYZE_ANALYSIS_H
 

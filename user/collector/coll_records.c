@@ -106,7 +106,7 @@ void coll_death_body(struct json *j, void *arg)
 		.t = d->ts_ns > start ? (d->ts_ns - start) / 1e9 : coll_since(l->c), .pid = l->c->pid,
 		.cause = ooms_death_cause_name(d->cause), .how = d->sentence, .wait_status = d->status,
 		.exit_code = d->code, .signal = d->signal, .signal_name = d->signal ? ooms_signal_name(d->signal) : NULL,
-		.core_dumped = d->core,
+		.core_dumped = d->core, .has_sender = d->signal != 0,
 		.sender = {d->sender_pid, d->sender_comm[0] ? d->sender_comm : NULL, d->si_code},
 		.threads_file = RUN_THREADS, .fds_file = RUN_FDS, .vmsize_file = RUN_VMSIZE};
 

@@ -103,7 +103,7 @@ static int store(struct store *s, const struct rundata *rd, const char *run_id, 
 		char sig[STORE_SIG_LEN + 1];
 
 		store_sign("direct buffers", x->created_by ? &x->created_by : NULL, x->created_by ? 1 : 0, sig);
-		if (store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(RUN_DIRECT), STORE_TEXT("direct"),
+		if (store_insert(s, "resource_groups", run_id, STORE_TEXT(RUN_DIRECT), STORE_TEXT("direct"),
 				 STORE_TEXT("direct buffers"), STORE_INT((int64_t)x->bytes), STORE_TEXT(sig),
 				 STORE_TEXT(x->created_by), STORE_INT(x->created_by != NULL)))
 			return -1;

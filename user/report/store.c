@@ -13,46 +13,9 @@
 #include <time.h>
 #include "run/files.h"
 
-/* The tables a run's rows go to, each led by run_id; their columns in the
- * order store_rows.c gives the values. Types both back ends know (BIGINT:
- * PostgreSQL's INTEGER is 32 bits; DOUBLE PRECISION: its REAL is 4 bytes). */
-static const char SCHEMA_V2[] =
-	"CREATE TABLE store_version (version BIGINT NOT NULL);"
-	"CREATE TABLE runs (run_id TEXT PRIMARY KEY, host TEXT, dir TEXT, command TEXT, mode TEXT, pid BIGINT,"
-	"  started TEXT, length_s DOUBLE PRECISION, how_ended TEXT, cause TEXT, added TEXT);"
-	"CREATE TABLE labels (run_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT, PRIMARY KEY (run_id, key));"
-	"CREATE TABLE crossings (run_id TEXT NOT NULL, seq BIGINT NOT NULL, t DOUBLE PRECISION, rule TEXT,"
-	"  value DOUBLE PRECISION, threshold DOUBLE PRECISION, reason TEXT, PRIMARY KEY (run_id, seq));"
-	"CREATE TABLE resource_groups (run_id TEXT NOT NULL, snapshot TEXT, resource TEXT, kind TEXT, count BIGINT,"
-	"  signature TEXT, created_by TEXT, known BIGINT);"
-	"CREATE TABLE failures (run_id TEXT NOT NULL, kind TEXT, syscall TEXT, errno TEXT, count BIGINT,"
-	"  signature TEXT, called_by TEXT);"
-	"CREATE TABLE leaks (run_id TEXT NOT NULL, dump BIGINT NOT NULL, signature TEXT NOT NULL, class TEXT,"
-	"  instances BIGINT, retained BIGINT, reason TEXT, gc_root TEXT, path TEXT, suspect BIGINT NOT NULL, started TEXT,"
-	"  PRIMARY KEY (run_id, dump, signature, suspect));"
-	"CREATE TABLE allocs (run_id TEXT NOT NULL, count BIGINT, total_bytes BIGINT, largest_bytes BIGINT,"
-	"  signature TEXT, allocated_by TEXT);"
-	"CREATE INDEX resource_groups_run ON resource_groups (run_id);"
-	"CREATE INDEX resource_groups_signature ON resource_groups (signature);"
-	"CREATE INDEX failures_run ON failures (run_id);"
-	"CREATE INDEX failures_signature ON failures (signature);"
-	"CREATE INDEX leaks_signature ON leaks (signature);"
-	"CREATE INDEX allocs_run ON allocs (run_id);"
-	"CREATE INDEX labels_key ON labels (key, value);"
-	/* every finding of a run by its signature, with what it is and a measure
-	 * (a leak's retained bytes, a group's largest count, a failure's count,
-	 * an allocation's bytes): what the lab's questions ask about, made from
-	 * the tables above as each run is added (store_rows.c) */
-	"CREATE TABLE findings (run_id TEXT NOT NULL, kind TEXT, signature TEXT, what TEXT, measure BIGINT,"
-	"  started TEXT);"
-	"CREATE INDEX findings_run ON findings (run_id);"
-	"CREATE INDEX findings_signature ON findings (signature, run_id);"
-	"CREATE INDEX findings_kind_signature ON findings (kind, signature);"
-	"INSERT INTO store_version VALUES (2);";
-
 static int set_err(struct store *s, struct ooms_err *err, const char *what)
 {
-	return ooms_err_set(err, -1, "%s: %s", what, s->ops ? s->ops->error(s) : s->err);
+	return ooms_err_set(err, -1, "%s: %s", what, s->ops ? store_error(s) : s->err);
 }
 
 static int first_int(void *ctx, int ncols, const char *const *cols)
@@ -85,9 +48,19 @@ static int collect_dir(void *ctx, int ncols, const char *const *cols)
 	return (d->dirs[d->n] = strdup(cols[0])) ? (d->n++, 0) : -1;
 }
 
+/* The schema at STORE_VERSION, from nothing. */
+static int create_latest(struct store *s)
+{
+	char sql[96];
+
+	snprintf(sql, sizeof(sql), "INSERT INTO store_version VALUES (%d)", STORE_VERSION);
+	return store_schema_create(s) || s->ops->exec(s, sql);
+}
+
 /* Version 1 (SQLite only: runs and leaks keyed by the run directory's
- * path, one machine's): its rows kept, each run under an id derived from
- * its path. */
+ * path, one machine's) to the latest: its rows kept, each run under an id
+ * derived from its path, copied by the columns' names (so into whatever
+ * the latest schema is). */
 static int migrate_v1(struct store *s)
 {
 	struct v1_dirs d = {0};
@@ -95,7 +68,7 @@ static int migrate_v1(struct store *s)
 
 	if (s->ops->exec(s, "ALTER TABLE runs RENAME TO runs_v1; ALTER TABLE leaks RENAME TO leaks_v1;"
 			    "DROP INDEX IF EXISTS leaks_signature;") ||
-	    s->ops->exec(s, SCHEMA_V2) || s->ops->exec(s, "CREATE TEMP TABLE v1_ids (dir TEXT PRIMARY KEY, run_id TEXT)") ||
+	    create_latest(s) || s->ops->exec(s, "CREATE TEMP TABLE v1_ids (dir TEXT PRIMARY KEY, run_id TEXT)") ||
 	    s->ops->query(s, "SELECT dir FROM runs_v1", 0, NULL, collect_dir, &d))
 		goto out;
 	for (size_t i = 0; i < d.n; i++) {
@@ -126,6 +99,27 @@ out:
 	return rc;
 }
 
+/* From version N to N+1, by index N (version 2's is the first): a new
+ * column is an ALTER TABLE here and its row in store_schema.c. A store with
+ * no schema is made at the latest at once, and version 1's moves to it. */
+static const char *const STEPS[STORE_VERSION] = {NULL, NULL};
+
+/* Each step from version to STORE_VERSION, then the version recorded. */
+static int migrate(struct store *s, int64_t version)
+{
+	char sql[96];
+
+	if (version == 0)
+		return create_latest(s);
+	if (version == 1)
+		return migrate_v1(s);
+	for (int64_t v = version; v < STORE_VERSION; v++)
+		if (!STEPS[v] || s->ops->exec(s, STEPS[v]))
+			return -1;
+	snprintf(sql, sizeof(sql), "UPDATE store_version SET version = %d", STORE_VERSION);
+	return s->ops->exec(s, sql);
+}
+
 /* The schema at STORE_VERSION, made or migrated in one transaction that
  * no other process's interleaves with (several may open a new store at once). */
 static int schema(struct store *s, struct ooms_err *err)
@@ -150,9 +144,13 @@ static int schema(struct store *s, struct ooms_err *err)
 				    "the store is of version %" PRId64 ", newer than this oomscope's (%d): use a newer oomscope",
 				    version, STORE_VERSION);
 	}
-	rc = version == STORE_VERSION ? 0 : version == 1 ? migrate_v1(s) : s->ops->exec(s, SCHEMA_V2);
+	rc = version == STORE_VERSION ? 0 : migrate(s, version);
 	if (rc || s->ops->exec(s, "COMMIT")) {
-		set_err(s, err, version == 1 ? "migrating the store from version 1" : "making the store");
+		char what[64];
+
+		snprintf(what, sizeof(what), version ? "migrating the store from version %" PRId64 : "making the store",
+			 version);
+		set_err(s, err, what);
 		s->ops->exec(s, "ROLLBACK");
 		return -1;
 	}

@@ -3,8 +3,8 @@
  * the lab's questions (store_query.c). */
 #include "report/store_int.h"
 
-#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *store_backend(const struct store *s)
 {
@@ -18,27 +18,28 @@ int store_query(struct store *s, const char *sql, int n, const struct store_val 
 
 const char *store_error(struct store *s)
 {
-	return s->ops->error(s);
+	return s->fault[0] ? s->fault : s->ops->error(s);
 }
 
-int store_insert(struct store *s, const char *table, const char *run_id, int n, ...)
+int store_insert_row(struct store *s, const char *table, const char *run_id, const struct store_val *vals, size_t n)
 {
-	struct store_val v[16];
+	const struct store_table *t = store_table(table);
+	struct store_val v[STORE_MAX_COLS];
 	char sql[512];
 	size_t off;
-	va_list ap;
 
-	if (n + 1 > (int)(sizeof(v) / sizeof(v[0])))
+	s->fault[0] = 0;
+	if (!t || (size_t)store_table_ncols(t) != n + 1) {
+		snprintf(s->fault, sizeof(s->fault), "a row of %zu values for %s, which has %d columns (store_schema.c)",
+			 n + 1, table, t ? store_table_ncols(t) : 0);
 		return -1;
+	}
 	v[0] = STORE_TEXT(run_id);
-	va_start(ap, n);
-	for (int i = 0; i < n; i++)
-		v[i + 1] = va_arg(ap, struct store_val);
-	va_end(ap);
+	memcpy(v + 1, vals, n * sizeof(*vals));
 	off = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO %s VALUES ($1", table);
-	for (int i = 1; i <= n && off < sizeof(sql); i++)
-		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", $%d", i + 1);
+	for (size_t i = 1; i <= n && off < sizeof(sql); i++)
+		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", $%zu", i + 1);
 	if (off < sizeof(sql))
 		snprintf(sql + off, sizeof(sql) - off, ") ON CONFLICT DO NOTHING");
-	return s->ops->query(s, sql, n + 1, v, NULL, NULL);
+	return s->ops->query(s, sql, (int)n + 1, v, NULL, NULL);
 }

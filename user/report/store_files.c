@@ -30,7 +30,7 @@ int store_snapshot_rows(struct store *s, const char *run_id, const char *snap, c
 			snprintf(what, sizeof(what), "%s %s %s", resource, g->name ? g->name : "?", x->syscall ? x->syscall : "");
 			store_signature(what, run_frames_for_signature(x->obj), sig);
 			/* known: made while watched, with its creation stack (not "existed at attach") */
-			if (store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(snap), STORE_TEXT(resource),
+			if (store_insert(s, "resource_groups", run_id, STORE_TEXT(snap), STORE_TEXT(resource),
 					 STORE_TEXT(g->name), STORE_INT((int64_t)x->count), STORE_TEXT(sig),
 					 STORE_TEXT(x->created_by ? x->created_by : x->unknown), STORE_INT(x->created_by != NULL)))
 				return -1;
@@ -58,7 +58,7 @@ static int memory_rows(struct store *s, const char *run_id, const char *snap, co
 
 		snprintf(what, sizeof(what), "memory %s", kind);
 		store_sign(what, by ? &by : NULL, by ? 1 : 0, sig);
-		e = store_insert(s, "resource_groups", run_id, 7, STORE_TEXT(snap), STORE_TEXT("memory"), STORE_TEXT(kind),
+		e = store_insert(s, "resource_groups", run_id, STORE_TEXT(snap), STORE_TEXT("memory"), STORE_TEXT(kind),
 				 STORE_INT(c[i].bytes), STORE_TEXT(sig), STORE_TEXT(by),
 				 STORE_INT(by != NULL && strcmp(kind, "mapped file") != 0));
 	}
@@ -89,7 +89,7 @@ int store_failures_rows(struct store *s, const struct rundata *rd, const char *r
 
 		snprintf(what, sizeof(what), "failure %s %s", g->syscall ? g->syscall : "?", g->err ? g->err : "?");
 		store_signature(what, run_frames_for_signature(g->obj), sig);
-		if (store_insert(s, "failures", run_id, 6, STORE_TEXT(g->kind), STORE_TEXT(g->syscall), STORE_TEXT(g->err),
+		if (store_insert(s, "failures", run_id, STORE_TEXT(g->kind), STORE_TEXT(g->syscall), STORE_TEXT(g->err),
 				 STORE_INT((int64_t)g->count), STORE_TEXT(sig), STORE_TEXT(g->called_by)))
 			return -1;
 	}
@@ -103,7 +103,7 @@ int store_allocs_rows(struct store *s, const struct rundata *rd, const char *run
 		char sig[STORE_SIG_LEN + 1];
 
 		store_frames_signature("alloc", &g->frames, sig);
-		if (store_insert(s, "allocs", run_id, 5, STORE_INT((int64_t)g->count), STORE_INT((int64_t)g->total_bytes),
+		if (store_insert(s, "allocs", run_id, STORE_INT((int64_t)g->count), STORE_INT((int64_t)g->total_bytes),
 				 STORE_INT((int64_t)g->largest_bytes), STORE_TEXT(sig), STORE_TEXT(g->allocated_by)))
 			return -1;
 	}

@@ -48,7 +48,25 @@ struct store {
 	const struct store_ops *ops;
 	void *conn;
 	char err[512]; /* a back end's own message, when it has no connection to ask */
+	char fault[160]; /* oomscope's own (a row that does not fit its table), before the back end's */
 };
+
+/* The schema, one row per table (store_schema.c), in the order made. */
+#define STORE_MAX_COLS 16
+#define STORE_MAX_INDEXES 4
+struct store_table {
+	const char *name;
+	int of_a_run;                              /* led by run_id: a run's rows, replaced when it is added again */
+	const char *cols[STORE_MAX_COLS];          /* "name TYPE", in the order of a row's values */
+	const char *key;                           /* the primary key's columns, or NULL */
+	const char *indexes[STORE_MAX_INDEXES];    /* "NAME ON table (columns)" */
+};
+extern const struct store_table store_tables[];
+extern const size_t store_ntables;
+const struct store_table *store_table(const char *name);
+int store_table_ncols(const struct store_table *t);
+/* Every table and index of the schema (store_version's row is the caller's). */
+int store_schema_create(struct store *s);
 
 int store_sqlite_open(struct store *s, const char *path);
 /* conninfo: a libpq connection string or URI; libpq.so.5 loaded here. */
@@ -58,8 +76,13 @@ int store_pg_open(struct store *s, const char *conninfo);
 int store_query(struct store *s, const char *sql, int n, const struct store_val *params, store_row_fn fn, void *ctx);
 const char *store_error(struct store *s);
 
-/* A row of table: run_id, then n values in the table's column order. 0 or -1. */
-int store_insert(struct store *s, const char *table, const char *run_id, int n, ...);
+/* A row of table: run_id, then the values in the table's column order
+ * (store_schema.c), counted here and checked against the table's columns:
+ * 0, or -1 (store_error says why). */
+int store_insert_row(struct store *s, const char *table, const char *run_id, const struct store_val *v, size_t n);
+#define store_insert(s, table, run_id, ...)                                                                    \
+	store_insert_row(s, table, run_id, (const struct store_val[]){__VA_ARGS__},                           \
+			 sizeof((const struct store_val[]){__VA_ARGS__}) / sizeof(struct store_val))
 
 /* A finding's signature from what it is and its stack's frames (objects
  * with "symbol" and "module", or Java frames as strings): 16 hex digits. */

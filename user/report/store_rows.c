@@ -32,7 +32,7 @@ static int crossing_rows(struct store *s, const struct rundata *rd, const char *
 
 		if (e->kind != REC_CROSSING)
 			continue;
-		if (store_insert(s, "crossings", run_id, 6, STORE_INT(++seq), STORE_REAL(e->t), STORE_TEXT(e->rule),
+		if (store_insert(s, "crossings", run_id, STORE_INT(++seq), STORE_REAL(e->t), STORE_TEXT(e->rule),
 				 STORE_REAL(e->value), STORE_REAL(e->limit), STORE_TEXT(e->text)))
 			return -1;
 		/* its snapshot's groups (the fd and thread rules write one; not
@@ -100,7 +100,7 @@ static int leak_rows(struct store *s, const struct rundata *rd, const char *run_
 			const struct run_an_leak *g = &an->leaks[i];
 
 			path_line(&g->path, line, sizeof(line));
-			if (store_insert(s, "leaks", run_id, 10, STORE_INT(rd->analysis_seq[a]),
+			if (store_insert(s, "leaks", run_id, STORE_INT(rd->analysis_seq[a]),
 					 STORE_TEXT(g->signature ? g->signature : "?"), STORE_TEXT(g->class_name),
 					 STORE_INT(whole(g->instance_count)), STORE_INT(whole(g->retained_size_total)),
 					 STORE_TEXT(g->leak_reason), STORE_TEXT(g->path.gc_root), STORE_TEXT(line), STORE_INT(0),
@@ -114,7 +114,7 @@ static int leak_rows(struct store *s, const struct rundata *rd, const char *run_
 			snprintf(why, sizeof(why), "leak suspect (no rule): %s", g->description ? g->description : "?");
 			path_line(&g->path, line, sizeof(line));
 			suspect_what(g, what, sizeof(what));
-			if (store_insert(s, "leaks", run_id, 10, STORE_INT(rd->analysis_seq[a]),
+			if (store_insert(s, "leaks", run_id, STORE_INT(rd->analysis_seq[a]),
 					 STORE_TEXT(g->signature ? g->signature : "?"), STORE_TEXT(what),
 					 STORE_INT(whole(g->count)), STORE_INT(whole(g->retained_size)), STORE_TEXT(why),
 					 STORE_TEXT(g->path.gc_root), STORE_TEXT(line), STORE_INT(1), STORE_TEXT(started)))
@@ -139,18 +139,16 @@ void store_run_id(const struct rundata *rd, char out[RUN_ID_LEN + 1])
 	run_id_derived(text, strlen(text), out);
 }
 
-/* The tables below runs (schema in store.c), each led by run_id. */
-static const char *const CHILD_TABLES[] = {"labels", "crossings", "resource_groups", "failures", "leaks", "allocs",
-					   "findings"};
-
 static int delete_run(struct store *s, const char *run_id)
 {
 	struct store_val v = STORE_TEXT(run_id);
 
-	for (size_t i = 0; i < sizeof(CHILD_TABLES) / sizeof(CHILD_TABLES[0]); i++) {
+	for (size_t i = 0; i < store_ntables; i++) { /* the tables of a run's rows (store_schema.c) */
 		char sql[128];
 
-		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = $1", CHILD_TABLES[i]);
+		if (!store_tables[i].of_a_run)
+			continue;
+		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = $1", store_tables[i].name);
 		if (s->ops->query(s, sql, 1, &v, NULL, NULL))
 			return -1;
 	}
@@ -211,7 +209,7 @@ int store_run_rows(struct store *s, const struct rundata *rd, const char *run_id
 	    delete_run(s, run_id))
 		return -1;
 	for (size_t i = 0; i < rd->start_rec.nlabels; i++)
-		if (store_insert(s, "labels", run_id, 2, STORE_TEXT(rd->start_rec.label_key[i]),
+		if (store_insert(s, "labels", run_id, STORE_TEXT(rd->start_rec.label_key[i]),
 				 STORE_TEXT(rd->start_rec.label_value[i])))
 			return -1;
 	/* the run directory's files each add their rows (run_files.c) */

@@ -1,5 +1,7 @@
-/* dump-N.analysis.json's reader. */
+/* dump-N.analysis.json's reader: a field list per record. */
 #include "run/analysis.h"
+#include "run/analysis_keys.h"
+#include "run/fields.h"
 #include "util/jsonread.h"
 
 #include <errno.h>
@@ -7,6 +9,63 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The fields read of each record (what the report and the store use; the
+ * writer, analysis_write.c, has them all), by the keys of analysis_keys.h. */
+static const struct run_field step_fields[] = {
+	RF(RF_STR, struct run_an_step, reference_type, AK_REFERENCE_TYPE),
+	RF(RF_STR, struct run_an_step, reference, AK_REFERENCE),
+};
+
+static const struct run_field leak_fields[] = {
+	RF(RF_STR, struct run_an_leak, class_name, AK_CLASS_NAME),
+	RF(RF_STR, struct run_an_leak, signature, AK_SIGNATURE),
+	RF(RF_STR, struct run_an_leak, leak_reason, AK_LEAK_REASON),
+	RF(RF_DBL, struct run_an_leak, instance_count, AK_INSTANCE_COUNT),
+	RF(RF_DBL, struct run_an_leak, retained_size_total, AK_RETAINED_SIZE_TOTAL),
+	RF(RF_DBL, struct run_an_leak, retained_size, AK_RETAINED_SIZE),
+};
+
+static const struct run_field suspect_fields[] = {
+	RF(RF_STR, struct run_an_suspect, description, AK_DESCRIPTION),
+	RF(RF_STR, struct run_an_suspect, signature, AK_SIGNATURE),
+	RF(RF_STR, struct run_an_suspect, class_name, AK_CLASS_NAME),
+	RF(RF_DBL, struct run_an_suspect, count, AK_COUNT),
+	RF(RF_DBL, struct run_an_suspect, retained_size, AK_RETAINED_SIZE),
+};
+
+static const struct run_field local_fields[] = {
+	RF(RF_STR, struct run_an_local, class_name, AK_CLASS_NAME),
+	RF(RF_DBL, struct run_an_local, retained_size, AK_RETAINED_SIZE),
+};
+
+static const struct run_field thread_fields[] = {
+	RF(RF_STR, struct run_an_thread, name, AK_NAME),
+	RF(RF_BOOL, struct run_an_thread, threw_oom, AK_THREW_OUT_OF_MEMORY_ERROR),
+	RF(RF_DBL, struct run_an_thread, held_retained_size, AK_HELD_RETAINED_SIZE),
+};
+
+static const struct run_field class_fields[] = {
+	RF(RF_STR, struct run_an_class, class_name, AK_CLASS_NAME),
+	RF(RF_DBL, struct run_an_class, instance_count, AK_INSTANCE_COUNT),
+	RF(RF_DBL, struct run_an_class, shallow_size, AK_SHALLOW_SIZE),
+	RF(RF_DBL, struct run_an_class, retained_size, AK_RETAINED_SIZE),
+};
+
+static const struct run_field retainer_fields[] = {
+	RF(RF_BOOL, struct run_an_retainer, is_class, AK_IS_CLASS),
+	RF(RF_STR, struct run_an_retainer, class_name, AK_CLASS_NAME),
+	RF(RF_STR, struct run_an_retainer, object_id, AK_OBJECT_ID),
+	RF(RF_DBL, struct run_an_retainer, retained_size, AK_RETAINED_SIZE),
+	RF(RF_DBL, struct run_an_retainer, shallow_size, AK_SHALLOW_SIZE),
+};
+
+static const struct run_field info_fields[] = { /* runningInfo */
+	RF(RF_DBL, struct run_analysis, objects, AK_OBJECTS),
+	RF(RF_DBL, struct run_analysis, reachable_shallow_size, AK_REACHABLE_SHALLOW_SIZE),
+	RF(RF_DBL, struct run_analysis, unreachable_objects, AK_UNREACHABLE_OBJECTS),
+	RF(RF_DBL, struct run_analysis, unreachable_shallow_size, AK_UNREACHABLE_SHALLOW_SIZE),
+};
 
 /* Each element of o's array key through fn into a fresh array of size
  * bytes each. 0 or -ENOMEM. */
@@ -38,27 +97,21 @@ static int read_step(struct json_object *o, void *dst)
 {
 	struct run_an_step *s = dst;
 
-	s->reference_type = jr_str(o, "referenceType");
-	s->reference = jr_str(o, "reference");
+	run_fields_read(o, s, step_fields, RUN_FIELDS_N(step_fields));
 	return 0;
 }
 
 static int read_path(struct json_object *o, struct run_an_path *p)
 {
-	p->gc_root = jr_str(o, "gcRoot");
-	return read_array(o, "path", sizeof(*p->steps), (void **)&p->steps, &p->nsteps, read_step);
+	p->gc_root = jr_str(o, AK_GC_ROOT);
+	return read_array(o, AK_PATH, sizeof(*p->steps), (void **)&p->steps, &p->nsteps, read_step);
 }
 
 static int read_leak(struct json_object *o, void *dst)
 {
 	struct run_an_leak *l = dst;
 
-	l->class_name = jr_str(o, "className");
-	l->signature = jr_str(o, "signature");
-	l->leak_reason = jr_str(o, "leakReason");
-	l->instance_count = jr_num(o, "instanceCount", NAN);
-	l->retained_size_total = jr_num(o, "retainedSizeTotal", NAN);
-	l->retained_size = jr_num(o, "retainedSize", NAN);
+	run_fields_read(o, l, leak_fields, RUN_FIELDS_N(leak_fields));
 	return read_path(o, &l->path);
 }
 
@@ -66,16 +119,12 @@ static int read_suspect(struct json_object *o, void *dst)
 {
 	struct run_an_suspect *s = dst;
 
-	s->description = jr_str(o, "description");
-	s->signature = jr_str(o, "signature");
-	s->class_name = jr_str(o, "className");
-	s->count = jr_num(o, "count", NAN);
-	s->retained_size = jr_num(o, "retainedSize", NAN);
+	run_fields_read(o, s, suspect_fields, RUN_FIELDS_N(suspect_fields));
 	{
-		struct json_object *acc = jr_arr(o, "accumulates");
+		struct json_object *acc = jr_arr(o, AK_ACCUMULATES);
 
 		if (acc && json_object_array_length(acc) > 0)
-			s->accumulates = jr_str(json_object_array_get_idx(acc, 0), "className");
+			s->accumulates = jr_str(json_object_array_get_idx(acc, 0), AK_CLASS_NAME);
 	}
 	return read_path(o, &s->path);
 }
@@ -84,8 +133,7 @@ static int read_local(struct json_object *o, void *dst)
 {
 	struct run_an_local *l = dst;
 
-	l->class_name = jr_str(o, "className");
-	l->retained_size = jr_num(o, "retainedSize", NAN);
+	run_fields_read(o, l, local_fields, RUN_FIELDS_N(local_fields));
 	return 0;
 }
 
@@ -93,28 +141,23 @@ static int read_frame(struct json_object *o, void *dst)
 {
 	struct run_an_frame *f = dst;
 
-	f->frame = jr_str(o, "frame");
-	return read_array(o, "locals", sizeof(*f->locals), (void **)&f->locals, &f->nlocals, read_local);
+	f->frame = jr_str(o, AK_FRAME);
+	return read_array(o, AK_LOCALS, sizeof(*f->locals), (void **)&f->locals, &f->nlocals, read_local);
 }
 
 static int read_thread(struct json_object *o, void *dst)
 {
 	struct run_an_thread *t = dst;
 
-	t->name = jr_str(o, "name");
-	t->threw_oom = jr_bool(o, "threwOutOfMemoryError");
-	t->held_retained_size = jr_num(o, "heldRetainedSize", NAN);
-	return read_array(o, "frames", sizeof(*t->frames), (void **)&t->frames, &t->nframes, read_frame);
+	run_fields_read(o, t, thread_fields, RUN_FIELDS_N(thread_fields));
+	return read_array(o, AK_FRAMES, sizeof(*t->frames), (void **)&t->frames, &t->nframes, read_frame);
 }
 
 static int read_class(struct json_object *o, void *dst)
 {
 	struct run_an_class *c = dst;
 
-	c->class_name = jr_str(o, "className");
-	c->instance_count = jr_num(o, "instanceCount", NAN);
-	c->shallow_size = jr_num(o, "shallowSize", NAN);
-	c->retained_size = jr_num(o, "retainedSize", NAN);
+	run_fields_read(o, c, class_fields, RUN_FIELDS_N(class_fields));
 	return 0;
 }
 
@@ -122,32 +165,25 @@ static int read_retainer(struct json_object *o, void *dst)
 {
 	struct run_an_retainer *r = dst;
 
-	r->is_class = jr_bool(o, "isClass");
-	r->class_name = jr_str(o, "className");
-	r->object_id = jr_str(o, "objectId");
-	r->retained_size = jr_num(o, "retainedSize", NAN);
-	r->shallow_size = jr_num(o, "shallowSize", NAN);
+	run_fields_read(o, r, retainer_fields, RUN_FIELDS_N(retainer_fields));
 	return 0;
 }
 
 int run_analysis_read(struct json_object *doc, struct run_analysis *out)
 {
-	struct json_object *ri = jr_get(doc, "runningInfo");
+	struct json_object *ri = jr_get(doc, AK_RUNNING_INFO);
 
 	memset(out, 0, sizeof(*out));
 	if (!doc || !json_object_is_type(doc, json_type_object))
 		return -EINVAL;
-	out->objects = jr_num(ri, "objects", NAN);
-	out->reachable_shallow_size = jr_num(ri, "reachableShallowSize", NAN);
-	out->unreachable_objects = jr_num(ri, "unreachableObjects", NAN);
-	out->unreachable_shallow_size = jr_num(ri, "unreachableShallowSize", NAN);
-	if (read_array(doc, "gcPaths", sizeof(*out->leaks), (void **)&out->leaks, &out->nleaks, read_leak) ||
-	    read_array(doc, "suspects", sizeof(*out->suspects), (void **)&out->suspects, &out->nsuspects, read_suspect) ||
-	    read_array(doc, "threads", sizeof(*out->threads), (void **)&out->threads, &out->nthreads, read_thread) ||
-	    read_array(doc, "classHistogram", sizeof(*out->classes), (void **)&out->classes, &out->nclasses, read_class) ||
-	    read_array(doc, "unreachableHistogram", sizeof(*out->unreachable), (void **)&out->unreachable,
+	run_fields_read(ri, out, info_fields, RUN_FIELDS_N(info_fields));
+	if (read_array(doc, AK_GC_PATHS, sizeof(*out->leaks), (void **)&out->leaks, &out->nleaks, read_leak) ||
+	    read_array(doc, AK_SUSPECTS, sizeof(*out->suspects), (void **)&out->suspects, &out->nsuspects, read_suspect) ||
+	    read_array(doc, AK_THREADS, sizeof(*out->threads), (void **)&out->threads, &out->nthreads, read_thread) ||
+	    read_array(doc, AK_CLASS_HISTOGRAM, sizeof(*out->classes), (void **)&out->classes, &out->nclasses, read_class) ||
+	    read_array(doc, AK_UNREACHABLE_HISTOGRAM, sizeof(*out->unreachable), (void **)&out->unreachable,
 		       &out->nunreachable, read_class) ||
-	    read_array(doc, "topRetainers", sizeof(*out->retainers), (void **)&out->retainers, &out->nretainers,
+	    read_array(doc, AK_TOP_RETAINERS, sizeof(*out->retainers), (void **)&out->retainers, &out->nretainers,
 		       read_retainer)) {
 		run_analysis_free(out);
 		return -ENOMEM;

@@ -2,10 +2,12 @@
  * read), its writer and its reader.
  *
  * The writer (analysis_write.c) is called in the file's order by the
- * analyzer's report (analyze/report.c), one record at a time: the analyzer
+ * analyzer's findings (analyze/findings*.c), one record at a time: the analyzer
  * fills the run_anw_* structs, this module spells the keys. A record with
  * a path is written in three calls: its _begin, the path's steps, then
  * run_anw_item_end.
+ *
+ * The keys are spelled once, in analysis_keys.h, for both.
  *
  * The reader (analysis.c) is what the report and the lab's store read: the
  * leak groups by rule (gcPaths) and the suspects with their paths from a

@@ -1,4 +1,4 @@
-/* death.json: writer beside reader. */
+/* death.json: writer beside reader, from one field list per object. */
 #include "run/death.h"
 #include "run/records.h"
 #include "run/fields.h"
@@ -7,6 +7,7 @@
 #include "util/jsonread.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,81 +73,93 @@ static int memory_kill_read(struct json_object *x, struct run_memory_kill *k)
 	return 0;
 }
 
+/* death.json's keys: the head, its objects, the tail (the file names) */
+static const struct run_field head_fields[] = {
+	RF(RF_DBL_0, struct run_death, t, "t"),
+	RF(RF_I64_0, struct run_death, pid, "pid"),
+	RF(RF_STR, struct run_death, cause, "cause"),
+	RF(RF_STR, struct run_death, how, "how"),
+	RF(RF_I64_NN, struct run_death, wait_status, "wait_status"),
+	RF(RF_I64_NN, struct run_death, exit_code, "exit_code"),
+	RF(RF_I64_NZ, struct run_death, signal, "signal"),
+	RF(RF_STR_SET, struct run_death, signal_name, "signal_name"),
+	RF(RF_BOOL, struct run_death, core_dumped, "core_dumped"),
+};
+
+static const struct run_field sender_fields[] = {
+	RF(RF_I64_0, struct run_death, sender.pid, "pid"),
+	RF(RF_STR, struct run_death, sender.comm, "comm"),
+	RF(RF_I64_0, struct run_death, sender.si_code, "si_code"),
+};
+
+static const struct run_field oom_killer_fields[] = {
+	RF(RF_DBL_0, struct run_death, oom_killer.t, "t"),
+	RF(RF_U64, struct run_death, oom_killer.total_vm_kb, "total_vm_kb"),
+	RF(RF_U64, struct run_death, oom_killer.anon_rss_kb, "anon_rss_kb"),
+	RF(RF_U64, struct run_death, oom_killer.file_rss_kb, "file_rss_kb"),
+	RF(RF_U64, struct run_death, oom_killer.shmem_rss_kb, "shmem_rss_kb"),
+	RF(RF_U64, struct run_death, oom_killer.pgtables_kb, "pgtables_kb"),
+	RF(RF_I64_0, struct run_death, oom_killer.oom_score_adj, "oom_score_adj"),
+	RF(RF_I64_0, struct run_death, oom_killer.allocating_pid, "allocating_pid"),
+	RF(RF_STR, struct run_death, oom_killer.allocating_comm, "allocating_comm"),
+};
+
+static const struct run_field cgroup_fields[] = {
+	RF(RF_STR, struct run_death, memory_cgroup.path, "path"),
+	RF(RF_STR, struct run_death, memory_cgroup.version, "version"),
+	RF(RF_I64_M1, struct run_death, memory_cgroup.limit_bytes, "limit_bytes"),
+	RF(RF_I64_0, struct run_death, memory_cgroup.limit_hits, "limit_hits"),
+	RF(RF_I64_0, struct run_death, memory_cgroup.oom_kills, "oom_kills"),
+};
+
+/* as it stood just before the end; the heap's figures only with a heap */
+static const struct run_field last_state_fields[] = {
+	RF(RF_STR, struct run_death, last_state.source, "source"),
+	RF(RF_DBL_0, struct run_death, last_state.t_sample, "t_sample"),
+	RF(RF_I64_M1, struct run_death, last_state.rss_kb, "rss_kb"),
+	RF(RF_I64_M1, struct run_death, last_state.vmsize_kb, "vmsize_kb"),
+	RF(RF_I64_M1, struct run_death, last_state.threads, "threads"),
+	RF(RF_I64_M1, struct run_death, last_state.thread_limit, "thread_limit"),
+	RF(RF_I64_M1, struct run_death, last_state.fds, "fds"),
+	RF(RF_I64_M1, struct run_death, last_state.fd_limit, "fd_limit"),
+	RF(RF_I64_NN, struct run_death, last_state.heap_used, "heap_used"),
+	RF(RF_I64_NN, struct run_death, last_state.heap_max, "heap_max"),
+};
+
+static const struct run_field java_oom_fields[] = {
+	RF(RF_I64_0, struct run_death, java_oom.count, "count"),
+	RF(RF_DBL_0, struct run_death, java_oom.t_last, "t_last"),
+	RF(RF_STR, struct run_death, java_oom.message, "message"),
+	RF(RF_STR, struct run_death, java_oom.thread, "thread"),
+	RF(RF_STR, struct run_death, java_oom.dump, "dump"),
+};
+
+/* the part fields' offsets are from the record's start, so the parts' own are 0 */
+#define DEATH_PART(has, key, list) {key, 0, offsetof(struct run_death, has), list, RUN_FIELDS_N(list)}
+static const struct run_part parts[] = {
+	DEATH_PART(has_sender, "sender", sender_fields),
+	DEATH_PART(has_oom_killer, "oom_killer", oom_killer_fields),
+	DEATH_PART(has_memory_cgroup, "memory_cgroup", cgroup_fields),
+	DEATH_PART(has_last_state, "last_state", last_state_fields),
+	DEATH_PART(has_java_oom, "java_oom", java_oom_fields),
+};
+
+static const struct run_field tail_fields[] = {
+	RF(RF_STR, struct run_death, threads_file, "threads_file"),
+	RF(RF_STR, struct run_death, fds_file, "fds_file"),
+	RF(RF_STR, struct run_death, vmsize_file, "vmsize_file"),
+};
+
 void run_death_write(struct json *j, const struct run_death *d)
 {
+	struct run_death w = *d;
+
+	if (!w.last_state.has_heap)
+		w.last_state.heap_used = w.last_state.heap_max = -1;
 	json_obj(j);
 	json_kstr(j, "type", run_rec_name(REC_DEATH));
-	json_kdbl(j, "t", d->t);
-	json_kint(j, "pid", d->pid);
-	json_kstr(j, "cause", d->cause);
-	json_kstr(j, "how", d->how);
-	if (d->wait_status >= 0)
-		json_kint(j, "wait_status", d->wait_status);
-	if (d->exit_code >= 0)
-		json_kint(j, "exit_code", d->exit_code);
-	if (d->signal) {
-		json_kint(j, "signal", d->signal);
-		json_kstr(j, "signal_name", d->signal_name);
-		json_kbool(j, "core_dumped", d->core_dumped);
-		json_key(j, "sender");
-		json_obj(j);
-		json_kint(j, "pid", d->sender.pid);
-		json_kstr(j, "comm", d->sender.comm);
-		json_kint(j, "si_code", d->sender.si_code);
-		json_obj_end(j);
-	}
-	if (d->has_oom_killer) {
-		json_key(j, "oom_killer");
-		json_obj(j);
-		json_kdbl(j, "t", d->oom_killer.t);
-		json_kuint(j, "total_vm_kb", d->oom_killer.total_vm_kb);
-		json_kuint(j, "anon_rss_kb", d->oom_killer.anon_rss_kb);
-		json_kuint(j, "file_rss_kb", d->oom_killer.file_rss_kb);
-		json_kuint(j, "shmem_rss_kb", d->oom_killer.shmem_rss_kb);
-		json_kuint(j, "pgtables_kb", d->oom_killer.pgtables_kb);
-		json_kint(j, "oom_score_adj", d->oom_killer.oom_score_adj);
-		json_kint(j, "allocating_pid", d->oom_killer.allocating_pid);
-		json_kstr(j, "allocating_comm", d->oom_killer.allocating_comm);
-		json_obj_end(j);
-	}
-	if (d->has_memory_cgroup) {
-		json_key(j, "memory_cgroup");
-		json_obj(j);
-		json_kstr(j, "path", d->memory_cgroup.path);
-		json_kstr(j, "version", d->memory_cgroup.version);
-		json_kint(j, "limit_bytes", d->memory_cgroup.limit_bytes);
-		json_kint(j, "limit_hits", d->memory_cgroup.limit_hits);
-		json_kint(j, "oom_kills", d->memory_cgroup.oom_kills);
-		json_obj_end(j);
-	}
-	if (d->has_last_state) {
-		/* as it stood just before the end */
-		json_key(j, "last_state");
-		json_obj(j);
-		json_kstr(j, "source", d->last_state.source);
-		json_kdbl(j, "t_sample", d->last_state.t_sample);
-		json_kint(j, "rss_kb", d->last_state.rss_kb);
-		json_kint(j, "vmsize_kb", d->last_state.vmsize_kb);
-		json_kint(j, "threads", d->last_state.threads);
-		json_kint(j, "thread_limit", d->last_state.thread_limit);
-		json_kint(j, "fds", d->last_state.fds);
-		json_kint(j, "fd_limit", d->last_state.fd_limit);
-		if (d->last_state.has_heap) {
-			json_kint(j, "heap_used", d->last_state.heap_used);
-			json_kint(j, "heap_max", d->last_state.heap_max);
-		}
-		json_obj_end(j);
-	}
-	if (d->has_java_oom) {
-		json_key(j, "java_oom");
-		json_obj(j);
-		json_kint(j, "count", d->java_oom.count);
-		json_kdbl(j, "t_last", d->java_oom.t_last);
-		json_kstr(j, "message", d->java_oom.message);
-		json_kstr(j, "thread", d->java_oom.thread);
-		json_kstr(j, "dump", d->java_oom.dump);
-		json_obj_end(j);
-	}
+	run_fields_write(j, &w, head_fields, RUN_FIELDS_N(head_fields));
+	run_parts_write(j, &w, parts, RUN_FIELDS_N(parts));
 	if (d->has_last_failure) {
 		json_key(j, "last_failure");
 		json_obj(j);
@@ -155,9 +168,7 @@ void run_death_write(struct json *j, const struct run_death *d)
 	}
 	if (d->has_memory_kill)
 		memory_kill_write(j, &d->memory_kill);
-	json_kstr(j, "threads_file", d->threads_file);
-	json_kstr(j, "fds_file", d->fds_file);
-	json_kstr(j, "vmsize_file", d->vmsize_file);
+	run_fields_write(j, &w, tail_fields, RUN_FIELDS_N(tail_fields));
 	json_obj_end(j);
 }
 
@@ -168,62 +179,10 @@ int run_death_read(struct json_object *o, struct run_death *d)
 	memset(d, 0, sizeof(*d));
 	if (!o || !json_object_is_type(o, json_type_object) || !jr_str(o, "how"))
 		return -EINVAL;
-	d->t = jr_num(o, "t", 0);
-	d->pid = jr_int64(o, "pid", 0);
-	d->cause = jr_str(o, "cause");
-	d->how = jr_str(o, "how");
-	d->wait_status = jr_int64(o, "wait_status", -1);
-	d->exit_code = jr_int64(o, "exit_code", -1);
-	d->signal = jr_int64(o, "signal", 0);
-	d->signal_name = jr_str(o, "signal_name");
-	d->core_dumped = jr_bool(o, "core_dumped");
-	if ((x = jr_get(o, "sender"))) {
-		d->sender.pid = jr_int64(x, "pid", 0);
-		d->sender.comm = jr_str(x, "comm");
-		d->sender.si_code = jr_int64(x, "si_code", 0);
-	}
-	if ((x = jr_get(o, "oom_killer")) && json_object_is_type(x, json_type_object)) {
-		d->has_oom_killer = 1;
-		d->oom_killer.t = jr_num(x, "t", 0);
-		d->oom_killer.total_vm_kb = jr_uint64(x, "total_vm_kb", 0);
-		d->oom_killer.anon_rss_kb = jr_uint64(x, "anon_rss_kb", 0);
-		d->oom_killer.file_rss_kb = jr_uint64(x, "file_rss_kb", 0);
-		d->oom_killer.shmem_rss_kb = jr_uint64(x, "shmem_rss_kb", 0);
-		d->oom_killer.pgtables_kb = jr_uint64(x, "pgtables_kb", 0);
-		d->oom_killer.oom_score_adj = jr_int64(x, "oom_score_adj", 0);
-		d->oom_killer.allocating_pid = jr_int64(x, "allocating_pid", 0);
-		d->oom_killer.allocating_comm = jr_str(x, "allocating_comm");
-	}
-	if ((x = jr_get(o, "memory_cgroup")) && json_object_is_type(x, json_type_object)) {
-		d->has_memory_cgroup = 1;
-		d->memory_cgroup.path = jr_str(x, "path");
-		d->memory_cgroup.version = jr_str(x, "version");
-		d->memory_cgroup.limit_bytes = jr_int64(x, "limit_bytes", -1);
-		d->memory_cgroup.limit_hits = jr_int64(x, "limit_hits", 0);
-		d->memory_cgroup.oom_kills = jr_int64(x, "oom_kills", 0);
-	}
-	if ((x = jr_get(o, "last_state")) && json_object_is_type(x, json_type_object)) {
-		d->has_last_state = 1;
-		d->last_state.source = jr_str(x, "source");
-		d->last_state.t_sample = jr_num(x, "t_sample", 0);
-		d->last_state.rss_kb = jr_int64(x, "rss_kb", -1);
-		d->last_state.vmsize_kb = jr_int64(x, "vmsize_kb", -1);
-		d->last_state.threads = jr_int64(x, "threads", -1);
-		d->last_state.thread_limit = jr_int64(x, "thread_limit", -1);
-		d->last_state.fds = jr_int64(x, "fds", -1);
-		d->last_state.fd_limit = jr_int64(x, "fd_limit", -1);
-		d->last_state.has_heap = jr_is_num(jr_get(x, "heap_max"));
-		d->last_state.heap_used = jr_int64(x, "heap_used", -1);
-		d->last_state.heap_max = jr_int64(x, "heap_max", -1);
-	}
-	if ((x = jr_get(o, "java_oom")) && json_object_is_type(x, json_type_object)) {
-		d->has_java_oom = 1;
-		d->java_oom.count = jr_int64(x, "count", 0);
-		d->java_oom.t_last = jr_num(x, "t_last", 0);
-		d->java_oom.message = jr_str(x, "message");
-		d->java_oom.thread = jr_str(x, "thread");
-		d->java_oom.dump = jr_str(x, "dump");
-	}
+	run_fields_read(o, d, head_fields, RUN_FIELDS_N(head_fields));
+	run_parts_read(o, d, parts, RUN_FIELDS_N(parts));
+	d->last_state.has_heap = d->has_last_state && d->last_state.heap_max >= 0;
+	run_fields_read(o, d, tail_fields, RUN_FIELDS_N(tail_fields));
 	if ((x = jr_get(o, "last_failure")) && json_object_is_type(x, json_type_object)) {
 		d->has_last_failure = 1;
 		if (run_fail_group_read(x, &d->last_failure))
@@ -234,9 +193,6 @@ int run_death_read(struct json_object *o, struct run_death *d)
 		if (memory_kill_read(x, &d->memory_kill))
 			return -ENOMEM;
 	}
-	d->threads_file = jr_str(o, "threads_file");
-	d->fds_file = jr_str(o, "fds_file");
-	d->vmsize_file = jr_str(o, "vmsize_file");
 	return 0;
 }
 

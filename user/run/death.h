@@ -21,6 +21,7 @@ struct run_death {
 	int64_t signal;              /* 0: none (then no sender) */
 	const char *signal_name;
 	int core_dumped;
+	int has_sender;              /* with a signal */
 	struct { int64_t pid; const char *comm; int64_t si_code; } sender;
 	int has_oom_killer;
 	struct {

@@ -4,6 +4,7 @@
 #include "util/json.h"
 #include "util/jsonread.h"
 
+#include <json-c/json.h>
 #include <math.h>
 #include <string.h>
 
@@ -25,8 +26,18 @@ void run_fields_write(struct json *j, const void *rec, const struct run_field *f
 			if (*AT_C(rec, f, int64_t) == RUN_NONE)
 				break;
 			/* fall through */
+		case RF_I64_NZ:
+			if (!*AT_C(rec, f, int64_t))
+				break;
+			json_kint(j, f->key, *AT_C(rec, f, int64_t));
+			break;
+		case RF_I64_NN:
+			if (*AT_C(rec, f, int64_t) < 0)
+				break;
+			/* fall through */
 		case RF_I64:
 		case RF_I64_0:
+		case RF_I64_M1:
 			json_kint(j, f->key, *AT_C(rec, f, int64_t));
 			break;
 		case RF_INT_0:
@@ -67,7 +78,12 @@ void run_fields_read(struct json_object *o, void *rec, const struct run_field *f
 			*AT(rec, f, int64_t) = jr_int64(o, f->key, RUN_NONE);
 			break;
 		case RF_I64_0:
+		case RF_I64_NZ:
 			*AT(rec, f, int64_t) = jr_int64(o, f->key, 0);
+			break;
+		case RF_I64_M1:
+		case RF_I64_NN:
+			*AT(rec, f, int64_t) = jr_int64(o, f->key, -1);
 			break;
 		case RF_INT_0:
 			*AT(rec, f, int) = (int)jr_int64(o, f->key, 0);
@@ -87,5 +103,30 @@ void run_fields_read(struct json_object *o, void *rec, const struct run_field *f
 			*AT(rec, f, int) = jr_bool(o, f->key);
 			break;
 		}
+	}
+}
+
+void run_parts_write(struct json *j, const void *rec, const struct run_part *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++, p++) {
+		if (p->has_off && !*(const int *)((const char *)rec + p->has_off))
+			continue;
+		json_key(j, p->key);
+		json_obj(j);
+		run_fields_write(j, (const char *)rec + p->off, p->fields, p->n);
+		json_obj_end(j);
+	}
+}
+
+void run_parts_read(struct json_object *o, void *rec, const struct run_part *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++, p++) {
+		struct json_object *x = jr_get(o, p->key);
+		int there = x && json_object_is_type(x, json_type_object);
+
+		if (p->has_off)
+			*(int *)((char *)rec + p->has_off) = there;
+		if (there)
+			run_fields_read(x, (char *)rec + p->off, p->fields, p->n);
 	}
 }

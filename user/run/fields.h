@@ -18,6 +18,9 @@ enum run_fk {
 	RF_I64,      /* int64_t: read RUN_NONE when absent */
 	RF_I64_SET,  /* the same, written only when not RUN_NONE */
 	RF_I64_0,    /* int64_t: read 0 when absent */
+	RF_I64_NZ,   /* the same, written only when not 0 */
+	RF_I64_M1,   /* int64_t: read -1 when absent */
+	RF_I64_NN,   /* the same, written only when 0 or more */
 	RF_INT_0,    /* int: read 0 when absent */
 	RF_U64,      /* uint64_t: read 0 when absent */
 	RF_U64_SET,  /* the same, written only when not 0 */
@@ -40,6 +43,9 @@ struct run_field {
 #define RF_CTYPE_RF_I64 int64_t
 #define RF_CTYPE_RF_I64_SET int64_t
 #define RF_CTYPE_RF_I64_0 int64_t
+#define RF_CTYPE_RF_I64_NZ int64_t
+#define RF_CTYPE_RF_I64_M1 int64_t
+#define RF_CTYPE_RF_I64_NN int64_t
 #define RF_CTYPE_RF_INT_0 int
 #define RF_CTYPE_RF_U64 uint64_t
 #define RF_CTYPE_RF_U64_SET uint64_t
@@ -52,10 +58,25 @@ struct run_field {
 	 (uint16_t)(offsetof(type, member) +                                                         \
 		    0 * sizeof(char[_Generic(((type *)0)->member, RF_CTYPE_##kind: 1, default: -1)]))}
 
+/* A nested object of a record: its key, its fields at off in the record's
+ * struct, written and read when the int at has_off is not 0 (set on read
+ * when the object is there); has_off 0: always. */
+struct run_part {
+	const char *key;
+	uint16_t off, has_off;
+	const struct run_field *fields;
+	size_t n;
+};
+#define RUN_PART(type, member, has, key, list) {key, offsetof(type, member), offsetof(type, has), list, RUN_FIELDS_N(list)}
+
 /* The fields of rec, in order. */
 void run_fields_write(struct json *j, const void *rec, const struct run_field *f, size_t n);
 /* The fields of rec from o (absent ones as their kind says). */
 void run_fields_read(struct json_object *o, void *rec, const struct run_field *f, size_t n);
+
+/* The parts of rec, in order: each an object under its key. */
+void run_parts_write(struct json *j, const void *rec, const struct run_part *p, size_t n);
+void run_parts_read(struct json_object *o, void *rec, const struct run_part *p, size_t n);
 
 #define RUN_FIELDS_N(a) (sizeof(a) / sizeof((a)[0]))
 
