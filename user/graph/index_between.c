@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 /* Between the index's passes: class names, pseudo classes for arrays, field
- * layouts flattened, probes resolved, ids sorted and partitioned, look-up built. */
+ * layouts flattened, probes resolved, each node's class, the memory
+ * checked; the paths' marks (index_marks.c) and the ids' order and look-up
+ * (index_ids.c) called from here. */
 #include "graph/index_build.h"
 #include "util/hugemem.h"
 
@@ -99,153 +101,6 @@ static int add_pseudo_classes(struct build *b)
 	return 0;
 }
 
-/* VisualVM's rule for a referent: it does not hold when its Reference is a
- * Weak, Soft, Final or Phantom one (or a subclass), so long as the dump has
- * at least four such classes; any other Reference's referent (Dalvik's
- * FinalizerReference) holds. Those are marked to be crossed last, so a
- * path uses them only when there is no other way (as Shark never does). */
-static int mark_late_referents(struct ooms_index *ix)
-{
-	static const char *const kinds[] = {"java.lang.ref.WeakReference", "java.lang.ref.SoftReference",
-					    "java.lang.ref.FinalReference", "java.lang.ref.PhantomReference"};
-	uint32_t special = 0;
-
-	for (uint32_t c = 0; c < ix->nclasses; c++)
-		for (size_t k = 0; k < 4; k++)
-			if (ooms_index_is_a(ix, c, kinds[k])) {
-				special++;
-				break;
-			}
-	for (uint32_t c = 0; c < ix->nclasses; c++) {
-		int is_special = 0;
-
-		if (ix->classes[c].weak_slot == OOMS_NONE)
-			continue;
-		for (size_t k = 0; k < 4 && special >= 4 && !is_special; k++)
-			is_special = ooms_index_is_a(ix, c, kinds[k]);
-		ix->classes[c].referent_late = !is_special;
-	}
-	return 0;
-}
-
-/* References that leak through no fault of the app (the Android framework
- * keeping a view, an activity record, a context), crossed last by the path
- * search: a leak reached only through one is a library leak. Written from
- * public knowledge of these platform bugs; --library-leak adds more. */
-static const struct {
-	const char *ref, *why;
-} library_table[] = {
-	{"android.view.inputmethod.InputMethodManager#mServedView",
-	 "InputMethodManager keeps the last focused view after its activity is destroyed (Android up to 9)"},
-	{"android.view.inputmethod.InputMethodManager#mNextServedView",
-	 "InputMethodManager keeps the view to focus next after its activity is destroyed (Android up to 9)"},
-	{"android.view.inputmethod.InputMethodManager#mCurRootView",
-	 "InputMethodManager keeps the root view of the last focused window"},
-	{"android.app.ActivityThread$ActivityClientRecord#nextIdle",
-	 "ActivityThread's idle list keeps a destroyed activity's record until the main thread idles"},
-	{"android.media.AudioManager#mContext_static",
-	 "AudioManager keeps the first Context it was made with in a static field (Android 6)"},
-	{"android.animation.LayoutTransition$1#val$parent",
-	 "LayoutTransition's listener keeps the parent view until its animation ends"},
-	{"android.os.Message#obj",
-	 "a Message still in a queue, or recycled without being cleared, keeps its obj (Android up to 4.4)"},
-	/* a class alone: GC roots that are its instances */
-	{"android.os.Binder",
-	 "a Binder held by native code (a JNI global root) lives as long as another process holds its proxy: "
-	 "a bound service's binder keeps what it references until unbindService (LeakCanary 1.x left these roots out)"},
-};
-
-/* Marks the GC roots that are instances of class c (or a subclass). */
-static int mark_root_class(struct build *b, uint32_t c, uint8_t mark)
-{
-	struct ooms_index *ix = b->ix;
-	void *q = huge_realloc(ix->root_classes, (ix->nroot_classes + 1) * sizeof(*ix->root_classes));
-
-	if (!q)
-		return ixb_fail(b, -ENOMEM, "out of memory");
-	ix->root_classes = q;
-	ix->root_classes[ix->nroot_classes].cls = c;
-	ix->root_classes[ix->nroot_classes++].mark = mark;
-	return 0;
-}
-
-/* Marks what a spec names: 'Class#field', an instance field declared in
- * Class (so in its subclasses' instances too) or a static of Class; or
- * 'Class', the GC roots that are instances of Class. 0; 1 when the dump
- * has no such class or field (must: refused). */
-static int mark_ref(struct build *b, const char *spec, uint8_t mark, int must)
-{
-	struct ooms_index *ix = b->ix;
-	const char *hash = strchr(spec, '#'), *opt = mark == OOMS_MARK_IGNORE ? "--ignore" : "--library-leak";
-	size_t clen = hash ? (size_t)(hash - spec) : strlen(spec);
-	char cls[512];
-	uint32_t c, hits = 0;
-
-	if (!clen || (hash && !hash[1]) || clen >= sizeof(cls))
-		return must ? ixb_fail(b, -EINVAL, "%s wants Class#field or Class: %s", opt, spec) : 0;
-	snprintf(cls, sizeof(cls), "%.*s", (int)clen, spec);
-	if ((c = ooms_index_class_by_name(ix, cls)) == OOMS_NONE)
-		return must ? ixb_fail(b, -EINVAL, "%s %s: no class %s in this dump", opt, spec, cls) : 0;
-	if (!hash)
-		return mark_root_class(b, c, mark);
-	for (uint32_t k = 0; k < ix->nslots; k++)
-		if (ix->slots[k].declared_in == c && !strcmp(ooms_index_str(ix, ix->fields[ix->slots[k].field].name), hash + 1))
-			ix->slots[k].ignored = mark, hits++;
-	for (uint32_t i = 0; i < ix->classes[c].nstatics; i++) {
-		struct ooms_static *st = &ix->statics[ix->classes[c].statics_at + i];
-
-		if (!strcmp(ooms_index_str(ix, st->name), hash + 1))
-			st->ignored = mark, hits++;
-	}
-	if (!hits && must)
-		return ixb_fail(b, -EINVAL, "%s %s: %s has no reference field %s", opt, spec, cls, hash + 1);
-	return 0;
-}
-
-/* A library reference's description, kept in ix->library; its mark. */
-static int add_library(struct build *b, const char *ref, const char *why, uint8_t *mark)
-{
-	struct ooms_index *ix = b->ix;
-	char **l = huge_realloc(ix->library, (ix->nlibrary + 1) * sizeof(*l)); /* a handful: exact size */
-
-	if (!l)
-		return ixb_fail(b, -ENOMEM, "out of memory");
-	ix->library = l;
-	if (ix->nlibrary + OOMS_MARK_LIBRARY > UINT8_MAX || asprintf(&l[ix->nlibrary], "%s: %s", ref, why) < 0)
-		return ixb_fail(b, -ENOMEM, "too many library leak references");
-	*mark = (uint8_t)(OOMS_MARK_LIBRARY + ix->nlibrary++);
-	return 0;
-}
-
-/* The path marks: the built-in library table where the dump has its
- * classes, --library-leak, then --ignore (which wins). */
-static int mark_paths(struct build *b)
-{
-	uint8_t mark;
-	int e;
-
-	for (size_t k = 0; k < sizeof(library_table) / sizeof(library_table[0]); k++) {
-		char cls[256];
-		const char *hash = strchr(library_table[k].ref, '#');
-		int clen = hash ? (int)(hash - library_table[k].ref) : (int)strlen(library_table[k].ref);
-
-		snprintf(cls, sizeof(cls), "%.*s", clen, library_table[k].ref);
-		if (ooms_index_class_by_name(b->ix, cls) == OOMS_NONE)
-			continue;
-		if ((e = add_library(b, library_table[k].ref, library_table[k].why, &mark)) ||
-		    (e = mark_ref(b, library_table[k].ref, mark, 0)))
-			return e;
-	}
-	for (size_t k = 0; k < b->nlibrary; k++)
-		if ((e = add_library(b, b->library[k], "named by --library-leak", &mark)) ||
-		    (e = mark_ref(b, b->library[k], mark, 1)))
-			return e;
-	for (size_t k = 0; k < b->nignores; k++)
-		if ((e = mark_ref(b, b->ignores[k], OOMS_MARK_IGNORE, 1)))
-			return e;
-	return 0;
-}
-
 /* Reference slots of class c: its own object fields, then each superclass's. */
 static int flatten_slots(struct build *b, struct u64map *by_id)
 {
@@ -305,9 +160,9 @@ static int flatten_slots(struct build *b, struct u64map *by_id)
 		}
 		c->nslots = ix->nslots - c->slots_at;
 	}
-	int e = mark_late_referents(ix);
+	int e = ixb_mark_late_referents(ix);
 
-	return e ? e : mark_paths(b);
+	return e ? e : ixb_mark_paths(b);
 }
 
 /* The probes that apply to instances of each class. */
@@ -354,214 +209,6 @@ static int resolve_probes(struct build *b)
 	return 0;
 }
 
-/* LSD radix sort of (id, node) by id, 16 bits a round, only the rounds the
- * ids' spread needs. */
-static int sort_ids(struct build *b)
-{
-	struct ooms_index *ix = b->ix;
-	size_t n = ix->nodes - 1;
-	uint64_t *k = huge_malloc(n * sizeof(*k)), *k2 = huge_malloc(n * sizeof(*k2)), lo = UINT64_MAX, hi = 0;
-	uint32_t *v = huge_malloc(n * sizeof(*v)), *v2 = huge_malloc(n * sizeof(*v2));
-	size_t *cnt = huge_malloc(65537 * sizeof(*cnt));
-
-	if (!k || !k2 || !v || !v2 || !cnt) {
-		free(k); free(k2); free(v); free(v2); free(cnt);
-		return ixb_fail(b, -ENOMEM, "out of memory sorting %zu ids", n);
-	}
-	for (size_t i = 0; i < n; i++) {
-		k[i] = ooms_index_id(ix, (uint32_t)(i + 1));
-		v[i] = (uint32_t)(i + 1);
-		if (k[i] < lo)
-			lo = k[i];
-		if (k[i] > hi)
-			hi = k[i];
-	}
-	for (unsigned shift = 0; shift < 64 && ((hi - lo) >> shift); shift += 16) {
-		memset(cnt, 0, 65537 * sizeof(*cnt));
-		for (size_t i = 0; i < n; i++)
-			cnt[(((k[i] - lo) >> shift) & 0xffff) + 1]++;
-		for (size_t d = 1; d <= 65536; d++)
-			cnt[d] += cnt[d - 1];
-		for (size_t i = 0; i < n; i++) {
-			size_t at = cnt[((k[i] - lo) >> shift) & 0xffff]++;
-
-			k2[at] = k[i];
-			v2[at] = v[i];
-		}
-		uint64_t *tk = k; k = k2; k2 = tk;
-		uint32_t *tv = v; v = v2; v2 = tv;
-	}
-	free(k2);
-	free(v2);
-	free(cnt);
-	ix->sorted_ids = k;
-	ix->sorted_nodes = v;
-	return 0;
-}
-
-/* id -> node: the sorted ids (ids[] itself when already in order) and a
- * directory of 2^k buckets over their range, so a lookup is a short search. */
-/* Class objects go after every other object, in id order: HotSpot writes
- * instances in address order and the class dumps apart, so the rest is then
- * in id order already and the id table itself is the lookup (no copy). */
-static int partition_classes(struct build *b)
-{
-	struct ooms_index *ix = b->ix;
-	struct cls_entry { uint64_t id; uint32_t ci; uint8_t heap; } *cl = huge_malloc((ix->nclasses + 1) * sizeof(*cl));
-	uint32_t w = 1, nc = 0;
-
-	if (!cl)
-		return ixb_fail(b, -ENOMEM, "out of memory");
-	for (uint32_t r = 1; r < ix->nodes; r++) {
-		if (b->kind[r] == NODE_CLASS) {
-			cl[nc].id = ix->ids[r];
-			cl[nc].ci = (uint32_t)b->cls_ids[r];
-			cl[nc++].heap = b->heap_of[r];
-			continue;
-		}
-		ix->ids[w] = ix->ids[r];
-		b->cls_ids[w] = b->cls_ids[r];
-		b->kind[w] = b->kind[r];
-		b->heap_of[w] = b->heap_of[r];
-		b->length[w++] = b->length[r];
-	}
-	ix->main_end = w - 1;
-	/* insertion sort would do for a few thousand; qsort for any count */
-	for (uint32_t i = 1; i < nc; i++) {
-		struct cls_entry t = cl[i];
-		uint32_t j = i;
-
-		if (cl[j - 1].id <= t.id)
-			continue;
-		while (j > 0 && cl[j - 1].id > t.id) {
-			cl[j] = cl[j - 1];
-			j--;
-		}
-		cl[j] = t;
-	}
-	for (uint32_t i = 0; i < nc; i++, w++) {
-		ix->ids[w] = cl[i].id;
-		b->cls_ids[w] = cl[i].ci;
-		b->kind[w] = NODE_CLASS;
-		b->heap_of[w] = cl[i].heap;
-		b->length[w] = 0;
-		ix->classes[cl[i].ci].node = w;
-	}
-	free(cl);
-	return 0;
-}
-
-/* Key i of the searched table: the sorted copy, or the ids of nodes 1..main_end. */
-static inline uint64_t lookup_key(const struct ooms_index *ix, uint32_t i)
-{
-	return ix->sorted_ids ? ix->sorted_ids[i] : ooms_index_id(ix, i + 1);
-}
-
-/* id -> node: the objects' ids (in order already, or sorted into a copy)
- * with a directory of 2^k buckets over their range, so a lookup is a short
- * search; class objects are searched apart. */
-static int build_lookup(struct build *b)
-{
-	struct ooms_index *ix = b->ix;
-	size_t n = ix->main_end, sorted = 1;
-	uint64_t span;
-	uint32_t nb = 1;
-
-	for (size_t i = 2; i <= n && sorted; i++)
-		sorted = ooms_index_id(ix, (uint32_t)i) > ooms_index_id(ix, (uint32_t)i - 1);
-	if (!sorted) {
-		int e = sort_ids(b);
-
-		if (e)
-			return e;
-		n = ix->nodes - 1; /* the sorted copy holds every object */
-	}
-	ix->lookup_n = (uint32_t)n;
-	ix->min_id = n ? lookup_key(ix, 0) : 0;
-	span = n ? lookup_key(ix, (uint32_t)n - 1) - ix->min_id : 0;
-	while (nb < n / 16 + 1 && nb < (1u << 26))
-		nb *= 2;
-	ix->bucket_shift = 0;
-	while ((span >> ix->bucket_shift) >= nb)
-		ix->bucket_shift++;
-	ix->nbuckets = nb;
-	ix->bucket = huge_malloc(((size_t)nb + 1) * sizeof(*ix->bucket));
-	if (!ix->bucket)
-		return ixb_fail(b, -ENOMEM, "out of memory");
-	for (size_t i = 0, bk = 0; bk <= nb; bk++) {
-		while (i < n && ((lookup_key(ix, (uint32_t)i) - ix->min_id) >> ix->bucket_shift) < bk)
-			i++;
-		ix->bucket[bk] = (uint32_t)i;
-	}
-	return 0;
-}
-
-/* First position in [lo, hi) of the table whose key is >= id. */
-static uint32_t search(const struct ooms_index *ix, int classes, uint32_t lo, uint32_t hi, uint64_t id)
-{
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if ((classes ? ooms_index_id(ix, mid) : lookup_key(ix, mid)) < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-uint32_t ooms_index_find(const struct ooms_index *ix, uint64_t id)
-{
-	uint64_t rel = (id - ix->min_id) >> ix->bucket_shift;
-	uint32_t at;
-
-	if (id >= ix->min_id && ix->bucket && rel < ix->nbuckets) {
-		at = search(ix, 0, ix->bucket[rel], ix->bucket[rel + 1], id);
-		if (at < ix->lookup_n && lookup_key(ix, at) == id)
-			return ix->sorted_nodes ? ix->sorted_nodes[at] : at + 1;
-	}
-	if (ix->sorted_ids || ix->main_end + 1 >= ix->nodes)
-		return OOMS_NONE;
-	/* the class objects, in id order after the rest */
-	at = search(ix, 1, ix->main_end + 1, ix->nodes, id);
-	return at < ix->nodes && ooms_index_id(ix, at) == id ? at : OOMS_NONE;
-}
-
-/* 32-bit ids when every id is base + k << shift with k < 2^32: objects are
- * 8-byte aligned in HotSpot and ART heaps, so a 32 GB range fits; 4-byte
- * ids always fit. Saves 4 bytes per object. */
-static int compact_ids(struct ooms_index *ix)
-{
-	uint64_t lo = UINT64_MAX, hi = 0, any = 0;
-	unsigned shift = 3;
-
-	for (uint32_t n = 1; n < ix->nodes; n++) {
-		uint64_t v = ix->ids[n];
-
-		lo = v < lo ? v : lo;
-		hi = v > hi ? v : hi;
-	}
-	if (ix->nodes <= 1)
-		return 0;
-	for (uint32_t n = 1; n < ix->nodes; n++)
-		any |= ix->ids[n] - lo;
-	while (shift && (any & ((1ull << shift) - 1)))
-		shift--;
-	if (((hi - lo) >> shift) >= UINT32_MAX)
-		return 0; /* keep 64-bit ids */
-	ix->cids = huge_malloc((size_t)ix->nodes * sizeof(*ix->cids));
-	if (!ix->cids)
-		return -ENOMEM;
-	ix->id_base = lo;
-	ix->id_shift = shift;
-	ix->cids[0] = 0; /* the super-root: its id is never asked for */
-	for (uint32_t n = 1; n < ix->nodes; n++)
-		ix->cids[n] = (uint32_t)((ix->ids[n] - lo) >> shift);
-	free(ix->ids);
-	ix->ids = NULL;
-	return 0;
-}
-
 /* The estimate from the objects and an upper bound of the references
  * (every slot and element non-null), before pass 2 allocates: refused past
  * --max-memory; the bound is also the size pass 2's references start at. */
@@ -604,7 +251,7 @@ int ixb_between_passes(struct build *b)
 		}
 	e = flatten_slots(b, &by_id);
 	if (!e)
-		e = partition_classes(b);
+		e = ixb_partition_classes(b);
 	if (!e)
 		e = add_pseudo_classes(b);
 	if (!e)
@@ -657,9 +304,9 @@ int ixb_between_passes(struct build *b)
 	free(b->cls);
 	b->kind = b->heap_of = NULL;
 	b->length = b->cls = NULL;
-	if (compact_ids(ix))
+	if (ixb_compact_ids(ix))
 		return ixb_fail(b, -ENOMEM, "out of memory");
-	if ((e = build_lookup(b)))
+	if ((e = ixb_build_lookup(b)))
 		return e;
 	ix->roots = huge_malloc((b->nroots + 1) * sizeof(*ix->roots));
 	if (!ix->roots)

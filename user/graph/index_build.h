@@ -1,7 +1,8 @@
 /* The heap index's builder, shared by its passes: index.c (driving, look-ups),
  * index_pass1.c (names, classes, roots, the object table), index_between.c
- * (sorting, partitioning, layouts and probes resolved), index_pass2.c (the
- * references). Private to them; index.h is the interface. */
+ * (class names, layouts and probes resolved, each node's class) with
+ * index_marks.c (the paths' marks) and index_ids.c (the ids sorted and
+ * partitioned, their look-up), index_pass2.c (the references). Private to them; index.h is the interface. */
 #ifndef OOMSCOPE_GRAPH_INDEX_BUILD_H
 #define OOMSCOPE_GRAPH_INDEX_BUILD_H
 
@@ -91,6 +92,13 @@ int ixb_rec_data(void *ctx, const uint8_t *p, size_t n);
 int ixb_rec_end(void *ctx, const struct hprof_record *r);
 int ixb_add_node(struct build *b, uint64_t id, uint8_t kind, uint64_t cls, uint32_t length);
 int ixb_p1_sub(void *ctx, const struct hprof_sub *s);
+/* index_marks.c: the paths' marks (late referents, library leaks, --ignore) */
+int ixb_mark_late_referents(struct ooms_index *ix);
+int ixb_mark_paths(struct build *b);
+/* index_ids.c: class objects after the rest, the id look-up, ids compacted */
+int ixb_partition_classes(struct build *b);
+int ixb_build_lookup(struct build *b);
+int ixb_compact_ids(struct ooms_index *ix);
 int ixb_between_passes(struct build *b);
 int ixb_add_edge(struct build *b, uint64_t id);
 /* Records that paths do not cross the reference from u to v (--ignore). */

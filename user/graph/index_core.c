@@ -1,5 +1,5 @@
 /* The heap index's data and its look-ups (index.h), below the passes that
- * fill it (index_pass1.c, index_between.c, index_pass2.c) and index.c that
+ * fill it (index_pass1.c, index_between.c, index_marks.c, index_ids.c, index_pass2.c) and index.c that
  * drives them: the error and string helpers the passes share, reading a dump
  * or some of its segments, and the answers the analyses ask of a built
  * index. */
