@@ -213,7 +213,17 @@ EOF
   else echo $((300 << 20)) > "$cg/memory.max"; echo 0 > "$cg/memory.swap.max" 2>/dev/null || true; fi
   start_bg r timeout 180 "$OOMSCOPE" run -o "$TMP/r" -- sh -c "echo \$\$ > '$cg/cgroup.procs' && exec redis-server --port $port --save '' --appendonly no --enable-debug-command yes"
   for i in $(seq 1 100); do redis-cli -p "$port" ping 2> /dev/null | grep -q PONG && break; sleep 0.1; done
-  # keys added until the kernel kills it: 20 million of 100 bytes, far past 300 MB
+  # keys added about 20 MB at a time (100,000 of 100 bytes), each step given
+  # two samples, until a memory rule crossed: the band between the ratio
+  # rule's 85% and the limit holds two steps at least, so a sample sees it
+  # whatever the machine's speed; then 20 million more, far past 300 MB
+  for i in $(seq 1 40); do
+    redis-cli -p "$port" DEBUG POPULATE 100000 "k$i" 100 > /dev/null 2>&1 || break
+    for _ in $(seq 1 25); do
+      grep -qE '"rule":"memory(_ratio|_trend)?"' "$TMP/r/timeline.jsonl" 2> /dev/null && break 2
+      sleep 0.1
+    done
+  done
   redis-cli -p "$port" DEBUG POPULATE 20000000 key 100 > /dev/null 2>&1 || true
   wait_exit "$(cat "$TMP/r.pid")" 150
   local out; out=$(cat "$TMP/r.out")
