@@ -105,3 +105,30 @@ android_run() {
   [ "$status" -eq 0 ]
   [ "$output" = on-device ]
 }
+
+@test "oomscope-android --app PKG --shim: the device only dumps (its watch given --no-analyze), the host analyzes the pulled dumps with the watch's leak rules, the page holds the findings; --analyze-on device bounds the analysis there" {
+  local go="$TMP/go" run
+  # a JVM named as an app's process is (its command line's first word), leaking until it dies
+  start_bg jvm bash -c "exec -a com.example.leaky java -Xmx128m -cp '$JAVA_CLASSES' LeakyService --leak-mb-per-s 40 --max-mb 100000 --go '$go'"
+  wait_for "$TMP/jvm.out" '^ready pid=' 60
+  android_run h -- --app com.example.leaky --shim --no-pool-rules --leak-if 'LeakyService$Session.closed==true'
+  wait_for "$TMP/h.out" 'the shim is armed' 120 || { tail -n 20 "$TMP/h.out" >&3; false; }
+  touch "$go"
+  wait_exit "$(cat "$TMP/h.pid")" 240
+  run=$(dirname "$(sed -n 's/^oomscope-android: \(.*report\.html\)$/\1/p' "$TMP/h.out")")
+  [ -d "$run" ] || { tail -n 20 "$TMP/h.out" >&3; false; }
+  # the device's watch was told not to analyze, and did not
+  grep ' shell .*oomscope watch .*--no-analyze' "$TMP/adb.log" > /dev/null
+  grep '"type":"dump"' "$run/timeline.jsonl" | jq -se 'length >= 1 and all(.analysis == null and .has_analysis != true)'
+  # the host did, each written dump, with the watch's --leak-if: the leak named
+  grep -qE '^oomscope report: dump-[0-9]+\.hprof\.gz analyzed in' "$TMP/h.out" || { tail -n 20 "$TMP/h.out" >&3; false; }
+  jq -se 'map(.gcPaths[]? | select(.className == "LeakyService$Session")) | length >= 1' "$run"/dump-*.analysis.json
+  grep -q 'LeakyService\$SessionCache.CLOSED' "$run/report.html"
+  # --analyze-on device: the watch there analyzes, within half the device's MemAvailable
+  : > "$TMP/adb.log"
+  start_bg t sleep 60
+  android_run d --analyze-on device -- -p "$(cat "$TMP/t.pid")" -d 1
+  wait_exit "$(cat "$TMP/d.pid")" 90 || { tail -n 20 "$TMP/d.out" >&3; false; }
+  grep -qE ' shell .*oomscope watch .*--max-memory [0-9]+K' "$TMP/adb.log"
+  ! grep -q -- '--no-analyze' "$TMP/adb.log"
+}

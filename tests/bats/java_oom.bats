@@ -117,3 +117,25 @@ leak_named() {
   jq -e '.cause == "exit" and .exit_code == 3 and (.java_oom.message | startswith("unable to create native thread"))
          and .last_failure.kind == "threads"' "$TMP/t/death.json"
 }
+
+@test "watch --no-analyze, then report --analyze: the run's dumps analyzed afterwards as the watch would (a phone's run on the host), each once, the page holding the findings" {
+  oom_run "$TMP/r" 60 --no-pool-rules --no-analyze
+  local tl="$TMP/r/timeline.jsonl" dump
+  grep '"type":"dump"' "$tl" | head -n 1 | jq -e '.ok and .ran_out == "heap" and .analysis == null'
+  ! ls "$TMP/r"/dump-*.analysis.json 2> /dev/null
+  dump=$(grep '"type":"dump"' "$tl" | head -n 1 | jq -r .file)
+  run "$OOMSCOPE" report --analyze "${LEAK_IF[@]}" -q "$TMP/r"
+  [ "$status" -eq 0 ] || { echo "$output" >&3; false; }
+  grep -qE "^oomscope report: $dump analyzed in [0-9.]+ s: [1-9][0-9]* leak group\(s\); first: LeakyService\\\$Session x" <<<"$output" || { echo "$output" >&3; false; }
+  # the same findings as analyze's of the same dump, with the same rules
+  "$OOMSCOPE" analyze --json "${LEAK_IF[@]}" -o "$TMP/a.json" "$TMP/r/$dump"
+  diff <(jq -c '[.gcPaths[] | {signature, instanceCount, retainedSize}]' "$TMP/a.json") \
+       <(jq -c '[.gcPaths[] | {signature, instanceCount, retainedSize}]' "$TMP/r/${dump%%.*}.analysis.json")
+  grep -q 'LeakyService\$SessionCache.CLOSED' "$TMP/r/report.html"
+  # analyzed once: a second call finds nothing left to do
+  run "$OOMSCOPE" report --analyze -q "$TMP/r"
+  [ "$status" -eq 0 ] && ! grep -q analyzed <<<"$output"
+  # its options belong to --analyze
+  run "$OOMSCOPE" report --leak-class X "$TMP/r"
+  [ "$status" -eq 2 ] && [[ "$output" == *"--analyze's: give it too"* ]]
+}

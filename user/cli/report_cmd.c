@@ -6,7 +6,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <stdarg.h>
+#include <stdint.h>
+
 #include "cli/commands.h"
+#include "dump/run_dumps.h"
 #include "util/clock.h"
 #include "cli/opts.h"
 #include "report/aggregate.h"
@@ -14,7 +18,7 @@
 #include "report/report.h"
 
 static const char report_usage[] =
-	"usage: oomscope report [-q] [--db FILE|CONNINFO] DIR\n"
+	"usage: oomscope report [-q] [--analyze [--leak-class NAME] [--leak-if EXPR]] [--db FILE|CONNINFO] DIR\n"
 	"\n"
 	"Prints the run's story (at most 40 lines: how it ended and who ended it, each\n"
 	"rule's crossing with what held the resource then, failing calls, memory growth\n"
@@ -31,11 +35,24 @@ static const char report_usage[] =
 	"  DIR/allocs.pb.gz  the large allocations as a pprof profile (with --big-alloc)\n"
 	"With --db, the run is added to the lab's store first (as oomscope aggregate\n"
 	"does) and the page says of each finding how many other runs there saw it.\n"
+	"With --analyze, the run's heap dumps that were not analyzed where they were\n"
+	"taken (watch --no-analyze; a phone's run, pulled by scripts/oomscope-android)\n"
+	"are analyzed first, as the watch would have, so the page holds their findings.\n"
 	"\n"
 	"options:\n";
 
+enum { RP_ANALYZE = 256, RP_LEAKCLASS, RP_LEAKIF, RP_MAXMEMORY };
+
 static const struct cli_opt report_options[] = {
 	{"quiet", 'q', no_argument, 'q', NULL, "no story and no progress on the terminal: the page's path only"},
+	{"analyze", 0, no_argument, RP_ANALYZE, NULL,
+	 "analyze the run's dumps that have no analysis yet, first\n(each said in a line)"},
+	{"leak-class", 0, required_argument, RP_LEAKCLASS, "NAME",
+	 "--analyze: instances of NAME are leaks (as watch's); repeatable"},
+	{"leak-if", 0, required_argument, RP_LEAKIF, "EXPR",
+	 "--analyze: Class.field==value leaks (as watch's); repeatable"},
+	{"max-memory", 0, required_argument, RP_MAXMEMORY, "BYTES",
+	 "--analyze: refuse a dump whose analysis would need more"},
 	{"db", 0, required_argument, 'd', "FILE|CONNINFO",
 	 "the lab's store (SQLite file or PostgreSQL connection string):\nthe run added, its findings seen across runs"},
 	{"help", 'h', no_argument, 'h', NULL, "this text"},
@@ -61,7 +78,8 @@ static const char report_example[] =
 	"\n"
 	"examples:\n"
 	"  oomscope report runs/svc\n"
-	"  oomscope report --db lab.sqlite runs/svc\n";
+	"  oomscope report --db lab.sqlite runs/svc\n"
+	"  oomscope report --analyze runs/svc\n";
 
 static const char aggregate_example[] =
 	"\n"
@@ -107,8 +125,23 @@ static void show(void *ctx, const char *what)
 		fprintf(stderr, "\rreport: %-40s", what);
 }
 
+static void say_line(void *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)ctx;
+	fputs("oomscope report: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 int cmd_report(int argc, char **argv)
 {
+	static const char *leak_classes[64], *leak_ifs[64];
+	struct ooms_run_dumps_opts ao = {.leak_classes = leak_classes, .leak_ifs = leak_ifs, .say = say_line};
+	int analyze = 0;
 	struct option longopts[sizeof(report_options) / sizeof(report_options[0])];
 	struct progress p = {isatty(2), mono_s()};
 	struct ooms_err err = {0};
@@ -126,6 +159,18 @@ int cmd_report(int argc, char **argv)
 			story = 0;
 		} else if (c == 'd') {
 			db = optarg;
+		} else if (c == RP_ANALYZE) {
+			analyze = 1;
+		} else if (c == RP_LEAKCLASS || c == RP_LEAKIF) {
+			if ((c == RP_LEAKCLASS ? ao.nleak_classes : ao.nleak_ifs) >= 64)
+				return cli_usage_error("report", "%s", "at most 64 --leak-class and 64 --leak-if");
+			if (c == RP_LEAKCLASS)
+				leak_classes[ao.nleak_classes++] = optarg;
+			else
+				leak_ifs[ao.nleak_ifs++] = optarg;
+		} else if (c == RP_MAXMEMORY) {
+			if (cli_parse_bytes(optarg, &ao.max_memory) || !ao.max_memory)
+				return cli_usage_error("report", "invalid --max-memory '%s' (bytes, K/M/G suffixes)", optarg);
 		} else if (c == 'h') {
 			fputs(report_usage, stdout);
 			cli_opts_help(report_options, stdout);
@@ -137,6 +182,12 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("report", "%s", "give one run directory");
+	if ((ao.nleak_classes || ao.nleak_ifs || ao.max_memory) && !analyze)
+		return cli_usage_error("report", "%s", "--leak-class, --leak-if and --max-memory are --analyze's: give it too");
+	if (analyze && ooms_run_dumps_analyze(argv[optind], &ao, &err) < 0) {
+		fprintf(stderr, "oomscope report: %s\n", err.msg);
+		return 1;
+	}
 	if (ooms_report_write_db(argv[optind], db, show, &p, &err)) {
 		if (p.on)
 			fprintf(stderr, "\r%50s\r", "");

@@ -78,6 +78,7 @@ enum {
 	OPT_MAXDUMPS, OPT_COOLDOWN, OPT_DUMPMETHOD, OPT_DUMPMODE, OPT_DUMPCODEC, OPT_NOSTRINGS, OPT_NOANALYZE, OPT_LEAKCLASS,
 	OPT_LEAKIF, OPT_SYSHOOK, OPT_APPTIMEOUT, OPT_NOJSTACKS, OPT_JPLATFORM, OPT_PERFMAP, OPT_NOPOOLRULES,
 	OPT_CHILDREN, OPT_NOCHILDREN, OPT_MAXCHILDREN, OPT_HELD, OPT_LABEL, OPT_FAULTSAMPLE, OPT_APPUSER, OPT_HEADLINES,
+	OPT_MAXMEMORY,
 };
 
 static const char *app_pkg;  /* --app */
@@ -193,7 +194,10 @@ static const struct cli_opt options[] = {
 	 "comma-separated class prefixes that are the platform's,\nnot the app's: a group is named by the first Java frame\n"
 	 "outside them (default java.,jdk.,sun.,com.sun.,android.,\nandroidx.,kotlin.,kotlinx.,com.android.internal.,dalvik.,\n"
 	 "libcore.); +LIST adds to the default"},
-	{"no-analyze", 0, no_argument, OPT_NOANALYZE, NULL, "do not analyze the dumps"},
+	{"no-analyze", 0, no_argument, OPT_NOANALYZE, NULL,
+	 "do not analyze the dumps (`oomscope report --analyze DIR`\nanalyzes them later, elsewhere)"},
+	{"max-memory", 0, required_argument, OPT_MAXMEMORY, "BYTES",
+	 "each dump's analysis refuses, in one line, a dump that\nwould need more memory (K, M, G; as analyze's): on a\ndevice short of memory"},
 	{"leak-class", 0, required_argument, OPT_LEAKCLASS, "NAME", "a leak rule for the analysis (as analyze)"},
 	{"leak-if", 0, required_argument, OPT_LEAKIF, "EXPR", "a leak rule for the analysis (as analyze)"},
 	CLI_END,
@@ -480,6 +484,10 @@ static int opt_java(int c, struct ooms_watch_opts *o, struct heap_flags *hf)
 				return bad("invalid --dump-codec '%s' (gzip, xz or none)", optarg);
 			break;
 		case OPT_NOANALYZE: o->java.analyze = 0; break;
+		case OPT_MAXMEMORY:
+			if (cli_parse_bytes(optarg, &o->java.max_memory) || !o->java.max_memory)
+				return bad("invalid --max-memory '%s' (bytes, K/M/G suffixes)", optarg);
+			break;
 		case OPT_NOSTRINGS: o->java.no_strings = 1; break;
 		case OPT_NOJSTACKS: o->no_java_stacks = 1; break;
 		case OPT_NOPOOLRULES: o->java.no_pool_rules = 1; break;

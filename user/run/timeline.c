@@ -576,6 +576,7 @@ static const struct run_field dump_fields[] = {
 	RF(RF_U64, struct run_dump, objects, "objects"),
 	RF(RF_BOOL, struct run_dump, target_exited, "target_exited"),
 	RF(RF_STR, struct run_dump, error, "error"),
+	RF(RF_STR_SET, struct run_dump, ran_out, "ran_out"),
 };
 
 /* written when the dump was analyzed (has_analysis: its analyze_ms is there) */

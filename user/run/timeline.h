@@ -146,6 +146,7 @@ struct run_dump {
 	int64_t seq, attempts;
 	int ok, target_exited;
 	const char *method, *when, *file, *error;
+	const char *ran_out;         /* what the analysis looks for: "heap", "direct", "metaspace" (NULL: heap) */
 	double pause_ms, dump_ms;
 	uint64_t bytes_in, bytes_out, objects;
 	int has_analysis;            /* the fields below were written */

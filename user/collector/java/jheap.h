@@ -26,6 +26,7 @@ struct ooms_jheap_opts {
 	int op, codec, level;                /* --dump-mode, codec */
 	int no_strings;                      /* --no-strings: no char/byte array contents kept */
 	int analyze;                         /* analyze each dump */
+	uint64_t max_memory;                 /* --max-memory: each analysis refuses a dump needing more (0: no bound) */
 	const char *const *leak_classes;
 	size_t nleak_classes;
 	const char *const *leak_ifs;
