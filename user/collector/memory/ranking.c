@@ -101,9 +101,13 @@ int mem_ranking_scan(struct mem_ranking *r, double t, const char *cg_procs, pid_
 		return e;
 	}
 	/* the target torn down since (killed: its memory reaped, statm's RSS
-	 * 0) is in the kept ranking, not the new one: the kept one is the
-	 * killer's view */
-	if (target > 0 && r->t >= 0 && !mem_ranking_find(&fresh, target) && mem_ranking_find(r, target)) {
+	 * 0; or, exiting, out of its cgroup's cgroup.procs while its memory
+	 * is still counted) is in the kept ranking as it was, not in the new
+	 * one: the kept one is the killer's view */
+	const struct mem_proc *was = target > 0 && r->t >= 0 ? mem_ranking_find(r, target) : NULL;
+	const struct mem_proc *now = mem_ranking_find(&fresh, target);
+
+	if (was && (!now || (was->in_cg && !now->in_cg))) {
 		mem_ranking_free(&fresh);
 		return 1;
 	}
