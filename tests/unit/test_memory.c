@@ -626,6 +626,14 @@ static void test_explain_earlyoom(void)
 	in.nkills = 0;
 	TAP_EQ_INT(ooms_memory_kill_explain(&in, &k), 1, "explained without a ranking or kills");
 	TAP_OK(k.rank == 0 && k.nround == 0 && !strstr(k.sentence, " of 5 processes"), "no place, no round said");
+
+	/* systemd-oomd picks a cgroup (reclaim under pressure, swap), not a process: no place by oom_score */
+	in.rank = &rank;
+	died_by(SIGKILL, 999, "systemd-oomd", 100, &d);
+	in.death = &d;
+	TAP_EQ_INT(ooms_memory_kill_explain(&in, &k), 1, "systemd-oomd's kill explained");
+	TAP_OK(!strcmp(k.killer, "systemd-oomd") && strstr(k.order, "a cgroup's") && k.rank == 0 &&
+	       !strstr(k.sentence, "1st of"), "by its own order (%s), no process ranked by oom_score", k.order);
 }
 
 static void test_explain_behaviour(void)

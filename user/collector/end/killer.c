@@ -59,6 +59,8 @@ int ooms_memory_kill_explain(const struct killer_input *in, struct memory_kill *
 	case DEATH_MEM_KILLER:
 		snprintf(out->killer, sizeof(out->killer), "%s", ooms_memory_killer_name(d->sender_comm));
 		out->known_by = "name";
+		if (!strcmp(out->killer, "systemd-oomd") || !strcmp(out->killer, "oomd"))
+			order = MEM_ORDER_CGROUP;
 		break;
 	case DEATH_OTHER:
 		/* unnamed: a root process's SIGKILL or SIGTERM while memory was short */
@@ -81,8 +83,10 @@ int ooms_memory_kill_explain(const struct killer_input *in, struct memory_kill *
 	case DEATH_KERNEL:
 		return 0;
 	}
-	out->order = order == MEM_ORDER_SCORE ? "oom_score" : "oom_score_adj, then RSS";
-	if (in->rank && in->rank->n) {
+	out->order = order == MEM_ORDER_SCORE	  ? "oom_score"
+		     : order == MEM_ORDER_ADJ_RSS ? "oom_score_adj, then RSS"
+						  : "a cgroup's: the most reclaim under memory pressure, or the most swap";
+	if (in->rank && in->rank->n && order != MEM_ORDER_CGROUP) {
 		/* a memory cgroup's OOM killer picks among the cgroup's processes */
 		if (d->cause == DEATH_OOM_CGROUP) {
 			out->order = "oom_score in its memory cgroup";

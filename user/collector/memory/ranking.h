@@ -37,7 +37,11 @@ const struct mem_proc *mem_ranking_find(const struct mem_ranking *r, pid_t pid);
  * oom_score (highest first); lmkd by oom_score_adj band (highest first)
  * and, within a band, the heaviest (lmkd takes the heaviest at adj 200 and
  * below, else the one longest in the band, which /proc does not show). */
-enum mem_order { MEM_ORDER_SCORE, MEM_ORDER_ADJ_RSS };
+enum mem_order {
+	MEM_ORDER_SCORE,   /* the kernel's OOM killer, earlyoom: oom_score */
+	MEM_ORDER_ADJ_RSS, /* lmkd: oom_score_adj, then RSS */
+	MEM_ORDER_CGROUP,  /* systemd-oomd, oomd: a cgroup picked (reclaim under pressure, swap), no process ranked */
+};
 /* pid's place in order among the processes a killer may pick (adj above
  * -1000): 1 for the first; *of the count; 0 when pid is not in r or is
  * at -1000 itself (no killer's pick). */
