@@ -72,6 +72,10 @@ crossing_then_dump() {
   # one class name in every loader (MAT's duplicate classes)
   jq -e '.duplicateClasses[0] | .className == "PluginImpl" and .loaders >= 1000 and .classes == .loaders' "$a"
   grep -qE '^ +[0-9]{4,} loader\(s\) +[0-9]{4,} classes  PluginImpl$' "$TMP/meta/dump-1.analysis.txt"
+  # and on the page: the loaders by class with what keeps one alive, the class in every loader
+  grep -qE '<tr><td>PoolLeaker\$PluginLoader</td><td class="n">[0-9]{4,}</td>.*<details><summary>GC root' "$TMP/meta/report.html"
+  grep -qE '<th>class loaded more than once</th>.*' "$TMP/meta/report.html"
+  grep -qE '<tr><td>PluginImpl</td><td class="n">[0-9]{4,}</td>' "$TMP/meta/report.html"
   # one group, whatever the generated proxy classes' numbers on their paths
   grep -qE '^#1  PoolLeaker\$PluginLoader x[0-9]{4,}' "$TMP/meta/dump-1.analysis.txt"
   # its path: through the registry's list of loaders, or through a plugin's proxy class

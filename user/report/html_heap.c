@@ -202,6 +202,43 @@ static void unreachable(FILE *f, const struct run_analysis *an)
 	fprintf(f, "</table></details>\n");
 }
 
+/* A metaspace analysis's class loaders by their class (the ones that leak
+ * hold their classes), each with what keeps an example alive, and the
+ * classes loaded by more than one loader. */
+static void loaders(FILE *f, const struct run_analysis *an)
+{
+	char b1[32];
+
+	if (an->nloaders) {
+		fprintf(f, "<table><tr><th>class loaders by class</th><th>loaders</th><th>classes</th><th>retained</th>"
+			   "<th>what keeps one alive</th></tr>\n");
+		for (size_t i = 0; i < an->nloaders && i < TOP_GROUPS; i++) {
+			const struct run_an_loader *l = &an->loaders[i];
+
+			fprintf(f, "<tr><td>");
+			esc_html(f, l->class_name);
+			fprintf(f, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">%s</td><td>",
+				or0(l->loaders), or0(l->classes), html_bytes(or0(l->retained_size), b1, sizeof(b1)));
+			if (l->path.gc_root)
+				path_details(f, &l->path);
+			fprintf(f, "</td></tr>\n");
+		}
+		fprintf(f, "</table>\n");
+	}
+	if (an->nduplicates) {
+		fprintf(f, "<table><tr><th>class loaded more than once</th><th>loaders</th><th>copies</th></tr>\n");
+		for (size_t i = 0; i < an->nduplicates && i < TOP_GROUPS; i++) {
+			const struct run_an_duplicate *d = &an->duplicates[i];
+
+			fprintf(f, "<tr><td>");
+			esc_html(f, d->class_name);
+			fprintf(f, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td></tr>\n", or0(d->loaders),
+				or0(d->classes));
+		}
+		fprintf(f, "</table>\n");
+	}
+}
+
 void html_heap_section(FILE *f, const struct rundata *rd)
 {
 	char b1[32], b2[32];
@@ -239,6 +276,7 @@ void html_heap_section(FILE *f, const struct rundata *rd)
 			fprintf(f, "</table>\n");
 		}
 		threads(f, an);
+		loaders(f, an);
 		if (an->nretainers) {
 			fprintf(f, "<table><tr><th>top retainer</th><th>retained</th><th>shallow</th></tr>\n");
 			for (size_t i = 0; i < an->nretainers && i < 10; i++) {

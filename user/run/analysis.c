@@ -60,6 +60,19 @@ static const struct run_field retainer_fields[] = {
 	RF(RF_DBL, struct run_an_retainer, shallow_size, AK_SHALLOW_SIZE),
 };
 
+static const struct run_field loader_fields[] = {
+	RF(RF_STR, struct run_an_loader, class_name, AK_CLASS_NAME),
+	RF(RF_DBL, struct run_an_loader, loaders, AK_LOADERS),
+	RF(RF_DBL, struct run_an_loader, classes, AK_CLASSES),
+	RF(RF_DBL, struct run_an_loader, retained_size, AK_RETAINED_SIZE),
+};
+
+static const struct run_field duplicate_fields[] = {
+	RF(RF_STR, struct run_an_duplicate, class_name, AK_CLASS_NAME),
+	RF(RF_DBL, struct run_an_duplicate, loaders, AK_LOADERS),
+	RF(RF_DBL, struct run_an_duplicate, classes, AK_CLASSES),
+};
+
 static const struct run_field info_fields[] = { /* runningInfo */
 	RF(RF_DBL, struct run_analysis, objects, AK_OBJECTS),
 	RF(RF_DBL, struct run_analysis, reachable_shallow_size, AK_REACHABLE_SHALLOW_SIZE),
@@ -161,6 +174,20 @@ static int read_class(struct json_object *o, void *dst)
 	return 0;
 }
 
+static int read_loader(struct json_object *o, void *dst)
+{
+	struct run_an_loader *l = dst;
+
+	run_fields_read(o, l, loader_fields, RUN_FIELDS_N(loader_fields));
+	return read_path(o, &l->path);
+}
+
+static int read_duplicate(struct json_object *o, void *dst)
+{
+	run_fields_read(o, dst, duplicate_fields, RUN_FIELDS_N(duplicate_fields));
+	return 0;
+}
+
 static int read_retainer(struct json_object *o, void *dst)
 {
 	struct run_an_retainer *r = dst;
@@ -184,7 +211,10 @@ int run_analysis_read(struct json_object *doc, struct run_analysis *out)
 	    read_array(doc, AK_UNREACHABLE_HISTOGRAM, sizeof(*out->unreachable), (void **)&out->unreachable,
 		       &out->nunreachable, read_class) ||
 	    read_array(doc, AK_TOP_RETAINERS, sizeof(*out->retainers), (void **)&out->retainers, &out->nretainers,
-		       read_retainer)) {
+		       read_retainer) ||
+	    read_array(doc, AK_CLASS_LOADERS, sizeof(*out->loaders), (void **)&out->loaders, &out->nloaders, read_loader) ||
+	    read_array(doc, AK_DUPLICATE_CLASSES, sizeof(*out->duplicates), (void **)&out->duplicates, &out->nduplicates,
+		       read_duplicate)) {
 		run_analysis_free(out);
 		return -ENOMEM;
 	}
@@ -209,6 +239,11 @@ void run_analysis_free(struct run_analysis *a)
 					free(a->threads[i].frames[k].locals);
 				free(a->threads[i].frames);
 			}
+	if (a->loaders)
+		for (size_t i = 0; i <= a->nloaders; i++)
+			free(a->loaders[i].path.steps);
+	free(a->loaders);
+	free(a->duplicates);
 	free(a->leaks);
 	free(a->suspects);
 	free(a->threads);

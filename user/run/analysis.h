@@ -12,7 +12,8 @@
  * The reader (analysis.c) is what the report and the lab's store read: the
  * leak groups by rule (gcPaths) and the suspects with their paths from a
  * GC root, the threads with their frames and locals, the class histogram,
- * the top retainers, the heap's totals. Strings point into the parsed
+ * the top retainers, the class loaders and the classes loaded more than
+ * once (a metaspace analysis), the heap's totals. Strings point into the parsed
  * object; a missing figure reads as NAN. */
 #ifndef OOMSCOPE_RUN_ANALYSIS_H
 #define OOMSCOPE_RUN_ANALYSIS_H
@@ -259,6 +260,17 @@ struct run_an_retainer {
 	double retained_size, shallow_size;
 };
 
+struct run_an_loader {           /* classLoaders (--ran-out metaspace): loaders by their class */
+	const char *class_name;
+	double loaders, classes, retained_size;
+	struct run_an_path path;     /* what keeps its example alive (no steps: none written) */
+};
+
+struct run_an_duplicate {        /* duplicateClasses: a class name loaded by several loaders */
+	const char *class_name;
+	double loaders, classes;
+};
+
 struct run_analysis {
 	double objects, reachable_shallow_size; /* runningInfo */
 	double unreachable_objects, unreachable_shallow_size;
@@ -274,6 +286,10 @@ struct run_analysis {
 	size_t nunreachable;
 	struct run_an_retainer *retainers;
 	size_t nretainers;
+	struct run_an_loader *loaders;
+	size_t nloaders;
+	struct run_an_duplicate *duplicates;
+	size_t nduplicates;
 };
 
 /* doc into out (arrays allocated; run_analysis_free). 0, -EINVAL (not an
