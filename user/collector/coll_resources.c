@@ -76,7 +76,7 @@ static void count_memfd(struct coll *c, const struct res_input *in, struct ooms_
 	for (size_t i = 0; i < in->s->nfds; i++) {
 		const char *kind = ooms_fd_kind(ooms_snap_fd_target(in->s, i), buf, sizeof(buf));
 
-		n += !strcmp(kind, "memfd") || !strcmp(kind, "/dev/ashmem");
+		n += ooms_fd_kind_shared_memory(kind);
 	}
 	f->value = in->st ? n : -1;
 	f->limit = in->lim->nofile_soft;

@@ -132,6 +132,14 @@ void ooms_snapshot_free(struct ooms_snapshot *s)
 	memset(s, 0, sizeof(*s));
 }
 
+#define KIND_ASHMEM "/dev/ashmem"
+#define KIND_MEMFD "memfd"
+
+int ooms_fd_kind_shared_memory(const char *kind)
+{
+	return !strcmp(kind, KIND_MEMFD) || !strcmp(kind, KIND_ASHMEM);
+}
+
 const char *ooms_fd_kind(const char *target, char *buf, size_t len)
 {
 	if (!strncmp(target, "socket:", 7))
@@ -142,10 +150,10 @@ const char *ooms_fd_kind(const char *target, char *buf, size_t len)
 		snprintf(buf, len, "%s", target); /* anon_inode:[eventfd], anon_inode:[eventpoll], ... */
 		return buf;
 	}
-	if (!strncmp(target, "/dev/ashmem", 11))
-		return "/dev/ashmem";
+	if (!strncmp(target, KIND_ASHMEM, strlen(KIND_ASHMEM)))
+		return KIND_ASHMEM;
 	if (!strncmp(target, "/memfd:", 7))
-		return "memfd";
+		return KIND_MEMFD;
 	if (!strncmp(target, "/dev/", 5)) {
 		snprintf(buf, len, "%s", target);
 		return buf;

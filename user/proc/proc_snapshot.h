@@ -58,5 +58,8 @@ void ooms_snapshot_set_tick(void (*fn)(void *ctx), void *ctx);
 void ooms_snapshot_free(struct ooms_snapshot *s);
 /* "socket", "pipe", "anon_inode:[eventfd]", "/dev/ashmem", "file", ... */
 const char *ooms_fd_kind(const char *target, char *buf, size_t len);
+/* Whether an fd of kind (ooms_fd_kind's) is shared memory: a memfd, or
+ * Android's ashmem (CursorWindows, GraphicBuffers): the memfd resource. */
+int ooms_fd_kind_shared_memory(const char *kind);
 
 #endif
