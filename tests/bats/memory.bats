@@ -86,7 +86,7 @@ first_crossing() {
   # (a memory cgroup's OOM killer picks among the cgroup's processes: the target alone there)
   jq -e '.memory_kill.order == "oom_score in its memory cgroup" and .memory_kill.rank == 1 and .memory_kill.ranked == 1
          and .memory_kill.at_kill.system_total_kb > 0 and (.memory_kill.at_kill.oom_score_adj | type) == "number"' "$d/death.json" ||
-    { jq -c '.memory_kill | del(.at_kill)' "$d/death.json" >&3; false; }
+    { jq -c '.memory_kill | del(.sentence)' "$d/death.json" >&3; false; }
   [[ "$output" == *"how it ended: PID "*"killed by the kernel's OOM killer (memory cgroup"* ]]
   [[ "$output" == *"memory then: MemAvailable"*"the target: oom_score_adj "* ]]
   # the samples carry the memory figures

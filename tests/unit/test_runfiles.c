@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,9 @@
 #include "run/analysis.h"
 #include "run/death.h"
 #include "run/failures.h"
+#include "run/fields.h"
 #include "run/frames.h"
+#include "run/timeline.h"
 #include "run/snapshot.h"
 #include "util/json.h"
 #include "tap.h"
@@ -212,6 +215,73 @@ static void test_death(void)
 	o = json_tokener_parse("{\"type\":\"death\",\"t\":1}");
 	TAP_EQ_INT(run_death_read(o, &back), -EINVAL, "a death record without its sentence is none");
 	json_object_put(o);
+}
+
+/* ---- every field kind (run/fields.h), each at its edges ---- */
+
+struct kinds {
+	const char *str, *str_set;
+	int64_t i64, i64_set, i64_0, i64_nz, i64_m1, i64_nn;
+	int int_0, bool_;
+	uint64_t u64, u64_set;
+	double dbl, dbl_set, dbl_0;
+};
+
+static const struct run_field kind_fields[] = {
+	RF(RF_STR, struct kinds, str, "str"),
+	RF(RF_STR_SET, struct kinds, str_set, "str_set"),
+	RF(RF_I64, struct kinds, i64, "i64"),
+	RF(RF_I64_SET, struct kinds, i64_set, "i64_set"),
+	RF(RF_I64_0, struct kinds, i64_0, "i64_0"),
+	RF(RF_I64_NZ, struct kinds, i64_nz, "i64_nz"),
+	RF(RF_I64_M1, struct kinds, i64_m1, "i64_m1"),
+	RF(RF_I64_NN, struct kinds, i64_nn, "i64_nn"),
+	RF(RF_INT_0, struct kinds, int_0, "int_0"),
+	RF(RF_BOOL, struct kinds, bool_, "bool"),
+	RF(RF_U64, struct kinds, u64, "u64"),
+	RF(RF_U64_SET, struct kinds, u64_set, "u64_set"),
+	RF(RF_DBL, struct kinds, dbl, "dbl"),
+	RF(RF_DBL_SET, struct kinds, dbl_set, "dbl_set"),
+	RF(RF_DBL_0, struct kinds, dbl_0, "dbl_0"),
+};
+
+static void kinds_doc(struct json *j, const void *arg)
+{
+	json_obj(j);
+	run_fields_write(j, arg, kind_fields, RUN_FIELDS_N(kind_fields));
+	json_obj_end(j);
+}
+
+static void test_field_kinds(void)
+{
+	/* zeros: each kind that writes a zero writes it (a _SET kind's "unset" is not 0) */
+	struct kinds zero = {.str = "", .str_set = "", .dbl_set = 0};
+	struct kinds unset = {.str = NULL, .str_set = NULL, .i64_set = RUN_NONE, .i64_nz = 0, .i64_nn = -1,
+			      .u64_set = 0, .dbl = NAN, .dbl_set = NAN};
+	struct kinds back;
+	char *line = text_of(kinds_doc, &zero);
+	struct json_object *o;
+
+	TAP_EQ_STR(line,
+		   "{\"str\":\"\",\"str_set\":\"\",\"i64\":0,\"i64_set\":0,\"i64_0\":0,\"i64_m1\":0,\"i64_nn\":0,"
+		   "\"int_0\":0,\"bool\":false,\"u64\":0,\"dbl\":0,\"dbl_set\":0,\"dbl_0\":0}\n",
+		   "field kinds: zeros written (all but i64_nz's and u64_set's, whose 0 is unset)");
+	o = json_tokener_parse(line);
+	run_fields_read(o, &back, kind_fields, RUN_FIELDS_N(kind_fields));
+	TAP_OK(back.i64_set == 0 && back.i64_nn == 0 && back.i64_m1 == 0 && back.i64_nz == 0 && back.dbl_set == 0,
+	       "field kinds: zeros read back as zeros");
+	json_object_put(o);
+	free(line);
+	line = text_of(kinds_doc, &unset);
+	TAP_EQ_STR(line, "{\"str\":null,\"i64\":0,\"i64_0\":0,\"i64_m1\":0,\"int_0\":0,\"bool\":false,\"u64\":0,\"dbl\":null,\"dbl_0\":0}\n",
+		   "field kinds: what is unset left out");
+	o = json_tokener_parse(line);
+	run_fields_read(o, &back, kind_fields, RUN_FIELDS_N(kind_fields));
+	TAP_OK(back.str == NULL && back.str_set == NULL && back.i64_set == RUN_NONE && back.i64_nz == 0 &&
+	       back.i64_nn == -1 && back.u64_set == 0 && isnan(back.dbl_set),
+	       "field kinds: what is absent reads as each kind's none");
+	json_object_put(o);
+	free(line);
 }
 
 /* ---- snapshots ---- */
@@ -420,6 +490,7 @@ int main(void)
 	test_allocs();
 	test_failures();
 	test_death();
+	test_field_kinds();
 	test_snapshot();
 	test_analysis();
 	test_analysis_written();

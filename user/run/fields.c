@@ -25,7 +25,8 @@ void run_fields_write(struct json *j, const void *rec, const struct run_field *f
 		case RF_I64_SET:
 			if (*AT_C(rec, f, int64_t) == RUN_NONE)
 				break;
-			/* fall through */
+			json_kint(j, f->key, *AT_C(rec, f, int64_t));
+			break;
 		case RF_I64_NZ:
 			if (!*AT_C(rec, f, int64_t))
 				break;
@@ -34,7 +35,8 @@ void run_fields_write(struct json *j, const void *rec, const struct run_field *f
 		case RF_I64_NN:
 			if (*AT_C(rec, f, int64_t) < 0)
 				break;
-			/* fall through */
+			json_kint(j, f->key, *AT_C(rec, f, int64_t));
+			break;
 		case RF_I64:
 		case RF_I64_0:
 		case RF_I64_M1:
