@@ -443,3 +443,21 @@ void ooms_analysis_free(struct ooms_analysis *a)
 	ooms_index_free(&a->ix);
 	memset(a, 0, sizeof(*a));
 }
+
+static const char *const ran_out_names[] = {
+	[OOMS_RAN_OUT_HEAP] = "heap", [OOMS_RAN_OUT_DIRECT] = "direct", [OOMS_RAN_OUT_METASPACE] = "metaspace"};
+
+const char *ooms_ran_out_name(enum ooms_ran_out r)
+{
+	return (unsigned)r < sizeof(ran_out_names) / sizeof(ran_out_names[0]) ? ran_out_names[r] : "heap";
+}
+
+int ooms_ran_out_parse(const char *name, enum ooms_ran_out *out)
+{
+	for (size_t i = 0; i < sizeof(ran_out_names) / sizeof(ran_out_names[0]); i++)
+		if (!strcmp(name, ran_out_names[i])) {
+			*out = (enum ooms_ran_out)i;
+			return 0;
+		}
+	return -1;
+}

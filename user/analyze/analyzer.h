@@ -29,6 +29,9 @@ enum ooms_ran_out {
 	OOMS_RAN_OUT_DIRECT,    /* direct buffer memory: every java.nio.DirectByteBuffer, its size as native */
 	OOMS_RAN_OUT_METASPACE, /* class metadata: every java.lang.ClassLoader */
 };
+/* "heap", "direct", "metaspace"; and back: 0, or -1 for another name. */
+const char *ooms_ran_out_name(enum ooms_ran_out r);
+int ooms_ran_out_parse(const char *name, enum ooms_ran_out *out);
 
 struct ooms_analyze_opts {
 	enum ooms_runtime runtime;      /* RUNTIME_AUTO: Android for 1.0.3 dumps, else the JVM */

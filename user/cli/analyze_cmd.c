@@ -241,13 +241,7 @@ static int analyze_with(int argc, char **argv, const char **classes, const char 
 			break;
 		case 'c': classes[o.nleak_classes++] = optarg; break;
 		case 'R':
-			if (!strcmp(optarg, "heap"))
-				o.ran_out = OOMS_RAN_OUT_HEAP;
-			else if (!strcmp(optarg, "direct"))
-				o.ran_out = OOMS_RAN_OUT_DIRECT;
-			else if (!strcmp(optarg, "metaspace"))
-				o.ran_out = OOMS_RAN_OUT_METASPACE;
-			else
+			if (ooms_ran_out_parse(optarg, &o.ran_out))
 				return bad("--ran-out is heap, direct or metaspace", optarg);
 			break;
 		case 'i': ifs[o.nleak_ifs++] = optarg; break;

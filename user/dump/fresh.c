@@ -18,10 +18,8 @@ int ooms_fresh_analyze(const char *path, const char *oom_kind, const struct ooms
 	int e;
 
 	memset(res, 0, sizeof(*res));
-	if (oom_kind && oom_kind[0])
-		o.ran_out = !strcmp(oom_kind, "direct")	     ? OOMS_RAN_OUT_DIRECT
-			    : !strcmp(oom_kind, "metaspace") ? OOMS_RAN_OUT_METASPACE
-							     : OOMS_RAN_OUT_HEAP;
+	if (oom_kind && oom_kind[0] && ooms_ran_out_parse(oom_kind, &o.ran_out))
+		o.ran_out = OOMS_RAN_OUT_HEAP;
 	if (rq->status)
 		rq->status(rq->sctx, "analyzing");
 	if (ooms_analyze(&a, path, &o, &err)) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "run/files.h"
 #include "run/timeline.h"
+#include "util/vec.h"
 
 /* One dump of the timeline: its number, file and what ran out. */
 struct written {
@@ -45,21 +46,14 @@ static int read_dumps(const char *dir, struct written **out, size_t *n, int *and
 		case REC_DUMP:
 			if (r.u.dump.ok && r.u.dump.file && r.u.dump.seq > 0 && r.u.dump.seq < INT32_MAX &&
 			    !strchr(r.u.dump.file, '/')) {
-				struct written *w;
+				struct written *w = VEC_PUSH(*out, *n, cap);
 
-				if (*n == cap) {
-					size_t c = cap ? cap * 2 : 8;
-
-					if (!(w = realloc(*out, c * sizeof(*w)))) {
-						json_object_put(o);
-						fclose(f);
-						free(line);
-						return -ENOMEM;
-					}
-					*out = w;
-					cap = c;
+				if (!w) {
+					json_object_put(o);
+					fclose(f);
+					free(line);
+					return -ENOMEM;
 				}
-				w = &(*out)[(*n)++];
 				w->seq = (int)r.u.dump.seq;
 				snprintf(w->file, sizeof(w->file), "%s", r.u.dump.file);
 				snprintf(w->ran_out, sizeof(w->ran_out), "%s", r.u.dump.ran_out ? r.u.dump.ran_out : "");

@@ -1,5 +1,5 @@
 /* The hprof heap dump format: tags, basic types, big-endian readers.
- * See docs/commands.md ("oomscope hprof") and the format notes in ../shared/docs/hprof.md. No BPF, no /proc: this
+ * See docs/commands.md ("oomscope hprof") for what reads and writes it. No BPF, no /proc: this
  * library can be fuzzed and reused on its own. */
 #ifndef OOMSCOPE_HPROF_H
 #define OOMSCOPE_HPROF_H

@@ -134,14 +134,12 @@ static const struct run_field java_oom_fields[] = {
 	RF(RF_STR, struct run_death, java_oom.dump, "dump"),
 };
 
-/* the part fields' offsets are from the record's start, so the parts' own are 0 */
-#define DEATH_PART(has, key, list) {key, 0, offsetof(struct run_death, has), list, RUN_FIELDS_N(list)}
 static const struct run_part parts[] = {
-	DEATH_PART(has_sender, "sender", sender_fields),
-	DEATH_PART(has_oom_killer, "oom_killer", oom_killer_fields),
-	DEATH_PART(has_memory_cgroup, "memory_cgroup", cgroup_fields),
-	DEATH_PART(has_last_state, "last_state", last_state_fields),
-	DEATH_PART(has_java_oom, "java_oom", java_oom_fields),
+	RUN_PART(struct run_death, has_sender, "sender", sender_fields),
+	RUN_PART(struct run_death, has_oom_killer, "oom_killer", oom_killer_fields),
+	RUN_PART(struct run_death, has_memory_cgroup, "memory_cgroup", cgroup_fields),
+	RUN_PART(struct run_death, has_last_state, "last_state", last_state_fields),
+	RUN_PART(struct run_death, has_java_oom, "java_oom", java_oom_fields),
 };
 
 static const struct run_field tail_fields[] = {

@@ -111,11 +111,11 @@ void run_fields_read(struct json_object *o, void *rec, const struct run_field *f
 void run_parts_write(struct json *j, const void *rec, const struct run_part *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++, p++) {
-		if (p->has_off && !*(const int *)((const char *)rec + p->has_off))
+		if (!*(const int *)((const char *)rec + p->has_off))
 			continue;
 		json_key(j, p->key);
 		json_obj(j);
-		run_fields_write(j, (const char *)rec + p->off, p->fields, p->n);
+		run_fields_write(j, rec, p->fields, p->n);
 		json_obj_end(j);
 	}
 }
@@ -126,9 +126,8 @@ void run_parts_read(struct json_object *o, void *rec, const struct run_part *p, 
 		struct json_object *x = jr_get(o, p->key);
 		int there = x && json_object_is_type(x, json_type_object);
 
-		if (p->has_off)
-			*(int *)((char *)rec + p->has_off) = there;
+		*(int *)((char *)rec + p->has_off) = there;
 		if (there)
-			run_fields_read(x, (char *)rec + p->off, p->fields, p->n);
+			run_fields_read(x, rec, p->fields, p->n);
 	}
 }

@@ -58,16 +58,17 @@ struct run_field {
 	 (uint16_t)(offsetof(type, member) +                                                         \
 		    0 * sizeof(char[_Generic(((type *)0)->member, RF_CTYPE_##kind: 1, default: -1)]))}
 
-/* A nested object of a record: its key, its fields at off in the record's
- * struct, written and read when the int at has_off is not 0 (set on read
- * when the object is there); has_off 0: always. */
+/* A nested object of a record: its key, its fields (their offsets from
+ * the record's start, RF(..., outer.member, ...)), written and read when
+ * the record's int at has_off is not 0 (set on read when the object is
+ * there). */
 struct run_part {
 	const char *key;
-	uint16_t off, has_off;
+	uint16_t has_off;
 	const struct run_field *fields;
 	size_t n;
 };
-#define RUN_PART(type, member, has, key, list) {key, offsetof(type, member), offsetof(type, has), list, RUN_FIELDS_N(list)}
+#define RUN_PART(type, has, key, list) {key, offsetof(type, has), list, RUN_FIELDS_N(list)}
 
 /* The fields of rec, in order. */
 void run_fields_write(struct json *j, const void *rec, const struct run_field *f, size_t n);

@@ -37,7 +37,7 @@ static void emit_dump(struct ooms_jheap *j, int seq, const struct ooms_fresh_req
 		.file = res->ok ? jheap_base(out) : NULL, .pause_ms = res->pause_ms, .dump_ms = res->dump_ms,
 		.attempts = res->attempts, .bytes_in = res->bytes_in, .bytes_out = res->bytes_out,
 		.objects = res->objects, .target_exited = res->target_exited, .error = res->ok ? NULL : res->error,
-		.ran_out = j->ran_out == OOMS_RAN_OUT_DIRECT ? "direct" : j->ran_out == OOMS_RAN_OUT_METASPACE ? "metaspace" : "heap",
+		.ran_out = ooms_ran_out_name((enum ooms_ran_out)j->ran_out),
 		.has_analysis = res->ok && arq->json, .analysis = ares->analyzed ? jheap_base(json) : NULL,
 		.analyze_ms = ares->analyze_ms, .leak_groups = ares->leak_groups, .leak_objects = ares->leak_objects,
 		.top_leak = ares->top_leak[0] ? ares->top_leak : NULL,
