@@ -68,6 +68,22 @@ watch_in_cgroup() {
   grep -q 'leak_fds (death_target)' "$d/report.html"
 }
 
+@test "a 20,000-fd burst, the target dead while /proc's list is read: every fd of every snapshot named by its open's path" {
+  # /proc names the fds read before the death, the creation events the rest: the events still in
+  # the ring buffer are read before a snapshot is made, and again when it holds an fd nothing named
+  run bash -c "ulimit -n 20000; timeout 60 '$OOMSCOPE' run -q -o '$TMP/run' -- '$DT' fds"
+  [ "$status" -eq 0 ]
+  local f n=0
+  for f in "$TMP"/run/fds*.json; do
+    n=$((n + 1))
+    jq -e '[.groups[] | select(.kind != "/dev/null") | .stacks[] | select(.created_by == "leak_fds (death_target)")]
+           | length == 0' "$f" || { jq -c '[.groups[] | {kind, count}]' "$f" >&3; false; }
+    jq -e '[.groups[].paths[]?.path] | index("?:[unknown]") == null' "$f"
+    jq -e '[.groups[] | select(.kind == "/dev/null") | .count] | add >= 19000' "$f"
+  done
+  [ "$n" -ge 3 ] # the crossing's, the failure's, the end's
+}
+
 @test "thread burst until pthread_create fails under a pids cgroup: the failing clone with its caller, the thread groups, the exit" {
   local cg; cg=$(cgroup_dir pids)
   echo 40 > "$cg/pids.max"

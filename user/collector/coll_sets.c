@@ -5,24 +5,38 @@
 #include "run/records.h"
 #include "run/timeline.h"
 
+/* Reads the ring until the collector has every event the kernel side had
+ * sent when asked (bounded: 100 ms; nothing when called from inside a ring
+ * callback). Whether any was read. */
+static int read_sent(struct coll *c)
+{
+	uint64_t sent = coll_k_totals(&c->k)->events_sent, before = ooms_attrib_events(c->attrib);
+
+	for (int i = 0; i < 100 && coll_k_read_ring(&c->k) == 0 && ooms_attrib_events(c->attrib) < sent; i++)
+		usleep(1000);
+	return ooms_attrib_events(c->attrib) != before;
+}
+
 /* The sets as the kernel side holds them now (kernel/set_snapshot.h). 0 or -errno. */
 int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s)
 {
-	struct ooms_held_sets h = {.attrib = c->attrib, .last = &c->last};
+	size_t unnamed = 0;
+	struct ooms_held_sets h = {.attrib = c->attrib, .last = &c->last, .unnamed = &unnamed};
 	int e;
 
+	/* A thread or fd in the sets may have its creation event still in the
+	 * ring buffer (the kernel adds to the set, then sends). Its path comes
+	 * from that event when /proc can no longer be read (a target dead
+	 * within milliseconds of a burst of opens, or while its 20,000 fds
+	 * were being read), so what was sent is read first, and once more
+	 * when the sets hold fds nothing named. */
+	read_sent(c);
 	coll_k_held_sets(&c->k, &h);
 	e = ooms_held_snapshot(&h, s);
-
-	/* A thread or fd in the sets just read may have its creation event
-	 * still in the ring buffer (the kernel adds to the set, then sends):
-	 * names are given when the snapshot is written, so read what was sent
-	 * up to now first (bounded: 10 ms; not from inside a ring callback) */
-	if (!e) {
-		uint64_t sent = coll_k_totals(&c->k)->events_sent;
-
-		for (int i = 0; i < 10 && coll_k_read_ring(&c->k) == 0 && ooms_attrib_events(c->attrib) < sent; i++)
-			usleep(1000);
+	if (!e && unnamed && read_sent(c)) {
+		ooms_snapshot_free(s);
+		unnamed = 0;
+		e = ooms_held_snapshot(&h, s);
 	}
 	if (!e && !coll_target_ours(c)) {
 		/* its PID is another process's now: names from the sets and the

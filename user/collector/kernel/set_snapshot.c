@@ -154,6 +154,8 @@ static int held_fds(const struct ooms_held_sets *h, struct ooms_snapshot *s)
 				i = find_last(ix, nix, fd);
 				snprintf(target, sizeof(target), "%s",
 					 i >= 0 ? ooms_snap_fd_target(h->last, (size_t)i) : "?:[unknown]");
+				if (i < 0 && h->unnamed)
+					++*h->unnamed;
 			}
 			if (ooms_snapshot_add_fd(s, fd, target)) {
 				free(ix);

@@ -20,6 +20,8 @@ struct ooms_held_sets {
 	int names_map_fd;                 /* dying_names: tid -> last comm, or -1 */
 	struct ooms_attrib *attrib;
 	const struct ooms_snapshot *last; /* the last /proc sample: names, maps, VmSize */
+	size_t *unnamed;                  /* out, may be NULL: fds neither /proc, their
+					   * creation event nor the last sample named */
 };
 
 /* Fills s (freed with ooms_snapshot_free). 0 or -ENOMEM. */
