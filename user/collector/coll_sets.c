@@ -25,18 +25,20 @@ int coll_held_snapshot(struct coll *c, struct ooms_snapshot *s)
 	int e;
 
 	/* A thread or fd in the sets may have its creation event still in the
-	 * ring buffer (the kernel adds to the set, then sends). Its path comes
-	 * from that event when /proc can no longer be read (a target dead
-	 * within milliseconds of a burst of opens, or while its 20,000 fds
-	 * were being read), so what was sent is read first, and once more
-	 * when the sets hold fds nothing named. */
+	 * ring buffer (the kernel adds to the set, then sends). Its stack is
+	 * given when the snapshot is written, so what was sent is read after
+	 * the sets are. An fd's path comes from that event too when /proc can
+	 * no longer be read (a target dead within milliseconds of a burst of
+	 * opens, or while its 20,000 fds were being read), so it is also read
+	 * before, and the sets once more when one was left unnamed. */
 	read_sent(c);
 	coll_k_held_sets(&c->k, &h);
 	e = ooms_held_snapshot(&h, s);
-	if (!e && unnamed && read_sent(c)) {
+	if (!e && read_sent(c) && unnamed) {
 		ooms_snapshot_free(s);
 		unnamed = 0;
 		e = ooms_held_snapshot(&h, s);
+		read_sent(c);
 	}
 	if (!e && !coll_target_ours(c)) {
 		/* its PID is another process's now: names from the sets and the
