@@ -133,6 +133,23 @@ P
   done
 }
 
+@test "--threads 1 and 2: the same answers, the count said in runningInfo; any other count refused" {
+  local t
+  for t in 1 2; do
+    "$OOMSCOPE" analyze -q --threads "$t" --json --top 20 -o "$TMP/t$t.json" --retained-tsv "$TMP/t$t.tsv" \
+      "${LEAK_IFS[@]}" "$PLANTED"
+    [ "$(jq .runningInfo.analysisThreads "$TMP/t$t.json")" = "$t" ]
+  done
+  for k in .gcPaths .classInfos .topRetainers .classHistogram .suspects .threads .runningInfo.reachableShallowSize; do
+    diff <(jq -S "$k" "$TMP/t1.json") <(jq -S "$k" "$TMP/t2.json")
+  done
+  cmp "$TMP/t1.tsv" "$TMP/t2.tsv"
+  [ "$(jq '.gcPaths | length' "$TMP/t1.json")" -gt 0 ]
+  run "$OOMSCOPE" analyze --threads 3 "$PLANTED"
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"--threads takes 1 or 2: 3"* ]]
+}
+
 @test "retained sizes equal VisualVM's heap library's, object by object (planted dump)" {
   "$RETAINED" "$PLANTED" "$TMP/vv.tsv" > "$TMP/vv.json"
   "$OOMSCOPE" analyze -q --retained-model visualvm --retained-tsv "$TMP/ours.tsv" -o /dev/null "$PLANTED"

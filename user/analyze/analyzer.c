@@ -322,7 +322,9 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 		e = -errno;
 		goto nomem;
 	}
-	dom_started = !pthread_create(&dom_thread, NULL, dom_run, &dj);
+	a->nthreads = o->threads ? o->threads : sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+	dom_started = a->nthreads > 1 && !pthread_create(&dom_thread, NULL, dom_run, &dj);
+	a->nthreads = dom_started ? 2 : 1;
 	if (!dom_started)
 		dom_run(&dj); /* no second thread: in turn */
 	if ((e = ooms_paths_compute(&a->ix, &a->paths, 1)))

@@ -48,6 +48,8 @@ struct ooms_analyze_opts {
 	size_t nlibrary;
 	enum ooms_retained_model retained_model; /* 0: MAT's */
 	uint64_t max_memory;            /* refuse a dump that would need more (index.h); 0: no limit */
+	unsigned threads;               /* 1: one thread; 2: the dominators' search beside the
+					 * paths; 0: 2 when the machine has more than one CPU */
 	ooms_progress_fn progress;
 	void *pctx;
 };
@@ -116,6 +118,7 @@ struct ooms_analysis {
 	uint64_t total_shallow, reachable_shallow;
 	enum ooms_retained_model retained_model;
 	uint32_t tree_objects;          /* VisualVM's tree objects (vvmodel.h) */
+	unsigned nthreads;              /* the analysis ran on: 1 or 2 */
 	double t_index, t_dominators, t_model, t_paths, t_leaks, t_labels, t_histogram, t_suspects, t_threads, t_total;
 };
 

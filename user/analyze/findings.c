@@ -98,7 +98,7 @@ static void info_of(const struct ooms_analysis *a, struct run_anw_info *in, stru
 		.root_order = ooms_root_order, .nroot_order = sizeof(ooms_root_order) / sizeof(ooms_root_order[0]),
 		.not_crossed = "Weak, Soft, Final, Phantom (and Cleaner) referents; a finalizer's referent that holds "
 			       "(Dalvik) only when nothing else reaches it",
-		.stack_traces = ix->ntraces, .stack_frames = ix->nframes, .seconds = a->t_total,
+		.stack_traces = ix->ntraces, .stack_frames = ix->nframes, .seconds = a->t_total, .threads = a->nthreads,
 	};
 	for (size_t k = 0; k < OOMS_ROOT_KINDS; k++) { /* root records by kind, as Shark names them */
 		uint64_t count = 0;

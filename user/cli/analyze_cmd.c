@@ -68,6 +68,9 @@ static const struct cli_opt options[] = {
 	 "an older dump of the same process: what grew since\n(classes by name, suspects by path signature)"},
 	{"suspect-share", 0, required_argument, 'S', "R",
 	 "leak suspects: objects and classes retaining over R of\nthe reachable heap (default 0.10, as MAT)"},
+	{"threads", 0, required_argument, 'P', "N",
+	 "1: everything in turn on one thread; 2: the dominator\nsearch on a second thread beside the shortest paths\n"
+	 "(default: 2 when the machine has more than one CPU)"},
 	{"quiet", 'q', no_argument, 'q', NULL, "no progress on the terminal"},
 	{"help", 'h', no_argument, 'h', NULL, "this text"},
 	CLI_END,
@@ -225,6 +228,11 @@ static int analyze_with(int argc, char **argv, const char **classes, const char 
 		case 'o': out = optarg; break;
 		case 'q': pr.on = 0; break;
 		case 'T': tsv = optarg; break;
+		case 'P':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2"))
+				return bad("--threads takes 1 or 2", optarg);
+			o.threads = (unsigned)(optarg[0] - '0');
+			break;
 		case 'X':
 			if (cli_parse_bytes(optarg, &o.max_memory) || !o.max_memory)
 				return bad("--max-memory wants BYTES with an optional K, M or G", optarg);

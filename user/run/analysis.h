@@ -50,6 +50,7 @@ struct run_anw_info {            /* runningInfo */
 	const char *not_crossed;                /* the references paths never cross */
 	uint64_t stack_traces, stack_frames;
 	double seconds;
+	unsigned threads;                       /* the analysis's: 1 or 2 (0: not said) */
 };
 
 /* The file's arrays, in its order. */

@@ -9,6 +9,7 @@
 #define AK_ACCUMULATION_POINT "accumulationPoint"
 #define AK_ANALYSIS_DONE "analysisDone"
 #define AK_ANALYSIS_SECONDS "analysisSeconds"
+#define AK_ANALYSIS_THREADS "analysisThreads"
 #define AK_BASELINE "baseline"
 #define AK_BYTES "bytes"
 #define AK_CHAIN_CLASS "chainClass"

@@ -56,6 +56,8 @@ void run_anw_begin(struct json *j, const struct run_anw_info *in)
 	json_kuint(j, AK_STACK_TRACES, in->stack_traces);
 	json_kuint(j, AK_STACK_FRAMES, in->stack_frames);
 	json_kdbl(j, AK_ANALYSIS_SECONDS, in->seconds);
+	if (in->threads)
+		json_kuint(j, AK_ANALYSIS_THREADS, in->threads);
 	json_obj_end(j);
 }
 
