@@ -57,8 +57,10 @@ dump_child() {
   [ "$(stat -c %a "$TMP/j.hprof.gz")" = 600 ]
   "$OOMSCOPE" hprof check "$TMP/j.hprof.gz" | grep -q 'OOMSCOPE STRIPPED app JAVA PROFILE 1.0.2'
   jq -e '.gcPaths[0] | .instanceCount == 3 and (.path | map(.reference) | index("PlantedLeaks$Registry.SCREENS") != null)' "$TMP/j.hprof.gz.analysis.json"
-  # no FIFO left in the JVM's /tmp
-  ! ls /proc/"$pid"/root/tmp/oomscope-dump-* 2>/dev/null
+  # no FIFO left in the JVM's /tmp (this JVM's: another file's dump may be running beside this one;
+  # the name ends with the JVM's PID in its own namespace)
+  local nspid; nspid=$(awk '$1 == "NSpid:" {print $NF}' /proc/"$pid"/status)
+  ! ls /proc/"$pid"/root/tmp/oomscope-dump-*-"$nspid".fifo 2>/dev/null
 }
 
 @test "dump --load-shim: the shim loaded into a running JVM (attach load); its fork-dump agrees with the JVM's dumper" {
@@ -157,13 +159,17 @@ dump_child() {
   [ "$status" -eq 0 ]
   [[ "$output" == *"done bytes_in="* ]]
   [ -c /dev/null ] && [ "$(stat -c '%t:%T' /dev/null)" = "1:3" ]
+  # the stripped file a dump into a stream makes goes to TMPDIR: this test's own (not /tmp,
+  # where another file's dump may be running beside this one)
+  mkdir "$TMP/tmpdir"
   for m in shim jvm; do
-    run "$OOMSCOPE" dump -p "$pid" --method "$m" -o /dev/null
+    TMPDIR="$TMP/tmpdir" run "$OOMSCOPE" dump -p "$pid" --method "$m" -o /dev/null
     [ "$status" -eq 0 ]
     [[ "$output" == *"/dev/null is not a regular file: no analysis"* ]]
     [ -c /dev/null ] && [ "$(stat -c '%t:%T' /dev/null)" = "1:3" ]
   done
-  ! ls /dev/null.* /tmp/oomscope-dump-*.stripped 2>/dev/null
+  ! ls /dev/null.* 2>/dev/null
+  [ -z "$(ls -A "$TMP/tmpdir")" ]
 }
 
 @test "fork-dump while other threads allocate hard: forked at a GC pause's end, a valid dump, the app never stops" {
