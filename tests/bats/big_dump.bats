@@ -79,4 +79,17 @@ check_big() {
   run "$OOMSCOPE" dump -p "$pid" --method jvm -q -o "$TMP/j.hprof.gz"
   [ "$status" -eq 0 ] || { echo "# $output" >&3; false; }
   check_big "$TMP/j.hprof.gz" "$TMP/j.hprof.gz.analysis.json"
+  # plain, in many segments: the second pass reads it in two halves at once by default, in one
+  # piece with --threads 1; the same answers (each class's retained size among them)
+  gzip -dc "$TMP/j.hprof.gz" > "$TMP/j.hprof"
+  local t
+  for t in 1 2; do
+    "$OOMSCOPE" analyze -q --threads "$t" --json -o "$TMP/t$t.json" "$TMP/j.hprof"
+    [ "$(jq .runningInfo.analysisThreads "$TMP/t$t.json")" = "$t" ]
+  done
+  for k in .gcPaths .classHistogram .topRetainers .threads .suspects .runningInfo.reachableObjects .runningInfo.references; do
+    diff <(jq -S "$k" "$TMP/t1.json") <(jq -S "$k" "$TMP/t2.json")
+  done
+  jq -e '.runningInfo.objects >= 10000000' "$TMP/t1.json"
+  rm -f "$TMP/j.hprof"
 }

@@ -302,9 +302,11 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 	ooms_err_clear(err);
 	if ((e = set_rules(a, path, o, err)))
 		return e;
+	/* the second pass's halves, then the dominators' search beside the paths */
+	a->nthreads = o->threads ? o->threads : sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
 	if ((e = ooms_index_build(&a->ix, path,
 				  &(struct ooms_index_opts){a->probes, a->nprobes, o->ignores, o->nignores, o->library,
-							    o->nlibrary, o->max_memory, o->progress, o->pctx},
+							    o->nlibrary, o->max_memory, o->progress, o->pctx, a->nthreads},
 				  err)))
 		return e;
 	if ((e = ooms_shallow_setup(&a->ix))) /* the size model, from the indexed classes */
@@ -322,9 +324,7 @@ static int analyze(struct ooms_analysis *a, const char *path, const struct ooms_
 		e = -errno;
 		goto nomem;
 	}
-	a->nthreads = o->threads ? o->threads : sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
 	dom_started = a->nthreads > 1 && !pthread_create(&dom_thread, NULL, dom_run, &dj);
-	a->nthreads = dom_started ? 2 : 1;
 	if (!dom_started)
 		dom_run(&dj); /* no second thread: in turn */
 	if ((e = ooms_paths_compute(&a->ix, &a->paths, 1)))

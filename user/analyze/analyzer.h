@@ -48,8 +48,9 @@ struct ooms_analyze_opts {
 	size_t nlibrary;
 	enum ooms_retained_model retained_model; /* 0: MAT's */
 	uint64_t max_memory;            /* refuse a dump that would need more (index.h); 0: no limit */
-	unsigned threads;               /* 1: one thread; 2: the dominators' search beside the
-					 * paths; 0: 2 when the machine has more than one CPU */
+	unsigned threads;               /* 1: one thread; 2: the second pass in two halves and the
+					 * dominators' search beside the paths; 0: 2 when the
+					 * machine has more than one CPU */
 	ooms_progress_fn progress;
 	void *pctx;
 };

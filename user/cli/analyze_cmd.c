@@ -69,8 +69,8 @@ static const struct cli_opt options[] = {
 	{"suspect-share", 0, required_argument, 'S', "R",
 	 "leak suspects: objects and classes retaining over R of\nthe reachable heap (default 0.10, as MAT)"},
 	{"threads", 0, required_argument, 'P', "N",
-	 "1: everything in turn on one thread; 2: the dominator\nsearch on a second thread beside the shortest paths\n"
-	 "(default: 2 when the machine has more than one CPU)"},
+	 "1: everything in turn on one thread; 2: the index's\nsecond pass in two halves (a plain file) and the\n"
+	 "dominator search beside the shortest paths (default:\n2 when the machine has more than one CPU)"},
 	{"quiet", 'q', no_argument, 'q', NULL, "no progress on the terminal"},
 	{"help", 'h', no_argument, 'h', NULL, "this text"},
 	CLI_END,

@@ -103,6 +103,7 @@ struct ooms_index {
 	struct hprof_header header;
 	unsigned id_size;
 	uint64_t file_bytes;     /* of the (decompressed) dump */
+	unsigned threads;        /* as built (ooms_index_opts): 1, one thread for everything */
 
 	/* nodes */
 	uint32_t nodes;          /* including the super-root at 0 */
@@ -239,6 +240,8 @@ struct ooms_index_opts {
 	uint64_t max_memory;
 	ooms_progress_fn progress;
 	void *pctx;
+	unsigned threads;               /* 1: the second pass on this thread alone; else in two
+					 * halves on two threads where the file allows */
 };
 
 /* The analysis's peak memory, about, for a dump of this many objects and
@@ -274,9 +277,10 @@ int ooms_probe_get(const struct ooms_probe *p, uint32_t n, uint64_t *v);
 /* The path mark of GC root record i (by its object's class), or OOMS_MARK_NONE. */
 uint8_t ooms_root_mark(const struct ooms_index *ix, uint32_t i);
 /* One pass of the parser over the dump at path (plain, gzip or xz), for
- * visitors that need the records again (see labels.c). 0 or -errno with err set. */
+ * visitors that need the records again (see labels.c): read ahead on a
+ * thread of its own unless threads is 1. 0 or -errno with err set. */
 int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progress_fn progress, void *pctx,
-		   int pass, uint64_t *parsed, struct ooms_err *err);
+		   int pass, unsigned threads, uint64_t *parsed, struct ooms_err *err);
 /* 1 when the file at path is gzip or xz (its heap records' offsets are not
  * the file's), 0 when plain (or too short to tell), -errno. */
 int ooms_dump_compressed(const char *path);

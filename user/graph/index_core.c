@@ -114,7 +114,7 @@ out:
 }
 
 int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progress_fn progress, void *pctx,
-		   int pass, uint64_t *parsed, struct ooms_err *err)
+		   int pass, unsigned threads, uint64_t *parsed, struct ooms_err *err)
 {
 	struct hprof_source src;
 	struct hprof_readahead *ra;
@@ -138,7 +138,7 @@ int ooms_read_dump(const char *path, const struct hprof_visitor *v, ooms_progres
 		close(fd);
 		return ooms_err_set(err, -ENOMEM, "out of memory");
 	}
-	if (!hprof_readahead_start(&ra, &src, READ_CHUNK)) { /* reading on the second core */
+	if (threads != 1 && !hprof_readahead_start(&ra, &src, READ_CHUNK)) { /* reading on the second core */
 		const uint8_t *chunk;
 		uint64_t done;
 

@@ -300,7 +300,7 @@ int ooms_label_edges(const struct ooms_index *ix, const char *path, struct ooms_
 			goto out;
 	ooms_err_clear(err);
 	if ((e = read_segments(&l, path, &v, err)) == 1)
-		e = ooms_read_dump(path, &v, NULL, NULL, 3, NULL, err);
+		e = ooms_read_dump(path, &v, NULL, NULL, 3, ix->threads, NULL, err);
 out:
 	free(l.order);
 	free(l.to_id);
