@@ -231,7 +231,10 @@ kernel_gki() {
   trap 'rm -rf "$tmp"' RETURN
   trap 'rm -rf "$tmp"; exit 143' TERM INT HUP # (ended: its temp folder goes too)
   echo "vm: building the GKI-like kernel ${GKI_KERNEL:-6.1} (scripts/gki-kernel.sh: ~12 CPU-minutes the first time)" >&2
-  GKI_MIRROR=$MIRROR scripts/gki-kernel.sh "$tmp/gki" >&2 || die "scripts/gki-kernel.sh failed"
+  # its source and build tree beside the images (a new machine's cache, pointed at an empty
+  # folder, builds it from nothing), unless GKI_BUILD_DIR says where
+  GKI_BUILD_DIR=${GKI_BUILD_DIR:-$cache/../gki-build} GKI_MIRROR=$MIRROR scripts/gki-kernel.sh "$tmp/gki" >&2 ||
+    die "scripts/gki-kernel.sh failed"
   mkdir -p "$tmp/deb" "$tmp/initrd/bin" "$tmp/initrd/newroot" "$tmp/initrd/proc" "$tmp/initrd/dev" "$tmp/initrd/sys"
   (cd "$tmp/deb" && apt-get download -q busybox-static:arm64 > /dev/null 2>&1) || die "could not download busybox-static"
   dpkg-deb -x "$tmp"/deb/busybox-static_*.deb "$tmp/bb"
