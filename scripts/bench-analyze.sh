@@ -116,7 +116,8 @@ shape_row() { # SHAPE FILE
   local shape=$1 f=$2 size objs ratio ratio2 share goal vv_s=- vv_rss=- speedup=- same=- st=0
   size=$(stat -c %s "$f")
   cat "$f" > /dev/null # page cache for all
-  timed_median check "$OOMSCOPE" hprof check "$f" > "$tmp/check.txt"
+  timed_median check "$OOMSCOPE" hprof check "$f" > "$tmp/check.txt" 2> "$tmp/check.err" ||
+    { cat "$tmp/check.err" >&2; return 1; } # (its progress, on a terminal: the VM's console)
   objs=$(awk '$1 == "objects" {print $2; exit}' "$tmp/check.txt")
   # the goal is single-threaded; two threads (the dominator search beside the
   # shortest paths) is the second column
