@@ -12,7 +12,7 @@
 static int run_pass(struct build *b, const char *path, const struct hprof_visitor *v, ooms_progress_fn progress,
 		    void *pctx)
 {
-	return ooms_read_dump(path, v, progress, pctx, b->pass, b->threads, &b->ix->file_bytes, b->err);
+	return ooms_read_dump(path, v, progress, pctx, b->pass, b->ix->threads, &b->ix->file_bytes, b->err);
 }
 
 /* After the passes nothing looks objects up by id, and only the reports
@@ -43,7 +43,7 @@ int ooms_index_build(struct ooms_index *ix, const char *path, const struct ooms_
 	ooms_progress_fn progress = o->progress;
 	void *pctx = o->pctx;
 	struct build b = {.ix = ix, .probes = probes, .nprobes = nprobes, .err = err,
-			  .ignores = o->ignores, .nignores = o->nignores, .library = o->library, .nlibrary = o->nlibrary, .max_memory = o->max_memory, .threads = o->threads};
+			  .ignores = o->ignores, .nignores = o->nignores, .library = o->library, .nlibrary = o->nlibrary, .max_memory = o->max_memory};
 	struct hprof_visitor v1 = {.ctx = &b, .header = ixb_p1_header, .record_begin = ixb_rec_begin,
 				   .record_data = ixb_rec_data, .record_end = ixb_rec_end, .sub_begin = ixb_p1_sub};
 	double t0 = mono_s();

@@ -60,7 +60,6 @@ struct build {
 	const char *const *library;  /* --library-leak 'Class#field' */
 	size_t nlibrary;
 	uint64_t max_memory;
-	unsigned threads;         /* 1: pass 2 in one piece (index.h) */
 	uint8_t heap;
 	struct hprof_heap_count heaps; /* the pass's count of heap dumps */
 	int later_dump;           /* the current record is in a later heap dump: skipped */

@@ -292,7 +292,7 @@ static int split_pass(struct build *b, const char *path, ooms_progress_fn progre
 	for (uint32_t i = 0; i < ix->nsegs; i++)
 		bytes += ix->segs[i].bytes;
 	/* a compressed file's records can only be read in order, by one reader */
-	if (b->threads == 1 || ix->nsegs < 2 || bytes < SPLIT_BYTES || ooms_dump_compressed(path) != 0)
+	if (ix->threads == 1 || ix->nsegs < 2 || bytes < SPLIT_BYTES || ooms_dump_compressed(path) != 0)
 		return 1;
 	for (k = 0; k < ix->nsegs - 1 && half_bytes < bytes / 2; k++)
 		half_bytes += ix->segs[k].bytes;
@@ -351,7 +351,7 @@ int ixb_pass2(struct build *b, const char *path, ooms_progress_fn progress, void
 		return e;
 	visitor(b, &v);
 	b->node = 0;
-	if ((e = ooms_read_dump(path, &v, progress, pctx, 2, b->threads, NULL, b->err)))
+	if ((e = ooms_read_dump(path, &v, progress, pctx, 2, b->ix->threads, NULL, b->err)))
 		return e;
 	if (b->node != b->ix->main_end)
 		return ixb_fail(b, -EBADMSG, "%s: the dump changed between the two passes", path);
